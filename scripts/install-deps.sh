@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what the build needs and is missing (Debian packages). Quiet when
+# everything is there. The CUDA toolkit itself is not a Debian package: its
+# headers are needed to build; its libraries are optional at run time.
+set -euo pipefail
+packages=(cmake g++ make libgtest-dev libcli11-dev libxxhash-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -e /usr/local/cuda/include/cuda.h ]; then
+  echo "warning: no CUDA toolkit found (nvcc, /usr/local/cuda): the build needs its headers" >&2
+fi

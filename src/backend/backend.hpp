@@ -1,0 +1,147 @@
+// The backend seam: everything cudakit's core needs from a device, behind
+// one interface. The CUDA backend (src/backend/cuda/) implements it over the
+// driver API and NVRTC; the CPU backend (src/backend/cpu/) over host threads
+// and the host C++ compiler. Backend-neutral code (src/core, src/array)
+// talks to devices only through this class and never includes a CUDA header.
+//
+// Conventions for implementations:
+// - Every failure is a cudakit exception (include/cudakit/error.hpp) that
+//   names what was being done; a CUDA status maps to the most specific class
+//   (OutOfMemory, KernelFault, LaunchConfigError, NoKernelImage, ...).
+// - Device ordinals are those of the backend (0..device_count()-1).
+// - A null NativeStream is the device's default (legacy, synchronizing) stream.
+// - Methods are thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cudakit/backend_kind.hpp"
+#include "cudakit/compiled_code.hpp"
+#include "cudakit/compile_options.hpp"
+#include "cudakit/device_attribute.hpp"
+#include "cudakit/device_properties.hpp"
+#include "cudakit/dim3.hpp"
+#include "cudakit/kernel_attributes.hpp"
+#include "cudakit/param_layout.hpp"
+
+namespace cudakit::detail {
+
+using DevicePtr = std::uint64_t;   // CUdeviceptr, or a host address on the CPU backend
+using NativeStream = void*;        // CUstream, or the CPU backend's stream object
+using NativeEvent = void*;         // CUevent, or the CPU backend's event object
+using NativeModule = void*;        // CUmodule, or the CPU backend's loaded shared object
+using NativeKernel = void*;        // CUfunction, or the CPU backend's kernel record
+
+// What the compile stage is given: the final source (already wrapped in
+// extern "C" by the core when asked), options with the arch resolved, and
+// in-memory headers.
+struct CompileRequest {
+  std::string source;
+  std::string source_name = "kernel.cu";   // shown in compiler messages
+  CompileOptions options;                  // options.arch is never empty here
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual BackendKind kind() const noexcept = 0;
+
+  // ---- devices and contexts -------------------------------------------------
+  // Number of usable devices; 0 (not an exception) when the backend loads but
+  // sees none. Throws DriverNotFound (cuda) when the driver cannot be loaded.
+  virtual int device_count() = 0;
+  virtual DeviceProperties properties(int ordinal) = 0;
+  virtual std::int64_t attribute(int ordinal, DeviceAttribute attribute) = 0;
+  // Retains the primary context (once) and makes it current on this thread.
+  virtual void make_current(int ordinal) = 0;
+  // The ordinal whose context is current on this thread; 0 if none is.
+  virtual int current_device() = 0;
+  virtual void synchronize(int ordinal) = 0;
+  virtual MemoryInfo memory_info(int ordinal) = 0;
+  virtual std::size_t limit(int ordinal, ContextLimit which) = 0;
+  virtual void set_limit(int ordinal, ContextLimit which, std::size_t value) = 0;
+  // Driver version as CUDA encodes it (13000 = 13.0); 0 on the CPU backend.
+  virtual int driver_version() = 0;
+
+  // ---- memory ---------------------------------------------------------------
+  // Throws OutOfMemory (with requested and free bytes) when it cannot.
+  virtual DevicePtr allocate(int ordinal, std::size_t bytes) = 0;
+  virtual void deallocate(int ordinal, DevicePtr ptr) noexcept = 0;
+  // Page-locked host memory (plain aligned memory on the CPU backend).
+  virtual void* allocate_pinned(std::size_t bytes) = 0;
+  virtual void deallocate_pinned(void* ptr) noexcept = 0;
+  // Copies between any two of host / pinned / device memory (unified
+  // addressing decides the direction). async=false returns when the copy is
+  // complete; async=true is ordered on `stream` and returns at once.
+  virtual void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
+                    bool async) = 0;
+  // Sets `count` elements of `element_bytes` (1, 2 or 4) to `value`.
+  virtual void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
+                    NativeStream stream, bool async) = 0;
+
+  // ---- streams and events ---------------------------------------------------
+  virtual NativeStream create_stream(int ordinal, bool non_blocking) = 0;
+  virtual void destroy_stream(NativeStream stream) noexcept = 0;
+  virtual void synchronize_stream(NativeStream stream) = 0;
+  // true when all work on the stream has completed.
+  virtual bool query_stream(NativeStream stream) = 0;
+  virtual void stream_wait_event(NativeStream stream, NativeEvent event) = 0;
+  virtual NativeEvent create_event(int ordinal, bool timing) = 0;
+  virtual void destroy_event(NativeEvent event) noexcept = 0;
+  virtual void record_event(NativeEvent event, NativeStream stream) = 0;
+  virtual void synchronize_event(NativeEvent event) = 0;
+  virtual bool query_event(NativeEvent event) = 0;
+  virtual float elapsed_ms(NativeEvent start, NativeEvent stop) = 0;
+
+  // ---- compile and load -------------------------------------------------------
+  // A string that changes whenever the compiler's output could change for the
+  // same source and options: "nvrtc 13.0" / "g++ 12.2.0 (/usr/bin/g++)".
+  // Part of the compile-cache key.
+  virtual std::string compiler_identity() = 0;
+  // The arch to compile for on `ordinal` when the user names none
+  // ("sm_90"; "cpu" on the CPU backend).
+  virtual std::string default_arch(int ordinal) = 0;
+  // Compiles; throws CompileError with the log on failure. Needs no device.
+  virtual CompiledCode compile(const CompileRequest& request) = 0;
+  // Loads code into the device's (primary) context.
+  virtual NativeModule load_module(int ordinal, const CompiledCode& code) = 0;
+  virtual void unload_module(NativeModule module) noexcept = 0;
+  // Entry-point symbol names in the module (mangled names for C++ linkage).
+  virtual std::vector<std::string> kernel_symbols(NativeModule module) = 0;
+  // Throws ArgumentError naming the symbols that do exist when missing.
+  virtual NativeKernel get_kernel(NativeModule module, const std::string& symbol) = 0;
+  // The parameter layout as the compiled code declares it (sizes, offsets,
+  // alignment, pointer or not where known). The core refines type names from
+  // the source's signatures.
+  virtual ParamLayout param_layout(NativeModule module, const std::string& symbol) = 0;
+  virtual KernelAttributes kernel_attributes(NativeKernel kernel) = 0;
+  virtual void set_max_dynamic_shared_memory(NativeKernel kernel, std::size_t bytes) = 0;
+  // Address and size of a __device__ / __constant__ variable.
+  virtual std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
+                                                       const std::string& name) = 0;
+  virtual int max_active_blocks_per_multiprocessor(NativeKernel kernel, int block_size,
+                                                   std::size_t dynamic_shared_bytes) = 0;
+  // {min grid size for full occupancy, block size}.
+  virtual std::pair<int, int> suggest_block_size(NativeKernel kernel,
+                                                 std::size_t dynamic_shared_bytes) = 0;
+
+  // ---- launch -----------------------------------------------------------------
+  // `args` points to one pointer per parameter, each pointing at the value
+  // (as cuLaunchKernel takes them). Config checks have been done by the core;
+  // the backend maps what the driver still rejects. `kernel_name` is kept for
+  // fault reports. Must not allocate on the hot path.
+  virtual void launch(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
+                      unsigned dynamic_shared_bytes, NativeStream stream, void** args) = 0;
+};
+
+// The process-wide instance of a backend, created on first use. Throws the
+// backend's not-found error (DriverNotFound, ...) when it cannot be created.
+Backend& backend(BackendKind kind);
+
+}  // namespace cudakit::detail

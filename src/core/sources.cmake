@@ -1,0 +1,3 @@
+list(APPEND CUDAKIT_LAYER_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/device_attribute.cpp
+)
