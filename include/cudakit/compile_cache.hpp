@@ -57,6 +57,14 @@ class CompileCache {
   CompileCacheStats stats() const;
   void reset_stats();
 
+  // Empty while the disk level works. Otherwise why writing to it was turned
+  // off for this process (e.g. the directory is not writable): compiles still
+  // work, entries stay in memory. `cudakit doctor` shows it.
+  std::string disk_problem() const;
+  // Creates the directory if needed and writes (then removes) a probe file
+  // now, instead of at the first store; returns disk_problem() afterwards.
+  std::string check_disk();
+
   // The on-disk format version; part of every key.
   static constexpr int schema_version = 1;
 
