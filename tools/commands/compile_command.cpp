@@ -1,0 +1,168 @@
+// `cudakit compile`: NVRTC (or the CPU backend's host compiler) from the
+// command line, with no GPU needed.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "cli_support.hpp"
+#include "commands/commands.hpp"
+#include "cudakit/cudakit.hpp"
+#include "ptx_resources.hpp"
+
+namespace cudakit::cli {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ArgumentError("reading " + path, "cannot open the file", "check the path");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void print_numbered(std::ostream& out, const std::string& source) {
+  std::istringstream lines(source);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    ++n;
+    std::string number = std::to_string(n);
+    out << std::string(number.size() < 4 ? 4 - number.size() : 0, ' ') << number << " | " << line
+        << '\n';
+  }
+}
+
+CompileOptions to_compile_options(const CompileCommandOptions& o, const std::string& arch) {
+  CompileOptions options;
+  options.arch = arch;
+  options.std = o.std;
+  for (const auto& d : o.defines) {
+    auto eq = d.find('=');
+    if (eq == std::string::npos) options.defines.emplace_back(d, "");
+    else options.defines.emplace_back(d.substr(0, eq), d.substr(eq + 1));
+  }
+  options.include_dirs = o.include_dirs;
+  options.no_extern_c = o.no_extern_c;
+  options.name_expressions = o.name_expressions;
+  options.ptx_only = o.ptx;
+  return options;
+}
+
+std::string ptx_text(const CompiledCode& code) {
+  if (!code.ptx.empty()) return code.ptx;
+  if (code.format == CodeFormat::ptx) {
+    std::string text(code.image.begin(), code.image.end());
+    while (!text.empty() && text.back() == '\0') text.pop_back();
+    return text;
+  }
+  return {};
+}
+
+void print_ptx_resources(std::ostream& out, const std::string& ptx) {
+  auto kernels = parse_ptx_resources(ptx);
+  out << "resource usage (from the PTX; registers are virtual, ptxas allocates the real ones):\n";
+  Table table({"kernel", "virtual regs", "pred regs", "static shared", "local", "params"});
+  for (const auto& k : kernels)
+    table.add({k.name, std::to_string(k.virtual_registers), std::to_string(k.predicate_registers),
+               format_bytes(k.shared_bytes) + (k.uses_dynamic_shared ? " + dynamic" : ""),
+               format_bytes(k.local_bytes), format_bytes(k.param_bytes)});
+  table.print(out);
+}
+
+void print_loaded_resources(std::ostream& out, const Module& module) {
+  out << "resource usage (from the loaded code on " << module.device().describe() << "):\n";
+  Table table({"kernel", "registers", "static shared", "local/thread", "const", "max threads/block"});
+  for (const auto& name : module.kernel_names()) {
+    auto a = module.kernel(name).attributes();
+    table.add({name, std::to_string(a.registers), format_bytes(a.static_shared_bytes),
+               format_bytes(a.local_bytes), format_bytes(a.const_bytes),
+               std::to_string(a.max_threads_per_block)});
+  }
+  table.print(out);
+}
+
+}  // namespace
+
+int run_compile(const CompileCommandOptions& o) {
+  const std::string source = read_file(o.file);
+  // With -o - the compiled code owns stdout; everything else goes to stderr.
+  std::ostream& report = o.output == "-" ? std::cerr : std::cout;
+
+  std::string arch = o.arch;
+  const bool gpu = backend_available(BackendKind::cuda);
+  if (arch.empty()) {
+    if (gpu) {
+      arch = Device::get(BackendKind::cuda, 0).arch();
+    } else {
+      arch = "sm_90";
+      std::cerr << "note: no GPU found: compiling for sm_90 (choose another target with --arch)\n";
+    }
+  }
+  const BackendKind backend = arch == "cpu" ? BackendKind::cpu : BackendKind::cuda;
+  CompileOptions options = to_compile_options(o, arch);
+
+  if (o.show_source) {
+    report << "source as compiled (" << o.file << "):\n";
+    print_numbered(report, prepare_source(source, options));
+  }
+
+  CompiledCode code;
+  Stopwatch clock;
+  try {
+    code = compile_only(source, options, backend);
+  } catch (const CompileError& e) {
+    std::cerr << "error: " << o.file << " failed to compile for " << arch << "\n" << e.what() << '\n';
+    return 1;
+  }
+  const double ms = clock.ms();
+  report << "compiled " << o.file << " for " << code.arch << ": " << to_string(code.format) << ", "
+         << format_bytes(code.image.size()) << ", " << format_ms(ms) << " ms\n";
+  for (const auto& [expression, lowered] : code.lowered_names)
+    report << "  name expression " << expression << " -> " << lowered << '\n';
+  if (!code.log.empty()) report << "compiler log:\n" << code.log << '\n';
+
+  if (!o.output.empty()) {
+    std::string bytes(code.image.begin(), code.image.end());
+    if (code.format == CodeFormat::ptx)
+      while (!bytes.empty() && bytes.back() == '\0') bytes.pop_back();
+    if (o.output == "-") {
+      std::cout.write(bytes.data(), std::streamsize(bytes.size()));
+      std::cout.flush();
+    } else {
+      std::ofstream out(o.output, std::ios::binary);
+      if (!out.write(bytes.data(), std::streamsize(bytes.size())))
+        throw ArgumentError("writing " + o.output, "cannot write the output file",
+                            "check that the directory exists and is writable");
+      report << "wrote " << o.output << '\n';
+    }
+  }
+
+  if (o.resource_usage) {
+    bool on_device = false;
+    if (backend == BackendKind::cpu) {
+      print_loaded_resources(report, Module::load(code, Device::get(BackendKind::cpu, 0)));
+      on_device = true;
+    } else if (gpu && code.format == CodeFormat::cubin) {
+      Device device = Device::get(BackendKind::cuda, 0);
+      if (device.arch() == code.arch) {
+        print_loaded_resources(report, Module::load(code, device));
+        on_device = true;
+      }
+    }
+    if (!on_device) {
+      std::string ptx = ptx_text(code);
+      if (ptx.empty()) {
+        // The cubin path kept no PTX: compile once more to PTX to read it.
+        CompileOptions ptx_options = options;
+        ptx_options.ptx_only = true;
+        ptx = ptx_text(compile_only(source, ptx_options, backend));
+      }
+      print_ptx_resources(report, ptx);
+    }
+  }
+  return 0;
+}
+
+}  // namespace cudakit::cli

@@ -1,0 +1,82 @@
+// `cudakit`: diagnose a machine (doctor), describe its devices (info),
+// compile kernels offline (compile), run the tutorials' workloads (demo) and
+// measure launch and compile overheads (bench).
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+
+#include "commands/commands.hpp"
+#include "cudakit/error.hpp"
+
+int main(int argc, char** argv) {
+  namespace cli = cudakit::cli;
+  CLI::App app{"cudakit: run-time compiled CUDA kernels, on a GPU or on the CPU backend"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Every subcommand's options");
+
+  cli::DoctorOptions doctor;
+  auto* doctor_cmd = app.add_subcommand(
+      "doctor", "Check the driver, NVRTC, devices, cache and backend; say the fix for each problem");
+  doctor_cmd->add_flag("--cpu-ok", doctor.cpu_ok,
+                       "Exit 0 when the GPU path is unusable but the CPU backend works");
+
+  auto* info_cmd = app.add_subcommand("info", "Backend, devices, every attribute, memory, NVRTC");
+
+  cli::CompileCommandOptions compile;
+  auto* compile_cmd = app.add_subcommand("compile", "Compile a .cu file with NVRTC (no GPU needed)");
+  compile_cmd->add_option("FILE", compile.file, "CUDA C source file")->required();
+  compile_cmd->add_option("--arch", compile.arch,
+                          "sm_90, compute_90, or cpu (default: the device's arch, else sm_90)");
+  auto* ptx_flag = compile_cmd->add_flag("--ptx", compile.ptx, "Emit PTX");
+  auto* cubin_flag = compile_cmd->add_flag("--cubin", compile.cubin, "Emit a cubin (the default)");
+  ptx_flag->excludes(cubin_flag);
+  compile_cmd->add_option("-o,--output", compile.output, "Write the compiled code here ('-': stdout)");
+  compile_cmd->add_flag("--resource-usage", compile.resource_usage,
+                        "Registers, shared and local memory per kernel");
+  compile_cmd->add_flag("--show-source", compile.show_source,
+                        "Print the source as compiled (after extern \"C\" wrapping), numbered");
+  compile_cmd->add_option("-D,--define", compile.defines, "NAME=VALUE or NAME")->allow_extra_args(false);
+  compile_cmd->add_option("-I,--include-dir", compile.include_dirs, "Include directory")
+      ->allow_extra_args(false);
+  compile_cmd->add_option("--std", compile.std, "Language standard")->capture_default_str();
+  compile_cmd->add_flag("--no-extern-c", compile.no_extern_c,
+                        "Do not wrap the source in extern \"C\" (templates, C++ linkage)");
+  compile_cmd->add_option("--name-expression", compile.name_expressions,
+                          "Template instantiation to compile, e.g. 'vec_add<float>' (repeatable)")
+      ->allow_extra_args(false);
+
+  cli::DemoOptions demo;
+  auto* demo_cmd = app.add_subcommand(
+      "demo", "The tutorials' workloads, checked against a CPU reference and timed");
+  demo_cmd->add_option("--size", demo.size, "auto, tiny, small or full")
+      ->check(CLI::IsMember({"auto", "tiny", "small", "full"}))
+      ->capture_default_str();
+  demo_cmd->add_option("--repeats", demo.repeats, "Timed repeats per workload (0: automatic)");
+
+  cli::BenchOptions bench;
+  auto* bench_cmd = app.add_subcommand("bench", "Launch and compile overhead benchmarks");
+  bench_cmd->add_option("WHAT", bench.what, "launch, compile or all")
+      ->check(CLI::IsMember({"launch", "compile", "all"}))
+      ->capture_default_str();
+  bench_cmd->add_option("--launches", bench.launches, "Launches per repeat (0: automatic)");
+  bench_cmd->add_option("--repeats", bench.repeats, "Repeats (the median is reported)")
+      ->capture_default_str();
+
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (*doctor_cmd) return cli::run_doctor(doctor);
+    if (*info_cmd) return cli::run_info();
+    if (*compile_cmd) return cli::run_compile(compile);
+    if (*demo_cmd) return cli::run_demo(demo);
+    if (*bench_cmd) return cli::run_bench(bench);
+  } catch (const cudakit::Error& e) {
+    std::cerr << "cudakit: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "cudakit: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
