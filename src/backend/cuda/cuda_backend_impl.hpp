@@ -1,0 +1,129 @@
+// The CUDA backend's class, visible to its own files and tests. Creating one
+// needs no driver: compile() works with NVRTC alone (compile-only machines,
+// CI), and the driver is loaded and initialised on the first call that needs
+// a device. make_cuda_backend() (cuda_backend.hpp) is the checked factory the
+// registry uses.
+#pragma once
+
+#include <cuda.h>
+
+#include <array>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/cuda/launch_history.hpp"
+#include "backend/cuda/ptx_entry_parser.hpp"
+
+namespace cudakit::detail {
+
+struct CudaDriver;
+
+// What NativeModule points to: the driver's module plus what was learned
+// when compiling it (the PTX holds the parameter layouts).
+struct CudaModule {
+  CUmodule handle = nullptr;
+  int ordinal = 0;
+  std::string ptx;
+  std::string arch;
+  std::once_flag entries_once;
+  std::vector<PtxEntry> entries;   // parsed from ptx on first use
+};
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend() = default;
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  // Loads libcuda and runs cuInit once; throws DriverNotFound / CudaError.
+  // A machine with a driver but no GPU is fine (device_count() == 0).
+  const CudaDriver& driver();
+
+  BackendKind kind() const noexcept override { return BackendKind::cuda; }
+
+  int device_count() override;
+  DeviceProperties properties(int ordinal) override;
+  std::int64_t attribute(int ordinal, DeviceAttribute attribute) override;
+  void make_current(int ordinal) override;
+  int current_device() override;
+  void synchronize(int ordinal) override;
+  MemoryInfo memory_info(int ordinal) override;
+  std::size_t limit(int ordinal, ContextLimit which) override;
+  void set_limit(int ordinal, ContextLimit which, std::size_t value) override;
+  int driver_version() override;
+
+  DevicePtr allocate(int ordinal, std::size_t bytes) override;
+  void deallocate(int ordinal, DevicePtr ptr) noexcept override;
+  void* allocate_pinned(std::size_t bytes) override;
+  void deallocate_pinned(void* ptr) noexcept override;
+  void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
+            bool async) override;
+  void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
+            NativeStream stream, bool async) override;
+
+  NativeStream create_stream(int ordinal, bool non_blocking) override;
+  void destroy_stream(NativeStream stream) noexcept override;
+  void synchronize_stream(NativeStream stream) override;
+  bool query_stream(NativeStream stream) override;
+  void stream_wait_event(NativeStream stream, NativeEvent event) override;
+  NativeEvent create_event(int ordinal, bool timing) override;
+  void destroy_event(NativeEvent event) noexcept override;
+  void record_event(NativeEvent event, NativeStream stream) override;
+  void synchronize_event(NativeEvent event) override;
+  bool query_event(NativeEvent event) override;
+  float elapsed_ms(NativeEvent start, NativeEvent stop) override;
+
+  std::string compiler_identity() override;
+  std::string default_arch(int ordinal) override;
+  CompiledCode compile(const CompileRequest& request) override;
+  NativeModule load_module(int ordinal, const CompiledCode& code) override;
+  void unload_module(NativeModule module) noexcept override;
+  std::vector<std::string> kernel_symbols(NativeModule module) override;
+  NativeKernel get_kernel(NativeModule module, const std::string& symbol) override;
+  ParamLayout param_layout(NativeModule module, const std::string& symbol) override;
+  KernelAttributes kernel_attributes(NativeKernel kernel) override;
+  void set_max_dynamic_shared_memory(NativeKernel kernel, std::size_t bytes) override;
+  std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
+                                               const std::string& name) override;
+  int max_active_blocks_per_multiprocessor(NativeKernel kernel, int block_size,
+                                           std::size_t dynamic_shared_bytes) override;
+  std::pair<int, int> suggest_block_size(NativeKernel kernel,
+                                         std::size_t dynamic_shared_bytes) override;
+
+  void launch(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
+              unsigned dynamic_shared_bytes, NativeStream stream, void** args) override;
+
+  // Throws the mapped exception for `result`; for kernel faults it names the
+  // kernels recorded on `stream` (or, with no stream known, the latest ones).
+  [[noreturn]] void fail(CUresult result, const std::string& context, NativeStream stream,
+                         bool stream_known);
+
+ private:
+  static constexpr int kMaxDevices = 64;
+
+  void check_ordinal(int ordinal, const char* doing);
+  CUcontext primary_context(int ordinal);
+  // Makes some context current when none is (a thread that never chose a
+  // device works on device 0, as the runtime API does).
+  void ensure_context();
+  [[noreturn]] void fail_launch(CUresult result, CUfunction kernel, const char* kernel_name,
+                                Dim3 grid, Dim3 block, unsigned dynamic_shared_bytes,
+                                NativeStream stream);
+
+  std::once_flag init_once_;
+  std::exception_ptr init_failure_;
+  const CudaDriver* driver_ = nullptr;
+  int device_count_ = 0;
+
+  std::mutex context_mutex_;
+  std::array<std::atomic<CUcontext>, kMaxDevices> contexts_{};
+
+  LaunchHistory history_;
+};
+
+}  // namespace cudakit::detail

@@ -1,0 +1,210 @@
+// Compiling CUDA C with NVRTC. Needs no driver and no GPU: the arch always
+// comes with the request (the core resolves "the device's arch" before).
+#include <algorithm>
+#include <charconv>
+#include <memory>
+
+#include "backend/cuda/cuda_backend_impl.hpp"
+#include "cudakit/error.hpp"
+#include "platform/nvrtc_library.hpp"
+
+namespace cudakit::detail {
+namespace {
+
+struct ArchSpec {
+  bool virtual_arch = false;   // compute_XX: PTX only
+  int number = 0;              // 90
+  std::string suffix;          // "a" / "f" for arch-specific targets
+};
+
+ArchSpec parse_arch(const std::string& arch) {
+  ArchSpec spec;
+  std::string_view rest;
+  if (arch.rfind("sm_", 0) == 0) {
+    rest = std::string_view(arch).substr(3);
+  } else if (arch.rfind("compute_", 0) == 0) {
+    spec.virtual_arch = true;
+    rest = std::string_view(arch).substr(8);
+  } else {
+    throw ArgumentError("compiling for arch '" + arch + "'",
+                        "not a CUDA arch: expected sm_XX (machine code) or compute_XX (PTX)",
+                        "use e.g. \"sm_90\" for an H100/H200, or leave the arch empty to target "
+                        "the current device");
+  }
+  auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), spec.number);
+  if (ec != std::errc() || spec.number <= 0)
+    throw ArgumentError("compiling for arch '" + arch + "'", "the arch has no number",
+                        "use e.g. \"sm_90\" or \"compute_90\"");
+  spec.suffix.assign(end, rest.data() + rest.size());
+  if (!(spec.suffix.empty() || spec.suffix == "a" || spec.suffix == "f"))
+    throw ArgumentError("compiling for arch '" + arch + "'",
+                        "unknown arch suffix '" + spec.suffix + "'",
+                        "use e.g. \"sm_90\" or \"sm_90a\"");
+  return spec;
+}
+
+std::string arch_list(const std::vector<int>& archs) {
+  std::string text;
+  for (int arch : archs) text += (text.empty() ? "sm_" : ", sm_") + std::to_string(arch);
+  return text;
+}
+
+std::string program_log(const Nvrtc& api, nvrtcProgram program) {
+  std::size_t size = 0;
+  if (api.nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1) return {};
+  std::string log(size, '\0');
+  if (api.nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS) return {};
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+struct ProgramDeleter {
+  const Nvrtc* api;
+  void operator()(nvrtcProgram* program) const {
+    if (*program) api->nvrtcDestroyProgram(program);
+    delete program;
+  }
+};
+
+}  // namespace
+
+std::string CudaBackend::compiler_identity() {
+  const Nvrtc& api = nvrtc();
+  return "nvrtc " + std::to_string(api.major) + "." + std::to_string(api.minor);
+}
+
+std::string CudaBackend::default_arch(int ordinal) {
+  return "sm_" + std::to_string(attribute(ordinal, DeviceAttribute::compute_capability_major)) +
+         std::to_string(attribute(ordinal, DeviceAttribute::compute_capability_minor));
+}
+
+CompiledCode CudaBackend::compile(const CompileRequest& request) {
+  const Nvrtc& api = nvrtc();
+  const CompileOptions& options = request.options;
+  const std::string identity =
+      "NVRTC " + std::to_string(api.major) + "." + std::to_string(api.minor);
+
+  ArchSpec spec = parse_arch(options.arch);
+  bool emit_ptx = spec.virtual_arch || options.ptx_only;
+  std::string note;
+  const bool known = api.archs.empty() ||
+                     std::find(api.archs.begin(), api.archs.end(), spec.number) != api.archs.end();
+  if (!known) {
+    // The newest virtual arch at or below the target still runs there: the
+    // driver JIT-compiles the PTX for the real device at load.
+    auto older = std::find_if(api.archs.rbegin(), api.archs.rend(),
+                              [&](int arch) { return arch <= spec.number; });
+    if (older == api.archs.rend())
+      throw NotSupported("compiling " + request.source_name + " for " + options.arch,
+                         identity + " cannot compile for " + options.arch +
+                             ": it supports " + arch_list(api.archs),
+                         "use an older CUDA toolkit's NVRTC (set CUDAKIT_NVRTC) for this GPU");
+    note = "cudakit: " + identity + " does not know " + options.arch + "; compiled PTX for compute_" +
+           std::to_string(*older) + ", which the driver compiles for the device when it loads";
+    spec.number = *older;
+    spec.suffix.clear();
+    emit_ptx = true;
+  }
+  const std::string target =
+      (emit_ptx ? "compute_" : "sm_") + std::to_string(spec.number) + spec.suffix;
+  const std::string context = "compiling " + request.source_name + " for " + target + " with " + identity;
+
+  std::vector<std::string> flags;
+  flags.push_back("-arch=" + target);
+  if (!options.std.empty()) flags.push_back("-std=" + options.std);
+  for (const auto& [name, value] : options.defines)
+    flags.push_back(value.empty() ? "-D" + name : "-D" + name + "=" + value);
+  for (const auto& dir : options.include_dirs) flags.push_back("-I" + dir);
+  if (!api.include_dir.empty()) flags.push_back("-I" + api.include_dir);
+  if (options.debug) {
+    flags.push_back("-G");
+    flags.push_back("-lineinfo");
+  } else if (options.line_info) {
+    flags.push_back("-lineinfo");
+  }
+  if (options.fast_math) flags.push_back("--use_fast_math");
+  for (const auto& flag : options.extra_flags) flags.push_back(flag);
+  std::vector<const char*> flag_ptrs;
+  for (const auto& flag : flags) flag_ptrs.push_back(flag.c_str());
+
+  std::vector<const char*> header_sources, header_names;
+  for (const auto& [name, content] : options.headers) {
+    header_names.push_back(name.c_str());
+    header_sources.push_back(content.c_str());
+  }
+
+  std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram(nullptr),
+                                                         ProgramDeleter{&api});
+  nvrtcResult status = api.nvrtcCreateProgram(
+      program.get(), request.source.c_str(), request.source_name.c_str(),
+      static_cast<int>(header_sources.size()), header_sources.data(), header_names.data());
+  if (status != NVRTC_SUCCESS) {
+    *program = nullptr;  // nothing to destroy
+    throw CompileError(context, api.nvrtcGetErrorString(status), request.source, {},
+                       static_cast<int>(status), nvrtc_error_name(status));
+  }
+  for (const auto& expression : options.name_expressions) {
+    status = api.nvrtcAddNameExpression(*program, expression.c_str());
+    if (status != NVRTC_SUCCESS)
+      throw ArgumentError(context, "NVRTC rejected the name expression '" + expression + "'", {},
+                          static_cast<int>(status), nvrtc_error_name(status));
+  }
+
+  status = api.nvrtcCompileProgram(*program, static_cast<int>(flag_ptrs.size()), flag_ptrs.data());
+  std::string log = program_log(api, *program);
+  if (status != NVRTC_SUCCESS) {
+    std::string hint;
+    if (status == NVRTC_ERROR_INVALID_OPTION) {
+      std::string list;
+      for (const auto& flag : flags) list += (list.empty() ? "" : " ") + flag;
+      hint = "NVRTC rejected an option; the options were: " + list;
+    }
+    if (log.empty()) log = api.nvrtcGetErrorString(status);
+    throw CompileError(context, log, request.source, hint, static_cast<int>(status),
+                       nvrtc_error_name(status));
+  }
+
+  CompiledCode code;
+  code.arch = target;
+  code.log = note.empty() ? log : (log.empty() ? note : log + "\n" + note);
+
+  std::size_t ptx_size = 0;
+  if (api.nvrtcGetPTXSize(*program, &ptx_size) == NVRTC_SUCCESS && ptx_size > 0) {
+    code.ptx.assign(ptx_size, '\0');
+    if (api.nvrtcGetPTX(*program, code.ptx.data()) != NVRTC_SUCCESS) code.ptx.clear();
+    while (!code.ptx.empty() && code.ptx.back() == '\0') code.ptx.pop_back();
+  }
+  if (emit_ptx) {
+    if (code.ptx.empty())
+      throw CompileError(context, "NVRTC produced no PTX", request.source);
+    code.format = CodeFormat::ptx;
+    // The driver reads PTX as a C string: the image keeps its terminator.
+    code.image.assign(code.ptx.begin(), code.ptx.end());
+    code.image.push_back(0);
+  } else {
+    std::size_t cubin_size = 0;
+    status = api.nvrtcGetCUBINSize(*program, &cubin_size);
+    if (status == NVRTC_SUCCESS && cubin_size > 0) {
+      code.image.resize(cubin_size);
+      status = api.nvrtcGetCUBIN(*program, reinterpret_cast<char*>(code.image.data()));
+    }
+    if (status != NVRTC_SUCCESS || code.image.empty())
+      throw CompileError(context, "NVRTC produced no cubin", request.source, {},
+                         static_cast<int>(status), nvrtc_error_name(status));
+    code.format = CodeFormat::cubin;
+  }
+
+  for (const auto& expression : options.name_expressions) {
+    const char* lowered = nullptr;
+    status = api.nvrtcGetLoweredName(*program, expression.c_str(), &lowered);
+    if (status != NVRTC_SUCCESS || !lowered)
+      throw ArgumentError(context, "no lowered name for the name expression '" + expression + "'",
+                          "a name expression must name a __global__ function or __device__ "
+                          "variable the source defines, e.g. \"vec_add<float>\"",
+                          static_cast<int>(status), nvrtc_error_name(status));
+    code.lowered_names.emplace_back(expression, lowered);
+  }
+  return code;
+}
+
+}  // namespace cudakit::detail

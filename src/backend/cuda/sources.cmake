@@ -1,0 +1,11 @@
+list(APPEND CUDAKIT_LAYER_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_compiler.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_error.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_launch.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_module.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/launch_history.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ptx_entry_parser.cpp
+)
+# cuda.h and nvrtc.h for their types; nothing is linked.
+list(APPEND CUDAKIT_LAYER_PRIVATE_INCLUDES ${CUDAToolkit_INCLUDE_DIRS})

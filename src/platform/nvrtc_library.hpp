@@ -1,0 +1,60 @@
+// NVRTC, the CUDA run-time compiler (libnvrtc), loaded with dlopen on first
+// use. NVRTC loads its own libnvrtc-builtins from beside itself; cudakit
+// preloads it from the same directory so a copy found through CUDAKIT_NVRTC
+// never pairs with builtins of another version.
+#pragma once
+
+#include <nvrtc.h>
+
+#include <string>
+#include <vector>
+
+#include "platform/library_loader.hpp"
+
+namespace cudakit::detail {
+
+#define CUDAKIT_NVRTC_FUNCTIONS(X) \
+  X(nvrtcVersion)                  \
+  X(nvrtcGetErrorString)           \
+  X(nvrtcGetNumSupportedArchs)     \
+  X(nvrtcGetSupportedArchs)        \
+  X(nvrtcCreateProgram)            \
+  X(nvrtcDestroyProgram)           \
+  X(nvrtcCompileProgram)           \
+  X(nvrtcGetPTXSize)               \
+  X(nvrtcGetPTX)                   \
+  X(nvrtcGetCUBINSize)             \
+  X(nvrtcGetCUBIN)                 \
+  X(nvrtcGetProgramLogSize)        \
+  X(nvrtcGetProgramLog)            \
+  X(nvrtcAddNameExpression)        \
+  X(nvrtcGetLoweredName)
+
+struct Nvrtc {
+#define CUDAKIT_NVRTC_MEMBER(name) decltype(&::name) name = nullptr;
+  CUDAKIT_NVRTC_FUNCTIONS(CUDAKIT_NVRTC_MEMBER)
+#undef CUDAKIT_NVRTC_MEMBER
+  std::string path;             // the file it was loaded from
+  int major = 0;                // nvrtcVersion
+  int minor = 0;
+  std::vector<int> archs;       // nvrtcGetSupportedArchs: 75, 80, ..., ascending
+  // The toolkit's include directory (cuda_fp16.h, ...) that belongs with this
+  // NVRTC, empty when none was found; passed to every compile as -I.
+  std::string include_dir;
+};
+
+// The sonames tried in each location, newest first.
+const std::vector<std::string>& nvrtc_sonames();
+// Where libnvrtc is looked for: CUDAKIT_NVRTC (a file or a directory; when
+// set, nothing else), $CUDA_PATH/lib64, $CUDA_HOME/lib64, the toolkit found
+// when cudakit was built, /usr/local/cuda/lib64, then the loader's path.
+SearchPlan nvrtc_search_plan();
+// Throws NvrtcNotFound listing every path tried.
+Nvrtc load_nvrtc(const SearchPlan& plan);
+// The process-wide instance, loaded once (thread-safe); throws NvrtcNotFound.
+const Nvrtc& nvrtc();
+
+// "NVRTC_ERROR_COMPILATION" for a result.
+std::string nvrtc_error_name(nvrtcResult result);
+
+}  // namespace cudakit::detail
