@@ -1,29 +1,16 @@
-// Process-wide backend instances and the choice of the default one.
-#include <cstdlib>
+// The process-wide backend instances, created on first use. Kept apart
+// from the default-backend choice (backend_kind.cpp) so that this file is the
+// only one that names the backend factories: a test can supply its own
+// detail::backend() and link the core without either backend.
 #include <exception>
-#include <optional>
 #include <memory>
 #include <mutex>
-#include <string>
 
 #include "backend/backend.hpp"
 #include "backend/cpu/cpu_backend.hpp"
 #include "backend/cuda/cuda_backend.hpp"
-#include "cudakit/backend_kind.hpp"
-#include "cudakit/error.hpp"
 
 namespace cudakit {
-
-std::string_view to_string(BackendKind kind) noexcept {
-  return kind == BackendKind::cuda ? "cuda" : "cpu";
-}
-
-std::optional<BackendKind> parse_backend_kind(std::string_view text) noexcept {
-  if (text == "cuda" || text == "gpu") return BackendKind::cuda;
-  if (text == "cpu") return BackendKind::cpu;
-  return std::nullopt;
-}
-
 namespace detail {
 namespace {
 
@@ -54,30 +41,5 @@ Backend& backend(BackendKind kind) {
 }
 
 }  // namespace detail
-
-bool backend_available(BackendKind kind) {
-  if (kind == BackendKind::cpu) return true;
-  try {
-    return detail::backend(kind).device_count() > 0;
-  } catch (const Error&) {
-    return false;
-  }
-}
-
-BackendKind default_backend_kind() {
-  static const BackendKind chosen = [] {
-    if (const char* env = std::getenv("CUDAKIT_BACKEND"); env && *env) {
-      auto parsed = parse_backend_kind(env);
-      if (!parsed)
-        throw ArgumentError("reading CUDAKIT_BACKEND",
-                            std::string("unknown backend '") + env + "'",
-                            "set CUDAKIT_BACKEND to 'cuda' or 'cpu', or unset it to choose "
-                            "automatically");
-      return *parsed;
-    }
-    return backend_available(BackendKind::cuda) ? BackendKind::cuda : BackendKind::cpu;
-  }();
-  return chosen;
-}
 
 }  // namespace cudakit

@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <utility>
 
+#include "cudakit/program.hpp"
+#include "source_text.hpp"
+
 namespace cudakit {
 namespace {
 
@@ -63,9 +66,24 @@ DriverTooOld::DriverTooOld(std::string context, int driver_version, int required
       driver_version_(driver_version),
       required_version_(required_version) {}
 
+namespace {
+// The log, then the numbered source around the first line it names: the
+// user sees the failing line without counting lines in an editor.
+std::string compile_message(const std::string& log, const std::string& source) {
+  std::string text = "compilation failed:\n" + log;
+  int line = detail::first_error_line(log);
+  std::string excerpt = line > 0 ? numbered_source(source, line) : std::string();
+  if (!excerpt.empty()) {
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    text += "source around line " + std::to_string(line) + ":\n" + excerpt;
+  }
+  return text;
+}
+}  // namespace
+
 CompileError::CompileError(std::string context, std::string log, std::string source,
                            std::string hint, int code, std::string code_name)
-    : Error(std::move(context), "compilation failed:\n" + log, std::move(hint), code,
+    : Error(std::move(context), compile_message(log, source), std::move(hint), code,
             std::move(code_name)),
       log_(std::move(log)),
       source_(std::move(source)) {}

@@ -1,8 +1,24 @@
 list(APPEND CUDAKIT_LAYER_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/backend_kind.cpp
   ${CMAKE_CURRENT_LIST_DIR}/backend_registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compiled_code.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_attribute.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device_buffer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dim3.cpp
   ${CMAKE_CURRENT_LIST_DIR}/error.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/event.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_signature_scanner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/launch.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/launch_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/memory_pool.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/module.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/param_layout.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pinned_buffer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/program.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/source_text.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stream.cpp
 )
 # Compile cache: key, settings from the environment, entry format, the two levels.
 list(APPEND CUDAKIT_LAYER_SOURCES

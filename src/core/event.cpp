@@ -1,0 +1,40 @@
+#include "cudakit/event.hpp"
+
+#include <utility>
+
+#include "backend/backend.hpp"
+#include "cudakit/error.hpp"
+
+namespace cudakit {
+
+Event::State::~State() {
+  if (native) device.backend().destroy_event(native);
+}
+
+Event::Event() : Event(Device::current()) {}
+
+Event::Event(const Device& device, bool timing)
+    : device_(device),
+      state_(std::make_shared<State>(State{device, device.backend().create_event(device.ordinal(), timing)})) {}
+
+void Event::record(const Stream& stream) const {
+  device_.backend().record_event(state_->native, stream.native());
+}
+
+void Event::record() const { device_.backend().record_event(state_->native, nullptr); }
+
+void Event::synchronize() const { device_.backend().synchronize_event(state_->native); }
+
+bool Event::query() const { return device_.backend().query_event(state_->native); }
+
+float Event::elapsed_ms_since(const Event& start) const { return elapsed_ms(start, *this); }
+
+float elapsed_ms(const Event& start, const Event& stop) {
+  if (!(start.device() == stop.device()))
+    throw ArgumentError("measuring elapsed time", "the events belong to different devices (" +
+                                                      start.device().describe() + " and " +
+                                                      stop.device().describe() + ")");
+  return start.device().backend().elapsed_ms(start.native(), stop.native());
+}
+
+}  // namespace cudakit

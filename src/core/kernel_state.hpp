@@ -1,0 +1,39 @@
+// What a Kernel handle shares: the resolved symbol, its checked parameter
+// layout, and the limits a launch is validated against, copied out of the
+// device properties once so the launch path reads plain fields.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <string>
+
+#include "backend/backend.hpp"
+#include "cudakit/kernel.hpp"
+#include "cudakit/module.hpp"
+
+namespace cudakit {
+
+struct Kernel::State {
+  Module module;
+  Device device;
+  detail::Backend* backend = nullptr;
+  detail::NativeKernel native = nullptr;
+  std::string name;      // as asked for
+  std::string symbol;    // as in the compiled code
+  ParamLayout params;
+
+  // Launch limits; 0 means the backend did not report the value (not checked).
+  unsigned max_threads_per_block = 0;         // the device's
+  unsigned kernel_max_threads_per_block = 0;  // the kernel's (registers, __launch_bounds__)
+  Dim3 max_block_dim{0, 0, 0};
+  Dim3 max_grid_dim{0, 0, 0};
+  std::size_t static_shared_bytes = 0;
+  std::size_t shared_per_block = 0;           // without opt-in
+  std::size_t shared_per_block_optin = 0;
+  // Dynamic shared memory allowed after set_max_dynamic_shared_memory; 0 until then.
+  mutable std::atomic<std::size_t> max_dynamic_shared_bytes{0};
+
+  explicit State(Module m) : module(std::move(m)), device(module.device()) {}
+};
+
+}  // namespace cudakit

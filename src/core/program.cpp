@@ -1,0 +1,120 @@
+// compile(): source -> prepared source -> cache key -> loaded module cache
+// -> compile cache (memory, disk) -> the backend's compiler.
+#include "cudakit/program.hpp"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "backend/backend.hpp"
+#include "cudakit/compile_cache.hpp"
+#include "cudakit/error.hpp"
+#include "module_state.hpp"
+
+namespace cudakit {
+namespace {
+
+// Modules already loaded, per device and compile key: a second compile of
+// the same source on the same device costs a map lookup. Kept for the life
+// of the process (as CuPy keeps its modules) and never destroyed, so no
+// unload runs after the driver has shut down.
+struct LoadedModules {
+  std::mutex mutex;
+  std::map<std::tuple<BackendKind, int, std::string>, std::shared_ptr<Module::State>> modules;
+};
+LoadedModules& loaded_modules() {
+  static auto* instance = new LoadedModules;
+  return *instance;
+}
+
+// The backend's compile, with the CompileError re-raised against the user's
+// own source: the log's line numbers are the user's (`#line 1`), so the
+// numbered excerpt must come from the unwrapped text.
+CompiledCode run_compiler(detail::Backend& backend, std::string_view source,
+                          const std::string& prepared, const CompileOptions& options) {
+  detail::CompileRequest request;
+  request.source = prepared;
+  request.options = options;
+  try {
+    return backend.compile(request);
+  } catch (const CompileError& e) {
+    throw CompileError(e.context(), e.log(), std::string(source), e.hint(), e.code(),
+                       e.code_name());
+  }
+}
+
+CompiledCode compile_code(detail::Backend& backend, std::string_view source,
+                          const std::string& prepared, const CompileOptions& options) {
+  CompileCache& cache = CompileCache::global();
+  const bool cached = options.use_cache && cache.enabled();
+  std::string key;
+  if (cached) {
+    key = CompileCache::key(prepared, options, backend.compiler_identity());
+    if (auto hit = cache.load(key)) return std::move(*hit);
+  }
+  CompiledCode code = run_compiler(backend, source, prepared, options);
+  if (cached) cache.store(key, code);
+  return code;
+}
+
+}  // namespace
+
+Module compile(std::string_view source, const CompileOptions& options, const Device& device) {
+  detail::Backend& backend = device.backend();
+  const std::string prepared = prepare_source(source, options);
+  CompileOptions resolved = options;
+  if (resolved.arch.empty()) resolved.arch = backend.default_arch(device.ordinal());
+
+  std::string key;
+  const bool cached = options.use_cache && CompileCache::global().enabled();
+  if (cached) {
+    key = CompileCache::key(prepared, resolved, backend.compiler_identity());
+    auto& loaded = loaded_modules();
+    std::lock_guard lock(loaded.mutex);
+    auto it = loaded.modules.find({device.backend_kind(), device.ordinal(), key});
+    if (it != loaded.modules.end()) return Module::from_state(it->second);
+  }
+
+  CompiledCode code = compile_code(backend, source, prepared, resolved);
+  auto state = std::make_shared<Module::State>(device, &backend);
+  state->code = std::move(code);
+  state->source = prepared;
+  state->native = backend.load_module(device.ordinal(), state->code);
+  if (cached) {
+    // Two threads compiling the same source at once: the first stored wins.
+    auto& loaded = loaded_modules();
+    std::lock_guard lock(loaded.mutex);
+    auto [it, inserted] = loaded.modules.emplace(
+        std::make_tuple(device.backend_kind(), device.ordinal(), key), state);
+    if (!inserted) return Module::from_state(it->second);
+  }
+  return Module::from_state(std::move(state));
+}
+
+Module compile(std::string_view source, const CompileOptions& options) {
+  return compile(source, options, Device::current());
+}
+
+CompiledCode compile_only(std::string_view source, const CompileOptions& options,
+                          BackendKind kind) {
+  detail::Backend& backend = detail::backend(kind);
+  CompileOptions resolved = options;
+  if (resolved.arch.empty()) {
+    if (kind == BackendKind::cpu) {
+      resolved.arch = backend.default_arch(0);
+    } else {
+      if (backend.device_count() == 0)
+        throw ArgumentError("compiling without a device",
+                            "no arch was given and there is no GPU to take it from",
+                            "set CompileOptions::arch, e.g. \"sm_90\" (cubin) or \"compute_90\" "
+                            "(PTX)");
+      resolved.arch = backend.default_arch(backend.current_device());
+    }
+  }
+  return compile_code(backend, source, prepare_source(source, options), resolved);
+}
+
+}  // namespace cudakit

@@ -1,0 +1,103 @@
+// prepare_source and numbered_source: the source as compiled, and as shown
+// in compile errors.
+#include "source_text.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "cudakit/program.hpp"
+
+namespace cudakit {
+
+std::string prepare_source(std::string_view source, const CompileOptions& options) {
+  if (options.no_extern_c) return std::string(source);
+  // PyCUDA's wrapping, whole source included. `#line 1` makes the compiler
+  // count lines as the user wrote them, so the log and the numbered source agree.
+  std::string out;
+  out.reserve(source.size() + 32);
+  out += "extern \"C\" {\n#line 1\n";
+  out += source;
+  if (!source.empty() && source.back() != '\n') out += '\n';
+  out += "}\n";
+  return out;
+}
+
+std::string numbered_source(std::string_view source, int line, int context_lines) {
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  while (start <= source.size()) {
+    auto end = source.find('\n', start);
+    if (end == std::string_view::npos) {
+      if (start < source.size()) lines.push_back(source.substr(start));
+      break;
+    }
+    lines.push_back(source.substr(start, end - start));
+    start = end + 1;
+  }
+  if (lines.empty() || line < 1 || line > static_cast<int>(lines.size())) return {};
+  context_lines = std::max(context_lines, 0);
+  int first = std::max(1, line - context_lines);
+  int last = std::min(static_cast<int>(lines.size()), line + context_lines);
+  int width = static_cast<int>(std::to_string(last).size());
+  std::string out;
+  for (int i = first; i <= last; ++i) {
+    std::string number = std::to_string(i);
+    out += i == line ? ">>" : "  ";
+    out.append(static_cast<std::size_t>(width) - number.size(), ' ');
+    out += number;
+    out += " | ";
+    std::string_view text = lines[static_cast<std::size_t>(i - 1)];
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    out += text;
+    out += '\n';
+  }
+  return out;
+}
+
+namespace detail {
+namespace {
+
+// The line number in one log line: "name(13): ..." or "name:13:5: ...".
+int line_number_in(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c != '(' && c != ':') continue;
+    std::size_t j = i + 1;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    if (j == i + 1 || j >= text.size()) continue;
+    char close = text[j];
+    if ((c == '(' && close == ')') || (c == ':' && close == ':')) {
+      try {
+        return std::stoi(std::string(text.substr(i + 1, j - i - 1)));
+      } catch (...) {
+        return 0;
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int first_error_line(std::string_view log) {
+  int first_any = 0;
+  std::size_t start = 0;
+  while (start < log.size()) {
+    auto end = log.find('\n', start);
+    std::string_view text = log.substr(start, end == std::string_view::npos ? std::string_view::npos
+                                                                            : end - start);
+    int n = line_number_in(text);
+    if (n > 0) {
+      if (text.find("error") != std::string_view::npos) return n;
+      if (first_any == 0) first_any = n;
+    }
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return first_any;
+}
+
+}  // namespace detail
+}  // namespace cudakit

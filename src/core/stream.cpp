@@ -1,0 +1,37 @@
+#include "cudakit/stream.hpp"
+
+#include <utility>
+
+#include "backend/backend.hpp"
+#include "cudakit/event.hpp"
+
+namespace cudakit {
+
+Stream::State::~State() {
+  if (owned && native) device.backend().destroy_stream(native);
+}
+
+Stream::Stream() : Stream(Device::current().default_stream()) {}
+
+Stream::Stream(Device device, std::shared_ptr<State> state)
+    : device_(std::move(device)), state_(std::move(state)) {}
+
+Stream Stream::wrap(const Device& device, void* native_stream) {
+  return Stream(device, std::make_shared<State>(State{device, native_stream, false}));
+}
+
+void Stream::synchronize() const { device_.backend().synchronize_stream(native()); }
+
+bool Stream::query() const { return device_.backend().query_stream(native()); }
+
+void Stream::wait(const Event& event) const {
+  device_.backend().stream_wait_event(native(), event.native());
+}
+
+Event Stream::record() const {
+  Event event(device_);
+  event.record(*this);
+  return event;
+}
+
+}  // namespace cudakit
