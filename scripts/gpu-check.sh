@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The one script run on a GPU machine (Ubuntu 24.04, CMake 4, ninja, nvcc):
+# unpacks the carried .deps/*.deb, configures with ninja, builds everything,
+# runs the GPU tests and the full suite, `cudakit doctor/info/demo/bench all`
+# and the bench/ programs, saves every log under $OUT (default ./out) and
+# prints a summary table last. Each step has its own timeout; the whole run
+# stays under 9 minutes.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+BUILD=${BUILD:-$ROOT/build-gpu}
+JOBS=${JOBS:-$(nproc)}
+START=$(date +%s)
+BUDGET=${BUDGET:-530}   # seconds for all steps together
+
+declare -A STATUS
+note() { echo "== $*" | tee -a "$OUT/steps.log"; }
+left() { echo $((BUDGET - ($(date +%s) - START))); }
+# step NAME LIMIT LOG CMD...: runs CMD with a timeout of min(LIMIT, time left)
+step() {
+  local name=$1 limit=$2 log=$3
+  shift 3
+  local remaining
+  remaining=$(left)
+  if ((remaining < 15)); then
+    STATUS[$name]="skipped (out of time)"
+    note "$name: skipped, out of time"
+    return 124
+  fi
+  ((limit > remaining)) && limit=$remaining
+  note "$name (timeout ${limit}s): $*"
+  local t0=$(date +%s)
+  timeout --kill-after=10 "$limit" "$@" >"$OUT/$log" 2>&1
+  local rc=$?
+  local took=$(($(date +%s) - t0))
+  case $rc in
+    0) STATUS[$name]="ok (${took}s)" ;;
+    124 | 137) STATUS[$name]="TIMEOUT after ${took}s" ;;
+    *) STATUS[$name]="exit $rc (${took}s)" ;;
+  esac
+  note "$name: ${STATUS[$name]}"
+  return $rc
+}
+
+# --- dependencies the machine lacks: unpack the carried .deb files ---------
+DEPS=$ROOT/.deps/root
+if compgen -G "$ROOT/.deps/*.deb" >/dev/null; then
+  mkdir -p "$DEPS"
+  for deb in "$ROOT"/.deps/*.deb; do dpkg -x "$deb" "$DEPS"; done
+  note "unpacked $(ls "$ROOT"/.deps/*.deb | wc -l) packages into .deps/root"
+else
+  note "no .deps/*.deb (run scripts/fetch-gpu-deps.sh where apt works); relying on system packages"
+fi
+LIBDIR=$DEPS/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export CUDAKIT_CACHE_DIR=$BUILD/kernel-cache   # a cold cache first, then hits
+
+# --- configure and build -----------------------------------------------------
+step configure 90 configure.log \
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_PREFIX_PATH=$DEPS/usr;$LIBDIR/cmake" \
+    "-DCMAKE_LIBRARY_PATH=$LIBDIR" \
+    "-DCUDAKIT_EXTRA_INCLUDE_DIRS=$DEPS/usr/include" \
+    "-DCMAKE_CXX_FLAGS=-isystem $DEPS/usr/include"
+step build 330 build.log cmake --build "$BUILD" -j "$JOBS"
+if [[ ${STATUS[build]} != ok* ]]; then
+  # Keep going with whatever did build; show where it broke.
+  grep -E "error|FAILED" "$OUT/build.log" | head -20
+  step build-rest 120 build-rest.log cmake --build "$BUILD" -j "$JOBS" -- -k 0
+fi
+CLI=$BUILD/bin/cudakit
+
+# --- tests ------------------------------------------------------------------
+step ctest-gpu 150 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 --timeout 120
+step ctest-rest 150 ctest-rest.log ctest --test-dir "$BUILD" -LE gpu --output-on-failure -j "$JOBS" --timeout 120
+
+# --- the CLI -------------------------------------------------------------------
+step doctor 60 doctor.log "$CLI" doctor
+step info 30 info.log "$CLI" info
+step demo 150 demo.log "$CLI" demo
+step bench-all 90 bench-all.log "$CLI" bench all
+
+# --- the bench/ programs --------------------------------------------------------
+BENCHES=$(grep -ho 'add_executable([A-Za-z0-9_]*' "$ROOT"/bench/*.cmake 2>/dev/null | sed 's/add_executable(//' | sort -u)
+for b in $BENCHES; do
+  if [[ -x $BUILD/bin/$b ]]; then
+    step "bench:$b" 90 "bench-$b.log" "$BUILD/bin/$b"
+  else
+    STATUS["bench:$b"]="not built"
+  fi
+done
+
+# --- summary (last) ------------------------------------------------------------
+tests_line() {  # "N passed, M failed of T" from a ctest log
+  local log=$OUT/$1
+  [[ -f $log ]] || { echo "no log"; return; }
+  local line
+  line=$(grep -E "tests passed, [0-9]+ tests failed out of" "$log" | tail -1)
+  [[ -z $line ]] && { echo "no result (see $1)"; return; }
+  local failed total skipped
+  failed=$(sed -E 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$line")
+  total=$(sed -E 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$line")
+  skipped=$(grep -c "Skipped" "$log" || true)
+  echo "$((total - failed)) passed, $failed failed of $total (skipped: $skipped)"
+}
+{
+  echo
+  echo "================ GPU check summary ($(date -u +%FT%TZ), $(($(date +%s) - START))s) ================"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
+  echo "| step | status |"
+  echo "| --- | --- |"
+  for k in configure build build-rest ctest-gpu ctest-rest doctor info demo bench-all; do
+    [[ -n ${STATUS[$k]:-} ]] && echo "| $k | ${STATUS[$k]} |"
+  done
+  for k in "${!STATUS[@]}"; do [[ $k == bench:* ]] && echo "| $k | ${STATUS[$k]} |"; done
+  echo
+  echo "tests, gpu label : $(tests_line ctest-gpu.log)"
+  echo "tests, the rest  : $(tests_line ctest-rest.log)"
+  grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)\)" "$OUT"/ctest-*.log 2>/dev/null | head -20 | sed 's/^/  FAILED: /'
+  echo
+  echo "doctor: $(grep -E "^(GPU path|CPU backend works)" "$OUT/doctor.log" 2>/dev/null | head -2 | tr '\n' ' ')"
+  grep -E "^\[FAIL\]" "$OUT/doctor.log" 2>/dev/null | head -5 | sed 's/^/  /'
+  echo
+  echo "demo:"
+  grep -E "^\|" "$OUT/demo.log" 2>/dev/null || echo "  (no table; see demo.log)"
+  echo
+  echo "bench ratios:"
+  grep -hiE "ratio|x \(target" "$OUT"/bench-*.log 2>/dev/null | sed 's/^/  /' || echo "  (none)"
+  echo
+  echo "logs: $OUT"
+} | tee "$OUT/summary.txt"
