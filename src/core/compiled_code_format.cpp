@@ -125,6 +125,7 @@ std::optional<CompiledCode> decode_cache_entry(std::span<const std::uint8_t> byt
   if (std::memcmp(bytes.data(), cache_entry_magic, sizeof cache_entry_magic) != 0)
     return fail(why, "bad magic");
   if (get_u32(bytes.data() + 8) != schema_version) return fail(why, "other schema version");
+  if (get_u32(bytes.data() + 12) != 0) return fail(why, "unknown header flags");
   const std::uint64_t payload_size = get_u64(bytes.data() + 16);
   if (payload_size != bytes.size() - cache_entry_header_bytes - cache_entry_trailer_bytes)
     return fail(why, "length mismatch (truncated or extended)");
