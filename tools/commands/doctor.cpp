@@ -30,9 +30,21 @@ std::string env(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
+// Continuation lines of multi-line messages (compiler logs, search lists)
+// stay under their tag.
+std::string indented(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "         ";
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\n')) out.pop_back();
+  return out;
+}
+
 class Report {
  public:
-  void ok(const std::string& what) { std::cout << "[ ok ] " << what << "\n"; }
+  void ok(const std::string& what) { std::cout << "[ ok ] " << indented(what) << "\n"; }
   void warn(const std::string& what, const std::string& cause, const std::string& fix) {
     ++warnings_;
     print("[warn] ", what, cause, fix);
@@ -61,9 +73,9 @@ class Report {
  private:
   void print(const char* tag, const std::string& what, const std::string& cause,
              const std::string& fix) {
-    std::cout << tag << what << "\n";
-    if (!cause.empty()) std::cout << "       cause: " << cause << "\n";
-    if (!fix.empty()) std::cout << "       fix:   " << fix << "\n";
+    std::cout << tag << indented(what) << "\n";
+    if (!cause.empty()) std::cout << "       cause: " << indented(cause) << "\n";
+    if (!fix.empty()) std::cout << "       fix:   " << indented(fix) << "\n";
   }
   int failures_ = 0;
   int warnings_ = 0;
@@ -79,9 +91,10 @@ struct VectorAddCheck {
 
 // Compiles the Numba tutorial's vector add through cudakit::compile, runs it
 // on random data and checks every element.
-VectorAddCheck check_vector_add(const Device& device) {
+VectorAddCheck check_vector_add(BackendKind kind) {
   VectorAddCheck result;
   try {
+    Device device = Device::get(kind, 0);
     auto before = CompileCache::global().stats();
     Stopwatch clock;
     Module module = compile(workloads::numba_add_kernel_source, CompileOptions{}, device);
@@ -342,7 +355,7 @@ int run_doctor(const DoctorOptions& options) {
   report.section("Compile and run");
   bool cpu_works = false;
   if (!gpus.empty() && !gpu_unusable) {
-    VectorAddCheck gpu_check = check_vector_add(gpus.front());
+    VectorAddCheck gpu_check = check_vector_add(BackendKind::cuda);
     if (gpu_check.ok) {
       report.ok(gpu_check.summary);
     } else {
@@ -372,7 +385,7 @@ int run_doctor(const DoctorOptions& options) {
       }
     }
     std::cout << "       no GPU: running the vector add on the CPU backend instead\n";
-    VectorAddCheck cpu_check = check_vector_add(Device::get(BackendKind::cpu, 0));
+    VectorAddCheck cpu_check = check_vector_add(BackendKind::cpu);
     cpu_works = cpu_check.ok;
     if (cpu_check.ok)
       report.ok(cpu_check.summary);
