@@ -1,0 +1,16 @@
+# Platform loaders and the CUDA backend. Unit tests need NVRTC but no GPU or
+# driver; the gpu-labelled ones skip where no CUDA device is present.
+set(CUDAKIT_PLATFORM_TEST_INCLUDES ${CUDAToolkit_INCLUDE_DIRS})
+
+cudakit_add_test(platform_loader_test SOURCES unit/platform_loader_test.cpp LABELS unit)
+cudakit_add_test(cuda_compile_test SOURCES unit/cuda_compile_test.cpp LABELS unit)
+cudakit_add_test(cuda_ptx_parser_test SOURCES unit/cuda_ptx_parser_test.cpp LABELS unit)
+cudakit_add_test(cuda_error_test SOURCES unit/cuda_error_test.cpp LABELS unit)
+cudakit_add_test(cuda_backend_test SOURCES gpu/cuda_backend_test.cpp LABELS gpu)
+# Faults destroy the CUDA context: this one runs alone in its own process.
+cudakit_add_test(cuda_fault_test SOURCES gpu/cuda_fault_test.cpp LABELS gpu)
+
+foreach(test_target platform_loader_test cuda_compile_test cuda_ptx_parser_test cuda_error_test
+                    cuda_backend_test cuda_fault_test)
+  target_include_directories(${test_target} PRIVATE ${CUDAKIT_PLATFORM_TEST_INCLUDES})
+endforeach()
