@@ -1,0 +1,23 @@
+# Core API. The unit tests run over a fake backend (tests/unit/core_fake_backend.cpp
+# supplies detail::backend()), so they need neither real backend; the backend
+# tests run the same checks on the CPU backend (unit) and on a GPU (gpu).
+cudakit_add_test(core_unit_tests
+  SOURCES
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_fake_backend.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_kernel_signature_scanner_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_source_text_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_launch_check_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_memory_pool_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_module_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_device_test.cpp
+  LABELS unit)
+
+cudakit_add_test(core_cpu_backend_tests
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gpu/core_backend_test.cpp
+  LABELS unit)
+target_compile_definitions(core_cpu_backend_tests PRIVATE CUDAKIT_TEST_BACKEND=cpu)
+
+cudakit_add_test(core_gpu_tests
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gpu/core_backend_test.cpp
+  LABELS gpu)
+target_compile_definitions(core_gpu_tests PRIVATE CUDAKIT_TEST_BACKEND=cuda)
