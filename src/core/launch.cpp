@@ -234,12 +234,16 @@ void check_args(const Kernel::State& k, const LaunchConfig& c, std::span<const A
         if (a.kind == ParamKind::scalar && a.size == 8 && is_integer(a.scalar)) break;
         argument_error(k, c, i, a);
       case ParamKind::scalar:
-        if (a.kind != ParamKind::scalar) argument_error(k, c, i, a);
-        if (a.scalar == p.scalar) break;
-        if (p.scalar == ScalarType::unknown) {
-          if (a.size != p.size) argument_error(k, c, i, a);
+        if (p.scalar == ScalarType::unknown || p.scalar == ScalarType::f16 ||
+            p.scalar == ScalarType::bf16) {
+          // Host code has no standard half type: any 2-byte value type
+          // (__half, a uint16_t with its bits) passes, as does any value of
+          // the size of a parameter whose type is not known.
+          if (a.kind == ParamKind::pointer || a.size != p.size) argument_error(k, c, i, a);
           break;
         }
+        if (a.kind != ParamKind::scalar) argument_error(k, c, i, a);
+        if (a.scalar == p.scalar) break;
         if (!convert(a.scalar, values[i], p.scalar, &slots[i])) argument_error(k, c, i, a);
         values[i] = &slots[i];
         break;
