@@ -1,0 +1,246 @@
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "array/reduce_ops.hpp"
+#include "cudakit/array_linalg.hpp"
+#include "cudakit/array_reduce.hpp"
+#include "cudakit/error.hpp"
+
+namespace cudakit {
+
+using detail::AxisPlan;
+using detail::ReduceOp;
+
+namespace {
+
+// The neutral element of min (largest value) or max (smallest) as C source.
+std::string extreme_literal(DType dtype, bool largest) {
+  if (is_floating(dtype)) {
+    // Infinity without math headers; folds to a constant on every compiler.
+    return largest ? "((ck_acc_t)(1e300 * 1e300))" : "(-(ck_acc_t)(1e300 * 1e300))";
+  }
+  switch (dtype) {
+    case DType::bool_: return largest ? "true" : "false";
+    case DType::int8: return largest ? "127" : "(-128)";
+    case DType::int16: return largest ? "32767" : "(-32768)";
+    case DType::int32: return largest ? "2147483647" : "(-2147483647 - 1)";
+    case DType::int64: return largest ? "9223372036854775807LL" : "(-9223372036854775807LL - 1LL)";
+    case DType::uint8: return largest ? "255" : "0";
+    case DType::uint16: return largest ? "65535" : "0";
+    case DType::uint32: return largest ? "4294967295u" : "0u";
+    case DType::uint64: return largest ? "18446744073709551615ull" : "0ull";
+    default: return "0";
+  }
+}
+
+void reject_complex(DType dtype, const char* what) {
+  if (is_complex(dtype))
+    throw ArgumentError(std::string("cudakit::") + what,
+                        "complex values have no order (dtype " + std::string(to_string(dtype)) + ")",
+                        "reduce abs(a), real(a) or imag(a) instead");
+}
+
+ReduceOp sum_like(const char* name, DType in, bool product) {
+  ReduceOp op;
+  op.name = name;
+  op.out_dtype = detail::sum_dtype(in);
+  op.acc_type = detail::accumulator_type(op.out_dtype);
+  op.neutral = product ? "(ck_acc_t)1" : "(ck_acc_t)0";
+  op.reduce_expr = product ? "a * b" : "a + b";
+  op.compensated = !product && is_floating(op.out_dtype);
+  return op;
+}
+
+// dtype of mean: float64 for integers and bool, the dtype itself otherwise.
+DType mean_dtype(DType in) { return is_inexact(in) ? in : DType::float64; }
+
+ReduceOp extreme_op(const char* name, DType in, bool is_min) {
+  reject_complex(in, name);
+  ReduceOp op;
+  op.name = name;
+  op.out_dtype = in;
+  op.acc_type = std::string(c_type_name(compute_dtype(in)));
+  op.neutral = extreme_literal(in, is_min);
+  // `a != a` is true only for NaN: NaN wins, as in NumPy.
+  op.reduce_expr = is_min ? "(a < b || a != a) ? a : b" : "(a > b || a != a) ? a : b";
+  op.empty_is_error = true;
+  return op;
+}
+
+ReduceOp arg_op(const char* name, DType in, bool is_min) {
+  reject_complex(in, name);
+  ReduceOp op;
+  op.name = name;
+  op.out_dtype = DType::int64;
+  op.acc_type = "ck_arg_pair";
+  const std::string value_type(c_type_name(compute_dtype(in)));
+  const char* better = is_min ? "a.v < b.v" : "a.v > b.v";
+  const char* worse = is_min ? "b.v < a.v" : "b.v > a.v";
+  op.preamble =
+      "// Value and position; position -1 marks the neutral element.\n"
+      "struct ck_arg_pair { " + value_type + " v; long long i; };\n"
+      "__device__ __forceinline__ ck_arg_pair ck_arg_make(" + value_type + " v, long long i) {\n"
+      "  ck_arg_pair p; p.v = v; p.i = i; return p;\n}\n"
+      "// The first NaN wins, then the better value, then the lower position (NumPy).\n"
+      "__device__ __forceinline__ ck_arg_pair ck_arg_pick(ck_arg_pair a, ck_arg_pair b) {\n"
+      "  if (b.i < 0) return a;\n"
+      "  if (a.i < 0) return b;\n"
+      "  const bool a_nan = a.v != a.v, b_nan = b.v != b.v;\n"
+      "  if (a_nan || b_nan) {\n"
+      "    if (a_nan && b_nan) return a.i < b.i ? a : b;\n"
+      "    return a_nan ? a : b;\n"
+      "  }\n"
+      "  if (" + std::string(better) + ") return a;\n"
+      "  if (" + std::string(worse) + ") return b;\n"
+      "  return a.i < b.i ? a : b;\n}\n";
+  op.neutral = "ck_arg_make((" + value_type + ")0, -1LL)";
+  op.reduce_expr = "ck_arg_pick(a, b)";
+  op.map_wrap = "ck_arg_make((" + value_type + ")@ELEM@, r)";
+  op.post_expr = "a.i";
+  op.empty_is_error = true;
+  return op;
+}
+
+Array reduce(const Expr& a, const ReduceOp& op, const Axes& axes, bool keepdims) {
+  const AxisPlan plan = detail::plan_axes(a.shape(), axes, keepdims, ("cudakit::" + op.name).c_str());
+  return detail::run_reduction(a, op, plan);
+}
+
+// Squared magnitude, in a dtype that does not overflow for integers.
+Expr squared_magnitude(const Expr& a) {
+  if (is_complex(a.dtype())) return square(abs(a));
+  if (!is_inexact(a.dtype())) return square(astype(a, DType::float64));
+  return square(a);
+}
+
+Array variance(const Expr& a, const Axes& axes, bool keepdims, int ddof, bool root) {
+  const char* name = root ? "std" : "var";
+  const AxisPlan plan = detail::plan_axes(a.shape(), axes, keepdims, (std::string("cudakit::") + name).c_str());
+  // First pass: the mean, with the reduced axes kept so it broadcasts back.
+  const Array m = mean(a, axes, true);
+  const Expr deviation = squared_magnitude(Expr(a) - Expr(m));
+  ReduceOp op;
+  op.name = name;
+  op.out_dtype = real_dtype(mean_dtype(a.dtype()));
+  op.acc_type = detail::accumulator_type(op.out_dtype);
+  op.neutral = "(ck_acc_t)0";
+  op.reduce_expr = "a + b";
+  op.compensated = true;
+  const std::string quotient = "((double)a / (double)(ck_count - " + std::to_string(ddof) + "LL))";
+  op.post_expr = root ? "sqrt(" + quotient + ")" : quotient;
+  return detail::run_reduction(deviation, op, plan);
+}
+
+// sum(a * b) over every element, in the product's dtype (NumPy's dot keeps
+// int32 as int32), as one launch with the multiply fused.
+Array dot_flat(const Expr& a, const Expr& b, const char* name) {
+  const Expr product = a * b;
+  ReduceOp op = sum_like(name, product.dtype(), false);
+  op.out_dtype = product.dtype();
+  op.acc_type = detail::accumulator_type(op.out_dtype);
+  op.compensated = is_floating(op.out_dtype);
+  return reduce(product, op, Axes(), false);
+}
+
+}  // namespace
+
+Array sum(const Expr& a, Axes axes, bool keepdims) { return reduce(a, sum_like("sum", a.dtype(), false), axes, keepdims); }
+
+Array prod(const Expr& a, Axes axes, bool keepdims) {
+  return reduce(a, sum_like("prod", a.dtype(), true), axes, keepdims);
+}
+
+Array min(const Expr& a, Axes axes, bool keepdims) {
+  return reduce(a, extreme_op("minimum", a.dtype(), true), axes, keepdims);
+}
+Array max(const Expr& a, Axes axes, bool keepdims) {
+  return reduce(a, extreme_op("maximum", a.dtype(), false), axes, keepdims);
+}
+Array amin(const Expr& a, Axes axes, bool keepdims) { return min(a, std::move(axes), keepdims); }
+Array amax(const Expr& a, Axes axes, bool keepdims) { return max(a, std::move(axes), keepdims); }
+
+Array argmin(const Expr& a, std::optional<int> axis, bool keepdims) {
+  return reduce(a, arg_op("argmin", a.dtype(), true), axis ? Axes(*axis) : Axes(), keepdims);
+}
+Array argmax(const Expr& a, std::optional<int> axis, bool keepdims) {
+  return reduce(a, arg_op("argmax", a.dtype(), false), axis ? Axes(*axis) : Axes(), keepdims);
+}
+
+Array mean(const Expr& a, Axes axes, bool keepdims) {
+  ReduceOp op;
+  op.name = "mean";
+  op.out_dtype = mean_dtype(a.dtype());
+  // Integers are averaged in double, like NumPy.
+  op.acc_type = is_inexact(a.dtype()) ? detail::accumulator_type(op.out_dtype) : "double";
+  op.neutral = "(ck_acc_t)0";
+  op.reduce_expr = "a + b";
+  op.compensated = !is_complex(a.dtype());
+  op.post_expr = is_complex(a.dtype()) ? "a * (1.0 / (double)ck_count)" : "(double)a / (double)ck_count";
+  return reduce(a, op, axes, keepdims);
+}
+
+Array var(const Expr& a, Axes axes, bool keepdims, int ddof) { return variance(a, axes, keepdims, ddof, false); }
+Array std(const Expr& a, Axes axes, bool keepdims, int ddof) { return variance(a, axes, keepdims, ddof, true); }
+
+Array any(const Expr& a, Axes axes, bool keepdims) {
+  ReduceOp op;
+  op.name = "any";
+  op.out_dtype = DType::bool_;
+  op.acc_type = "int";
+  op.neutral = "0";
+  op.reduce_expr = "a | b";
+  op.map_wrap = "((@ELEM@) ? 1 : 0)";
+  op.post_expr = "a != 0";
+  return reduce(a != Expr(0), op, axes, keepdims);
+}
+
+Array all(const Expr& a, Axes axes, bool keepdims) {
+  ReduceOp op;
+  op.name = "all";
+  op.out_dtype = DType::bool_;
+  op.acc_type = "int";
+  op.neutral = "1";
+  op.reduce_expr = "a & b";
+  op.map_wrap = "((@ELEM@) ? 1 : 0)";
+  op.post_expr = "a != 0";
+  return reduce(a != Expr(0), op, axes, keepdims);
+}
+
+Array dot(const Expr& a, const Expr& b) {
+  if (a.ndim() == 0 || b.ndim() == 0) return eval(a * b);
+  if (a.ndim() == 1 && b.ndim() == 1) {
+    if (a.shape() != b.shape())
+      throw ArgumentError("cudakit::dot", "shapes " + shape_to_string(a.shape()) + " and " +
+                                              shape_to_string(b.shape()) + " are not aligned");
+    return dot_flat(a, b, "dot");
+  }
+  return matmul(Array(a), Array(b));
+}
+
+Array vdot(const Expr& a, const Expr& b) {
+  if (shape_size(a.shape()) != shape_size(b.shape()))
+    throw ArgumentError("cudakit::vdot", "operands of " + shape_to_string(a.shape()) + " and " +
+                                             shape_to_string(b.shape()) + " have different sizes");
+  if (a.shape() == b.shape()) {
+    const Expr lhs = is_complex(a.dtype()) ? conj(a) : a;
+    return dot_flat(lhs, b, "vdot");
+  }
+  const Array fa = Array(a).ravel();
+  const Array fb = Array(b).ravel();
+  return vdot(fa, fb);
+}
+
+Array norm(const Expr& a, Axes axes, bool keepdims) {
+  ReduceOp op;
+  op.name = "norm";
+  op.out_dtype = is_inexact(a.dtype()) ? real_dtype(a.dtype()) : DType::float64;
+  op.acc_type = detail::accumulator_type(op.out_dtype);
+  op.neutral = "(ck_acc_t)0";
+  op.reduce_expr = "a + b";
+  op.compensated = true;
+  op.post_expr = "sqrt((double)a)";
+  return reduce(squared_magnitude(a), op, axes, keepdims);
+}
+
+}  // namespace cudakit

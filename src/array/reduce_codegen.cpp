@@ -1,0 +1,175 @@
+#include "array/reduce_codegen.hpp"
+
+namespace cudakit::detail {
+
+namespace {
+
+std::string param_prefix(const ReductionSpec& spec) {
+  return spec.params.empty() ? std::string() : spec.params + ", ";
+}
+
+std::string common_head(const ReductionSpec& spec) {
+  std::string s;
+  if (!spec.preamble.empty()) s += spec.preamble + "\n";
+  s += "typedef " + spec.acc_type + " ck_acc_t;\n";
+  s += "typedef " + spec.out_type + " ck_out_t;\n\n";
+  s += "__device__ __forceinline__ ck_acc_t ck_reduce(ck_acc_t a, ck_acc_t b) {\n";
+  s += "  return (" + spec.reduce_expr + ");\n}\n\n";
+  return s;
+}
+
+// Accumulates `value` (an expression) into `acc`, compensated when asked.
+std::string accumulate(const ReductionSpec& spec, const std::string& value) {
+  if (spec.compensated)
+    return "{\n"
+           "        const ck_acc_t ck_y = (ck_acc_t)(" + value + ") - ck_comp;\n"
+           "        const ck_acc_t ck_t = acc + ck_y;\n"
+           "        ck_comp = (ck_t - acc) - ck_y;\n"
+           "        acc = ck_t;\n"
+           "      }\n";
+  return "acc = ck_reduce(acc, (ck_acc_t)(" + value + "));\n";
+}
+
+// Tree reduction of ck_shared[0 .. blockDim.x) into ck_shared[0]; every
+// thread of the block takes part (barriers).
+const char* block_tree =
+    "  for (unsigned int ck_s = blockDim.x / 2; ck_s > 0; ck_s >>= 1) {\n"
+    "    if (threadIdx.x < ck_s)\n"
+    "      ck_shared[threadIdx.x] = ck_reduce(ck_shared[threadIdx.x], ck_shared[threadIdx.x + ck_s]);\n"
+    "    __syncthreads();\n"
+    "  }\n";
+
+}  // namespace
+
+std::string full_reduction_source(const ReductionSpec& spec) {
+  std::string s = common_head(spec);
+  s += "// Another block's partial is read past L1 (which is not coherent between\n"
+       "// multiprocessors), whatever the accumulator type.\n"
+       "__device__ __forceinline__ ck_acc_t ck_load_partial(const ck_acc_t* p) {\n"
+       "  ck_acc_t v;\n"
+       "#ifdef __CUDA_ARCH__\n"
+       "  if (sizeof(ck_acc_t) % 4 == 0) {\n"
+       "    const unsigned int* src = (const unsigned int*)p;\n"
+       "    unsigned int* dst = (unsigned int*)&v;\n"
+       "    for (int k = 0; k < (int)(sizeof(ck_acc_t) / 4); ++k) dst[k] = __ldcg(src + k);\n"
+       "  } else {\n"
+       "    const volatile unsigned char* src = (const volatile unsigned char*)p;\n"
+       "    unsigned char* dst = (unsigned char*)&v;\n"
+       "    for (int k = 0; k < (int)sizeof(ck_acc_t); ++k) dst[k] = src[k];\n"
+       "  }\n"
+       "#else\n"
+       "  v = *p;\n"
+       "#endif\n"
+       "  return v;\n"
+       "}\n\n";
+  s += "// One launch: per-block partials, then the last block to finish combines\n"
+       "// them in block order, so the result depends only on the input and the grid.\n";
+  s += "__global__ void " + spec.name + "(" + param_prefix(spec) +
+       "ck_out_t* ck_out, ck_acc_t* ck_partials, unsigned int* ck_counter, long long n) {\n";
+  s += "  __shared__ ck_acc_t ck_shared[" + std::to_string(reduce_block) + "];\n";
+  s += "  __shared__ int ck_is_last;\n";
+  s += "  ck_acc_t acc = " + spec.neutral + ";\n";
+  if (spec.compensated) s += "  ck_acc_t ck_comp = 0;\n";
+  s += "  // Four elements per thread and step, a block-width apart: coalesced, and\n"
+       "  // four loads in flight per thread.\n";
+  s += "  const long long ck_step = (long long)gridDim.x * blockDim.x * 4;\n";
+  s += "  long long ck_base = (long long)blockIdx.x * blockDim.x * 4 + threadIdx.x;\n";
+  s += "  for (; ck_base + 3LL * blockDim.x < n; ck_base += ck_step) {\n";
+  s += "    #pragma unroll\n";
+  s += "    for (int ck_j = 0; ck_j < 4; ++ck_j) {\n";
+  s += "      const long long i = ck_base + (long long)ck_j * blockDim.x;\n";
+  s += "      const long long r = i;\n";
+  s += "      (void)r;\n";
+  s += "      " + accumulate(spec, spec.map_expr);
+  s += "    }\n  }\n";
+  s += "  for (int ck_j = 0; ck_j < 4; ++ck_j) {\n";
+  s += "    const long long i = ck_base + (long long)ck_j * blockDim.x;\n";
+  s += "    const long long r = i;\n";
+  s += "    (void)r;\n";
+  s += "    if (i < n) " + accumulate(spec, spec.map_expr);
+  s += "  }\n";
+  s += "  ck_shared[threadIdx.x] = acc;\n  __syncthreads();\n";
+  s += block_tree;
+  s += "  if (threadIdx.x == 0) {\n"
+       "    ck_partials[blockIdx.x] = ck_shared[0];\n"
+       "    __threadfence();  // the partial is visible before the counter says so\n"
+       "    const unsigned int ck_ticket = atomicAdd(ck_counter, 1u);\n"
+       "    ck_is_last = (ck_ticket == gridDim.x - 1);\n"
+       "  }\n"
+       "  __syncthreads();\n"
+       "  if (!ck_is_last) return;\n"
+       "  __threadfence();\n";
+  s += "  acc = " + spec.neutral + ";\n";
+  s += "  for (unsigned int ck_b = threadIdx.x; ck_b < gridDim.x; ck_b += blockDim.x)\n"
+       "    acc = ck_reduce(acc, ck_load_partial(ck_partials + ck_b));\n";
+  s += "  ck_shared[threadIdx.x] = acc;\n  __syncthreads();\n";
+  s += block_tree;
+  s += "  if (threadIdx.x == 0) {\n"
+       "    const ck_acc_t a = ck_shared[0];\n"
+       "    const long long ck_count = n;\n"
+       "    (void)ck_count;\n"
+       "    ck_out[0] = (ck_out_t)(" + spec.post_expr + ");\n"
+       "    *ck_counter = 0u;  // ready for the next launch on this stream\n"
+       "  }\n}\n";
+  return s;
+}
+
+std::string inner_reduction_source(const ReductionSpec& spec) {
+  std::string s = common_head(spec);
+  s += "// One block per output; the block's threads stride over the reduced positions.\n";
+  s += "__global__ void " + spec.name + "(" + param_prefix(spec) +
+       "ck_out_t* ck_out, long long ck_n_out, long long ck_n_red) {\n";
+  s += "  __shared__ ck_acc_t ck_shared[" + std::to_string(reduce_block) + "];\n";
+  s += "  for (long long ck_o = blockIdx.x; ck_o < ck_n_out; ck_o += gridDim.x) {\n";
+  s += "    const long long ck_keep = ck_o * ck_n_red;\n";
+  s += "    ck_acc_t acc = " + spec.neutral + ";\n";
+  if (spec.compensated) s += "    ck_acc_t ck_comp = 0;\n";
+  s += "    for (long long r = threadIdx.x; r < ck_n_red; r += blockDim.x) {\n";
+  s += "      const long long i = ck_keep + r;\n";
+  s += "      " + accumulate(spec, spec.map_expr);
+  s += "    }\n";
+  s += "    ck_shared[threadIdx.x] = acc;\n    __syncthreads();\n";
+  s += block_tree;
+  s += "    if (threadIdx.x == 0) {\n"
+       "      const ck_acc_t a = ck_shared[0];\n"
+       "      const long long ck_count = ck_n_red;\n"
+       "      (void)ck_count;\n"
+       "      ck_out[ck_o] = (ck_out_t)(" + spec.post_expr + ");\n"
+       "    }\n"
+       "    __syncthreads();  // ck_shared is reused by the next output\n"
+       "  }\n}\n";
+  return s;
+}
+
+std::string outer_reduction_source(const ReductionSpec& spec) {
+  std::string s = common_head(spec);
+  s += "// 32 outputs per block (x), 8 threads per output (y) splitting the reduced\n"
+       "// positions; neighbouring x threads read neighbouring elements.\n";
+  s += "__global__ void " + spec.name + "(" + param_prefix(spec) +
+       "ck_out_t* ck_out, long long ck_n_out, long long ck_n_red) {\n";
+  s += "  __shared__ ck_acc_t ck_shared[8][32];\n";
+  s += "  for (long long ck_first = (long long)blockIdx.x * 32; ck_first < ck_n_out;\n"
+       "       ck_first += (long long)gridDim.x * 32) {\n";
+  s += "    const long long ck_o = ck_first + threadIdx.x;\n";
+  s += "    ck_acc_t acc = " + spec.neutral + ";\n";
+  if (spec.compensated) s += "    ck_acc_t ck_comp = 0;\n";
+  s += "    if (ck_o < ck_n_out) {\n";
+  s += "      const long long ck_keep = ck_o * ck_n_red;\n";
+  s += "      for (long long r = threadIdx.y; r < ck_n_red; r += blockDim.y) {\n";
+  s += "        const long long i = ck_keep + r;\n";
+  s += "        " + accumulate(spec, spec.map_expr);
+  s += "      }\n    }\n";
+  s += "    ck_shared[threadIdx.y][threadIdx.x] = acc;\n    __syncthreads();\n";
+  s += "    if (threadIdx.y == 0 && ck_o < ck_n_out) {\n"
+       "      ck_acc_t a = ck_shared[0][threadIdx.x];\n"
+       "      for (unsigned int ck_y = 1; ck_y < blockDim.y; ++ck_y) a = ck_reduce(a, ck_shared[ck_y][threadIdx.x]);\n"
+       "      const long long ck_count = ck_n_red;\n"
+       "      (void)ck_count;\n"
+       "      ck_out[ck_o] = (ck_out_t)(" + spec.post_expr + ");\n"
+       "    }\n"
+       "    __syncthreads();\n"
+       "  }\n}\n";
+  return s;
+}
+
+}  // namespace cudakit::detail

@@ -1,0 +1,205 @@
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <string>
+
+#include "array/reduce_codegen.hpp"
+#include "array/reduce_ops.hpp"
+#include "array/reduce_workspace.hpp"
+#include "cudakit/detail/expr_codegen.hpp"
+#include "cudakit/detail/expr_node.hpp"
+#include "cudakit/error.hpp"
+
+namespace cudakit::detail {
+
+namespace {
+
+const ExprNode* find_array_leaf(const ExprNode& node) {
+  if (node.kind == NodeKind::array) return &node;
+  for (const auto& child : node.children)
+    if (const ExprNode* leaf = find_array_leaf(*child)) return leaf;
+  return nullptr;
+}
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size()))
+    text.replace(pos, from.size(), to);
+}
+
+enum class Strategy { full, inner, outer };
+
+// The axis that is fastest in memory: smallest non-zero stride of the first
+// operand with the expression's rank (broadcast operands have zero strides).
+int fastest_axis(const Expr& expr) {
+  const int ndim = expr.ndim();
+  const ExprNode* leaf = find_array_leaf(*expr.node());
+  if (leaf == nullptr || leaf->array.ndim() != ndim) return ndim - 1;
+  int best = ndim - 1;
+  std::int64_t best_stride = -1;
+  for (int d = 0; d < ndim; ++d) {
+    const std::int64_t s = std::llabs(leaf->array.strides()[static_cast<std::size_t>(d)]);
+    if (s == 0 || leaf->array.shape()[static_cast<std::size_t>(d)] <= 1) continue;
+    if (best_stride < 0 || s < best_stride) {
+      best_stride = s;
+      best = d;
+    }
+  }
+  return best;
+}
+
+Strategy choose_strategy(const Expr& expr, const AxisPlan& plan) {
+  if (plan.n_out == 1) return Strategy::full;
+  const int fast = fastest_axis(expr);
+  const bool fast_is_reduced =
+      std::find(plan.reduced.begin(), plan.reduced.end(), fast) != plan.reduced.end();
+  // A block per output pays when each output has enough elements to keep its
+  // threads busy; otherwise a thread per output (neighbours read neighbours).
+  if (fast_is_reduced) return plan.n_red >= 32 ? Strategy::inner : Strategy::outer;
+  return (plan.n_out < 256 && plan.n_red >= 4096) ? Strategy::inner : Strategy::outer;
+}
+
+}  // namespace
+
+const Array& first_array_of(const Expr& expr, const char* what) {
+  const ExprNode* leaf = find_array_leaf(*expr.node());
+  if (leaf == nullptr)
+    throw ArgumentError(what, "the operand is a scalar expression with no array in it",
+                        "reduce an Array (e.g. full({}, value, dtype)) instead");
+  return leaf->array;
+}
+
+AxisPlan plan_axes(const Shape& shape, const Axes& axes, bool keepdims, const char* what) {
+  const int ndim = static_cast<int>(shape.size());
+  std::vector<bool> reduced(static_cast<std::size_t>(ndim), axes.is_all());
+  if (!axes.is_all()) {
+    for (int axis : axes.list()) {
+      if (axis < -ndim || axis >= ndim)
+        throw ArgumentError(what, "axis " + std::to_string(axis) + " is out of bounds for an array of dimension " +
+                                      std::to_string(ndim));
+      const int a = axis < 0 ? axis + ndim : axis;
+      if (reduced[static_cast<std::size_t>(a)])
+        throw ArgumentError(what, "axis " + std::to_string(axis) + " is given more than once");
+      reduced[static_cast<std::size_t>(a)] = true;
+    }
+  }
+  AxisPlan plan;
+  for (int d = 0; d < ndim; ++d) {
+    const std::int64_t extent = shape[static_cast<std::size_t>(d)];
+    if (reduced[static_cast<std::size_t>(d)]) {
+      plan.reduced.push_back(d);
+      plan.n_red *= extent;
+      if (keepdims) plan.out_shape.push_back(1);
+    } else {
+      plan.kept.push_back(d);
+      plan.n_out *= extent;
+      plan.out_shape.push_back(extent);
+    }
+  }
+  return plan;
+}
+
+DType sum_dtype(DType dtype) noexcept {
+  if (is_bool(dtype) || is_signed_integer(dtype)) return DType::int64;
+  if (is_unsigned_integer(dtype)) return DType::uint64;
+  return dtype;
+}
+
+std::string accumulator_type(DType dtype) {
+  switch (dtype) {
+    case DType::float16:
+    case DType::bfloat16:
+    case DType::float32: return "float";
+    case DType::float64: return "double";
+    case DType::bool_:
+    case DType::int8:
+    case DType::int16:
+    case DType::int32:
+    case DType::int64: return "long long";
+    case DType::uint8:
+    case DType::uint16:
+    case DType::uint32:
+    case DType::uint64: return "unsigned long long";
+    default: return std::string(c_type_name(dtype));
+  }
+}
+
+Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) {
+  const std::string what = "cudakit::" + op.name;
+  const Array& anchor = first_array_of(expr, what.c_str());
+  const Device device = anchor.device();
+  const Stream stream = anchor.stream();
+
+  if (op.empty_is_error && plan.n_red == 0 && plan.n_out > 0)
+    throw ArgumentError(what, "zero-size array to reduction operation " + op.name + " which has no identity",
+                        "check the array's size before reducing, or reduce over a non-empty axis");
+
+  Array out = empty(plan.out_shape, op.out_dtype, stream);
+  if (plan.n_out == 0) return out;
+
+  CodegenOptions options;
+  options.index_name = "i";
+  options.prefix = "m";
+  std::vector<int> order = plan.kept;
+  order.insert(order.end(), plan.reduced.begin(), plan.reduced.end());
+  std::vector<int> identity(order.size());
+  std::iota(identity.begin(), identity.end(), 0);
+  if (order != identity) options.axis_order = order;
+  options.index64 = plan.n_out * plan.n_red >= (std::int64_t{1} << 31);
+  FusedMap map = codegen_map(expr, options);
+
+  const Strategy strategy = choose_strategy(expr, plan);
+  const char* strategy_name = strategy == Strategy::full ? "full" : strategy == Strategy::inner ? "inner" : "outer";
+
+  ReductionSpec spec;
+  spec.name = "ck_" + op.name + "_" + strategy_name;
+  spec.acc_type = op.acc_type;
+  spec.out_type = std::string(c_type_name(op.out_dtype));
+  spec.neutral = op.neutral;
+  spec.reduce_expr = op.reduce_expr;
+  spec.map_expr = op.map_wrap;
+  replace_all(spec.map_expr, "@ELEM@", "(" + map.element + ")");
+  spec.post_expr = op.post_expr;
+  spec.params = map.params;
+  spec.preamble = map.preamble + (op.preamble.empty() ? "" : "\n" + op.preamble);
+  spec.compensated = op.compensated;
+
+  const std::string key = std::string("reduce|") + strategy_name + "|" + op.name + "|" + spec.out_type + "|" +
+                          spec.acc_type + "|" + spec.neutral + "|" + spec.reduce_expr + "|" + op.map_wrap + "|" +
+                          spec.post_expr + "|" + (spec.compensated ? "k" : "-") + "|" + op.preamble + "|" + map.key;
+  const Kernel kernel = cached_kernel(device, key, spec.name, [&] {
+    std::string source = codegen_prelude() + "\n";
+    if (strategy == Strategy::full) source += full_reduction_source(spec);
+    else if (strategy == Strategy::inner) source += inner_reduction_source(spec);
+    else source += outer_reduction_source(spec);
+    return source;
+  });
+
+  ArgPack args = map.args;
+  args.push_pointer(out.address());
+  LaunchConfig config;
+  config.stream = StreamRef{stream.native()};
+  if (strategy == Strategy::full) {
+    const ReduceWorkspace workspace = reduce_workspace(device, stream.native());
+    args.push_pointer(workspace.partials);
+    args.push_pointer(workspace.counter);
+    args.push_scalar<long long>(plan.n_red);
+    config.grid = Dim3(reduction_grid(device, plan.n_red, std::int64_t{reduce_block} * 4));
+    config.block = Dim3(reduce_block);
+  } else {
+    args.push_scalar<long long>(plan.n_out);
+    args.push_scalar<long long>(plan.n_red);
+    const int multiprocessors = std::max(1, device.properties().multiprocessor_count);
+    if (strategy == Strategy::inner) {
+      config.grid = Dim3(static_cast<unsigned>(std::min<std::int64_t>(plan.n_out, std::int64_t{multiprocessors} * 64)));
+      config.block = Dim3(reduce_block);
+    } else {
+      const std::int64_t blocks = (plan.n_out + 31) / 32;
+      config.grid = Dim3(static_cast<unsigned>(std::min<std::int64_t>(blocks, std::int64_t{multiprocessors} * 64)));
+      config.block = Dim3(32, 8);
+    }
+  }
+  args.launch(kernel, config);
+  return out;
+}
+
+}  // namespace cudakit::detail

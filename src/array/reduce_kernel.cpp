@@ -1,0 +1,209 @@
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <string>
+
+#include "array/reduce_codegen.hpp"
+#include "array/reduce_workspace.hpp"
+#include "cudakit/detail/expr_codegen.hpp"
+#include "cudakit/error.hpp"
+#include "cudakit/reduction_kernel.hpp"
+
+namespace cudakit {
+
+namespace {
+
+const char* what = "cudakit::ReductionKernel";
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\n\r");
+  if (b == std::string::npos) return {};
+  const auto e = s.find_last_not_of(" \t\n\r");
+  return s.substr(b, e - b + 1);
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// "const float * __restrict__" -> "float"; "unsigned   int" -> "unsigned int".
+std::string base_type(const std::string& type) {
+  std::string words, word;
+  auto flush = [&] {
+    if (!word.empty() && word != "const" && word != "volatile" && word != "__restrict__" && word != "restrict") {
+      if (!words.empty()) words += ' ';
+      words += word;
+    }
+    word.clear();
+  };
+  for (char c : type) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') word += c;
+    else flush();
+  }
+  flush();
+  return words;
+}
+
+std::optional<DType> dtype_of_c_type(const std::string& name) {
+  static const std::map<std::string, DType> table = {
+      {"bool", DType::bool_},          {"char", DType::int8},
+      {"signed char", DType::int8},    {"unsigned char", DType::uint8},
+      {"short", DType::int16},         {"unsigned short", DType::uint16},
+      {"int", DType::int32},           {"unsigned int", DType::uint32},
+      {"unsigned", DType::uint32},     {"long", DType::int64},
+      {"unsigned long", DType::uint64}, {"long long", DType::int64},
+      {"unsigned long long", DType::uint64}, {"int8_t", DType::int8},
+      {"int16_t", DType::int16},       {"int32_t", DType::int32},
+      {"int64_t", DType::int64},       {"uint8_t", DType::uint8},
+      {"uint16_t", DType::uint16},     {"uint32_t", DType::uint32},
+      {"uint64_t", DType::uint64},     {"float", DType::float32},
+      {"double", DType::float64},      {"__half", DType::float16},
+      {"half", DType::float16},        {"__nv_bfloat16", DType::bfloat16},
+  };
+  auto it = table.find(name);
+  if (it != table.end()) return it->second;
+  for (int d = 0; d < dtype_count; ++d)
+    if (c_type_name(static_cast<DType>(d)) == name) return static_cast<DType>(d);
+  return std::nullopt;
+}
+
+ScalarType scalar_type_for(DType d) {
+  switch (d) {
+    case DType::bool_: return ScalarType::boolean;
+    case DType::int8: return ScalarType::i8;
+    case DType::int16: return ScalarType::i16;
+    case DType::int32: return ScalarType::i32;
+    case DType::int64: return ScalarType::i64;
+    case DType::uint8: return ScalarType::u8;
+    case DType::uint16: return ScalarType::u16;
+    case DType::uint32: return ScalarType::u32;
+    case DType::uint64: return ScalarType::u64;
+    case DType::float16: return ScalarType::f16;
+    case DType::bfloat16: return ScalarType::bf16;
+    case DType::float32: return ScalarType::f32;
+    case DType::float64: return ScalarType::f64;
+    default: return ScalarType::unknown;
+  }
+}
+
+std::vector<ReductionKernel::Param> parse_arguments(const std::string& arguments) {
+  std::vector<ReductionKernel::Param> params;
+  if (trim(arguments).empty()) return params;
+  std::size_t start = 0;
+  while (start <= arguments.size()) {
+    std::size_t comma = arguments.find(',', start);
+    if (comma == std::string::npos) comma = arguments.size();
+    const std::string piece = trim(arguments.substr(start, comma - start));
+    std::size_t end = piece.size();
+    while (end > 0 && (std::isalnum(static_cast<unsigned char>(piece[end - 1])) || piece[end - 1] == '_')) --end;
+    ReductionKernel::Param p;
+    p.name = piece.substr(end);
+    p.type = trim(piece.substr(0, end));
+    p.pointer = p.type.find('*') != std::string::npos;
+    if (!is_identifier(p.name) || p.type.empty())
+      throw ArgumentError(what, "cannot read parameter '" + piece + "' of \"" + arguments + "\"",
+                          "write parameters as in C: \"const float* x, int n\"");
+    params.push_back(std::move(p));
+    start = comma + 1;
+  }
+  return params;
+}
+
+detail::ReductionSpec spec_of(DType dtype_out, const std::string& name, const std::string& neutral,
+                              const std::string& reduce_expr, const std::string& map_expr,
+                              const std::string& arguments, const std::string& preamble) {
+  detail::ReductionSpec spec;
+  spec.name = name;
+  spec.acc_type = std::string(c_type_name(compute_dtype(dtype_out)));
+  spec.out_type = std::string(c_type_name(dtype_out));
+  spec.neutral = "(ck_acc_t)(" + neutral + ")";
+  spec.reduce_expr = reduce_expr;
+  spec.map_expr = map_expr;
+  spec.params = arguments;
+  spec.preamble = preamble;
+  return spec;
+}
+
+}  // namespace
+
+ReductionKernel::ReductionKernel(DType dtype_out, std::string neutral, std::string reduce_expr, std::string map_expr,
+                                 std::string arguments, std::string name, std::string preamble)
+    : dtype_out_(dtype_out),
+      neutral_(std::move(neutral)),
+      reduce_expr_(std::move(reduce_expr)),
+      map_expr_(std::move(map_expr)),
+      arguments_(std::move(arguments)),
+      name_(std::move(name)),
+      preamble_(std::move(preamble)) {
+  if (trim(neutral_).empty()) throw ArgumentError(what, "the neutral element is empty", "e.g. \"0\" for a sum");
+  if (trim(reduce_expr_).empty()) throw ArgumentError(what, "the reduce expression is empty", "e.g. \"a + b\"");
+  if (trim(map_expr_).empty()) throw ArgumentError(what, "the map expression is empty", "e.g. \"x[i]\"");
+  if (!is_identifier(name_)) throw ArgumentError(what, "name '" + name_ + "' is not a C identifier");
+  params_ = parse_arguments(arguments_);
+  if (std::none_of(params_.begin(), params_.end(), [](const Param& p) { return p.pointer; }))
+    throw ArgumentError(what, "no pointer parameter in \"" + arguments_ + "\"",
+                        "the element count is taken from the first array argument");
+}
+
+std::string ReductionKernel::source() const {
+  return detail::codegen_prelude() + "\n" +
+         detail::full_reduction_source(spec_of(dtype_out_, name_, neutral_, reduce_expr_, map_expr_, arguments_,
+                                               preamble_));
+}
+
+Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
+  const std::string context = std::string(what) + " " + name_;
+  if (args.size() != params_.size())
+    throw ArgumentError(context, "expects " + std::to_string(params_.size()) + " arguments (" + arguments_ +
+                                     "), got " + std::to_string(args.size()));
+  const Array* first = nullptr;
+  detail::ArgPack pack;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const Param& p = params_[k];
+    const std::string which = "argument " + std::to_string(k + 1) + " '" + p.name + "' (" + p.type + ")";
+    if (p.pointer) {
+      const Array* a = std::get_if<Array>(&args[k]);
+      if (a == nullptr || !a->valid()) throw ArgumentError(context, which + " needs an Array");
+      if (!a->is_c_contiguous())
+        throw ArgumentError(context, which + " is not C-contiguous", "pass a.copy() for a strided view");
+      const auto pointee = dtype_of_c_type(base_type(p.type.substr(0, p.type.find('*'))));
+      if (pointee && *pointee != a->dtype())
+        throw ArgumentError(context, which + " got an array of " + std::string(to_string(a->dtype())));
+      if (first == nullptr) first = a;
+      else if (!(a->device() == first->device()))
+        throw ArgumentError(context, which + " is on " + a->device().describe() + ", the first array on " +
+                                         first->device().describe());
+      pack.push_pointer(a->address());
+    } else {
+      const Scalar* s = std::get_if<Scalar>(&args[k]);
+      if (s == nullptr) throw ArgumentError(context, which + " needs a number, got an Array");
+      const auto type = dtype_of_c_type(base_type(p.type));
+      if (!type)
+        throw ArgumentError(context, which + ": unknown scalar type", "use a plain C arithmetic type");
+      unsigned char bytes[16] = {};
+      s->store(*type, bytes);
+      pack.push_raw(ParamKind::scalar, scalar_type_for(*type), bytes, itemsize(*type), "scalar");
+    }
+  }
+  const Device device = first->device();
+  const Stream stream = first->stream();
+  const std::int64_t n = first->size();
+  Array out = empty({}, dtype_out_, stream);
+  const std::string key = "reduction_kernel|" + name_ + "|" + std::string(to_string(dtype_out_)) + "|" + neutral_ +
+                          "|" + reduce_expr_ + "|" + map_expr_ + "|" + arguments_ + "|" + preamble_;
+  const Kernel kernel = detail::cached_kernel(device, key, name_, [&] { return source(); });
+  const detail::ReduceWorkspace workspace = detail::reduce_workspace(device, stream.native());
+  pack.push_pointer(out.address());
+  pack.push_pointer(workspace.partials);
+  pack.push_pointer(workspace.counter);
+  pack.push_scalar<long long>(n);
+  LaunchConfig config;
+  config.grid = Dim3(detail::reduction_grid(device, n, std::int64_t{detail::reduce_block} * 4));
+  config.block = Dim3(detail::reduce_block);
+  config.stream = StreamRef{stream.native()};
+  pack.launch(kernel, config);
+  return out;
+}
+
+}  // namespace cudakit

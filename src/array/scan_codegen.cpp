@@ -1,0 +1,161 @@
+#include "array/scan_codegen.hpp"
+
+namespace cudakit::detail {
+
+namespace {
+
+std::string param_prefix(const ScanSpec& spec) {
+  return spec.params.empty() ? std::string() : spec.params + ", ";
+}
+
+// One tile [ck_base, min(ck_base + tile, ck_end)) of a block's range: each
+// thread scans its consecutive items serially, the block scans the thread
+// totals (Hillis-Steele), and the running carry of earlier tiles is folded
+// in. Needs no neutral element: threads past the end never feed valid ones.
+std::string tile_code(const ScanSpec& spec, bool write) {
+  std::string s;
+  s += "    {\n";
+  s += "      ck_value_t ck_local[CK_ITEMS];\n";
+  s += "      const long long ck_first = ck_base + (long long)threadIdx.x * CK_ITEMS;\n";
+  s += "      int ck_count = 0;\n";
+  s += "      for (int ck_j = 0; ck_j < CK_ITEMS; ++ck_j) {\n";
+  s += "        const long long i = ck_first + ck_j;\n";
+  s += "        if (i < ck_end) {\n";
+  s += "          const ck_value_t ck_v = (ck_value_t)(" + spec.map_expr + ");\n";
+  s += "          ck_local[ck_j] = ck_j == 0 ? ck_v : ck_scan_op(ck_local[ck_j - 1], ck_v);\n";
+  s += "          ck_count = ck_j + 1;\n";
+  s += "        }\n";
+  s += "      }\n";
+  s += "      if (ck_count > 0) ck_totals[threadIdx.x] = ck_local[ck_count - 1];\n";
+  s += "      __syncthreads();\n";
+  s += "      for (unsigned int ck_off = 1; ck_off < CK_THREADS; ck_off <<= 1) {\n";
+  s += "        ck_value_t ck_left = ck_totals[0];\n";
+  s += "        if (threadIdx.x >= ck_off) ck_left = ck_totals[threadIdx.x - ck_off];\n";
+  s += "        __syncthreads();\n";
+  s += "        if (threadIdx.x >= ck_off && ck_count > 0)\n";
+  s += "          ck_totals[threadIdx.x] = ck_scan_op(ck_left, ck_totals[threadIdx.x]);\n";
+  s += "        __syncthreads();\n";
+  s += "      }\n";
+  if (write) {
+    s += "      // What precedes this thread's first item: the carry, then earlier threads.\n";
+    s += "      const bool ck_has_prefix = ck_has_carry || threadIdx.x > 0;\n";
+    s += "      ck_value_t ck_prefix = ck_carry;\n";
+    s += "      if (threadIdx.x > 0)\n";
+    s += "        ck_prefix = ck_has_carry ? ck_scan_op(ck_carry, ck_totals[threadIdx.x - 1])\n";
+    s += "                                 : ck_totals[threadIdx.x - 1];\n";
+    s += "      for (int ck_j = 0; ck_j < ck_count; ++ck_j) {\n";
+    if (spec.exclusive) {
+      s += "        ck_value_t ck_r;\n";
+      s += "        if (ck_j == 0) ck_r = ck_has_prefix ? ck_prefix : (ck_value_t)(CK_NEUTRAL);\n";
+      s += "        else ck_r = ck_has_prefix ? ck_scan_op(ck_prefix, ck_local[ck_j - 1]) : ck_local[ck_j - 1];\n";
+    } else {
+      s += "        const ck_value_t ck_r = ck_has_prefix ? ck_scan_op(ck_prefix, ck_local[ck_j]) : ck_local[ck_j];\n";
+    }
+    s += "        ck_out[ck_first + ck_j] = (ck_out_t)ck_r;\n";
+    s += "      }\n";
+  }
+  s += "      // The tile's total is the last non-empty thread's.\n";
+  s += "      long long ck_valid = (ck_end - ck_base + CK_ITEMS - 1) / CK_ITEMS;\n";
+  s += "      if (ck_valid > CK_THREADS) ck_valid = CK_THREADS;\n";
+  s += "      const ck_value_t ck_tile_total = ck_totals[ck_valid - 1];\n";
+  s += "      ck_carry = ck_has_carry ? ck_scan_op(ck_carry, ck_tile_total) : ck_tile_total;\n";
+  s += "      ck_has_carry = true;\n";
+  s += "      __syncthreads();  // ck_totals is reused by the next tile\n";
+  s += "    }\n";
+  return s;
+}
+
+}  // namespace
+
+std::string scan_source(const ScanSpec& spec) {
+  std::string s;
+  if (!spec.preamble.empty()) s += spec.preamble + "\n";
+  s += "typedef " + spec.value_type + " ck_value_t;\n";
+  s += "typedef " + spec.out_type + " ck_out_t;\n";
+  s += "#define CK_THREADS " + std::to_string(scan_threads) + "\n";
+  s += "#define CK_ITEMS " + std::to_string(scan_items) + "\n";
+  s += "#define CK_TILE (CK_THREADS * CK_ITEMS)\n";
+  if (spec.neutral) s += "#define CK_NEUTRAL (" + *spec.neutral + ")\n";
+  s += "\n// Another block's total is read past L1 (not coherent between multiprocessors).\n"
+       "__device__ __forceinline__ ck_value_t ck_load_cg(const ck_value_t* p) {\n"
+       "  ck_value_t v;\n"
+       "#ifdef __CUDA_ARCH__\n"
+       "  if (sizeof(ck_value_t) % 4 == 0) {\n"
+       "    const unsigned int* src = (const unsigned int*)p;\n"
+       "    unsigned int* dst = (unsigned int*)&v;\n"
+       "    for (int k = 0; k < (int)(sizeof(ck_value_t) / 4); ++k) dst[k] = __ldcg(src + k);\n"
+       "  } else {\n"
+       "    const volatile unsigned char* src = (const volatile unsigned char*)p;\n"
+       "    unsigned char* dst = (unsigned char*)&v;\n"
+       "    for (int k = 0; k < (int)sizeof(ck_value_t); ++k) dst[k] = src[k];\n"
+       "  }\n"
+       "#else\n"
+       "  v = *p;\n"
+       "#endif\n"
+       "  return v;\n"
+       "}\n";
+  s += "\n__device__ __forceinline__ ck_value_t ck_scan_op(ck_value_t a, ck_value_t b) {\n";
+  s += "  return (" + spec.scan_expr + ");\n}\n\n";
+
+  // Phase 1: chunk totals; the last block turns them into inclusive prefixes.
+  s += "// Phase 1: each block's chunk total; the last block to finish turns the\n"
+       "// totals into running (inclusive) prefixes, in block order.\n";
+  s += "__global__ void " + spec.name + "_partials(" + param_prefix(spec) +
+       "ck_value_t* ck_partials, unsigned int* ck_counter, long long n, long long chunk) {\n";
+  s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
+  s += "  __shared__ int ck_is_last;\n";
+  s += "  const long long ck_begin = (long long)blockIdx.x * chunk;\n";
+  s += "  const long long ck_end = (ck_begin + chunk < n) ? ck_begin + chunk : n;\n";
+  s += "  ck_value_t ck_carry = ck_value_t();\n";
+  s += "  bool ck_has_carry = false;\n";
+  s += "  for (long long ck_base = ck_begin; ck_base < ck_end; ck_base += CK_TILE)\n";
+  s += tile_code(spec, false);
+  s += "  if (threadIdx.x == 0) {\n";
+  s += "    ck_partials[blockIdx.x] = ck_carry;\n";
+  s += "    __threadfence();\n";
+  s += "    ck_is_last = atomicAdd(ck_counter, 1u) == gridDim.x - 1;\n";
+  s += "  }\n";
+  s += "  __syncthreads();\n";
+  s += "  if (ck_is_last && threadIdx.x == 0) {\n";
+  s += "    __threadfence();\n";
+  s += "    ck_value_t ck_running = ck_load_cg(ck_partials);\n";
+  s += "    for (unsigned int ck_b = 1; ck_b < gridDim.x; ++ck_b) {\n";
+  s += "      ck_running = ck_scan_op(ck_running, ck_load_cg(ck_partials + ck_b));\n";
+  s += "      ck_partials[ck_b] = ck_running;\n";
+  s += "    }\n";
+  s += "    *ck_counter = 0u;  // ready for the next launch on this stream\n";
+  s += "  }\n";
+  s += "}\n\n";
+
+  // Phase 2: rescan with the carry-in and write.
+  s += "// Phase 2: every block rescans its chunk starting from the prefix of the\n"
+       "// chunks before it, and writes.\n";
+  s += "__global__ void " + spec.name + "_write(" + param_prefix(spec) +
+       "ck_out_t* ck_out, const ck_value_t* ck_partials, long long n, long long chunk) {\n";
+  s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
+  s += "  const long long ck_begin = (long long)blockIdx.x * chunk;\n";
+  s += "  const long long ck_end = (ck_begin + chunk < n) ? ck_begin + chunk : n;\n";
+  s += "  bool ck_has_carry = blockIdx.x > 0;\n";
+  s += "  ck_value_t ck_carry = ck_has_carry ? ck_partials[blockIdx.x - 1] : ck_value_t();\n";
+  s += "  for (long long ck_base = ck_begin; ck_base < ck_end; ck_base += CK_TILE)\n";
+  s += tile_code(spec, true);
+  s += "}\n\n";
+
+  // Lines.
+  s += "// Independent lines of consecutive i (a scan along one axis): a block per line.\n";
+  s += "__global__ void " + spec.name + "_lines(" + param_prefix(spec) +
+       "ck_out_t* ck_out, long long n_lines, long long line_length) {\n";
+  s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
+  s += "  for (long long ck_line = blockIdx.x; ck_line < n_lines; ck_line += gridDim.x) {\n";
+  s += "    const long long ck_begin = ck_line * line_length;\n";
+  s += "    const long long ck_end = ck_begin + line_length;\n";
+  s += "    ck_value_t ck_carry = ck_value_t();\n";
+  s += "    bool ck_has_carry = false;\n";
+  s += "    for (long long ck_base = ck_begin; ck_base < ck_end; ck_base += CK_TILE)\n";
+  s += tile_code(spec, true);
+  s += "  }\n";
+  s += "}\n";
+  return s;
+}
+
+}  // namespace cudakit::detail

@@ -1,0 +1,39 @@
+// Generated CUDA C for scans (prefix sums and their generalisation to any
+// associative operation). A multi-block scan takes two launches: per-block
+// totals, the last block turning them into running prefixes (atomic ticket,
+// as in the reductions), then every block re-reading its chunk and writing
+// it with its prefix. Blocks never wait on one another, so the CPU backend
+// (which may run blocks one at a time) cannot deadlock.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace cudakit::detail {
+
+inline constexpr unsigned scan_threads = 256;
+inline constexpr unsigned scan_items = 8;  // consecutive elements per thread and tile
+inline constexpr unsigned scan_tile = scan_threads * scan_items;
+
+struct ScanSpec {
+  std::string name;          // prefix of the kernel names
+  std::string value_type;    // C type the scan runs in
+  std::string out_type;      // C type written
+  std::string scan_expr;     // combines `a` (earlier) and `b` (later)
+  std::string map_expr;      // value of input element `i` (long long)
+  std::optional<std::string> neutral;  // required for exclusive scans
+  bool exclusive = false;
+  std::string params;        // extra parameters for the map (may be empty)
+  std::string preamble;
+};
+
+// Defines, given the spec:
+//   NAME_partials(<params>, VALUE* ck_partials, unsigned int* ck_counter, long long n, long long chunk)
+//   NAME_write(<params>, OUT* ck_out, const VALUE* ck_partials, long long n, long long chunk)
+//   NAME_lines(<params>, OUT* ck_out, long long n_lines, long long line_length)
+// Block chunk b covers [b * chunk, min(n, (b + 1) * chunk)); chunk is a
+// multiple of scan_tile. NAME_lines scans lines of consecutive i
+// independently, one block per line (grid-stride over lines).
+std::string scan_source(const ScanSpec& spec);
+
+}  // namespace cudakit::detail
