@@ -4,3 +4,22 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/scalar.cpp
   ${CMAKE_CURRENT_LIST_DIR}/expr_types.cpp
 )
+
+# Reductions, scans, random numbers and matrix products.
+list(APPEND CUDAKIT_LAYER_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/reduce.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/reduce_codegen.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/reduce_engine.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/reduce_kernel.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/reduce_workspace.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/scan.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/scan_codegen.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/random.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/random_kernels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/random_philox.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/linalg.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/linalg_cublas.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/linalg_kernel.cpp
+)
+# cublas_api.h for the types of the cuBLAS calls; nothing is linked.
+list(APPEND CUDAKIT_LAYER_PRIVATE_INCLUDES ${CUDAToolkit_INCLUDE_DIRS})
