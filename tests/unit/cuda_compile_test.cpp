@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "backend/cuda/ptx_entry_parser.hpp"
 #include "cudakit/error.hpp"
@@ -225,6 +226,13 @@ TEST_F(CudaCompile, ArchSpecificSuffixIsKept) {
   CompiledCode code = backend.compile(request_for(kVecAdd, "sm_90a"));
   EXPECT_EQ(code.arch, "sm_90a");
   EXPECT_TRUE(is_elf(code.image));
+}
+
+TEST(CudaCompileFactory, BackendFromTheFactoryCompilesWithoutTouchingTheDriver) {
+  auto backend = detail::make_cuda_backend();
+  CompiledCode code = backend->compile(request_for(kVecAdd, "sm_90"));
+  EXPECT_TRUE(is_elf(code.image));
+  EXPECT_EQ(backend->kind(), BackendKind::cuda);
 }
 
 TEST_F(CudaCompile, CompilerIdentityNamesNvrtcAndItsVersion) {

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
+#include "backend/cuda/cuda_backend.hpp"
 #include "cudakit/error.hpp"
 #include "platform/cublas_library.hpp"
 #include "platform/cuda_driver.hpp"
@@ -185,6 +188,25 @@ TEST(PlatformLoader, CuResultsAreNamedWithoutADriver) {
   EXPECT_EQ(detail::cu_error_name(CUDA_ERROR_NO_BINARY_FOR_GPU), "CUDA_ERROR_NO_BINARY_FOR_GPU");
   EXPECT_FALSE(detail::cu_error_string(CUDA_ERROR_ILLEGAL_ADDRESS).empty());
   EXPECT_TRUE(contains(detail::cu_error_name(static_cast<CUresult>(123456)), "123456"));
+}
+
+// In a child process, so the process-wide driver loader stays untouched here.
+TEST(PlatformLoaderDeathTest, CudaBackendWithoutDriverThrowsDriverNotFoundOnFirstDeviceCall) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        ScratchDir empty;
+        ::setenv("CUDAKIT_LIBCUDA", empty.str().c_str(), 1);
+        auto backend = detail::make_cuda_backend();  // creating it needs no driver
+        try {
+          backend->device_count();
+        } catch (const DriverNotFound& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          std::exit(0);
+        }
+        std::exit(1);
+      },
+      ::testing::ExitedWithCode(0), "libcuda.so.1");
 }
 
 TEST(PlatformLoader, LocationThatIsAFileIsTriedAsItIs) {

@@ -10,11 +10,7 @@
 
 namespace cudakit::detail {
 
-std::unique_ptr<Backend> make_cuda_backend() {
-  auto backend = std::make_unique<CudaBackend>();
-  backend->driver();  // DriverNotFound / init failures surface here, as declared
-  return backend;
-}
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
 
 CudaBackend::~CudaBackend() {
   // Primary contexts are released so the driver can tear them down; at

@@ -22,7 +22,21 @@ std::string join(const std::vector<std::string>& items) {
   return text;
 }
 
-int toolkit_version_or_zero() noexcept {
+// The CUDA release that introduced a PTX ISA version (ISA 9.0 came with
+// CUDA 13.0, 8.7 with 12.8, 7.8 with 11.8); 0 when unknown. A driver must
+// support at least that release to JIT the PTX.
+int cuda_version_for_ptx_isa(int isa) noexcept {
+  const int major = isa / 10, minor = isa % 10;
+  if (major >= 9) return (major + 4) * 1000 + minor * 10;
+  if (major == 8) return 12000 + (minor >= 7 ? minor + 1 : minor) * 10;
+  if (major == 7) return 11000 + minor * 10;
+  return 0;
+}
+
+// What the driver must support to load `code`: the PTX's own ISA version
+// where the PTX is at hand, else the NVRTC that compiled it.
+int required_cuda_version(const CompiledCode& code) noexcept {
+  if (int from_ptx = cuda_version_for_ptx_isa(ptx_isa_version(code.ptx))) return from_ptx;
   try {
     const Nvrtc& api = nvrtc();
     return api.major * 1000 + api.minor * 10;
@@ -74,7 +88,7 @@ NativeModule CudaBackend::load_module(int ordinal, const CompiledCode& code) {
                               "can JIT it",
                           static_cast<int>(result), cu_error_name(result));
     if (result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
-      throw DriverTooOld(context, cuda_driver_version(), toolkit_version_or_zero());
+      throw DriverTooOld(context, cuda_driver_version(), required_cuda_version(code));
     if (error_log[0] != '\0' && !is_kernel_fault(result))
       throw CudaError(context, cu_error_string(result) + "\n" + error_log,
                       "the driver's JIT compiler rejected the PTX (its log is above)",
