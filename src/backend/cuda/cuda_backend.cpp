@@ -12,13 +12,12 @@ namespace cudakit::detail {
 
 std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
 
-CudaBackend::~CudaBackend() {
-  // Primary contexts are released so the driver can tear them down; at
-  // process exit the driver may already be gone, and errors are ignored.
-  if (!driver_) return;
-  for (int i = 0; i < kMaxDevices; ++i)
-    if (contexts_[i].load() != nullptr) driver_->cuDevicePrimaryCtxRelease(i);
-}
+// Primary contexts are deliberately not released: the backend lives until
+// process exit, when the driver may already be tearing itself down, and
+// buffers or modules destroyed later in static destruction would otherwise
+// reach a released context. The driver reclaims everything at exit, as it
+// does for the runtime API.
+CudaBackend::~CudaBackend() = default;
 
 const CudaDriver& CudaBackend::driver() {
   std::call_once(init_once_, [this] {
