@@ -10,6 +10,7 @@ cudakit_add_test(core_unit_tests
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_memory_pool_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_module_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_device_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_compile_test.cpp
   LABELS unit)
 
 cudakit_add_test(core_cpu_backend_tests

@@ -106,7 +106,13 @@ CompiledCode compile_only(std::string_view source, const CompileOptions& options
     if (kind == BackendKind::cpu) {
       resolved.arch = backend.default_arch(0);
     } else {
-      if (backend.device_count() == 0)
+      int devices = 0;
+      try {
+        devices = backend.device_count();
+      } catch (const Error&) {
+        // No driver: the same advice as for a driver without a GPU.
+      }
+      if (devices == 0)
         throw ArgumentError("compiling without a device",
                             "no arch was given and there is no GPU to take it from",
                             "set CompileOptions::arch, e.g. \"sm_90\" (cubin) or \"compute_90\" "
