@@ -14,3 +14,6 @@ foreach(test_target platform_loader_test cuda_compile_test cuda_ptx_parser_test 
                     cuda_backend_test cuda_fault_test)
   target_include_directories(${test_target} PRIVATE ${CUDAKIT_PLATFORM_TEST_INCLUDES})
 endforeach()
+# The toolkit's stub libcuda: every driver symbol, no driver behind them.
+target_compile_definitions(platform_loader_test PRIVATE
+  CUDAKIT_TEST_CUDA_STUB="${CUDAToolkit_LIBRARY_DIR}/stubs/libcuda.so")

@@ -209,6 +209,38 @@ TEST(PlatformLoaderDeathTest, CudaBackendWithoutDriverThrowsDriverNotFoundOnFirs
       ::testing::ExitedWithCode(0), "libcuda.so.1");
 }
 
+TEST(PlatformLoader, EveryDriverSymbolResolvesUnderTheNameCudaHMapsItTo) {
+  if (!std::filesystem::exists(CUDAKIT_TEST_CUDA_STUB))
+    GTEST_SKIP() << "the toolkit's stub libcuda is not installed";
+  detail::SearchPlan plan;
+  plan.candidates = {CUDAKIT_TEST_CUDA_STUB};
+  const detail::CudaDriver driver = detail::load_cuda_driver(plan);  // throws if any is missing
+  EXPECT_NE(driver.cuMemAlloc, nullptr);
+  EXPECT_NE(driver.cuEventElapsedTime, nullptr);
+  EXPECT_NE(driver.cuModuleEnumerateFunctions, nullptr);
+  EXPECT_NE(driver.cuFuncGetParamInfo, nullptr);
+  EXPECT_NE(driver.cuFuncGetName, nullptr);
+}
+
+TEST(PlatformLoaderDeathTest, StubLibcudaIsReportedAsTheStubNotAsADriver) {
+  if (!std::filesystem::exists(CUDAKIT_TEST_CUDA_STUB))
+    GTEST_SKIP() << "the toolkit's stub libcuda is not installed";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        ::setenv("CUDAKIT_LIBCUDA", CUDAKIT_TEST_CUDA_STUB, 1);
+        auto backend = detail::make_cuda_backend();
+        try {
+          backend->device_count();
+        } catch (const CudaError& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          std::exit(e.code_name() == "CUDA_ERROR_STUB_LIBRARY" ? 0 : 2);
+        }
+        std::exit(1);
+      },
+      ::testing::ExitedWithCode(0), "stub");
+}
+
 TEST(PlatformLoader, LocationThatIsAFileIsTriedAsItIs) {
   detail::SearchPlan plan;
   detail::append_location(plan, "/some/where/libfoo.so.7", {"libfoo.so.1", "libfoo.so"});
