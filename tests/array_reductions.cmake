@@ -1,0 +1,10 @@
+# Array reductions, scans, random numbers and matrix products.
+cudakit_add_test(array_random_philox_test SOURCES unit/array_random_philox_test.cpp LABELS unit)
+cudakit_add_test(array_reduce_test SOURCES unit/array_reduce_test.cpp LABELS unit)
+cudakit_add_test(array_random_generator_test SOURCES unit/array_random_generator_test.cpp LABELS unit)
+cudakit_add_test(array_random_gpu_test SOURCES unit/array_random_gpu_test.cpp LABELS gpu)
+cudakit_add_test(array_scan_test SOURCES unit/array_scan_test.cpp LABELS unit)
+cudakit_add_test(array_linalg_test SOURCES unit/array_linalg_test.cpp LABELS unit)
+cudakit_add_test(array_reduce_kernel_test SOURCES unit/array_reduce_kernel_test.cpp LABELS unit)
+cudakit_add_test(array_reduce_gpu_test SOURCES unit/array_reduce_gpu_test.cpp LABELS gpu)
+cudakit_add_test(array_linalg_gpu_test SOURCES unit/array_linalg_gpu_test.cpp LABELS gpu)

@@ -1,0 +1,171 @@
+// cumsum / cumprod and the scan kernels on the CPU backend, against host
+// references on fresh random inputs, at lengths that span many blocks.
+#include <gtest/gtest.h>
+
+#include "cudakit/array_scan.hpp"
+#include "cudakit/error.hpp"
+#include "cudakit/scan_kernel.hpp"
+#include "unit/array_reduce_test_util.hpp"
+
+namespace {
+
+using namespace cudakit;
+using namespace cudakit_test;
+
+class ArrayScan : public ::testing::Test {
+ protected:
+  Device device = Device::get(BackendKind::cpu, 0);
+  DeviceScope scope{device};
+  Stream stream = device.default_stream();
+  std::uint32_t seed = fresh_seed();
+
+  template <class T>
+  Array upload(const std::vector<T>& host, const Shape& shape) {
+    return from_host(host.data(), shape, dtype_of<T>(), stream);
+  }
+};
+
+// Inclusive running sums along `axis` of a C-order array.
+std::vector<double> running(const std::vector<double>& x, const Shape& shape, int axis, bool product) {
+  std::vector<double> out(x);
+  std::int64_t inner = 1;
+  for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+  const std::int64_t len = shape[static_cast<std::size_t>(axis)];
+  const std::int64_t outer = static_cast<std::int64_t>(x.size()) / (len * inner);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t in = 0; in < inner; ++in)
+      for (std::int64_t k = 1; k < len; ++k) {
+        const auto at = static_cast<std::size_t>((o * len + k) * inner + in);
+        const auto prev = static_cast<std::size_t>((o * len + k - 1) * inner + in);
+        out[at] = product ? out[prev] * out[at] : out[prev] + out[at];
+      }
+  return out;
+}
+
+TEST_F(ArrayScan, CumsumOfLargeInt32ArrayIsExactInt64) {
+  const std::size_t n = 1000003;  // spans many blocks and tiles
+  const auto host = random_values<std::int32_t>(n, -1000.0, 1000.0, seed);
+  const Array r = cumsum(upload(host, {static_cast<std::int64_t>(n)}));
+  EXPECT_EQ(r.dtype(), DType::int64);
+  const auto got = r.to_host<std::int64_t>();
+  std::int64_t running_sum = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    running_sum += host[k];
+    ASSERT_EQ(got[k], running_sum) << "element " << k << ", seed " << seed;
+  }
+}
+
+TEST_F(ArrayScan, CumsumOfFloat64MatchesReference) {
+  const std::size_t n = 77777;
+  const auto host = random_values<double>(n, -1.0, 1.0, seed);
+  const auto got = cumsum(upload(host, {static_cast<std::int64_t>(n)})).to_host<double>();
+  double s = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    s += host[k];
+    ASSERT_NEAR(got[k], s, 1e-9) << "element " << k;
+  }
+}
+
+TEST_F(ArrayScan, CumsumOfShortArrayFitsOneBlock) {
+  const auto host = random_values<float>(37, 0.0, 2.0, seed);
+  const auto got = cumsum(upload(host, {37})).to_host<float>();
+  float s = 0;
+  for (std::size_t k = 0; k < host.size(); ++k) ASSERT_NEAR(got[k], s += host[k], 1e-5);
+}
+
+TEST_F(ArrayScan, CumsumAlongEachAxisMatchesReference) {
+  const Shape shape{4, 301, 7};
+  const auto host = random_values<double>(static_cast<std::size_t>(shape_size(shape)), -1.0, 1.0, seed);
+  const Array a = upload(host, shape);
+  for (int axis : {0, 1, 2, -1}) {
+    SCOPED_TRACE(axis);
+    const Array r = cumsum(a, axis);
+    EXPECT_EQ(r.shape(), shape);
+    expect_close(r.to_host<double>(), running(host, shape, axis < 0 ? axis + 3 : axis, false), 1e-12, "cumsum");
+  }
+}
+
+TEST_F(ArrayScan, CumsumWithoutAxisFlattensInCOrder) {
+  const Shape shape{3, 5, 11};
+  const auto host = random_values<double>(165, -1.0, 1.0, seed);
+  const Array r = cumsum(upload(host, shape).transpose());
+  EXPECT_EQ(r.shape(), Shape{165});
+  const auto transposed = upload(host, shape).transpose().to_host<double>();
+  expect_close(r.to_host<double>(), running(transposed, {165}, 0, false), 1e-12, "flat cumsum");
+}
+
+TEST_F(ArrayScan, CumprodAlongAnAxisMatchesReference) {
+  const Shape shape{6, 129};
+  const auto host = random_values<double>(774, 0.9, 1.1, seed);
+  expect_close(cumprod(upload(host, shape), 1).to_host<double>(), running(host, shape, 1, true), 1e-12, "cumprod");
+}
+
+TEST_F(ArrayScan, CumsumOfFusedExpressionMatchesReference) {
+  const auto x = random_values<double>(5003, -1.0, 1.0, seed);
+  const Array a = upload(x, {5003});
+  const auto got = cumsum(Expr(a) * Expr(a)).to_host<double>();
+  double s = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) ASSERT_NEAR(got[k], s += x[k] * x[k], 1e-10);
+}
+
+TEST_F(ArrayScan, CumsumAxisOutOfRangeIsAnError) {
+  const Array a = upload(random_values<float>(12, 0.0, 1.0, seed), {3, 4});
+  EXPECT_THROW(cumsum(a, 2), ArgumentError);
+  EXPECT_THROW(cumprod(a, -3), ArgumentError);
+}
+
+TEST_F(ArrayScan, InclusiveScanKernelComputesRunningMaximum) {
+  InclusiveScanKernel running_max(DType::float32, "a > b ? a : b");
+  const auto host = random_values<float>(300007, -100.0, 100.0, seed);
+  const auto got = running_max(upload(host, {300007})).to_host<float>();
+  float m = host[0];
+  for (std::size_t k = 0; k < host.size(); ++k) {
+    m = std::max(m, host[k]);
+    ASSERT_EQ(got[k], m) << "element " << k;
+  }
+}
+
+TEST_F(ArrayScan, ExclusiveScanKernelStartsWithTheNeutralElement) {
+  ExclusiveScanKernel scan(DType::int64, "a + b", "0");
+  const auto host = random_values<std::int64_t>(100003, 1.0, 50.0, seed);
+  const auto got = scan(upload(host, {100003})).to_host<std::int64_t>();
+  std::int64_t s = 0;
+  for (std::size_t k = 0; k < host.size(); ++k) {
+    ASSERT_EQ(got[k], s) << "element " << k;
+    s += host[k];
+  }
+}
+
+TEST_F(ArrayScan, ScanKernelWorksInPlace) {
+  InclusiveScanKernel scan(DType::int32, "a + b", std::string("0"));
+  const auto host = random_values<std::int32_t>(20011, 1.0, 9.0, seed);
+  Array a = upload(host, {20011});
+  scan(a, a);
+  const auto got = a.to_host<std::int32_t>();
+  std::int32_t s = 0;
+  for (std::size_t k = 0; k < host.size(); ++k) ASSERT_EQ(got[k], s += host[k]);
+}
+
+TEST_F(ArrayScan, ScanKernelOperationNeedNotBeCommutative) {
+  // (a, b) -> b keeps the latest value: a scan of it is the identity.
+  InclusiveScanKernel last(DType::float64, "b");
+  const auto host = random_values<double>(9001, -1.0, 1.0, seed);
+  EXPECT_EQ(last(upload(host, {9001})).to_host<double>(), host);
+}
+
+TEST_F(ArrayScan, ScanKernelRejectsBadDefinitions) {
+  EXPECT_THROW(InclusiveScanKernel(DType::float32, "  "), ArgumentError);
+  EXPECT_THROW(InclusiveScanKernel(DType::float32, "a + b", std::nullopt, "not valid"), ArgumentError);
+  EXPECT_THROW(ExclusiveScanKernel(DType::float32, "a + b", ""), ArgumentError);
+}
+
+TEST_F(ArrayScan, ScanKernelRejectsMismatchedOutput) {
+  InclusiveScanKernel scan(DType::float32, "a + b");
+  const Array a = upload(random_values<float>(10, 0.0, 1.0, seed), {10});
+  Array small = empty({9}, DType::float32, stream);
+  Array wrong = empty({10}, DType::float64, stream);
+  EXPECT_THROW(scan(a, small), ArgumentError);
+  EXPECT_THROW(scan(a, wrong), ArgumentError);
+}
+
+}  // namespace
