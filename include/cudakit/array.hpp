@@ -19,6 +19,7 @@
 #include "cudakit/device.hpp"
 #include "cudakit/dtype.hpp"
 #include "cudakit/kernel.hpp"
+#include "cudakit/pinned_buffer.hpp"
 #include "cudakit/stream.hpp"
 
 namespace cudakit {
@@ -166,6 +167,15 @@ class Array {
   // (pageable memory is staged through a pinned buffer). Synchronize the
   // stream before reading `dst`.
   void copy_to_host_async(void* dst, std::size_t bytes) const;
+  // Starts a copy into new pinned host memory and returns it at once;
+  // synchronize the array's stream before reading it.
+  template <class T>
+  PinnedBuffer<T> to_host_async() const {
+    check_host_type(dtype_of<T>());
+    PinnedBuffer<T> out(static_cast<std::size_t>(size()));
+    copy_to_host_async(out.data(), out.bytes());
+    return out;
+  }
   void copy_from_host(const void* src, std::size_t bytes);
   void copy_from_host_async(const void* src, std::size_t bytes);
   // Host copy of the element at a C-order flat position (slow: for printing and tests).

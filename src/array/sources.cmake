@@ -3,6 +3,15 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/dtype.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scalar.cpp
   ${CMAKE_CURRENT_LIST_DIR}/expr_types.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/array.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/array_creation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/array_transfer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/array_format.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/expr.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/expr_plan.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/codegen_prelude.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_cache.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/elementwise.cpp
 )
 
 # Reductions, scans, random numbers and matrix products.

@@ -24,6 +24,7 @@ struct ExprNode {
   // source: "add", "exp", "where", "cast", ...
   std::string op;
   DType dtype = DType::float32;  // result dtype
+  DType operand = DType::float32;  // op: the dtype its inputs are converted to
   bool weak = false;             // a scalar-only tree (NEP 50 weak)
   Shape shape;                   // broadcast result shape
   std::vector<std::shared_ptr<const ExprNode>> children;

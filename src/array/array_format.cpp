@@ -1,0 +1,116 @@
+// Printing arrays the way NumPy does: array([[1., 2.],\n       [3., 4.]], dtype=float32),
+// summarised with "..." past 1000 elements.
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "array/array_util.hpp"
+#include "cudakit/array.hpp"
+
+namespace cudakit {
+namespace {
+
+constexpr std::int64_t kThreshold = 1000;
+constexpr std::int64_t kEdge = 3;
+
+std::string format_real(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  if (v == std::floor(v) && std::fabs(v) < 1e16) {
+    std::snprintf(buf, sizeof buf, "%.0f.", v);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.8g", v);
+  return buf;
+}
+
+std::string format_value(const Scalar& s, DType dtype) {
+  if (is_bool(dtype)) return s.as_bool() ? "True" : "False";
+  if (is_unsigned_integer(dtype)) return std::to_string(s.as_uint64());
+  if (is_integer(dtype)) return std::to_string(s.as_int64());
+  if (is_complex(dtype)) {
+    auto c = s.as_complex();
+    std::string im = format_real(std::fabs(c.imag()));
+    return format_real(c.real()) + (c.imag() < 0 || std::signbit(c.imag()) ? "-" : "+") + im + "j";
+  }
+  return format_real(s.as_double());
+}
+
+struct Printer {
+  const Array& a;
+  bool summarise;
+  std::vector<unsigned char> host;  // every element, C order, when it is small
+  std::vector<std::string> cells;  // C-order values of the elements shown
+  std::size_t next = 0;
+  std::size_t width = 0;
+
+  // Positions along one axis that are shown (-1 marks the "..." gap).
+  std::vector<std::int64_t> shown(std::int64_t n) const {
+    std::vector<std::int64_t> v;
+    if (!summarise || n <= 2 * kEdge) {
+      for (std::int64_t k = 0; k < n; ++k) v.push_back(k);
+    } else {
+      for (std::int64_t k = 0; k < kEdge; ++k) v.push_back(k);
+      v.push_back(-1);
+      for (std::int64_t k = n - kEdge; k < n; ++k) v.push_back(k);
+    }
+    return v;
+  }
+
+  void gather(std::size_t axis, std::int64_t flat) {
+    if (axis == a.shape().size()) {
+      Scalar v = host.empty() ? a.item(flat)
+                              : detail::scalar_from_bytes(host.data() + static_cast<std::size_t>(flat) * a.itemsize(), a.dtype());
+      cells.push_back(format_value(v, a.dtype()));
+      width = std::max(width, cells.back().size());
+      return;
+    }
+    for (std::int64_t k : shown(a.shape()[axis]))
+      if (k >= 0) gather(axis + 1, flat * a.shape()[axis] + k);
+  }
+
+  std::string render(std::size_t axis, std::size_t indent) {
+    if (axis == a.shape().size()) {
+      std::string c = cells[next++];
+      return std::string(width - c.size(), ' ') + c;
+    }
+    std::string s = "[";
+    bool last_axis = axis + 1 == a.shape().size();
+    std::string sep = last_axis ? ", " : "," + std::string(a.shape().size() - axis - 1, '\n') + std::string(indent + 1, ' ');
+    bool first = true;
+    for (std::int64_t k : shown(a.shape()[axis])) {
+      if (!first) s += sep;
+      first = false;
+      s += k < 0 ? "..." : render(axis + 1, indent + 1);
+    }
+    return s + "]";
+  }
+};
+
+bool default_dtype_shown_bare(DType d) {
+  return d == DType::float64 || d == DType::int64 || d == DType::bool_ || d == DType::complex128;
+}
+
+}  // namespace
+
+std::string Array::to_string() const {
+  if (!valid()) return "array(<null>)";
+  std::string suffix = default_dtype_shown_bare(dtype_) ? "" : ", dtype=" + std::string(cudakit::to_string(dtype_));
+  if (size() == 0) return "array([], shape=" + shape_to_string(shape_) + (suffix.empty() ? ", dtype=" + std::string(cudakit::to_string(dtype_)) : suffix) + ")";
+  // Small arrays come to the host in one copy; big ones element by element
+  // for the few that are shown.
+  Printer p{*this, size() > kThreshold, {}, {}, 0, 0};
+  if (!p.summarise) {
+    p.host.resize(nbytes());
+    copy_to_host(p.host.data(), p.host.size());
+  }
+  p.gather(0, 0);
+  return "array(" + p.render(0, 6) + suffix + ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Array& array) { return os << array.to_string(); }
+
+}  // namespace cudakit
