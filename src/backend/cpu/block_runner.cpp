@@ -1,0 +1,339 @@
+#include "backend/cpu/block_runner.hpp"
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/cpu/fiber_stack.hpp"
+#include "cudakit/error.hpp"
+
+namespace cudakit::detail::cpu {
+namespace {
+
+namespace fctx = boost::context::detail;
+
+enum class FiberState : std::uint8_t { runnable, at_barrier, at_warp, done };
+
+struct FiberThread {
+  fctx::fcontext_t context = nullptr;
+  unsigned idx[3] = {0, 0, 0};
+  FiberState state = FiberState::runnable;
+};
+
+struct WarpState {
+  unsigned present = 0;    // lanes that exist (the last warp of a block may be partial)
+  unsigned live = 0;       // lanes that have not exited
+  unsigned arrived = 0;    // lanes waiting at a warp barrier
+  unsigned needed[32];     // the mask each waiting lane named
+  unsigned long long slots[32];
+};
+
+// Everything one OS thread needs to run blocks; reused from block to block
+// so running a block allocates nothing once the sizes have been seen.
+struct Worker {
+  FiberStackPool stacks;
+  std::vector<FiberThread> threads;
+  std::vector<WarpState> warps;
+  void* dynamic_shared = nullptr;
+  std::size_t dynamic_capacity = 0;
+
+  // The block being run.
+  bool fiber_mode = false;
+  std::size_t block_threads = 0;
+  const BlockLaunch* launch = nullptr;
+  cudakit_cpu::ThreadStateLayout* state = nullptr;
+  fctx::fcontext_t scheduler = nullptr;
+  unsigned current = 0;
+  unsigned live = 0;
+  unsigned arrived = 0;
+  int sum = 0;
+  int result = 0;
+  std::exception_ptr error;
+
+  ~Worker() { std::free(dynamic_shared); }
+};
+
+Worker& worker() {
+  thread_local Worker w;
+  return w;
+}
+
+[[noreturn]] void throw_undetected(const char* what) {
+  Worker& w = worker();
+  throw KernelFault(
+      std::string("running kernel ") + w.launch->kernel_name + " on the CPU backend",
+      std::string("the kernel called ") + what +
+          ", but none was found in its source, so its threads ran one after the other",
+      {w.launch->kernel_name},
+      "keep the device functions that synchronize in the kernel's source or in "
+      "CompileOptions::headers, where the CPU backend can see them");
+}
+
+void suspend(Worker& w) {
+  fctx::transfer_t t = fctx::jump_fcontext(w.scheduler, nullptr);
+  w.scheduler = t.fctx;
+}
+
+void release_barrier(Worker& w) {
+  w.result = w.sum;
+  w.sum = 0;
+  w.arrived = 0;
+  for (auto& th : w.threads)
+    if (th.state == FiberState::at_barrier) th.state = FiberState::runnable;
+}
+
+void try_release_warp(Worker& w, unsigned warp, unsigned lane) {
+  WarpState& ws = w.warps[warp];
+  const unsigned group = ws.needed[lane] & ws.live;
+  if ((ws.arrived & group) != group) return;
+  const unsigned release = group & ws.arrived;
+  ws.arrived &= ~release;
+  for (unsigned bits = release; bits; bits &= bits - 1)
+    w.threads[warp * 32 + static_cast<unsigned>(__builtin_ctz(bits))].state = FiberState::runnable;
+}
+
+// Waits until every live lane of `mask` (and the caller) has arrived.
+void warp_wait(Worker& w, unsigned mask) {
+  const unsigned lane = w.current & 31u;
+  const unsigned warp = w.current >> 5;
+  WarpState& ws = w.warps[warp];
+  ws.arrived |= 1u << lane;
+  ws.needed[lane] = mask | (1u << lane);
+  w.threads[w.current].state = FiberState::at_warp;
+  try_release_warp(w, warp, lane);
+  if (w.threads[w.current].state != FiberState::runnable) suspend(w);
+}
+
+void thread_exit(Worker& w) {
+  const unsigned i = w.current;
+  w.threads[i].state = FiberState::done;
+  --w.live;
+  WarpState& ws = w.warps[i >> 5];
+  ws.live &= ~(1u << (i & 31u));
+  // Exited threads no longer count at barriers (as on the GPU).
+  if (w.arrived > 0 && w.arrived == w.live) release_barrier(w);
+  for (unsigned bits = ws.arrived; bits; bits &= bits - 1)
+    try_release_warp(w, i >> 5, static_cast<unsigned>(__builtin_ctz(bits)));
+}
+
+void fiber_main(fctx::transfer_t t) {
+  Worker& w = *static_cast<Worker*>(t.data);
+  w.scheduler = t.fctx;
+  try {
+    w.launch->entry->run_thread(w.launch->args);
+  } catch (...) {
+    if (!w.error) w.error = std::current_exception();
+  }
+  thread_exit(w);
+  fctx::jump_fcontext(w.scheduler, nullptr);
+  std::abort();   // a finished fiber is never resumed
+}
+
+// ---- the runtime functions the module calls ----------------------------------
+
+int rt_syncthreads_count(int predicate) {
+  Worker& w = worker();
+  if (!w.fiber_mode) {
+    if (w.block_threads == 1) return predicate;
+    throw_undetected("__syncthreads()");
+  }
+  ++w.arrived;
+  w.sum += predicate;
+  w.threads[w.current].state = FiberState::at_barrier;
+  if (w.arrived == w.live) release_barrier(w);
+  if (w.threads[w.current].state != FiberState::runnable) suspend(w);
+  return w.result;
+}
+
+void rt_syncwarp(unsigned mask) {
+  Worker& w = worker();
+  if (!w.fiber_mode) {
+    if (w.block_threads == 1) return;
+    throw_undetected("__syncwarp()");
+  }
+  warp_wait(w, mask);
+}
+
+unsigned long long rt_warp_exchange(unsigned mask, unsigned long long value, int src_lane) {
+  Worker& w = worker();
+  if (!w.fiber_mode) {
+    if (w.block_threads == 1) return value;
+    throw_undetected("a warp shuffle");
+  }
+  WarpState& ws = w.warps[w.current >> 5];
+  ws.slots[w.current & 31u] = value;
+  warp_wait(w, mask);
+  unsigned long long out = value;
+  if (src_lane >= 0 && src_lane < 32 && ((ws.present >> src_lane) & 1u)) out = ws.slots[src_lane];
+  // A second meeting, so no lane overwrites its slot before all have read.
+  warp_wait(w, mask);
+  return out;
+}
+
+unsigned rt_warp_ballot(unsigned mask, int predicate) {
+  Worker& w = worker();
+  const unsigned lane = w.current & 31u;
+  if (!w.fiber_mode) {
+    if (w.block_threads == 1) return predicate ? 1u : 0u;
+    throw_undetected("a warp vote");
+  }
+  WarpState& ws = w.warps[w.current >> 5];
+  ws.slots[lane] = predicate ? 1u : 0u;
+  warp_wait(w, mask);
+  unsigned out = 0;
+  for (unsigned bits = (mask | (1u << lane)) & ws.live; bits; bits &= bits - 1) {
+    unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
+    if (ws.slots[l]) out |= 1u << l;
+  }
+  warp_wait(w, mask);
+  return out;
+}
+
+unsigned rt_activemask() {
+  Worker& w = worker();
+  if (!w.fiber_mode) {
+    if (w.block_threads == 1) return 1u;
+    throw_undetected("__activemask()");
+  }
+  return w.warps[w.current >> 5].live;
+}
+
+void* rt_dynamic_shared() { return worker().dynamic_shared; }
+
+void rt_yield() {
+  Worker& w = worker();
+  if (!w.fiber_mode) return;
+  suspend(w);
+}
+
+void rt_trap(const char* what) {
+  Worker& w = worker();
+  throw KernelFault(std::string("running kernel ") + w.launch->kernel_name + " on the CPU backend",
+                    what, {w.launch->kernel_name},
+                    "the kernel stopped itself (__trap or a failed device-side check)");
+}
+
+const cudakit_cpu::RuntimeTable kRuntime = {
+    cudakit_cpu::kAbiVersion, &rt_syncthreads_count, &rt_syncwarp, &rt_warp_exchange,
+    &rt_warp_ballot,          &rt_activemask,        &rt_dynamic_shared, &rt_yield,
+    &rt_trap};
+
+void ensure_dynamic_shared(Worker& w, std::size_t bytes) {
+  if (bytes <= w.dynamic_capacity && w.dynamic_shared) return;
+  std::size_t capacity = std::max<std::size_t>(bytes, 64 * 1024);
+  capacity = (capacity + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, capacity);
+  if (!p) throw OutOfMemory("allocating dynamic shared memory on the CPU backend", bytes, 0, 0);
+  std::free(w.dynamic_shared);
+  w.dynamic_shared = p;
+  w.dynamic_capacity = capacity;
+}
+
+void run_fibers(Worker& w, const BlockLaunch& launch, const unsigned block_idx[3]) {
+  const unsigned n = static_cast<unsigned>(launch.block.volume());
+  const auto& stacks = w.stacks.reserve(n);
+  w.threads.resize(n);
+  w.warps.resize((n + 31) / 32);
+  for (unsigned warp = 0; warp < w.warps.size(); ++warp) {
+    unsigned lanes = std::min(32u, n - warp * 32);
+    WarpState& ws = w.warps[warp];
+    ws.present = ws.live = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+    ws.arrived = 0;
+  }
+  const unsigned bx = launch.block.x, by = launch.block.y;
+  for (unsigned i = 0; i < n; ++i) {
+    FiberThread& th = w.threads[i];
+    th.idx[0] = i % bx;
+    th.idx[1] = (i / bx) % by;
+    th.idx[2] = i / (bx * by);
+    th.state = FiberState::runnable;
+    th.context = fctx::make_fcontext(stacks[i].top(), stacks[i].size, &fiber_main);
+  }
+  w.live = n;
+  w.arrived = 0;
+  w.sum = 0;
+  w.error = nullptr;
+  w.fiber_mode = true;
+
+  unsigned remaining = n;
+  while (remaining > 0) {
+    bool progressed = false;
+    for (unsigned i = 0; i < n; ++i) {
+      FiberThread& th = w.threads[i];
+      if (th.state != FiberState::runnable) continue;
+      w.current = i;
+      w.state->thread_idx[0] = th.idx[0];
+      w.state->thread_idx[1] = th.idx[1];
+      w.state->thread_idx[2] = th.idx[2];
+      fctx::transfer_t t = fctx::jump_fcontext(th.context, &w);
+      th.context = t.fctx;
+      progressed = true;
+      if (th.state == FiberState::done) --remaining;
+      if (w.error) {
+        // The other threads of the block are abandoned where they stand; their
+        // stacks are reused by the next block.
+        w.fiber_mode = false;
+        std::rethrow_exception(std::exchange(w.error, nullptr));
+      }
+    }
+    if (!progressed) {
+      unsigned at_barrier = 0, at_warp = 0;
+      for (const auto& th : w.threads) {
+        at_barrier += th.state == FiberState::at_barrier;
+        at_warp += th.state == FiberState::at_warp;
+      }
+      w.fiber_mode = false;
+      throw KernelFault(
+          std::string("running kernel ") + launch.kernel_name + " on the CPU backend",
+          "block (" + std::to_string(block_idx[0]) + "," + std::to_string(block_idx[1]) + "," +
+              std::to_string(block_idx[2]) + ") can never finish: " + std::to_string(at_barrier) +
+              " threads wait at __syncthreads() and " + std::to_string(at_warp) +
+              " at a warp operation that the other threads never reach",
+          {launch.kernel_name},
+          "every live thread of a block must reach the same __syncthreads(), and every lane "
+          "named in a warp operation's mask must call it; a barrier inside a branch that only "
+          "some threads take hangs on a GPU too");
+    }
+  }
+  w.fiber_mode = false;
+}
+
+}  // namespace
+
+const cudakit_cpu::RuntimeTable& runtime_table() { return kRuntime; }
+
+void run_block(const BlockLaunch& launch, unsigned long long block_index) {
+  Worker& w = worker();
+  const unsigned block_idx[3] = {
+      static_cast<unsigned>(block_index % launch.grid.x),
+      static_cast<unsigned>((block_index / launch.grid.x) % launch.grid.y),
+      static_cast<unsigned>(block_index / (static_cast<unsigned long long>(launch.grid.x) *
+                                           launch.grid.y))};
+  cudakit_cpu::ThreadStateLayout* s = launch.module->thread_state();
+  for (int d = 0; d < 3; ++d) s->block_idx[d] = block_idx[d];
+  s->block_dim[0] = launch.block.x;
+  s->block_dim[1] = launch.block.y;
+  s->block_dim[2] = launch.block.z;
+  s->grid_dim[0] = launch.grid.x;
+  s->grid_dim[1] = launch.grid.y;
+  s->grid_dim[2] = launch.grid.z;
+  if (launch.dynamic_shared_bytes > 0 || !w.dynamic_shared)
+    ensure_dynamic_shared(w, launch.dynamic_shared_bytes);
+  w.launch = &launch;
+  w.state = s;
+  w.block_threads = launch.block.volume();
+  if (!launch.entry->uses_barrier || w.block_threads == 1) {
+    w.fiber_mode = false;
+    launch.entry->run_block(launch.args);
+    return;
+  }
+  run_fibers(w, launch, block_idx);
+}
+
+}  // namespace cudakit::detail::cpu

@@ -1,0 +1,31 @@
+// Runs one block of a kernel on the calling OS thread. A kernel with no
+// barrier or warp operation runs its threads in a plain loop inside the
+// module; one with them runs each thread as a fiber, switched at
+// __syncthreads and at warp operations (all live lanes of a warp of 32 meet
+// there, as on the GPU). This file also provides the runtime functions the
+// module calls for those operations.
+#pragma once
+
+#include "backend/cpu/prelude/cudakit_cpu_abi.h"
+#include "cudakit/dim3.hpp"
+
+namespace cudakit::detail::cpu {
+
+// The functions given to every module at load.
+const cudakit_cpu::RuntimeTable& runtime_table();
+
+struct BlockLaunch {
+  const cudakit_cpu::KernelEntry* entry = nullptr;
+  const cudakit_cpu::ModuleInfo* module = nullptr;
+  const char* kernel_name = "";
+  Dim3 grid;
+  Dim3 block;
+  unsigned dynamic_shared_bytes = 0;
+  void** args = nullptr;
+};
+
+// Runs block `block_index` (x fastest) of `launch`. Throws KernelFault when
+// the block cannot complete (a barrier not every thread reaches, __trap()).
+void run_block(const BlockLaunch& launch, unsigned long long block_index);
+
+}  // namespace cudakit::detail::cpu

@@ -1,0 +1,507 @@
+// The CPU backend: one device made of the host's cores. Memory is aligned
+// host memory, streams are queues with their own threads, kernels are
+// shared objects built by the host compiler and run block by block on a
+// thread pool.
+#include "backend/cpu/cpu_backend.hpp"
+
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/cpu/block_runner.hpp"
+#include "backend/cpu/cpu_module.hpp"
+#include "backend/cpu/cpu_stream.hpp"
+#include "backend/cpu/host_compiler.hpp"
+#include "backend/cpu/thread_pool.hpp"
+#include "cudakit/error.hpp"
+
+namespace cudakit::detail {
+namespace cpu {
+namespace {
+
+constexpr std::size_t kAlignment = 256;   // as cuMemAlloc guarantees
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        std::string model = line.substr(colon + 1);
+        while (!model.empty() && model.front() == ' ') model.erase(model.begin());
+        return model;
+      }
+    }
+  }
+  return "unknown CPU";
+}
+
+std::size_t total_host_memory() {
+  return static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+         static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::size_t available_host_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::size_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return static_cast<std::size_t>(sysconf(_SC_AVPHYS_PAGES)) *
+         static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+void check_ordinal(int ordinal, const char* what) {
+  if (ordinal != 0)
+    throw ArgumentError(std::string(what) + " on the CPU backend",
+                        "no device " + std::to_string(ordinal) + "; the CPU backend has one (0)");
+}
+
+struct LaunchTask {
+  BlockLaunch launch;
+  std::string name;
+  std::vector<std::max_align_t> storage;   // the argument values, copied at launch
+  std::vector<void*> args;
+};
+
+void run_one_block(void* context, unsigned long long index) {
+  run_block(*static_cast<const BlockLaunch*>(context), index);
+}
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend()
+      : pool_(configured_thread_count()), null_stream_(std::make_shared<CpuStream>(false)) {
+    properties_.name = "cudakit CPU backend (" + cpu_model() + ", " +
+                       std::to_string(pool_.size()) + " threads)";
+    properties_.compute_major = 0;
+    properties_.compute_minor = 0;
+    properties_.total_memory = total_host_memory();
+    properties_.multiprocessor_count = static_cast<int>(pool_.size());
+    properties_.max_threads_per_block = 1024;
+    properties_.max_block_dim = Dim3(1024, 1024, 64);
+    properties_.max_grid_dim = Dim3(2147483647u, 65535, 65535);
+    properties_.shared_memory_per_block = kStaticSharedLimit;
+    properties_.shared_memory_per_block_optin = kOptInSharedLimit;
+    properties_.shared_memory_per_multiprocessor = 228 * 1024;
+    properties_.registers_per_block = 65536;
+    properties_.warp_size = 32;
+    properties_.max_threads_per_multiprocessor = 2048;
+    properties_.max_blocks_per_multiprocessor = 32;
+    properties_.clock_rate_khz = 0;
+    properties_.l2_cache_bytes = 0;
+    properties_.async_engine_count = 1;
+    properties_.unified_addressing = true;
+    properties_.concurrent_kernels = true;
+  }
+
+  ~CpuBackend() override {
+    std::lock_guard lock(streams_mutex_);
+    streams_.clear();
+  }
+
+  BackendKind kind() const noexcept override { return BackendKind::cpu; }
+
+  // ---- devices ----------------------------------------------------------------
+  int device_count() override { return 1; }
+  DeviceProperties properties(int ordinal) override {
+    check_ordinal(ordinal, "reading device properties");
+    return properties_;
+  }
+  std::int64_t attribute(int ordinal, DeviceAttribute a) override {
+    check_ordinal(ordinal, "reading a device attribute");
+    const DeviceProperties& p = properties_;
+    switch (a) {
+      case DeviceAttribute::max_threads_per_block: return p.max_threads_per_block;
+      case DeviceAttribute::max_block_dim_x: return p.max_block_dim.x;
+      case DeviceAttribute::max_block_dim_y: return p.max_block_dim.y;
+      case DeviceAttribute::max_block_dim_z: return p.max_block_dim.z;
+      case DeviceAttribute::max_grid_dim_x: return p.max_grid_dim.x;
+      case DeviceAttribute::max_grid_dim_y: return p.max_grid_dim.y;
+      case DeviceAttribute::max_grid_dim_z: return p.max_grid_dim.z;
+      case DeviceAttribute::max_shared_memory_per_block:
+        return static_cast<std::int64_t>(p.shared_memory_per_block);
+      case DeviceAttribute::max_shared_memory_per_block_optin:
+        return static_cast<std::int64_t>(p.shared_memory_per_block_optin);
+      case DeviceAttribute::max_shared_memory_per_multiprocessor:
+        return static_cast<std::int64_t>(p.shared_memory_per_multiprocessor);
+      case DeviceAttribute::total_constant_memory: return 64 * 1024;
+      case DeviceAttribute::warp_size: return p.warp_size;
+      case DeviceAttribute::max_registers_per_block: return p.registers_per_block;
+      case DeviceAttribute::multiprocessor_count: return p.multiprocessor_count;
+      case DeviceAttribute::max_threads_per_multiprocessor: return p.max_threads_per_multiprocessor;
+      case DeviceAttribute::max_blocks_per_multiprocessor: return p.max_blocks_per_multiprocessor;
+      case DeviceAttribute::compute_capability_major: return p.compute_major;
+      case DeviceAttribute::compute_capability_minor: return p.compute_minor;
+      case DeviceAttribute::unified_addressing: return 1;
+      case DeviceAttribute::concurrent_kernels: return 1;
+      case DeviceAttribute::async_engine_count: return p.async_engine_count;
+      case DeviceAttribute::can_map_host_memory: return 1;
+      case DeviceAttribute::integrated: return 1;
+      case DeviceAttribute::managed_memory: return 1;
+      case DeviceAttribute::pageable_memory_access: return 1;
+      case DeviceAttribute::host_native_atomic_supported: return 1;
+      default: return 0;
+    }
+  }
+  void make_current(int ordinal) override { check_ordinal(ordinal, "selecting a device"); }
+  int current_device() override { return 0; }
+  void synchronize(int ordinal) override {
+    check_ordinal(ordinal, "synchronizing the device");
+    std::vector<std::shared_ptr<CpuStream>> all;
+    {
+      std::lock_guard lock(streams_mutex_);
+      all.push_back(null_stream_);
+      for (auto& [raw, s] : streams_) all.push_back(s);
+    }
+    std::exception_ptr first;
+    for (auto& s : all) {
+      s->wait(s->last_ticket());
+      if (auto e = s->take_error(); e && !first) first = e;
+    }
+    if (first) std::rethrow_exception(first);
+  }
+  MemoryInfo memory_info(int ordinal) override {
+    check_ordinal(ordinal, "reading memory information");
+    return {available_host_memory(), total_host_memory()};
+  }
+  std::size_t limit(int ordinal, ContextLimit which) override {
+    check_ordinal(ordinal, "reading a context limit");
+    std::lock_guard lock(limits_mutex_);
+    return limits_[static_cast<int>(which)];
+  }
+  void set_limit(int ordinal, ContextLimit which, std::size_t value) override {
+    check_ordinal(ordinal, "setting a context limit");
+    // Kept for the API's sake: host printf needs no FIFO, fiber stacks are
+    // sized by CUDAKIT_CPU_STACK_SIZE, and device malloc is host malloc.
+    std::lock_guard lock(limits_mutex_);
+    limits_[static_cast<int>(which)] = value;
+  }
+  int driver_version() override { return 0; }
+
+  // ---- memory -------------------------------------------------------------------
+  DevicePtr allocate(int ordinal, std::size_t bytes) override {
+    check_ordinal(ordinal, "allocating device memory");
+    return reinterpret_cast<DevicePtr>(aligned(bytes, "allocating device memory"));
+  }
+  void deallocate(int, DevicePtr ptr) noexcept override {
+    std::free(reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr)));
+  }
+  void* allocate_pinned(std::size_t bytes) override {
+    return aligned(bytes, "allocating pinned host memory");
+  }
+  void deallocate_pinned(void* ptr) noexcept override { std::free(ptr); }
+
+  void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
+            bool async) override {
+    if (bytes == 0) return;
+    run_on(stream, async, [dst, src, bytes] { std::memmove(dst, src, bytes); });
+  }
+  void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
+            NativeStream stream, bool async) override {
+    if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4)
+      throw ArgumentError("filling device memory on the CPU backend",
+                          "element size " + std::to_string(element_bytes) +
+                              " is not 1, 2 or 4 bytes");
+    if (count == 0) return;
+    void* p = reinterpret_cast<void*>(static_cast<std::uintptr_t>(dst));
+    run_on(stream, async, [p, value, element_bytes, count] {
+      if (element_bytes == 1) {
+        std::memset(p, static_cast<int>(value & 0xff), count);
+      } else if (element_bytes == 2) {
+        auto* q = static_cast<std::uint16_t*>(p);
+        for (std::size_t i = 0; i < count; ++i) q[i] = static_cast<std::uint16_t>(value);
+      } else {
+        auto* q = static_cast<std::uint32_t*>(p);
+        for (std::size_t i = 0; i < count; ++i) q[i] = value;
+      }
+    });
+  }
+
+  // ---- streams and events -----------------------------------------------------------
+  NativeStream create_stream(int ordinal, bool non_blocking) override {
+    check_ordinal(ordinal, "creating a stream");
+    auto s = std::make_shared<CpuStream>(non_blocking);
+    std::lock_guard lock(streams_mutex_);
+    streams_[s.get()] = s;
+    return s.get();
+  }
+  void destroy_stream(NativeStream stream) noexcept override {
+    std::shared_ptr<CpuStream> s;
+    {
+      std::lock_guard lock(streams_mutex_);
+      auto it = streams_.find(stream);
+      if (it == streams_.end()) return;
+      s = std::move(it->second);
+      streams_.erase(it);
+    }
+    // Work already queued still runs (as cuStreamDestroy promises); the
+    // stream's thread ends when the last reference goes.
+  }
+  void synchronize_stream(NativeStream stream) override {
+    auto s = stream_of(stream);
+    s->wait(s->last_ticket());
+    rethrow(*s);
+  }
+  bool query_stream(NativeStream stream) override { return stream_of(stream)->idle(); }
+  void stream_wait_event(NativeStream stream, NativeEvent event) override {
+    auto* e = static_cast<CpuEvent*>(event);
+    const std::uint64_t sequence = e->latest();
+    if (sequence == 0) return;   // never recorded: nothing to wait for
+    submit(stream, [e, sequence] { e->wait_for(sequence); });
+  }
+  NativeEvent create_event(int ordinal, bool timing) override {
+    check_ordinal(ordinal, "creating an event");
+    return new CpuEvent(timing);
+  }
+  void destroy_event(NativeEvent event) noexcept override {
+    auto* e = static_cast<CpuEvent*>(event);
+    // A recording may still be queued; it must not touch a freed event.
+    e->wait();
+    delete e;
+  }
+  void record_event(NativeEvent event, NativeStream stream) override {
+    auto* e = static_cast<CpuEvent*>(event);
+    const std::uint64_t sequence = e->begin_record();
+    submit(stream, [e, sequence] { e->mark(sequence); });
+  }
+  void synchronize_event(NativeEvent event) override { static_cast<CpuEvent*>(event)->wait(); }
+  bool query_event(NativeEvent event) override { return static_cast<CpuEvent*>(event)->complete(); }
+  float elapsed_ms(NativeEvent start, NativeEvent stop) override {
+    auto* a = static_cast<CpuEvent*>(start);
+    auto* b = static_cast<CpuEvent*>(stop);
+    const char* context = "measuring the time between two events on the CPU backend";
+    if (!a->timing() || !b->timing())
+      throw ArgumentError(context, "an event was created without timing",
+                          "create both events with timing enabled");
+    std::chrono::steady_clock::time_point ta, tb;
+    if (!a->time(ta) || !b->time(tb))
+      throw CudaError(context, "an event has not been recorded, or has not completed yet",
+                      "synchronize the stop event before asking for the elapsed time", 600,
+                      "CUDA_ERROR_NOT_READY");
+    return std::chrono::duration<float, std::milli>(tb - ta).count();
+  }
+
+  // ---- compile and load ----------------------------------------------------------------
+  std::string compiler_identity() override { return host_compiler_identity(); }
+  std::string default_arch(int) override { return "cpu"; }
+  CompiledCode compile(const CompileRequest& request) override {
+    return compile_host_module(request);
+  }
+  NativeModule load_module(int ordinal, const CompiledCode& code) override {
+    check_ordinal(ordinal, "loading a module");
+    return new CpuModule(code);
+  }
+  void unload_module(NativeModule module) noexcept override {
+    // Work queued with this module's kernels must finish before its code goes.
+    try {
+      synchronize(0);
+    } catch (...) {
+    }
+    delete static_cast<CpuModule*>(module);
+  }
+  std::vector<std::string> kernel_symbols(NativeModule module) override {
+    std::vector<std::string> out;
+    for (const auto& k : static_cast<CpuModule*>(module)->kernels()) out.push_back(k->symbol);
+    return out;
+  }
+  NativeKernel get_kernel(NativeModule module, const std::string& symbol) override {
+    auto* m = static_cast<CpuModule*>(module);
+    if (CpuKernel* k = m->find(symbol)) return k;
+    std::string list;
+    for (const auto& k : m->kernels()) list += (list.empty() ? "" : ", ") + k->name;
+    throw ArgumentError("looking up kernel '" + symbol + "' on the CPU backend",
+                        "no such kernel; the module has: " + (list.empty() ? "none" : list),
+                        "templates need a name expression (CompileOptions::name_expressions)");
+  }
+  ParamLayout param_layout(NativeModule module, const std::string& symbol) override {
+    return static_cast<CpuKernel*>(get_kernel(module, symbol))->layout;
+  }
+  KernelAttributes kernel_attributes(NativeKernel kernel) override {
+    auto* k = static_cast<CpuKernel*>(kernel);
+    KernelAttributes a;
+    a.max_threads_per_block = 1024;
+    a.max_dynamic_shared_bytes = k->max_dynamic_shared;
+    return a;
+  }
+  void set_max_dynamic_shared_memory(NativeKernel kernel, std::size_t bytes) override {
+    if (bytes > kOptInSharedLimit)
+      throw LaunchConfigError("setting the dynamic shared memory limit of a kernel on the CPU backend",
+                              "max dynamic shared memory per block (opt-in)",
+                              static_cast<long long>(bytes),
+                              static_cast<long long>(kOptInSharedLimit));
+    static_cast<CpuKernel*>(kernel)->max_dynamic_shared = bytes;
+  }
+  std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
+                                               const std::string& name) override {
+    auto [address, size] = static_cast<CpuModule*>(module)->global(name);
+    if (!address)
+      throw ArgumentError("looking up global '" + name + "' on the CPU backend",
+                          "the module defines no __device__ or __constant__ variable of that name",
+                          "globals are found when defined at namespace scope in the source");
+    return {reinterpret_cast<DevicePtr>(address), size};
+  }
+  int max_active_blocks_per_multiprocessor(NativeKernel, int block_size, std::size_t) override {
+    if (block_size <= 0) return 0;
+    return std::max(1, std::min(32, 2048 / block_size));
+  }
+  std::pair<int, int> suggest_block_size(NativeKernel, std::size_t) override {
+    return {static_cast<int>(pool_.size()) * 8, 256};
+  }
+
+  // ---- launch -----------------------------------------------------------------------------
+  void launch(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
+              unsigned dynamic_shared_bytes, NativeStream stream, void** args) override {
+    auto* k = static_cast<CpuKernel*>(kernel);
+    check_launch(*k, kernel_name, grid, block, dynamic_shared_bytes);
+    // The values are copied now: the caller's argument array lives on its
+    // stack, and the launch runs later on the stream's thread.
+    auto task = std::make_shared<LaunchTask>();
+    task->name = kernel_name ? kernel_name : k->name;
+    std::size_t bytes = 0;
+    for (const auto& p : k->layout.params) bytes = std::max(bytes, p.offset + p.size);
+    task->storage.resize(bytes / sizeof(std::max_align_t) + 1);
+    auto* base = reinterpret_cast<unsigned char*>(task->storage.data());
+    task->args.resize(k->layout.params.size() + 1);
+    for (std::size_t i = 0; i < k->layout.params.size(); ++i) {
+      const Param& p = k->layout.params[i];
+      std::memcpy(base + p.offset, args[i], p.size);
+      task->args[i] = base + p.offset;
+    }
+    task->launch = BlockLaunch{k->entry, k->module, task->name.c_str(), grid, block,
+                               dynamic_shared_bytes, task->args.data()};
+    submit(stream, [this, task] {
+      task->launch.kernel_name = task->name.c_str();
+      pool_.parallel_for(task->launch.grid.volume(), &run_one_block, &task->launch);
+    });
+  }
+
+ private:
+  void* aligned(std::size_t bytes, const char* what) {
+    std::size_t rounded = (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+    void* p = std::aligned_alloc(kAlignment, rounded);
+    if (!p)
+      throw OutOfMemory(std::string(what) + " on the CPU backend", bytes, available_host_memory(),
+                        total_host_memory());
+    return p;
+  }
+
+  void check_launch(const CpuKernel& k, const char* name, Dim3 grid, Dim3 block,
+                    unsigned dynamic_shared) {
+    const std::string context = std::string("launching kernel ") + (name ? name : k.name.c_str()) +
+                                " (grid " + grid.to_string() + ", block " + block.to_string() +
+                                ") on the CPU backend";
+    if (block.volume() == 0 || grid.volume() == 0)
+      throw LaunchConfigError(context, "non-empty grid and block", 0, 1);
+    if (block.volume() > 1024)
+      throw LaunchConfigError(context, "max threads per block",
+                              static_cast<long long>(block.volume()), 1024);
+    if (block.x > 1024 || block.y > 1024 || block.z > 64)
+      throw LaunchConfigError(context, "max block dimensions (1024x1024x64)",
+                              std::max({block.x, block.y, block.z * 16}), 1024);
+    if (grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u)
+      throw LaunchConfigError(context, "max grid dimensions (2147483647x65535x65535)",
+                              std::max(grid.y, grid.z), 65535);
+    if (dynamic_shared > k.max_dynamic_shared)
+      throw LaunchConfigError(context, "max dynamic shared memory per block", dynamic_shared,
+                              static_cast<long long>(k.max_dynamic_shared),
+                              dynamic_shared <= kOptInSharedLimit
+                                  ? "raise the kernel's limit first (set_max_dynamic_shared_memory)"
+                                  : "");
+  }
+
+  std::shared_ptr<CpuStream> stream_of(NativeStream stream) {
+    if (!stream) return null_stream_;
+    std::lock_guard lock(streams_mutex_);
+    auto it = streams_.find(stream);
+    if (it == streams_.end())
+      throw ArgumentError("using a stream on the CPU backend", "the stream does not exist",
+                          "it may have been destroyed already");
+    return it->second;
+  }
+
+  static void rethrow(CpuStream& s) {
+    if (auto e = s.take_error()) std::rethrow_exception(e);
+  }
+
+  // Queues `task` on `stream` with the legacy default stream's ordering:
+  // work on the null stream waits for all blocking streams, and work on a
+  // blocking stream waits for the null stream.
+  std::pair<std::shared_ptr<CpuStream>, std::uint64_t> submit(NativeStream stream,
+                                                               std::function<void()> task) {
+    std::shared_ptr<CpuStream> target = stream_of(stream);
+    std::vector<std::pair<std::shared_ptr<CpuStream>, std::uint64_t>> waits;
+    {
+      std::lock_guard lock(streams_mutex_);
+      if (target == null_stream_) {
+        for (auto& [raw, s] : streams_)
+          if (!s->non_blocking())
+            if (auto t = s->last_ticket(); !s->reached(t)) waits.emplace_back(s, t);
+      } else if (!target->non_blocking()) {
+        if (auto t = null_stream_->last_ticket(); !null_stream_->reached(t))
+          waits.emplace_back(null_stream_, t);
+      }
+    }
+    if (!waits.empty())
+      task = [waits = std::move(waits), inner = std::move(task)] {
+        for (const auto& [s, t] : waits) s->wait(t);
+        inner();
+      };
+    std::uint64_t ticket = target->enqueue(std::move(task));
+    return {target, ticket};
+  }
+
+  // A copy or fill: queued when async; otherwise done at once when nothing
+  // it must follow is pending, else queued and waited for.
+  template <class F>
+  void run_on(NativeStream stream, bool async, F work) {
+    if (async) {
+      submit(stream, std::move(work));
+      return;
+    }
+    if (quiet(stream)) {
+      work();
+      return;
+    }
+    auto [s, ticket] = submit(stream, std::move(work));
+    s->wait(ticket);
+    rethrow(*s);
+  }
+
+  bool quiet(NativeStream stream) {
+    auto target = stream_of(stream);
+    if (!target->idle()) return false;
+    if (target != null_stream_) return target->non_blocking() || null_stream_->idle();
+    std::lock_guard lock(streams_mutex_);
+    for (auto& [raw, s] : streams_)
+      if (!s->non_blocking() && !s->idle()) return false;
+    return true;
+  }
+
+  ThreadPool pool_;
+  DeviceProperties properties_;
+  std::shared_ptr<CpuStream> null_stream_;
+  std::mutex streams_mutex_;
+  std::map<void*, std::shared_ptr<CpuStream>> streams_;
+  std::mutex limits_mutex_;
+  std::size_t limits_[3] = {1024, 1 << 20, 8 << 20};
+};
+
+}  // namespace
+}  // namespace cpu
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<cpu::CpuBackend>(); }
+
+}  // namespace cudakit::detail

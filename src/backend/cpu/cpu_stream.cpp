@@ -1,0 +1,128 @@
+#include "backend/cpu/cpu_stream.hpp"
+
+#include <cstdio>
+#include <utility>
+
+namespace cudakit::detail::cpu {
+
+CpuStream::CpuStream(bool non_blocking) : non_blocking_(non_blocking) {
+  thread_ = std::thread([this] { run(); });
+}
+
+CpuStream::~CpuStream() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  thread_.join();
+}
+
+std::uint64_t CpuStream::enqueue(std::function<void()> task) {
+  std::uint64_t ticket;
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(task));
+    ticket = ++submitted_;
+  }
+  work_cv_.notify_one();
+  return ticket;
+}
+
+std::uint64_t CpuStream::last_ticket() {
+  std::lock_guard lock(mutex_);
+  return submitted_;
+}
+
+bool CpuStream::reached(std::uint64_t ticket) {
+  std::lock_guard lock(mutex_);
+  return completed_ >= ticket;
+}
+
+void CpuStream::wait(std::uint64_t ticket) {
+  std::unique_lock lock(mutex_);
+  done_cv_.wait(lock, [&] { return completed_ >= ticket; });
+}
+
+bool CpuStream::idle() {
+  std::lock_guard lock(mutex_);
+  return completed_ == submitted_;
+}
+
+std::exception_ptr CpuStream::take_error() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(error_, nullptr);
+}
+
+void CpuStream::run() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    // Drain before stopping: destroying a stream finishes its work.
+    work_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;
+    std::function<void()> task = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    std::exception_ptr failure;
+    try {
+      task();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    // Kernel printf output appears when the work completes, as on a GPU.
+    std::fflush(stdout);
+    task = nullptr;
+    lock.lock();
+    if (failure && !error_) error_ = failure;
+    ++completed_;
+    done_cv_.notify_all();
+  }
+}
+
+std::uint64_t CpuEvent::begin_record() {
+  std::lock_guard lock(mutex_);
+  return ++recorded_;
+}
+
+void CpuEvent::mark(std::uint64_t sequence) {
+  auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(mutex_);
+    if (sequence > reached_) {
+      reached_ = sequence;
+      when_ = now;
+      has_time_ = true;
+    }
+  }
+  cv_.notify_all();
+}
+
+bool CpuEvent::complete() {
+  std::lock_guard lock(mutex_);
+  return reached_ >= recorded_;
+}
+
+void CpuEvent::wait() {
+  std::unique_lock lock(mutex_);
+  const std::uint64_t target = recorded_;
+  cv_.wait(lock, [&] { return reached_ >= target; });
+}
+
+void CpuEvent::wait_for(std::uint64_t sequence) {
+  std::unique_lock lock(mutex_);
+  cv_.wait(lock, [&] { return reached_ >= sequence; });
+}
+
+std::uint64_t CpuEvent::latest() {
+  std::lock_guard lock(mutex_);
+  return recorded_;
+}
+
+bool CpuEvent::time(std::chrono::steady_clock::time_point& out) {
+  std::lock_guard lock(mutex_);
+  if (!has_time_ || reached_ < recorded_) return false;
+  out = when_;
+  return true;
+}
+
+}  // namespace cudakit::detail::cpu

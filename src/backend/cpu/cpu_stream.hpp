@@ -1,0 +1,79 @@
+// Streams and events on the CPU backend. A stream is an in-order queue with
+// its own thread, so queued work runs concurrently with the host as it does
+// on a GPU; an event is a host timestamp taken when its stream reaches it.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace cudakit::detail::cpu {
+
+class CpuStream {
+ public:
+  explicit CpuStream(bool non_blocking);
+  // Finishes the queued work first.
+  ~CpuStream();
+  CpuStream(const CpuStream&) = delete;
+  CpuStream& operator=(const CpuStream&) = delete;
+
+  bool non_blocking() const noexcept { return non_blocking_; }
+  // Queues `task`; returns its ticket (tickets count up from 1).
+  std::uint64_t enqueue(std::function<void()> task);
+  // The ticket of the last task queued (0: none yet).
+  std::uint64_t last_ticket();
+  bool reached(std::uint64_t ticket);
+  // Blocks until the task with `ticket` (and all before it) has run.
+  void wait(std::uint64_t ticket);
+  // True when nothing is queued or running.
+  bool idle();
+  // The first failure of a queued task since the last call, or null.
+  std::exception_ptr take_error();
+
+ private:
+  void run();
+
+  const bool non_blocking_;
+  std::mutex mutex_;
+  std::condition_variable work_cv_;
+  std::condition_variable done_cv_;
+  std::deque<std::function<void()>> queue_;
+  std::uint64_t submitted_ = 0;
+  std::uint64_t completed_ = 0;
+  std::exception_ptr error_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+class CpuEvent {
+ public:
+  explicit CpuEvent(bool timing) : timing_(timing) {}
+  bool timing() const noexcept { return timing_; }
+  // A new recording; returns its sequence number for mark().
+  std::uint64_t begin_record();
+  // Called by the stream when it reaches the recording `sequence`.
+  void mark(std::uint64_t sequence);
+  bool complete();
+  void wait();
+  // Waits for the recording that was the latest when it was called.
+  void wait_for(std::uint64_t sequence);
+  std::uint64_t latest();
+  // Time of the last completed recording; false when there is none.
+  bool time(std::chrono::steady_clock::time_point& out);
+
+ private:
+  const bool timing_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::uint64_t recorded_ = 0;
+  std::uint64_t reached_ = 0;
+  bool has_time_ = false;
+  std::chrono::steady_clock::time_point when_{};
+};
+
+}  // namespace cudakit::detail::cpu

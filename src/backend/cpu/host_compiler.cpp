@@ -1,0 +1,316 @@
+#include "backend/cpu/host_compiler.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <xxhash.h>
+
+#include "backend/cpu/kernel_scanner.hpp"
+#include "backend/cpu/prelude/cudakit_cpu_abi.h"
+#include "cudakit/error.hpp"
+
+extern char** environ;
+
+namespace cudakit::detail::cpu {
+namespace fs = std::filesystem;
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : std::string(fallback);
+}
+
+// Runs argv[0] (looked up in PATH) with stdout and stderr into `log_path`.
+// Returns the exit status, or -1 when it could not be started.
+int run_process(const std::vector<std::string>& argv, const std::string& log_path) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_text(const fs::path& p, std::string_view text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out)
+    throw Error("compiling for the CPU backend", "cannot write " + p.string(),
+                "check that TMPDIR names a writable directory");
+}
+
+// A private directory for one compile, removed when done.
+class TempDir {
+ public:
+  TempDir() {
+    std::string base = env_or("TMPDIR", "/tmp");
+    std::string templ = base + "/cudakit-cpu-XXXXXX";
+    std::vector<char> buf(templ.begin(), templ.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data()))
+      throw Error("compiling for the CPU backend",
+                  "cannot create a temporary directory in " + base + ": " + std::strerror(errno),
+                  "set TMPDIR to a writable directory");
+    path_ = buf.data();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// CUDA headers kernels commonly include: the prelude already declares what
+// they would, so they are empty here.
+constexpr const char* kStubHeaders[] = {
+    "cuda_runtime.h", "cuda.h", "cuda_runtime_api.h", "device_launch_parameters.h",
+    "cuda_fp16.h", "cuda_bf16.h", "math_constants.h", "device_functions.h",
+    "sm_60_atomic_functions.h", "cooperative_groups.h", "cuda/std/cstdint"};
+
+std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// The base name of a name expression's function: "ns::k<float, 2>" -> "k".
+std::string expression_base(std::string_view expr) {
+  std::string s(expr.substr(0, expr.find('<')));
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  auto colon = s.rfind("::");
+  return colon == std::string::npos ? s : s.substr(colon + 2);
+}
+
+// The code appended after the user's source: one entry per kernel (and per
+// name expression) and one per global, and the module's exported table.
+std::string generate_tail(const ScanResult& scan, const CompileOptions& options) {
+  std::ostringstream out;
+  out << "\n// ---- cudakit CPU backend: entry points ----\n"
+      << "namespace {\n"
+      << "const ::cudakit_cpu::KernelEntry cudakit_cpu_kernel_table[] = {\n";
+  std::set<std::string> seen;
+  unsigned kernels = 0;
+  for (const auto& k : scan.kernels) {
+    if (k.is_template) continue;
+    seen.insert(k.qualified);
+    out << "  ::cudakit_cpu::KernelTraits<&::" << k.qualified << ">::entry(" << quote(k.qualified)
+        << ", " << (k.uses_barrier ? 1 : 0) << "),\n";
+    ++kernels;
+  }
+  for (const auto& expr : options.name_expressions) {
+    if (!seen.insert(expr).second) continue;
+    std::string base = expression_base(expr);
+    bool known = false;
+    bool uses = true;   // unknown: the safe (fiber) path
+    for (const auto& k : scan.kernels)
+      if (k.name == base) {
+        known = true;
+        uses = k.uses_barrier;
+      }
+    if (!known && !scan.function_barriers.empty()) uses = scan.any_barrier;
+    out << "  ::cudakit_cpu::KernelTraits<&" << expr << ">::entry(" << quote(expr) << ", "
+        << (uses ? 1 : 0) << "),\n";
+    ++kernels;
+  }
+  out << "  ::cudakit_cpu::KernelEntry{nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr}};\n"
+      << "const ::cudakit_cpu::GlobalEntry cudakit_cpu_global_table[] = {\n";
+  for (const auto& g : scan.globals)
+    out << "  {" << quote(g.qualified) << ", (void*)&::" << g.qualified << ", sizeof(::"
+        << g.qualified << ")},\n";
+  out << "  {nullptr, nullptr, 0}};\n"
+      << "}  // namespace\n"
+      << "extern \"C\" __attribute__((visibility(\"default\"))) const ::cudakit_cpu::ModuleInfo*\n"
+      << CUDAKIT_CPU_MODULE_SYMBOL << "() {\n"
+      << "  static const ::cudakit_cpu::ModuleInfo info = {::cudakit_cpu::kAbiVersion,\n"
+      << "      cudakit_cpu_kernel_table, " << kernels << ", cudakit_cpu_global_table, "
+      << scan.globals.size() << ",\n"
+      << "      &::cudakit_cpu::module_init, &::cudakit_cpu::module_thread_state};\n"
+      << "  return &info;\n}\n";
+  return out.str();
+}
+
+std::string file_name_of(const std::string& source_name) {
+  std::string name = fs::path(source_name).filename().string();
+  if (name.empty()) name = "kernel.cu";
+  return name;
+}
+
+// Flags meant for NVRTC make no sense to the host compiler; only those a
+// host compiler understands the same way are passed on.
+bool host_compatible_flag(std::string_view f) {
+  for (std::string_view p : {"-D", "-U", "-I", "-W", "-g", "-O"})
+    if (f.starts_with(p)) return true;
+  return false;
+}
+
+std::string compiler_version_line() {
+  TempDir dir;
+  fs::path log = dir.path() / "version.txt";
+  int rc = run_process({host_compiler(), "--version"}, log.string());
+  if (rc != 0)
+    throw Error("finding the host C++ compiler for the CPU backend",
+                "'" + host_compiler() + " --version' failed" +
+                    (rc < 0 ? std::string(" to start") : " with status " + std::to_string(rc)),
+                "install a C++ compiler (g++ or clang++), or name one with CUDAKIT_CXX");
+  std::string text = read_text(log);
+  return text.substr(0, text.find('\n'));
+}
+
+}  // namespace
+
+const std::string& host_compiler() {
+  static const std::string cxx = [] {
+    if (const char* v = std::getenv("CUDAKIT_CXX"); v && *v) return std::string(v);
+    if (const char* v = std::getenv("CXX"); v && *v) return std::string(v);
+    return std::string("c++");
+  }();
+  return cxx;
+}
+
+bool debug_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUDAKIT_CPU_DEBUG");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  return on;
+}
+
+const std::string& host_compiler_identity() {
+  static const std::string identity = [] {
+    std::string prelude(prelude_text());
+    prelude += abi_text();
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx",
+                  static_cast<unsigned long long>(XXH64(prelude.data(), prelude.size(), 0)));
+    std::string id = compiler_version_line() + " (" + host_compiler() + "); prelude " + hash;
+    if (debug_enabled()) id += "; asan+ubsan";
+    return id;
+  }();
+  return identity;
+}
+
+CompiledCode compile_host_module(const CompileRequest& request) {
+  const std::string context = "compiling " + request.source_name + " for the CPU backend";
+  const CompileOptions& options = request.options;
+
+  ScanResult scan = scan_kernel_source(request.source);
+  for (const auto& [name, text] : options.headers) {
+    ScanResult h = scan_kernel_source(text);
+    scan.unsupported.insert(scan.unsupported.end(), h.unsupported.begin(), h.unsupported.end());
+  }
+  if (!scan.unsupported.empty()) {
+    std::string log;
+    for (const auto& u : scan.unsupported)
+      log += request.source_name + ":" + std::to_string(u.line) + ": error: " + u.construct +
+             " ('" + u.token + "') cannot run on the CPU backend\n";
+    const auto& first = scan.unsupported.front();
+    throw CompileError(context + ": " + first.construct + " at line " + std::to_string(first.line),
+                       log, request.source,
+                       "run this kernel on a GPU, or give the CPU backend a portable version "
+                       "(#ifdef __CUDAKIT_CPU__)");
+  }
+
+  TempDir dir;
+  const fs::path include_dir = dir.path() / "include";
+  for (const char* h : kStubHeaders) write_text(include_dir / h, "#pragma once\n");
+  write_text(include_dir / "cudakit_cpu_prelude.h", prelude_text());
+  write_text(include_dir / "cudakit_cpu_abi.h", abi_text());
+  for (const auto& [name, text] : options.headers) write_text(include_dir / name, text);
+
+  const std::string source_file = file_name_of(request.source_name);
+  write_text(dir.path() / source_file, rewrite_dynamic_shared(request.source, scan));
+  CompiledCode code;
+  code.format = CodeFormat::host_object;
+  code.arch = "cpu";
+  // No lowered names: the loader reads each kernel's real symbol (mangled
+  // for C++ linkage) back from the module, and the core matches name
+  // expressions against the demangled symbols as on the GPU.
+  std::string tail = generate_tail(scan, options);
+  write_text(dir.path() / "module.cpp",
+             "#include " + quote(source_file) + "\n" + tail);
+
+  std::string std_flag = options.std.empty() ? "c++17" : options.std;
+  if (std_flag == "c++03" || std_flag == "c++11" || std_flag == "c++14") std_flag = "c++17";
+  std::vector<std::string> argv = {host_compiler(), "-x", "c++", "-std=" + std_flag, "-fPIC",
+                                   "-shared", "-fvisibility=hidden", "-pthread"};
+  // GCC marks inline statics "unique", which would pin modules in memory.
+  if (host_compiler_identity().find("clang") == std::string::npos)
+    argv.push_back("-fno-gnu-unique");
+  if (debug_enabled()) {
+    for (const char* f : {"-O0", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer"})
+      argv.emplace_back(f);
+  } else if (options.debug) {
+    argv.emplace_back("-O0");
+    argv.emplace_back("-g");
+  } else {
+    // -O2 and no -march=native: cached objects may be shared across machines.
+    argv.emplace_back("-O2");
+    if (options.line_info) argv.emplace_back("-g");
+  }
+  if (options.fast_math) argv.emplace_back("-ffast-math");
+  argv.emplace_back("-include");
+  argv.emplace_back("cudakit_cpu_prelude.h");
+  argv.emplace_back("-I" + include_dir.string());
+  if (fs::path(request.source_name).has_parent_path())
+    argv.emplace_back("-I" + fs::path(request.source_name).parent_path().string());
+  for (const auto& d : options.include_dirs) argv.emplace_back("-I" + d);
+  for (const auto& [name, value] : options.defines)
+    argv.emplace_back("-D" + name + (value.empty() ? "" : "=" + value));
+  for (const auto& f : options.extra_flags)
+    if (host_compatible_flag(f)) argv.emplace_back(f);
+  argv.emplace_back("-o");
+  argv.emplace_back((dir.path() / "module.so").string());
+  argv.emplace_back((dir.path() / "module.cpp").string());
+
+  const fs::path log_path = dir.path() / "compile.log";
+  int rc = run_process(argv, log_path.string());
+  std::string log = read_text(log_path);
+  // Paths into the private directory mean nothing to the user.
+  const std::string prefix = dir.path().string() + "/";
+  for (std::size_t p; (p = log.find(prefix)) != std::string::npos;) log.erase(p, prefix.size());
+  if (rc < 0)
+    throw Error(context, "cannot run the host compiler '" + host_compiler() + "'",
+                "install a C++ compiler (g++ or clang++), or name one with CUDAKIT_CXX");
+  if (rc != 0)
+    throw CompileError(context, log, request.source,
+                       log.find("cudakit_cpu_kernel_table") != std::string::npos
+                           ? "a kernel or name expression could not be taken as a function "
+                             "address (overloaded kernels are not supported on the CPU backend)"
+                           : std::string{});
+  std::string image = read_text(dir.path() / "module.so");
+  code.image.assign(image.begin(), image.end());
+  code.log = log;
+  return code;
+}
+
+}  // namespace cudakit::detail::cpu

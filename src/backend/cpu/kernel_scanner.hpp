@@ -1,0 +1,61 @@
+// Reads a CUDA C source the way the CPU backend needs before compiling it:
+// which __global__ functions it defines (and whether they synchronize, so
+// those that do not can skip fibers), which __device__ / __constant__
+// variables it defines, which `extern __shared__` arrays it declares, and
+// which constructs it uses that the CPU cannot run. A small tokenizer that
+// skips comments, strings and preprocessor lines; not a C++ parser.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudakit::detail::cpu {
+
+struct ScannedKernel {
+  std::string name;        // as written: "vec_add"
+  std::string qualified;   // with enclosing namespaces: "ns::vec_add"
+  bool is_template = false;
+  bool uses_barrier = false;   // __syncthreads / warp operations, directly or through calls
+  int line = 0;
+};
+
+struct ScannedGlobal {
+  std::string name;
+  std::string qualified;
+  int line = 0;
+};
+
+struct DynamicSharedDecl {
+  std::size_t begin = 0;   // byte range of the declaration, `extern` to `;`
+  std::size_t end = 0;
+  std::string type;        // element type, e.g. "float"
+  std::string name;
+  bool namespace_scope = false;
+};
+
+struct UnsupportedUse {
+  std::string construct;   // "inline assembly (asm)"
+  std::string token;       // what was found
+  int line = 0;
+};
+
+struct ScanResult {
+  std::vector<ScannedKernel> kernels;
+  std::vector<ScannedGlobal> globals;
+  std::vector<DynamicSharedDecl> dynamic_shared;
+  std::vector<UnsupportedUse> unsupported;
+  bool any_barrier = false;
+  // Whether a function of this name (defined in the source) synchronizes.
+  bool function_uses_barrier(std::string_view name) const;
+  std::vector<std::pair<std::string, bool>> function_barriers;
+};
+
+ScanResult scan_kernel_source(std::string_view source);
+
+// The source with each `extern __shared__ T name[];` replaced by a pointer
+// to the block's dynamic shared memory; line numbers are unchanged.
+std::string rewrite_dynamic_shared(std::string_view source, const ScanResult& scan);
+
+}  // namespace cudakit::detail::cpu

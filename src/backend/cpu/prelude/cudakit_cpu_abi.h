@@ -1,0 +1,93 @@
+// The binary interface between cudakit's CPU runtime and a kernel module
+// compiled by the host compiler. Both sides include this header: the runtime
+// (C++20, inside libcudakit) and every generated module (C++17 or later).
+// The module receives the runtime's functions through RuntimeTable at load,
+// so the shared object needs no symbol from the executable; the runtime finds
+// the module's kernels and globals through ModuleInfo. Change kAbiVersion
+// whenever a layout here changes.
+#ifndef CUDAKIT_CPU_ABI_H
+#define CUDAKIT_CPU_ABI_H
+
+#include <stddef.h>
+
+namespace cudakit_cpu {
+
+constexpr unsigned kAbiVersion = 1;
+
+// Per OS thread: the coordinates of the CUDA thread running now. The
+// module owns the storage (a thread_local); the runtime writes it before it
+// runs a block and at every fiber switch. Layout: four {x, y, z} triples of
+// unsigned (threadIdx, blockIdx, blockDim, gridDim).
+struct ThreadStateLayout {
+  unsigned thread_idx[3];
+  unsigned block_idx[3];
+  unsigned block_dim[3];
+  unsigned grid_dim[3];
+};
+
+// What the runtime gives the module: the operations that need the block
+// scheduler (barriers, warp operations) and the block's dynamic shared memory.
+struct RuntimeTable {
+  unsigned abi_version;
+  // __syncthreads_count: waits for every live thread of the block, returns
+  // how many passed a non-zero predicate.
+  int (*syncthreads_count)(int predicate);
+  // __syncwarp: waits for the live lanes of `mask` in this thread's warp.
+  void (*syncwarp)(unsigned mask);
+  // Every lane of `mask` publishes `value`; returns the value of `src_lane`
+  // (0..31 within the warp), or the caller's own when that lane is absent.
+  unsigned long long (*warp_exchange)(unsigned mask, unsigned long long value, int src_lane);
+  // __ballot_sync over the live lanes of `mask`.
+  unsigned (*warp_ballot)(unsigned mask, int predicate);
+  // Live (not exited) lanes of this thread's warp.
+  unsigned (*activemask)();
+  // The block's `extern __shared__` buffer (aligned to 64 bytes).
+  void* (*dynamic_shared)();
+  // Lets the other threads of the block run (__nanosleep, spin loops).
+  void (*yield)();
+  // __trap(): ends the kernel with an error naming `what`.
+  void (*trap)(const char* what);
+};
+
+// One parameter as the compiled code declares it. scalar_kind numbers
+// follow cudakit::ScalarType (0 unknown, 1 bool, 2 i8, 3 u8, 4 i16, 5 u16,
+// 6 i32, 7 u32, 8 i64, 9 u64, 10 f16, 11 bf16, 12 f32, 13 f64).
+struct ParamInfo {
+  size_t size;
+  size_t align;
+  int is_pointer;
+  int scalar_kind;
+};
+
+struct KernelEntry {
+  const char* name;                  // name as the user spells it (or the name expression)
+  void (*run_thread)(void** args);   // runs the current CUDA thread
+  void (*run_block)(void** args);    // runs every thread of the block in a loop
+  unsigned param_count;
+  const ParamInfo* params;
+  int uses_barrier;                  // needs fibers (barriers or warp operations)
+  const void* address;               // the kernel function (its symbol names it)
+};
+
+struct GlobalEntry {
+  const char* name;
+  void* address;
+  size_t size;
+};
+
+struct ModuleInfo {
+  unsigned abi_version;
+  const KernelEntry* kernels;
+  unsigned kernel_count;
+  const GlobalEntry* globals;
+  unsigned global_count;
+  void (*init)(const RuntimeTable* runtime);
+  ThreadStateLayout* (*thread_state)();   // this OS thread's state in the module
+};
+
+}  // namespace cudakit_cpu
+
+// Every module exports exactly this function.
+#define CUDAKIT_CPU_MODULE_SYMBOL "cudakit_cpu_module"
+
+#endif  // CUDAKIT_CPU_ABI_H

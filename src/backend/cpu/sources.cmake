@@ -1,0 +1,27 @@
+# The CPU backend: host-compiled kernels run on a thread pool, block threads
+# as fibers (Boost.Context's fcontext: measured faster than ucontext, see
+# docs/performance.md).
+find_package(Boost 1.71 REQUIRED COMPONENTS context)
+
+# The prelude kernels are compiled with ships inside the library as text.
+set(_cpu_prelude_dir ${CMAKE_CURRENT_LIST_DIR}/prelude)
+file(READ ${_cpu_prelude_dir}/cudakit_cpu_prelude.h CUDAKIT_CPU_PRELUDE_TEXT)
+file(READ ${_cpu_prelude_dir}/cudakit_cpu_abi.h CUDAKIT_CPU_ABI_TEXT)
+configure_file(${_cpu_prelude_dir}/embedded_prelude.cpp.in
+               ${CMAKE_CURRENT_BINARY_DIR}/backend_cpu_embedded_prelude.cpp @ONLY)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  ${_cpu_prelude_dir}/cudakit_cpu_prelude.h ${_cpu_prelude_dir}/cudakit_cpu_abi.h
+  ${_cpu_prelude_dir}/embedded_prelude.cpp.in)
+
+list(APPEND CUDAKIT_LAYER_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/block_runner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_module.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_stream.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fiber_stack.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/host_compiler.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_scanner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/thread_pool.cpp
+  ${CMAKE_CURRENT_BINARY_DIR}/backend_cpu_embedded_prelude.cpp
+)
+list(APPEND CUDAKIT_LAYER_LIBS Boost::context)
