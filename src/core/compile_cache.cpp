@@ -13,12 +13,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
 #include <list>
 #include <mutex>
-#include <random>
 #include <system_error>
 #include <unordered_map>
 #include <vector>
@@ -41,6 +41,7 @@ constexpr unsigned stores_between_scans = 32;
 constexpr std::time_t stale_temp_seconds = 3600;
 constexpr std::string_view entry_suffix = ".ckc";
 constexpr std::string_view temp_marker = ".tmp.";
+using Clock = std::chrono::steady_clock;
 
 std::size_t code_bytes(const CompiledCode& c) {
   std::size_t bytes = sizeof c + c.image.size() + c.ptx.size() + c.log.size() + c.arch.size();
@@ -104,7 +105,10 @@ struct CompileCache::Impl {
   bool estimate_valid = false;
   unsigned stores_since_scan = 0;
   std::uint64_t temp_counter = 0;
-  std::uint64_t temp_salt = std::random_device{}();
+  // Tells apart instances of one process writing the same key; cheaper than
+  // std::random_device, which would cost a fresh process tens of microseconds.
+  std::uint64_t temp_salt = static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) ^
+                            reinterpret_cast<std::uintptr_t>(this);
 
   std::string subdir(const std::string& key) const { return root + "/" + key.substr(0, 2); }
   std::string entry_path(const std::string& key) const {
@@ -325,7 +329,7 @@ CompileCache::CompileCache(std::filesystem::path directory, std::size_t max_byte
   // Absolute, so that a later chdir does not move the cache.
   if (!directory.empty()) {
     std::error_code ec;
-    auto absolute = std::filesystem::absolute(directory, ec);
+    auto absolute = directory.is_absolute() ? directory : std::filesystem::absolute(directory, ec);
     impl_->directory = ec ? directory : absolute.lexically_normal();
     std::string dir = impl_->directory.string();
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
