@@ -20,9 +20,7 @@ namespace {
 
 int compile_bench() {
 #ifdef CUDAKIT_CLI_HAS_COMPILE_BENCH
-  char name[] = "cudakit-bench-compile";
-  char* argv[] = {name, nullptr};
-  return run_compile_bench(1, argv);
+  return cudakit::run_compile_bench(std::cout);
 #else
   // Not linked in: run the bench/ program built beside this binary.
   std::error_code ec;
