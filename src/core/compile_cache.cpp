@@ -42,6 +42,8 @@ constexpr std::time_t stale_temp_seconds = 3600;
 constexpr std::string_view entry_suffix = ".ckc";
 constexpr std::string_view temp_marker = ".tmp.";
 using Clock = std::chrono::steady_clock;
+// Far above any compiled kernel; a bigger file at an entry's name is garbage.
+constexpr std::uint64_t max_entry_bytes = std::uint64_t(1) << 31;
 
 std::size_t code_bytes(const CompiledCode& c) {
   std::size_t bytes = sizeof c + c.image.size() + c.ptx.size() + c.log.size() + c.arch.size();
@@ -165,6 +167,13 @@ struct CompileCache::Impl {
       ::close(fd);
       return std::nullopt;
     }
+    if (static_cast<std::uint64_t>(st.st_size) > max_entry_bytes) {
+      // No compile produces this: garbage, not worth reading into memory.
+      ::close(fd);
+      ::unlink(path.c_str());
+      corrupt = true;
+      return std::nullopt;
+    }
     std::vector<std::uint8_t> bytes(static_cast<std::size_t>(st.st_size));
     std::size_t done = 0;
     while (done < bytes.size()) {
@@ -234,6 +243,9 @@ struct CompileCache::Impl {
     if (::close(fd) != 0 || ::rename(temp.c_str(), entry_path(key).c_str()) != 0) {
       const int error = errno;
       ::unlink(temp.c_str());
+      // Something that is not a file sits at the entry's name: skip this
+      // entry, the directory itself is fine.
+      if (error == EISDIR || error == ENOTEMPTY || error == EEXIST) return 0;
       turn_off_disk(write_problem("write " + entry_path(key), errno_text(error)));
       return 0;
     }

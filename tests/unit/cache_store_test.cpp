@@ -150,6 +150,26 @@ TEST_F(CacheStore, EmptyEntryFileIsDiscarded) {
   expect_discarded(key);
 }
 
+TEST_F(CacheStore, OversizedEntryFileIsDiscarded) {
+  const auto key = store_one(random_code(rng_()));
+  fs::resize_file(entry_file(key), std::uintmax_t(3) << 30);   // sparse: no real disk use
+  expect_discarded(key);
+}
+
+TEST_F(CacheStore, DirectoryAtEntryNameIsMissAndKeepsDiskOn) {
+  CompileCache cache(dir_.path());
+  const auto key = fresh_key();
+  fs::create_directories(entry_file(key) / "x");
+  EXPECT_FALSE(cache.load(key));
+  testing::internal::CaptureStderr();
+  cache.store(key, random_code(rng_()));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(cache.disk_problem(), "");
+  const auto other = fresh_key();
+  cache.store(other, random_code(rng_()));
+  EXPECT_TRUE(fs::exists(entry_file(other)));
+}
+
 TEST_F(CacheStore, DiscardedEntryCanBeStoredAgain) {
   const auto code = random_code(rng_());
   const auto key = store_one(code);
