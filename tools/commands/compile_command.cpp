@@ -109,6 +109,7 @@ int run_compile(const CompileCommandOptions& o) {
   }
 
   CompiledCode code;
+  const auto before = CompileCache::global().stats();
   Stopwatch clock;
   try {
     code = compile_only(source, options, backend);
@@ -117,8 +118,11 @@ int run_compile(const CompileCommandOptions& o) {
     return 1;
   }
   const double ms = clock.ms();
+  const auto after = CompileCache::global().stats();
+  const bool cached = after.memory_hits + after.disk_hits > before.memory_hits + before.disk_hits;
   report << "compiled " << o.file << " for " << code.arch << ": " << to_string(code.format) << ", "
-         << format_bytes(code.image.size()) << ", " << format_ms(ms) << " ms\n";
+         << format_bytes(code.image.size()) << ", " << format_ms(ms) << " ms"
+         << (cached ? " (from the compile cache)" : "") << "\n";
   for (const auto& [expression, lowered] : code.lowered_names)
     report << "  name expression " << expression << " -> " << lowered << '\n';
   if (!code.log.empty()) report << "compiler log:\n" << code.log << '\n';

@@ -42,6 +42,18 @@ std::string indented(const std::string& text) {
   return out;
 }
 
+// Long compiler logs would bury the report: the first lines say enough.
+std::string first_lines(const std::string& text, int lines) {
+  std::size_t pos = 0;
+  for (int i = 0; i < lines; ++i) {
+    pos = text.find('\n', pos);
+    if (pos == std::string::npos) return text;
+    ++pos;
+  }
+  std::size_t rest = static_cast<std::size_t>(std::count(text.begin() + long(pos), text.end(), '\n'));
+  return text.substr(0, pos) + "... (" + std::to_string(rest + 1) + " more lines)";
+}
+
 class Report {
  public:
   void ok(const std::string& what) { std::cout << "[ ok ] " << indented(what) << "\n"; }
@@ -359,7 +371,8 @@ int run_doctor(const DoctorOptions& options) {
     if (gpu_check.ok) {
       report.ok(gpu_check.summary);
     } else {
-      report.fail("vector add on " + gpus.front().describe() + " failed", gpu_check.error,
+      report.fail("vector add on " + gpus.front().describe() + " failed",
+                  first_lines(gpu_check.error, 12),
                   "see the message above; `cudakit info` lists the device's limits");
       gpu_fails(gpu_check.error);
       if (gpu_check.error.find("device symbol") != std::string::npos ||
@@ -390,8 +403,9 @@ int run_doctor(const DoctorOptions& options) {
     if (cpu_check.ok)
       report.ok(cpu_check.summary);
     else
-      report.fail("vector add on the CPU backend failed", cpu_check.error,
-                  "the CPU backend needs a host C++ compiler (CUDAKIT_CXX, CXX or c++)");
+      report.fail("vector add on the CPU backend failed", first_lines(cpu_check.error, 12),
+                  "the CPU backend compiles kernels with the host C++ compiler (CUDAKIT_CXX, CXX "
+                  "or c++); the message above says what failed");
   }
 
   report.print_field_notes();
