@@ -14,6 +14,17 @@ foreach(test_target platform_loader_test cuda_compile_test cuda_ptx_parser_test 
                     cuda_backend_test cuda_fault_test)
   target_include_directories(${test_target} PRIVATE ${CUDAKIT_PLATFORM_TEST_INCLUDES})
 endforeach()
+# A scripted stand-in for libcuda: the backend's logic without a GPU.
+add_library(cuda_fake_driver SHARED unit/cuda_fake_driver.cpp)
+target_include_directories(cuda_fake_driver PRIVATE ${PROJECT_SOURCE_DIR}/tests
+                                                    ${CUDAKIT_PLATFORM_TEST_INCLUDES})
+target_link_libraries(cuda_fake_driver PRIVATE cudakit_warnings)
+cudakit_add_test(cuda_backend_fake_test SOURCES unit/cuda_backend_fake_test.cpp LABELS unit)
+target_include_directories(cuda_backend_fake_test PRIVATE ${CUDAKIT_PLATFORM_TEST_INCLUDES})
+target_compile_definitions(cuda_backend_fake_test PRIVATE
+  CUDAKIT_TEST_FAKE_LIBCUDA="$<TARGET_FILE:cuda_fake_driver>")
+add_dependencies(cuda_backend_fake_test cuda_fake_driver)
+
 # The toolkit's stub libcuda: every driver symbol, no driver behind them.
 target_compile_definitions(platform_loader_test PRIVATE
   CUDAKIT_TEST_CUDA_STUB="${CUDAToolkit_LIBRARY_DIR}/stubs/libcuda.so")

@@ -1,0 +1,30 @@
+// A scriptable stand-in for libcuda.so.1, so the CUDA backend's own logic
+// (context caching, error mapping, fault reports, launch diagnostics) is
+// tested on machines without a GPU. Device memory is host memory; kernels do
+// nothing except the one named "faulty", which leaves a sticky illegal-address
+// error as a real faulting kernel would. Tests reach this control block by
+// dlopen-ing the same file and calling fake_cuda_control().
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+
+struct FakeCudaControl {
+  int init_result = 0;                 // what cuInit returns (CUresult)
+  int driver_version = 13000;
+  int device_count = 2;
+  int compute_major = 9;
+  int compute_minor = 0;
+  std::size_t total_bytes = std::size_t(80) << 30;
+  std::size_t free_bytes = std::size_t(70) << 30;
+  int module_load_result = 0;          // what cuModuleLoadDataEx returns
+  bool has_param_info = true;          // cuFuncGetParamInfo answers
+  std::atomic<int> sticky_error{0};    // set by a faulting launch; returned by later calls
+  std::atomic<int> retain_calls{0};
+  std::atomic<int> set_current_calls{0};
+  std::atomic<int> launches{0};
+  std::atomic<int> live_allocations{0};
+};
+
+extern "C" FakeCudaControl* fake_cuda_control();
+extern "C" void fake_cuda_reset();
