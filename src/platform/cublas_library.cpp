@@ -39,7 +39,8 @@ SearchPlan cublas_search_plan() {
   for (const char* env : {"CUDA_PATH", "CUDA_HOME"})
     if (std::string root = environment(env); !root.empty())
       append_location(plan, root + "/lib64/", kSonames);
-  if (*CUDAKIT_CUDA_HOME) append_location(plan, std::string(CUDAKIT_CUDA_HOME) + "/lib64/", kSonames);
+  if (*CUDAKIT_CUDA_HOME)
+    append_location(plan, std::string(CUDAKIT_CUDA_HOME) + "/lib64/", kSonames);
   append_location(plan, "/usr/local/cuda/lib64/", kSonames);
   for (const auto& soname : kSonames) plan.candidates.push_back(soname);
   return plan;
@@ -53,7 +54,8 @@ Cublas load_cublas(const SearchPlan& plan) {
   for (const auto& candidate : plan.candidates) {
     if (std::string dir = directory_of(candidate); !dir.empty()) {
       std::string name = candidate.substr(dir.size() + 1);
-      std::string lt = dir + "/" + std::string("libcublasLt") + name.substr(std::string("libcublas").size());
+      std::string lt =
+          dir + "/" + std::string("libcublasLt") + name.substr(std::string("libcublas").size());
       if (::access(candidate.c_str(), F_OK) == 0) ::dlopen(lt.c_str(), RTLD_NOW | RTLD_GLOBAL);
     }
     with_lt.candidates.push_back(candidate);
@@ -61,8 +63,7 @@ Cublas load_cublas(const SearchPlan& plan) {
   OpenedLibrary lib = open_first(with_lt, RTLD_NOW | RTLD_LOCAL);
   if (!lib.handle) {
     std::string hint = kInstallHint;
-    if (plan.explicit_location)
-      hint = "CUDAKIT_CUBLAS is set but no cuBLAS loads from it; " + hint;
+    if (plan.explicit_location) hint = "CUDAKIT_CUBLAS is set but no cuBLAS loads from it; " + hint;
     throw CublasNotFound("libcublas (cuBLAS)", lib.tried, hint);
   }
   Cublas table;
@@ -104,17 +105,28 @@ const Cublas& cublas() {
 
 std::string cublas_status_name(cublasStatus_t status) {
   switch (status) {
-    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
-    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
-    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
-    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
-    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
-    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
-    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
-    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
-    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
-    case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
-    default: return "cublasStatus_t " + std::to_string(static_cast<int>(status));
+    case CUBLAS_STATUS_SUCCESS:
+      return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED:
+      return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED:
+      return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE:
+      return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH:
+      return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_MAPPING_ERROR:
+      return "CUBLAS_STATUS_MAPPING_ERROR";
+    case CUBLAS_STATUS_EXECUTION_FAILED:
+      return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_INTERNAL_ERROR:
+      return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED:
+      return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_LICENSE_ERROR:
+      return "CUBLAS_STATUS_LICENSE_ERROR";
+    default:
+      return "cublasStatus_t " + std::to_string(static_cast<int>(status));
   }
 }
 

@@ -22,13 +22,12 @@ struct Cublas {
                                  int, const void*, const void*, cudaDataType, int, const void*,
                                  cudaDataType, int, const void*, void*, cudaDataType, int,
                                  cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
-  cublasStatus_t (*cublasGemmStridedBatchedEx)(cublasHandle_t, cublasOperation_t,
-                                               cublasOperation_t, int, int, int, const void*,
-                                               const void*, cudaDataType, int, long long int,
-                                               const void*, cudaDataType, int, long long int,
-                                               const void*, void*, cudaDataType, int,
-                                               long long int, int, cublasComputeType_t,
-                                               cublasGemmAlgo_t) = nullptr;
+  cublasStatus_t (*cublasGemmStridedBatchedEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t,
+                                               int, int, int, const void*, const void*,
+                                               cudaDataType, int, long long int, const void*,
+                                               cudaDataType, int, long long int, const void*, void*,
+                                               cudaDataType, int, long long int, int,
+                                               cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
   std::string path;  // the file libcublas was loaded from
 };
 

@@ -43,8 +43,7 @@ constexpr KnownName kKnownNames[] = {
     {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
     {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
      "no kernel image is available for execution on the device"},
-    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX",
-     "a PTX JIT compilation failed"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
     {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
      "the provided PTX was compiled with an unsupported toolchain."},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
@@ -56,8 +55,7 @@ constexpr KnownName kKnownNames[] = {
      "too many resources requested for launch"},
     {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT",
      "the launch timed out and was terminated"},
-    {CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED",
-     "context is destroyed"},
+    {CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"},
     {CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT", "device-side assert triggered"},
     {CUDA_ERROR_HARDWARE_STACK_ERROR, "CUDA_ERROR_HARDWARE_STACK_ERROR",
      "an illegal memory access was encountered (hardware stack error)"},
@@ -118,8 +116,8 @@ SearchPlan cuda_driver_search_plan() {
     return plan;
   }
   plan.candidates.push_back("libcuda.so.1");
-  for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/local/nvidia/lib64", "/usr/lib64",
-                          "/usr/lib/wsl/lib"})
+  for (const char* dir :
+       {"/usr/lib/x86_64-linux-gnu", "/usr/local/nvidia/lib64", "/usr/lib64", "/usr/lib/wsl/lib"})
     plan.candidates.push_back(std::string(dir) + "/libcuda.so.1");
   return plan;
 }
@@ -129,13 +127,15 @@ CudaDriver load_cuda_driver(const SearchPlan& plan) {
   if (!lib.handle) {
     std::string hint = kInstallHint;
     if (plan.explicit_location)
-      hint = "CUDAKIT_LIBCUDA is set but no libcuda.so.1 loads from it: point it at the "
-             "driver's libcuda.so.1 or its directory, or unset it; " + hint;
+      hint =
+          "CUDAKIT_LIBCUDA is set but no libcuda.so.1 loads from it: point it at the "
+          "driver's libcuda.so.1 or its directory, or unset it; " +
+          hint;
     throw DriverNotFound("libcuda.so.1 (the NVIDIA driver)", lib.tried, hint);
   }
   CudaDriver table;
   std::vector<std::string> missing;
-#define CUDAKIT_LOAD_REQUIRED(name)                                                          \
+#define CUDAKIT_LOAD_REQUIRED(name)                                                               \
   table.name = reinterpret_cast<decltype(table.name)>(::dlsym(lib.handle, CUDAKIT_SYMBOL(name))); \
   if (!table.name) missing.push_back(CUDAKIT_SYMBOL(name));
 #define CUDAKIT_LOAD_OPTIONAL(name) \

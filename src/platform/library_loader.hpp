@@ -27,8 +27,8 @@ void append_location(SearchPlan& plan, const std::string& location,
 std::string environment(const char* name);
 
 struct OpenedLibrary {
-  void* handle = nullptr;        // from dlopen; never closed (the process keeps it)
-  std::string path;              // the candidate that opened
+  void* handle = nullptr;          // from dlopen; never closed (the process keeps it)
+  std::string path;                // the candidate that opened
   std::vector<std::string> tried;  // every candidate, with dlerror() for the failed ones
 };
 

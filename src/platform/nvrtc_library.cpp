@@ -62,7 +62,8 @@ SearchPlan nvrtc_search_plan() {
   for (const char* env : {"CUDA_PATH", "CUDA_HOME"})
     if (std::string root = environment(env); !root.empty())
       append_location(plan, root + "/lib64/", nvrtc_sonames());
-  if (*CUDAKIT_CUDA_HOME) append_location(plan, std::string(CUDAKIT_CUDA_HOME) + "/lib64/", nvrtc_sonames());
+  if (*CUDAKIT_CUDA_HOME)
+    append_location(plan, std::string(CUDAKIT_CUDA_HOME) + "/lib64/", nvrtc_sonames());
   append_location(plan, "/usr/local/cuda/lib64/", nvrtc_sonames());
   for (const auto& soname : nvrtc_sonames()) plan.candidates.push_back(soname);
   return plan;
@@ -73,8 +74,10 @@ Nvrtc load_nvrtc(const SearchPlan& plan) {
   if (!lib.handle) {
     std::string hint = kInstallHint;
     if (plan.explicit_location)
-      hint = "CUDAKIT_NVRTC is set but no NVRTC loads from it: point it at libnvrtc.so.13 or "
-             "its directory, or unset it to search the usual places; " + hint;
+      hint =
+          "CUDAKIT_NVRTC is set but no NVRTC loads from it: point it at libnvrtc.so.13 or "
+          "its directory, or unset it to search the usual places; " +
+          hint;
     throw NvrtcNotFound("libnvrtc (the CUDA run-time compiler)", lib.tried, hint);
   }
   Nvrtc table;
@@ -127,21 +130,32 @@ const Nvrtc& nvrtc() {
 
 std::string nvrtc_error_name(nvrtcResult result) {
   switch (result) {
-    case NVRTC_SUCCESS: return "NVRTC_SUCCESS";
-    case NVRTC_ERROR_OUT_OF_MEMORY: return "NVRTC_ERROR_OUT_OF_MEMORY";
-    case NVRTC_ERROR_PROGRAM_CREATION_FAILURE: return "NVRTC_ERROR_PROGRAM_CREATION_FAILURE";
-    case NVRTC_ERROR_INVALID_INPUT: return "NVRTC_ERROR_INVALID_INPUT";
-    case NVRTC_ERROR_INVALID_PROGRAM: return "NVRTC_ERROR_INVALID_PROGRAM";
-    case NVRTC_ERROR_INVALID_OPTION: return "NVRTC_ERROR_INVALID_OPTION";
-    case NVRTC_ERROR_COMPILATION: return "NVRTC_ERROR_COMPILATION";
-    case NVRTC_ERROR_BUILTIN_OPERATION_FAILURE: return "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE";
+    case NVRTC_SUCCESS:
+      return "NVRTC_SUCCESS";
+    case NVRTC_ERROR_OUT_OF_MEMORY:
+      return "NVRTC_ERROR_OUT_OF_MEMORY";
+    case NVRTC_ERROR_PROGRAM_CREATION_FAILURE:
+      return "NVRTC_ERROR_PROGRAM_CREATION_FAILURE";
+    case NVRTC_ERROR_INVALID_INPUT:
+      return "NVRTC_ERROR_INVALID_INPUT";
+    case NVRTC_ERROR_INVALID_PROGRAM:
+      return "NVRTC_ERROR_INVALID_PROGRAM";
+    case NVRTC_ERROR_INVALID_OPTION:
+      return "NVRTC_ERROR_INVALID_OPTION";
+    case NVRTC_ERROR_COMPILATION:
+      return "NVRTC_ERROR_COMPILATION";
+    case NVRTC_ERROR_BUILTIN_OPERATION_FAILURE:
+      return "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE";
     case NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION:
       return "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION";
     case NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION:
       return "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION";
-    case NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID: return "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID";
-    case NVRTC_ERROR_INTERNAL_ERROR: return "NVRTC_ERROR_INTERNAL_ERROR";
-    default: return "nvrtcResult " + std::to_string(static_cast<int>(result));
+    case NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID:
+      return "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID";
+    case NVRTC_ERROR_INTERNAL_ERROR:
+      return "NVRTC_ERROR_INTERNAL_ERROR";
+    default:
+      return "nvrtcResult " + std::to_string(static_cast<int>(result));
   }
 }
 

@@ -34,10 +34,10 @@ struct Nvrtc {
 #define CUDAKIT_NVRTC_MEMBER(name) decltype(&::name) name = nullptr;
   CUDAKIT_NVRTC_FUNCTIONS(CUDAKIT_NVRTC_MEMBER)
 #undef CUDAKIT_NVRTC_MEMBER
-  std::string path;             // the file it was loaded from
-  int major = 0;                // nvrtcVersion
+  std::string path;  // the file it was loaded from
+  int major = 0;     // nvrtcVersion
   int minor = 0;
-  std::vector<int> archs;       // nvrtcGetSupportedArchs: 75, 80, ..., ascending
+  std::vector<int> archs;  // nvrtcGetSupportedArchs: 75, 80, ..., ascending
   // The toolkit's include directory (cuda_fp16.h, ...) that belongs with this
   // NVRTC, empty when none was found; passed to every compile as -I.
   std::string include_dir;

@@ -46,7 +46,9 @@ std::vector<float> random_floats(std::size_t n, unsigned seed) {
   return values;
 }
 
-void* as_ptr(detail::DevicePtr p) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)); }
+void* as_ptr(detail::DevicePtr p) {
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p));
+}
 
 class CudaBackendGpu : public ::testing::Test {
  protected:
@@ -91,7 +93,8 @@ TEST_F(CudaBackendGpu, PropertiesDescribeTheDevice) {
   EXPECT_EQ(p.shared_memory_per_block, 48u * 1024u);
   EXPECT_GE(p.shared_memory_per_block_optin, p.shared_memory_per_block);
   EXPECT_TRUE(p.unified_addressing);
-  EXPECT_EQ(std::count(p.pci_bus_id.begin(), p.pci_bus_id.end(), ':'), 2) << p.pci_bus_id;  // "0000:3b:00.0"
+  EXPECT_EQ(std::count(p.pci_bus_id.begin(), p.pci_bus_id.end(), ':'), 2)
+      << p.pci_bus_id;  // "0000:3b:00.0"
   if (p.name.find("H200") != std::string::npos) {
     EXPECT_EQ(p.compute_major, 9);
     EXPECT_EQ(p.compute_minor, 0);
@@ -199,8 +202,8 @@ TEST_F(CudaBackendGpu, FillSetsEachElementSize) {
   b->copy(words.data(), as_ptr(device.ptr), count * 4, nullptr, false);
   EXPECT_EQ(words.front(), 0xBEEFBEEFu);
   EXPECT_EQ(words.back(), 0xBEEFBEEFu);
-  EXPECT_TRUE(std::all_of(words.begin() + 1, words.end() - 1,
-                          [](auto v) { return v == 0xDEADBEEFu; }));
+  EXPECT_TRUE(
+      std::all_of(words.begin() + 1, words.end() - 1, [](auto v) { return v == 0xDEADBEEFu; }));
 }
 
 TEST_F(CudaBackendGpu, FillWithBadElementSizeIsAnArgumentError) {
@@ -303,8 +306,8 @@ TEST_F(CudaBackendGpu, KernelAttributesAndOccupancy) {
   KernelAttributes attributes = b->kernel_attributes(kernel);
   EXPECT_GT(attributes.registers, 0);
   EXPECT_EQ(attributes.max_threads_per_block, 1024);
-  EXPECT_EQ(attributes.binary_version, b->properties(0).compute_major * 10 +
-                                           b->properties(0).compute_minor);
+  EXPECT_EQ(attributes.binary_version,
+            b->properties(0).compute_major * 10 + b->properties(0).compute_minor);
   EXPECT_GT(b->max_active_blocks_per_multiprocessor(kernel, 256, 0), 0);
   auto [min_grid, block] = b->suggest_block_size(kernel, 0);
   EXPECT_GT(min_grid, 0);

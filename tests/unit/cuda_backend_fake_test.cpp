@@ -1,9 +1,8 @@
 // The CUDA backend over a scripted stand-in for libcuda (cuda_fake_driver):
 // the backend's own logic, runnable with no GPU. What the real driver does is
 // covered by the gpu-labelled tests.
-#include <gtest/gtest.h>
-
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -237,8 +236,8 @@ TEST_F(CudaBackendFake, TooMuchDynamicSharedMemoryIsALaunchConfigError) {
     EXPECT_EQ(e.device_value(), 48 * 1024);
   }
   backend.set_max_dynamic_shared_memory(kernel, 100 * 1024);
-  EXPECT_NO_THROW(backend.launch(kernel, "vec_add", Dim3(1), Dim3(128), 100 * 1024, nullptr,
-                                 no_args()));
+  EXPECT_NO_THROW(
+      backend.launch(kernel, "vec_add", Dim3(1), Dim3(128), 100 * 1024, nullptr, no_args()));
   try {
     backend.set_max_dynamic_shared_memory(kernel, 1u << 20);
     FAIL() << "expected LaunchConfigError";

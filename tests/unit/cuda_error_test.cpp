@@ -1,12 +1,13 @@
 // CUresult -> exception mapping, and the launch history that lets a fault
 // name the kernels in flight. Neither needs a GPU.
+#include "backend/cuda/cuda_error.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <functional>
 #include <thread>
 
-#include "backend/cuda/cuda_error.hpp"
 #include "backend/cuda/launch_history.hpp"
 #include "cudakit/error.hpp"
 #include "unit/cuda_test_util.hpp"
@@ -31,11 +32,10 @@ Expected caught(CUresult result, const std::string& context,
 }
 
 TEST(CudaErrorMapping, EveryKernelFaultCodeIsAKernelFault) {
-  for (CUresult code : {CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_MISALIGNED_ADDRESS,
-                        CUDA_ERROR_LAUNCH_FAILED, CUDA_ERROR_ILLEGAL_INSTRUCTION,
-                        CUDA_ERROR_ASSERT, CUDA_ERROR_HARDWARE_STACK_ERROR,
-                        CUDA_ERROR_INVALID_ADDRESS_SPACE, CUDA_ERROR_INVALID_PC,
-                        CUDA_ERROR_LAUNCH_TIMEOUT}) {
+  for (CUresult code :
+       {CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_MISALIGNED_ADDRESS, CUDA_ERROR_LAUNCH_FAILED,
+        CUDA_ERROR_ILLEGAL_INSTRUCTION, CUDA_ERROR_ASSERT, CUDA_ERROR_HARDWARE_STACK_ERROR,
+        CUDA_ERROR_INVALID_ADDRESS_SPACE, CUDA_ERROR_INVALID_PC, CUDA_ERROR_LAUNCH_TIMEOUT}) {
     EXPECT_TRUE(detail::is_kernel_fault(code)) << code;
     auto e = caught<KernelFault>(code, "synchronizing a stream", {"vec_add"});
     EXPECT_EQ(e.code(), static_cast<int>(code));
@@ -80,8 +80,8 @@ TEST(CudaErrorMapping, UnsupportedPtxVersionIsDriverTooOld) {
 }
 
 TEST(CudaErrorMapping, InvalidContextAndHandleHintAtMixedContexts) {
-  for (CUresult code : {CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE,
-                        CUDA_ERROR_CONTEXT_IS_DESTROYED}) {
+  for (CUresult code :
+       {CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_CONTEXT_IS_DESTROYED}) {
     auto e = caught<CudaError>(code, "recording an event");
     EXPECT_TRUE(contains(e.hint(), "mixing contexts?")) << code << ": " << e.hint();
   }

@@ -10,16 +10,16 @@
 #include <cstddef>
 
 struct FakeCudaControl {
-  int init_result = 0;                 // what cuInit returns (CUresult)
+  int init_result = 0;  // what cuInit returns (CUresult)
   int driver_version = 13000;
   int device_count = 2;
   int compute_major = 9;
   int compute_minor = 0;
   std::size_t total_bytes = std::size_t(80) << 30;
   std::size_t free_bytes = std::size_t(70) << 30;
-  int module_load_result = 0;          // what cuModuleLoadDataEx returns
-  bool has_param_info = true;          // cuFuncGetParamInfo answers
-  std::atomic<int> sticky_error{0};    // set by a faulting launch; returned by later calls
+  int module_load_result = 0;        // what cuModuleLoadDataEx returns
+  bool has_param_info = true;        // cuFuncGetParamInfo answers
+  std::atomic<int> sticky_error{0};  // set by a faulting launch; returned by later calls
   std::atomic<int> retain_calls{0};
   std::atomic<int> set_current_calls{0};
   std::atomic<int> launches{0};

@@ -57,10 +57,9 @@ TEST(PlatformLoader, DefaultLibcudaSearchTriesTheLoaderPathThenDriverDirectories
   EXPECT_FALSE(plan.explicit_location);
   ASSERT_FALSE(plan.candidates.empty());
   EXPECT_EQ(plan.candidates.front(), "libcuda.so.1");
-  const std::vector<std::string> expected = {"/usr/lib/x86_64-linux-gnu/libcuda.so.1",
-                                             "/usr/local/nvidia/lib64/libcuda.so.1",
-                                             "/usr/lib64/libcuda.so.1",
-                                             "/usr/lib/wsl/lib/libcuda.so.1"};
+  const std::vector<std::string> expected = {
+      "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.1",
+      "/usr/lib64/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"};
   auto position = plan.candidates.begin();
   for (const auto& path : expected) {
     position = std::find(position, plan.candidates.end(), path);

@@ -62,10 +62,11 @@ int CudaBackend::device_count() {
 void CudaBackend::check_ordinal(int ordinal, const char* doing) {
   const int count = device_count();
   if (ordinal < 0 || ordinal >= count)
-    throw ArgumentError(std::string(doing) + " on device " + std::to_string(ordinal),
-                        "no such CUDA device: " + std::to_string(count) + " device(s) present" +
-                            (count ? " (ordinals 0.." + std::to_string(count - 1) + ")" : ""),
-                        count ? "" : "no GPU is visible: check nvidia-smi and CUDA_VISIBLE_DEVICES");
+    throw ArgumentError(
+        std::string(doing) + " on device " + std::to_string(ordinal),
+        "no such CUDA device: " + std::to_string(count) + " device(s) present" +
+            (count ? " (ordinals 0.." + std::to_string(count - 1) + ")" : ""),
+        count ? "" : "no GPU is visible: check nvidia-smi and CUDA_VISIBLE_DEVICES");
 }
 
 CUcontext CudaBackend::primary_context(int ordinal) {
@@ -77,8 +78,8 @@ CUcontext CudaBackend::primary_context(int ordinal) {
   if (!ctx) {
     CUresult result = driver_->cuDevicePrimaryCtxRetain(&ctx, ordinal);
     if (result != CUDA_SUCCESS)
-      fail(result, "retaining the primary context of device " + std::to_string(ordinal),
-           nullptr, false);
+      fail(result, "retaining the primary context of device " + std::to_string(ordinal), nullptr,
+           false);
     contexts_[ordinal].store(ctx, std::memory_order_release);
   }
   return ctx;
@@ -94,8 +95,7 @@ void CudaBackend::make_current(int ordinal) {
   if (current == ctx) return;
   CUresult result = driver_->cuCtxSetCurrent(ctx);
   if (result != CUDA_SUCCESS)
-    fail(result, "making device " + std::to_string(ordinal) + "'s context current", nullptr,
-         false);
+    fail(result, "making device " + std::to_string(ordinal) + "'s context current", nullptr, false);
 }
 
 void CudaBackend::ensure_context() {
@@ -189,17 +189,23 @@ MemoryInfo CudaBackend::memory_info(int ordinal) {
 namespace {
 CUlimit to_cu_limit(ContextLimit which) {
   switch (which) {
-    case ContextLimit::stack_size: return CU_LIMIT_STACK_SIZE;
-    case ContextLimit::printf_fifo_size: return CU_LIMIT_PRINTF_FIFO_SIZE;
-    case ContextLimit::malloc_heap_size: return CU_LIMIT_MALLOC_HEAP_SIZE;
+    case ContextLimit::stack_size:
+      return CU_LIMIT_STACK_SIZE;
+    case ContextLimit::printf_fifo_size:
+      return CU_LIMIT_PRINTF_FIFO_SIZE;
+    case ContextLimit::malloc_heap_size:
+      return CU_LIMIT_MALLOC_HEAP_SIZE;
   }
   return CU_LIMIT_STACK_SIZE;
 }
 const char* limit_name(ContextLimit which) {
   switch (which) {
-    case ContextLimit::stack_size: return "stack size";
-    case ContextLimit::printf_fifo_size: return "printf FIFO size";
-    case ContextLimit::malloc_heap_size: return "malloc heap size";
+    case ContextLimit::stack_size:
+      return "stack size";
+    case ContextLimit::printf_fifo_size:
+      return "printf FIFO size";
+    case ContextLimit::malloc_heap_size:
+      return "malloc heap size";
   }
   return "limit";
 }
@@ -210,8 +216,9 @@ std::size_t CudaBackend::limit(int ordinal, ContextLimit which) {
   std::size_t value = 0;
   CUresult result = driver_->cuCtxGetLimit(&value, to_cu_limit(which));
   if (result != CUDA_SUCCESS)
-    fail(result, std::string("reading the ") + limit_name(which) + " of device " +
-                     std::to_string(ordinal), nullptr, false);
+    fail(result,
+         std::string("reading the ") + limit_name(which) + " of device " + std::to_string(ordinal),
+         nullptr, false);
   return value;
 }
 
@@ -219,8 +226,9 @@ void CudaBackend::set_limit(int ordinal, ContextLimit which, std::size_t value) 
   make_current(ordinal);
   CUresult result = driver_->cuCtxSetLimit(to_cu_limit(which), value);
   if (result != CUDA_SUCCESS)
-    fail(result, std::string("setting the ") + limit_name(which) + " of device " +
-                     std::to_string(ordinal) + " to " + std::to_string(value) + " bytes",
+    fail(result,
+         std::string("setting the ") + limit_name(which) + " of device " + std::to_string(ordinal) +
+             " to " + std::to_string(value) + " bytes",
          nullptr, false);
 }
 
@@ -268,7 +276,8 @@ void* CudaBackend::allocate_pinned(std::size_t bytes) {
   void* ptr = nullptr;
   CUresult result = driver_->cuMemAllocHost(&ptr, bytes);
   if (result == CUDA_SUCCESS) return ptr;
-  const std::string context = "allocating " + std::to_string(bytes) + " bytes of pinned host memory";
+  const std::string context =
+      "allocating " + std::to_string(bytes) + " bytes of pinned host memory";
   if (result == CUDA_ERROR_OUT_OF_MEMORY)
     throw OutOfMemory(context, bytes, 0, 0, static_cast<int>(result), cu_error_name(result));
   fail(result, context, nullptr, false);
@@ -287,15 +296,15 @@ void CudaBackend::copy(void* dst, const void* src, std::size_t bytes, NativeStre
   // Unified addressing lets the driver tell host from device by address.
   // Even the "synchronous" form goes through the stream and waits for it,
   // because cuMemcpy returns before a device-to-device copy completes.
-  CUresult result = driver_->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
-                                           reinterpret_cast<CUdeviceptr>(src), bytes,
-                                           stream_handle);
+  CUresult result = driver_->cuMemcpyAsync(
+      reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), bytes, stream_handle);
   if (result == CUDA_SUCCESS && !async) result = driver_->cuStreamSynchronize(stream_handle);
   if (result != CUDA_SUCCESS) {
     char where[96];
     std::snprintf(where, sizeof where, "%p to %p", src, dst);
-    fail(result, std::string(async ? "queueing a copy of " : "copying ") + std::to_string(bytes) +
-                     " bytes from " + where,
+    fail(result,
+         std::string(async ? "queueing a copy of " : "copying ") + std::to_string(bytes) +
+             " bytes from " + where,
          stream, true);
   }
 }
@@ -308,25 +317,25 @@ void CudaBackend::fill(DevicePtr dst, std::uint32_t value, unsigned element_byte
   CUresult result = CUDA_SUCCESS;
   switch (element_bytes) {
     case 1:
-      result = driver_->cuMemsetD8Async(dst, static_cast<unsigned char>(value), count, stream_handle);
+      result =
+          driver_->cuMemsetD8Async(dst, static_cast<unsigned char>(value), count, stream_handle);
       break;
     case 2:
-      result = driver_->cuMemsetD16Async(dst, static_cast<unsigned short>(value), count,
-                                         stream_handle);
+      result =
+          driver_->cuMemsetD16Async(dst, static_cast<unsigned short>(value), count, stream_handle);
       break;
     case 4:
       result = driver_->cuMemsetD32Async(dst, value, count, stream_handle);
       break;
     default:
-      throw ArgumentError("filling device memory",
-                          "element size must be 1, 2 or 4 bytes, not " +
-                              std::to_string(element_bytes));
+      throw ArgumentError("filling device memory", "element size must be 1, 2 or 4 bytes, not " +
+                                                       std::to_string(element_bytes));
   }
   if (result == CUDA_SUCCESS && !async) result = driver_->cuStreamSynchronize(stream_handle);
   if (result != CUDA_SUCCESS)
-    fail(result, "filling " + std::to_string(count) + " elements of " +
-                     std::to_string(element_bytes) + " bytes at device address " +
-                     std::to_string(dst),
+    fail(result,
+         "filling " + std::to_string(count) + " elements of " + std::to_string(element_bytes) +
+             " bytes at device address " + std::to_string(dst),
          stream, true);
 }
 
@@ -361,15 +370,16 @@ bool CudaBackend::query_stream(NativeStream stream) {
 }
 
 void CudaBackend::stream_wait_event(NativeStream stream, NativeEvent event) {
-  CUresult result = driver().cuStreamWaitEvent(static_cast<CUstream>(stream),
-                                               static_cast<CUevent>(event), 0);
+  CUresult result =
+      driver().cuStreamWaitEvent(static_cast<CUstream>(stream), static_cast<CUevent>(event), 0);
   if (result != CUDA_SUCCESS) fail(result, "making a stream wait for an event", stream, true);
 }
 
 NativeEvent CudaBackend::create_event(int ordinal, bool timing) {
   make_current(ordinal);
   CUevent event = nullptr;
-  CUresult result = driver_->cuEventCreate(&event, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
+  CUresult result =
+      driver_->cuEventCreate(&event, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
   if (result != CUDA_SUCCESS)
     fail(result, "creating an event on device " + std::to_string(ordinal), nullptr, false);
   return event;
@@ -407,8 +417,7 @@ float CudaBackend::elapsed_ms(NativeEvent start, NativeEvent stop) {
                         "create both events with timing enabled and record both before asking",
                         static_cast<int>(result), cu_error_name(result));
   if (result == CUDA_ERROR_NOT_READY)
-    throw ArgumentError("measuring the time between two events",
-                        "an event has not completed yet",
+    throw ArgumentError("measuring the time between two events", "an event has not completed yet",
                         "synchronize the stop event before reading the elapsed time",
                         static_cast<int>(result), cu_error_name(result));
   if (result != CUDA_SUCCESS) fail(result, "measuring the time between two events", nullptr, false);

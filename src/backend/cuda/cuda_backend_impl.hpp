@@ -30,7 +30,7 @@ struct CudaModule {
   std::string ptx;
   std::string arch;
   std::once_flag entries_once;
-  std::vector<PtxEntry> entries;   // parsed from ptx on first use
+  std::vector<PtxEntry> entries;  // parsed from ptx on first use
 };
 
 class CudaBackend final : public Backend {

@@ -12,9 +12,9 @@ namespace cudakit::detail {
 namespace {
 
 struct ArchSpec {
-  bool virtual_arch = false;   // compute_XX: PTX only
-  int number = 0;              // 90
-  std::string suffix;          // "a" / "f" for arch-specific targets
+  bool virtual_arch = false;  // compute_XX: PTX only
+  int number = 0;             // 90
+  std::string suffix;         // "a" / "f" for arch-specific targets
 };
 
 ArchSpec parse_arch(const std::string& arch) {
@@ -96,18 +96,20 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
                               [&](int arch) { return arch <= spec.number; });
     if (older == api.archs.rend())
       throw NotSupported("compiling " + request.source_name + " for " + options.arch,
-                         identity + " cannot compile for " + options.arch +
-                             ": it supports " + arch_list(api.archs),
+                         identity + " cannot compile for " + options.arch + ": it supports " +
+                             arch_list(api.archs),
                          "use an older CUDA toolkit's NVRTC (set CUDAKIT_NVRTC) for this GPU");
-    note = "cudakit: " + identity + " does not know " + options.arch + "; compiled PTX for compute_" +
-           std::to_string(*older) + ", which the driver compiles for the device when it loads";
+    note = "cudakit: " + identity + " does not know " + options.arch +
+           "; compiled PTX for compute_" + std::to_string(*older) +
+           ", which the driver compiles for the device when it loads";
     spec.number = *older;
     spec.suffix.clear();
     emit_ptx = true;
   }
   const std::string target =
       (emit_ptx ? "compute_" : "sm_") + std::to_string(spec.number) + spec.suffix;
-  const std::string context = "compiling " + request.source_name + " for " + target + " with " + identity;
+  const std::string context =
+      "compiling " + request.source_name + " for " + target + " with " + identity;
 
   std::vector<std::string> flags;
   flags.push_back("-arch=" + target);
@@ -134,7 +136,7 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
   }
 
   std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram(nullptr),
-                                                         ProgramDeleter{&api});
+                                                        ProgramDeleter{&api});
   nvrtcResult status = api.nvrtcCreateProgram(
       program.get(), request.source.c_str(), request.source_name.c_str(),
       static_cast<int>(header_sources.size()), header_sources.data(), header_names.data());
@@ -175,8 +177,7 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
     while (!code.ptx.empty() && code.ptx.back() == '\0') code.ptx.pop_back();
   }
   if (emit_ptx) {
-    if (code.ptx.empty())
-      throw CompileError(context, "NVRTC produced no PTX", request.source);
+    if (code.ptx.empty()) throw CompileError(context, "NVRTC produced no PTX", request.source);
     code.format = CodeFormat::ptx;
     // The driver reads PTX as a C string: the image keeps its terminator.
     code.image.assign(code.ptx.begin(), code.ptx.end());

@@ -98,8 +98,10 @@ void throw_cuda_error(CUresult result, const std::string& context,
     std::string message = "a kernel faulted: " + text;
     std::string hint = kFaultHint;
     if (result == CUDA_ERROR_LAUNCH_TIMEOUT)
-      hint = "the kernel ran longer than the display watchdog allows: split the work into "
-             "shorter launches or use a GPU without a display attached; " + hint;
+      hint =
+          "the kernel ran longer than the display watchdog allows: split the work into "
+          "shorter launches or use a GPU without a display attached; " +
+          hint;
     if (kernels.empty()) message += " (no cudakit launch recorded on this stream)";
     throw KernelFault(context, message, kernels, hint, code, name);
   }

@@ -12,10 +12,9 @@ void CudaBackend::launch(NativeKernel kernel, const char* kernel_name, Dim3 grid
                          unsigned dynamic_shared_bytes, NativeStream stream, void** args) {
   // A kernel handle exists only after load_module, which initialised the driver.
   history_.record(stream, kernel_name);
-  CUresult result = driver_->cuLaunchKernel(static_cast<CUfunction>(kernel), grid.x, grid.y,
-                                            grid.z, block.x, block.y, block.z,
-                                            dynamic_shared_bytes, static_cast<CUstream>(stream),
-                                            args, nullptr);
+  CUresult result = driver_->cuLaunchKernel(static_cast<CUfunction>(kernel), grid.x, grid.y, grid.z,
+                                            block.x, block.y, block.z, dynamic_shared_bytes,
+                                            static_cast<CUstream>(stream), args, nullptr);
   if (result != CUDA_SUCCESS) [[unlikely]]
     fail_launch(result, static_cast<CUfunction>(kernel), kernel_name, grid, block,
                 dynamic_shared_bytes, stream);

@@ -245,7 +245,8 @@ void CudaBackend::set_max_dynamic_shared_memory(NativeKernel kernel, std::size_t
                             static_cast<long long>(optin - static_bytes),
                             "the device allows " + std::to_string(optin) +
                                 " bytes of shared memory per block in all, and this kernel "
-                                "uses " + std::to_string(static_bytes) + " statically");
+                                "uses " +
+                                std::to_string(static_bytes) + " statically");
   }
   fail(result, context, nullptr, false);
 }
@@ -259,7 +260,8 @@ std::pair<DevicePtr, std::size_t> CudaBackend::get_global(NativeModule module,
   if (result == CUDA_SUCCESS) return {ptr, size};
   const std::string context = "looking up the global variable '" + name + "' in a module";
   if (result == CUDA_ERROR_NOT_FOUND)
-    throw ArgumentError(context, "the module has no __device__ or __constant__ variable of that name",
+    throw ArgumentError(context,
+                        "the module has no __device__ or __constant__ variable of that name",
                         "C++ linkage mangles variable names too: declare it extern \"C\" or "
                         "look it up through a name expression",
                         static_cast<int>(result), cu_error_name(result));
@@ -272,9 +274,9 @@ int CudaBackend::max_active_blocks_per_multiprocessor(NativeKernel kernel, int b
   CUresult result = driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
       &blocks, static_cast<CUfunction>(kernel), block_size, dynamic_shared_bytes);
   if (result != CUDA_SUCCESS)
-    fail(result, "computing occupancy for blocks of " + std::to_string(block_size) +
-                     " threads with " + std::to_string(dynamic_shared_bytes) +
-                     " bytes of dynamic shared memory",
+    fail(result,
+         "computing occupancy for blocks of " + std::to_string(block_size) + " threads with " +
+             std::to_string(dynamic_shared_bytes) + " bytes of dynamic shared memory",
          nullptr, false);
   return blocks;
 }
@@ -285,8 +287,9 @@ std::pair<int, int> CudaBackend::suggest_block_size(NativeKernel kernel,
   CUresult result = driver().cuOccupancyMaxPotentialBlockSize(
       &min_grid, &block, static_cast<CUfunction>(kernel), nullptr, dynamic_shared_bytes, 0);
   if (result != CUDA_SUCCESS)
-    fail(result, "suggesting a block size with " + std::to_string(dynamic_shared_bytes) +
-                     " bytes of dynamic shared memory",
+    fail(result,
+         "suggesting a block size with " + std::to_string(dynamic_shared_bytes) +
+             " bytes of dynamic shared memory",
          nullptr, false);
   return {min_grid, block};
 }

@@ -14,9 +14,9 @@ namespace cudakit::detail {
 
 class LaunchHistory {
  public:
-  static constexpr std::size_t kPerStream = 4;      // kernels kept per stream
-  static constexpr std::size_t kStreams = 64;       // streams tracked at once (hashed)
-  static constexpr std::size_t kNameBytes = 96;     // longer names are cut
+  static constexpr std::size_t kPerStream = 4;   // kernels kept per stream
+  static constexpr std::size_t kStreams = 64;    // streams tracked at once (hashed)
+  static constexpr std::size_t kNameBytes = 96;  // longer names are cut
 
   void record(const void* stream, const char* kernel_name) noexcept;
   // Kernels launched on `stream`, most recent first.
@@ -29,7 +29,7 @@ class LaunchHistory {
 
  private:
   struct Entry {
-    std::uint64_t sequence = 0;   // 0: empty
+    std::uint64_t sequence = 0;  // 0: empty
     char name[kNameBytes] = {};
   };
   struct Slot {

@@ -113,8 +113,7 @@ Param parse_param(const std::vector<std::string>& tokens, std::string_view entry
       declared_align = parse_size(tokens[i], entry, text);
     } else if (token == ".ptr") {
       is_pointer = true;
-    } else if (token == ".global" || token == ".const" || token == ".shared" ||
-               token == ".local") {
+    } else if (token == ".global" || token == ".const" || token == ".shared" || token == ".local") {
       // state space of a .ptr parameter: a pointer all the same
     } else if (token == "[") {
       if (i + 2 >= tokens.size() || tokens[i + 2] != "]") return fail("malformed array");
@@ -221,8 +220,8 @@ std::string ptx_target(std::string_view ptx) {
   pos += 7;
   while (pos < clean.size() && std::isspace(static_cast<unsigned char>(clean[pos]))) ++pos;
   std::size_t end = pos;
-  while (end < clean.size() && (std::isalnum(static_cast<unsigned char>(clean[end])) ||
-                                clean[end] == '_'))
+  while (end < clean.size() &&
+         (std::isalnum(static_cast<unsigned char>(clean[end])) || clean[end] == '_'))
     ++end;
   return clean.substr(pos, end - pos);
 }

@@ -14,8 +14,8 @@
 namespace cudakit::detail {
 
 struct PtxEntry {
-  std::string name;     // the entry's symbol (mangled for C++ linkage)
-  ParamLayout layout;   // sizes, alignment, offsets; names and types empty
+  std::string name;    // the entry's symbol (mangled for C++ linkage)
+  ParamLayout layout;  // sizes, alignment, offsets; names and types empty
 };
 
 // Every `.entry` in the PTX, in order. Throws ArgumentError when an entry's
