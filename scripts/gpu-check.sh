@@ -103,8 +103,8 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   local failed total skipped
   failed=$(sed -E 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$line")
   total=$(sed -E 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$line")
-  skipped=$(grep -c "Skipped" "$log" || true)
-  echo "$((total - failed)) passed, $failed failed of $total (skipped: $skipped)"
+  skipped=$(grep -c "\*\*\*Skipped" "$log" || true)
+  echo "$((total - failed - skipped)) passed, $skipped skipped, $failed failed of $total"
 }
 {
   echo
