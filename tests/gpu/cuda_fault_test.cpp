@@ -27,10 +27,10 @@ extern "C" __global__ void write_out_of_bounds(int* p, unsigned long long offset
   void* kernel = b.get_kernel(module, "write_out_of_bounds");
   void* stream = b.create_stream(0, true);
 
-  // Far past a small buffer: nothing is mapped there.
-  detail::DevicePtr buffer = b.allocate(0, 1024);
-  unsigned long long offset = 1ull << 38;
-  void* args[] = {&buffer, &offset};
+  // Address 0x10: the null page is never mapped on the device.
+  detail::DevicePtr bad = 0x10;
+  unsigned long long offset = 0;
+  void* args[] = {&bad, &offset};
   b.launch(kernel, "write_out_of_bounds", Dim3(1), Dim3(32), 0, stream, args);
   try {
     b.synchronize_stream(stream);

@@ -45,6 +45,18 @@ int required_cuda_version(const CompiledCode& code) noexcept {
   }
 }
 
+NoKernelImage no_kernel_image(const std::string& context, const std::string& image_arch,
+                              const std::string& device_arch, CUresult result) {
+  return NoKernelImage(
+      context,
+      "the module has no code for this GPU: it was built for " + image_arch + ", the device is " +
+          device_arch,
+      "compile for " + device_arch +
+          " (cudakit does so when CompileOptions::arch is left empty), or ship "
+          "PTX (compute_XX at or below the device's arch) so the driver can JIT it",
+      static_cast<int>(result), cu_error_name(result));
+}
+
 }  // namespace
 
 NativeModule CudaBackend::load_module(int ordinal, const CompiledCode& code) {
@@ -79,14 +91,7 @@ NativeModule CudaBackend::load_module(int ordinal, const CompiledCode& code) {
                                 " module built for " + image_arch + " on device " +
                                 std::to_string(ordinal) + " (" + device_arch + ")";
     if (result == CUDA_ERROR_NO_BINARY_FOR_GPU)
-      throw NoKernelImage(context,
-                          "the module has no code for this GPU: it was built for " + image_arch +
-                              ", the device is " + device_arch,
-                          "compile for " + device_arch +
-                              " (cudakit does so when CompileOptions::arch is left empty), or "
-                              "ship PTX (compute_XX at or below the device's arch) so the driver "
-                              "can JIT it",
-                          static_cast<int>(result), cu_error_name(result));
+      throw no_kernel_image(context, image_arch, device_arch, result);
     if (result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
       throw DriverTooOld(context, cuda_driver_version(), required_cuda_version(code));
     if (error_log[0] != '\0' && !is_kernel_fault(result))
@@ -158,6 +163,10 @@ NativeKernel CudaBackend::get_kernel(NativeModule module, const std::string& sym
                         "expression such as \"vec_add<float>\" and look it up by that",
                         static_cast<int>(result), cu_error_name(result));
   }
+  // With lazy loading the driver may check the image's arch only here.
+  if (result == CUDA_ERROR_NO_BINARY_FOR_GPU)
+    throw no_kernel_image(context, record.arch.empty() ? "an unknown arch" : record.arch,
+                          default_arch(record.ordinal), result);
   fail(result, context, nullptr, false);
 }
 
