@@ -268,6 +268,37 @@ TEST_F(CudaBackendFake, LaunchDoesNotTouchTheContext) {
   backend.unload_module(module);
 }
 
+TEST_F(CudaBackendFake, LaunchOnAThreadWithoutContextAdoptsTheOnlyRetainedOne) {
+  backend.make_current(0);
+  void* module = backend.load_module(0, fake_cubin());
+  void* kernel = backend.get_kernel(module, "vec_add");
+  std::thread worker([&] {
+    EXPECT_NO_THROW(backend.launch(kernel, "vec_add", Dim3(1), Dim3(32), 0, nullptr, no_args()));
+    EXPECT_EQ(backend.current_device(), 0);
+  });
+  worker.join();
+  EXPECT_EQ(fake().launches.load(), 1);
+  backend.unload_module(module);
+}
+
+TEST_F(CudaBackendFake, LaunchWithoutContextAmongSeveralDevicesSaysWhatToDo) {
+  backend.make_current(1);
+  backend.make_current(0);
+  void* module = backend.load_module(0, fake_cubin());
+  void* kernel = backend.get_kernel(module, "vec_add");
+  std::thread worker([&] {
+    try {
+      backend.launch(kernel, "vec_add", Dim3(1), Dim3(32), 0, nullptr, no_args());
+      ADD_FAILURE() << "expected CudaError";
+    } catch (const CudaError& e) {
+      EXPECT_TRUE(contains(e.message(), "no CUDA context is current")) << e.what();
+      EXPECT_TRUE(contains(e.hint(), "make_current")) << e.hint();
+    }
+  });
+  worker.join();
+  backend.unload_module(module);
+}
+
 TEST_F(CudaBackendFake, WrongArchImageIsNoKernelImageNamingBothArchs) {
   fake().module_load_result = CUDA_ERROR_NO_BINARY_FOR_GPU;
   fake().compute_major = 8;

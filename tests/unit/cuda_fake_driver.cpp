@@ -335,6 +335,7 @@ CUresult cuOccupancyMaxPotentialBlockSize(int* min_grid, int* block, CUfunction,
 CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy, unsigned int gz,
                         unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
                         CUstream, void**, void**) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
   if (CUresult error = sticky()) return error;
   if (std::size_t(bx) * by * bz > 1024 || bz > 64 || bx == 0 || by == 0 || bz == 0)
     return CUDA_ERROR_INVALID_VALUE;

@@ -111,6 +111,9 @@ class CudaBackend final : public Backend {
   // Makes some context current when none is (a thread that never chose a
   // device works on device 0, as the runtime API does).
   void ensure_context();
+  // On a thread with no current context: makes the one context cudakit has
+  // retained current and returns true; false when there are none or several.
+  bool adopt_only_context();
   [[noreturn]] void fail_launch(CUresult result, CUfunction kernel, const char* kernel_name,
                                 Dim3 grid, Dim3 block, unsigned dynamic_shared_bytes,
                                 NativeStream stream);

@@ -15,9 +15,31 @@ void CudaBackend::launch(NativeKernel kernel, const char* kernel_name, Dim3 grid
   CUresult result = driver_->cuLaunchKernel(static_cast<CUfunction>(kernel), grid.x, grid.y, grid.z,
                                             block.x, block.y, block.z, dynamic_shared_bytes,
                                             static_cast<CUstream>(stream), args, nullptr);
-  if (result != CUDA_SUCCESS) [[unlikely]]
-    fail_launch(result, static_cast<CUfunction>(kernel), kernel_name, grid, block,
-                dynamic_shared_bytes, stream);
+  if (result != CUDA_SUCCESS) [[unlikely]] {
+    if (result == CUDA_ERROR_INVALID_CONTEXT && adopt_only_context())
+      result = driver_->cuLaunchKernel(static_cast<CUfunction>(kernel), grid.x, grid.y, grid.z,
+                                       block.x, block.y, block.z, dynamic_shared_bytes,
+                                       static_cast<CUstream>(stream), args, nullptr);
+    if (result != CUDA_SUCCESS)
+      fail_launch(result, static_cast<CUfunction>(kernel), kernel_name, grid, block,
+                  dynamic_shared_bytes, stream);
+  }
+}
+
+bool CudaBackend::adopt_only_context() {
+  CUcontext current = nullptr;
+  if (driver_->cuCtxGetCurrent(&current) != CUDA_SUCCESS || current) return false;
+  // A thread that never chose a device launches a kernel: when cudakit has
+  // retained a single context, that is the kernel's, so make it current
+  // rather than fail. With several, the choice is the caller's.
+  CUcontext only = nullptr;
+  for (auto& context : contexts_) {
+    CUcontext candidate = context.load(std::memory_order_acquire);
+    if (!candidate) continue;
+    if (only) return false;
+    only = candidate;
+  }
+  return only && driver_->cuCtxSetCurrent(only) == CUDA_SUCCESS;
 }
 
 void CudaBackend::fail_launch(CUresult result, CUfunction kernel, const char* kernel_name,
@@ -87,6 +109,15 @@ void CudaBackend::fail_launch(CUresult result, CUfunction kernel, const char* ke
                                 "use a smaller block or limit registers with __launch_bounds__");
       }
     }
+  }
+  if (result == CUDA_ERROR_INVALID_CONTEXT) {
+    CUcontext current = nullptr;
+    d.cuCtxGetCurrent(&current);
+    if (!current)
+      throw CudaError(context, "no CUDA context is current on this thread",
+                      "make the kernel's device current on this thread first "
+                      "(Device::make_current() or a device guard)",
+                      static_cast<int>(result), cu_error_name(result));
   }
   fail(result, context, stream, true);
 }
