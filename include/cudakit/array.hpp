@@ -157,9 +157,15 @@ class Array {
   template <class T>
   std::vector<T> to_host() const {
     check_host_type(dtype_of<T>());
-    std::vector<T> out(static_cast<std::size_t>(size()));
-    copy_to_host(out.data(), out.size() * sizeof(T));
-    return out;
+    if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
+      std::vector<unsigned char> bytes(static_cast<std::size_t>(size()));
+      copy_to_host(bytes.data(), bytes.size());
+      return std::vector<bool>(bytes.begin(), bytes.end());
+    } else {
+      std::vector<T> out(static_cast<std::size_t>(size()));
+      copy_to_host(out.data(), out.size() * sizeof(T));
+      return out;
+    }
   }
   // Synchronous: returns when `bytes` (== nbytes()) are in `dst`, C order.
   void copy_to_host(void* dst, std::size_t bytes) const;

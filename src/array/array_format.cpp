@@ -72,6 +72,24 @@ struct Printer {
       if (k >= 0) gather(axis + 1, flat * a.shape()[axis] + k);
   }
 
+  // NumPy lines floats up on the decimal point: [ 0.5 , -1.25].
+  void align_decimal_points() {
+    if (!is_floating(a.dtype())) return;
+    std::size_t left = 0, right = 0;
+    for (const auto& c : cells) {
+      auto dot = c.find('.');
+      left = std::max(left, dot == std::string::npos ? c.size() : dot);
+      right = std::max(right, dot == std::string::npos ? 0 : c.size() - dot);
+    }
+    for (auto& c : cells) {
+      auto dot = c.find('.');
+      std::size_t l = dot == std::string::npos ? c.size() : dot;
+      std::size_t r = dot == std::string::npos ? 0 : c.size() - dot;
+      c = std::string(left - l, ' ') + c + std::string(right - r, ' ');
+    }
+    width = left + right;
+  }
+
   std::string render(std::size_t axis, std::size_t indent) {
     if (axis == a.shape().size()) {
       std::string c = cells[next++];
@@ -108,6 +126,7 @@ std::string Array::to_string() const {
     copy_to_host(p.host.data(), p.host.size());
   }
   p.gather(0, 0);
+  p.align_decimal_points();
   return "array(" + p.render(0, 6) + suffix + ")";
 }
 

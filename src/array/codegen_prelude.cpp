@@ -39,12 +39,9 @@ __device__ inline float cudakit_bits_float(unsigned int u) {
   return x.f;
 }
 
+// Portable integer conversions (the same code on both backends); the
+// kernels are memory-bound, so the few extra instructions cost nothing.
 __device__ inline float cudakit_h2f(cudakit_half h) {
-#if defined(__CUDA_ARCH__)
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
-  return f;
-#else
   unsigned int sign = (unsigned int)(h.bits & 0x8000u) << 16;
   unsigned int e = (h.bits >> 10) & 0x1fu, m = h.bits & 0x3ffu;
   if (e == 0x1f) return cudakit_bits_float(sign | 0x7f800000u | (m << 13));
@@ -55,14 +52,10 @@ __device__ inline float cudakit_h2f(cudakit_half h) {
     return cudakit_bits_float(sign | ((unsigned int)(113 - shift) << 23) | ((m & 0x3ffu) << 13));
   }
   return cudakit_bits_float(sign | ((e + 112) << 23) | (m << 13));
-#endif
 }
 
 __device__ inline cudakit_half cudakit_f2h(float value) {
   cudakit_half h;
-#if defined(__CUDA_ARCH__)
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(value));
-#else
   unsigned int x = cudakit_float_bits(value);
   unsigned int sign = (x >> 16) & 0x8000u, mag = x & 0x7fffffffu;
   if (mag >= 0x7f800000u) {
@@ -83,7 +76,6 @@ __device__ inline cudakit_half cudakit_f2h(float value) {
     if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;
     h.bits = (unsigned short)(sign | r);
   }
-#endif
   return h;
 }
 

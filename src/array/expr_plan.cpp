@@ -154,8 +154,10 @@ Plan make_plan(const ExprNode& root, const Shape& shape_in, const Array* out,
   }
   // 32-bit index arithmetic is measurably faster; use it whenever every
   // offset fits.
+  // The grid-stride loop adds up to gridDim * blockDim past n before it
+  // stops: keep that headroom below 2^31 too.
   const std::int64_t limit = (std::int64_t{1} << 31) - 1;
-  plan.index64 = plan.size >= limit;
+  plan.index64 = plan.size >= limit - (std::int64_t{1} << 26);
   for (const auto& st : cst) {
     std::int64_t span = 0;
     for (std::size_t k = 0; k < cs.size(); ++k) span += std::abs(st[k]) * (cs[k] - 1);
@@ -223,7 +225,9 @@ std::string op_text(const ExprNode& n, const std::vector<std::string>& a) {
   std::string R = compute_c_type(n.dtype);
   bool cplx = is_complex(ot);
   bool boolean = ot == DType::bool_;
-  auto narrow = [&](const std::string& e) { return "(" + R + ")(" + e + ")"; };
+  // C promotes integers narrower than int; cast those results back.
+  bool promotes = (is_integer(n.dtype) || is_bool(n.dtype)) && itemsize(n.dtype) < 4;
+  auto narrow = [&](const std::string& e) { return promotes ? "(" + R + ")(" + e + ")" : "(" + e + ")"; };
   auto call = [&](const std::string& f) {
     std::string s = f + "(";
     for (std::size_t k = 0; k < a.size(); ++k) s += (k ? ", " : "") + a[k];

@@ -1,0 +1,68 @@
+// PyCUDA's ElementwiseKernel: a loop body over `i` written as a string,
+// compiled once and run over arrays with a grid-stride loop:
+//   ElementwiseKernel k("float a, float *x, float *y, float *z", "z[i] = a * x[i] + y[i]", "axpy");
+//   k({2.5, x, y, z});
+// Array arguments are checked against the declared pointer types; numbers
+// are converted to the declared scalar types (a double never reaches a
+// `float` parameter as 8 bytes).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cudakit/array.hpp"
+#include "cudakit/compile_options.hpp"
+
+namespace cudakit {
+
+class ElementwiseKernel {
+ public:
+  // `arguments`: a C parameter list ("float a, const double *x, int n");
+  // `operation`: statements using `i` (the element index) and the
+  // arguments; `preamble`: code placed before the kernel (helpers, #defines).
+  ElementwiseKernel(std::string arguments, std::string operation, std::string name = "elementwise_kernel",
+                    std::string preamble = {}, CompileOptions options = {});
+
+  using Arg = std::variant<Array, Scalar>;
+  // Which indices run: i = start, start + step, ... while before stop (step
+  // may be negative). PyCUDA's `range=`.
+  struct Range {
+    std::int64_t start = 0;
+    std::int64_t stop = 0;
+    std::int64_t step = 1;
+  };
+
+  // Runs over every element of the first array argument on its stream.
+  void operator()(std::initializer_list<Arg> args) const { run(std::vector<Arg>(args), std::nullopt); }
+  void operator()(const std::vector<Arg>& args) const { run(args, std::nullopt); }
+  // PyCUDA's range= (explicit indices) ...
+  void operator()(const std::vector<Arg>& args, const Range& range) const { run(args, range); }
+  // ... and slice= (Python slice rules against the first array's size).
+  void operator()(const std::vector<Arg>& args, const Slice& slice) const;
+  // On `stream` instead of the first array's.
+  void run(const std::vector<Arg>& args, std::optional<Range> range,
+           const Stream* stream = nullptr) const;
+
+  const std::string& name() const noexcept;
+  // The generated source for 32- or 64-bit indices.
+  std::string source(bool index64 = false) const;
+
+  struct Param {
+    std::string name;
+    std::string type;      // as declared, e.g. "const float *"
+    bool pointer = false;
+    std::optional<DType> dtype;  // element / value type when it is one cudakit knows
+  };
+  const std::vector<Param>& params() const noexcept;
+
+ private:
+  struct State;
+  std::shared_ptr<const State> state_;
+};
+
+}  // namespace cudakit
