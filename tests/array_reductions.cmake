@@ -8,3 +8,4 @@ cudakit_add_test(array_linalg_test SOURCES unit/array_linalg_test.cpp LABELS uni
 cudakit_add_test(array_reduce_kernel_test SOURCES unit/array_reduce_kernel_test.cpp LABELS unit)
 cudakit_add_test(array_reduce_gpu_test SOURCES unit/array_reduce_gpu_test.cpp LABELS gpu)
 cudakit_add_test(array_linalg_gpu_test SOURCES unit/array_linalg_gpu_test.cpp LABELS gpu)
+cudakit_add_test(array_reduce_nvrtc_test SOURCES unit/array_reduce_nvrtc_test.cpp LABELS unit)

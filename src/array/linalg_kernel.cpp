@@ -1,6 +1,7 @@
 #include <string>
 
 #include "array/linalg_ops.hpp"
+#include "array/reduce_ops.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 
 namespace cudakit::detail {
@@ -11,6 +12,9 @@ std::string matmul_kernel_source(DType dtype, bool large_tiles) {
   std::string s = codegen_prelude();
   s += "\ntypedef " + t + " ck_t;\n";
   s += "typedef " + acc + " ck_acc_t;\n";
+  // Loads and stores through the prelude's conversions (16-bit floats are structs).
+  s += "#define CK_LOAD(x) (ck_acc_t)(" + load_as_compute(dtype, "x") + ")\n";
+  s += "#define CK_STORE(x) " + store_as(dtype, "x") + "\n";
   if (large_tiles)
     s += "#define CK_BM 64\n#define CK_BN 64\n#define CK_BK 16\n#define CK_TM 4\n#define CK_TN 4\n";
   else
@@ -23,7 +27,7 @@ std::string matmul_kernel_source(DType dtype, bool large_tiles) {
 // are CK_BM / CK_TM (CK_BN / CK_TN) apart, so a warp's shared-memory reads
 // hit distinct banks or broadcast. Operands are read through their strides
 // (transposed views need no copy); C is C-contiguous.
-__global__ void ck_matmul(const ck_t* A, const ck_t* B, ck_t* C, long long M, long long N, long long K,
+extern "C" __global__ void ck_matmul(const ck_t* A, const ck_t* B, ck_t* C, long long M, long long N, long long K,
                           long long a_row, long long a_col, long long a_batch,
                           long long b_row, long long b_col, long long b_batch) {
   __shared__ ck_acc_t As[CK_BK][CK_BM];
@@ -45,12 +49,12 @@ __global__ void ck_matmul(const ck_t* A, const ck_t* B, ck_t* C, long long M, lo
     for (int e = tid; e < CK_BM * CK_BK; e += CK_THREADS) {
       const int mm = e / CK_BK, kk = e % CK_BK;
       const long long r = row0 + mm, k = k0 + kk;
-      As[kk][mm] = (r < M && k < K) ? (ck_acc_t)A[r * a_row + k * a_col] : (ck_acc_t)0;
+      As[kk][mm] = (r < M && k < K) ? CK_LOAD(A[r * a_row + k * a_col]) : (ck_acc_t)0;
     }
     for (int e = tid; e < CK_BK * CK_BN; e += CK_THREADS) {
       const int kk = e / CK_BN, nn = e % CK_BN;
       const long long k = k0 + kk, c = col0 + nn;
-      Bs[kk][nn] = (k < K && c < N) ? (ck_acc_t)B[k * b_row + c * b_col] : (ck_acc_t)0;
+      Bs[kk][nn] = (k < K && c < N) ? CK_LOAD(B[k * b_row + c * b_col]) : (ck_acc_t)0;
     }
     __syncthreads();
     for (int kk = 0; kk < CK_BK; ++kk) {
@@ -67,7 +71,7 @@ __global__ void ck_matmul(const ck_t* A, const ck_t* B, ck_t* C, long long M, lo
     if (r >= M) continue;
     for (int j = 0; j < CK_TN; ++j) {
       const long long c = col0 + tx + j * (CK_BN / CK_TN);
-      if (c < N) C[r * N + c] = (ck_t)acc[i][j];
+      if (c < N) C[r * N + c] = CK_STORE(acc[i][j]);
     }
   }
 }

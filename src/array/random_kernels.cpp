@@ -97,7 +97,7 @@ RandomKernelSource random_kernel_source(RandomDistribution distribution, std::st
   s += "\ntypedef " + std::string(out_ctype) + " T;\n\n";
   s += "// Element e of this draw comes from counter offset + e / " + per +
        ", word(s) e % " + per + ":\n// a pure function of (seed, offset, e), the same on every device.\n";
-  s += "__global__ void " + result.name + "(T* out, long long n, unsigned long long seed,\n"
+  s += "extern \"C\" __global__ void " + result.name + "(T* out, long long n, unsigned long long seed,\n"
        "    unsigned long long offset, " + params + ") {\n";
   s += "  const long long counters = (n + " + per + " - 1) / " + per + ";\n";
   s += "  const long long stride = (long long)gridDim.x * blockDim.x;\n";

@@ -46,7 +46,7 @@ ReduceOp sum_like(const char* name, DType in, bool product) {
   op.name = name;
   op.out_dtype = detail::sum_dtype(in);
   op.acc_type = detail::accumulator_type(op.out_dtype);
-  op.neutral = product ? "(ck_acc_t)1" : "(ck_acc_t)0";
+  op.neutral = detail::acc_constant(op.out_dtype, product ? 1 : 0);
   op.reduce_expr = product ? "a * b" : "a + b";
   op.compensated = !product && is_floating(op.out_dtype);
   return op;
@@ -173,10 +173,11 @@ Array mean(const Expr& a, Axes axes, bool keepdims) {
   op.out_dtype = mean_dtype(a.dtype());
   // Integers are averaged in double, like NumPy.
   op.acc_type = is_inexact(a.dtype()) ? detail::accumulator_type(op.out_dtype) : "double";
-  op.neutral = "(ck_acc_t)0";
   op.reduce_expr = "a + b";
   op.compensated = !is_complex(a.dtype());
-  op.post_expr = is_complex(a.dtype()) ? "a * (1.0 / (double)ck_count)" : "(double)a / (double)ck_count";
+  op.neutral = detail::acc_constant(op.out_dtype, 0);
+  op.post_expr = is_complex(a.dtype()) ? "a / " + detail::store_as(op.out_dtype, "(double)ck_count")
+                                       : "(double)a / (double)ck_count";
   return reduce(a, op, axes, keepdims);
 }
 

@@ -64,7 +64,7 @@ std::string full_reduction_source(const ReductionSpec& spec) {
        "}\n\n";
   s += "// One launch: per-block partials, then the last block to finish combines\n"
        "// them in block order, so the result depends only on the input and the grid.\n";
-  s += "__global__ void " + spec.name + "(" + param_prefix(spec) +
+  s += "extern \"C\" __global__ void " + spec.name + "(" + param_prefix(spec) +
        "ck_out_t* ck_out, ck_acc_t* ck_partials, unsigned int* ck_counter, long long n) {\n";
   s += "  __shared__ ck_acc_t ck_shared[" + std::to_string(reduce_block) + "];\n";
   s += "  __shared__ int ck_is_last;\n";
@@ -117,7 +117,7 @@ std::string full_reduction_source(const ReductionSpec& spec) {
 std::string inner_reduction_source(const ReductionSpec& spec) {
   std::string s = common_head(spec);
   s += "// One block per output; the block's threads stride over the reduced positions.\n";
-  s += "__global__ void " + spec.name + "(" + param_prefix(spec) +
+  s += "extern \"C\" __global__ void " + spec.name + "(" + param_prefix(spec) +
        "ck_out_t* ck_out, long long ck_n_out, long long ck_n_red) {\n";
   s += "  __shared__ ck_acc_t ck_shared[" + std::to_string(reduce_block) + "];\n";
   s += "  for (long long ck_o = blockIdx.x; ck_o < ck_n_out; ck_o += gridDim.x) {\n";
@@ -145,7 +145,7 @@ std::string outer_reduction_source(const ReductionSpec& spec) {
   std::string s = common_head(spec);
   s += "// 32 outputs per block (x), 8 threads per output (y) splitting the reduced\n"
        "// positions; neighbouring x threads read neighbouring elements.\n";
-  s += "__global__ void " + spec.name + "(" + param_prefix(spec) +
+  s += "extern \"C\" __global__ void " + spec.name + "(" + param_prefix(spec) +
        "ck_out_t* ck_out, long long ck_n_out, long long ck_n_red) {\n";
   s += "  __shared__ ck_acc_t ck_shared[8][32];\n";
   s += "  for (long long ck_first = (long long)blockIdx.x * 32; ck_first < ck_n_out;\n"

@@ -2,9 +2,11 @@
 #include <cstdlib>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "array/reduce_codegen.hpp"
 #include "array/reduce_ops.hpp"
+#include "array/reduce_source_hook.hpp"
 #include "array/reduce_workspace.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/detail/expr_node.hpp"
@@ -60,6 +62,20 @@ Strategy choose_strategy(const Expr& expr, const AxisPlan& plan) {
 
 }  // namespace
 
+// The test hook of reduce_source_hook.hpp.
+namespace {
+SourceObserver& source_observer() {
+  static SourceObserver instance;
+  return instance;
+}
+}  // namespace
+
+void set_source_observer(SourceObserver o) { source_observer() = std::move(o); }
+
+void observe_source(const std::string& kernel_name, const std::function<std::string()>& make_source) {
+  if (source_observer()) source_observer()(kernel_name, make_source());
+}
+
 const Array& first_array_of(const Expr& expr, const char* what) {
   const ExprNode* leaf = find_array_leaf(*expr.node());
   if (leaf == nullptr)
@@ -96,6 +112,31 @@ AxisPlan plan_axes(const Shape& shape, const Axes& axes, bool keepdims, const ch
     }
   }
   return plan;
+}
+
+std::string store_as(DType dtype, const std::string& value) {
+  switch (dtype) {
+    case DType::float16: return "cudakit_f2h((float)(" + value + "))";
+    case DType::bfloat16: return "cudakit_f2bf((float)(" + value + "))";
+    case DType::complex64: return "cudakit_c64(" + value + ")";
+    case DType::complex128: return "cudakit_c128(" + value + ")";
+    case DType::bool_: return "((" + value + ") != 0)";
+    default: return "(" + std::string(c_type_name(dtype)) + ")(" + value + ")";
+  }
+}
+
+std::string load_as_compute(DType dtype, const std::string& element) {
+  switch (dtype) {
+    case DType::float16: return "cudakit_h2f(" + element + ")";
+    case DType::bfloat16: return "cudakit_bf2f(" + element + ")";
+    default: return element;
+  }
+}
+
+std::string acc_constant(DType acc_dtype, int value) {
+  if (acc_dtype == DType::complex64) return "cudakit_c64(" + std::to_string(value) + ".0)";
+  if (acc_dtype == DType::complex128) return "cudakit_c128(" + std::to_string(value) + ".0)";
+  return "(ck_acc_t)" + std::to_string(value);
 }
 
 DType sum_dtype(DType dtype) noexcept {
@@ -158,7 +199,7 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
   spec.reduce_expr = op.reduce_expr;
   spec.map_expr = op.map_wrap;
   replace_all(spec.map_expr, "@ELEM@", "(" + map.element + ")");
-  spec.post_expr = op.post_expr;
+  spec.post_expr = store_as(op.out_dtype, op.post_expr);
   spec.params = map.params;
   spec.preamble = map.preamble + (op.preamble.empty() ? "" : "\n" + op.preamble);
   spec.compensated = op.compensated;
@@ -166,13 +207,15 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
   const std::string key = std::string("reduce|") + strategy_name + "|" + op.name + "|" + spec.out_type + "|" +
                           spec.acc_type + "|" + spec.neutral + "|" + spec.reduce_expr + "|" + op.map_wrap + "|" +
                           spec.post_expr + "|" + (spec.compensated ? "k" : "-") + "|" + op.preamble + "|" + map.key;
-  const Kernel kernel = cached_kernel(device, key, spec.name, [&] {
+  const auto make_source = [&] {
     std::string source = codegen_prelude() + "\n";
     if (strategy == Strategy::full) source += full_reduction_source(spec);
     else if (strategy == Strategy::inner) source += inner_reduction_source(spec);
     else source += outer_reduction_source(spec);
     return source;
-  });
+  };
+  observe_source(spec.name, make_source);
+  const Kernel kernel = cached_kernel(device, key, spec.name, make_source);
 
   ArgPack args = map.args;
   args.push_pointer(out.address());

@@ -4,6 +4,8 @@
 #include <string>
 
 #include "array/reduce_codegen.hpp"
+#include "array/reduce_ops.hpp"
+#include "array/reduce_source_hook.hpp"
 #include "array/reduce_workspace.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
@@ -121,6 +123,7 @@ detail::ReductionSpec spec_of(DType dtype_out, const std::string& name, const st
   spec.reduce_expr = reduce_expr;
   spec.map_expr = map_expr;
   spec.params = arguments;
+  spec.post_expr = detail::store_as(dtype_out, "a");
   spec.preamble = preamble;
   return spec;
 }
@@ -192,6 +195,7 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
   Array out = empty({}, dtype_out_, stream);
   const std::string key = "reduction_kernel|" + name_ + "|" + std::string(to_string(dtype_out_)) + "|" + neutral_ +
                           "|" + reduce_expr_ + "|" + map_expr_ + "|" + arguments_ + "|" + preamble_;
+  detail::observe_source(name_, [&] { return source(); });
   const Kernel kernel = detail::cached_kernel(device, key, name_, [&] { return source(); });
   const detail::ReduceWorkspace workspace = detail::reduce_workspace(device, stream.native());
   pack.push_pointer(out.address());

@@ -47,6 +47,15 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan);
 // array); ArgumentError for an expression made of scalars only.
 const Array& first_array_of(const Expr& expr, const char* what);
 
+// C expression converting `value` (a number or a complex value) to the
+// storage type of `dtype` (the 16-bit floats and complex types are structs
+// with conversion functions in the codegen prelude), and the reverse: an
+// element of `dtype` as the type arithmetic is done in.
+std::string store_as(DType dtype, const std::string& value);
+std::string load_as_compute(DType dtype, const std::string& element);
+// The accumulator's zero / one as C source.
+std::string acc_constant(DType acc_dtype, int value);
+
 // NumPy's dtype of sum / prod of `dtype`, and its accumulator's C type.
 DType sum_dtype(DType dtype) noexcept;
 std::string accumulator_type(DType dtype);

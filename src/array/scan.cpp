@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "array/reduce_ops.hpp"
+#include "array/reduce_source_hook.hpp"
 #include "array/reduce_workspace.hpp"
 #include "array/scan_codegen.hpp"
 #include "cudakit/array_scan.hpp"
@@ -48,6 +49,7 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
                           key_extra + "|" + map.key;
   spec.name = kernel_base;
   auto source = [&] { return detail::codegen_prelude() + "\n" + detail::scan_source(spec); };
+  detail::observe_source(kernel_base, source);
 
   LaunchConfig config;
   config.block = Dim3(detail::scan_threads);
@@ -99,6 +101,7 @@ Array cumulative(const Expr& a, std::optional<int> axis, bool product) {
   spec.out_type = std::string(c_type_name(out_dtype));
   spec.scan_expr = product ? "a * b" : "a + b";
   spec.neutral = product ? "(ck_value_t)1" : "(ck_value_t)0";
+  spec.store_expr = detail::store_as(out_dtype, "ck_r");
   const Array& anchor = detail::first_array_of(a, what.c_str());
   const std::int64_t n = shape_size(a.shape());
 
@@ -175,6 +178,7 @@ void ScanKernel::operator()(const Array& input, Array& output) const {
   spec.scan_expr = scan_expr_;
   spec.neutral = neutral_;
   spec.exclusive = exclusive_;
+  spec.store_expr = detail::store_as(dtype_, "ck_r");
   spec.preamble = preamble_;
   const Expr source = input.dtype() == dtype_ ? Expr(input) : astype(Expr(input), dtype_);
   if (output.is_c_contiguous()) {

@@ -51,7 +51,7 @@ std::string tile_code(const ScanSpec& spec, bool write) {
     } else {
       s += "        const ck_value_t ck_r = ck_has_prefix ? ck_scan_op(ck_prefix, ck_local[ck_j]) : ck_local[ck_j];\n";
     }
-    s += "        ck_out[ck_first + ck_j] = (ck_out_t)ck_r;\n";
+    s += "        ck_out[ck_first + ck_j] = " + spec.store_expr + ";\n";
     s += "      }\n";
   }
   s += "      // The tile's total is the last non-empty thread's.\n";
@@ -100,7 +100,7 @@ std::string scan_source(const ScanSpec& spec) {
   // Phase 1: chunk totals; the last block turns them into inclusive prefixes.
   s += "// Phase 1: each block's chunk total; the last block to finish turns the\n"
        "// totals into running (inclusive) prefixes, in block order.\n";
-  s += "__global__ void " + spec.name + "_partials(" + param_prefix(spec) +
+  s += "extern \"C\" __global__ void " + spec.name + "_partials(" + param_prefix(spec) +
        "ck_value_t* ck_partials, unsigned int* ck_counter, long long n, long long chunk) {\n";
   s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
   s += "  __shared__ int ck_is_last;\n";
@@ -130,7 +130,7 @@ std::string scan_source(const ScanSpec& spec) {
   // Phase 2: rescan with the carry-in and write.
   s += "// Phase 2: every block rescans its chunk starting from the prefix of the\n"
        "// chunks before it, and writes.\n";
-  s += "__global__ void " + spec.name + "_write(" + param_prefix(spec) +
+  s += "extern \"C\" __global__ void " + spec.name + "_write(" + param_prefix(spec) +
        "ck_out_t* ck_out, const ck_value_t* ck_partials, long long n, long long chunk) {\n";
   s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
   s += "  const long long ck_begin = (long long)blockIdx.x * chunk;\n";
@@ -143,7 +143,7 @@ std::string scan_source(const ScanSpec& spec) {
 
   // Lines.
   s += "// Independent lines of consecutive i (a scan along one axis): a block per line.\n";
-  s += "__global__ void " + spec.name + "_lines(" + param_prefix(spec) +
+  s += "extern \"C\" __global__ void " + spec.name + "_lines(" + param_prefix(spec) +
        "ck_out_t* ck_out, long long n_lines, long long line_length) {\n";
   s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
   s += "  for (long long ck_line = blockIdx.x; ck_line < n_lines; ck_line += gridDim.x) {\n";

@@ -23,6 +23,7 @@ struct ScanSpec {
   std::string map_expr;      // value of input element `i` (long long)
   std::optional<std::string> neutral;  // required for exclusive scans
   bool exclusive = false;
+  std::string store_expr = "(ck_out_t)ck_r";  // the value ck_r as written to the output
   std::string params;        // extra parameters for the map (may be empty)
   std::string preamble;
 };
