@@ -8,3 +8,5 @@ cudakit_add_test(array_test SOURCES ${_cudakit_array_sources} LABELS unit)
 target_compile_definitions(array_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cpu)
 cudakit_add_test(array_gpu_test SOURCES ${_cudakit_array_sources} LABELS gpu)
 target_compile_definitions(array_gpu_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cuda)
+# The generated kernels compile with NVRTC (skipped where NVRTC is missing; needs no GPU).
+cudakit_add_test(array_nvrtc_test SOURCES unit/array_nvrtc_test.cpp LABELS unit)

@@ -18,7 +18,8 @@ TEST_F(ElementwiseKernelTest, LinearCombinationConvertsTheScalar) {
   ck::Array dx = ck::from_host(x), dy = ck::from_host(y), dz = ck::empty({1001});
   k({2.5, dx, dy, dz});  // a double 2.5 reaches the float parameter as a float
   auto z = dz.to_host<float>();
-  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(z[i], 2.5f * x[i] + y[i]);
+  // FLOAT_EQ: a GPU contracts a * x + y into one fused multiply-add.
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_FLOAT_EQ(z[i], 2.5f * x[i] + y[i]);
 }
 
 TEST_F(ElementwiseKernelTest, RangeAndSliceChooseTheIndices) {
