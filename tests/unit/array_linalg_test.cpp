@@ -113,6 +113,20 @@ TEST_F(ArrayMatmul, MixedDtypesArePromoted) {
   expect_close(c.to_host<double>(), naive_matmul(widen(a), b, 1, 1, 5, 6, 4), 1e-12, "promoted");
 }
 
+TEST_F(ArrayMatmul, HalfPrecisionProductsAccumulateInFloat32) {
+  for (DType dtype : {DType::float16, DType::bfloat16}) {
+    SCOPED_TRACE(to_string(dtype));
+    const Array a = upload(random_values<float>(21 * 34, -1.0, 1.0, seed), {21, 34}).astype(dtype);
+    const Array b = upload(random_values<float>(34 * 13, -1.0, 1.0, seed + 1), {34, 13}).astype(dtype);
+    const Array c = matmul(a, b);
+    EXPECT_EQ(c.dtype(), dtype);
+    const auto want = naive_matmul(a.astype(DType::float64).to_host<double>(), b.astype(DType::float64).to_host<double>(),
+                                   1, 1, 21, 34, 13);
+    // One rounding of the float32 sum to the 16-bit type.
+    expect_close(c.astype(DType::float64).to_host<double>(), want, dtype == DType::float16 ? 4e-3 : 3e-2, "matmul");
+  }
+}
+
 TEST_F(ArrayMatmul, InnerDimensionMismatchIsAnError) {
   const Array a = zeros({3, 4}, DType::float32, stream), b = zeros({5, 2}, DType::float32, stream);
   try {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <optional>
 
@@ -333,6 +334,38 @@ TEST_F(ArrayReduce, DotOfMisalignedVectorsIsAnError) {
   const Array b = upload(random_values<float>(11, -1.0, 1.0, seed), {11});
   EXPECT_THROW(dot(a, b), ArgumentError);
   EXPECT_THROW(vdot(a, b), ArgumentError);
+}
+
+TEST_F(ArrayReduce, Float16ReductionsKeepTheDtypeAndAccumulateInFloat32) {
+  const auto host = random_values<float>(4099, 0.0, 1.0, seed);
+  const Array h = upload(host, {4099}).astype(DType::float16);
+  const auto rounded = as_doubles(h);
+  const Array s = sum(h), m = mean(h), mx = max(h);
+  EXPECT_EQ(s.dtype(), DType::float16);
+  EXPECT_EQ(m.dtype(), DType::float16);
+  // float16 has 11 significant bits: the result is the float32 sum, rounded once.
+  EXPECT_NEAR(s.item().as_double(), ref_sum(rounded), ref_sum(rounded) * 1e-3);
+  EXPECT_NEAR(m.item().as_double(), ref_mean(rounded), 1e-3);
+  EXPECT_EQ(mx.item().as_double(), *std::max_element(rounded.begin(), rounded.end()));
+  EXPECT_EQ(argmax(h).item().as_int64(), std::max_element(rounded.begin(), rounded.end()) - rounded.begin());
+}
+
+TEST_F(ArrayReduce, ComplexSumAndMeanMatchReference) {
+  const auto re = random_values<float>(1001, -1.0, 1.0, seed), im = random_values<float>(1001, -1.0, 1.0, seed + 1);
+  std::vector<std::complex<float>> host(1001);
+  std::complex<double> want = 0;
+  for (std::size_t k = 0; k < host.size(); ++k) {
+    host[k] = {re[k], im[k]};
+    want += std::complex<double>(re[k], im[k]);
+  }
+  const Array c = upload(host, {1001});
+  const Array s = sum(c);
+  EXPECT_EQ(s.dtype(), DType::complex64);
+  EXPECT_NEAR(s.item().as_complex().real(), want.real(), 1e-3);
+  EXPECT_NEAR(s.item().as_complex().imag(), want.imag(), 1e-3);
+  const auto m = mean(c).item().as_complex();
+  EXPECT_NEAR(m.real(), want.real() / 1001.0, 1e-5);
+  EXPECT_NEAR(m.imag(), want.imag() / 1001.0, 1e-5);
 }
 
 TEST_F(ArrayReduce, MinOfComplexIsAnError) {
