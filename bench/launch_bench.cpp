@@ -1,13 +1,12 @@
 // Launch overhead (PERF.md P1): an empty 2-argument kernel launched through
 // Kernel::launch and through the raw driver entry point, same kernel, same
 // stream, same run. Usage: launch_bench [launches] [repeats]
+#include "bench/launch_bench.hpp"
+
 #include <cstdio>
 #include <cstdlib>
-#include <iostream>
-
 #include <cudakit/cudakit.hpp>
-
-#include "bench/launch_bench.hpp"
+#include <iostream>
 
 int main(int argc, char** argv) try {
   int launches = argc > 1 ? std::atoi(argv[1]) : 0;

@@ -2,7 +2,6 @@
 // compile kernels offline (compile), run the tutorials' workloads (demo) and
 // measure launch and compile overheads (bench).
 #include <CLI/CLI.hpp>
-
 #include <exception>
 #include <iostream>
 
@@ -17,33 +16,38 @@ int main(int argc, char** argv) {
 
   cli::DoctorOptions doctor;
   auto* doctor_cmd = app.add_subcommand(
-      "doctor", "Check the driver, NVRTC, devices, cache and backend; say the fix for each problem");
+      "doctor",
+      "Check the driver, NVRTC, devices, cache and backend; say the fix for each problem");
   doctor_cmd->add_flag("--cpu-ok", doctor.cpu_ok,
                        "Exit 0 when the GPU path is unusable but the CPU backend works");
 
   auto* info_cmd = app.add_subcommand("info", "Backend, devices, every attribute, memory, NVRTC");
 
   cli::CompileCommandOptions compile;
-  auto* compile_cmd = app.add_subcommand("compile", "Compile a .cu file with NVRTC (no GPU needed)");
+  auto* compile_cmd =
+      app.add_subcommand("compile", "Compile a .cu file with NVRTC (no GPU needed)");
   compile_cmd->add_option("FILE", compile.file, "CUDA C source file")->required();
   compile_cmd->add_option("--arch", compile.arch,
                           "sm_90, compute_90, or cpu (default: the device's arch, else sm_90)");
   auto* ptx_flag = compile_cmd->add_flag("--ptx", compile.ptx, "Emit PTX");
   auto* cubin_flag = compile_cmd->add_flag("--cubin", compile.cubin, "Emit a cubin (the default)");
   ptx_flag->excludes(cubin_flag);
-  compile_cmd->add_option("-o,--output", compile.output, "Write the compiled code here ('-': stdout)");
+  compile_cmd->add_option("-o,--output", compile.output,
+                          "Write the compiled code here ('-': stdout)");
   compile_cmd->add_flag("--resource-usage", compile.resource_usage,
                         "Registers, shared and local memory per kernel");
   compile_cmd->add_flag("--show-source", compile.show_source,
                         "Print the source as compiled (after extern \"C\" wrapping), numbered");
-  compile_cmd->add_option("-D,--define", compile.defines, "NAME=VALUE or NAME")->allow_extra_args(false);
+  compile_cmd->add_option("-D,--define", compile.defines, "NAME=VALUE or NAME")
+      ->allow_extra_args(false);
   compile_cmd->add_option("-I,--include-dir", compile.include_dirs, "Include directory")
       ->allow_extra_args(false);
   compile_cmd->add_option("--std", compile.std, "Language standard")->capture_default_str();
   compile_cmd->add_flag("--no-extern-c", compile.no_extern_c,
                         "Do not wrap the source in extern \"C\" (templates, C++ linkage)");
-  compile_cmd->add_option("--name-expression", compile.name_expressions,
-                          "Template instantiation to compile, e.g. 'vec_add<float>' (repeatable)")
+  compile_cmd
+      ->add_option("--name-expression", compile.name_expressions,
+                   "Template instantiation to compile, e.g. 'vec_add<float>' (repeatable)")
       ->allow_extra_args(false);
 
   cli::DemoOptions demo;

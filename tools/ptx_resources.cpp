@@ -37,8 +37,10 @@ struct Variable {
 std::size_t matching_brace(std::string_view text, std::size_t open) {
   int depth = 0;
   for (std::size_t i = open; i < text.size(); ++i) {
-    if (text[i] == '{') ++depth;
-    else if (text[i] == '}' && --depth == 0) return i;
+    if (text[i] == '{')
+      ++depth;
+    else if (text[i] == '}' && --depth == 0)
+      return i;
   }
   return text.size();
 }
@@ -57,7 +59,7 @@ std::vector<PtxKernelResources> parse_ptx_resources(std::string_view ptx_view) {
 
   // Module-scope shared variables (static __shared__ arrays are "demoted" to
   // module scope by the compiler); entries are attributed those they name.
-  std::vector<std::pair<std::size_t, std::size_t>> bodies;  // [open, close] of each entry body
+  std::vector<std::pair<std::size_t, std::size_t>> bodies;   // [open, close] of each entry body
   std::vector<std::pair<std::string, std::size_t>> entries;  // name, position of '('
   for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), entry_re);
        it != std::sregex_iterator(); ++it) {
@@ -96,20 +98,27 @@ std::vector<PtxKernelResources> parse_ptx_resources(std::string_view ptx_view) {
     for (auto it = std::sregex_iterator(body.begin(), body.end(), reg_re);
          it != std::sregex_iterator(); ++it) {
       std::size_t n = std::stoull((*it)[2]);
-      if ((*it)[1] == "pred") r.predicate_registers += n;
-      else r.virtual_registers += n;
+      if ((*it)[1] == "pred")
+        r.predicate_registers += n;
+      else
+        r.virtual_registers += n;
     }
     for (auto it = std::sregex_iterator(body.begin(), body.end(), reg_single_re);
          it != std::sregex_iterator(); ++it) {
-      if ((*it)[1] == "pred") ++r.predicate_registers;
-      else ++r.virtual_registers;
+      if ((*it)[1] == "pred")
+        ++r.predicate_registers;
+      else
+        ++r.virtual_registers;
     }
     for (auto it = std::sregex_iterator(body.begin(), body.end(), space_re);
          it != std::sregex_iterator(); ++it) {
       std::size_t bytes = type_bytes((*it)[3]) * element_count((*it)[5]);
-      if ((*it)[2] == "local") r.local_bytes += bytes;
-      else if ((*it)[1].matched) r.uses_dynamic_shared = true;
-      else r.shared_bytes += bytes;
+      if ((*it)[2] == "local")
+        r.local_bytes += bytes;
+      else if ((*it)[1].matched)
+        r.uses_dynamic_shared = true;
+      else
+        r.shared_bytes += bytes;
     }
     for (const auto& [name, v] : module_shared) {
       static const std::regex word_char(R"([\w$])");
@@ -122,8 +131,10 @@ std::vector<PtxKernelResources> parse_ptx_resources(std::string_view ptx_view) {
         pos = body.find(name, pos + 1);
       }
       if (pos == std::string::npos) continue;
-      if (v.dynamic) r.uses_dynamic_shared = true;
-      else r.shared_bytes += v.bytes;
+      if (v.dynamic)
+        r.uses_dynamic_shared = true;
+      else
+        r.shared_bytes += v.bytes;
     }
     out.push_back(std::move(r));
   }

@@ -12,13 +12,13 @@
 namespace cudakit::cli {
 
 struct PtxKernelResources {
-  std::string name;                    // the .entry symbol
-  std::size_t virtual_registers = 0;   // sum over .reg declarations (predicates excluded)
+  std::string name;                   // the .entry symbol
+  std::size_t virtual_registers = 0;  // sum over .reg declarations (predicates excluded)
   std::size_t predicate_registers = 0;
-  std::size_t shared_bytes = 0;        // static .shared declared in or used by the entry
-  bool uses_dynamic_shared = false;    // references an .extern .shared array
-  std::size_t local_bytes = 0;         // .local (stack frame, spills)
-  std::size_t param_bytes = 0;         // sum of .param sizes
+  std::size_t shared_bytes = 0;      // static .shared declared in or used by the entry
+  bool uses_dynamic_shared = false;  // references an .extern .shared array
+  std::size_t local_bytes = 0;       // .local (stack frame, spills)
+  std::size_t param_bytes = 0;       // sum of .param sizes
 };
 
 // Every .entry of `ptx`, in order of appearance.

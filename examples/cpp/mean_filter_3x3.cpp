@@ -3,10 +3,9 @@
 // Checked exactly against the same loop on the host.
 #include <cstdint>
 #include <cstdio>
+#include <cudakit/cudakit.hpp>
 #include <random>
 #include <vector>
-
-#include <cudakit/cudakit.hpp>
 
 #include "workloads/mean_filter.hpp"
 #include "workloads/references.hpp"

@@ -3,10 +3,9 @@
 // stream from pinned memory, so one chunk's copies run while another computes.
 // Events time each stream and order a final stream after all of them.
 #include <cstdio>
+#include <cudakit/cudakit.hpp>
 #include <random>
 #include <vector>
-
-#include <cudakit/cudakit.hpp>
 
 #include "workloads/vector_add.hpp"
 

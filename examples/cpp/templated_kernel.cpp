@@ -3,11 +3,10 @@
 // PyCUDA tutorial's pattern, a C++-linkage (no_extern_c) kernel asked for by
 // its plain name, which fails in PyCUDA and works here.
 #include <cstdio>
+#include <cudakit/cudakit.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <cudakit/cudakit.hpp>
 
 #include "workloads/vector_add.hpp"
 
@@ -25,7 +24,8 @@ bool run_and_check(const ck::Kernel& kernel, std::size_t n, const ck::Device& de
   std::vector<T> c = dc.to_host();
   for (std::size_t i = 0; i < n; ++i)
     if (c[i] != a[i] + b[i]) return false;
-  std::printf("%s (symbol %s): ok, %zu elements\n", kernel.name().c_str(), kernel.symbol().c_str(), n);
+  std::printf("%s (symbol %s): ok, %zu elements\n", kernel.name().c_str(), kernel.symbol().c_str(),
+              n);
   return true;
 }
 
@@ -45,7 +45,8 @@ int main() try {
   // finds it because it is unambiguous.
   std::string type = "double";
   std::string source = "__global__ void vec_add(const " + type + " *a, const " + type + " *b, " +
-                       type + " *c, int n) {\n"
+                       type +
+                       " *c, int n) {\n"
                        "    int idx = threadIdx.x + blockIdx.x * blockDim.x;\n"
                        "    if (idx < n) c[idx] = a[idx] + b[idx];\n"
                        "}\n";

@@ -1,14 +1,13 @@
 // The PyCUDA tutorial's tiled shared-memory matrix product (16x16 tiles,
 // __shared__ + __syncthreads) on shapes that are not multiples of the tile,
 // checked against the naive triple loop.
+#include "workloads/tiled_matmul.hpp"
+
 #include <cmath>
 #include <cstdio>
+#include <cudakit/cudakit.hpp>
 #include <random>
 #include <vector>
-
-#include <cudakit/cudakit.hpp>
-
-#include "workloads/tiled_matmul.hpp"
 
 namespace ck = cudakit;
 

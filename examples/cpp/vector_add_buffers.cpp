@@ -2,10 +2,9 @@
 // back, check. The kernel is the Numba tutorial's add_kernel in CUDA C.
 #include <cmath>
 #include <cstdio>
+#include <cudakit/cudakit.hpp>
 #include <random>
 #include <vector>
-
-#include <cudakit/cudakit.hpp>
 
 #include "workloads/vector_add.hpp"
 

@@ -2,10 +2,9 @@
 // In / Out (drv.In(a), drv.Out(c)); cudakit stages the copies. The kernel is
 // the PyCUDA tutorial's vec_add, verbatim.
 #include <cstdio>
+#include <cudakit/cudakit.hpp>
 #include <random>
 #include <vector>
-
-#include <cudakit/cudakit.hpp>
 
 #include "workloads/vector_add.hpp"
 
@@ -33,7 +32,8 @@ int main() try {
   vec_add.launch(config, ck::In(a), ck::In(b), ck::Out(c));  // returns with c filled
 
   double max_error = 0;
-  for (std::size_t i = 0; i < n; ++i) max_error = std::max(max_error, double(std::abs(c[i] - (a[i] + b[i]))));
+  for (std::size_t i = 0; i < n; ++i)
+    max_error = std::max(max_error, double(std::abs(c[i] - (a[i] + b[i]))));
   std::printf("max error: %g\n", max_error);
   return max_error == 0 ? 0 : 1;
 } catch (const ck::Error& e) {

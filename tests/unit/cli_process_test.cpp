@@ -26,7 +26,8 @@ struct Result {
 class CliTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / ("cudakit_cli_test_" + std::to_string(getpid())));
+    dir_ =
+        new fs::path(fs::temp_directory_path() / ("cudakit_cli_test_" + std::to_string(getpid())));
     fs::create_directories(*dir_);
     // Keep the user's cache out of the tests.
     setenv("CUDAKIT_CACHE_DIR", (*dir_ / "cache").c_str(), 1);
@@ -44,7 +45,8 @@ class CliTest : public ::testing::Test {
     if (!pipe) return r;
     std::array<char, 4096> buffer;
     std::size_t n;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.output.append(buffer.data(), n);
+    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+      r.output.append(buffer.data(), n);
     int status = pclose(pipe);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
@@ -77,9 +79,7 @@ TEST_F(CliTest, HelpListsEverySubcommand) {
     EXPECT_NE(r.output.find(sub), std::string::npos) << sub << "\n" << r.output;
 }
 
-TEST_F(CliTest, NoSubcommandIsAnError) {
-  EXPECT_NE(run("").exit_code, 0);
-}
+TEST_F(CliTest, NoSubcommandIsAnError) { EXPECT_NE(run("").exit_code, 0); }
 
 TEST_F(CliTest, UnknownSubcommandIsAnError) {
   Result r = run("frobnicate");
@@ -106,7 +106,9 @@ TEST_F(CliTest, CompileWritesACubinByDefault) {
   std::ifstream in(out, std::ios::binary);
   std::array<char, 4> magic{};
   in.read(magic.data(), 4);
-  EXPECT_EQ(std::string(magic.data(), 4), std::string("\x7f" "ELF", 4));
+  EXPECT_EQ(std::string(magic.data(), 4), std::string("\x7f"
+                                                      "ELF",
+                                                      4));
 }
 
 TEST_F(CliTest, CompileWithoutArchAndWithoutGpuTargetsSm90WithANote) {
@@ -144,14 +146,15 @@ TEST_F(CliTest, CompileShowSourcePrintsTheExternCWrappedSourceNumbered) {
 }
 
 TEST_F(CliTest, CompileResourceUsageReportsSharedMemoryOfTheTiledMatmul) {
-  std::string src = write_file("tiles.cu",
-                               "#define T 16\n"
-                               "__global__ void tiles(const float *a, float *b) {\n"
-                               "    __shared__ float s[T][T];\n"
-                               "    s[threadIdx.y][threadIdx.x] = a[threadIdx.y * T + threadIdx.x];\n"
-                               "    __syncthreads();\n"
-                               "    b[threadIdx.y * T + threadIdx.x] = s[threadIdx.x][threadIdx.y];\n"
-                               "}\n");
+  std::string src =
+      write_file("tiles.cu",
+                 "#define T 16\n"
+                 "__global__ void tiles(const float *a, float *b) {\n"
+                 "    __shared__ float s[T][T];\n"
+                 "    s[threadIdx.y][threadIdx.x] = a[threadIdx.y * T + threadIdx.x];\n"
+                 "    __syncthreads();\n"
+                 "    b[threadIdx.y * T + threadIdx.x] = s[threadIdx.x][threadIdx.y];\n"
+                 "}\n");
   Result r = run("compile " + src + " --arch sm_90 --resource-usage");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("tiles"), std::string::npos) << r.output;
@@ -228,9 +231,7 @@ TEST_F(CliTest, DemoChecksEveryWorkloadAndPrintsTheTable) {
   }
 }
 
-TEST_F(CliTest, DemoRejectsAnUnknownSize) {
-  EXPECT_NE(run("demo --size huge").exit_code, 0);
-}
+TEST_F(CliTest, DemoRejectsAnUnknownSize) { EXPECT_NE(run("demo --size huge").exit_code, 0); }
 
 TEST_F(CliTest, BenchLaunchPrintsTheRatioAgainstTheRawLaunch) {
   Result r = run("bench launch --launches 200 --repeats 3");
@@ -238,8 +239,6 @@ TEST_F(CliTest, BenchLaunchPrintsTheRatioAgainstTheRawLaunch) {
   EXPECT_NE(r.output.find("launch ratio (cudakit / raw): "), std::string::npos) << r.output;
 }
 
-TEST_F(CliTest, BenchRejectsAnUnknownBenchmark) {
-  EXPECT_NE(run("bench everything").exit_code, 0);
-}
+TEST_F(CliTest, BenchRejectsAnUnknownBenchmark) { EXPECT_NE(run("bench everything").exit_code, 0); }
 
 }  // namespace

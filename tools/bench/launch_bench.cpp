@@ -64,8 +64,7 @@ LaunchBenchResult run_launch_bench(const Device& device, int launches, int repea
   auto raw_launch = [&] {
     if (gpu) {
       int status = driver.launch(native_kernel, 1, 1, 1, 32, 1, 1, 0, native_stream, args, nullptr);
-      if (status != 0)
-        throw CudaError("raw cuLaunchKernel of empty2", "launch failed", {}, status);
+      if (status != 0) throw CudaError("raw cuLaunchKernel of empty2", "launch failed", {}, status);
     } else {
       backend.launch(native_kernel, "empty2", Dim3(1), Dim3(32), 0, native_stream, args);
     }
@@ -96,8 +95,8 @@ LaunchBenchResult run_launch_bench(const Device& device, int launches, int repea
   result.raw_us = median(raw_times);
   result.cudakit_us = median(cudakit_times);
   result.raw_name = gpu ? "raw cuLaunchKernel" : "raw CPU-backend launch";
-  out << "launch overhead on " << device.describe() << ": empty kernel (float*, int), "
-      << launches << " back-to-back launches then synchronize, median of " << repeats << "\n";
+  out << "launch overhead on " << device.describe() << ": empty kernel (float*, int), " << launches
+      << " back-to-back launches then synchronize, median of " << repeats << "\n";
   Table table({"path", "us per launch"});
   table.add({result.raw_name, fixed(result.raw_us, 3)});
   table.add({"cudakit Kernel::launch (checked)", fixed(result.cudakit_us, 3)});

@@ -11,7 +11,7 @@
 namespace cudakit::cli {
 
 struct LaunchBenchResult {
-  double cudakit_us = 0;   // per launch, median over repeats
+  double cudakit_us = 0;  // per launch, median over repeats
   double raw_us = 0;
   double ratio() const { return raw_us > 0 ? cudakit_us / raw_us : 0; }
   const char* raw_name = "";

@@ -8,7 +8,7 @@
 namespace cudakit::cli {
 
 struct DoctorOptions {
-  bool cpu_ok = false;   // exit 0 when the GPU path is unusable but the CPU backend works
+  bool cpu_ok = false;  // exit 0 when the GPU path is unusable but the CPU backend works
 };
 int run_doctor(const DoctorOptions& options);
 
@@ -16,13 +16,13 @@ int run_info();
 
 struct CompileCommandOptions {
   std::string file;
-  std::string arch;                 // empty: the device's, else sm_90
+  std::string arch;  // empty: the device's, else sm_90
   bool ptx = false;
   bool cubin = false;
-  std::string output;               // "-" for stdout
+  std::string output;  // "-" for stdout
   bool resource_usage = false;
   bool show_source = false;
-  std::vector<std::string> defines;         // NAME=VAL or NAME
+  std::vector<std::string> defines;  // NAME=VAL or NAME
   std::vector<std::string> include_dirs;
   std::string std = "c++17";
   bool no_extern_c = false;
@@ -37,8 +37,8 @@ struct DemoOptions {
 int run_demo(const DemoOptions& options);
 
 struct BenchOptions {
-  std::string what = "all";   // launch | compile | all
-  int launches = 0;           // per repeat; 0: chosen per backend
+  std::string what = "all";  // launch | compile | all
+  int launches = 0;          // per repeat; 0: chosen per backend
   int repeats = 7;
 };
 int run_bench(const BenchOptions& options);

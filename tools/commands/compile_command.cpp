@@ -40,8 +40,10 @@ CompileOptions to_compile_options(const CompileCommandOptions& o, const std::str
   options.std = o.std;
   for (const auto& d : o.defines) {
     auto eq = d.find('=');
-    if (eq == std::string::npos) options.defines.emplace_back(d, "");
-    else options.defines.emplace_back(d.substr(0, eq), d.substr(eq + 1));
+    if (eq == std::string::npos)
+      options.defines.emplace_back(d, "");
+    else
+      options.defines.emplace_back(d.substr(0, eq), d.substr(eq + 1));
   }
   options.include_dirs = o.include_dirs;
   options.no_extern_c = o.no_extern_c;
@@ -73,7 +75,8 @@ void print_ptx_resources(std::ostream& out, const std::string& ptx) {
 
 void print_loaded_resources(std::ostream& out, const Module& module) {
   out << "resource usage (from the loaded code on " << module.device().describe() << "):\n";
-  Table table({"kernel", "registers", "static shared", "local/thread", "const", "max threads/block"});
+  Table table(
+      {"kernel", "registers", "static shared", "local/thread", "const", "max threads/block"});
   for (const auto& name : module.kernel_names()) {
     auto a = module.kernel(name).attributes();
     table.add({name, std::to_string(a.registers), format_bytes(a.static_shared_bytes),
@@ -114,7 +117,8 @@ int run_compile(const CompileCommandOptions& o) {
   try {
     code = compile_only(source, options, backend);
   } catch (const CompileError& e) {
-    std::cerr << "error: " << o.file << " failed to compile for " << arch << "\n" << e.what() << '\n';
+    std::cerr << "error: " << o.file << " failed to compile for " << arch << "\n"
+              << e.what() << '\n';
     return 1;
   }
   const double ms = clock.ms();

@@ -22,7 +22,7 @@ namespace {
 
 struct Sizes {
   std::size_t vector_n;
-  std::vector<int> matmul;   // square sizes
+  std::vector<int> matmul;  // square sizes
   int image_width;
   int image_height;
   int device_repeats;
@@ -137,8 +137,8 @@ Row vector_add(const Device& device, const Stream& stream, const Sizes& s) {
     kernel.launch(config, da, db, dc, count);
     dc.copy_to_async(pc.span(), stream);
   });
-  row.cpu_ms = time_on_host(s.cpu_repeats,
-                            [&] { workloads::vector_add_rows(a.data(), b.data(), c.data(), 0, n); });
+  row.cpu_ms = time_on_host(
+      s.cpu_repeats, [&] { workloads::vector_add_rows(a.data(), b.data(), c.data(), 0, n); });
   return row;
 }
 
@@ -157,13 +157,15 @@ Row tiled_matmul(const Device& device, const Stream& stream, const Sizes& s, int
   DeviceBuffer<float> da(device, elems), db(device, elems), dc(device, elems);
   da.copy_from(a);
   db.copy_from(b);
-  const LaunchConfig config = grid_for_2d(std::size_t(n), std::size_t(m), workloads::tiled_matmul_block,
-                                          workloads::tiled_matmul_block, stream);
+  const LaunchConfig config =
+      grid_for_2d(std::size_t(n), std::size_t(m), workloads::tiled_matmul_block,
+                  workloads::tiled_matmul_block, stream);
   kernel.launch(config, da, db, dc, m, n, k);
   stream.synchronize();
   dc.copy_to(c);
   double err = 0;
-  for (std::size_t i = 0; i < elems; ++i) err = std::max(err, double(std::fabs(c[i] - expected[i])));
+  for (std::size_t i = 0; i < elems; ++i)
+    err = std::max(err, double(std::fabs(c[i] - expected[i])));
   // Same summation order as the reference; only FMA contraction differs.
   row.ok = err <= 1e-4 * k;
   row.check = std::string(row.ok ? "ok" : "WRONG") + ", max err " + fixed(err, 6);
@@ -186,7 +188,8 @@ Row tiled_matmul(const Device& device, const Stream& stream, const Sizes& s, int
 
 Row mean_filter(const Device& device, const Stream& stream, const Sizes& s) {
   const int w = s.image_width, h = s.image_height;
-  Row row{"3x3 mean filter, RGB (PyCUDA tutorial)", std::to_string(w) + "x" + std::to_string(h) + "x3 u8"};
+  Row row{"3x3 mean filter, RGB (PyCUDA tutorial)",
+          std::to_string(w) + "x" + std::to_string(h) + "x3 u8"};
   const std::size_t bytes = std::size_t(w) * std::size_t(h) * workloads::mean_filter_channels;
   Module module = compile_noting(workloads::mean_filter_source, device, row);
   Kernel kernel = module.kernel("convolution_3x3");
@@ -203,7 +206,8 @@ Row mean_filter(const Device& device, const Stream& stream, const Sizes& s) {
   stream.synchronize();
   dout.copy_to(out);
   int err = 0;
-  for (std::size_t i = 0; i < bytes; ++i) err = std::max(err, std::abs(int(out[i]) - int(expected[i])));
+  for (std::size_t i = 0; i < bytes; ++i)
+    err = std::max(err, std::abs(int(out[i]) - int(expected[i])));
   row.ok = err == 0;
   row.check = std::string(row.ok ? "ok" : "WRONG") + ", max err " + std::to_string(err);
 
@@ -259,7 +263,8 @@ int run_demo(const DemoOptions& options) {
                format_ms(r.with_copies_ms), format_ms(r.compile_ms) + " (" + r.compile_note + ")"});
   }
   table.print(std::cout);
-  std::cout << "\n" << device_col << ": kernel only, median of " << sizes.device_repeats
+  std::cout << "\n"
+            << device_col << ": kernel only, median of " << sizes.device_repeats
             << " (events on one stream); CPU ms: one thread, the naive loop, median of "
             << sizes.cpu_repeats << "; incl. copies: pinned host to device, kernel, back.\n";
   if (!all_ok) std::cout << "demo: a result did not match the CPU reference\n";

@@ -50,7 +50,8 @@ std::string first_lines(const std::string& text, int lines) {
     if (pos == std::string::npos) return text;
     ++pos;
   }
-  std::size_t rest = static_cast<std::size_t>(std::count(text.begin() + long(pos), text.end(), '\n'));
+  std::size_t rest =
+      static_cast<std::size_t>(std::count(text.begin() + long(pos), text.end(), '\n'));
   return text.substr(0, pos) + "... (" + std::to_string(rest + 1) + " more lines)";
 }
 
@@ -97,8 +98,8 @@ class Report {
 
 struct VectorAddCheck {
   bool ok = false;
-  std::string summary;   // for the report line
-  std::string error;     // what failed, when it did
+  std::string summary;  // for the report line
+  std::string error;    // what failed, when it did
 };
 
 // Compiles the Numba tutorial's vector add through cudakit::compile, runs it
@@ -114,18 +115,20 @@ VectorAddCheck check_vector_add(BackendKind kind) {
     auto after = CompileCache::global().stats();
     bool cached = after.memory_hits + after.disk_hits > before.memory_hits + before.disk_hits;
     Kernel kernel = module.kernel("add_kernel");
-    const std::size_t n = 100'003;   // not a multiple of the block: the bounds check matters
+    const std::size_t n = 100'003;  // not a multiple of the block: the bounds check matters
     auto a = random_floats(n, fresh_seed()), b = random_floats(n, fresh_seed());
     std::vector<float> c(n);
     kernel.launch(grid_for(n, 256), In(a), In(b), Out(c), int(n));
     double err = 0;
-    for (std::size_t i = 0; i < n; ++i) err = std::max(err, double(std::fabs(c[i] - (a[i] + b[i]))));
+    for (std::size_t i = 0; i < n; ++i)
+      err = std::max(err, double(std::fabs(c[i] - (a[i] + b[i]))));
     result.ok = err == 0.0;
     result.summary = "vector add compiled (" + fixed(compile_ms, 1) + " ms, " +
                      (cached ? "from the cache" : "fresh compile") + ") and ran on " +
                      device.describe() + ": " + std::to_string(n) + " random floats, max error " +
                      fixed(err, 6);
-    if (!result.ok) result.error = "vector add gave wrong results (max error " + fixed(err, 6) + ")";
+    if (!result.ok)
+      result.error = "vector add gave wrong results (max error " + fixed(err, 6) + ")";
   } catch (const Error& e) {
     result.error = e.what();
   }
@@ -135,19 +138,22 @@ VectorAddCheck check_vector_add(BackendKind kind) {
 std::string explain_init_status(int status, std::string& fix) {
   switch (status) {
     case 100:
-      fix = "check `nvidia-smi`; in a container run with --gpus all (NVIDIA Container Toolkit); "
-            "check CUDA_VISIBLE_DEVICES";
+      fix =
+          "check `nvidia-smi`; in a container run with --gpus all (NVIDIA Container Toolkit); "
+          "check CUDA_VISIBLE_DEVICES";
       return "the driver sees no CUDA-capable device";
     case 35:
-      fix = "the kernel module and libcuda differ in version: reboot after a driver update, or "
-            "reinstall the driver";
+      fix =
+          "the kernel module and libcuda differ in version: reboot after a driver update, or "
+          "reinstall the driver";
       return "the installed driver is older than this libcuda (CUDA_ERROR_INSUFFICIENT_DRIVER)";
     case 34:
       fix = "remove .../lib64/stubs from LD_LIBRARY_PATH; the stub is only for linking";
       return "the toolkit's stub libcuda was loaded instead of the real driver";
     case 999:
-      fix = "reboot, or reload the driver (`sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm`) "
-            "after suspend or a driver update";
+      fix =
+          "reboot, or reload the driver (`sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm`) "
+          "after suspend or a driver update";
       return "the driver is in an unknown state (CUDA_ERROR_UNKNOWN)";
     case 804:
     case 803:
@@ -174,11 +180,12 @@ int run_doctor(const DoctorOptions& options) {
     report.ok("driver library: " + driver.path + " (driver supports CUDA " +
               format_cuda_version(driver.version) + ")");
   } else {
-    report.fail("driver library: libcuda.so.1 not found (searched the dynamic loader's path for "
-                "libcuda.so.1, libcuda.so)",
-                "no NVIDIA driver is installed, or it is not visible here (" + driver.load_error + ")",
-                "install the NVIDIA driver (`nvidia-smi` must work); in a container, run with "
-                "--gpus all. The CPU backend works without it (CUDAKIT_BACKEND=cpu)");
+    report.fail(
+        "driver library: libcuda.so.1 not found (searched the dynamic loader's path for "
+        "libcuda.so.1, libcuda.so)",
+        "no NVIDIA driver is installed, or it is not visible here (" + driver.load_error + ")",
+        "install the NVIDIA driver (`nvidia-smi` must work); in a container, run with "
+        "--gpus all. The CPU backend works without it (CUDAKIT_BACKEND=cpu)");
     gpu_fails("no NVIDIA driver (libcuda.so.1 not found)");
   }
   if (driver.installed_copies.size() > 1) {
@@ -204,8 +211,8 @@ int run_doctor(const DoctorOptions& options) {
       gpu_fails(cause);
     }
   }
-  if (auto visible = env("CUDA_VISIBLE_DEVICES"); getenv("CUDA_VISIBLE_DEVICES") &&
-                                                  (visible.empty() || visible == "-1"))
+  if (auto visible = env("CUDA_VISIBLE_DEVICES");
+      getenv("CUDA_VISIBLE_DEVICES") && (visible.empty() || visible == "-1"))
     report.warn("CUDA_VISIBLE_DEVICES='" + visible + "' hides every GPU", "",
                 "unset CUDA_VISIBLE_DEVICES or list the GPUs to use (e.g. 0)");
 
@@ -261,7 +268,8 @@ int run_doctor(const DoctorOptions& options) {
     auto [major, minor] = d.compute_capability();
     int arch = major * 10 + minor;
     if (std::find(nvrtc.archs.begin(), nvrtc.archs.end(), arch) != nvrtc.archs.end()) {
-      report.ok(d.arch() + " (" + d.name() + ") is among NVRTC's archs: cudakit compiles cubins "
+      report.ok(d.arch() + " (" + d.name() +
+                ") is among NVRTC's archs: cudakit compiles cubins "
                 "for exactly this GPU");
     } else if (arch > nvrtc.archs.back()) {
       report.warn(d.arch() + " is newer than this NVRTC knows",
@@ -282,15 +290,17 @@ int run_doctor(const DoctorOptions& options) {
   if (driver.loaded && driver.version > 0 && nvrtc.loaded) {
     int needed = nvrtc.major * 1000 + nvrtc.minor * 10;
     if (driver.version >= needed) {
-      report.ok("driver (CUDA " + format_cuda_version(driver.version) + ") is new enough for NVRTC " +
-                std::to_string(nvrtc.major) + "." + std::to_string(nvrtc.minor));
+      report.ok("driver (CUDA " + format_cuda_version(driver.version) +
+                ") is new enough for NVRTC " + std::to_string(nvrtc.major) + "." +
+                std::to_string(nvrtc.minor));
     } else {
       report.fail("driver too old: it supports CUDA " + format_cuda_version(driver.version) +
-                      ", NVRTC is " + std::to_string(nvrtc.major) + "." + std::to_string(nvrtc.minor),
+                      ", NVRTC is " + std::to_string(nvrtc.major) + "." +
+                      std::to_string(nvrtc.minor),
                   "code from a newer compiler cannot be loaded by an older driver (DriverTooOld; "
                   "PTX: CUDA_ERROR_UNSUPPORTED_PTX_VERSION)",
-                  "upgrade the NVIDIA driver to one supporting CUDA " + std::to_string(nvrtc.major) +
-                      "." + std::to_string(nvrtc.minor) +
+                  "upgrade the NVIDIA driver to one supporting CUDA " +
+                      std::to_string(nvrtc.major) + "." + std::to_string(nvrtc.minor) +
                       ", or point CUDAKIT_NVRTC at the NVRTC of an older toolkit");
       gpu_fails("driver too old for NVRTC (DriverTooOld)");
       report.field_note("driver too old / no kernel image is available",
@@ -308,18 +318,21 @@ int run_doctor(const DoctorOptions& options) {
     if (looks_like_toolkit(value))
       report.ok(std::string(var) + "=" + value + " (a CUDA toolkit)");
     else
-      report.warn(std::string(var) + "=" + value + " points at no CUDA toolkit",
-                  "there is no include/cuda.h or bin/nvcc under it",
-                  std::string("set ") + var + " to the toolkit root (e.g. /usr/local/cuda) or unset it");
+      report.warn(
+          std::string(var) + "=" + value + " points at no CUDA toolkit",
+          "there is no include/cuda.h or bin/nvcc under it",
+          std::string("set ") + var + " to the toolkit root (e.g. /usr/local/cuda) or unset it");
   }
   if (!any_cuda_var)
-    report.ok(std::string("CUDA_PATH/CUDA_HOME not set (not needed: NVRTC is searched in the "
-                          "standard places") +
-              (looks_like_toolkit("/usr/local/cuda") ? "; toolkit found at /usr/local/cuda)" : ")"));
+    report.ok(
+        std::string("CUDA_PATH/CUDA_HOME not set (not needed: NVRTC is searched in the "
+                    "standard places") +
+        (looks_like_toolkit("/usr/local/cuda") ? "; toolkit found at /usr/local/cuda)" : ")"));
   if (std::string nvcc = find_on_path("nvcc"); !nvcc.empty()) {
     report.ok("nvcc on PATH: " + nvcc + " (cudakit does not need it; PyCUDA does)");
   } else {
-    report.warn("nvcc not on PATH", "cudakit compiles with NVRTC and does not need nvcc; PyCUDA's "
+    report.warn("nvcc not on PATH",
+                "cudakit compiles with NVRTC and does not need nvcc; PyCUDA's "
                 "SourceModule shells out to nvcc and fails without it",
                 looks_like_toolkit("/usr/local/cuda")
                     ? "for PyCUDA: export PATH=/usr/local/cuda/bin:$PATH"
@@ -354,12 +367,13 @@ int run_doctor(const DoctorOptions& options) {
   try {
     selected = default_backend_kind();
     std::string env_value = env("CUDAKIT_BACKEND");
-    std::string why = !env_value.empty() ? "CUDAKIT_BACKEND=" + env_value
+    std::string why = !env_value.empty()              ? "CUDAKIT_BACKEND=" + env_value
                       : selected == BackendKind::cuda ? "automatic: a driver and a GPU were found"
                                                       : "automatic: no usable GPU";
     report.ok("selected backend: " + std::string(to_string(selected)) + " (" + why + ")");
     if (!env_value.empty() && selected == BackendKind::cpu && !gpus.empty())
-      report.warn("a GPU is present but CUDAKIT_BACKEND=cpu", "", "unset CUDAKIT_BACKEND to use it");
+      report.warn("a GPU is present but CUDAKIT_BACKEND=cpu", "",
+                  "unset CUDAKIT_BACKEND to use it");
   } catch (const Error& e) {
     report.fail("CUDAKIT_BACKEND is invalid", e.message(), e.hint());
   }

@@ -19,7 +19,8 @@ void print_device(const Device& device) {
   std::cout << "  arch = " << device.arch() << "\n";
   std::cout << "  compute_capability = " << p.compute_major << "." << p.compute_minor << "\n";
   if (!p.pci_bus_id.empty()) std::cout << "  pci_bus_id = " << p.pci_bus_id << "\n";
-  std::cout << "  total_memory = " << p.total_memory << " (" << format_bytes(p.total_memory) << ")\n";
+  std::cout << "  total_memory = " << p.total_memory << " (" << format_bytes(p.total_memory)
+            << ")\n";
   try {
     auto mem = device.memory_info();
     std::cout << "  free_memory = " << mem.free << " (" << format_bytes(mem.free) << ")\n";
@@ -34,7 +35,9 @@ void print_device(const Device& device) {
 }  // namespace
 
 int run_info() {
-  std::cout << "cudakit " << "0.1.0" << "\n";
+  std::cout << "cudakit "
+            << "0.1.0"
+            << "\n";
   const char* env = std::getenv("CUDAKIT_BACKEND");
   BackendKind chosen = default_backend_kind();
   std::cout << "backend = " << to_string(chosen)
@@ -56,8 +59,8 @@ int run_info() {
     std::cout << "nvrtc = not found\n";
   }
   auto& cache = CompileCache::global();
-  std::cout << "cache_dir = " << cache.directory().string() << (cache.enabled() ? "" : " (disabled)")
-            << "\n";
+  std::cout << "cache_dir = " << cache.directory().string()
+            << (cache.enabled() ? "" : " (disabled)") << "\n";
 
   for (BackendKind kind : {BackendKind::cuda, BackendKind::cpu}) {
     int count = 0;

@@ -103,8 +103,8 @@ DriverProbe probe_driver() {
     break;
   }
   std::set<std::string> copies;
-  for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib",
-                          "/usr/local/lib", "/usr/lib/wsl/lib", "/usr/lib/aarch64-linux-gnu"}) {
+  for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib",
+                          "/usr/lib/wsl/lib", "/usr/lib/aarch64-linux-gnu"}) {
     std::error_code ec;
     fs::path candidate = fs::path(dir) / "libcuda.so.1";
     if (fs::exists(candidate, ec)) {
@@ -131,7 +131,8 @@ NvrtcProbe probe_nvrtc() {
   }
   for (const char* so : {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"})
     candidates.push_back((fs::path("/usr/local/cuda/lib64") / so).string());
-  for (const char* so : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}) candidates.emplace_back(so);
+  for (const char* so : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
+    candidates.emplace_back(so);
 
   for (const auto& candidate : candidates) {
     if (candidate.find('/') != std::string::npos && !fs::exists(candidate)) {

@@ -11,13 +11,13 @@ namespace cudakit::cli {
 
 struct DriverProbe {
   bool loaded = false;
-  std::string path;                    // the file the loader actually opened
-  std::string load_error;              // dlerror() when not loaded
+  std::string path;        // the file the loader actually opened
+  std::string load_error;  // dlerror() when not loaded
   std::vector<std::string> searched;
-  int version = 0;                     // cuDriverGetVersion: 13000 = CUDA 13.0
-  int init_status = -1;                // cuInit(0); 0 = success, -1 = not attempted
-  std::string init_status_name;        // "CUDA_ERROR_NO_DEVICE"
-  std::string init_status_text;        // the driver's description
+  int version = 0;               // cuDriverGetVersion: 13000 = CUDA 13.0
+  int init_status = -1;          // cuInit(0); 0 = success, -1 = not attempted
+  std::string init_status_name;  // "CUDA_ERROR_NO_DEVICE"
+  std::string init_status_text;  // the driver's description
   // Distinct libcuda files installed in the usual places (a mix of package
   // manager and runfile installs shows up here as more than one).
   std::vector<std::string> installed_copies;
@@ -30,7 +30,7 @@ struct NvrtcProbe {
   std::vector<std::string> searched;
   int major = 0;
   int minor = 0;
-  std::vector<int> archs;              // 75, 80, 86, 89, 90, ...
+  std::vector<int> archs;  // 75, 80, 86, 89, 90, ...
 };
 
 DriverProbe probe_driver();
