@@ -45,7 +45,8 @@ constexpr const char* child_mode_var = "CUDAKIT_COMPILE_BENCH_CHILD";
 constexpr const char* child_result_var = "CUDAKIT_COMPILE_BENCH_RESULT";
 constexpr const char* child_arch_var = "CUDAKIT_COMPILE_BENCH_ARCH";
 
-constexpr const char* vec_add_source = R"(__global__ void vec_add(const float* a, const float* b, float* c, int n) {
+constexpr const char* vec_add_source =
+    R"(__global__ void vec_add(const float* a, const float* b, float* c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) c[i] = a[i] + b[i];
 }
@@ -65,8 +66,10 @@ double median(std::vector<double> v) {
 std::string format_time(double us) {
   std::ostringstream s;
   s << std::fixed;
-  if (us >= 1000) s << std::setprecision(2) << us / 1000 << " ms";
-  else s << std::setprecision(us >= 100 ? 0 : 1) << us << " us";
+  if (us >= 1000)
+    s << std::setprecision(2) << us / 1000 << " ms";
+  else
+    s << std::setprecision(us >= 100 ? 0 : 1) << us << " us";
   return s.str();
 }
 
@@ -112,7 +115,8 @@ class RawNvrtc {
   const std::string& path() const { return path_; }
 
   // What a user of NVRTC writes: create, compile, fetch the cubin, destroy.
-  std::vector<char> compile(const std::string& source, const std::vector<std::string>& flags) const {
+  std::vector<char> compile(const std::string& source,
+                            const std::vector<std::string>& flags) const {
     void* program = nullptr;
     if (create_(&program, source.c_str(), "kernel.cu", 0, nullptr, nullptr) != 0)
       throw std::runtime_error("nvrtcCreateProgram failed");
@@ -144,7 +148,8 @@ class RawNvrtc {
 
   void* handle_ = nullptr;
   std::string path_;
-  int (*create_)(void**, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
+  int (*create_)(void**, const char*, const char*, int, const char* const*,
+                 const char* const*) = nullptr;
   int (*compile_)(void*, int, const char* const*) = nullptr;
   int (*cubin_size_)(void*, std::size_t*) = nullptr;
   int (*cubin_)(void*, char*) = nullptr;
@@ -172,7 +177,7 @@ int run_child(const std::string& mode) {
       // The context exists before the timer, as it does in the peers' figures.
       Device device = Device::current();
       device.synchronize();
-      CompileOptions own_arch;   // the device's own arch, as users call it
+      CompileOptions own_arch;  // the device's own arch, as users call it
       const auto t0 = Clock::now();
       Module module = compile(vec_add_source, own_arch, device);
       Kernel kernel = module.kernel("vec_add");
@@ -190,7 +195,8 @@ int run_child(const std::string& mode) {
       us = us_since(t0);
     }
     const auto stats = CompileCache::global().stats();
-    line = std::to_string(us) + " " + std::to_string(stats.disk_hits) + " " + std::to_string(stats.misses);
+    line = std::to_string(us) + " " + std::to_string(stats.disk_hits) + " " +
+           std::to_string(stats.misses);
   } catch (const std::exception& e) {
     line = std::string("error ") + e.what();
   }
@@ -222,7 +228,8 @@ ChildResult spawn_child(const std::string& mode, const fs::path& cache_dir, cons
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     const std::string_view v = *e;
-    if (!v.starts_with("CUDAKIT_CACHE") && !v.starts_with("CUDAKIT_COMPILE_BENCH")) env.emplace_back(v);
+    if (!v.starts_with("CUDAKIT_CACHE") && !v.starts_with("CUDAKIT_COMPILE_BENCH"))
+      env.emplace_back(v);
   }
   env.push_back("CUDAKIT_CACHE_DIR=" + cache_dir.string());
   env.push_back(std::string(child_mode_var) + "=" + mode);
@@ -272,7 +279,8 @@ void print_table(std::ostream& out, const std::vector<Row>& rows) {
     w0 = std::max(w0, r.what.size());
     w1 = std::max(w1, r.value.size());
   }
-  out << "| " << std::left << std::setw(int(w0)) << "what" << " | " << std::setw(int(w1)) << "median"
+  out << "| " << std::left << std::setw(int(w0)) << "what"
+      << " | " << std::setw(int(w1)) << "median"
       << " | note\n";
   out << "|-" << std::string(w0, '-') << "-|-" << std::string(w1, '-') << "-|-----\n";
   for (const auto& r : rows)
@@ -317,9 +325,12 @@ int parse_options(int argc, char** argv, BenchOptions& opt, std::ostream& out) {
       return argv[++i];
     };
     try {
-      if (a == "--repeats") opt.repeats = std::max(1, std::stoi(value()));
-      else if (a == "--fresh") opt.fresh = std::max(1, std::stoi(value()));
-      else if (a == "--arch") opt.arch = value();
+      if (a == "--repeats")
+        opt.repeats = std::max(1, std::stoi(value()));
+      else if (a == "--fresh")
+        opt.fresh = std::max(1, std::stoi(value()));
+      else if (a == "--arch")
+        opt.arch = value();
       else if (a == "--help" || a == "-h") {
         out << "compile_bench [--repeats N] [--fresh N] [--arch sm_XX]\n";
         return 1;
@@ -336,8 +347,9 @@ int parse_options(int argc, char** argv, BenchOptions& opt, std::ostream& out) {
 
 int run(const BenchOptions& opt, std::ostream& out) {
   std::random_device rd;
-  const fs::path work = fs::temp_directory_path() /
-                        ("cudakit-compile-bench-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+  const fs::path work =
+      fs::temp_directory_path() /
+      ("cudakit-compile-bench-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
   fs::create_directories(work);
   struct Cleanup {
     fs::path dir;
@@ -381,7 +393,7 @@ int run(const BenchOptions& opt, std::ostream& out) {
   std::vector<Row> rows;
   std::vector<double> raw_us, kit_us;
   try {
-    raw.compile(prepared, raw_flags);                 // both paths pay NVRTC's first-use cost here
+    raw.compile(prepared, raw_flags);  // both paths pay NVRTC's first-use cost here
     compile_only(vec_add_source, uncached);
     for (int r = 0; r < opt.repeats; ++r) {
       for (int which = 0; which < 2; ++which) {
@@ -402,9 +414,12 @@ int run(const BenchOptions& opt, std::ostream& out) {
   }
   const double raw_med = median(raw_us), kit_med = median(kit_us);
   std::ostringstream ratio;
-  ratio << std::fixed << std::setprecision(2) << kit_med / raw_med << "x raw NVRTC (target <= 1.10x)";
-  rows.push_back({"cold compile, raw NVRTC (dlopen, create/compile/getCUBIN)", format_time(raw_med), "1.00x"});
-  rows.push_back({"cold compile, cudakit::compile_only, cache off", format_time(kit_med), ratio.str()});
+  ratio << std::fixed << std::setprecision(2) << kit_med / raw_med
+        << "x raw NVRTC (target <= 1.10x)";
+  rows.push_back(
+      {"cold compile, raw NVRTC (dlopen, create/compile/getCUBIN)", format_time(raw_med), "1.00x"});
+  rows.push_back(
+      {"cold compile, cudakit::compile_only, cache off", format_time(kit_med), ratio.str()});
 
   // Memory level: what a repeated compile() of the same source costs in the cache.
   const CompiledCode code = compile_only(vec_add_source, uncached);
@@ -439,13 +454,14 @@ int run(const BenchOptions& opt, std::ostream& out) {
       disk_us.push_back(us_since(t0));
       if (!hit || fresh.stats().disk_hits != 1) throw std::runtime_error("disk level missed");
     }
-    rows.push_back({"disk hit, warm process: new CompileCache, key + load", format_time(median(disk_us)),
+    rows.push_back({"disk hit, warm process: new CompileCache, key + load",
+                    format_time(median(disk_us)),
                     std::to_string(code.image.size()) + "-byte cubin entry"});
   }
 
   // Through the public compile path, when the process-wide cache is on.
   if (CompileCache::global().enabled()) {
-    compile_only(vec_add_source, options);   // fills the cache if it was not there
+    compile_only(vec_add_source, options);  // fills the cache if it was not there
     std::vector<double> hit_us;
     for (int r = 0; r < 31; ++r) {
       const auto t0 = Clock::now();
@@ -458,11 +474,13 @@ int run(const BenchOptions& opt, std::ostream& out) {
 
   constexpr const char* p3 = "CuPy disk-cache hit: 0.83 ms (PERF.md P3)";
   if (gpu) {
-    rows.push_back(fresh_process_row("disk hit, fresh process: cudakit::compile to loaded Module + kernel",
-                                     "gpu", opt, work, p3));
+    rows.push_back(
+        fresh_process_row("disk hit, fresh process: cudakit::compile to loaded Module + kernel",
+                          "gpu", opt, work, p3));
   }
-  rows.push_back(fresh_process_row("disk hit, fresh process: compile_only, first call (loads NVRTC)",
-                                   "cold_start", opt, work, gpu ? nullptr : p3));
+  rows.push_back(
+      fresh_process_row("disk hit, fresh process: compile_only, first call (loads NVRTC)",
+                        "cold_start", opt, work, gpu ? nullptr : p3));
   rows.push_back(fresh_process_row("disk hit, fresh process: compile_only, NVRTC already loaded",
                                    "warm_backend", opt, work, nullptr));
 
@@ -478,10 +496,10 @@ int run(const BenchOptions& opt, std::ostream& out) {
       compile_only(vec_add_source, cpu, BackendKind::cpu);
       cpu_us.push_back(us_since(t0));
     }
-    rows.push_back({"cold compile, CPU backend (host compiler), cache off", format_time(median(cpu_us)),
-                    std::to_string(cpu_us.size()) + " compiles"});
-    rows.push_back(fresh_process_row("disk hit, fresh process: CPU backend compile_only", "cpu", opt,
-                                     work, nullptr));
+    rows.push_back({"cold compile, CPU backend (host compiler), cache off",
+                    format_time(median(cpu_us)), std::to_string(cpu_us.size()) + " compiles"});
+    rows.push_back(fresh_process_row("disk hit, fresh process: CPU backend compile_only", "cpu",
+                                     opt, work, nullptr));
   } catch (const std::exception& e) {
     std::string reason = e.what();
     if (auto nl = reason.find('\n'); nl != std::string::npos) reason.resize(nl);

@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <list>
@@ -51,7 +51,9 @@ std::size_t code_bytes(const CompiledCode& c) {
   return bytes;
 }
 
-std::string errno_text(int error) { return std::error_code(error, std::generic_category()).message(); }
+std::string errno_text(int error) {
+  return std::error_code(error, std::generic_category()).message();
+}
 
 void check_key(const std::string& key, const char* doing) {
   bool ok = key.size() >= 2 && key.size() <= 128;
@@ -92,13 +94,13 @@ struct DiskEntry {
 
 struct CompileCache::Impl {
   std::filesystem::path directory;
-  std::string root;   // directory/v<schema>; empty when there is no directory
+  std::string root;  // directory/v<schema>; empty when there is no directory
   std::atomic<std::size_t> max_bytes;
   std::atomic<bool> enabled{true};
   std::atomic<bool> disk_writable{true};
 
-  mutable std::mutex mutex;   // guards everything below
-  std::list<std::pair<std::string, CompiledCode>> lru;   // front: most recently used
+  mutable std::mutex mutex;                             // guards everything below
+  std::list<std::pair<std::string, CompiledCode>> lru;  // front: most recently used
   std::unordered_map<std::string, std::list<std::pair<std::string, CompiledCode>>::iterator> index;
   std::size_t memory_bytes = 0;
   CompileCacheStats stats;
@@ -205,8 +207,9 @@ struct CompileCache::Impl {
   std::size_t disk_store(const std::string& key, const CompiledCode& code) {
     if (!disk_writable.load(std::memory_order_relaxed)) return 0;
     if (root.empty()) {
-      turn_off_disk("compile cache: no cache directory (CUDAKIT_CACHE_DIR, XDG_CACHE_HOME and HOME "
-                    "are unset); the disk cache is off for this process. Set CUDAKIT_CACHE_DIR.");
+      turn_off_disk(
+          "compile cache: no cache directory (CUDAKIT_CACHE_DIR, XDG_CACHE_HOME and HOME "
+          "are unset); the disk cache is off for this process. Set CUDAKIT_CACHE_DIR.");
       return 0;
     }
     const auto bytes = detail::encode_cache_entry(key, code, schema_version);
@@ -217,8 +220,9 @@ struct CompileCache::Impl {
       serial = ++temp_counter;
     }
     // Unique per process, per store and per instance: two writers never share a temporary file.
-    const std::string temp = dir + "/" + key + std::string(temp_marker) + std::to_string(::getpid()) +
-                             "." + std::to_string(serial) + "." + std::to_string(temp_salt % 1000003);
+    const std::string temp = dir + "/" + key + std::string(temp_marker) +
+                             std::to_string(::getpid()) + "." + std::to_string(serial) + "." +
+                             std::to_string(temp_salt % 1000003);
     int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0 && errno == ENOENT) {
       std::error_code ec;
@@ -274,7 +278,8 @@ struct CompileCache::Impl {
         struct stat st {};
         if (::fstatat(::dirfd(inner), e->d_name, &st, 0) != 0 || !S_ISREG(st.st_mode)) continue;
         if (is_temp) {
-          if (remove_stale && now - st.st_mtime > stale_temp_seconds) ::unlinkat(::dirfd(inner), e->d_name, 0);
+          if (remove_stale && now - st.st_mtime > stale_temp_seconds)
+            ::unlinkat(::dirfd(inner), e->d_name, 0);
           continue;
         }
         total += static_cast<std::size_t>(st.st_size);
@@ -295,7 +300,8 @@ struct CompileCache::Impl {
     {
       std::lock_guard lock(mutex);
       if (estimate_valid) disk_estimate += written;
-      const bool scan_now = !estimate_valid || disk_estimate > cap || ++stores_since_scan >= stores_between_scans;
+      const bool scan_now =
+          !estimate_valid || disk_estimate > cap || ++stores_since_scan >= stores_between_scans;
       if (!scan_now) return;
     }
     std::size_t total = 0;
@@ -311,7 +317,7 @@ struct CompileCache::Impl {
           ++evicted;
           total -= e.bytes;
         } else if (errno == ENOENT) {
-          total -= e.bytes;   // another process evicted it first
+          total -= e.bytes;  // another process evicted it first
         }
       }
     }
@@ -337,7 +343,8 @@ CompileCache& CompileCache::global() {
   return *cache;
 }
 
-CompileCache::CompileCache(std::filesystem::path directory, std::size_t max_bytes) : impl_(new Impl) {
+CompileCache::CompileCache(std::filesystem::path directory, std::size_t max_bytes)
+    : impl_(new Impl) {
   // Absolute, so that a later chdir does not move the cache.
   if (!directory.empty()) {
     std::error_code ec;
@@ -435,17 +442,19 @@ std::string CompileCache::check_disk() {
     if (ec) {
       impl_->turn_off_disk(impl_->write_problem("create the directory " + probe_dir, ec.message()));
     } else {
-      const std::string probe = probe_dir + "/probe" + std::string(temp_marker) + std::to_string(::getpid());
+      const std::string probe =
+          probe_dir + "/probe" + std::string(temp_marker) + std::to_string(::getpid());
       const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (fd < 0) {
-        impl_->turn_off_disk(impl_->write_problem("create a file in " + probe_dir, errno_text(errno)));
+        impl_->turn_off_disk(
+            impl_->write_problem("create a file in " + probe_dir, errno_text(errno)));
       } else {
         ::close(fd);
         ::unlink(probe.c_str());
       }
     }
   } else if (impl_->root.empty()) {
-    impl_->disk_store("00", CompiledCode{});   // records the "no directory" problem
+    impl_->disk_store("00", CompiledCode{});  // records the "no directory" problem
   }
   return disk_problem();
 }

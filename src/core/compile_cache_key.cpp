@@ -4,12 +4,12 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <unordered_set>
-#include <xxhash.h>
 
 #include "cudakit/compile_cache.hpp"
 
@@ -82,7 +82,7 @@ struct Resolver {
     }
     std::string content;
     auto try_path = [&](std::string path) {
-      if (visited.count(path)) return true;   // found before: hashed already
+      if (visited.count(path)) return true;  // found before: hashed already
       if (!read_file(path, content)) return false;
       visited.insert(path);
       out.push_back({path, content});
@@ -122,7 +122,7 @@ std::vector<IncludeDirective> scan_includes(std::string_view src) {
   std::vector<IncludeDirective> found;
   const std::size_t n = src.size();
   std::size_t i = 0;
-  bool line_start = true;   // only blanks (and comments) since the last newline
+  bool line_start = true;  // only blanks (and comments) since the last newline
   while (i < n) {
     const char c = src[i];
     if (c == '\n') {
@@ -148,7 +148,8 @@ std::vector<IncludeDirective> scan_includes(std::string_view src) {
       if (src.substr(i, directive.size()) == directive) {
         std::size_t j = i + directive.size();
         // "#include_next" and "#includes" are other words.
-        const bool word_ends = j >= n || !(std::isalnum(static_cast<unsigned char>(src[j])) || src[j] == '_');
+        const bool word_ends =
+            j >= n || !(std::isalnum(static_cast<unsigned char>(src[j])) || src[j] == '_');
         while (j < n && is_space(src[j])) ++j;
         if (word_ends && j < n && (src[j] == '"' || src[j] == '<')) {
           const char close = src[j] == '"' ? '"' : '>';
@@ -189,7 +190,8 @@ std::vector<std::string> include_search_dirs(const CompileOptions& options) {
   return dirs;
 }
 
-std::vector<ResolvedHeader> resolve_includes(std::string_view source, const CompileOptions& options) {
+std::vector<ResolvedHeader> resolve_includes(std::string_view source,
+                                             const CompileOptions& options) {
   Resolver r{options, include_search_dirs(options), {}, {}};
   r.visit(source, {}, 0);
   return std::move(r.out);

@@ -12,8 +12,8 @@
 namespace cudakit::detail {
 
 struct IncludeDirective {
-  std::string name;   // as written between the quotes or angle brackets
-  bool quoted;        // "name" (true) or <name> (false)
+  std::string name;  // as written between the quotes or angle brackets
+  bool quoted;       // "name" (true) or <name> (false)
 };
 
 // The #include directives of `source`, in order. Directives inside comments
@@ -28,7 +28,7 @@ std::vector<std::string> include_search_dirs(const CompileOptions& options);
 // One resolved header: how it was found (in-memory name or file path) and
 // its content.
 struct ResolvedHeader {
-  std::string id;        // "mem:<name>" or the file path
+  std::string id;  // "mem:<name>" or the file path
   std::string content;
 };
 

@@ -16,12 +16,14 @@ std::string lower(std::string_view s) {
 }  // namespace
 
 std::optional<std::size_t> parse_byte_size(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   std::size_t digits = 0;
   bool dot = false;
-  while (digits < text.size() &&
-         (std::isdigit(static_cast<unsigned char>(text[digits])) || (text[digits] == '.' && !dot))) {
+  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) ||
+                                  (text[digits] == '.' && !dot))) {
     dot = dot || text[digits] == '.';
     ++digits;
   }
@@ -30,12 +32,18 @@ std::optional<std::size_t> parse_byte_size(std::string_view text) {
   std::string unit = lower(text.substr(digits));
   while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
   double scale = 1;
-  if (unit.empty() || unit == "b") scale = 1;
-  else if (unit == "k" || unit == "kb" || unit == "kib") scale = 1024.0;
-  else if (unit == "m" || unit == "mb" || unit == "mib") scale = 1024.0 * 1024;
-  else if (unit == "g" || unit == "gb" || unit == "gib") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "t" || unit == "tb" || unit == "tib") scale = 1024.0 * 1024 * 1024 * 1024;
-  else return std::nullopt;
+  if (unit.empty() || unit == "b")
+    scale = 1;
+  else if (unit == "k" || unit == "kb" || unit == "kib")
+    scale = 1024.0;
+  else if (unit == "m" || unit == "mb" || unit == "mib")
+    scale = 1024.0 * 1024;
+  else if (unit == "g" || unit == "gb" || unit == "gib")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "t" || unit == "tb" || unit == "tib")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else
+    return std::nullopt;
   const double value = std::strtod(number.c_str(), nullptr) * scale;
   if (!std::isfinite(value) || value < 0 || value > 9.0e18) return std::nullopt;
   return static_cast<std::size_t>(value);

@@ -16,10 +16,10 @@ namespace cudakit::detail {
 inline constexpr std::size_t default_cache_max_bytes = std::size_t(1) << 30;
 
 struct CompileCacheSettings {
-  bool enabled = true;                   // CUDAKIT_CACHE=0 (or off/false/no) turns both levels off
-  std::string directory;                 // empty: no disk level (nowhere to put it)
+  bool enabled = true;    // CUDAKIT_CACHE=0 (or off/false/no) turns both levels off
+  std::string directory;  // empty: no disk level (nowhere to put it)
   std::size_t max_bytes = default_cache_max_bytes;
-  std::vector<std::string> warnings;     // bad values met, each with what was used instead
+  std::vector<std::string> warnings;  // bad values met, each with what was used instead
 };
 
 // Reads the settings through `getenv` (std::getenv by default; tests pass

@@ -1,30 +1,41 @@
 #include "core/compiled_code_format.hpp"
 
-#include <cstring>
 #include <xxhash.h>
+
+#include <cstring>
 
 namespace cudakit::detail {
 namespace {
 
 // Fixed little-endian encoding, so that an entry means the same thing on
-// every host that shares a cache directory (e.g. over NFS).
-void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
+// every host that shares a cache directory (e.g. over NFS). The writer fills
+// a buffer sized exactly beforehand: one allocation, plain copies.
+class Writer {
+ public:
+  explicit Writer(std::size_t size) : out_(size) {}
+  void u8(std::uint8_t v) { out_[pos_++] = v; }
+  void u32(std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) out_[pos_++] = static_cast<std::uint8_t>(v >> (8 * i));
+  }
+  void u64(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) out_[pos_++] = static_cast<std::uint8_t>(v >> (8 * i));
+  }
+  void raw(const void* data, std::size_t size) {
+    if (size) std::memcpy(out_.data() + pos_, data, size);
+    pos_ += size;
+  }
+  void bytes(const void* data, std::size_t size) {
+    u64(size);
+    raw(data, size);
+  }
+  void string(std::string_view s) { bytes(s.data(), s.size()); }
+  std::size_t pos() const { return pos_; }
+  std::vector<std::uint8_t>& out() { return out_; }
 
-void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
-void put_bytes(std::vector<std::uint8_t>& out, const void* data, std::size_t size) {
-  put_u64(out, size);
-  const auto* p = static_cast<const std::uint8_t*>(data);
-  out.insert(out.end(), p, p + size);
-}
-
-void put_string(std::vector<std::uint8_t>& out, std::string_view s) {
-  put_bytes(out, s.data(), s.size());
-}
+ private:
+  std::vector<std::uint8_t> out_;
+  std::size_t pos_ = 0;
+};
 
 std::uint64_t get_u64(const std::uint8_t* p) {
   std::uint64_t v = 0;
@@ -85,41 +96,35 @@ std::optional<CompiledCode> fail(std::string* why, const char* reason) {
 
 std::vector<std::uint8_t> encode_cache_entry(std::string_view key, const CompiledCode& code,
                                              std::uint32_t schema_version) {
-  std::size_t payload_estimate = 8 * 8 + key.size() + code.image.size() + code.ptx.size() +
-                                 code.log.size() + code.arch.size();
+  // Each length-prefixed field takes 8 bytes more than its content.
+  std::size_t payload_size = 8 + key.size() + 1 + 8 + code.image.size() + 8 + code.ptx.size() + 8 +
+                             code.log.size() + 8 + code.arch.size() + 8;
   for (const auto& [expr, lowered] : code.lowered_names)
-    payload_estimate += 16 + expr.size() + lowered.size();
+    payload_size += 16 + expr.size() + lowered.size();
 
-  std::vector<std::uint8_t> out;
-  out.reserve(cache_entry_header_bytes + payload_estimate + cache_entry_trailer_bytes);
-  out.insert(out.end(), std::begin(cache_entry_magic), std::end(cache_entry_magic));
-  put_u32(out, schema_version);
-  put_u32(out, 0);
-  put_u64(out, 0);  // payload length, patched below
-  const std::size_t payload_start = out.size();
-
-  put_string(out, key);
-  out.push_back(static_cast<std::uint8_t>(code.format));
-  put_bytes(out, code.image.data(), code.image.size());
-  put_string(out, code.ptx);
-  put_string(out, code.log);
-  put_string(out, code.arch);
-  put_u64(out, code.lowered_names.size());
+  Writer w(cache_entry_header_bytes + payload_size + cache_entry_trailer_bytes);
+  w.raw(cache_entry_magic, sizeof cache_entry_magic);
+  w.u32(schema_version);
+  w.u32(0);
+  w.u64(payload_size);
+  w.string(key);
+  w.u8(static_cast<std::uint8_t>(code.format));
+  w.bytes(code.image.data(), code.image.size());
+  w.string(code.ptx);
+  w.string(code.log);
+  w.string(code.arch);
+  w.u64(code.lowered_names.size());
   for (const auto& [expr, lowered] : code.lowered_names) {
-    put_string(out, expr);
-    put_string(out, lowered);
+    w.string(expr);
+    w.string(lowered);
   }
-
-  const std::size_t payload_size = out.size() - payload_start;
-  for (int i = 0; i < 8; ++i)
-    out[16 + i] = static_cast<std::uint8_t>(std::uint64_t(payload_size) >> (8 * i));
-  put_u64(out, XXH3_64bits(out.data() + payload_start, payload_size));
-  return out;
+  w.u64(XXH3_64bits(w.out().data() + cache_entry_header_bytes, payload_size));
+  return std::move(w.out());
 }
 
 std::optional<CompiledCode> decode_cache_entry(std::span<const std::uint8_t> bytes,
-                                               std::string_view key,
-                                               std::uint32_t schema_version, std::string* why) {
+                                               std::string_view key, std::uint32_t schema_version,
+                                               std::string* why) {
   if (bytes.size() < cache_entry_header_bytes + cache_entry_trailer_bytes)
     return fail(why, "truncated header");
   if (std::memcmp(bytes.data(), cache_entry_magic, sizeof cache_entry_magic) != 0)
@@ -129,8 +134,10 @@ std::optional<CompiledCode> decode_cache_entry(std::span<const std::uint8_t> byt
   const std::uint64_t payload_size = get_u64(bytes.data() + 16);
   if (payload_size != bytes.size() - cache_entry_header_bytes - cache_entry_trailer_bytes)
     return fail(why, "length mismatch (truncated or extended)");
-  const auto payload = bytes.subspan(cache_entry_header_bytes, static_cast<std::size_t>(payload_size));
-  const std::uint64_t stored_sum = get_u64(bytes.data() + cache_entry_header_bytes + payload.size());
+  const auto payload =
+      bytes.subspan(cache_entry_header_bytes, static_cast<std::size_t>(payload_size));
+  const std::uint64_t stored_sum =
+      get_u64(bytes.data() + cache_entry_header_bytes + payload.size());
   if (XXH3_64bits(payload.data(), payload.size()) != stored_sum)
     return fail(why, "checksum mismatch");
 

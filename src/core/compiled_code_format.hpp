@@ -37,8 +37,7 @@ std::vector<std::uint8_t> encode_cache_entry(std::string_view key, const Compile
 // or an entry stored under another key). `why`, when given, receives the
 // reason. Never reads outside `bytes`, whatever they contain.
 std::optional<CompiledCode> decode_cache_entry(std::span<const std::uint8_t> bytes,
-                                               std::string_view key,
-                                               std::uint32_t schema_version,
+                                               std::string_view key, std::uint32_t schema_version,
                                                std::string* why = nullptr);
 
 }  // namespace cudakit::detail

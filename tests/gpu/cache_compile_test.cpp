@@ -26,13 +26,17 @@ extern char** environ;
 #ifndef CUDAKIT_CACHE_TEST_BACKEND
 #define CUDAKIT_CACHE_TEST_BACKEND "cuda"
 #endif
+// The suite's name says the backend, so the two builds' results read apart.
+#ifndef CUDAKIT_CACHE_TEST_SUITE
+#define CUDAKIT_CACHE_TEST_SUITE CacheCompileCuda
+#endif
 
 namespace cudakit {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* child_var = "CUDAKIT_CACHE_E2E_CHILD";   // the result file
+constexpr const char* child_var = "CUDAKIT_CACHE_E2E_CHILD";  // the result file
 constexpr const char* source_seed_var = "CUDAKIT_CACHE_E2E_SOURCE_SEED";
 constexpr const char* data_seed_var = "CUDAKIT_CACHE_E2E_DATA_SEED";
 
@@ -41,7 +45,9 @@ constexpr const char* data_seed_var = "CUDAKIT_CACHE_E2E_DATA_SEED";
 std::string scaled_add_source(unsigned scale) {
   return "__global__ void scaled_add(const float* a, const float* b, float* c, int n) {\n"
          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "  if (i < n) c[i] = a[i] + " + std::to_string(scale) + ".0f * b[i];\n"
+         "  if (i < n) c[i] = a[i] + " +
+         std::to_string(scale) +
+         ".0f * b[i];\n"
          "}\n";
 }
 
@@ -52,10 +58,11 @@ int run_child(const char* result_path) {
   std::string line;
   int status = 0;
   try {
-    const unsigned scale = 2 + static_cast<unsigned>(std::strtoul(std::getenv(source_seed_var), nullptr, 10) % 97);
+    const unsigned scale =
+        2 + static_cast<unsigned>(std::strtoul(std::getenv(source_seed_var), nullptr, 10) % 97);
     std::mt19937 rng(static_cast<unsigned>(std::strtoul(std::getenv(data_seed_var), nullptr, 10)));
     int n = 1000 + static_cast<int>(rng() % 5000);
-    if (n % 256 == 0) ++n;   // never a whole number of blocks
+    if (n % 256 == 0) ++n;  // never a whole number of blocks
     std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
     std::vector<float> a(n), b(n);
     for (auto& x : a) x = dist(rng);
@@ -96,12 +103,12 @@ int run_child(const char* result_path) {
 
 struct ChildReport {
   int exit_code = -1;
-  std::string error;   // set when the child failed to compile or launch
+  std::string error;  // set when the child failed to compile or launch
   int wrong = -1;
   std::size_t misses = 0, disk_hits = 0, corrupt = 0;
 };
 
-class CacheCompile : public testing::Test {
+class CacheCompileFixture : public testing::Test {
  protected:
   void SetUp() override {
     if (!backend_available(kind_))
@@ -112,7 +119,8 @@ class CacheCompile : public testing::Test {
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) {
       const std::string_view v = *e;
-      if (!v.starts_with("CUDAKIT_CACHE") && !v.starts_with("CUDAKIT_BACKEND=")) env.emplace_back(v);
+      if (!v.starts_with("CUDAKIT_CACHE") && !v.starts_with("CUDAKIT_BACKEND="))
+        env.emplace_back(v);
     }
     const fs::path result = dir_ / "result.txt";
     fs::remove(result);
@@ -160,7 +168,9 @@ class CacheCompile : public testing::Test {
   test::TempDir dir_;
 };
 
-TEST_F(CacheCompile, FirstProcessCompilesAndStoresEntry) {
+using CUDAKIT_CACHE_TEST_SUITE = CacheCompileFixture;
+
+TEST_F(CUDAKIT_CACHE_TEST_SUITE, FirstProcessCompilesAndStoresEntry) {
   const auto first = run();
   ASSERT_EQ(first.error, "");
   EXPECT_EQ(first.wrong, 0);
@@ -169,7 +179,7 @@ TEST_F(CacheCompile, FirstProcessCompilesAndStoresEntry) {
   EXPECT_EQ(entries().size(), 1u);
 }
 
-TEST_F(CacheCompile, FreshProcessLoadsEntryFromDiskAndComputesCorrectly) {
+TEST_F(CUDAKIT_CACHE_TEST_SUITE, FreshProcessLoadsEntryFromDiskAndComputesCorrectly) {
   ASSERT_EQ(run().error, "");
   const auto second = run();
   ASSERT_EQ(second.error, "");
@@ -179,14 +189,15 @@ TEST_F(CacheCompile, FreshProcessLoadsEntryFromDiskAndComputesCorrectly) {
   EXPECT_EQ(second.exit_code, 0);
 }
 
-TEST_F(CacheCompile, DamagedEntryIsCompiledAgainAndComputesCorrectly) {
+TEST_F(CUDAKIT_CACHE_TEST_SUITE, DamagedEntryIsCompiledAgainAndComputesCorrectly) {
   ASSERT_EQ(run().error, "");
   const auto files = entries();
   ASSERT_EQ(files.size(), 1u);
   {
     std::fstream f(files[0], std::ios::in | std::ios::out | std::ios::binary);
     const auto size = static_cast<std::streamoff>(fs::file_size(files[0]));
-    const std::streamoff at = 24 + static_cast<std::streamoff>(rng_() % static_cast<std::uint64_t>(size - 40));
+    const std::streamoff at =
+        24 + static_cast<std::streamoff>(rng_() % static_cast<std::uint64_t>(size - 40));
     f.seekg(at);
     char byte = 0;
     f.get(byte);
@@ -206,7 +217,7 @@ TEST_F(CacheCompile, DamagedEntryIsCompiledAgainAndComputesCorrectly) {
   EXPECT_EQ(third.corrupt, 0u);
 }
 
-TEST_F(CacheCompile, CacheOffCompilesEveryTimeAndWritesNothing) {
+TEST_F(CUDAKIT_CACHE_TEST_SUITE, CacheOffCompilesEveryTimeAndWritesNothing) {
   const auto first = run({{"CUDAKIT_CACHE", "0"}});
   ASSERT_EQ(first.error, "");
   EXPECT_EQ(first.wrong, 0);

@@ -23,13 +23,15 @@ constexpr int key_count = 6;
 
 struct Shared {
   fs::path dir;
-  std::uint64_t seed;          // fresh per run, inherited by the children
+  std::uint64_t seed;  // fresh per run, inherited by the children
   std::vector<std::string> keys;
   std::size_t max_bytes;
   std::size_t image_bytes;
 };
 
-CompiledCode expected_code(const Shared& s, int k) { return test::random_code(s.seed + k, s.image_bytes); }
+CompiledCode expected_code(const Shared& s, int k) {
+  return test::random_code(s.seed + k, s.image_bytes);
+}
 
 // The body of one child: a mix of stores and loads on shared keys. Each load
 // goes through a new instance so that it reads the disk, not its own memory.
@@ -49,7 +51,7 @@ CompiledCode expected_code(const Shared& s, int k) { return test::random_code(s.
       } else if (auto got = cache.load(s.keys[k]); got && !test::same_code(*got, codes[k])) {
         status = 1;
       } else if (cache.stats().corrupt_entries != 0) {
-        status = 3;   // a partial file was visible: the checksum caught it, atomicity did not
+        status = 3;  // a partial file was visible: the checksum caught it, atomicity did not
       }
     }
   } catch (...) {
@@ -81,8 +83,9 @@ std::vector<int> run_children(const Shared& s, int children, int rounds) {
 Shared make_shared(const test::TempDir& dir, std::size_t max_bytes, std::size_t image_bytes) {
   Shared s{dir.path(), std::random_device{}(), {}, max_bytes, image_bytes};
   for (int k = 0; k < key_count; ++k)
-    s.keys.push_back(CompileCache::key("__global__ void k" + std::to_string(k) + "() {} // " +
-                                           std::to_string(s.seed), {}, "test"));
+    s.keys.push_back(CompileCache::key(
+        "__global__ void k" + std::to_string(k) + "() {} // " + std::to_string(s.seed), {},
+        "test"));
   return s;
 }
 
@@ -120,7 +123,8 @@ TEST(CacheConcurrency, ProcessesEvictingUnderSmallCapSeeWholeEntries) {
   const auto statuses = run_children(s, 4, 80);
   for (std::size_t i = 0; i < statuses.size(); ++i) EXPECT_EQ(statuses[i], 0) << "child " << i;
   CompileCache reader(dir.path());
-  EXPECT_LE(reader.disk_bytes(), s.max_bytes + 4 * 60000) << "at most one store per process over the cap";
+  EXPECT_LE(reader.disk_bytes(), s.max_bytes + 4 * 60000)
+      << "at most one store per process over the cap";
   EXPECT_EQ(temp_files(dir.path()), 0u);
 }
 
@@ -137,8 +141,10 @@ TEST(CacheConcurrency, ThreadsSharingOneInstanceSeeWholeEntries) {
       std::mt19937_64 rng(s.seed + 1000 + t);
       for (int r = 0; r < 300; ++r) {
         const int k = static_cast<int>(rng() % key_count);
-        if (rng() % 2) cache.store(s.keys[k], codes[k]);
-        else if (auto got = cache.load(s.keys[k]); got && !test::same_code(*got, codes[k])) ++wrong;
+        if (rng() % 2)
+          cache.store(s.keys[k], codes[k]);
+        else if (auto got = cache.load(s.keys[k]); got && !test::same_code(*got, codes[k]))
+          ++wrong;
       }
     });
   }

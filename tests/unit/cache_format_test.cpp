@@ -107,7 +107,8 @@ TEST(CacheEntryFormat, GarbagePayloadWithValidChecksumIsRejectedWithoutCrashing)
       const std::uint8_t prefix[11] = {3, 0, 0, 0, 0, 0, 0, 0, 'k', 'e', 'y'};
       std::copy(std::begin(prefix), std::end(prefix), payload.begin());
     }
-    std::vector<std::uint8_t> bytes(valid.begin(), valid.begin() + detail::cache_entry_header_bytes);
+    std::vector<std::uint8_t> bytes(valid.begin(),
+                                    valid.begin() + detail::cache_entry_header_bytes);
     const std::uint64_t size = payload.size();
     for (int i = 0; i < 8; ++i) bytes[16 + i] = static_cast<std::uint8_t>(size >> (8 * i));
     bytes.insert(bytes.end(), payload.begin(), payload.end());

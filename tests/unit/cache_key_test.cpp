@@ -23,7 +23,8 @@ std::string vec_add_source(std::mt19937_64& rng) {
   // A random constant makes every run's source fresh.
   return "__global__ void vec_add(const float* a, const float* b, float* c, int n) {\n"
          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-         "  if (i < n) c[i] = a[i] + b[i] * " + std::to_string(rng() % 1000) + ".0f;\n}\n";
+         "  if (i < n) c[i] = a[i] + b[i] * " +
+         std::to_string(rng() % 1000) + ".0f;\n}\n";
 }
 
 TEST(CacheKey, SameInputGivesSameKey) {
@@ -94,28 +95,39 @@ INSTANTIATE_TEST_SUITE_P(
         OptionChange{"define_name", [](CompileOptions& o) { o.defines[0].first = "B"; }},
         OptionChange{"define_value", [](CompileOptions& o) { o.defines[0].second = "2"; }},
         OptionChange{"define_added", [](CompileOptions& o) { o.defines.emplace_back("C", ""); }},
-        OptionChange{"include_dir", [](CompileOptions& o) { o.include_dirs.push_back("/nonexistent/two"); }},
+        OptionChange{"include_dir",
+                     [](CompileOptions& o) { o.include_dirs.push_back("/nonexistent/two"); }},
         OptionChange{"header_name", [](CompileOptions& o) { o.headers[0].first = "g.cuh"; }},
-        OptionChange{"header_content", [](CompileOptions& o) { o.headers[0].second = "#define H 2\n"; }},
-        OptionChange{"extra_flag", [](CompileOptions& o) { o.extra_flags.push_back("-maxrregcount=32"); }},
+        OptionChange{"header_content",
+                     [](CompileOptions& o) { o.headers[0].second = "#define H 2\n"; }},
+        OptionChange{"extra_flag",
+                     [](CompileOptions& o) { o.extra_flags.push_back("-maxrregcount=32"); }},
         OptionChange{"debug", [](CompileOptions& o) { o.debug = true; }},
         OptionChange{"line_info", [](CompileOptions& o) { o.line_info = true; }},
         OptionChange{"fast_math", [](CompileOptions& o) { o.fast_math = true; }},
         OptionChange{"no_extern_c", [](CompileOptions& o) { o.no_extern_c = true; }},
-        OptionChange{"name_expression", [](CompileOptions& o) { o.name_expressions.push_back("k<int>"); }},
-        OptionChange{"name_expression_order",
-                     [](CompileOptions& o) { std::swap(o.name_expressions[0], o.name_expressions[1]); }},
+        OptionChange{"name_expression",
+                     [](CompileOptions& o) { o.name_expressions.push_back("k<int>"); }},
+        OptionChange{
+            "name_expression_order",
+            [](CompileOptions& o) { std::swap(o.name_expressions[0], o.name_expressions[1]); }},
         OptionChange{"ptx_only", [](CompileOptions& o) { o.ptx_only = true; }},
         // Moving a value between fields must not collide: fields are length-prefixed.
-        OptionChange{"define_split", [](CompileOptions& o) { o.defines[0] = {"A1", ""}; }}),
-    [](const testing::TestParamInfo<OptionChange>& param_info) { return std::string(param_info.param.name); });
+        OptionChange{"define_split",
+                     [](CompileOptions& o) {
+                       o.defines[0] = {"A1", ""};
+                     }}),
+    [](const testing::TestParamInfo<OptionChange>& param_info) {
+      return std::string(param_info.param.name);
+    });
 
 TEST(CacheKey, HeaderContentInIncludeDirChangesKey) {
   TempDir dir;
   write_text(dir / "inc/params.cuh", "#define SCALE 2.0f\n");
   CompileOptions opts;
   opts.include_dirs = {(dir / "inc").string()};
-  const std::string src = "#include \"params.cuh\"\n__global__ void k(float* x) { x[0] *= SCALE; }\n";
+  const std::string src =
+      "#include \"params.cuh\"\n__global__ void k(float* x) { x[0] *= SCALE; }\n";
   const std::string before = CompileCache::key(src, opts, identity);
   write_text(dir / "inc/params.cuh", "#define SCALE 3.0f\n");
   EXPECT_NE(before, CompileCache::key(src, opts, identity));
@@ -185,7 +197,8 @@ TEST(CacheKey, IncludeInsideCommentIsNotFollowed) {
   write_text(dir / "inc/c.cuh", "#define C 1\n");
   CompileOptions opts;
   opts.include_dirs = {(dir / "inc").string()};
-  const std::string src = "// #include \"c.cuh\"\n/*\n#include \"c.cuh\"\n*/\n__global__ void k() {}\n";
+  const std::string src =
+      "// #include \"c.cuh\"\n/*\n#include \"c.cuh\"\n*/\n__global__ void k() {}\n";
   const std::string before = CompileCache::key(src, opts, identity);
   write_text(dir / "inc/c.cuh", "#define C 2\n");
   EXPECT_EQ(before, CompileCache::key(src, opts, identity));

@@ -154,7 +154,8 @@ TEST(CacheGlobal, FollowsCacheDirAndMaxBytesVariables) {
                        {"CUDAKIT_CACHE_TEST_EXPECT_DIR", where},
                        {"CUDAKIT_CACHE_TEST_EXPECT_MAX", std::to_string(5 << 20)}}),
             1 | 2 | 4 | 8);
-  EXPECT_TRUE(std::filesystem::is_directory(dir.path() / "c" / "v1")) << "the child stored an entry";
+  EXPECT_TRUE(std::filesystem::is_directory(dir.path() / "c" / "v1"))
+      << "the child stored an entry";
 }
 
 TEST(CacheGlobal, CacheZeroTurnsBothLevelsOff) {

@@ -36,7 +36,8 @@ class CacheStore : public testing::Test {
   }
   void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& bytes) const {
     std::ofstream(p, std::ios::binary | std::ios::trunc)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
   }
   // Stores an entry through one instance and returns its key; a fresh
   // instance then sees it only on disk.
@@ -152,7 +153,7 @@ TEST_F(CacheStore, EmptyEntryFileIsDiscarded) {
 
 TEST_F(CacheStore, OversizedEntryFileIsDiscarded) {
   const auto key = store_one(random_code(rng_()));
-  fs::resize_file(entry_file(key), std::uintmax_t(3) << 30);   // sparse: no real disk use
+  fs::resize_file(entry_file(key), std::uintmax_t(3) << 30);  // sparse: no real disk use
   expect_discarded(key);
 }
 
@@ -176,7 +177,7 @@ TEST_F(CacheStore, DiscardedEntryCanBeStoredAgain) {
   write_bytes(entry_file(key), {1, 2, 3});
   CompileCache cache(dir_.path());
   ASSERT_FALSE(cache.load(key));
-  cache.store(key, code);   // what the compile path does after the miss
+  cache.store(key, code);  // what the compile path does after the miss
   CompileCache reader(dir_.path());
   auto back = reader.load(key);
   ASSERT_TRUE(back);
@@ -201,17 +202,19 @@ TEST_F(CacheStore, StoreOverCapEvictsLeastRecentlyUsed) {
   for (int i = 0; i < 5; ++i) {
     codes.push_back(random_code(rng_(), 20000));
     keys.push_back(fresh_key());
-    total += detail::encode_cache_entry(keys.back(), codes.back(), CompileCache::schema_version).size();
+    total +=
+        detail::encode_cache_entry(keys.back(), codes.back(), CompileCache::schema_version).size();
   }
   {
     CompileCache writer(dir_.path());
     for (int i = 0; i < 4; ++i) writer.store(keys[i], codes[i]);
   }
   const auto now = fs::file_time_type::clock::now();
-  for (int i = 0; i < 4; ++i) fs::last_write_time(entry_file(keys[i]), now - std::chrono::minutes(10 - i));
+  for (int i = 0; i < 4; ++i)
+    fs::last_write_time(entry_file(keys[i]), now - std::chrono::minutes(10 - i));
   {
     CompileCache reader(dir_.path());
-    ASSERT_TRUE(reader.load(keys[0]));   // 0 becomes the most recently used
+    ASSERT_TRUE(reader.load(keys[0]));  // 0 becomes the most recently used
   }
   const std::size_t size_1 = fs::file_size(entry_file(keys[1]));
   const std::size_t cap = (total - size_1) * 10 / 9 + 64;
