@@ -123,7 +123,7 @@ int run_compile(const CompileCommandOptions& o) {
   }
   const double ms = clock.ms();
   const auto after = CompileCache::global().stats();
-  const bool cached = after.memory_hits + after.disk_hits > before.memory_hits + before.disk_hits;
+  const bool cached = CompileCache::global().enabled() && after.misses == before.misses;
   report << "compiled " << o.file << " for " << code.arch << ": " << to_string(code.format) << ", "
          << format_bytes(code.image.size()) << ", " << format_ms(ms) << " ms"
          << (cached ? " (from the compile cache)" : "") << "\n";

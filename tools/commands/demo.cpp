@@ -58,9 +58,11 @@ Module compile_noting(const char* source, const Device& device, Row& row) {
   Module module = compile(source, CompileOptions{}, device);
   row.compile_ms = clock.ms();
   auto after = CompileCache::global().stats();
-  row.compile_note = after.memory_hits > before.memory_hits ? "memory cache"
-                     : after.disk_hits > before.disk_hits   ? "disk cache"
-                                                            : "compiled";
+  row.compile_note = !CompileCache::global().enabled()        ? "compiled, cache off"
+                     : after.misses > before.misses           ? "compiled"
+                     : after.disk_hits > before.disk_hits     ? "disk cache"
+                     : after.memory_hits > before.memory_hits ? "memory cache"
+                                                              : "already loaded";
   return module;
 }
 
