@@ -56,6 +56,41 @@ else
 fi
 LIBDIR=$DEPS/usr/lib/x86_64-linux-gnu
 export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+# Boost.Context: the carried library is Debian's 1.74, the machine's Boost
+# headers (and BoostConfig) are newer, and BoostConfig only accepts a context
+# component of exactly its own version. Where the system has no Boost.Context
+# of its own, a small config package presents the carried library under any
+# requested version (its fcontext entry points are a stable C ABI).
+BOOST_ARGS=()
+SYSTEM_CONTEXT=$(ls /usr/lib/x86_64-linux-gnu/libboost_context.so* /usr/lib/libboost_context.so* 2>/dev/null | head -1)
+CARRIED_CONTEXT=$(ls "$LIBDIR"/libboost_context.so.* 2>/dev/null | head -1)
+if [[ -z $SYSTEM_CONTEXT && -n $CARRIED_CONTEXT ]]; then
+  SHIM=$DEPS/cmake-shim/boost_context
+  mkdir -p "$SHIM"
+  cat >"$SHIM/boost_context-config-version.cmake" <<'CMAKE'
+set(PACKAGE_VERSION "${PACKAGE_FIND_VERSION}")
+if(NOT PACKAGE_VERSION)
+  set(PACKAGE_VERSION "1.74.0")
+endif()
+set(PACKAGE_VERSION_COMPATIBLE TRUE)
+set(PACKAGE_VERSION_EXACT TRUE)
+CMAKE
+  cat >"$SHIM/boost_context-config.cmake" <<CMAKE
+if(NOT TARGET Boost::context)
+  add_library(Boost::context SHARED IMPORTED)
+  set_target_properties(Boost::context PROPERTIES
+    IMPORTED_LOCATION "$CARRIED_CONTEXT"
+    INTERFACE_COMPILE_DEFINITIONS "BOOST_CONTEXT_NO_LIB;BOOST_CONTEXT_DYN_LINK")
+  if(TARGET Boost::headers)
+    set_property(TARGET Boost::context APPEND PROPERTY INTERFACE_LINK_LIBRARIES Boost::headers)
+  endif()
+endif()
+set(boost_context_FOUND TRUE)
+CMAKE
+  BOOST_ARGS=("-Dboost_context_DIR=$SHIM")
+  note "Boost.Context: using the carried $(basename "$CARRIED_CONTEXT") through $SHIM"
+fi
 export CUDAKIT_CACHE_DIR=$BUILD/kernel-cache   # a cold cache first, then hits
 
 # --- configure and build -----------------------------------------------------
@@ -64,7 +99,7 @@ step configure 90 configure.log \
     "-DCMAKE_PREFIX_PATH=$DEPS/usr;$LIBDIR/cmake" \
     "-DCMAKE_LIBRARY_PATH=$LIBDIR" \
     "-DCUDAKIT_EXTRA_INCLUDE_DIRS=$DEPS/usr/include" \
-    "-DCMAKE_CXX_FLAGS=-isystem $DEPS/usr/include"
+    "-DCMAKE_CXX_FLAGS=-isystem $DEPS/usr/include" "${BOOST_ARGS[@]}"
 step build 330 build.log cmake --build "$BUILD" -j "$JOBS"
 if [[ ${STATUS[build]} != ok* ]]; then
   # Keep going with whatever did build; show where it broke.
