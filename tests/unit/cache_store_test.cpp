@@ -346,6 +346,26 @@ TEST_F(CacheStore, NoDirectoryMeansMemoryOnly) {
   EXPECT_FALSE(cache.disk_problem().empty());
 }
 
+TEST_F(CacheStore, MemoryLevelDropsLeastRecentlyUsedBeyond256Entries) {
+  CompileCache cache("");  // no disk level: what is not in memory is gone
+  testing::internal::CaptureStderr();
+  std::vector<std::string> keys;
+  for (int i = 0; i < 300; ++i) {
+    keys.push_back(fresh_key());
+    cache.store(keys.back(), random_code(rng_(), 64));
+    if (i == 100) {
+      ASSERT_TRUE(cache.load(keys[0]));  // keeps key 0 recently used
+    }
+  }
+  testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(cache.load(keys[0]));
+  EXPECT_FALSE(cache.load(keys[1]));
+  EXPECT_TRUE(cache.load(keys[299]));
+  std::size_t held = 0;
+  for (const auto& key : keys) held += cache.load(key).has_value();
+  EXPECT_EQ(held, 256u);
+}
+
 TEST_F(CacheStore, KeyWithPathCharactersIsArgumentError) {
   CompileCache cache(dir_.path());
   EXPECT_THROW(cache.load("../../etc/passwd"), ArgumentError);
