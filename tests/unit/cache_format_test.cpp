@@ -5,7 +5,9 @@
 
 #include <random>
 
+#ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
+#endif
 #include <xxhash.h>
 
 #include "cache_test_util.hpp"
