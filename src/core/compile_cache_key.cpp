@@ -121,7 +121,8 @@ void feed_flag(XXH3_state_t* state, char tag, bool value) {
 std::vector<IncludeDirective> scan_includes(std::string_view src) {
   std::vector<IncludeDirective> found;
   const std::size_t n = src.size();
-  std::size_t i = 0;
+  // A UTF-8 byte order mark (editors on Windows write one) is not text.
+  std::size_t i = src.starts_with("\xEF\xBB\xBF") ? 3 : 0;
   bool line_start = true;  // only blanks (and comments) since the last newline
   while (i < n) {
     const char c = src[i];

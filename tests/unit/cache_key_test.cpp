@@ -263,6 +263,12 @@ TEST(ScanIncludes, SkipsCommentsStringsAndOtherDirectives) {
   EXPECT_EQ(found[0].name, "ok.h");
 }
 
+TEST(ScanIncludes, FindsIncludeOnFirstLineAfterByteOrderMark) {
+  const auto found = detail::scan_includes("\xEF\xBB\xBF#include \"bom.h\"\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].name, "bom.h");
+}
+
 TEST(ScanIncludes, IncludeSearchDirsReadsFlagForms) {
   CompileOptions opts;
   opts.include_dirs = {"/a"};
