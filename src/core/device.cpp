@@ -119,7 +119,12 @@ Stream Device::default_stream() const {
 
 Stream Device::create_stream(bool non_blocking) const {
   void* native = backend().create_stream(ordinal_, non_blocking);
-  return Stream(*this, std::make_shared<Stream::State>(Stream::State{*this, native, true}));
+  // Built empty and filled in place: a temporary State would destroy the
+  // stream when it goes out of scope.
+  auto state = std::make_shared<Stream::State>(Stream::State{*this, nullptr, false});
+  state->native = native;
+  state->owned = true;
+  return Stream(*this, std::move(state));
 }
 
 Event Device::create_event(bool timing) const { return Event(*this, timing); }

@@ -14,8 +14,10 @@ Event::State::~State() {
 Event::Event() : Event(Device::current()) {}
 
 Event::Event(const Device& device, bool timing)
-    : device_(device),
-      state_(std::make_shared<State>(State{device, device.backend().create_event(device.ordinal(), timing)})) {}
+    : device_(device), state_(std::make_shared<State>(State{device, nullptr})) {
+  // Filled in place: a temporary State holding the event would destroy it.
+  state_->native = device.backend().create_event(device.ordinal(), timing);
+}
 
 void Event::record(const Stream& stream) const {
   device_.backend().record_event(state_->native, stream.native());
