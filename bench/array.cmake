@@ -1,0 +1,4 @@
+# array_bench: fused array expressions against a copy and a raw-kernel ceiling (P4, P5).
+add_executable(array_bench ${CMAKE_CURRENT_LIST_DIR}/array_bench.cpp)
+target_include_directories(array_bench PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(array_bench PRIVATE cudakit cudakit_warnings)
