@@ -386,9 +386,9 @@ TEST_F(ArrayExpr, BroadcastsRowAgainstColumn) {
   auto got = host_doubles(r);
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < cols; ++j) {
-      double c = vc[static_cast<std::size_t>(i)], r = vr[static_cast<std::size_t>(j)];
+      double c = vc[static_cast<std::size_t>(i)], w = vr[static_cast<std::size_t>(j)];
       // A GPU may fuse c * r - r into one rounding: compare with a tolerance.
-      EXPECT_NEAR(got[static_cast<std::size_t>(i * cols + j)], c * r - r, 1e-15 * (std::fabs(c * r) + std::fabs(r)));
+      EXPECT_NEAR(got[static_cast<std::size_t>(i * cols + j)], c * w - w, 1e-15 * (std::fabs(c * w) + std::fabs(w)));
     }
 }
 
