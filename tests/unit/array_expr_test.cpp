@@ -580,3 +580,21 @@ TEST_F(ArrayExpr, ZeroDimensionalAndEmptyArrays) {
   EXPECT_EQ(re.size(), 0);
   EXPECT_EQ(ck::detail::array_kernel_launches(), before);
 }
+
+TEST_F(ArrayExpr, OperandsOnDifferentDevicesAreAnError) {
+  // Two devices exist together only with a GPU: its device 0 and the CPU backend's.
+  if (!ck::backend_available(ck::BackendKind::cuda) || !ck::backend_available(ck::BackendKind::cpu))
+    GTEST_SKIP() << "needs a GPU and the CPU backend";
+  ck::Array on_gpu, on_cpu;
+  {
+    ck::DeviceScope s(ck::Device::get(ck::BackendKind::cuda, 0));
+    on_gpu = ck::ones({4});
+  }
+  {
+    ck::DeviceScope s(ck::Device::get(ck::BackendKind::cpu, 0));
+    on_cpu = ck::ones({4});
+  }
+  EXPECT_THROW((void)(on_gpu + on_cpu), ck::ArgumentError);
+  EXPECT_THROW(on_gpu += on_cpu, ck::ArgumentError);
+  EXPECT_THROW(on_cpu.assign(on_gpu * 2), ck::ArgumentError);
+}
