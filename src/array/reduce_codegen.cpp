@@ -39,10 +39,11 @@ const char* block_tree =
     "    __syncthreads();\n"
     "  }\n";
 
-}  // namespace
 
-std::string full_reduction_source(const ReductionSpec& spec) {
-  std::string s = common_head(spec);
+// Reads another block's partial past L1 (not coherent between
+// multiprocessors), whatever the accumulator type.
+std::string load_partial_source() {
+  std::string s;
   s += "// Another block's partial is read past L1 (which is not coherent between\n"
        "// multiprocessors), whatever the accumulator type.\n"
        "__device__ __forceinline__ ck_acc_t ck_load_partial(const ck_acc_t* p) {\n"
@@ -62,6 +63,44 @@ std::string full_reduction_source(const ReductionSpec& spec) {
        "#endif\n"
        "  return v;\n"
        "}\n\n";
+  return s;
+}
+
+// The end of a single-launch reduction: block tree, partial, ticket, and the
+// last block's combine of the partials in block order.
+std::string finish_full_reduction(const ReductionSpec& spec) {
+  std::string s;
+  s += "  ck_shared[threadIdx.x] = acc;\n  __syncthreads();\n";
+  s += block_tree;
+  s += "  if (threadIdx.x == 0) {\n"
+       "    ck_partials[blockIdx.x] = ck_shared[0];\n"
+       "    __threadfence();  // the partial is visible before the counter says so\n"
+       "    const unsigned int ck_ticket = atomicAdd(ck_counter, 1u);\n"
+       "    ck_is_last = (ck_ticket == gridDim.x - 1);\n"
+       "  }\n"
+       "  __syncthreads();\n"
+       "  if (!ck_is_last) return;\n"
+       "  __threadfence();\n";
+  s += "  acc = " + spec.neutral + ";\n";
+  s += "  for (unsigned int ck_b = threadIdx.x; ck_b < gridDim.x; ck_b += blockDim.x)\n"
+       "    acc = ck_reduce(acc, ck_load_partial(ck_partials + ck_b));\n";
+  s += "  ck_shared[threadIdx.x] = acc;\n  __syncthreads();\n";
+  s += block_tree;
+  s += "  if (threadIdx.x == 0) {\n"
+       "    const ck_acc_t a = ck_shared[0];\n"
+       "    const long long ck_count = n;\n"
+       "    (void)ck_count;\n"
+       "    ck_out[0] = (ck_out_t)(" + spec.post_expr + ");\n"
+       "    *ck_counter = 0u;  // ready for the next launch on this stream\n"
+       "  }\n}\n";
+  return s;
+}
+
+}  // namespace
+
+std::string full_reduction_source(const ReductionSpec& spec) {
+  std::string s = common_head(spec);
+  s += load_partial_source();
   s += "// One launch: per-block partials, then the last block to finish combines\n"
        "// them in block order, so the result depends only on the input and the grid.\n";
   s += "extern \"C\" __global__ void " + spec.name + "(" + param_prefix(spec) +
@@ -88,29 +127,64 @@ std::string full_reduction_source(const ReductionSpec& spec) {
   s += "    (void)r;\n";
   s += "    if (i < n) " + accumulate(spec, spec.map_expr);
   s += "  }\n";
-  s += "  ck_shared[threadIdx.x] = acc;\n  __syncthreads();\n";
-  s += block_tree;
-  s += "  if (threadIdx.x == 0) {\n"
-       "    ck_partials[blockIdx.x] = ck_shared[0];\n"
-       "    __threadfence();  // the partial is visible before the counter says so\n"
-       "    const unsigned int ck_ticket = atomicAdd(ck_counter, 1u);\n"
-       "    ck_is_last = (ck_ticket == gridDim.x - 1);\n"
-       "  }\n"
-       "  __syncthreads();\n"
-       "  if (!ck_is_last) return;\n"
-       "  __threadfence();\n";
-  s += "  acc = " + spec.neutral + ";\n";
-  s += "  for (unsigned int ck_b = threadIdx.x; ck_b < gridDim.x; ck_b += blockDim.x)\n"
-       "    acc = ck_reduce(acc, ck_load_partial(ck_partials + ck_b));\n";
-  s += "  ck_shared[threadIdx.x] = acc;\n  __syncthreads();\n";
-  s += block_tree;
-  s += "  if (threadIdx.x == 0) {\n"
-       "    const ck_acc_t a = ck_shared[0];\n"
-       "    const long long ck_count = n;\n"
-       "    (void)ck_count;\n"
-       "    ck_out[0] = (ck_out_t)(" + spec.post_expr + ");\n"
-       "    *ck_counter = 0u;  // ready for the next launch on this stream\n"
-       "  }\n}\n";
+  s += finish_full_reduction(spec);
+  return s;
+}
+
+std::string vector_reduction_source(const ReductionSpec& spec, bool product_of_two, bool f64) {
+  std::string s = common_head(spec);
+  s += load_partial_source();
+  const std::string scalar = f64 ? "double" : "float";
+  const int width = f64 ? 2 : 4;
+  s += "// 16-byte loads of contiguous, aligned operands.\n";
+  s += "struct alignas(16) ck_vec { " + scalar + " v[" + std::to_string(width) + "]; };\n\n";
+  s += "__device__ __forceinline__ void ck_kahan(ck_acc_t& acc, ck_acc_t& comp, ck_acc_t value) {\n"
+       "  const ck_acc_t y = value - comp;\n"
+       "  const ck_acc_t t = acc + y;\n"
+       "  comp = (t - acc) - y;\n"
+       "  acc = t;\n"
+       "}\n\n";
+  const std::string operands = product_of_two ? "const " + scalar + "* x, const " + scalar + "* y"
+                                              : "const " + scalar + "* x";
+  auto value = [&](const std::string& a, const std::string& b) {
+    return product_of_two ? "(ck_acc_t)" + a + " * (ck_acc_t)" + b : "(ck_acc_t)" + a;
+  };
+  s += "// One launch: per-block partials of compensated sums, then the last block\n"
+       "// to finish combines them in block order.\n";
+  s += "extern \"C\" __global__ void " + spec.name + "(" + operands +
+       ", ck_out_t* ck_out, ck_acc_t* ck_partials, unsigned int* ck_counter, long long n) {\n";
+  s += "  __shared__ ck_acc_t ck_shared[" + std::to_string(reduce_block) + "];\n";
+  s += "  __shared__ int ck_is_last;\n";
+  s += "  ck_acc_t acc = " + spec.neutral + ", ck_comp = 0;\n";
+  s += "  const ck_vec* xv = (const ck_vec*)x;\n";
+  if (product_of_two) s += "  const ck_vec* yv = (const ck_vec*)y;\n";
+  s += "  const long long nv = n / " + std::to_string(width) + ";\n";
+  s += "  const long long stride = (long long)gridDim.x * blockDim.x;\n";
+  s += "  long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n";
+  s += "  // Two vectors per thread and step: more bytes in flight.\n";
+  s += "  for (; v + stride < nv; v += 2 * stride) {\n";
+  s += "    const ck_vec a0 = xv[v], a1 = xv[v + stride];\n";
+  if (product_of_two) s += "    const ck_vec b0 = yv[v], b1 = yv[v + stride];\n";
+  s += "    #pragma unroll\n";
+  s += "    for (int j = 0; j < " + std::to_string(width) + "; ++j) ck_kahan(acc, ck_comp, " +
+       value("a0.v[j]", "b0.v[j]") + ");\n";
+  s += "    #pragma unroll\n";
+  s += "    for (int j = 0; j < " + std::to_string(width) + "; ++j) ck_kahan(acc, ck_comp, " +
+       value("a1.v[j]", "b1.v[j]") + ");\n";
+  s += "  }\n";
+  s += "  for (; v < nv; v += stride) {\n";
+  s += "    const ck_vec a0 = xv[v];\n";
+  if (product_of_two) s += "    const ck_vec b0 = yv[v];\n";
+  s += "    for (int j = 0; j < " + std::to_string(width) + "; ++j) ck_kahan(acc, ck_comp, " +
+       value("a0.v[j]", "b0.v[j]") + ");\n";
+  s += "  }\n";
+  s += "  // The last n % " + std::to_string(width) + " elements.\n";
+  s += "  const long long ck_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n";
+  s += "  if (ck_t < n - nv * " + std::to_string(width) + ") {\n";
+  s += "    const long long i = nv * " + std::to_string(width) + " + ck_t;\n";
+  s += "    ck_kahan(acc, ck_comp, " + value("x[i]", "y[i]") + ");\n";
+  s += "  }\n";
+  s += finish_full_reduction(spec);  // closes the kernel
   return s;
 }
 

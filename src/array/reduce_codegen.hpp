@@ -39,6 +39,13 @@ struct ReductionSpec {
 // Launch with reduce_block threads and at most as many blocks as ck_partials holds.
 std::string full_reduction_source(const ReductionSpec& spec);
 
+// The full sum of one contiguous float / double operand x (or of x[i] * y[i]
+// when product_of_two), 16-byte aligned, with 16-byte vector loads:
+//   NAME(const T* x[, const T* y], OUT* ck_out, ACC* ck_partials, unsigned int* ck_counter, long long n)
+// spec.map_expr is not used; compensated summation always. Launch like
+// full_reduction_source.
+std::string vector_reduction_source(const ReductionSpec& spec, bool product_of_two, bool f64);
+
 // Axis reductions run over a map whose index space puts the kept axes first
 // and the reduced ones last, so element i = o * ck_n_red + r belongs to
 // output o at reduced position r.

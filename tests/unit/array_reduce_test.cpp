@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "array/reduce_source_hook.hpp"
 #include "cudakit/array_reduce.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
@@ -246,6 +247,29 @@ TEST_F(ArrayReduce, FullSumIsBitwiseReproducible) {
   const Array a = upload(host, {1000003});
   const float first = sum(a).to_host<float>()[0];
   for (int k = 0; k < 3; ++k) EXPECT_EQ(sum(a).to_host<float>()[0], first);
+}
+
+TEST_F(ArrayReduce, ContiguousSumAndDotUseVectorLoadsAndMatchReference) {
+  std::vector<std::string> kernels;
+  detail::set_source_observer([&](const std::string& name, const std::string&) { kernels.push_back(name); });
+  const auto x = random_values<double>(100003, -1.0, 1.0, seed), y = random_values<double>(100003, -1.0, 1.0, seed + 1);
+  const Array a = upload(x, {100003}), b = upload(y, {100003});
+  const double s = sum(a).item().as_double(), d = dot(a, b).item().as_double();
+  // A view one element in is not 16-byte aligned: the element-wise path.
+  const double s1 = sum(a.slice(0, 1, std::nullopt)).item().as_double();
+  detail::set_source_observer({});
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[0], "ck_sum_vector");
+  EXPECT_EQ(kernels[1], "ck_dot_vector");
+  EXPECT_EQ(kernels[2], "ck_sum_full");
+  double want_s = 0, want_d = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    want_s += x[k];
+    want_d += x[k] * y[k];
+  }
+  EXPECT_NEAR(s, want_s, 1e-10);
+  EXPECT_NEAR(d, want_d, 1e-10);
+  EXPECT_NEAR(s1, want_s - x[0], 1e-10);
 }
 
 TEST_F(ArrayReduce, SumOfSquaredDifferenceIsOneLaunch) {
