@@ -104,7 +104,8 @@ std::string full_reduction_source(const ReductionSpec& spec) {
   s += "// One launch: per-block partials, then the last block to finish combines\n"
        "// them in block order, so the result depends only on the input and the grid.\n";
   s += "extern \"C\" __global__ void " + spec.name + "(" + param_prefix(spec) +
-       "ck_out_t* ck_out, ck_acc_t* ck_partials, unsigned int* ck_counter, long long n) {\n";
+       "ck_out_t* ck_out, ck_acc_t* ck_partials, unsigned int* ck_counter, long long n,\n"
+       "    long long ck_first) {\n";
   s += "  __shared__ ck_acc_t ck_shared[" + std::to_string(reduce_block) + "];\n";
   s += "  __shared__ int ck_is_last;\n";
   s += "  ck_acc_t acc = " + spec.neutral + ";\n";
@@ -116,16 +117,14 @@ std::string full_reduction_source(const ReductionSpec& spec) {
   s += "  for (; ck_base + 3LL * blockDim.x < n; ck_base += ck_step) {\n";
   s += "    #pragma unroll\n";
   s += "    for (int ck_j = 0; ck_j < 4; ++ck_j) {\n";
-  s += "      const long long i = ck_base + (long long)ck_j * blockDim.x;\n";
-  s += "      const long long r = i;\n";
-  s += "      (void)r;\n";
+  s += "      const long long r = ck_base + (long long)ck_j * blockDim.x;\n";
+  s += "      const long long i = ck_first + r;\n";
   s += "      " + accumulate(spec, spec.map_expr);
   s += "    }\n  }\n";
   s += "  for (int ck_j = 0; ck_j < 4; ++ck_j) {\n";
-  s += "    const long long i = ck_base + (long long)ck_j * blockDim.x;\n";
-  s += "    const long long r = i;\n";
-  s += "    (void)r;\n";
-  s += "    if (i < n) " + accumulate(spec, spec.map_expr);
+  s += "    const long long r = ck_base + (long long)ck_j * blockDim.x;\n";
+  s += "    const long long i = ck_first + r;\n";
+  s += "    if (r < n) " + accumulate(spec, spec.map_expr);
   s += "  }\n";
   s += finish_full_reduction(spec);
   return s;

@@ -20,7 +20,7 @@ struct ReductionSpec {
   std::string reduce_expr;   // combines `a` and `b` (both acc_type)
   // Value of element `i` (long long, the map's flat index) converted to
   // acc_type; may also use `r`, the position inside the reduced index space
-  // (equal to i for a full reduction; what argmin/argmax report).
+  // (what argmin/argmax report).
   std::string map_expr;
   // The output from the accumulated `a`; may use `ck_count` (elements reduced).
   std::string post_expr = "a";
@@ -31,8 +31,9 @@ struct ReductionSpec {
   bool compensated = false;
 };
 
-// Full reduction over i in [0, n) in ONE launch:
-//   NAME(<params>, OUT* ck_out, ACC* ck_partials, unsigned int* ck_counter, long long n)
+// Full reduction over i in [ck_first, ck_first + n) in ONE launch (r = i - ck_first):
+//   NAME(<params>, OUT* ck_out, ACC* ck_partials, unsigned int* ck_counter, long long n,
+//        long long ck_first)
 // Each block reduces a grid-stride share into ck_partials[blockIdx.x]; the last
 // block to finish (atomic counter after a fence) reduces the partials in a
 // fixed order, writes ck_out[0] and resets the counter to 0 for the next use.

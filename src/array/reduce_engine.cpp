@@ -74,7 +74,9 @@ int fastest_axis(const Expr& expr) {
 }
 
 Strategy choose_strategy(const Expr& expr, const AxisPlan& plan) {
-  if (plan.n_out == 1) return Strategy::full;
+  // Few long outputs: one single-launch reduction per output uses the whole
+  // device for each (a block per output would leave it nearly idle).
+  if (plan.n_out == 1 || (plan.n_out <= 32 && plan.n_red >= 32768)) return Strategy::full;
   const int fast = fastest_axis(expr);
   const bool fast_is_reduced =
       std::find(plan.reduced.begin(), plan.reduced.end(), fast) != plan.reduced.end();
@@ -278,12 +280,21 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
   LaunchConfig config;
   config.stream = StreamRef{stream.native()};
   if (strategy == Strategy::full) {
+    // One launch per output (one in all for a full reduction); they share the
+    // stream's workspace, in order.
     const ReduceWorkspace workspace = reduce_workspace(device, stream.native());
-    args.push_pointer(workspace.partials);
-    args.push_pointer(workspace.counter);
-    args.push_scalar<long long>(plan.n_red);
     config.grid = Dim3(reduction_grid(device, plan.n_red, std::int64_t{reduce_block} * 4));
     config.block = Dim3(reduce_block);
+    for (std::int64_t o = 0; o < plan.n_out; ++o) {
+      ArgPack one = map.args;
+      one.push_pointer(out.address() + static_cast<std::uint64_t>(o) * out.itemsize());
+      one.push_pointer(workspace.partials);
+      one.push_pointer(workspace.counter);
+      one.push_scalar<long long>(plan.n_red);
+      one.push_scalar<long long>(o * plan.n_red);
+      one.launch(kernel, config);
+    }
+    return out;
   } else {
     args.push_scalar<long long>(plan.n_out);
     args.push_scalar<long long>(plan.n_red);

@@ -202,6 +202,7 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
   pack.push_pointer(workspace.partials);
   pack.push_pointer(workspace.counter);
   pack.push_scalar<long long>(n);
+  pack.push_scalar<long long>(0);  // i runs from 0
   LaunchConfig config;
   config.grid = Dim3(detail::reduction_grid(device, n, std::int64_t{detail::reduce_block} * 4));
   config.block = Dim3(detail::reduce_block);

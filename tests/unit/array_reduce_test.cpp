@@ -164,6 +164,21 @@ TEST_F(ArrayReduce, ArgminAndArgmaxOverEachAxisMatchReference) {
   EXPECT_EQ(argmax(a).dtype(), DType::int64);
 }
 
+TEST_F(ArrayReduce, FewLongOutputsMatchReference) {
+  // Few outputs of many elements each take one single-launch reduction per output.
+  const auto host = random_values<float>(3 * 40001, -1.0, 1.0, seed);
+  const auto x = widen(host);
+  const Array wide = upload(host, {3, 40001}), tall = upload(host, {40001, 3});
+  expect_close(as_doubles(sum(wide, 1)), reference(x, {3, 40001}, {1}, ref_sum), 1e-5, "sum wide");
+  expect_close(as_doubles(mean(tall, 0, true)), reference(x, {40001, 3}, {0}, ref_mean), 1e-5, "mean tall");
+  expect_close(as_doubles(argmin(tall, 0)),
+               reference(x, {40001, 3}, {0},
+                         [](const std::vector<double>& v) {
+                           return static_cast<double>(std::min_element(v.begin(), v.end()) - v.begin());
+                         }),
+               0, "argmin tall");
+}
+
 TEST_F(ArrayReduce, ArgminOfTiesIsTheFirstIndex) {
   std::vector<float> host = random_values<float>(10007, 1.0, 2.0, seed);
   for (std::size_t k : {std::size_t{4099}, std::size_t{17}, std::size_t{9001}}) host[k] = 0.25f;
