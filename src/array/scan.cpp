@@ -54,7 +54,9 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
   LaunchConfig config;
   config.block = Dim3(detail::scan_threads);
   config.stream = StreamRef{stream.native()};
-  if (n_lines > 1) {
+  // Many lines: a block per line. A few long ones (or one): each line is
+  // scanned by the whole device in turn.
+  if (n_lines > 32 || (n_lines > 1 && line_length < 65536)) {
     const Kernel lines = detail::cached_kernel(device, key + "|lines", kernel_base + "_lines", source);
     detail::ArgPack args = map.args;
     args.push_pointer(out.address());
@@ -67,28 +69,33 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
   }
   // Chunks are whole tiles; the number of blocks fills the device.
   const std::int64_t tile = detail::scan_tile;
-  const unsigned wanted = detail::reduction_grid(device, n, tile * 4);
-  std::int64_t chunk = (n + wanted - 1) / wanted;
+  const std::int64_t len = line_length;
+  const unsigned wanted = detail::reduction_grid(device, len, tile * 4);
+  std::int64_t chunk = (len + wanted - 1) / wanted;
   chunk = (chunk + tile - 1) / tile * tile;
-  const auto blocks = static_cast<unsigned>((n + chunk - 1) / chunk);
+  const auto blocks = static_cast<unsigned>((len + chunk - 1) / chunk);
   config.grid = Dim3(blocks);
   const detail::ReduceWorkspace workspace = detail::reduce_workspace(device, stream.native());
-  if (blocks > 1) {
-    const Kernel partials = detail::cached_kernel(device, key + "|partials", kernel_base + "_partials", source);
-    detail::ArgPack args = map.args;
-    args.push_pointer(workspace.partials);
-    args.push_pointer(workspace.counter);
-    args.push_scalar<long long>(n);
-    args.push_scalar<long long>(chunk);
-    args.launch(partials, config);
-  }
+  const Kernel partials = detail::cached_kernel(device, key + "|partials", kernel_base + "_partials", source);
   const Kernel write = detail::cached_kernel(device, key + "|write", kernel_base + "_write", source);
-  detail::ArgPack args = map.args;
-  args.push_pointer(out.address());
-  args.push_pointer(workspace.partials);
-  args.push_scalar<long long>(n);
-  args.push_scalar<long long>(chunk);
-  args.launch(write, config);
+  for (std::int64_t line = 0; line < n_lines; ++line) {
+    if (blocks > 1) {
+      detail::ArgPack args = map.args;
+      args.push_pointer(workspace.partials);
+      args.push_pointer(workspace.counter);
+      args.push_scalar<long long>(len);
+      args.push_scalar<long long>(chunk);
+      args.push_scalar<long long>(line * len);
+      args.launch(partials, config);
+    }
+    detail::ArgPack args = map.args;
+    args.push_pointer(out.address());
+    args.push_pointer(workspace.partials);
+    args.push_scalar<long long>(len);
+    args.push_scalar<long long>(chunk);
+    args.push_scalar<long long>(line * len);
+    args.launch(write, config);
+  }
 }
 
 Array cumulative(const Expr& a, std::optional<int> axis, bool product) {

@@ -101,11 +101,13 @@ std::string scan_source(const ScanSpec& spec) {
   s += "// Phase 1: each block's chunk total; the last block to finish turns the\n"
        "// totals into running (inclusive) prefixes, in block order.\n";
   s += "extern \"C\" __global__ void " + spec.name + "_partials(" + param_prefix(spec) +
-       "ck_value_t* ck_partials, unsigned int* ck_counter, long long n, long long chunk) {\n";
+       "ck_value_t* ck_partials, unsigned int* ck_counter, long long n, long long chunk,\n"
+       "    long long ck_offset) {\n";
   s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
   s += "  __shared__ int ck_is_last;\n";
-  s += "  const long long ck_begin = (long long)blockIdx.x * chunk;\n";
-  s += "  const long long ck_end = (ck_begin + chunk < n) ? ck_begin + chunk : n;\n";
+  s += "  const long long ck_local = (long long)blockIdx.x * chunk;\n";
+  s += "  const long long ck_begin = ck_offset + ck_local;\n";
+  s += "  const long long ck_end = ck_offset + ((ck_local + chunk < n) ? ck_local + chunk : n);\n";
   s += "  ck_value_t ck_carry = ck_value_t();\n";
   s += "  bool ck_has_carry = false;\n";
   s += "  for (long long ck_base = ck_begin; ck_base < ck_end; ck_base += CK_TILE)\n";
@@ -131,10 +133,12 @@ std::string scan_source(const ScanSpec& spec) {
   s += "// Phase 2: every block rescans its chunk starting from the prefix of the\n"
        "// chunks before it, and writes.\n";
   s += "extern \"C\" __global__ void " + spec.name + "_write(" + param_prefix(spec) +
-       "ck_out_t* ck_out, const ck_value_t* ck_partials, long long n, long long chunk) {\n";
+       "ck_out_t* ck_out, const ck_value_t* ck_partials, long long n, long long chunk,\n"
+       "    long long ck_offset) {\n";
   s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
-  s += "  const long long ck_begin = (long long)blockIdx.x * chunk;\n";
-  s += "  const long long ck_end = (ck_begin + chunk < n) ? ck_begin + chunk : n;\n";
+  s += "  const long long ck_local = (long long)blockIdx.x * chunk;\n";
+  s += "  const long long ck_begin = ck_offset + ck_local;\n";
+  s += "  const long long ck_end = ck_offset + ((ck_local + chunk < n) ? ck_local + chunk : n);\n";
   s += "  bool ck_has_carry = blockIdx.x > 0;\n";
   s += "  ck_value_t ck_carry = ck_has_carry ? ck_partials[blockIdx.x - 1] : ck_value_t();\n";
   s += "  for (long long ck_base = ck_begin; ck_base < ck_end; ck_base += CK_TILE)\n";

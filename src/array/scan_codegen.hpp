@@ -29,10 +29,13 @@ struct ScanSpec {
 };
 
 // Defines, given the spec:
-//   NAME_partials(<params>, VALUE* ck_partials, unsigned int* ck_counter, long long n, long long chunk)
-//   NAME_write(<params>, OUT* ck_out, const VALUE* ck_partials, long long n, long long chunk)
+//   NAME_partials(<params>, VALUE* ck_partials, unsigned int* ck_counter, long long n, long long chunk,
+//                 long long ck_offset)
+//   NAME_write(<params>, OUT* ck_out, const VALUE* ck_partials, long long n, long long chunk,
+//              long long ck_offset)
 //   NAME_lines(<params>, OUT* ck_out, long long n_lines, long long line_length)
-// Block chunk b covers [b * chunk, min(n, (b + 1) * chunk)); chunk is a
+// They scan i in [ck_offset, ck_offset + n) (and write ck_out at the same i);
+// block chunk b covers ck_offset + [b * chunk, min(n, (b + 1) * chunk)); chunk is a
 // multiple of scan_tile. NAME_lines scans lines of consecutive i
 // independently, one block per line (grid-stride over lines).
 std::string scan_source(const ScanSpec& spec);

@@ -85,6 +85,20 @@ TEST_F(ArrayScan, CumsumAlongEachAxisMatchesReference) {
   }
 }
 
+TEST_F(ArrayScan, CumsumOfFewLongLinesIsExact) {
+  // Two lines long enough to be scanned by many blocks each, one after the other.
+  const Shape shape{2, 70001};
+  const auto host = random_values<std::int32_t>(2 * 70001, -100.0, 100.0, seed);
+  const auto got = cumsum(upload(host, shape), 1).to_host<std::int64_t>();
+  for (std::size_t line = 0; line < 2; ++line) {
+    std::int64_t s = 0;
+    for (std::size_t k = 0; k < 70001; ++k) {
+      s += host[line * 70001 + k];
+      ASSERT_EQ(got[line * 70001 + k], s) << "line " << line << ", element " << k;
+    }
+  }
+}
+
 TEST_F(ArrayScan, CumsumWithoutAxisFlattensInCOrder) {
   const Shape shape{3, 5, 11};
   const auto host = random_values<double>(165, -1.0, 1.0, seed);
