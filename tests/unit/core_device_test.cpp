@@ -88,6 +88,34 @@ TEST(StreamTest, CreatedStreamsAreDistinct) {
   a.synchronize();
 }
 
+TEST(StreamTest, OwnedStreamIsDestroyedOnceWithItsLastHandle) {
+  const int destroyed = fake().streams_destroyed;
+  {
+    auto s = Device::get(0).create_stream();
+    auto copy = s;
+    EXPECT_EQ(fake().streams_destroyed, destroyed);
+  }
+  EXPECT_EQ(fake().streams_destroyed, destroyed + 1);
+}
+
+TEST(StreamTest, WrappedAndDefaultStreamsAreNeverDestroyed) {
+  const int destroyed = fake().streams_destroyed;
+  { auto s = Stream::wrap(Device::get(0), reinterpret_cast<void*>(0xabc0)); }
+  { auto s = Device::get(0).default_stream(); }
+  EXPECT_EQ(fake().streams_destroyed, destroyed);
+}
+
+TEST(EventTest, EventIsDestroyedOnceWithItsLastHandle) {
+  const int destroyed = fake().events_destroyed;
+  {
+    Event e(Device::get(0));
+    Event copy = e;
+    copy.record();
+    EXPECT_EQ(fake().events_destroyed, destroyed);
+  }
+  EXPECT_EQ(fake().events_destroyed, destroyed + 1);
+}
+
 TEST(StreamTest, WrapKeepsTheNativeHandle) {
   void* external = reinterpret_cast<void*>(0xabc0);
   auto s = Stream::wrap(Device::get(0), external);

@@ -90,9 +90,15 @@ void FakeBackend::fill(detail::DevicePtr dst, std::uint32_t value, unsigned elem
 
 detail::NativeStream FakeBackend::create_stream(int, bool) {
   std::lock_guard lock(mutex_);
-  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(0x1000 + 16 * next_handle_++));
+  void* s = reinterpret_cast<void*>(static_cast<std::uintptr_t>(0x1000 + 16 * next_handle_++));
+  streams_[s] = true;
+  return s;
 }
-void FakeBackend::destroy_stream(detail::NativeStream) noexcept {}
+void FakeBackend::destroy_stream(detail::NativeStream stream) noexcept {
+  std::lock_guard lock(mutex_);
+  if (streams_.erase(stream) != 1) std::abort();   // destroyed twice, or never created
+  ++streams_destroyed;
+}
 
 detail::NativeEvent FakeBackend::create_event(int, bool) {
   std::lock_guard lock(mutex_);
@@ -102,11 +108,14 @@ detail::NativeEvent FakeBackend::create_event(int, bool) {
 }
 void FakeBackend::destroy_event(detail::NativeEvent event) noexcept {
   std::lock_guard lock(mutex_);
-  events_.erase(event);
+  if (events_.erase(event) != 1) std::abort();   // destroyed twice, or never created
+  ++events_destroyed;
 }
 void FakeBackend::record_event(detail::NativeEvent event, detail::NativeStream) {
   std::lock_guard lock(mutex_);
-  events_[event] = ++event_clock_;
+  auto it = events_.find(event);
+  if (it == events_.end()) std::abort();   // a destroyed event
+  it->second = ++event_clock_;
 }
 float FakeBackend::elapsed_ms(detail::NativeEvent start, detail::NativeEvent stop) {
   std::lock_guard lock(mutex_);

@@ -49,6 +49,8 @@ class FakeBackend final : public detail::Backend {
   int deallocations = 0;
   int properties_reads = 0;
   int synchronizes = 0;
+  int streams_destroyed = 0;
+  int events_destroyed = 0;
   FakeModuleSpec next_module;                     // what the next load_module loads
   std::vector<FakeLaunch> launches;
   std::vector<std::pair<void*, int>> max_dynamic_shared_calls;
@@ -121,6 +123,7 @@ class FakeBackend final : public detail::Backend {
   std::map<void*, FakeModuleSpec*> modules_;
   int next_handle_ = 1;
   std::map<void*, int> events_;
+  std::map<void*, bool> streams_;
   int event_clock_ = 0;
 };
 
