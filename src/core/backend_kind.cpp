@@ -1,10 +1,11 @@
 // Names of the backends and the choice of the default one.
+#include "cudakit/backend_kind.hpp"
+
 #include <cstdlib>
 #include <optional>
 #include <string>
 
 #include "backend/backend.hpp"
-#include "cudakit/backend_kind.hpp"
 #include "cudakit/error.hpp"
 
 namespace cudakit {
@@ -33,8 +34,7 @@ BackendKind default_backend_kind() {
     if (const char* env = std::getenv("CUDAKIT_BACKEND"); env && *env) {
       auto parsed = parse_backend_kind(env);
       if (!parsed)
-        throw ArgumentError("reading CUDAKIT_BACKEND",
-                            std::string("unknown backend '") + env + "'",
+        throw ArgumentError("reading CUDAKIT_BACKEND", std::string("unknown backend '") + env + "'",
                             "set CUDAKIT_BACKEND to 'cuda' or 'cpu', or unset it to choose "
                             "automatically");
       return *parsed;

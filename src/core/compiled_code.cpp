@@ -4,10 +4,14 @@ namespace cudakit {
 
 std::string_view to_string(CodeFormat format) noexcept {
   switch (format) {
-    case CodeFormat::cubin: return "cubin";
-    case CodeFormat::ptx: return "ptx";
-    case CodeFormat::fatbin: return "fatbin";
-    case CodeFormat::host_object: return "host object";
+    case CodeFormat::cubin:
+      return "cubin";
+    case CodeFormat::ptx:
+      return "ptx";
+    case CodeFormat::fatbin:
+      return "fatbin";
+    case CodeFormat::host_object:
+      return "host object";
   }
   return "unknown";
 }

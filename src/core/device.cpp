@@ -39,12 +39,12 @@ Device Device::get(int ordinal) { return get(default_backend_kind(), ordinal); }
 Device Device::get(BackendKind kind, int ordinal) {
   int n = count(kind);
   if (ordinal < 0 || ordinal >= n)
-    throw ArgumentError("getting " + std::string(to_string(kind)) + " device " +
-                            std::to_string(ordinal),
-                        "no such device: the " + std::string(to_string(kind)) + " backend has " +
-                            std::to_string(n) + (n == 1 ? " device" : " devices"),
-                        n == 0 ? "no device is visible; check the driver with `cudakit doctor`"
-                               : "use an ordinal from 0 to " + std::to_string(n - 1));
+    throw ArgumentError(
+        "getting " + std::string(to_string(kind)) + " device " + std::to_string(ordinal),
+        "no such device: the " + std::string(to_string(kind)) + " backend has " +
+            std::to_string(n) + (n == 1 ? " device" : " devices"),
+        n == 0 ? "no device is visible; check the driver with `cudakit doctor`"
+               : "use an ordinal from 0 to " + std::to_string(n - 1));
   return Device(kind, ordinal);
 }
 

@@ -142,8 +142,8 @@ void UntypedBuffer::fill_bytes(std::uint32_t value, unsigned element_bytes, std:
   device().backend().fill(ptr_, value, element_bytes, count, nullptr, false);
 }
 
-void UntypedBuffer::fill_bytes_async(std::uint32_t value, unsigned element_bytes,
-                                     std::size_t count, const Stream& stream) {
+void UntypedBuffer::fill_bytes_async(std::uint32_t value, unsigned element_bytes, std::size_t count,
+                                     const Stream& stream) {
   check_fill(element_bytes, count, bytes_);
   if (count == 0) return;
   device().backend().fill(ptr_, value, element_bytes, count, stream.native(), true);

@@ -36,8 +36,10 @@ std::vector<std::string_view> tokenize(std::string_view s) {
     if (line_start && c == '#') {
       // A directive runs to the end of the line, continued by a backslash.
       while (i < n && s[i] != '\n') {
-        if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n') ++i;
-        else if (s[i] == '\\' && i + 2 < n && s[i + 1] == '\r' && s[i + 2] == '\n') i += 2;
+        if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n')
+          ++i;
+        else if (s[i] == '\\' && i + 2 < n && s[i + 1] == '\r' && s[i + 2] == '\n')
+          i += 2;
         ++i;
       }
       continue;
@@ -98,9 +100,12 @@ std::size_t matching(const std::vector<std::string_view>& t, std::size_t open) {
   std::string_view c = o == "(" ? ")" : o == "[" ? "]" : o == "{" ? "}" : ">";
   int depth = 0;
   for (std::size_t i = open; i < t.size(); ++i) {
-    if (t[i] == o) ++depth;
-    else if (t[i] == c && --depth == 0) return i;
-    else if (o == "<" && (t[i] == ";" || t[i] == "{")) break;   // a comparison, not a template
+    if (t[i] == o)
+      ++depth;
+    else if (t[i] == c && --depth == 0)
+      return i;
+    else if (o == "<" && (t[i] == ";" || t[i] == "{"))
+      break;  // a comparison, not a template
   }
   return t.size();
 }
@@ -153,8 +158,10 @@ ScannedParam parse_param(std::vector<std::string_view> toks) {
     std::size_t i = kept.size() - 1;
     int depth = 0;
     for (; i < kept.size(); --i) {
-      if (kept[i] == "]") ++depth;
-      else if (kept[i] == "[" && --depth == 0) break;
+      if (kept[i] == "]")
+        ++depth;
+      else if (kept[i] == "[" && --depth == 0)
+        break;
     }
     if (i >= kept.size()) break;
     kept.resize(i);
@@ -182,8 +189,10 @@ std::vector<ScannedParam> parse_params(const std::vector<std::string_view>& t, s
   int depth = 0;
   for (std::size_t i = open + 1; i < close; ++i) {
     auto tok = t[i];
-    if (is_open(tok)) ++depth;
-    else if (is_close(tok) && depth > 0) --depth;
+    if (is_open(tok))
+      ++depth;
+    else if (is_close(tok) && depth > 0)
+      --depth;
     if (tok == "," && depth == 0) {
       params.push_back(parse_param(cur));
       cur.clear();
@@ -204,9 +213,12 @@ bool preceded_by_template(const std::vector<std::string_view>& t, std::size_t i)
       int depth = 0;
       std::size_t k = j - 1;
       for (; k < t.size(); --k) {
-        if (t[k] == ">") ++depth;
-        else if (t[k] == "<" && --depth == 0) break;
-        else if (t[k] == ";" || t[k] == "{" || t[k] == "}") return false;
+        if (t[k] == ">")
+          ++depth;
+        else if (t[k] == "<" && --depth == 0)
+          break;
+        else if (t[k] == ";" || t[k] == "{" || t[k] == "}")
+          return false;
       }
       return k < t.size() && k > 0 && t[k - 1] == "template";
     }
@@ -222,8 +234,10 @@ std::size_t param_list_open(std::string_view text) {
   if (end == std::string_view::npos || text[end] != ')') return std::string_view::npos;
   int depth = 0;
   for (std::size_t i = end + 1; i-- > 0;) {
-    if (text[i] == ')') ++depth;
-    else if (text[i] == '(' && --depth == 0) return i;
+    if (text[i] == ')')
+      ++depth;
+    else if (text[i] == '(' && --depth == 0)
+      return i;
   }
   return std::string_view::npos;
 }
@@ -293,16 +307,20 @@ std::optional<std::vector<std::string>> demangled_param_types(std::string_view d
   std::size_t start = 0;
   for (std::size_t i = 0; i < inner.size(); ++i) {
     char c = inner[i];
-    if (c == '(' || c == '<' || c == '[') ++depth;
-    else if (c == ')' || c == '>' || c == ']') --depth;
+    if (c == '(' || c == '<' || c == '[')
+      ++depth;
+    else if (c == ')' || c == '>' || c == ']')
+      --depth;
     else if (c == ',' && depth == 0) {
       out.push_back(trim(inner.substr(start, i - start)));
       start = i + 1;
     }
   }
   std::string last = trim(inner.substr(start));
-  if (!last.empty() && last != "void") out.push_back(last);
-  else if (!out.empty()) out.push_back(last);
+  if (!last.empty() && last != "void")
+    out.push_back(last);
+  else if (!out.empty())
+    out.push_back(last);
   return out;
 }
 
@@ -314,9 +332,12 @@ std::string demangled_without_params(std::string_view demangled) {
   std::size_t start = 0;
   for (std::size_t i = 0; i < head.size(); ++i) {
     char c = head[i];
-    if (c == '<' || c == '(') ++depth;
-    else if (c == '>' || c == ')') --depth;
-    else if (c == ' ' && depth == 0) start = i + 1;
+    if (c == '<' || c == '(')
+      ++depth;
+    else if (c == '>' || c == ')')
+      --depth;
+    else if (c == ' ' && depth == 0)
+      start = i + 1;
   }
   return trim(head.substr(start));
 }
@@ -326,7 +347,8 @@ std::string demangled_base_name(std::string_view demangled) {
   if (!name.empty() && name.back() == '>') {
     int depth = 0;
     for (std::size_t i = name.size(); i-- > 0;) {
-      if (name[i] == '>') ++depth;
+      if (name[i] == '>')
+        ++depth;
       else if (name[i] == '<' && --depth == 0) {
         name.resize(i);
         break;
@@ -353,12 +375,14 @@ TypeClass classify_param_type(std::string_view type) {
   auto toks = tokenize(type);
   int depth = 0;
   for (auto t : toks) {
-    if (t == "<") ++depth;
-    else if (t == ">") --depth;
+    if (t == "<")
+      ++depth;
+    else if (t == ">")
+      --depth;
     else if (depth == 0 && (t == "*" || t == "[")) {
       return {true, ParamKind::pointer, ScalarType::unknown, sizeof(void*)};
     } else if (depth == 0 && t == "&") {
-      return c;   // references are not kernel parameters we can check
+      return c;  // references are not kernel parameters we can check
     }
   }
   // Collect the words that name the type, without qualifiers and std::.
@@ -368,7 +392,7 @@ TypeClass classify_param_type(std::string_view type) {
     if (is_qualifier(t)) continue;
     if (t == "::") continue;
     if (t == "std" && i + 1 < toks.size() && toks[i + 1] == "::") continue;
-    if (!is_ident(t)) return c;   // template arguments, arrays: leave to the layout
+    if (!is_ident(t)) return c;  // template arguments, arrays: leave to the layout
     words.push_back(t);
   }
   if (words.empty()) return c;
@@ -397,13 +421,20 @@ TypeClass classify_param_type(std::string_view type) {
   bool is_unsigned = false, is_signed = false, is_char = false, is_int = false;
   int longs = 0, shorts = 0;
   for (auto w : words) {
-    if (w == "unsigned") is_unsigned = true;
-    else if (w == "signed") is_signed = true;
-    else if (w == "char") is_char = true;
-    else if (w == "int") is_int = true;
-    else if (w == "long") ++longs;
-    else if (w == "short") ++shorts;
-    else return c;   // a user type, or a spelling we do not resolve
+    if (w == "unsigned")
+      is_unsigned = true;
+    else if (w == "signed")
+      is_signed = true;
+    else if (w == "char")
+      is_char = true;
+    else if (w == "int")
+      is_int = true;
+    else if (w == "long")
+      ++longs;
+    else if (w == "short")
+      ++shorts;
+    else
+      return c;  // a user type, or a spelling we do not resolve
   }
   (void)is_int;
   (void)is_signed;

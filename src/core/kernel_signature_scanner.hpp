@@ -14,12 +14,12 @@
 namespace cudakit::detail {
 
 struct ScannedParam {
-  std::string type;   // tokens joined by single spaces: "const float *"
-  std::string name;   // empty when the declaration names none
+  std::string type;  // tokens joined by single spaces: "const float *"
+  std::string name;  // empty when the declaration names none
 };
 
 struct KernelSignature {
-  std::string name;                 // the function name, without scope or template arguments
+  std::string name;  // the function name, without scope or template arguments
   std::vector<ScannedParam> params;
   bool is_template = false;
 };
@@ -48,10 +48,10 @@ std::string demangle(std::string_view symbol);
 
 // What a C type written in a signature is to the launch check.
 struct TypeClass {
-  bool known = false;                    // false: a name we cannot resolve (typedef, struct)
+  bool known = false;  // false: a name we cannot resolve (typedef, struct)
   ParamKind kind = ParamKind::aggregate;
   ScalarType scalar = ScalarType::unknown;
-  std::size_t size = 0;                  // 0 when not known
+  std::size_t size = 0;  // 0 when not known
 };
 TypeClass classify_param_type(std::string_view type);
 

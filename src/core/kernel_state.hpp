@@ -18,8 +18,8 @@ struct Kernel::State {
   Device device;
   detail::Backend* backend = nullptr;
   detail::NativeKernel native = nullptr;
-  std::string name;      // as asked for
-  std::string symbol;    // as in the compiled code
+  std::string name;    // as asked for
+  std::string symbol;  // as in the compiled code
   ParamLayout params;
 
   // Launch limits; 0 means the backend did not report the value (not checked).
@@ -28,7 +28,7 @@ struct Kernel::State {
   Dim3 max_block_dim{0, 0, 0};
   Dim3 max_grid_dim{0, 0, 0};
   std::size_t static_shared_bytes = 0;
-  std::size_t shared_per_block = 0;           // without opt-in
+  std::size_t shared_per_block = 0;  // without opt-in
   std::size_t shared_per_block_optin = 0;
   // Dynamic shared memory allowed after set_max_dynamic_shared_memory; 0 until then.
   mutable std::atomic<std::size_t> max_dynamic_shared_bytes{0};

@@ -79,9 +79,8 @@ void check_config(const Kernel::State& k, const LaunchConfig& c) {
                   std::to_string(k.shared_per_block_optin ? k.shared_per_block_optin
                                                           : k.shared_per_block) +
                   " bytes per block; use smaller tiles";
-    config_error(k, c, "shared memory per block (static + dynamic)",
-                 static_cast<long long>(total), static_cast<long long>(k.shared_per_block),
-                 std::move(hint));
+    config_error(k, c, "shared memory per block (static + dynamic)", static_cast<long long>(total),
+                 static_cast<long long>(k.shared_per_block), std::move(hint));
   }
 }
 
@@ -100,30 +99,51 @@ bool is_floating(ScalarType t) {
 }
 std::size_t integer_size(ScalarType t) {
   switch (t) {
-    case ScalarType::i8: case ScalarType::u8: return 1;
-    case ScalarType::i16: case ScalarType::u16: return 2;
-    case ScalarType::i32: case ScalarType::u32: return 4;
-    default: return 8;
+    case ScalarType::i8:
+    case ScalarType::u8:
+      return 1;
+    case ScalarType::i16:
+    case ScalarType::u16:
+      return 2;
+    case ScalarType::i32:
+    case ScalarType::u32:
+      return 4;
+    default:
+      return 8;
   }
 }
 
 // The C spelling of a scalar type, for messages.
 const char* c_name(ScalarType t) {
   switch (t) {
-    case ScalarType::boolean: return "bool";
-    case ScalarType::i8: return "int8_t";
-    case ScalarType::u8: return "uint8_t";
-    case ScalarType::i16: return "short";
-    case ScalarType::u16: return "unsigned short";
-    case ScalarType::i32: return "int";
-    case ScalarType::u32: return "unsigned int";
-    case ScalarType::i64: return "int64_t";
-    case ScalarType::u64: return "uint64_t";
-    case ScalarType::f16: return "__half";
-    case ScalarType::bf16: return "__nv_bfloat16";
-    case ScalarType::f32: return "float";
-    case ScalarType::f64: return "double";
-    case ScalarType::unknown: break;
+    case ScalarType::boolean:
+      return "bool";
+    case ScalarType::i8:
+      return "int8_t";
+    case ScalarType::u8:
+      return "uint8_t";
+    case ScalarType::i16:
+      return "short";
+    case ScalarType::u16:
+      return "unsigned short";
+    case ScalarType::i32:
+      return "int";
+    case ScalarType::u32:
+      return "unsigned int";
+    case ScalarType::i64:
+      return "int64_t";
+    case ScalarType::u64:
+      return "uint64_t";
+    case ScalarType::f16:
+      return "__half";
+    case ScalarType::bf16:
+      return "__nv_bfloat16";
+    case ScalarType::f32:
+      return "float";
+    case ScalarType::f64:
+      return "double";
+    case ScalarType::unknown:
+      break;
   }
   return "value";
 }
@@ -145,18 +165,50 @@ bool convert(ScalarType from, const void* src, ScalarType to, std::uint64_t* slo
   if (is_signed_integer(from)) {
     std::int64_t v = 0;
     switch (fs) {
-      case 1: { std::int8_t x; std::memcpy(&x, src, 1); v = x; break; }
-      case 2: { std::int16_t x; std::memcpy(&x, src, 2); v = x; break; }
-      case 4: { std::int32_t x; std::memcpy(&x, src, 4); v = x; break; }
-      default: std::memcpy(&v, src, 8);
+      case 1: {
+        std::int8_t x;
+        std::memcpy(&x, src, 1);
+        v = x;
+        break;
+      }
+      case 2: {
+        std::int16_t x;
+        std::memcpy(&x, src, 2);
+        v = x;
+        break;
+      }
+      case 4: {
+        std::int32_t x;
+        std::memcpy(&x, src, 4);
+        v = x;
+        break;
+      }
+      default:
+        std::memcpy(&v, src, 8);
     }
     bits = static_cast<std::uint64_t>(v);
   } else {
     switch (fs) {
-      case 1: { std::uint8_t x; std::memcpy(&x, src, 1); bits = x; break; }
-      case 2: { std::uint16_t x; std::memcpy(&x, src, 2); bits = x; break; }
-      case 4: { std::uint32_t x; std::memcpy(&x, src, 4); bits = x; break; }
-      default: std::memcpy(&bits, src, 8);
+      case 1: {
+        std::uint8_t x;
+        std::memcpy(&x, src, 1);
+        bits = x;
+        break;
+      }
+      case 2: {
+        std::uint16_t x;
+        std::memcpy(&x, src, 2);
+        bits = x;
+        break;
+      }
+      case 4: {
+        std::uint32_t x;
+        std::memcpy(&x, src, 4);
+        bits = x;
+        break;
+      }
+      default:
+        std::memcpy(&bits, src, 8);
     }
   }
   *slot = 0;
@@ -199,7 +251,8 @@ std::string mismatch_hint(const Param& p, const ArgInfo& a) {
     return "the parameter is floating point: pass 2.0f (float) or 2.0 (double), not 2, or cast";
   if (is_integer(p.scalar) && is_integer(a.scalar))
     return "the argument is wider than the parameter and could lose bits: cast it, e.g. "
-           "static_cast<" + std::string(c_name(p.scalar)) + ">(n)";
+           "static_cast<" +
+           std::string(c_name(p.scalar)) + ">(n)";
   return "pass a " + std::string(c_name(p.scalar));
 }
 

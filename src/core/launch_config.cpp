@@ -36,7 +36,8 @@ LaunchConfig grid_for(std::size_t n, unsigned block, StreamRef stream) {
                         "pass the number of threads per block, e.g. grid_for(n, 256)");
   LaunchConfig config;
   config.block = Dim3(block);
-  config.grid = Dim3(blocks_for(n, block, max_grid_x, ("covering " + std::to_string(n) + " elements").c_str()));
+  config.grid = Dim3(
+      blocks_for(n, block, max_grid_x, ("covering " + std::to_string(n) + " elements").c_str()));
   config.stream = stream;
   return config;
 }
@@ -44,9 +45,10 @@ LaunchConfig grid_for(std::size_t n, unsigned block, StreamRef stream) {
 LaunchConfig grid_for_2d(std::size_t width, std::size_t height, unsigned bx, unsigned by,
                          StreamRef stream) {
   if (bx == 0 || by == 0)
-    throw ArgumentError("grid_for_2d", "a block extent is 0 (" + std::to_string(bx) + "x" +
-                                           std::to_string(by) + ")",
-                        "pass the block's width and height, e.g. grid_for_2d(w, h, 16, 16)");
+    throw ArgumentError(
+        "grid_for_2d",
+        "a block extent is 0 (" + std::to_string(bx) + "x" + std::to_string(by) + ")",
+        "pass the block's width and height, e.g. grid_for_2d(w, h, 16, 16)");
   LaunchConfig config;
   config.block = Dim3(bx, by);
   config.grid = Dim3(blocks_for(width, bx, max_grid_x, "the width"),

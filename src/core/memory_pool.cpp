@@ -31,7 +31,7 @@ struct MemoryPool::Impl {
     void* stream;
   };
   std::mutex mutex;
-  std::map<std::size_t, std::vector<Block>> cached;   // by size class
+  std::map<std::size_t, std::vector<Block>> cached;  // by size class
   MemoryPoolStats stats;
 };
 

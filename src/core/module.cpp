@@ -70,14 +70,15 @@ std::string resolve_symbol(Module::State& s, std::string_view name) {
   if (exact.size() == 1) return exact.front();
   if (exact.empty() && plain.size() == 1) return plain.front();
 
-  const std::string context = "looking up kernel '" + std::string(name) + "' in a module on " +
-                              s.device.describe();
+  const std::string context =
+      "looking up kernel '" + std::string(name) + "' in a module on " + s.device.describe();
   const auto& candidates = exact.size() > 1 ? exact : plain;
   if (candidates.size() > 1) {
     std::string list;
     for (const auto& sym : candidates) list += "\n    " + detail::demangle(sym);
-    throw ArgumentError(context, "the name is ambiguous; it matches " +
-                                     std::to_string(candidates.size()) + " kernels:" + list,
+    throw ArgumentError(context,
+                        "the name is ambiguous; it matches " + std::to_string(candidates.size()) +
+                            " kernels:" + list,
                         "ask for one by its name expression, e.g. \"" +
                             detail::demangled_without_params(detail::demangle(candidates.front())) +
                             "\"");
@@ -120,7 +121,7 @@ void refine_layout(Module::State& s, const std::string& symbol, ParamLayout& lay
     p.type = types[i];
     auto tc = detail::classify_param_type(types[i]);
     if (!tc.known) continue;
-    if (p.size != 0 && tc.size != p.size) continue;   // the compiled code knows better
+    if (p.size != 0 && tc.size != p.size) continue;  // the compiled code knows better
     p.kind = tc.kind;
     p.scalar = tc.scalar;
     if (p.size == 0) p.size = tc.size;
@@ -152,13 +153,13 @@ std::shared_ptr<Kernel::State> make_kernel_state(const Module& module, Module::S
 
 CodeFormat format_for(const std::filesystem::path& path) {
   auto ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   if (ext == ".cubin") return CodeFormat::cubin;
   if (ext == ".ptx") return CodeFormat::ptx;
   if (ext == ".fatbin" || ext == ".fatbinary") return CodeFormat::fatbin;
   if (ext == ".so") return CodeFormat::host_object;
-  throw ArgumentError("loading module " + path.string(),
-                      "unknown file type '" + ext + "'",
+  throw ArgumentError("loading module " + path.string(), "unknown file type '" + ext + "'",
                       "name the file .cubin, .ptx or .fatbin (or .so for the CPU backend)");
 }
 
@@ -168,7 +169,8 @@ Module::Module(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 Module Module::from_state(std::shared_ptr<State> state) { return Module(std::move(state)); }
 
-Module Module::load_with_source(const CompiledCode& code, const Device& device, std::string source) {
+Module Module::load_with_source(const CompiledCode& code, const Device& device,
+                                std::string source) {
   auto& backend = device.backend();
   auto state = std::make_shared<State>(device, &backend);
   state->code = code;
@@ -193,7 +195,7 @@ Module Module::load_file(const std::filesystem::path& path, const Device& device
   code.image.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   if (code.format == CodeFormat::ptx) {
     code.ptx.assign(code.image.begin(), code.image.end());
-    code.image.push_back(0);   // the driver reads PTX as a C string
+    code.image.push_back(0);  // the driver reads PTX as a C string
   }
   if (code.format == CodeFormat::host_object) code.arch = "cpu";
   return load(code, device);
@@ -236,15 +238,17 @@ GlobalVariable Module::get_global(std::string_view name) const {
 
 void GlobalVariable::copy_from_host(const void* src, std::size_t n) const {
   if (n > bytes)
-    throw ArgumentError("copying to a module global", std::to_string(n) +
-                            " bytes do not fit in the variable's " + std::to_string(bytes));
+    throw ArgumentError(
+        "copying to a module global",
+        std::to_string(n) + " bytes do not fit in the variable's " + std::to_string(bytes));
   if (n) device.backend().copy(as_pointer(address), src, n, nullptr, false);
 }
 
 void GlobalVariable::copy_to_host(void* dst, std::size_t n) const {
   if (n > bytes)
-    throw ArgumentError("copying from a module global", std::to_string(n) +
-                            " bytes exceed the variable's " + std::to_string(bytes));
+    throw ArgumentError(
+        "copying from a module global",
+        std::to_string(n) + " bytes exceed the variable's " + std::to_string(bytes));
   if (n) device.backend().copy(dst, as_pointer(address), n, nullptr, false);
 }
 

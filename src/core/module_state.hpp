@@ -18,9 +18,9 @@ namespace cudakit {
 struct Module::State {
   Device device;
   detail::Backend* backend = nullptr;
-  detail::NativeModule native = nullptr;   // unloaded with the state
+  detail::NativeModule native = nullptr;  // unloaded with the state
   CompiledCode code;
-  std::string source;                      // as compiled (after extern "C" wrapping)
+  std::string source;  // as compiled (after extern "C" wrapping)
 
   // Filled on first use, under `mutex`.
   std::mutex mutex;

@@ -6,36 +6,55 @@ namespace cudakit {
 
 std::string_view to_string(ScalarType type) noexcept {
   switch (type) {
-    case ScalarType::boolean: return "bool";
-    case ScalarType::i8: return "int8";
-    case ScalarType::u8: return "uint8";
-    case ScalarType::i16: return "int16";
-    case ScalarType::u16: return "uint16";
-    case ScalarType::i32: return "int32";
-    case ScalarType::u32: return "uint32";
-    case ScalarType::i64: return "int64";
-    case ScalarType::u64: return "uint64";
-    case ScalarType::f16: return "float16";
-    case ScalarType::bf16: return "bfloat16";
-    case ScalarType::f32: return "float32";
-    case ScalarType::f64: return "float64";
-    case ScalarType::unknown: break;
+    case ScalarType::boolean:
+      return "bool";
+    case ScalarType::i8:
+      return "int8";
+    case ScalarType::u8:
+      return "uint8";
+    case ScalarType::i16:
+      return "int16";
+    case ScalarType::u16:
+      return "uint16";
+    case ScalarType::i32:
+      return "int32";
+    case ScalarType::u32:
+      return "uint32";
+    case ScalarType::i64:
+      return "int64";
+    case ScalarType::u64:
+      return "uint64";
+    case ScalarType::f16:
+      return "float16";
+    case ScalarType::bf16:
+      return "bfloat16";
+    case ScalarType::f32:
+      return "float32";
+    case ScalarType::f64:
+      return "float64";
+    case ScalarType::unknown:
+      break;
   }
   return "unknown";
 }
 
 std::string_view to_string(ParamKind kind) noexcept {
   switch (kind) {
-    case ParamKind::pointer: return "pointer";
-    case ParamKind::scalar: return "scalar";
-    case ParamKind::aggregate: return "aggregate";
-    case ParamKind::pointer_or_u64: return "pointer or 64-bit integer";
+    case ParamKind::pointer:
+      return "pointer";
+    case ParamKind::scalar:
+      return "scalar";
+    case ParamKind::aggregate:
+      return "aggregate";
+    case ParamKind::pointer_or_u64:
+      return "pointer or 64-bit integer";
   }
   return "unknown";
 }
 
 namespace {
-// What a parameter is when the source did not say: "float32", "8-byte pointer", "16-byte aggregate".
+// What a parameter is when the source did not say: "float32", "8-byte pointer", "16-byte
+// aggregate".
 std::string type_text(const Param& p) {
   if (!p.type.empty()) return p.type;
   if (p.kind == ParamKind::scalar && p.scalar != ScalarType::unknown)

@@ -86,8 +86,8 @@ int first_error_line(std::string_view log) {
   std::size_t start = 0;
   while (start < log.size()) {
     auto end = log.find('\n', start);
-    std::string_view text = log.substr(start, end == std::string_view::npos ? std::string_view::npos
-                                                                            : end - start);
+    std::string_view text =
+        log.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     int n = line_number_in(text);
     if (n > 0) {
       if (text.find("error") != std::string_view::npos) return n;

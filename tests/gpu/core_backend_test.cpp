@@ -85,7 +85,8 @@ TEST_P(CoreOnBackend, InOutIsCopiedBothWays) {
     __global__ void twice(float* x, int n) {
       int i = blockIdx.x * blockDim.x + threadIdx.x;
       if (i < n) x[i] *= 2.0f;
-    })").kernel("twice");
+    })")
+                   .kernel("twice");
   twice.launch(grid_for(n, 128), InOut(x), static_cast<int>(n));
   EXPECT_EQ(x, expected);
 }
@@ -110,7 +111,8 @@ TEST_P(CoreOnBackend, TemplatedKernelByNameExpression) {
     __global__ void axpy(T a, const T* x, T* y, int n) {
       int i = blockIdx.x * blockDim.x + threadIdx.x;
       if (i < n) y[i] = a * x[i] + y[i];
-    })", options);
+    })",
+                      options);
   const std::size_t n = 10007;
   std::mt19937 rng(6);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
@@ -123,8 +125,8 @@ TEST_P(CoreOnBackend, TemplatedKernelByNameExpression) {
   EXPECT_EQ(axpy.params().params[0].scalar, ScalarType::f64);
   axpy.launch(grid_for(n, 256), 2.5, In(x), InOut(y), static_cast<int>(n));
   for (std::size_t i = 0; i < n; ++i) ASSERT_NEAR(y[i], expected[i], 1e-12) << "at " << i;
-  EXPECT_THROW(module.kernel("axpy<float>").launch(grid_for(n, 256), 2.5, In(x), InOut(y),
-                                                   static_cast<int>(n)),
+  EXPECT_THROW(module.kernel("axpy<float>")
+                   .launch(grid_for(n, 256), 2.5, In(x), InOut(y), static_cast<int>(n)),
                ArgumentError);
 }
 
@@ -132,7 +134,7 @@ TEST_P(CoreOnBackend, PlainNameOfACppKernel) {
   CompileOptions options;
   options.no_extern_c = true;
   auto vec_add = build(kVecAdd, options).kernel("vec_add");
-  EXPECT_NE(vec_add.symbol(), "vec_add");   // mangled: C++ linkage
+  EXPECT_NE(vec_add.symbol(), "vec_add");  // mangled: C++ linkage
   const std::size_t n = 3001;
   auto a = random_floats(n, 7), b = random_floats(n, 8);
   std::vector<float> c(n);
@@ -193,8 +195,8 @@ TEST_P(CoreOnBackend, LaunchTimedMeasuresTheKernel) {
   DeviceBuffer<float> x(device(), n), y(device(), n), z(device(), n);
   x.zero();
   y.zero();
-  float ms = build(kVecAdd).kernel("vec_add").launch_timed(grid_for(n), x, y, z,
-                                                           static_cast<int>(n));
+  float ms =
+      build(kVecAdd).kernel("vec_add").launch_timed(grid_for(n), x, y, z, static_cast<int>(n));
   EXPECT_GE(ms, 0.f);
 }
 
@@ -224,7 +226,8 @@ TEST_P(CoreOnBackend, CompileErrorShowsTheLogAndTheNumberedLine) {
 }
 
 TEST_P(CoreOnBackend, SecondCompileOfTheSameSourceIsTheSameModule) {
-  if (!CompileCache::global().enabled()) GTEST_SKIP() << "the compile cache is disabled (CUDAKIT_CACHE=0)";
+  if (!CompileCache::global().enabled())
+    GTEST_SKIP() << "the compile cache is disabled (CUDAKIT_CACHE=0)";
   auto a = build(kVecAdd), b = build(kVecAdd);
   EXPECT_EQ(a.native(), b.native());
 }
@@ -252,8 +255,11 @@ TEST_P(CoreOnBackend, DeviceDescribesItself) {
   EXPECT_GT(device().memory_info().total, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backend, CoreOnBackend, ::testing::Values(BackendKind::CUDAKIT_TEST_BACKEND),
-                         [](const auto& param_info) { return std::string(to_string(param_info.param)); });
+INSTANTIATE_TEST_SUITE_P(Backend, CoreOnBackend,
+                         ::testing::Values(BackendKind::CUDAKIT_TEST_BACKEND),
+                         [](const auto& param_info) {
+                           return std::string(to_string(param_info.param));
+                         });
 
 }  // namespace
 }  // namespace cudakit

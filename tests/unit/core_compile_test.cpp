@@ -1,12 +1,11 @@
 // The compile path over the fake backend: arch resolution, the loaded-module
 // cache, and compile errors shown against the user's own source.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-
-#include <unistd.h>
 
 #include "cudakit/compile_cache.hpp"
 #include "cudakit/error.hpp"
@@ -47,7 +46,7 @@ TEST_F(CompilePath, ArchDefaultsToTheDevicesOwn) {
   CompileOptions options;
   options.use_cache = false;
   auto module = compile("__global__ void k(float* x) {}", options, Device::get(0));
-  EXPECT_EQ(module.code().arch, "cpu");   // the fake's default_arch
+  EXPECT_EQ(module.code().arch, "cpu");  // the fake's default_arch
   EXPECT_EQ(module.source(), prepare_source("__global__ void k(float* x) {}", options));
 }
 

@@ -48,7 +48,7 @@ TEST(DeviceTest, UnknownAttributeNameIsAnArgumentError) {
 
 TEST(DeviceTest, AttributesListsWhatTheBackendReports) {
   auto all = Device::get(0).attributes();
-  EXPECT_EQ(all.size(), 3u);   // the fake reports three
+  EXPECT_EQ(all.size(), 3u);  // the fake reports three
 }
 
 TEST(DeviceTest, DescribeNamesOrdinalNameAndArch) {

@@ -48,9 +48,12 @@ DeviceProperties FakeBackend::properties(int) {
 
 std::int64_t FakeBackend::attribute(int, DeviceAttribute attribute) {
   switch (attribute) {
-    case DeviceAttribute::max_threads_per_block: return props.max_threads_per_block;
-    case DeviceAttribute::multiprocessor_count: return props.multiprocessor_count;
-    case DeviceAttribute::warp_size: return props.warp_size;
+    case DeviceAttribute::max_threads_per_block:
+      return props.max_threads_per_block;
+    case DeviceAttribute::multiprocessor_count:
+      return props.multiprocessor_count;
+    case DeviceAttribute::warp_size:
+      return props.warp_size;
     default:
       throw NotSupported("reading a device attribute", "the fake device does not have it");
   }
@@ -72,7 +75,7 @@ detail::DevicePtr FakeBackend::allocate(int, std::size_t bytes) {
 void FakeBackend::deallocate(int, detail::DevicePtr ptr) noexcept {
   std::lock_guard lock(mutex_);
   auto it = blocks_.find(ptr);
-  if (it == blocks_.end()) std::abort();   // a double free in the code under test
+  if (it == blocks_.end()) std::abort();  // a double free in the code under test
   in_use -= it->second;
   blocks_.erase(it);
   ++deallocations;
@@ -96,7 +99,7 @@ detail::NativeStream FakeBackend::create_stream(int, bool) {
 }
 void FakeBackend::destroy_stream(detail::NativeStream stream) noexcept {
   std::lock_guard lock(mutex_);
-  if (streams_.erase(stream) != 1) std::abort();   // destroyed twice, or never created
+  if (streams_.erase(stream) != 1) std::abort();  // destroyed twice, or never created
   ++streams_destroyed;
 }
 
@@ -108,13 +111,13 @@ detail::NativeEvent FakeBackend::create_event(int, bool) {
 }
 void FakeBackend::destroy_event(detail::NativeEvent event) noexcept {
   std::lock_guard lock(mutex_);
-  if (events_.erase(event) != 1) std::abort();   // destroyed twice, or never created
+  if (events_.erase(event) != 1) std::abort();  // destroyed twice, or never created
   ++events_destroyed;
 }
 void FakeBackend::record_event(detail::NativeEvent event, detail::NativeStream) {
   std::lock_guard lock(mutex_);
   auto it = events_.find(event);
-  if (it == events_.end()) std::abort();   // a destroyed event
+  if (it == events_.end()) std::abort();  // a destroyed event
   it->second = ++event_clock_;
 }
 float FakeBackend::elapsed_ms(detail::NativeEvent start, detail::NativeEvent stop) {
@@ -124,8 +127,8 @@ float FakeBackend::elapsed_ms(detail::NativeEvent start, detail::NativeEvent sto
 
 CompiledCode FakeBackend::compile(const detail::CompileRequest& request) {
   if (request.source.find("oops") != std::string::npos)
-    throw CompileError("compiling kernel.cu", "kernel.cu(3): error: identifier \"oops\" is undefined",
-                       request.source);
+    throw CompileError("compiling kernel.cu",
+                       "kernel.cu(3): error: identifier \"oops\" is undefined", request.source);
   CompiledCode code;
   code.format = CodeFormat::host_object;
   code.arch = request.options.arch;
@@ -153,7 +156,8 @@ std::vector<std::string> FakeBackend::kernel_symbols(detail::NativeModule module
   return out;
 }
 
-detail::NativeKernel FakeBackend::get_kernel(detail::NativeModule module, const std::string& symbol) {
+detail::NativeKernel FakeBackend::get_kernel(detail::NativeModule module,
+                                             const std::string& symbol) {
   for (auto& k : static_cast<FakeModuleSpec*>(module)->kernels)
     if (k.symbol == symbol) return &k;
   throw ArgumentError("getting a kernel", "no symbol " + symbol);

@@ -35,7 +35,7 @@ struct FakeLaunch {
   Dim3 grid, block;
   unsigned shared = 0;
   void* stream = nullptr;
-  std::vector<std::vector<std::uint8_t>> args;   // the bytes of each argument
+  std::vector<std::vector<std::uint8_t>> args;  // the bytes of each argument
 };
 
 class FakeBackend final : public detail::Backend {
@@ -43,7 +43,7 @@ class FakeBackend final : public detail::Backend {
   FakeBackend();
   // Test controls.
   DeviceProperties props;
-  std::size_t capacity = std::size_t(1) << 30;   // bytes the fake device can hold
+  std::size_t capacity = std::size_t(1) << 30;  // bytes the fake device can hold
   std::size_t in_use = 0;
   int allocations = 0;
   int deallocations = 0;
@@ -51,7 +51,7 @@ class FakeBackend final : public detail::Backend {
   int synchronizes = 0;
   int streams_destroyed = 0;
   int events_destroyed = 0;
-  FakeModuleSpec next_module;                     // what the next load_module loads
+  FakeModuleSpec next_module;  // what the next load_module loads
   std::vector<FakeLaunch> launches;
   std::vector<std::pair<void*, int>> max_dynamic_shared_calls;
   void reset();

@@ -205,7 +205,8 @@ TEST(ClassifyParamType, FloatingPointTypes) {
 }
 
 TEST(ClassifyParamType, UserTypesAreUnknown) {
-  for (const char* t : {"Pair", "float2", "real_t", "T", "long double", "Tuple<int, float>", "int&"})
+  for (const char* t :
+       {"Pair", "float2", "real_t", "T", "long double", "Tuple<int, float>", "int&"})
     EXPECT_FALSE(classify_param_type(t).known) << t;
 }
 

@@ -63,12 +63,12 @@ class LaunchCheck : public ::testing::Test {
                             make_layout({aggregate_param(12, 4), pointer_param()}),
                             {32, 0, 0, 0, 1024, 0, 0, 0},
                             {}});
-    spec.kernels.push_back({"narrow",
-                            make_layout({scalar_param(ScalarType::unknown, 4),
-                                         scalar_param(ScalarType::unknown, 4),
-                                         scalar_param(ScalarType::unknown, 2)}),
-                            {32, 0, 0, 0, 256, 0, 0, 0},
-                            {}});
+    spec.kernels.push_back(
+        {"narrow",
+         make_layout({scalar_param(ScalarType::unknown, 4), scalar_param(ScalarType::unknown, 4),
+                      scalar_param(ScalarType::unknown, 2)}),
+         {32, 0, 0, 0, 256, 0, 0, 0},
+         {}});
     module_.emplace(load_fake_module(std::move(spec), kSource));
   }
   Kernel kernel(const char* name) { return module_->kernel(name); }
@@ -162,7 +162,7 @@ TEST_F(LaunchCheck, OneMegabyteOfSharedMemoryIsAConfigError) {
 
 TEST_F(LaunchCheck, StaticSharedMemoryCountsTowardsTheLimit) {
   DeviceBuffer<double> x(4);
-  LaunchConfig config{Dim3(1), Dim3(32), 48 * 1024 - 512};   // scale uses 1024 B statically
+  LaunchConfig config{Dim3(1), Dim3(32), 48 * 1024 - 512};  // scale uses 1024 B statically
   try {
     kernel("scale").launch(config, x, 2.0, 4LL);
     FAIL() << "expected LaunchConfigError";

@@ -50,7 +50,7 @@ TEST_F(Pool, FreedBlockIsReusedOnTheSameStream) {
   auto before = pool().stats();
   auto p = pool().allocate(1000);
   pool().deallocate(p, 1000);
-  auto q = pool().allocate(700);   // same 1024-byte class
+  auto q = pool().allocate(700);  // same 1024-byte class
   EXPECT_EQ(p, q);
   auto after = pool().stats();
   EXPECT_EQ(after.allocations - before.allocations, 1u);
@@ -72,7 +72,7 @@ TEST_F(Pool, BlockFreedOnAnotherStreamIsNotReused) {
 }
 
 TEST_F(Pool, StatsTrackHeldAndActiveBytes) {
-  auto p = pool().allocate(3 << 20);   // 4 MiB class
+  auto p = pool().allocate(3 << 20);  // 4 MiB class
   auto s = pool().stats();
   EXPECT_EQ(s.held_bytes, std::size_t(4) << 20);
   EXPECT_EQ(s.active_bytes, std::size_t(4) << 20);
@@ -95,10 +95,10 @@ TEST_F(Pool, FreeAllReturnsCachedBlocksToTheDevice) {
 TEST_F(Pool, OutOfMemoryFreesTheCacheAndRetries) {
   fake().capacity = 8 << 20;
   auto p = pool().allocate(6 << 20);
-  pool().deallocate(p, 6 << 20);   // 6 MiB cached, 2 MiB free
-  auto q = pool().allocate(5 << 20);   // 6 MiB class again: a hit, no retry needed
+  pool().deallocate(p, 6 << 20);      // 6 MiB cached, 2 MiB free
+  auto q = pool().allocate(5 << 20);  // 6 MiB class again: a hit, no retry needed
   pool().deallocate(q, 5 << 20);
-  auto r = pool().allocate(7 << 20);   // 8 MiB class: only fits once the cache is freed
+  auto r = pool().allocate(7 << 20);  // 8 MiB class: only fits once the cache is freed
   EXPECT_NE(r, 0u);
   EXPECT_EQ(pool().stats().held_bytes, std::size_t(8) << 20);
   pool().deallocate(r, 7 << 20);
@@ -156,7 +156,7 @@ TEST_F(Pool, MovedBufferOwnsTheMemoryOnce) {
   auto address = a.address();
   DeviceBuffer<int> b(std::move(a));
   EXPECT_EQ(b.address(), address);
-  EXPECT_EQ(a.address(), 0u);   // NOLINT(bugprone-use-after-move): moved-from state is defined
+  EXPECT_EQ(a.address(), 0u);  // NOLINT(bugprone-use-after-move): moved-from state is defined
   DeviceBuffer<int> c;
   c = std::move(b);
   EXPECT_EQ(c.address(), address);

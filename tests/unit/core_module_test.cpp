@@ -23,13 +23,14 @@ FakeKernelSpec spec_for(std::string symbol, std::vector<Param> params) {
 // Two instantiations of a template and one plain C++ kernel, as NVRTC names them.
 FakeModuleSpec cpp_module() {
   FakeModuleSpec spec;
-  spec.kernels.push_back(spec_for("_Z7vec_addIfEvPKT_S2_PS0_i",
-                                  {pointer_param(), pointer_param(), pointer_param(),
-                                   scalar_param(ScalarType::unknown, 4)}));
-  spec.kernels.push_back(spec_for("_Z7vec_addIdEvPKT_S2_PS0_i",
-                                  {pointer_param(), pointer_param(), pointer_param(),
-                                   scalar_param(ScalarType::unknown, 4)}));
-  spec.kernels.push_back(spec_for("_Z5scalePfm", {pointer_param(), scalar_param(ScalarType::unknown, 8)}));
+  spec.kernels.push_back(spec_for(
+      "_Z7vec_addIfEvPKT_S2_PS0_i",
+      {pointer_param(), pointer_param(), pointer_param(), scalar_param(ScalarType::unknown, 4)}));
+  spec.kernels.push_back(spec_for(
+      "_Z7vec_addIdEvPKT_S2_PS0_i",
+      {pointer_param(), pointer_param(), pointer_param(), scalar_param(ScalarType::unknown, 4)}));
+  spec.kernels.push_back(
+      spec_for("_Z5scalePfm", {pointer_param(), scalar_param(ScalarType::unknown, 8)}));
   return spec;
 }
 
@@ -73,7 +74,7 @@ TEST_F(ModuleLookup, FindsAKernelByMangledSymbol) {
 }
 
 TEST_F(ModuleLookup, FindsAnInstantiationByItsDemangledName) {
-  auto module = load_fake_module(cpp_module(), kCppSource);   // no name expressions recorded
+  auto module = load_fake_module(cpp_module(), kCppSource);  // no name expressions recorded
   EXPECT_EQ(module.kernel("vec_add<float>").symbol(), "_Z7vec_addIfEvPKT_S2_PS0_i");
 }
 
@@ -158,7 +159,7 @@ TEST_F(ModuleLookup, ModuleIsUnloadedWhenTheLastKernelGoes) {
     k = module.kernel("scale");
     EXPECT_EQ(fake().loaded_modules(), loaded + 1);
   }
-  EXPECT_EQ(fake().loaded_modules(), loaded + 1);   // the kernel keeps it
+  EXPECT_EQ(fake().loaded_modules(), loaded + 1);  // the kernel keeps it
   k.reset();
   EXPECT_EQ(fake().loaded_modules(), loaded);
 }
