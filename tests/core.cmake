@@ -22,3 +22,7 @@ cudakit_add_test(core_gpu_tests
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gpu/core_backend_test.cpp
   LABELS gpu)
 target_compile_definitions(core_gpu_tests PRIVATE CUDAKIT_TEST_BACKEND=cuda)
+
+cudakit_add_test(core_nvrtc_tests
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_nvrtc_test.cpp
+  LABELS unit)
