@@ -31,7 +31,9 @@ class MemoryPool {
   // Returns every cached (unused) block to the driver.
   void free_all();
   MemoryPoolStats stats() const;
-  // The size class a request of `bytes` is rounded to.
+  // The size class a request of `bytes` is rounded to: a multiple of 512 B
+  // below 1 MiB, a multiple of 2 MiB from 1 MiB up. A cached block is reused
+  // only for the same class on the stream it was freed on.
   static std::size_t round_size(std::size_t bytes) noexcept;
 
   MemoryPool(const MemoryPool&) = delete;
