@@ -6,3 +6,4 @@ cudakit_add_test(cpu_execution_test SOURCES unit/cpu_execution_test.cpp LABELS u
 target_include_directories(cpu_execution_test PRIVATE ${PROJECT_SOURCE_DIR}/tools)
 cudakit_add_test(cpu_streams_test SOURCES unit/cpu_streams_test.cpp LABELS unit)
 cudakit_add_test(cpu_debug_test SOURCES unit/cpu_debug_test.cpp LABELS unit)
+cudakit_add_test(cpu_public_api_test SOURCES unit/cpu_public_api_test.cpp LABELS unit)
