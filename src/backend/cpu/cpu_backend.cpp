@@ -160,17 +160,9 @@ class CpuBackend final : public Backend {
   int current_device() override { return 0; }
   void synchronize(int ordinal) override {
     check_ordinal(ordinal, "synchronizing the device");
-    std::vector<std::shared_ptr<CpuStream>> all;
-    {
-      std::lock_guard lock(streams_mutex_);
-      all.push_back(null_stream_);
-      for (auto& [raw, s] : streams_) all.push_back(s);
-    }
     std::exception_ptr first;
-    for (auto& s : all) {
-      s->wait(s->last_ticket());
+    for (auto& s : wait_all())
       if (auto e = s->take_error(); e && !first) first = e;
-    }
     if (first) std::rethrow_exception(first);
   }
   MemoryInfo memory_info(int ordinal) override {
@@ -305,11 +297,9 @@ class CpuBackend final : public Backend {
     return new CpuModule(code);
   }
   void unload_module(NativeModule module) noexcept override {
-    // Work queued with this module's kernels must finish before its code goes.
-    try {
-      synchronize(0);
-    } catch (...) {
-    }
+    // Work queued with this module's kernels must finish before its code
+    // goes; failures stay recorded for the streams' next synchronization.
+    wait_all();
     delete static_cast<CpuModule*>(module);
   }
   std::vector<std::string> kernel_symbols(NativeModule module) override {
@@ -420,6 +410,18 @@ class CpuBackend final : public Backend {
                               dynamic_shared <= kOptInSharedLimit
                                   ? "raise the kernel's limit first (set_max_dynamic_shared_memory)"
                                   : "");
+  }
+
+  // Waits for everything queued so far on every stream; returns the streams.
+  std::vector<std::shared_ptr<CpuStream>> wait_all() {
+    std::vector<std::shared_ptr<CpuStream>> all;
+    {
+      std::lock_guard lock(streams_mutex_);
+      all.push_back(null_stream_);
+      for (auto& [raw, s] : streams_) all.push_back(s);
+    }
+    for (auto& s : all) s->wait(s->last_ticket());
+    return all;
   }
 
   std::shared_ptr<CpuStream> stream_of(NativeStream stream) {

@@ -186,6 +186,37 @@ std::string compiler_version_line() {
   return text.substr(0, text.find('\n'));
 }
 
+// The compiler's resolved file with its size and modification time: it
+// changes whenever the compiler is replaced, and costs no process start (a
+// fresh process that finds its kernel in the disk cache pays only a stat).
+// Empty when the compiler cannot be found on PATH.
+std::string compiler_file_identity() {
+  std::string cmd = host_compiler();
+  if (cmd.find(' ') != std::string::npos) return {};
+  fs::path found;
+  std::error_code ec;
+  if (cmd.find('/') != std::string::npos) {
+    found = cmd;
+  } else if (const char* path = std::getenv("PATH")) {
+    std::string_view dirs(path);
+    while (!dirs.empty() && found.empty()) {
+      auto colon = dirs.find(':');
+      fs::path candidate = fs::path(std::string(dirs.substr(0, colon))) / cmd;
+      if (::access(candidate.c_str(), X_OK) == 0) found = candidate;
+      dirs = colon == std::string_view::npos ? std::string_view{} : dirs.substr(colon + 1);
+    }
+  }
+  if (found.empty()) return {};
+  fs::path real = fs::canonical(found, ec);
+  if (ec) return {};
+  auto size = fs::file_size(real, ec);
+  if (ec) return {};
+  auto mtime = fs::last_write_time(real, ec).time_since_epoch().count();
+  if (ec) return {};
+  return cmd + " -> " + real.string() + " (" + std::to_string(size) + " bytes, mtime " +
+         std::to_string(mtime) + ")";
+}
+
 }  // namespace
 
 const std::string& host_compiler() {
@@ -212,7 +243,9 @@ const std::string& host_compiler_identity() {
     char hash[17];
     std::snprintf(hash, sizeof hash, "%016llx",
                   static_cast<unsigned long long>(XXH64(prelude.data(), prelude.size(), 0)));
-    std::string id = compiler_version_line() + " (" + host_compiler() + "); prelude " + hash;
+    std::string id = compiler_file_identity();
+    if (id.empty()) id = compiler_version_line() + " (" + host_compiler() + ")";
+    id += std::string("; prelude ") + hash;
     if (debug_enabled()) id += "; asan+ubsan";
     return id;
   }();
@@ -227,6 +260,12 @@ CompiledCode compile_host_module(const CompileRequest& request) {
   for (const auto& [name, text] : options.headers) {
     ScanResult h = scan_kernel_source(text);
     scan.unsupported.insert(scan.unsupported.end(), h.unsupported.begin(), h.unsupported.end());
+    // A header's device functions may synchronize for any kernel that
+    // includes it: those kernels take the fiber path.
+    if (h.any_barrier) {
+      scan.any_barrier = true;
+      for (auto& k : scan.kernels) k.uses_barrier = true;
+    }
   }
   if (!scan.unsupported.empty()) {
     std::string log;
