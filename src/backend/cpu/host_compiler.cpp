@@ -301,7 +301,10 @@ CompiledCode compile_host_module(const CompileRequest& request) {
   std::string std_flag = options.std.empty() ? "c++17" : options.std;
   if (std_flag == "c++03" || std_flag == "c++11" || std_flag == "c++14") std_flag = "c++17";
   std::vector<std::string> argv = {host_compiler(), "-x", "c++", "-std=" + std_flag, "-fPIC",
-                                   "-shared", "-fvisibility=hidden", "-pthread"};
+                                   "-shared", "-fvisibility=hidden", "-pthread",
+                                   // Kernels stay exported (their symbols are read back) yet
+                                   // may still inline into the block loop.
+                                   "-fno-semantic-interposition"};
   // GCC marks inline statics "unique", which would pin modules in memory.
   if (host_compiler_identity().find("clang") == std::string::npos)
     argv.push_back("-fno-gnu-unique");

@@ -102,7 +102,7 @@ static_assert(sizeof(ThreadState) == sizeof(ThreadStateLayout), "ThreadState lay
 
 // Internal linkage: each module has its own copy, so modules stay
 // independent and can be unloaded.
-static thread_local ThreadState state;
+static thread_local ThreadState state{};
 static const RuntimeTable* runtime = nullptr;
 
 static inline unsigned linear_thread_id() {
