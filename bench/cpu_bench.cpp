@@ -6,9 +6,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include <boost/context/detail/fcontext.hpp>
-
 #include <algorithm>
+#include <boost/context/detail/fcontext.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -56,7 +55,8 @@ void fcontext_body(fctx::transfer_t t) {
 
 double fcontext_switch_ns() {
   std::vector<char> stack(64 * 1024);
-  fctx::fcontext_t f = fctx::make_fcontext(stack.data() + stack.size(), stack.size(), &fcontext_body);
+  fctx::fcontext_t f =
+      fctx::make_fcontext(stack.data() + stack.size(), stack.size(), &fcontext_body);
   auto t0 = Clock::now();
   for (long i = 0; i < kSwitches / 2; ++i) f = fctx::jump_fcontext(f, nullptr).fctx;
   return ms_since(t0) * 1e6 / kSwitches;
@@ -173,12 +173,11 @@ int main(int argc, char** argv) {
   {
     ck::CompileOptions options;
     options.use_cache = false;
-    double cold = median_ms(3, [&] {
-      ck::compile(kFreshKernel, options, ck::Device::get(ck::BackendKind::cpu, 0));
-    });
+    double cold = median_ms(
+        3, [&] { ck::compile(kFreshKernel, options, ck::Device::get(ck::BackendKind::cpu, 0)); });
     std::printf("%-52s %11.1f ms %s\n", "cold host compile + load (vector add)", cold,
                 "(median of 3)");
-    ck::compile(kFreshKernel, {}, ck::Device::get(ck::BackendKind::cpu, 0));   // stores on disk
+    ck::compile(kFreshKernel, {}, ck::Device::get(ck::BackendKind::cpu, 0));  // stores on disk
     std::string cmd = "CUDAKIT_CACHE_DIR=" + cache_dir + " /proc/" + std::to_string(getpid()) +
                       "/exe --cache-hit-child";
     std::vector<double> hits;
@@ -213,7 +212,8 @@ int main(int argc, char** argv) {
     auto* dc = reinterpret_cast<float*>(cpu().allocate(0, std::size_t(n) * sizeof(float)));
     void* args[] = {&da, &db, &dc, &n};
     auto run = [&] {
-      cpu().launch(vec_add, "add_kernel", ck::Dim3((n + 255) / 256), ck::Dim3(256), 0, nullptr, args);
+      cpu().launch(vec_add, "add_kernel", ck::Dim3((n + 255) / 256), ck::Dim3(256), 0, nullptr,
+                   args);
       cpu().synchronize_stream(nullptr);
     };
     run();
@@ -225,8 +225,8 @@ int main(int argc, char** argv) {
         return 1;
       }
     double ms = median_ms(11, run);
-    std::printf("%-52s %11.2f ms %.2f GB/s (12 bytes per element)\n", "vector add, 10M float32",
-                ms, 12.0 * n / (ms * 1e6));
+    std::printf("%-52s %11.2f ms %.2f GB/s (12 bytes per element)\n", "vector add, 10M float32", ms,
+                12.0 * n / (ms * 1e6));
   }
   return 0;
 }

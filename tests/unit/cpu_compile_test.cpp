@@ -223,7 +223,8 @@ TEST(CpuUnsupported, VolatileAssemblyIsRefused) {
 
 TEST(CpuUnsupported, TextureFetchIsRefused) {
   expect_refused(
-      "__global__ void k(cudaTextureObject_t t, float* out) {\n  out[0] = tex1Dfetch<float>(t, 0);\n}\n",
+      "__global__ void k(cudaTextureObject_t t, float* out) {\n  out[0] = tex1Dfetch<float>(t, "
+      "0);\n}\n",
       "texture", 1);
 }
 

@@ -3,7 +3,6 @@
 // runtime must be loaded before anything else, so the test runs the kernel
 // in a child process (this same program) started with it preloaded.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -51,7 +50,7 @@ TEST(CpuDebugChild, RunsThePlantedKernel) {
   request.options = options;
   CompiledCode code = cpu().compile(request);
   auto module = cpu().load_module(0, code);
-  const int n = 64;   // 256 bytes: the allocation ends exactly at data[n]
+  const int n = 64;  // 256 bytes: the allocation ends exactly at data[n]
   detail::DevicePtr data = cpu().allocate(0, n * sizeof(float));
   void* args[] = {&data, const_cast<int*>(&n)};
   cpu().launch(cpu().get_kernel(module, "planted"), "planted", Dim3(1), Dim3(128), 0, nullptr,
@@ -64,9 +63,10 @@ TEST(CpuDebug, OutOfBoundsWriteIsReportedWithItsKernelLine) {
   std::string libasan = run_command("c++ -print-file-name=libasan.so 2>/dev/null");
   while (!libasan.empty() && (libasan.back() == '\n' || libasan.back() == ' ')) libasan.pop_back();
   if (libasan.empty() || libasan == "libasan.so") GTEST_SKIP() << "the compiler has no libasan";
-  std::string command = "CUDAKIT_TEST_ASAN_CHILD=1 CUDAKIT_CPU_DEBUG=1 ASAN_OPTIONS=detect_leaks=0 "
-                        "LD_PRELOAD=" + libasan + " " + self_path() +
-                        " --gtest_filter=CpuDebugChild.RunsThePlantedKernel 2>&1";
+  std::string command =
+      "CUDAKIT_TEST_ASAN_CHILD=1 CUDAKIT_CPU_DEBUG=1 ASAN_OPTIONS=detect_leaks=0 "
+      "LD_PRELOAD=" +
+      libasan + " " + self_path() + " --gtest_filter=CpuDebugChild.RunsThePlantedKernel 2>&1";
   std::string out = run_command(command);
   EXPECT_TRUE(contains(out, "heap-buffer-overflow")) << out;
   EXPECT_TRUE(contains(out, "planted.cu:4")) << out;
@@ -77,7 +77,9 @@ TEST(CpuDebug, SanitizedModuleInAPlainProcessIsRefusedWithTheFix) {
   if (std::getenv("CUDAKIT_TEST_ASAN_CHILD")) GTEST_SKIP();
   CompiledCode code;
   code.format = CodeFormat::host_object;
-  std::string marker = "\x7f" "ELF....libasan.so.8";
+  std::string marker =
+      "\x7f"
+      "ELF....libasan.so.8";
   code.image.assign(marker.begin(), marker.end());
   try {
     cpu().load_module(0, code);

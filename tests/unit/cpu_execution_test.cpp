@@ -31,7 +31,7 @@ std::vector<float> host_matmul(const std::vector<float>& a, const std::vector<fl
 }
 
 TEST(CpuExecution, TutorialTiledMatmulMatchesHostAtOddSizes) {
-  const int m = 45, n = 37, k = 53;   // none a multiple of the 16x16 tile
+  const int m = 45, n = 37, k = 53;  // none a multiple of the 16x16 tile
   auto a = random_floats(m * k), b = random_floats(k * n);
   CpuBuffer<float> da(a), db(b), dc(m * n);
   CpuModuleHandle mod(workloads::tiled_matmul_source);
@@ -87,7 +87,8 @@ __global__ void coords(int* out) {
         for (unsigned tz = 0; tz < 2; ++tz)
           for (unsigned ty = 0; ty < 3; ++ty)
             for (unsigned tx = 0; tx < 5; ++tx)
-              ASSERT_EQ(r[i++], int(tx + 10 * ty + 100 * tz + 1000 * bx + 10000 * by + 100000 * bz));
+              ASSERT_EQ(r[i++],
+                        int(tx + 10 * ty + 100 * tz + 1000 * bx + 10000 * by + 100000 * bz));
 }
 
 const char* kWarpSource = R"(
@@ -123,7 +124,7 @@ __global__ void partial_warp(unsigned* out) {
 )";
 
 TEST(CpuWarp, ShuffleDownReductionSumsEachWarp) {
-  const int n = 1000;   // the last warp is partly out of range
+  const int n = 1000;  // the last warp is partly out of range
   auto in = random_floats(n);
   CpuBuffer<float> din(in), dout(32);
   CpuModuleHandle mod(kWarpSource);
@@ -161,7 +162,7 @@ TEST(CpuWarp, IndexedUpAndXorShufflesFollowCudaRules) {
   for (int i = 0; i < 64; ++i) {
     int lane = i % 32, base = i - lane;
     EXPECT_EQ(ri[i], in[base + 7]);
-    EXPECT_EQ(ru[i], lane >= 3 ? in[i - 3] : in[i]);     // below the warp: own value
+    EXPECT_EQ(ru[i], lane >= 3 ? in[i - 3] : in[i]);  // below the warp: own value
     int seg = lane & ~15;
     EXPECT_EQ(rx[i], in[base + seg + ((lane ^ 5) & 15)]);  // within 16-lane segments
   }
@@ -169,7 +170,7 @@ TEST(CpuWarp, IndexedUpAndXorShufflesFollowCudaRules) {
 
 TEST(CpuWarp, AnyAndAllVoteOverTheWarp) {
   auto in = random_ints<int>(64, 0, 100);
-  in[40] = 95;   // warp 1 has a vote for "any"
+  in[40] = 95;  // warp 1 has a vote for "any"
   for (int i = 0; i < 32; ++i) in[i] = std::min(in[i], 80);
   CpuBuffer<int> din(in), dany(64), dall(64);
   CpuModuleHandle mod(kWarpSource);
@@ -310,7 +311,7 @@ __global__ void reverse(const int* in, int* out, int n) {
   auto out = dout.to_host();
   for (int i = 0; i < n; ++i) {
     int start = i / block * block;
-    EXPECT_EQ(out[i], in[start + (block - 1 - (i - start))]);   // each block reversed
+    EXPECT_EQ(out[i], in[start + (block - 1 - (i - start))]);  // each block reversed
   }
 }
 
@@ -410,8 +411,8 @@ TEST(CpuAtomics, EveryKindMatchesASequentialReference) {
   EXPECT_EQ(ru[0], and_ref);
   EXPECT_EQ(ru[1], 0xffffffffu);
   EXPECT_EQ(ru[2], xor_ref);
-  EXPECT_EQ(ru[3], unsigned(n % 17));          // wraps to 0 after 16
-  EXPECT_EQ(ru[4], unsigned((17 - n % 17) % 17));   // 0 -> 16, then counts down
+  EXPECT_EQ(ru[3], unsigned(n % 17));              // wraps to 0 after 16
+  EXPECT_EQ(ru[4], unsigned((17 - n % 17) % 17));  // 0 -> 16, then counts down
   EXPECT_EQ(dull.to_host()[0], ull_ref);
   EXPECT_EQ(df.to_host()[0], 0.5f * n);
   EXPECT_EQ(dd.to_host()[0], 0.25 * n);

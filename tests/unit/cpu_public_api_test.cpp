@@ -36,8 +36,8 @@ TEST(CpuPublicApi, LaunchArgumentsAreCheckedAgainstTheParameters) {
   Module mod = compile("__global__ void k(float* x, int n) { x[0] = n; }", {}, cpu_device());
   DeviceBuffer<float> x(cpu_device(), 4);
   Kernel k = mod.kernel("k");
-  EXPECT_THROW(k.launch(grid_for(1, 1), x), ArgumentError);          // too few
-  EXPECT_THROW(k.launch(grid_for(1, 1), x, 1, 2), ArgumentError);    // too many
+  EXPECT_THROW(k.launch(grid_for(1, 1), x), ArgumentError);        // too few
+  EXPECT_THROW(k.launch(grid_for(1, 1), x, 1, 2), ArgumentError);  // too many
 }
 
 TEST(CpuPublicApi, TemplateKernelByNameExpressionAndPlainName) {
@@ -62,7 +62,7 @@ __global__ void axpy(T a, const T* x, T* y, int n) {
   for (int i = 0; i < n; ++i) expected[i] = 1.5 * x[i] + y[i];
   mod.kernel("axpy<double>").launch(grid_for(n, 64), 1.5, In(x), InOut(y), n);
   for (int i = 0; i < n; ++i) ASSERT_DOUBLE_EQ(y[i], expected[i]);
-  EXPECT_NO_THROW(mod.kernel("axpy"));   // the only instantiation
+  EXPECT_NO_THROW(mod.kernel("axpy"));  // the only instantiation
 }
 
 TEST(CpuPublicApi, ConstantMemoryThroughGetGlobal) {
@@ -90,7 +90,8 @@ TEST(CpuPublicApi, UnsupportedConstructIsACompileErrorFromCompile) {
 TEST(CpuPublicApi, CompileOnlyForArchCpuNeedsNoDevice) {
   CompileOptions options;
   options.arch = "cpu";
-  CompiledCode code = compile_only("__global__ void k(int* p) { *p = 3; }", options, BackendKind::cpu);
+  CompiledCode code =
+      compile_only("__global__ void k(int* p) { *p = 3; }", options, BackendKind::cpu);
   EXPECT_EQ(code.format, CodeFormat::host_object);
   Module mod = Module::load(code, cpu_device());
   EXPECT_EQ(mod.kernel_names(), std::vector<std::string>{"k"});

@@ -52,10 +52,12 @@ class CpuModuleHandle {
                  detail::NativeStream stream, Args... args) {
     std::tuple<Args...> values(args...);
     void* pointers[sizeof...(Args) + 1] = {};
-    std::apply([&](auto&... v) {
-      std::size_t i = 0;
-      ((pointers[i++] = static_cast<void*>(&v)), ...);
-    }, values);
+    std::apply(
+        [&](auto&... v) {
+          std::size_t i = 0;
+          ((pointers[i++] = static_cast<void*>(&v)), ...);
+        },
+        values);
     cpu().launch(kernel(name), name.c_str(), grid, block, shared, stream, pointers);
   }
 

@@ -1,8 +1,7 @@
 #include "backend/cpu/block_runner.hpp"
 
-#include <boost/context/detail/fcontext.hpp>
-
 #include <algorithm>
+#include <boost/context/detail/fcontext.hpp>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
@@ -27,10 +26,10 @@ struct FiberThread {
 };
 
 struct WarpState {
-  unsigned present = 0;    // lanes that exist (the last warp of a block may be partial)
-  unsigned live = 0;       // lanes that have not exited
-  unsigned arrived = 0;    // lanes waiting at a warp barrier
-  unsigned needed[32];     // the mask each waiting lane named
+  unsigned present = 0;  // lanes that exist (the last warp of a block may be partial)
+  unsigned live = 0;     // lanes that have not exited
+  unsigned arrived = 0;  // lanes waiting at a warp barrier
+  unsigned needed[32];   // the mask each waiting lane named
   unsigned long long slots[32];
 };
 
@@ -132,7 +131,7 @@ void fiber_main(fctx::transfer_t t) {
   }
   thread_exit(w);
   fctx::jump_fcontext(w.scheduler, nullptr);
-  std::abort();   // a finished fiber is never resumed
+  std::abort();  // a finished fiber is never resumed
 }
 
 // ---- the runtime functions the module calls ----------------------------------
@@ -219,10 +218,15 @@ void rt_trap(const char* what) {
                     "the kernel stopped itself (__trap or a failed device-side check)");
 }
 
-const cudakit_cpu::RuntimeTable kRuntime = {
-    cudakit_cpu::kAbiVersion, &rt_syncthreads_count, &rt_syncwarp, &rt_warp_exchange,
-    &rt_warp_ballot,          &rt_activemask,        &rt_dynamic_shared, &rt_yield,
-    &rt_trap};
+const cudakit_cpu::RuntimeTable kRuntime = {cudakit_cpu::kAbiVersion,
+                                            &rt_syncthreads_count,
+                                            &rt_syncwarp,
+                                            &rt_warp_exchange,
+                                            &rt_warp_ballot,
+                                            &rt_activemask,
+                                            &rt_dynamic_shared,
+                                            &rt_yield,
+                                            &rt_trap};
 
 void ensure_dynamic_shared(Worker& w, std::size_t bytes) {
   if (bytes <= w.dynamic_capacity && w.dynamic_shared) return;
@@ -313,8 +317,8 @@ void run_block(const BlockLaunch& launch, unsigned long long block_index) {
   const unsigned block_idx[3] = {
       static_cast<unsigned>(block_index % launch.grid.x),
       static_cast<unsigned>((block_index / launch.grid.x) % launch.grid.y),
-      static_cast<unsigned>(block_index / (static_cast<unsigned long long>(launch.grid.x) *
-                                           launch.grid.y))};
+      static_cast<unsigned>(block_index /
+                            (static_cast<unsigned long long>(launch.grid.x) * launch.grid.y))};
   cudakit_cpu::ThreadStateLayout* s = launch.module->thread_state();
   for (int d = 0; d < 3; ++d) s->block_idx[d] = block_idx[d];
   s->block_dim[0] = launch.block.x;

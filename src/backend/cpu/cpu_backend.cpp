@@ -29,7 +29,7 @@ namespace cudakit::detail {
 namespace cpu {
 namespace {
 
-constexpr std::size_t kAlignment = 256;   // as cuMemAlloc guarantees
+constexpr std::size_t kAlignment = 256;  // as cuMemAlloc guarantees
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -72,7 +72,7 @@ void check_ordinal(int ordinal, const char* what) {
 struct LaunchTask {
   BlockLaunch launch;
   std::string name;
-  std::vector<std::max_align_t> storage;   // the argument values, copied at launch
+  std::vector<std::max_align_t> storage;  // the argument values, copied at launch
   std::vector<void*> args;
 };
 
@@ -84,8 +84,8 @@ class CpuBackend final : public Backend {
  public:
   CpuBackend()
       : pool_(configured_thread_count()), null_stream_(std::make_shared<CpuStream>(false)) {
-    properties_.name = "cudakit CPU backend (" + cpu_model() + ", " +
-                       std::to_string(pool_.size()) + " threads)";
+    properties_.name =
+        "cudakit CPU backend (" + cpu_model() + ", " + std::to_string(pool_.size()) + " threads)";
     properties_.compute_major = 0;
     properties_.compute_minor = 0;
     properties_.total_memory = total_host_memory();
@@ -124,36 +124,60 @@ class CpuBackend final : public Backend {
     check_ordinal(ordinal, "reading a device attribute");
     const DeviceProperties& p = properties_;
     switch (a) {
-      case DeviceAttribute::max_threads_per_block: return p.max_threads_per_block;
-      case DeviceAttribute::max_block_dim_x: return p.max_block_dim.x;
-      case DeviceAttribute::max_block_dim_y: return p.max_block_dim.y;
-      case DeviceAttribute::max_block_dim_z: return p.max_block_dim.z;
-      case DeviceAttribute::max_grid_dim_x: return p.max_grid_dim.x;
-      case DeviceAttribute::max_grid_dim_y: return p.max_grid_dim.y;
-      case DeviceAttribute::max_grid_dim_z: return p.max_grid_dim.z;
+      case DeviceAttribute::max_threads_per_block:
+        return p.max_threads_per_block;
+      case DeviceAttribute::max_block_dim_x:
+        return p.max_block_dim.x;
+      case DeviceAttribute::max_block_dim_y:
+        return p.max_block_dim.y;
+      case DeviceAttribute::max_block_dim_z:
+        return p.max_block_dim.z;
+      case DeviceAttribute::max_grid_dim_x:
+        return p.max_grid_dim.x;
+      case DeviceAttribute::max_grid_dim_y:
+        return p.max_grid_dim.y;
+      case DeviceAttribute::max_grid_dim_z:
+        return p.max_grid_dim.z;
       case DeviceAttribute::max_shared_memory_per_block:
         return static_cast<std::int64_t>(p.shared_memory_per_block);
       case DeviceAttribute::max_shared_memory_per_block_optin:
         return static_cast<std::int64_t>(p.shared_memory_per_block_optin);
       case DeviceAttribute::max_shared_memory_per_multiprocessor:
         return static_cast<std::int64_t>(p.shared_memory_per_multiprocessor);
-      case DeviceAttribute::total_constant_memory: return 64 * 1024;
-      case DeviceAttribute::warp_size: return p.warp_size;
-      case DeviceAttribute::max_registers_per_block: return p.registers_per_block;
-      case DeviceAttribute::multiprocessor_count: return p.multiprocessor_count;
-      case DeviceAttribute::max_threads_per_multiprocessor: return p.max_threads_per_multiprocessor;
-      case DeviceAttribute::max_blocks_per_multiprocessor: return p.max_blocks_per_multiprocessor;
-      case DeviceAttribute::compute_capability_major: return p.compute_major;
-      case DeviceAttribute::compute_capability_minor: return p.compute_minor;
-      case DeviceAttribute::unified_addressing: return 1;
-      case DeviceAttribute::concurrent_kernels: return 1;
-      case DeviceAttribute::async_engine_count: return p.async_engine_count;
-      case DeviceAttribute::can_map_host_memory: return 1;
-      case DeviceAttribute::integrated: return 1;
-      case DeviceAttribute::managed_memory: return 1;
-      case DeviceAttribute::pageable_memory_access: return 1;
-      case DeviceAttribute::host_native_atomic_supported: return 1;
-      default: return 0;
+      case DeviceAttribute::total_constant_memory:
+        return 64 * 1024;
+      case DeviceAttribute::warp_size:
+        return p.warp_size;
+      case DeviceAttribute::max_registers_per_block:
+        return p.registers_per_block;
+      case DeviceAttribute::multiprocessor_count:
+        return p.multiprocessor_count;
+      case DeviceAttribute::max_threads_per_multiprocessor:
+        return p.max_threads_per_multiprocessor;
+      case DeviceAttribute::max_blocks_per_multiprocessor:
+        return p.max_blocks_per_multiprocessor;
+      case DeviceAttribute::compute_capability_major:
+        return p.compute_major;
+      case DeviceAttribute::compute_capability_minor:
+        return p.compute_minor;
+      case DeviceAttribute::unified_addressing:
+        return 1;
+      case DeviceAttribute::concurrent_kernels:
+        return 1;
+      case DeviceAttribute::async_engine_count:
+        return p.async_engine_count;
+      case DeviceAttribute::can_map_host_memory:
+        return 1;
+      case DeviceAttribute::integrated:
+        return 1;
+      case DeviceAttribute::managed_memory:
+        return 1;
+      case DeviceAttribute::pageable_memory_access:
+        return 1;
+      case DeviceAttribute::host_native_atomic_supported:
+        return 1;
+      default:
+        return 0;
     }
   }
   void make_current(int ordinal) override { check_ordinal(ordinal, "selecting a device"); }
@@ -204,9 +228,9 @@ class CpuBackend final : public Backend {
   void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
             NativeStream stream, bool async) override {
     if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4)
-      throw ArgumentError("filling device memory on the CPU backend",
-                          "element size " + std::to_string(element_bytes) +
-                              " is not 1, 2 or 4 bytes");
+      throw ArgumentError(
+          "filling device memory on the CPU backend",
+          "element size " + std::to_string(element_bytes) + " is not 1, 2 or 4 bytes");
     if (count == 0) return;
     void* p = reinterpret_cast<void*>(static_cast<std::uintptr_t>(dst));
     run_on(stream, async, [p, value, element_bytes, count] {
@@ -251,7 +275,7 @@ class CpuBackend final : public Backend {
   void stream_wait_event(NativeStream stream, NativeEvent event) override {
     auto* e = static_cast<CpuEvent*>(event);
     const std::uint64_t sequence = e->latest();
-    if (sequence == 0) return;   // never recorded: nothing to wait for
+    if (sequence == 0) return;  // never recorded: nothing to wait for
     submit(stream, [e, sequence] { e->wait_for(sequence); });
   }
   NativeEvent create_event(int ordinal, bool timing) override {
@@ -328,10 +352,10 @@ class CpuBackend final : public Backend {
   }
   void set_max_dynamic_shared_memory(NativeKernel kernel, std::size_t bytes) override {
     if (bytes > kOptInSharedLimit)
-      throw LaunchConfigError("setting the dynamic shared memory limit of a kernel on the CPU backend",
-                              "max dynamic shared memory per block (opt-in)",
-                              static_cast<long long>(bytes),
-                              static_cast<long long>(kOptInSharedLimit));
+      throw LaunchConfigError(
+          "setting the dynamic shared memory limit of a kernel on the CPU backend",
+          "max dynamic shared memory per block (opt-in)", static_cast<long long>(bytes),
+          static_cast<long long>(kOptInSharedLimit));
     static_cast<CpuKernel*>(kernel)->max_dynamic_shared = bytes;
   }
   std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
@@ -370,8 +394,9 @@ class CpuBackend final : public Backend {
       std::memcpy(base + p.offset, args[i], p.size);
       task->args[i] = base + p.offset;
     }
-    task->launch = BlockLaunch{k->entry, k->module, task->name.c_str(), grid, block,
-                               dynamic_shared_bytes, task->args.data()};
+    task->launch = BlockLaunch{
+        k->entry,         k->module, task->name.c_str(), grid, block, dynamic_shared_bytes,
+        task->args.data()};
     submit(stream, [this, task] {
       task->launch.kernel_name = task->name.c_str();
       pool_.parallel_for(task->launch.grid.volume(), &run_one_block, &task->launch);
@@ -380,7 +405,8 @@ class CpuBackend final : public Backend {
 
  private:
   void* aligned(std::size_t bytes, const char* what) {
-    std::size_t rounded = (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+    std::size_t rounded =
+        (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
     void* p = std::aligned_alloc(kAlignment, rounded);
     if (!p)
       throw OutOfMemory(std::string(what) + " on the CPU backend", bytes, available_host_memory(),
@@ -442,7 +468,7 @@ class CpuBackend final : public Backend {
   // work on the null stream waits for all blocking streams, and work on a
   // blocking stream waits for the null stream.
   std::pair<std::shared_ptr<CpuStream>, std::uint64_t> submit(NativeStream stream,
-                                                               std::function<void()> task) {
+                                                              std::function<void()> task) {
     std::shared_ptr<CpuStream> target = stream_of(stream);
     std::vector<std::pair<std::shared_ptr<CpuStream>, std::uint64_t>> waits;
     {

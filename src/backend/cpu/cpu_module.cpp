@@ -58,7 +58,8 @@ CpuModule::CpuModule(const CompiledCode& code) {
                        "this process does not have the sanitizer runtime loaded",
                        "run the program with LD_PRELOAD=$(c++ -print-file-name=libasan.so)");
 
-  std::string dir = std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+  std::string dir =
+      std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
   std::string templ = dir + "/cudakit-cpu-module-XXXXXX.so";
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
@@ -116,7 +117,8 @@ CpuModule::CpuModule(const CompiledCode& code) {
     Dl_info where{};
     if (e.address && dladdr(e.address, &where) && where.dli_sname && where.dli_saddr == e.address)
       k->symbol = where.dli_sname;
-    for (std::size_t p = 0; p < e.param_count; ++p) k->layout.params.push_back(make_param(e.params[p]));
+    for (std::size_t p = 0; p < e.param_count; ++p)
+      k->layout.params.push_back(make_param(e.params[p]));
     std::size_t offset = 0;
     for (auto& p : k->layout.params) {
       offset = (offset + p.align - 1) / p.align * p.align;
@@ -140,7 +142,7 @@ CpuKernel* CpuModule::find(const std::string& name) const {
   CpuKernel* match = nullptr;
   for (const auto& k : kernels_)
     if (unqualified(k->name) == name) {
-      if (match) return nullptr;   // ambiguous
+      if (match) return nullptr;  // ambiguous
       match = k.get();
     }
   return match;

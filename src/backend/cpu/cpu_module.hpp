@@ -22,8 +22,8 @@ inline constexpr std::size_t kOptInSharedLimit = 227 * 1024;
 struct CpuKernel {
   const cudakit_cpu::KernelEntry* entry = nullptr;
   const cudakit_cpu::ModuleInfo* module = nullptr;
-  std::string name;     // as written, or the name expression
-  std::string symbol;   // the real symbol: mangled for C++ linkage
+  std::string name;    // as written, or the name expression
+  std::string symbol;  // the real symbol: mangled for C++ linkage
   ParamLayout layout;
   std::size_t max_dynamic_shared = kStaticSharedLimit;
 };
@@ -45,7 +45,7 @@ class CpuModule {
 
  private:
   void* handle_ = nullptr;
-  std::string path_;   // kept until unload under CUDAKIT_CPU_DEBUG, for symbolizers
+  std::string path_;  // kept until unload under CUDAKIT_CPU_DEBUG, for symbolizers
   const cudakit_cpu::ModuleInfo* info_ = nullptr;
   std::vector<std::unique_ptr<CpuKernel>> kernels_;
 };

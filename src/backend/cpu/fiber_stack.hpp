@@ -10,8 +10,8 @@
 namespace cudakit::detail::cpu {
 
 struct FiberStack {
-  void* base = nullptr;     // lowest address (the guard page)
-  std::size_t size = 0;     // usable bytes above the guard page
+  void* base = nullptr;  // lowest address (the guard page)
+  std::size_t size = 0;  // usable bytes above the guard page
   void* top() const { return static_cast<char*>(base) + guard_bytes() + size; }
   static std::size_t guard_bytes();
 };

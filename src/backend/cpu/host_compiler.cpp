@@ -4,6 +4,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -15,8 +16,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <xxhash.h>
 
 #include "backend/cpu/kernel_scanner.hpp"
 #include "backend/cpu/prelude/cudakit_cpu_abi.h"
@@ -96,10 +95,17 @@ class TempDir {
 
 // CUDA headers kernels commonly include: the prelude already declares what
 // they would, so they are empty here.
-constexpr const char* kStubHeaders[] = {
-    "cuda_runtime.h", "cuda.h", "cuda_runtime_api.h", "device_launch_parameters.h",
-    "cuda_fp16.h", "cuda_bf16.h", "math_constants.h", "device_functions.h",
-    "sm_60_atomic_functions.h", "cooperative_groups.h", "cuda/std/cstdint"};
+constexpr const char* kStubHeaders[] = {"cuda_runtime.h",
+                                        "cuda.h",
+                                        "cuda_runtime_api.h",
+                                        "device_launch_parameters.h",
+                                        "cuda_fp16.h",
+                                        "cuda_bf16.h",
+                                        "math_constants.h",
+                                        "device_functions.h",
+                                        "sm_60_atomic_functions.h",
+                                        "cooperative_groups.h",
+                                        "cuda/std/cstdint"};
 
 std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -131,7 +137,7 @@ std::string generate_tail(const ScanResult& scan, const CompileOptions& options)
     if (!seen.insert(expr).second) continue;
     std::string base = expression_base(expr);
     bool known = false;
-    bool uses = true;   // unknown: the safe (fiber) path
+    bool uses = true;  // unknown: the safe (fiber) path
     for (const auto& k : scan.kernels)
       if (k.name == base) {
         known = true;
@@ -145,8 +151,8 @@ std::string generate_tail(const ScanResult& scan, const CompileOptions& options)
   out << "  ::cudakit_cpu::KernelEntry{nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr}};\n"
       << "const ::cudakit_cpu::GlobalEntry cudakit_cpu_global_table[] = {\n";
   for (const auto& g : scan.globals)
-    out << "  {" << quote(g.qualified) << ", (void*)&::" << g.qualified << ", sizeof(::"
-        << g.qualified << ")},\n";
+    out << "  {" << quote(g.qualified) << ", (void*)&::" << g.qualified
+        << ", sizeof(::" << g.qualified << ")},\n";
   out << "  {nullptr, nullptr, 0}};\n"
       << "}  // namespace\n"
       << "extern \"C\" __attribute__((visibility(\"default\"))) const ::cudakit_cpu::ModuleInfo*\n"
@@ -295,8 +301,7 @@ CompiledCode compile_host_module(const CompileRequest& request) {
   // for C++ linkage) back from the module, and the core matches name
   // expressions against the demangled symbols as on the GPU.
   std::string tail = generate_tail(scan, options);
-  write_text(dir.path() / "module.cpp",
-             "#include " + quote(source_file) + "\n" + tail);
+  write_text(dir.path() / "module.cpp", "#include " + quote(source_file) + "\n" + tail);
 
   std::string std_flag = options.std.empty() ? "c++17" : options.std;
   if (std_flag == "c++03" || std_flag == "c++11" || std_flag == "c++14") std_flag = "c++17";

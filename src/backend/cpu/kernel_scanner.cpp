@@ -18,7 +18,7 @@ struct Token {
   std::string_view text;
   int line;
   std::size_t offset;
-  bool directive;   // part of a preprocessor line
+  bool directive;  // part of a preprocessor line
 };
 
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -42,7 +42,7 @@ std::vector<Token> tokenize(std::string_view s) {
         std::size_t h = out.size();
         while (h > 0 && out[h - 1].directive && out[h - 1].text != "#") --h;
         if (h > 0 && out[h - 1].text == "#") {
-          std::size_t k = h;   // first token after '#'
+          std::size_t k = h;  // first token after '#'
           if (k < out.size() && out[k].text == "line") ++k;
           if (k < out.size() && out[k].kind == TokenKind::literal &&
               std::isdigit(static_cast<unsigned char>(out[k].text[0])))
@@ -74,7 +74,7 @@ std::vector<Token> tokenize(std::string_view s) {
     if (c == '#' && at_line_start) in_directive = true;
     at_line_start = false;
     std::size_t start = i;
-    if (c == 'R' && i + 1 < n && s[i + 1] == '"') {   // raw string R"delim( ... )delim"
+    if (c == 'R' && i + 1 < n && s[i + 1] == '"') {  // raw string R"delim( ... )delim"
       std::size_t open = s.find('(', i + 2);
       if (open != std::string_view::npos) {
         std::string close = ")" + std::string(s.substr(i + 2, open - i - 2)) + "\"";
@@ -82,7 +82,8 @@ std::vector<Token> tokenize(std::string_view s) {
         end = end == std::string_view::npos ? n : end + close.size();
         for (std::size_t k = i; k < end; ++k)
           if (s[k] == '\n') ++line;
-        out.push_back({TokenKind::literal, s.substr(start, end - start), line, start, in_directive});
+        out.push_back(
+            {TokenKind::literal, s.substr(start, end - start), line, start, in_directive});
         i = end;
         continue;
       }
@@ -125,10 +126,10 @@ std::vector<Token> tokenize(std::string_view s) {
 
 const std::set<std::string_view>& barrier_names() {
   static const std::set<std::string_view> names = {
-      "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
-      "__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-      "__ballot_sync", "__any_sync", "__all_sync", "__activemask", "__reduce_add_sync",
-      "__nanosleep"};
+      "__syncthreads",   "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
+      "__syncwarp",      "__shfl_sync",         "__shfl_up_sync",    "__shfl_down_sync",
+      "__shfl_xor_sync", "__ballot_sync",       "__any_sync",        "__all_sync",
+      "__activemask",    "__reduce_add_sync",   "__nanosleep"};
   return names;
 }
 
@@ -172,8 +173,8 @@ const std::map<std::string_view, std::string_view>& unsupported_names() {
 }
 
 struct Scope {
-  bool is_namespace;   // namespace or extern "C" block: declarations at namespace scope
-  std::string name;    // named namespace, else empty
+  bool is_namespace;  // namespace or extern "C" block: declarations at namespace scope
+  std::string name;   // named namespace, else empty
 };
 
 std::string qualify(const std::vector<Scope>& scopes, std::string_view name) {
@@ -204,8 +205,8 @@ bool is(const Token& t, std::string_view text) { return t.text == text; }
 
 struct FunctionBody {
   std::string name;
-  std::size_t begin;   // token index of '{'
-  std::size_t end;     // token index of the matching '}'
+  std::size_t begin;  // token index of '{'
+  std::size_t end;    // token index of the matching '}'
 };
 
 }  // namespace
@@ -249,7 +250,8 @@ ScanResult scan_kernel_source(std::string_view source) {
     if (!tok.directive) t.push_back(tok);
 
   std::vector<Scope> scopes;
-  std::vector<std::pair<std::size_t, std::size_t>> open_functions;   // (scope depth, FunctionBody index)
+  std::vector<std::pair<std::size_t, std::size_t>>
+      open_functions;  // (scope depth, FunctionBody index)
   std::vector<FunctionBody> functions;
   std::set<std::string> kernel_names;
 
@@ -325,7 +327,7 @@ ScanResult scan_kernel_source(std::string_view source) {
       }
       if (k + 1 >= t.size() || t[k].kind != TokenKind::identifier || !is(t[k + 1], "(")) continue;
       std::size_t close = match_close(t, k + 1);
-      if (close + 1 >= t.size() || !is(t[close + 1], "{")) continue;   // a declaration
+      if (close + 1 >= t.size() || !is(t[close + 1], "{")) continue;  // a declaration
       std::string qualified = qualify(scopes, t[k].text);
       if (kernel_names.insert(qualified).second)
         result.kernels.push_back(
@@ -339,8 +341,7 @@ ScanResult scan_kernel_source(std::string_view source) {
       for (std::size_t b = i; b > 0; --b) {
         const Token& p = t[b - 1];
         if (is(p, ";") || is(p, "}") || is(p, "{")) break;
-        if (is(p, "template") || is(p, "extern") || is(p, "typedef") || is(p, "using"))
-          skip = true;
+        if (is(p, "template") || is(p, "extern") || is(p, "typedef") || is(p, "using")) skip = true;
       }
       std::size_t k = i + 1;
       std::size_t last_ident = 0;
@@ -364,7 +365,7 @@ ScanResult scan_kernel_source(std::string_view source) {
       if (skip || is_function || last_ident == 0 || k >= t.size()) continue;
       result.globals.push_back(
           {std::string(t[last_ident].text), qualify(scopes, t[last_ident].text), tok.line});
-      i = k;   // one declaration, even when it names several qualifiers
+      i = k;  // one declaration, even when it names several qualifiers
       continue;
     }
 

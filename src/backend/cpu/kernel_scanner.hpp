@@ -14,10 +14,10 @@
 namespace cudakit::detail::cpu {
 
 struct ScannedKernel {
-  std::string name;        // as written: "vec_add"
-  std::string qualified;   // with enclosing namespaces: "ns::vec_add"
+  std::string name;       // as written: "vec_add"
+  std::string qualified;  // with enclosing namespaces: "ns::vec_add"
   bool is_template = false;
-  bool uses_barrier = false;   // __syncthreads / warp operations, directly or through calls
+  bool uses_barrier = false;  // __syncthreads / warp operations, directly or through calls
   int line = 0;
 };
 
@@ -28,16 +28,16 @@ struct ScannedGlobal {
 };
 
 struct DynamicSharedDecl {
-  std::size_t begin = 0;   // byte range of the declaration, `extern` to `;`
+  std::size_t begin = 0;  // byte range of the declaration, `extern` to `;`
   std::size_t end = 0;
-  std::string type;        // element type, e.g. "float"
+  std::string type;  // element type, e.g. "float"
   std::string name;
   bool namespace_scope = false;
 };
 
 struct UnsupportedUse {
-  std::string construct;   // "inline assembly (asm)"
-  std::string token;       // what was found
+  std::string construct;  // "inline assembly (asm)"
+  std::string token;      // what was found
   int line = 0;
 };
 

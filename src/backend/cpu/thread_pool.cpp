@@ -53,7 +53,7 @@ void ThreadPool::worker_loop() {
     if (stop_) return;
     Job* job = jobs_.front();
     if (job->next.load(std::memory_order_relaxed) >= job->count) {
-      jobs_.pop_front();   // handed out entirely; the others finish it
+      jobs_.pop_front();  // handed out entirely; the others finish it
       continue;
     }
     // Counted under the lock, so the submitter cannot return (and destroy

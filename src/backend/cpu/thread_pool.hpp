@@ -39,7 +39,7 @@ class ThreadPool {
     std::atomic<unsigned long long> next{0};
     std::atomic<unsigned long long> finished{0};
     std::atomic<bool> failed{false};
-    unsigned active = 0;   // pool threads working on it (guarded by the pool's mutex)
+    unsigned active = 0;  // pool threads working on it (guarded by the pool's mutex)
     std::exception_ptr error;
     std::mutex error_mutex;
   };
