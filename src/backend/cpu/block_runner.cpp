@@ -48,7 +48,9 @@ struct Worker {
   const BlockLaunch* launch = nullptr;
   cudakit_cpu::ThreadStateLayout* state = nullptr;
   fctx::fcontext_t scheduler = nullptr;
-  unsigned current = 0;
+  unsigned current = 0;  // the fiber running now (kScheduler: none)
+  unsigned from = 0;     // who jumped to the fiber that resumes next
+  unsigned done = 0;     // fibers that have finished
   unsigned live = 0;
   unsigned arrived = 0;
   int sum = 0;
@@ -74,9 +76,51 @@ Worker& worker() {
       "CompileOptions::headers, where the CPU backend can see them");
 }
 
+constexpr unsigned kScheduler = ~0u;
+
+// Every resumption point stores the context of the one that jumped there, so
+// that one can be resumed in turn.
+void record_from(Worker& w, fctx::fcontext_t context) {
+  if (w.from == kScheduler)
+    w.scheduler = context;
+  else
+    w.threads[w.from].context = context;
+}
+
+// Jumps from whatever runs now (a fiber or the scheduler) to `target`.
+void transfer(Worker& w, unsigned target) {
+  w.from = w.current;
+  w.current = target;
+  fctx::fcontext_t to = w.scheduler;
+  if (target != kScheduler) {
+    const FiberThread& th = w.threads[target];
+    w.state->thread_idx[0] = th.idx[0];
+    w.state->thread_idx[1] = th.idx[1];
+    w.state->thread_idx[2] = th.idx[2];
+    to = th.context;
+  }
+  fctx::transfer_t t = fctx::jump_fcontext(to, &w);
+  record_from(w, t.fctx);
+}
+
+// The running fiber can go no further for now (it waits, yields or has
+// finished): switch straight to the next runnable fiber of the block (one
+// jump, not two through the scheduler); to the scheduler only when none is
+// runnable (the block is done, failed, or stuck).
 void suspend(Worker& w) {
-  fctx::transfer_t t = fctx::jump_fcontext(w.scheduler, nullptr);
-  w.scheduler = t.fctx;
+  const unsigned n = static_cast<unsigned>(w.threads.size());
+  const unsigned self = w.current;
+  if (!w.error) {
+    for (unsigned k = 1; k < n; ++k) {
+      unsigned j = self + k < n ? self + k : self + k - n;
+      if (w.threads[j].state == FiberState::runnable) {
+        transfer(w, j);
+        return;
+      }
+    }
+    if (w.threads[self].state == FiberState::runnable) return;  // a yield, no one else to run
+  }
+  transfer(w, kScheduler);
 }
 
 void release_barrier(Worker& w) {
@@ -112,6 +156,7 @@ void warp_wait(Worker& w, unsigned mask) {
 void thread_exit(Worker& w) {
   const unsigned i = w.current;
   w.threads[i].state = FiberState::done;
+  ++w.done;
   --w.live;
   WarpState& ws = w.warps[i >> 5];
   ws.live &= ~(1u << (i & 31u));
@@ -123,14 +168,14 @@ void thread_exit(Worker& w) {
 
 void fiber_main(fctx::transfer_t t) {
   Worker& w = *static_cast<Worker*>(t.data);
-  w.scheduler = t.fctx;
+  record_from(w, t.fctx);
   try {
     w.launch->entry->run_thread(w.launch->args);
   } catch (...) {
     if (!w.error) w.error = std::current_exception();
   }
   thread_exit(w);
-  fctx::jump_fcontext(w.scheduler, nullptr);
+  suspend(w);
   std::abort();  // a finished fiber is never resumed
 }
 
@@ -265,28 +310,25 @@ void run_fibers(Worker& w, const BlockLaunch& launch, const unsigned block_idx[3
   w.error = nullptr;
   w.fiber_mode = true;
 
-  unsigned remaining = n;
-  while (remaining > 0) {
-    bool progressed = false;
-    for (unsigned i = 0; i < n; ++i) {
-      FiberThread& th = w.threads[i];
-      if (th.state != FiberState::runnable) continue;
-      w.current = i;
-      w.state->thread_idx[0] = th.idx[0];
-      w.state->thread_idx[1] = th.idx[1];
-      w.state->thread_idx[2] = th.idx[2];
-      fctx::transfer_t t = fctx::jump_fcontext(th.context, &w);
-      th.context = t.fctx;
-      progressed = true;
-      if (th.state == FiberState::done) --remaining;
-      if (w.error) {
-        // The other threads of the block are abandoned where they stand; their
-        // stacks are reused by the next block.
-        w.fiber_mode = false;
-        std::rethrow_exception(std::exchange(w.error, nullptr));
-      }
+  w.done = 0;
+  w.current = kScheduler;
+  // The fibers pass control among themselves; the scheduler gets it back
+  // only when none of them can run.
+  for (;;) {
+    if (w.error) {
+      // The other threads of the block are abandoned where they stand; their
+      // stacks are reused by the next block.
+      w.fiber_mode = false;
+      std::rethrow_exception(std::exchange(w.error, nullptr));
     }
-    if (!progressed) {
+    if (w.done == n) break;
+    unsigned next = 0;
+    while (next < n && w.threads[next].state != FiberState::runnable) ++next;
+    if (next < n) {
+      transfer(w, next);
+      continue;
+    }
+    {
       unsigned at_barrier = 0, at_warp = 0;
       for (const auto& th : w.threads) {
         at_barrier += th.state == FiberState::at_barrier;
