@@ -479,7 +479,7 @@ int run(const BenchOptions& opt, std::ostream& out) {
                           "gpu", opt, work, p3));
   }
   rows.push_back(
-      fresh_process_row("disk hit, fresh process: compile_only, first call (loads NVRTC)",
+      fresh_process_row("disk hit, fresh process: compile_only, first call (cold backend)",
                         "cold_start", opt, work, gpu ? nullptr : p3));
   rows.push_back(fresh_process_row("disk hit, fresh process: compile_only, NVRTC already loaded",
                                    "warm_backend", opt, work, nullptr));

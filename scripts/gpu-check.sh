@@ -109,7 +109,7 @@ fi
 CLI=$BUILD/bin/cudakit
 
 # --- tests ------------------------------------------------------------------
-step ctest-gpu 150 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 --timeout 120
+step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 --timeout 120
 step ctest-rest 150 ctest-rest.log ctest --test-dir "$BUILD" -LE gpu --output-on-failure -j "$JOBS" --timeout 120
 
 # --- the CLI -------------------------------------------------------------------
@@ -167,3 +167,6 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   echo
   echo "logs: $OUT"
 } | tee "$OUT/summary.txt"
+
+# At most a few files come back from the GPU machine: pack the logs into one.
+(cd "$OUT" && tar czf logs.tgz --remove-files ./*.log 2>/dev/null || tar czf logs.tgz ./*.log)

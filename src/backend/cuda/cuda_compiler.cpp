@@ -8,7 +8,27 @@
 #include "cudakit/error.hpp"
 #include "platform/nvrtc_library.hpp"
 
+#include <limits.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+
 namespace cudakit::detail {
+namespace {
+
+// "<real path> <size> <mtime ns>" of a regular file; empty when there is none.
+std::string file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
+  char real[PATH_MAX];
+  const char* resolved = ::realpath(path.c_str(), real) ? real : path.c_str();
+  return std::string(resolved) + " " + std::to_string(st.st_size) + " " +
+         std::to_string(static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL +
+                        st.st_mtim.tv_nsec);
+}
+
+}  // namespace
+
 namespace {
 
 struct ArchSpec {
@@ -68,9 +88,22 @@ struct ProgramDeleter {
 
 }  // namespace
 
+// The identity is part of every cache key, so it is needed on a cache hit,
+// where loading the ~100 MB libnvrtc (5-8 ms) would cost more than the hit
+// itself. The file NVRTC would be loaded from, with its size and
+// modification time, identifies its version without loading it; only when
+// the dynamic loader alone knows the file (a bare soname) is it loaded.
 std::string CudaBackend::compiler_identity() {
-  const Nvrtc& api = nvrtc();
-  return "nvrtc " + std::to_string(api.major) + "." + std::to_string(api.minor);
+  static const std::string identity = [] {
+    for (const std::string& candidate : nvrtc_search_plan().candidates) {
+      if (candidate.empty() || candidate.front() != '/') break;
+      if (std::string id = file_identity(candidate); !id.empty()) return "nvrtc " + id;
+    }
+    const Nvrtc& api = nvrtc();
+    return "nvrtc " + std::to_string(api.major) + "." + std::to_string(api.minor) + " " +
+           file_identity(api.path);
+  }();
+  return identity;
 }
 
 std::string CudaBackend::default_arch(int ordinal) {
