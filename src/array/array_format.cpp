@@ -14,6 +14,7 @@ namespace {
 
 constexpr std::int64_t kThreshold = 1000;
 constexpr std::int64_t kEdge = 3;
+constexpr std::size_t kLineWidth = 75;
 
 std::string format_real(double v) {
   if (std::isnan(v)) return "nan";
@@ -116,18 +117,37 @@ bool default_dtype_shown_bare(DType d) {
 
 std::string Array::to_string() const {
   if (!valid()) return "array(<null>)";
-  std::string suffix = default_dtype_shown_bare(dtype_) ? "" : ", dtype=" + std::string(cudakit::to_string(dtype_));
-  if (size() == 0) return "array([], shape=" + shape_to_string(shape_) + (suffix.empty() ? ", dtype=" + std::string(cudakit::to_string(dtype_)) : suffix) + ")";
-  // Small arrays come to the host in one copy; big ones element by element
-  // for the few that are shown.
-  Printer p{*this, size() > kThreshold, {}, {}, 0, 0};
-  if (!p.summarise) {
-    p.host.resize(nbytes());
-    copy_to_host(p.host.data(), p.host.size());
+  // The trailing extras follow NumPy 2.2+ repr: the shape when it cannot be read
+  // off the printed values (an empty array other than (0,), or a summarised
+  // one), the dtype when it is not a default one or the array is empty.
+  std::vector<std::string> extras;
+  bool summarise = size() > kThreshold;
+  if ((size() == 0 && shape_ != Shape{0}) || summarise) extras.push_back("shape=" + shape_to_string(shape_));
+  if (!default_dtype_shown_bare(dtype_) || size() == 0) extras.push_back("dtype=" + std::string(cudakit::to_string(dtype_)));
+  std::string body = "[]";
+  if (size() > 0) {
+    // Small arrays come to the host in one copy; big ones element by element
+    // for the few that are shown.
+    Printer p{*this, summarise, {}, {}, 0, 0};
+    if (!p.summarise) {
+      p.host.resize(nbytes());
+      copy_to_host(p.host.data(), p.host.size());
+    }
+    p.gather(0, 0);
+    p.align_decimal_points();
+    body = p.render(0, 6);
   }
-  p.gather(0, 0);
-  p.align_decimal_points();
-  return "array(" + p.render(0, 6) + suffix + ")";
+  std::string out = "array(" + body;
+  if (extras.empty()) return out + ")";
+  std::string extra = extras[0];
+  for (std::size_t k = 1; k < extras.size(); ++k) extra += ", " + extras[k];
+  extra += ")";
+  out += ",";
+  // Like NumPy, the extras go on a line of their own when they would push
+  // the last line past 75 characters.
+  std::size_t newline = out.rfind('\n');
+  std::size_t last_line = newline == std::string::npos ? out.size() : out.size() - newline - 1;
+  return out + (last_line + extra.size() + 1 > kLineWidth ? "\n      " : " ") + extra;
 }
 
 std::ostream& operator<<(std::ostream& os, const Array& array) { return os << array.to_string(); }
