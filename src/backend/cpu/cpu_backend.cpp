@@ -7,6 +7,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -76,6 +77,10 @@ struct LaunchTask {
   std::vector<void*> args;
 };
 
+// False once the backend is gone: memory freed during static destruction
+// after it (a pool's cached blocks) has no queued work left to wait for.
+std::atomic<bool> backend_alive{false};
+
 void run_one_block(void* context, unsigned long long index) {
   run_block(*static_cast<const BlockLaunch*>(context), index);
 }
@@ -105,9 +110,11 @@ class CpuBackend final : public Backend {
     properties_.async_engine_count = 1;
     properties_.unified_addressing = true;
     properties_.concurrent_kernels = true;
+    backend_alive.store(true);
   }
 
   ~CpuBackend() override {
+    backend_alive.store(false);
     std::lock_guard lock(streams_mutex_);
     streams_.clear();
   }
@@ -213,12 +220,18 @@ class CpuBackend final : public Backend {
     return reinterpret_cast<DevicePtr>(aligned(bytes, "allocating device memory"));
   }
   void deallocate(int, DevicePtr ptr) noexcept override {
+    // As cuMemFree does, wait for queued work first: a launch still queued
+    // may use the memory.
+    if (backend_alive.load()) wait_all();
     std::free(reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr)));
   }
   void* allocate_pinned(std::size_t bytes) override {
     return aligned(bytes, "allocating pinned host memory");
   }
-  void deallocate_pinned(void* ptr) noexcept override { std::free(ptr); }
+  void deallocate_pinned(void* ptr) noexcept override {
+    if (backend_alive.load()) wait_all();  // an async copy may still use it
+    std::free(ptr);
+  }
 
   void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
             bool async) override {
