@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -287,6 +289,43 @@ __global__ void k(int* out) {
     FAIL() << "expected KernelFault";
   } catch (const KernelFault& e) {
     EXPECT_TRUE(contains(e.what(), "can never finish")) << e.what();
+  }
+}
+
+const char* kCallsHeaderBarrier = R"(
+#include "block_sync.h"
+__global__ void k(int* out) {
+  __shared__ int s[64];
+  s[threadIdx.x] = threadIdx.x;
+  block_sync();
+  out[threadIdx.x] = s[63 - threadIdx.x];
+}
+)";
+const char* kBlockSyncHeader = "__device__ inline void block_sync() { __syncthreads(); }\n";
+
+TEST(CpuBarrier, BarrierInAnInMemoryHeaderTakesTheFiberPath) {
+  CompileOptions options;
+  options.headers = {{"block_sync.h", kBlockSyncHeader}};
+  CpuModuleHandle mod(kCallsHeaderBarrier, options);
+  CpuBuffer<int> d(64);
+  mod.run("k", Dim3(1), Dim3(64), d.get());
+  auto r = d.to_host();
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(r[i], 63 - i);
+}
+
+TEST(CpuBarrier, BarrierTheScannerCannotSeeIsAKernelFaultThatSaysSo) {
+  std::string dir = testing::TempDir() + "cudakit_cpu_hidden_barrier";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/block_sync.h") << kBlockSyncHeader;
+  CompileOptions options;
+  options.include_dirs = {dir};
+  CpuModuleHandle mod(kCallsHeaderBarrier, options);
+  CpuBuffer<int> d(64);
+  try {
+    mod.run("k", Dim3(1), Dim3(64), d.get());
+    FAIL() << "expected KernelFault";
+  } catch (const KernelFault& e) {
+    EXPECT_TRUE(contains(e.what(), "none was found in its source")) << e.what();
   }
 }
 
