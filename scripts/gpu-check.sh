@@ -128,6 +128,13 @@ for b in $BENCHES; do
   fi
 done
 
+# --- cudakit vs PyTorch / CuPy on the same memory, in one process ------------------
+if [[ -f $BUILD/lib/libcudakit_peers.so ]] && python3 -c "import torch" 2>/dev/null; then
+  step peers 150 peers.log env PYTHONUNBUFFERED=1 python3 "$ROOT/bench/peers/peer_compare.py" "$BUILD/lib/libcudakit_peers.so"
+else
+  STATUS[peers]="not run (no libcudakit_peers.so or no torch)"
+fi
+
 # --- summary (last) ------------------------------------------------------------
 tests_line() {  # "N passed, M failed of T" from a ctest log
   local log=$OUT/$1
@@ -147,7 +154,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
   echo "| step | status |"
   echo "| --- | --- |"
-  for k in configure build build-rest ctest-gpu ctest-rest doctor info demo bench-all; do
+  for k in configure build build-rest ctest-gpu ctest-rest doctor info demo bench-all peers; do
     [[ -n ${STATUS[$k]:-} ]] && echo "| $k | ${STATUS[$k]} |"
   done
   for k in "${!STATUS[@]}"; do [[ $k == bench:* ]] && echo "| $k | ${STATUS[$k]} |"; done
@@ -161,6 +168,10 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   echo
   echo "demo:"
   grep -E "^\|" "$OUT/demo.log" 2>/dev/null || echo "  (no table; see demo.log)"
+  echo
+  echo "peers (cudakit vs torch/cupy, same memory, one process):"
+  sed -n '/^benchmark /,$p' "$OUT/peers.log" 2>/dev/null | sed 's/^/  /'
+  grep -E "ran as" "$OUT/peers.log" 2>/dev/null | sed 's/^/  /'
   echo
   echo "bench ratios:"
   grep -hiE "ratio|x \(target" "$OUT"/bench-*.log 2>/dev/null | sed 's/^/  /' || echo "  (none)"
