@@ -172,9 +172,9 @@ TEST_F(CudaBackendGpu, AsyncCopiesThroughPinnedMemoryOnAStream) {
   auto device = alloc(n * sizeof(float));
   void* stream = b->create_stream(0, true);
   b->copy(as_ptr(device.ptr), pinned, n * sizeof(float), stream, true);
-  std::memset(pinned, 0, n * sizeof(float));
-  // Overwrite after the first copy is complete only: the stream orders both.
+  // Overwrite the source only once the first copy is complete.
   b->synchronize_stream(stream);
+  std::memset(pinned, 0, n * sizeof(float));
   b->copy(pinned, as_ptr(device.ptr), n * sizeof(float), stream, true);
   b->synchronize_stream(stream);
   EXPECT_TRUE(b->query_stream(stream));

@@ -18,8 +18,10 @@ TEST_F(ElementwiseKernelTest, LinearCombinationConvertsTheScalar) {
   ck::Array dx = ck::from_host(x), dy = ck::from_host(y), dz = ck::empty({1001});
   k({2.5, dx, dy, dz});  // a double 2.5 reaches the float parameter as a float
   auto z = dz.to_host<float>();
-  // FLOAT_EQ: a GPU contracts a * x + y into one fused multiply-add.
-  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_FLOAT_EQ(z[i], 2.5f * x[i] + y[i]);
+  // A GPU contracts a * x + y into one fused multiply-add (one rounding), so
+  // the tolerance scales with the terms, not with the possibly tiny result.
+  for (std::size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(z[i], 2.5f * x[i] + y[i], 2e-7f * (std::fabs(2.5f * x[i]) + std::fabs(y[i])));
 }
 
 TEST_F(ElementwiseKernelTest, RangeAndSliceChooseTheIndices) {

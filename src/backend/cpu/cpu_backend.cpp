@@ -420,7 +420,10 @@ class CpuBackend final : public Backend {
   void* aligned(std::size_t bytes, const char* what) {
     std::size_t rounded =
         (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-    void* p = std::aligned_alloc(kAlignment, rounded);
+    // With memory overcommit the C library may hand out far more than the
+    // machine has and the process is killed on first touch; a GPU refuses
+    // such a request, and so does the CPU device: nothing beyond its RAM.
+    void* p = bytes > total_host_memory() ? nullptr : std::aligned_alloc(kAlignment, rounded);
     if (!p)
       throw OutOfMemory(std::string(what) + " on the CPU backend", bytes, available_host_memory(),
                         total_host_memory());
