@@ -1,7 +1,19 @@
 // cudakit: run-time compiled CUDA kernels from C++, with checked launches,
-// memory, streams and events, on a GPU or on the CPU backend.
+// memory, streams and events, on a GPU or on the CPU backend; and numpy-like
+// device arrays whose expressions fuse into one generated kernel.
 #pragma once
 
+#include "cudakit/array.hpp"
+#include "cudakit/array_expr.hpp"
+#include "cudakit/array_indexing.hpp"
+#include "cudakit/array_join.hpp"
+#include "cudakit/array_linalg.hpp"
+#include "cudakit/array_random.hpp"
+#include "cudakit/array_reduce.hpp"
+#include "cudakit/array_scan.hpp"
+#include "cudakit/elementwise_kernel.hpp"
+#include "cudakit/reduction_kernel.hpp"
+#include "cudakit/scan_kernel.hpp"
 #include "cudakit/backend_kind.hpp"
 #include "cudakit/compile_cache.hpp"
 #include "cudakit/compile_options.hpp"

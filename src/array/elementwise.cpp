@@ -28,6 +28,9 @@ std::string hash_hex(const std::string& text) {
   return buf;
 }
 
+// Vectors per thread and loop step on the vector path.
+constexpr int kUnroll = 4;
+
 std::string index_type(const Plan& plan) { return plan.index64 ? "long long" : "int"; }
 
 std::vector<std::string> scalar_loads(const Plan& plan, const std::string& p) {
@@ -71,29 +74,54 @@ std::string render_elementwise(const Plan& plan, const ExprNode& root, const std
   std::string tail_start = "first";
   if (plan.vector_width > 1) {
     const std::string V = std::to_string(plan.vector_width);
-    s += "  // " + V + " elements per thread and iteration through 16-byte loads and stores.\n";
+    // One 16-byte vector of each operand per thread and step. Unrolled by
+    // kUnroll, every load of a step is issued before the first store, so
+    // each thread keeps several 16-byte loads in flight (what a memory-bound
+    // kernel needs to reach the bandwidth ceiling). Loads before stores stay
+    // correct when the output is one of the inputs (same index, same layout:
+    // other overlaps were routed through a temporary).
+    const std::string U = std::to_string(kUnroll);
+    s += "  // " + V + " elements per vector; " + U + " vectors per thread in flight.\n";
     s += "  const " + it + " vectors = n / " + V + ";\n";
-    s += "  for (" + it + " v = first; v < vectors; v += step) {\n";
-    std::vector<std::string> loads;
-    for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
-      const auto& in = plan.inputs[k];
-      if (in.access == Access::uniform) {
-        loads.push_back(p + "u" + std::to_string(k));
-        continue;
-      }
-      std::string vt = "cudakit_vec<" + std::string(c_type_name(in.array.dtype())) + ", " + V + ">";
-      s += "    const " + vt + " " + p + "v" + std::to_string(k) + " = reinterpret_cast<const " + vt + "*>(" + p +
-           "in" + std::to_string(k) + ")[v];\n";
-      loads.push_back(p + "v" + std::to_string(k) + ".v[k]");
-    }
+    s += "  " + it + " v = first;\n";
     std::string rt = "cudakit_vec<" + ot + ", " + V + ">";
-    s += "    " + rt + " " + p + "r;\n";
-    s += "    for (int k = 0; k < " + V + "; ++k) {\n";
-    ElementCode code = render_element(plan, root, p, "      ", loads);
-    s += code.statements;
-    s += "      " + p + "r.v[k] = " + store_convert(od, code.value) + ";\n";
-    s += "    }\n";
-    s += "    reinterpret_cast<" + rt + "*>(" + p + "out)[v] = " + p + "r;\n";
+    auto vector_body = [&](const std::string& indent, int copies) {
+      std::string b;
+      std::vector<std::vector<std::string>> loads(static_cast<std::size_t>(copies));
+      for (int u = 0; u < copies; ++u) {
+        const std::string at = u == 0 ? "v" : "v + " + std::to_string(u) + " * step";
+        for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
+          const auto& in = plan.inputs[k];
+          if (in.access == Access::uniform) {
+            loads[u].push_back(p + "u" + std::to_string(k));
+            continue;
+          }
+          std::string vt = "cudakit_vec<" + std::string(c_type_name(in.array.dtype())) + ", " + V + ">";
+          std::string var = p + "v" + std::to_string(k) + "_" + std::to_string(u);
+          b += indent + "const " + vt + " " + var + " = reinterpret_cast<const " + vt + "*>(" + p + "in" +
+               std::to_string(k) + ")[" + at + "];\n";
+          loads[u].push_back(var + ".v[k]");
+        }
+      }
+      for (int u = 0; u < copies; ++u) {
+        const std::string at = u == 0 ? "v" : "v + " + std::to_string(u) + " * step";
+        b += indent + "{\n";
+        b += indent + "  " + rt + " " + p + "r;\n";
+        b += indent + "  for (int k = 0; k < " + V + "; ++k) {\n";
+        ElementCode code = render_element(plan, root, p, indent + "    ", loads[u]);
+        b += code.statements;
+        b += indent + "    " + p + "r.v[k] = " + store_convert(od, code.value) + ";\n";
+        b += indent + "  }\n";
+        b += indent + "  reinterpret_cast<" + rt + "*>(" + p + "out)[" + at + "] = " + p + "r;\n";
+        b += indent + "}\n";
+      }
+      return b;
+    };
+    s += "  for (; v + " + std::to_string(kUnroll - 1) + " * step < vectors; v += " + U + " * step) {\n";
+    s += vector_body("    ", kUnroll);
+    s += "  }\n";
+    s += "  for (; v < vectors; v += step) {\n";
+    s += vector_body("    ", 1);
     s += "  }\n";
     s += "  // The last n % " + V + " elements, one at a time.\n";
     tail_start = "vectors * " + V + " + first";
@@ -164,7 +192,7 @@ void run(const Expr& expr, const Array& out) {
   pack_params(p.plan, args);
   if (p.plan.index64) args.push_scalar<long long>(p.plan.size);
   else args.push_scalar<int>(static_cast<int>(p.plan.size));
-  std::int64_t work = p.plan.vector_width > 1 ? p.plan.size / p.plan.vector_width : p.plan.size;
+  std::int64_t work = p.plan.vector_width > 1 ? p.plan.size / (p.plan.vector_width * kUnroll) : p.plan.size;
   args.launch(kernel, config_for(device, std::max<std::int64_t>(work, 1), out.stream()));
 }
 
