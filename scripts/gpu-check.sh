@@ -140,11 +140,12 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   local log=$OUT/$1
   [[ -f $log ]] || { echo "no log"; return; }
   local line
-  line=$(grep -E "tests passed, [0-9]+ tests failed out of" "$log" | tail -1)
+  line=$(grep -E "tests passed(, [0-9]+ tests failed)? out of" "$log" | tail -1)
   [[ -z $line ]] && { echo "no result (see $1)"; return; }
   local failed total skipped
-  failed=$(sed -E 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$line")
-  total=$(sed -E 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$line")
+  failed=0
+  [[ $line == *"tests failed"* ]] && failed=$(sed -E 's/.*tests passed, ([0-9]+) tests failed.*/\1/' <<<"$line")
+  total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")
   skipped=$(grep -c "\*\*\*Skipped" "$log" || true)
   echo "$((total - failed - skipped)) passed, $skipped skipped, $failed failed of $total"
 }
