@@ -7,8 +7,12 @@
 #include "cudakit/array.hpp"
 #include "cudakit/array_expr.hpp"
 #include "cudakit/error.hpp"
+#include "cudakit/param_layout.hpp"
 
 namespace cudakit::detail {
+
+// The launch-check scalar type of a dtype's C type (unknown for complex).
+ScalarType scalar_type_for(DType d) noexcept;
 
 [[noreturn]] inline void array_error(const std::string& context, const std::string& message,
                                      const std::string& hint = {}) {

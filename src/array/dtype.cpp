@@ -1,5 +1,6 @@
 // DType names, sizes and NumPy 2 (NEP 50) promotion and casting rules.
 #include "cudakit/dtype.hpp"
+#include "cudakit/param_layout.hpp"
 
 #include <array>
 #include <cstring>
@@ -272,4 +273,26 @@ bool can_cast(DType from, DType to, Casting casting) noexcept {
   return false;
 }
 
+namespace detail {
+
+ScalarType scalar_type_for(DType d) noexcept {
+  switch (d) {
+    case DType::bool_: return ScalarType::boolean;
+    case DType::int8: return ScalarType::i8;
+    case DType::int16: return ScalarType::i16;
+    case DType::int32: return ScalarType::i32;
+    case DType::int64: return ScalarType::i64;
+    case DType::uint8: return ScalarType::u8;
+    case DType::uint16: return ScalarType::u16;
+    case DType::uint32: return ScalarType::u32;
+    case DType::uint64: return ScalarType::u64;
+    case DType::float16: return ScalarType::f16;
+    case DType::bfloat16: return ScalarType::bf16;
+    case DType::float32: return ScalarType::f32;
+    case DType::float64: return ScalarType::f64;
+    default: return ScalarType::unknown;
+  }
+}
+
+}  // namespace detail
 }  // namespace cudakit

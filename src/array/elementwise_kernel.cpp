@@ -98,23 +98,6 @@ std::vector<ElementwiseKernel::Param> parse_arguments(const std::string& text) {
   return out;
 }
 
-ScalarType scalar_type_for(DType d) {
-  switch (d) {
-    case DType::bool_: return ScalarType::boolean;
-    case DType::int8: return ScalarType::i8;
-    case DType::int16: return ScalarType::i16;
-    case DType::int32: return ScalarType::i32;
-    case DType::int64: return ScalarType::i64;
-    case DType::uint8: return ScalarType::u8;
-    case DType::uint16: return ScalarType::u16;
-    case DType::uint32: return ScalarType::u32;
-    case DType::uint64: return ScalarType::u64;
-    case DType::float32: return ScalarType::f32;
-    case DType::float64: return ScalarType::f64;
-    default: return ScalarType::unknown;
-  }
-}
-
 }  // namespace
 
 ElementwiseKernel::ElementwiseKernel(std::string arguments, std::string operation, std::string name,
@@ -238,7 +221,7 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
     v.store(d, bytes);
     // 16-bit floats and complex numbers are structs in the kernel's source.
     if (is_complex(d) || d == DType::float16 || d == DType::bfloat16) pack.push_aggregate(bytes, itemsize(d));
-    else pack.push_raw(ParamKind::scalar, scalar_type_for(d), bytes, itemsize(d), "scalar");
+    else pack.push_raw(ParamKind::scalar, detail::scalar_type_for(d), bytes, itemsize(d), "scalar");
   }
   if (index64) {
     pack.push_scalar<long long>(r.start);

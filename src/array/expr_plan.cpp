@@ -62,23 +62,6 @@ std::string tree_key(const ExprNode& n, const Plan& plan) {
 
 char access_char(Access a) { return a == Access::contiguous ? 'c' : a == Access::uniform ? 'u' : 's'; }
 
-ScalarType scalar_type_for(DType d) {
-  switch (d) {
-    case DType::bool_: return ScalarType::boolean;
-    case DType::int8: return ScalarType::i8;
-    case DType::int16: return ScalarType::i16;
-    case DType::int32: return ScalarType::i32;
-    case DType::int64: return ScalarType::i64;
-    case DType::uint8: return ScalarType::u8;
-    case DType::uint16: return ScalarType::u16;
-    case DType::uint32: return ScalarType::u32;
-    case DType::uint64: return ScalarType::u64;
-    case DType::float32: return ScalarType::f32;
-    case DType::float64: return ScalarType::f64;
-    default: return ScalarType::unknown;
-  }
-}
-
 std::string index_type(const Plan& plan) { return plan.index64 ? "long long" : "int"; }
 
 }  // namespace

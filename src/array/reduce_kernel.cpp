@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "array/array_util.hpp"
 #include "array/reduce_codegen.hpp"
 #include "array/reduce_ops.hpp"
 #include "array/reduce_source_hook.hpp"
@@ -68,25 +69,6 @@ std::optional<DType> dtype_of_c_type(const std::string& name) {
   for (int d = 0; d < dtype_count; ++d)
     if (c_type_name(static_cast<DType>(d)) == name) return static_cast<DType>(d);
   return std::nullopt;
-}
-
-ScalarType scalar_type_for(DType d) {
-  switch (d) {
-    case DType::bool_: return ScalarType::boolean;
-    case DType::int8: return ScalarType::i8;
-    case DType::int16: return ScalarType::i16;
-    case DType::int32: return ScalarType::i32;
-    case DType::int64: return ScalarType::i64;
-    case DType::uint8: return ScalarType::u8;
-    case DType::uint16: return ScalarType::u16;
-    case DType::uint32: return ScalarType::u32;
-    case DType::uint64: return ScalarType::u64;
-    case DType::float16: return ScalarType::f16;
-    case DType::bfloat16: return ScalarType::bf16;
-    case DType::float32: return ScalarType::f32;
-    case DType::float64: return ScalarType::f64;
-    default: return ScalarType::unknown;
-  }
 }
 
 std::vector<ReductionKernel::Param> parse_arguments(const std::string& arguments) {
@@ -186,7 +168,7 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
         throw ArgumentError(context, which + ": unknown scalar type", "use a plain C arithmetic type");
       unsigned char bytes[16] = {};
       s->store(*type, bytes);
-      pack.push_raw(ParamKind::scalar, scalar_type_for(*type), bytes, itemsize(*type), "scalar");
+      pack.push_raw(ParamKind::scalar, detail::scalar_type_for(*type), bytes, itemsize(*type), "scalar");
     }
   }
   const Device device = first->device();
