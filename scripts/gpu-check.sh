@@ -107,6 +107,8 @@ if [[ ${STATUS[build]} != ok* ]]; then
   step build-rest 120 build-rest.log cmake --build "$BUILD" -j "$JOBS" -- -k 0
 fi
 CLI=$BUILD/bin/cudakit
+# GPU_CHECK_BUILD_ONLY=1: configure and build, nothing else (for a quick probe).
+[[ ${GPU_CHECK_BUILD_ONLY:-0} == 1 ]] && exit 0
 
 # --- tests ------------------------------------------------------------------
 step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 --timeout 120
