@@ -105,7 +105,6 @@ class CpuBackend final : public Backend {
     properties_.warp_size = 32;
     properties_.max_threads_per_multiprocessor = 2048;
     properties_.max_blocks_per_multiprocessor = 32;
-    properties_.clock_rate_khz = 0;
     properties_.l2_cache_bytes = 0;
     properties_.async_engine_count = 1;
     properties_.unified_addressing = true;

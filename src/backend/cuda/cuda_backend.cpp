@@ -158,8 +158,6 @@ DeviceProperties CudaBackend::properties(int ordinal) {
   p.warp_size = get(A::warp_size);
   p.max_threads_per_multiprocessor = get(A::max_threads_per_multiprocessor);
   p.max_blocks_per_multiprocessor = get(A::max_blocks_per_multiprocessor);
-  p.clock_rate_khz = get(A::clock_rate);
-  p.memory_clock_rate_khz = get(A::memory_clock_rate);
   p.memory_bus_width_bits = get(A::global_memory_bus_width);
   p.l2_cache_bytes = get(A::l2_cache_size);
   p.async_engine_count = get(A::async_engine_count);
