@@ -31,7 +31,7 @@ bench: build
 	$(BUILD_DIR)/bin/cudakit bench
 
 format:
-	find include src tools tests examples bench -name '*.hpp' -o -name '*.cpp' -o -name '*.h' | xargs clang-format -i
+	git ls-files '*.hpp' '*.cpp' '*.h' | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD_DIR)

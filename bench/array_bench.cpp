@@ -35,7 +35,8 @@ double median_ms(const ck::Device& device, const std::function<void()>& fn, int 
       auto t0 = std::chrono::steady_clock::now();
       fn();
       device.synchronize();
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       continue;
     }
     ck::Event start(device), stop(device);
@@ -60,7 +61,8 @@ bool check(const ck::Array& got, const std::function<float(std::int64_t)>& want)
   for (std::int64_t k : {std::int64_t{0}, got.size() / 3, got.size() - 1}) {
     float g = static_cast<float>(got.item(k).as_double());
     if (std::fabs(g - want(k)) > 1e-5f * std::fabs(want(k))) {
-      std::fprintf(stderr, "wrong result at %lld: %g, want %g\n", static_cast<long long>(k), g, want(k));
+      std::fprintf(stderr, "wrong result at %lld: %g, want %g\n", static_cast<long long>(k), g,
+                   want(k));
       return false;
     }
   }
@@ -104,19 +106,31 @@ int main(int argc, char** argv) {
     c.assign(a + b);
     ok &= check(c, [&](std::int64_t k) { return ha(k) + hb(k); });
     double bytes = 3.0 * 4.0 * static_cast<double>(n);
-    std::string tag = n == 10'000'000 ? "10M" : n == (std::int64_t{1} << 28) ? "2p28" : std::to_string(n);
-    rows.push_back({"array_add_" + tag, bytes, median_ms(device, [&] { c.assign(a + b); }, repeats)});
+    std::string tag = n == 10'000'000                ? "10M"
+                      : n == (std::int64_t{1} << 28) ? "2p28"
+                                                     : std::to_string(n);
+    rows.push_back({"array_add_" + tag, bytes,
+                    median_ms(
+                        device, [&] { c.assign(a + b); }, repeats)});
     if (n == big) {
       // Ceilings on the same data: copy (read + write n floats) and a raw float4 add.
-      rows.push_back({"copy_" + tag, 2.0 * 4.0 * static_cast<double>(n), median_ms(device, [&] {
-                        device.backend().copy(c.data(), a.data(), static_cast<std::size_t>(n) * 4, nullptr, true);
-                      }, repeats)});
+      rows.push_back({"copy_" + tag, 2.0 * 4.0 * static_cast<double>(n),
+                      median_ms(
+                          device,
+                          [&] {
+                            device.backend().copy(c.data(), a.data(),
+                                                  static_cast<std::size_t>(n) * 4, nullptr, true);
+                          },
+                          repeats)});
       if (device.backend_kind() == ck::BackendKind::cuda) {
         ck::Kernel raw = ck::compile(kRawAdd).kernel("raw_add");
         long long n4 = n / 4;
         auto cfg = ck::grid_for(static_cast<std::size_t>(n4), 256);
-        cfg.grid.x = std::min<unsigned>(cfg.grid.x, static_cast<unsigned>(device.properties().multiprocessor_count * 8));
-        rows.push_back({"raw_add_" + tag, bytes, median_ms(device, [&] { raw.launch(cfg, a, b, c, n4); }, repeats)});
+        cfg.grid.x = std::min<unsigned>(
+            cfg.grid.x, static_cast<unsigned>(device.properties().multiprocessor_count * 8));
+        rows.push_back({"raw_add_" + tag, bytes,
+                        median_ms(
+                            device, [&] { raw.launch(cfg, a, b, c, n4); }, repeats)});
       }
       ck::Array x = random_array(n, rng), y = random_array(n, rng);
       c.assign(a * b + x * y);
@@ -124,13 +138,16 @@ int main(int argc, char** argv) {
       auto hy = [&](std::int64_t k) { return static_cast<float>(y.item(k).as_double()); };
       ok &= check(c, [&](std::int64_t k) { return ha(k) * hb(k) + hx(k) * hy(k); });
       rows.push_back({"array_fused_ab_xy_" + tag, 5.0 * 4.0 * static_cast<double>(n),
-                      median_ms(device, [&] { c.assign(a * b + x * y); }, repeats)});
+                      median_ms(
+                          device, [&] { c.assign(a * b + x * y); }, repeats)});
     }
   }
 
   std::printf("%-26s %12s %10s\n", "case", "time (ms)", "GB/s");
-  for (const auto& r : rows) std::printf("%-26s %12.4f %10.1f\n", r.name.c_str(), r.ms, r.bytes / (r.ms * 1e6));
-  for (const auto& r : rows) std::printf("RESULT %s %.1f\n", r.name.c_str(), r.bytes / (r.ms * 1e6));
+  for (const auto& r : rows)
+    std::printf("%-26s %12.4f %10.1f\n", r.name.c_str(), r.ms, r.bytes / (r.ms * 1e6));
+  for (const auto& r : rows)
+    std::printf("RESULT %s %.1f\n", r.name.c_str(), r.bytes / (r.ms * 1e6));
   if (!ok) {
     std::fprintf(stderr, "array_bench: a result was wrong\n");
     return 1;

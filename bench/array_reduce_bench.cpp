@@ -43,7 +43,8 @@ double median_ms(const ck::Device& device, const std::function<void()>& fn, int 
       const auto t0 = std::chrono::steady_clock::now();
       fn();
       device.synchronize();
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
   }
   std::sort(ms.begin(), ms.end());
@@ -73,8 +74,8 @@ int main(int argc, char** argv) {
   const std::int64_t n = quick ? (std::int64_t{1} << 22) : (std::int64_t{1} << 28);
   const std::int64_t m = quick ? 256 : 4096;
   const int repeats = quick ? 3 : 20;
-  std::printf("array_reduce_bench on %s: sum/dot of %lld float32, matmul %lld^2 float32\n", device.describe().c_str(),
-              static_cast<long long>(n), static_cast<long long>(m));
+  std::printf("array_reduce_bench on %s: sum/dot of %lld float32, matmul %lld^2 float32\n",
+              device.describe().c_str(), static_cast<long long>(n), static_cast<long long>(m));
   ck::Generator rng(20261130, device.default_stream());
   std::vector<Row> rows;
   bool ok = true;
@@ -92,13 +93,19 @@ int main(int argc, char** argv) {
     ok &= close(ck::dot(a, b).item().as_double(), want_dot, 1e-5 * std::sqrt(double(n)), "dot");
     const double bytes = 4.0 * static_cast<double>(n);
     ck::Array scratch = ck::empty({n}, ck::DType::float32, device.default_stream());
-    const double copy_ms = median_ms(device, [&] {
-      device.backend().copy(scratch.data(), a.data(), static_cast<std::size_t>(n) * 4, nullptr, true);
-    }, repeats);
+    const double copy_ms = median_ms(
+        device,
+        [&] {
+          device.backend().copy(scratch.data(), a.data(), static_cast<std::size_t>(n) * 4, nullptr,
+                                true);
+        },
+        repeats);
     rows.push_back({"copy_ceiling", 2 * bytes / (copy_ms * 1e6), "GB/s", copy_ms});
-    const double sum_ms = median_ms(device, [&] { (void)ck::sum(a); }, repeats);
+    const double sum_ms = median_ms(
+        device, [&] { (void)ck::sum(a); }, repeats);
     rows.push_back({"sum_f32", bytes / (sum_ms * 1e6), "GB/s", sum_ms});
-    const double dot_ms = median_ms(device, [&] { (void)ck::dot(a, b); }, repeats);
+    const double dot_ms = median_ms(
+        device, [&] { (void)ck::dot(a, b); }, repeats);
     rows.push_back({"dot_f32", 2 * bytes / (dot_ms * 1e6), "GB/s", dot_ms});
   }
 
@@ -114,29 +121,35 @@ int main(int argc, char** argv) {
         for (std::int64_t j : {std::int64_t{0}, m / 2, m - 1}) {
           double want = 0;
           for (std::int64_t p = 0; p < m; ++p)
-            want += double(ha[static_cast<std::size_t>(i * m + p)]) * hb[static_cast<std::size_t>(p * m + j)];
-          ok &= close(hc[static_cast<std::size_t>(i * m + j)], want, rel * std::sqrt(double(m)), what);
+            want += double(ha[static_cast<std::size_t>(i * m + p)]) *
+                    hb[static_cast<std::size_t>(p * m + j)];
+          ok &= close(hc[static_cast<std::size_t>(i * m + j)], want, rel * std::sqrt(double(m)),
+                      what);
         }
     };
     check(ck::matmul(a, b), 1e-5, "matmul");
-    const double mm_ms = median_ms(device, [&] { (void)ck::matmul(a, b); }, repeats);
+    const double mm_ms = median_ms(
+        device, [&] { (void)ck::matmul(a, b); }, repeats);
     rows.push_back({"matmul_f32", flop / (mm_ms * 1e9), "TFLOP/s", mm_ms});
     if (device.backend_kind() == ck::BackendKind::cuda) {
       ck::set_allow_tf32(true);
       check(ck::matmul(a, b), 3e-3, "matmul tf32");
-      const double tf_ms = median_ms(device, [&] { (void)ck::matmul(a, b); }, repeats);
+      const double tf_ms = median_ms(
+          device, [&] { (void)ck::matmul(a, b); }, repeats);
       rows.push_back({"matmul_tf32", flop / (tf_ms * 1e9), "TFLOP/s", tf_ms});
       ck::set_allow_tf32(false);
     }
     ck::set_matmul_engine(ck::MatmulEngine::generated);
     check(ck::matmul(a, b), 1e-5, "matmul generated");
-    const double gen_ms = median_ms(device, [&] { (void)ck::matmul(a, b); }, quick ? 1 : 5);
+    const double gen_ms = median_ms(
+        device, [&] { (void)ck::matmul(a, b); }, quick ? 1 : 5);
     rows.push_back({"matmul_f32_generated", flop / (gen_ms * 1e9), "TFLOP/s", gen_ms});
     ck::set_matmul_engine(ck::MatmulEngine::automatic);
   }
 
   std::printf("%-24s %12s %12s\n", "case", "time (ms)", "rate");
-  for (const auto& r : rows) std::printf("%-24s %12.4f %9.4g %s\n", r.name.c_str(), r.ms, r.value, r.unit);
+  for (const auto& r : rows)
+    std::printf("%-24s %12.4f %9.4g %s\n", r.name.c_str(), r.ms, r.value, r.unit);
   for (const auto& r : rows) std::printf("RESULT %s %.4g\n", r.name.c_str(), r.value);
   if (!ok) {
     std::fprintf(stderr, "array_reduce_bench: a result was wrong\n");

@@ -8,7 +8,9 @@
 
 int main() {
   using C = std::chrono::steady_clock;
-  auto us = [](C::time_point a) { return std::chrono::duration<double, std::micro>(C::now() - a).count(); };
+  auto us = [](C::time_point a) {
+    return std::chrono::duration<double, std::micro>(C::now() - a).count();
+  };
   cuInit(0);
   CUdevice dev;
   cuDeviceGet(&dev, 0);

@@ -43,7 +43,8 @@ int main() {
   ck::Kernel k = m.kernel("vec_add");
   auto t6 = Clock::now();
   (void)k.params();
-  std::printf("global cache %.1f us | prepare+identity %.1f us | key %.1f us | disk load %.1f us | "
-              "module load %.1f us | kernel lookup %.1f us | total %.1f us\n",
-              us(t0, t1), us(t1, t2), us(t2, t3), us(t3, t4), us(t4, t5), us(t5, t6), us(t0, t6));
+  std::printf(
+      "global cache %.1f us | prepare+identity %.1f us | key %.1f us | disk load %.1f us | "
+      "module load %.1f us | kernel lookup %.1f us | total %.1f us\n",
+      us(t0, t1), us(t1, t2), us(t2, t3), us(t3, t4), us(t4, t5), us(t5, t6), us(t0, t6));
 }

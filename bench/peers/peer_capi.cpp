@@ -43,9 +43,13 @@ extern "C" {
 
 const char* ck_last_error() { return last_error.c_str(); }
 
-int ck_init() { return guarded([] { ck::Device::current().make_current(); }); }
+int ck_init() {
+  return guarded([] { ck::Device::current().make_current(); });
+}
 
-int ck_synchronize() { return guarded([] { ck::Device::current().synchronize(); }); }
+int ck_synchronize() {
+  return guarded([] { ck::Device::current().synchronize(); });
+}
 
 // out = a + b
 int ck_add(std::uint64_t a, std::uint64_t b, std::uint64_t out, std::int64_t n) {
@@ -90,6 +94,8 @@ int ck_matmul(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::int64_t n)
 }
 
 // Number of kernels launched so far by the array layer (fusion check).
-std::int64_t ck_array_launches() { return static_cast<std::int64_t>(ck::detail::array_kernel_launches()); }
+std::int64_t ck_array_launches() {
+  return static_cast<std::int64_t>(ck::detail::array_kernel_launches());
+}
 
 }  // extern "C"

@@ -5,11 +5,10 @@
 // wrong one.
 #include <cmath>
 #include <cstdio>
-#include <iostream>
-#include <vector>
-
 #include <cudakit/cudakit.hpp>
 #include <cudakit/detail/expr_codegen.hpp>
+#include <iostream>
+#include <vector>
 
 namespace ck = cudakit;
 
@@ -36,7 +35,8 @@ int main() {
   const double sq_error = std::fabs(sq - ref_sq) / ref_sq;
 
   // A matrix product (cuBLAS on a GPU, a generated tiled kernel elsewhere).
-  ck::Array m1 = rng.random({129, 67}, ck::DType::float32), m2 = rng.random({67, 93}, ck::DType::float32);
+  ck::Array m1 = rng.random({129, 67}, ck::DType::float32),
+            m2 = rng.random({67, 93}, ck::DType::float32);
   auto hm = ck::matmul(m1, m2).to_host<float>();
   auto h1 = m1.to_host<float>(), h2 = m2.to_host<float>();
   double worst_mm = 0;

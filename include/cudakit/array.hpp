@@ -38,7 +38,8 @@ struct Slice {
   std::optional<std::int64_t> stop;
   std::int64_t step = 1;
   Slice() = default;
-  Slice(std::optional<std::int64_t> start_, std::optional<std::int64_t> stop_, std::int64_t step_ = 1)
+  Slice(std::optional<std::int64_t> start_, std::optional<std::int64_t> stop_,
+        std::int64_t step_ = 1)
       : start(start_), stop(stop_), step(step_) {}
 };
 struct NewAxis {};
@@ -254,9 +255,10 @@ Array from_host(const std::vector<T>& data, const Shape& shape) {
 // A view of memory cudakit does not own (__cuda_array_interface__, DLPack):
 // strides in BYTES (empty: C-contiguous), each a multiple of the itemsize.
 // `owner` is kept alive as long as any view of the array exists.
-Array from_pointer(std::uint64_t address, const Shape& shape, const std::vector<std::int64_t>& strides_bytes,
-                   DType dtype, const Device& device, std::shared_ptr<void> owner = {},
-                   bool readonly = false, std::optional<Stream> stream = std::nullopt);
+Array from_pointer(std::uint64_t address, const Shape& shape,
+                   const std::vector<std::int64_t>& strides_bytes, DType dtype,
+                   const Device& device, std::shared_ptr<void> owner = {}, bool readonly = false,
+                   std::optional<Stream> stream = std::nullopt);
 
 // An Array passed to Kernel::launch is the device pointer of its element [0...].
 template <>

@@ -20,11 +20,10 @@ struct ExprNode;  // cudakit/detail/expr_node.hpp
 
 class Expr {
  public:
-  Expr(const Array& array);  // NOLINT: implicit, arrays are expressions
+  Expr(const Array& array);   // NOLINT: implicit, arrays are expressions
   Expr(const Scalar& value);  // NOLINT
   template <class T>
-    requires(std::is_arithmetic_v<T>)
-  Expr(T value) : Expr(Scalar(value)) {}  // NOLINT: `a + 2.5`
+  requires(std::is_arithmetic_v<T>) Expr(T value) : Expr(Scalar(value)) {}  // NOLINT: `a + 2.5`
   template <class T>
   Expr(std::complex<T> value) : Expr(Scalar(value)) {}  // NOLINT
   explicit Expr(std::shared_ptr<const detail::ExprNode> node) : node_(std::move(node)) {}
@@ -41,7 +40,9 @@ class Expr {
   // Runs it into new memory (one kernel).
   Array eval() const { return Array(*this); }
   template <class T>
-  std::vector<T> to_host() const { return eval().template to_host<T>(); }
+  std::vector<T> to_host() const {
+    return eval().template to_host<T>();
+  }
   Expr astype(DType dtype) const;
 
  private:
@@ -62,10 +63,10 @@ Expr operator/(const Expr& a, const Expr& b);     // true division (ints -> floa
 Expr floor_divide(const Expr& a, const Expr& b);  // // (Python semantics: rounds down)
 Expr operator%(const Expr& a, const Expr& b);     // remainder with the divisor's sign (np.mod)
 Expr mod(const Expr& a, const Expr& b);
-Expr power(const Expr& a, const Expr& b);         // **
+Expr power(const Expr& a, const Expr& b);  // **
 Expr operator-(const Expr& a);
 Expr operator+(const Expr& a);
-Expr abs(const Expr& a);                          // complex -> real magnitude
+Expr abs(const Expr& a);  // complex -> real magnitude
 Expr absolute(const Expr& a);
 Expr negative(const Expr& a);
 Expr conj(const Expr& a);
@@ -128,17 +129,17 @@ Expr rint(const Expr& a);
 Expr fabs(const Expr& a);
 Expr arctan2(const Expr& a, const Expr& b);
 Expr hypot(const Expr& a, const Expr& b);
-Expr fmod(const Expr& a, const Expr& b);      // C fmod: sign of the dividend
+Expr fmod(const Expr& a, const Expr& b);  // C fmod: sign of the dividend
 Expr copysign(const Expr& a, const Expr& b);
 Expr ldexp(const Expr& mantissa, const Expr& exponent);
 // frexp and modf have two results, each its own fused expression.
-std::pair<Expr, Expr> frexp(const Expr& a);   // {mantissa, int32 exponent}
-std::pair<Expr, Expr> modf(const Expr& a);    // {fractional part, integral part}
+std::pair<Expr, Expr> frexp(const Expr& a);  // {mantissa, int32 exponent}
+std::pair<Expr, Expr> modf(const Expr& a);   // {fractional part, integral part}
 
 // ---- selection ------------------------------------------------------------------
-Expr minimum(const Expr& a, const Expr& b);   // NaN-propagating, like NumPy
+Expr minimum(const Expr& a, const Expr& b);  // NaN-propagating, like NumPy
 Expr maximum(const Expr& a, const Expr& b);
-Expr fmin(const Expr& a, const Expr& b);      // NaN-ignoring
+Expr fmin(const Expr& a, const Expr& b);  // NaN-ignoring
 Expr fmax(const Expr& a, const Expr& b);
 Expr clip(const Expr& a, const Expr& lo, const Expr& hi);
 Expr where(const Expr& condition, const Expr& a, const Expr& b);

@@ -46,10 +46,12 @@ class Generator {
   // Integers in [low, high) (NumPy's Generator.integers); any integer dtype.
   // ArgumentError when high <= low or the range does not fit the dtype.
   // Ranges up to 2^32 use one 32-bit word per value (bias below range/2^32).
-  Array integers(std::int64_t low, std::int64_t high, const Shape& shape, DType dtype = DType::int64);
+  Array integers(std::int64_t low, std::int64_t high, const Shape& shape,
+                 DType dtype = DType::int64);
 
  private:
-  Array draw(int distribution, const Shape& shape, DType dtype, const void* p0, const void* p1, bool integer);
+  Array draw(int distribution, const Shape& shape, DType dtype, const void* p0, const void* p1,
+             bool integer);
   std::uint64_t seed_;
   std::uint64_t offset_ = 0;
   std::optional<Stream> stream_;

@@ -18,8 +18,8 @@ class Scalar {
   Scalar() = default;
   Scalar(bool v) noexcept : kind_(ScalarKind::boolean), i_(v ? 1 : 0), d_(v ? 1.0 : 0.0) {}
   template <class T>
-    requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
-  Scalar(T v) noexcept
+  requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) Scalar(T v)
+  noexcept
       : kind_(ScalarKind::integer),
         unsigned_(std::is_unsigned_v<T> && sizeof(T) == 8 &&
                   static_cast<std::uint64_t>(v) > static_cast<std::uint64_t>(INT64_MAX)),
@@ -27,11 +27,13 @@ class Scalar {
         u_(static_cast<std::uint64_t>(v)),
         d_(static_cast<double>(v)) {}
   template <class T>
-    requires std::is_floating_point_v<T>
-  Scalar(T v) noexcept : kind_(ScalarKind::floating), d_(static_cast<double>(v)) {}
+  requires std::is_floating_point_v<T> Scalar(T v)
+  noexcept : kind_(ScalarKind::floating), d_(static_cast<double>(v)) {}
   template <class T>
   Scalar(std::complex<T> v) noexcept
-      : kind_(ScalarKind::complex), d_(static_cast<double>(v.real())), im_(static_cast<double>(v.imag())) {}
+      : kind_(ScalarKind::complex),
+        d_(static_cast<double>(v.real())),
+        im_(static_cast<double>(v.imag())) {}
   Scalar(Half v) noexcept : Scalar(static_cast<float>(v)) { dtype_ = DType::float16; }
   Scalar(BFloat16 v) noexcept : Scalar(static_cast<float>(v)) { dtype_ = DType::bfloat16; }
 

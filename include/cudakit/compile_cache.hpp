@@ -24,7 +24,7 @@ struct CompileCacheStats {
   std::size_t memory_hits = 0;
   std::size_t disk_hits = 0;
   std::size_t misses = 0;
-  std::size_t corrupt_entries = 0;   // found on disk and discarded
+  std::size_t corrupt_entries = 0;  // found on disk and discarded
   std::size_t evictions = 0;
 };
 
@@ -33,7 +33,8 @@ class CompileCache {
   // The process-wide cache, configured from the environment.
   static CompileCache& global();
   // A cache over `directory` (tests, tools).
-  explicit CompileCache(std::filesystem::path directory, std::size_t max_bytes = std::size_t(1) << 30);
+  explicit CompileCache(std::filesystem::path directory, std::size_t max_bytes = std::size_t(1)
+                                                                                 << 30);
   ~CompileCache();
   CompileCache(const CompileCache&) = delete;
   CompileCache& operator=(const CompileCache&) = delete;
@@ -46,14 +47,14 @@ class CompileCache {
 
   std::optional<CompiledCode> load(const std::string& key);
   void store(const std::string& key, const CompiledCode& code);
-  void clear();                     // both levels
+  void clear();  // both levels
 
   bool enabled() const noexcept;
   void set_enabled(bool enabled) noexcept;
   const std::filesystem::path& directory() const noexcept;
   std::size_t max_bytes() const noexcept;
   void set_max_bytes(std::size_t bytes) noexcept;
-  std::size_t disk_bytes() const;   // current size of entries on disk
+  std::size_t disk_bytes() const;  // current size of entries on disk
   CompileCacheStats stats() const;
   void reset_stats();
 

@@ -21,10 +21,10 @@ std::string_view to_string(CodeFormat format) noexcept;
 
 struct CompiledCode {
   CodeFormat format = CodeFormat::cubin;
-  std::vector<std::uint8_t> image;   // what gets loaded
-  std::string ptx;                   // PTX text where the compiler produced it (layouts are read from it)
-  std::string log;                   // warnings, kept on success
-  std::string arch;                  // what it was compiled for: "sm_90", "compute_90", "cpu"
+  std::vector<std::uint8_t> image;  // what gets loaded
+  std::string ptx;   // PTX text where the compiler produced it (layouts are read from it)
+  std::string log;   // warnings, kept on success
+  std::string arch;  // what it was compiled for: "sm_90", "compute_90", "cpu"
   // {name expression, lowered (mangled) symbol} for each name expression.
   std::vector<std::pair<std::string, std::string>> lowered_names;
 };

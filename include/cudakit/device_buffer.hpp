@@ -79,9 +79,18 @@ class DeviceBuffer {
   UntypedBuffer& untyped() noexcept { return mem_; }
   const UntypedBuffer& untyped() const noexcept { return mem_; }
 
-  void copy_from(std::span<const T> host) { check(host.size()); mem_.copy_from_host(host.data(), host.size_bytes()); }
-  void copy_to(std::span<T> host) const { check(host.size()); mem_.copy_to_host(host.data(), host.size_bytes()); }
-  void copy_from(const DeviceBuffer& other) { check(other.size()); mem_.copy_from(other.mem_, other.bytes()); }
+  void copy_from(std::span<const T> host) {
+    check(host.size());
+    mem_.copy_from_host(host.data(), host.size_bytes());
+  }
+  void copy_to(std::span<T> host) const {
+    check(host.size());
+    mem_.copy_to_host(host.data(), host.size_bytes());
+  }
+  void copy_from(const DeviceBuffer& other) {
+    check(other.size());
+    mem_.copy_from(other.mem_, other.bytes());
+  }
   void copy_from_async(std::span<const T> host, const Stream& stream) {
     check(host.size());
     mem_.copy_from_host_async(host.data(), host.size_bytes(), stream);

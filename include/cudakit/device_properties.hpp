@@ -11,16 +11,16 @@
 namespace cudakit {
 
 struct DeviceProperties {
-  std::string name;                    // "NVIDIA H200", or "cudakit CPU backend (...)"
-  int compute_major = 0;               // 9 on an H200
-  int compute_minor = 0;               // 0 on an H200
-  std::size_t total_memory = 0;        // bytes
+  std::string name;              // "NVIDIA H200", or "cudakit CPU backend (...)"
+  int compute_major = 0;         // 9 on an H200
+  int compute_minor = 0;         // 0 on an H200
+  std::size_t total_memory = 0;  // bytes
   int multiprocessor_count = 0;
   int max_threads_per_block = 0;
   Dim3 max_block_dim{};
   Dim3 max_grid_dim{};
-  std::size_t shared_memory_per_block = 0;         // static limit, 48 KiB
-  std::size_t shared_memory_per_block_optin = 0;   // with an opt-in, 227 KiB on Hopper
+  std::size_t shared_memory_per_block = 0;        // static limit, 48 KiB
+  std::size_t shared_memory_per_block_optin = 0;  // with an opt-in, 227 KiB on Hopper
   std::size_t shared_memory_per_multiprocessor = 0;
   int registers_per_block = 0;
   int warp_size = 32;
@@ -34,7 +34,7 @@ struct DeviceProperties {
   int async_engine_count = 0;
   bool unified_addressing = false;
   bool concurrent_kernels = false;
-  std::string pci_bus_id;              // "0000:3b:00.0"; empty on the CPU backend
+  std::string pci_bus_id;  // "0000:3b:00.0"; empty on the CPU backend
 };
 
 // Free and total bytes of device memory.

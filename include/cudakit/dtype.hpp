@@ -38,14 +38,22 @@ struct Half {
   Half() = default;
   explicit Half(float value) noexcept;
   explicit operator float() const noexcept;
-  static Half from_bits(std::uint16_t b) noexcept { Half h; h.bits = b; return h; }
+  static Half from_bits(std::uint16_t b) noexcept {
+    Half h;
+    h.bits = b;
+    return h;
+  }
 };
 struct BFloat16 {
   std::uint16_t bits = 0;
   BFloat16() = default;
   explicit BFloat16(float value) noexcept;
   explicit operator float() const noexcept;
-  static BFloat16 from_bits(std::uint16_t b) noexcept { BFloat16 h; h.bits = b; return h; }
+  static BFloat16 from_bits(std::uint16_t b) noexcept {
+    BFloat16 h;
+    h.bits = b;
+    return h;
+  }
 };
 
 // Bytes per element.
@@ -61,12 +69,12 @@ DType compute_dtype(DType dtype) noexcept;
 std::optional<DType> parse_dtype(std::string_view name) noexcept;
 
 bool is_bool(DType d) noexcept;
-bool is_integer(DType d) noexcept;           // signed or unsigned, not bool
+bool is_integer(DType d) noexcept;  // signed or unsigned, not bool
 bool is_signed_integer(DType d) noexcept;
 bool is_unsigned_integer(DType d) noexcept;
-bool is_floating(DType d) noexcept;          // float16, bfloat16, float32, float64
+bool is_floating(DType d) noexcept;  // float16, bfloat16, float32, float64
 bool is_complex(DType d) noexcept;
-bool is_inexact(DType d) noexcept;           // floating or complex
+bool is_inexact(DType d) noexcept;  // floating or complex
 // The real type of a complex dtype (complex64 -> float32); the dtype itself otherwise.
 DType real_dtype(DType d) noexcept;
 
@@ -74,23 +82,38 @@ DType real_dtype(DType d) noexcept;
 template <class T>
 constexpr DType dtype_of() noexcept {
   using U = std::remove_cv_t<T>;
-  if constexpr (std::is_same_v<U, bool>) return DType::bool_;
-  else if constexpr (std::is_same_v<U, Half>) return DType::float16;
-  else if constexpr (std::is_same_v<U, BFloat16>) return DType::bfloat16;
-  else if constexpr (std::is_same_v<U, float>) return DType::float32;
-  else if constexpr (std::is_same_v<U, double>) return DType::float64;
-  else if constexpr (std::is_same_v<U, std::complex<float>>) return DType::complex64;
-  else if constexpr (std::is_same_v<U, std::complex<double>>) return DType::complex128;
+  if constexpr (std::is_same_v<U, bool>)
+    return DType::bool_;
+  else if constexpr (std::is_same_v<U, Half>)
+    return DType::float16;
+  else if constexpr (std::is_same_v<U, BFloat16>)
+    return DType::bfloat16;
+  else if constexpr (std::is_same_v<U, float>)
+    return DType::float32;
+  else if constexpr (std::is_same_v<U, double>)
+    return DType::float64;
+  else if constexpr (std::is_same_v<U, std::complex<float>>)
+    return DType::complex64;
+  else if constexpr (std::is_same_v<U, std::complex<double>>)
+    return DType::complex128;
   else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) {
-    if constexpr (sizeof(U) == 1) return DType::int8;
-    else if constexpr (sizeof(U) == 2) return DType::int16;
-    else if constexpr (sizeof(U) == 4) return DType::int32;
-    else return DType::int64;
+    if constexpr (sizeof(U) == 1)
+      return DType::int8;
+    else if constexpr (sizeof(U) == 2)
+      return DType::int16;
+    else if constexpr (sizeof(U) == 4)
+      return DType::int32;
+    else
+      return DType::int64;
   } else if constexpr (std::is_integral_v<U>) {
-    if constexpr (sizeof(U) == 1) return DType::uint8;
-    else if constexpr (sizeof(U) == 2) return DType::uint16;
-    else if constexpr (sizeof(U) == 4) return DType::uint32;
-    else return DType::uint64;
+    if constexpr (sizeof(U) == 1)
+      return DType::uint8;
+    else if constexpr (sizeof(U) == 2)
+      return DType::uint16;
+    else if constexpr (sizeof(U) == 4)
+      return DType::uint32;
+    else
+      return DType::uint64;
   } else {
     static_assert(sizeof(U) == 0, "no cudakit dtype for this type");
     return DType::bool_;

@@ -25,8 +25,9 @@ class ElementwiseKernel {
   // `arguments`: a C parameter list ("float a, const double *x, int n");
   // `operation`: statements using `i` (the element index) and the
   // arguments; `preamble`: code placed before the kernel (helpers, #defines).
-  ElementwiseKernel(std::string arguments, std::string operation, std::string name = "elementwise_kernel",
-                    std::string preamble = {}, CompileOptions options = {});
+  ElementwiseKernel(std::string arguments, std::string operation,
+                    std::string name = "elementwise_kernel", std::string preamble = {},
+                    CompileOptions options = {});
 
   using Arg = std::variant<Array, Scalar>;
   // Which indices run: i = start, start + step, ... while before stop (step
@@ -38,7 +39,9 @@ class ElementwiseKernel {
   };
 
   // Runs over every element of the first array argument on its stream.
-  void operator()(std::initializer_list<Arg> args) const { run(std::vector<Arg>(args), std::nullopt); }
+  void operator()(std::initializer_list<Arg> args) const {
+    run(std::vector<Arg>(args), std::nullopt);
+  }
   void operator()(const std::vector<Arg>& args) const { run(args, std::nullopt); }
   // PyCUDA's range= (explicit indices) ...
   void operator()(const std::vector<Arg>& args, const Range& range) const { run(args, range); }
@@ -54,7 +57,7 @@ class ElementwiseKernel {
 
   struct Param {
     std::string name;
-    std::string type;      // as declared, e.g. "const float *"
+    std::string type;  // as declared, e.g. "const float *"
     bool pointer = false;
     std::optional<DType> dtype;  // element / value type when it is one cudakit knows
   };

@@ -20,16 +20,28 @@ struct HostTransfer {
 };
 
 template <class T>
-HostTransfer<const T, TransferDirection::in> In(std::span<const T> data) { return {data}; }
+HostTransfer<const T, TransferDirection::in> In(std::span<const T> data) {
+  return {data};
+}
 template <class T>
-HostTransfer<const T, TransferDirection::in> In(const std::vector<T>& data) { return {std::span<const T>(data)}; }
+HostTransfer<const T, TransferDirection::in> In(const std::vector<T>& data) {
+  return {std::span<const T>(data)};
+}
 template <class T>
-HostTransfer<T, TransferDirection::out> Out(std::span<T> data) { return {data}; }
+HostTransfer<T, TransferDirection::out> Out(std::span<T> data) {
+  return {data};
+}
 template <class T>
-HostTransfer<T, TransferDirection::out> Out(std::vector<T>& data) { return {std::span<T>(data)}; }
+HostTransfer<T, TransferDirection::out> Out(std::vector<T>& data) {
+  return {std::span<T>(data)};
+}
 template <class T>
-HostTransfer<T, TransferDirection::in_out> InOut(std::span<T> data) { return {data}; }
+HostTransfer<T, TransferDirection::in_out> InOut(std::span<T> data) {
+  return {data};
+}
 template <class T>
-HostTransfer<T, TransferDirection::in_out> InOut(std::vector<T>& data) { return {std::span<T>(data)}; }
+HostTransfer<T, TransferDirection::in_out> InOut(std::vector<T>& data) {
+  return {std::span<T>(data)};
+}
 
 }  // namespace cudakit

@@ -25,10 +25,10 @@ namespace cudakit {
 
 // What one launch argument is, as seen from the caller's side.
 struct ArgInfo {
-  ParamKind kind = ParamKind::scalar;   // pointer, scalar or aggregate
+  ParamKind kind = ParamKind::scalar;  // pointer, scalar or aggregate
   ScalarType scalar = ScalarType::unknown;
   std::size_t size = 0;
-  const char* type_name = "";           // for error messages
+  const char* type_name = "";  // for error messages
   // For In/Out/InOut: the host data to stage; nullptr otherwise.
   const void* host_data = nullptr;
   std::size_t host_bytes = 0;
@@ -38,20 +38,32 @@ struct ArgInfo {
 template <class T>
 constexpr ScalarType scalar_type_of() noexcept {
   using U = std::remove_cv_t<T>;
-  if constexpr (std::is_same_v<U, bool>) return ScalarType::boolean;
-  else if constexpr (std::is_floating_point_v<U> && sizeof(U) == 4) return ScalarType::f32;
-  else if constexpr (std::is_floating_point_v<U> && sizeof(U) == 8) return ScalarType::f64;
+  if constexpr (std::is_same_v<U, bool>)
+    return ScalarType::boolean;
+  else if constexpr (std::is_floating_point_v<U> && sizeof(U) == 4)
+    return ScalarType::f32;
+  else if constexpr (std::is_floating_point_v<U> && sizeof(U) == 8)
+    return ScalarType::f64;
   else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) {
-    if constexpr (sizeof(U) == 1) return ScalarType::i8;
-    else if constexpr (sizeof(U) == 2) return ScalarType::i16;
-    else if constexpr (sizeof(U) == 4) return ScalarType::i32;
-    else return ScalarType::i64;
+    if constexpr (sizeof(U) == 1)
+      return ScalarType::i8;
+    else if constexpr (sizeof(U) == 2)
+      return ScalarType::i16;
+    else if constexpr (sizeof(U) == 4)
+      return ScalarType::i32;
+    else
+      return ScalarType::i64;
   } else if constexpr (std::is_integral_v<U>) {
-    if constexpr (sizeof(U) == 1) return ScalarType::u8;
-    else if constexpr (sizeof(U) == 2) return ScalarType::u16;
-    else if constexpr (sizeof(U) == 4) return ScalarType::u32;
-    else return ScalarType::u64;
-  } else return ScalarType::unknown;
+    if constexpr (sizeof(U) == 1)
+      return ScalarType::u8;
+    else if constexpr (sizeof(U) == 2)
+      return ScalarType::u16;
+    else if constexpr (sizeof(U) == 4)
+      return ScalarType::u32;
+    else
+      return ScalarType::u64;
+  } else
+    return ScalarType::unknown;
 }
 
 // Customisation point: how a C++ value becomes a kernel argument.
@@ -89,7 +101,9 @@ template <class T, TransferDirection D>
 struct KernelArg<HostTransfer<T, D>> {
   static ArgInfo info(const HostTransfer<T, D>& t) noexcept {
     ArgInfo a{ParamKind::pointer, ScalarType::unknown, sizeof(void*),
-              D == TransferDirection::in ? "In" : D == TransferDirection::out ? "Out" : "InOut"};
+              D == TransferDirection::in    ? "In"
+              : D == TransferDirection::out ? "Out"
+                                            : "InOut"};
     a.host_data = t.data.data();
     a.host_bytes = t.data.size_bytes();
     a.direction = D;
@@ -123,8 +137,8 @@ void launch_with_transfers(const Kernel& kernel, const LaunchConfig& config,
 
 class Kernel {
  public:
-  const std::string& name() const;           // as the user asked for it
-  const std::string& symbol() const;         // lowered / mangled symbol
+  const std::string& name() const;    // as the user asked for it
+  const std::string& symbol() const;  // lowered / mangled symbol
   const ParamLayout& params() const;
   const Device& device() const;
   const Module& module() const;

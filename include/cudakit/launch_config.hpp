@@ -12,8 +12,8 @@ namespace cudakit {
 struct LaunchConfig {
   Dim3 grid{1};
   Dim3 block{1};
-  std::uint32_t shared_bytes = 0;   // dynamic shared memory per block
-  StreamRef stream{};               // default stream when null
+  std::uint32_t shared_bytes = 0;  // dynamic shared memory per block
+  StreamRef stream{};              // default stream when null
   // "grid 4x1x1, block 256x1x1, 0 B shared"
   std::string describe() const;
 };

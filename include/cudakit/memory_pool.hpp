@@ -11,10 +11,10 @@
 namespace cudakit {
 
 struct MemoryPoolStats {
-  std::size_t held_bytes = 0;     // allocated from the driver, cached or in use
-  std::size_t active_bytes = 0;   // handed out and not yet returned
-  std::size_t allocations = 0;    // driver allocations made
-  std::size_t hits = 0;           // requests served from the cache
+  std::size_t held_bytes = 0;    // allocated from the driver, cached or in use
+  std::size_t active_bytes = 0;  // handed out and not yet returned
+  std::size_t allocations = 0;   // driver allocations made
+  std::size_t hits = 0;          // requests served from the cache
 };
 
 class MemoryPool {

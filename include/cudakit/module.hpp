@@ -57,6 +57,7 @@ class Module {
 
  private:
   friend class Kernel;
+
  public:
   struct State;  // defined in src/core/module_state.hpp
  private:
@@ -66,7 +67,8 @@ class Module {
  public:
   // Internal: used by the compile path to attach the source.
   static Module from_state(std::shared_ptr<State> state);
-  static Module load_with_source(const CompiledCode& code, const Device& device, std::string source);
+  static Module load_with_source(const CompiledCode& code, const Device& device,
+                                 std::string source);
 };
 
 }  // namespace cudakit

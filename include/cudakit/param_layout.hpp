@@ -13,22 +13,36 @@
 namespace cudakit {
 
 enum class ParamKind : std::uint8_t {
-  pointer,          // T* (device or unified address)
-  scalar,           // arithmetic type, see ScalarType
-  aggregate,        // struct / array passed by value
-  pointer_or_u64    // 8 bytes, unknown whether pointer or 64-bit integer (PTX .u64 without source info)
+  pointer,        // T* (device or unified address)
+  scalar,         // arithmetic type, see ScalarType
+  aggregate,      // struct / array passed by value
+  pointer_or_u64  // 8 bytes, unknown whether pointer or 64-bit integer (PTX .u64 without source
+                  // info)
 };
 
 enum class ScalarType : std::uint8_t {
-  unknown, boolean, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64
+  unknown,
+  boolean,
+  i8,
+  u8,
+  i16,
+  u16,
+  i32,
+  u32,
+  i64,
+  u64,
+  f16,
+  bf16,
+  f32,
+  f64
 };
 
 std::string_view to_string(ScalarType type) noexcept;
 std::string_view to_string(ParamKind kind) noexcept;
 
 struct Param {
-  std::string name;                      // from the source; empty if unknown
-  std::string type;                      // C type as written, e.g. "const float *"; empty if unknown
+  std::string name;  // from the source; empty if unknown
+  std::string type;  // C type as written, e.g. "const float *"; empty if unknown
   ParamKind kind = ParamKind::aggregate;
   ScalarType scalar = ScalarType::unknown;  // for kind == scalar
   std::size_t size = 0;

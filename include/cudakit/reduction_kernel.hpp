@@ -26,8 +26,9 @@ class ReductionKernel {
   // `arguments` is a C parameter list ("const float* x, float a, int n").
   // ArgumentError when it cannot be parsed, when an expression is empty or
   // when name is not a C identifier.
-  ReductionKernel(DType dtype_out, std::string neutral, std::string reduce_expr, std::string map_expr,
-                  std::string arguments, std::string name = "reduce_kernel", std::string preamble = {});
+  ReductionKernel(DType dtype_out, std::string neutral, std::string reduce_expr,
+                  std::string map_expr, std::string arguments, std::string name = "reduce_kernel",
+                  std::string preamble = {});
 
   // Runs over the arguments in the order of the parameter list. Arrays must
   // be C-contiguous and have the pointee's dtype; numbers are converted to
@@ -43,7 +44,7 @@ class ReductionKernel {
   DType dtype_out() const noexcept { return dtype_out_; }
 
   struct Param {
-    std::string type;   // as written, without the name
+    std::string type;  // as written, without the name
     std::string name;
     bool pointer = false;
   };
@@ -53,8 +54,7 @@ class ReductionKernel {
   static KernelValue to_value(const Array& a) { return a; }
   static KernelValue to_value(const Scalar& s) { return s; }
   template <class T>
-    requires(std::is_arithmetic_v<T>)
-  static KernelValue to_value(T v) { return Scalar(v); }
+  requires(std::is_arithmetic_v<T>) static KernelValue to_value(T v) { return Scalar(v); }
 
   DType dtype_out_;
   std::string neutral_, reduce_expr_, map_expr_, arguments_, name_, preamble_;

@@ -24,8 +24,8 @@ class ScanKernel {
   const std::string& name() const noexcept { return name_; }
 
  protected:
-  ScanKernel(DType dtype, std::string scan_expr, std::optional<std::string> neutral, std::string name,
-             std::string preamble, bool exclusive);
+  ScanKernel(DType dtype, std::string scan_expr, std::optional<std::string> neutral,
+             std::string name, std::string preamble, bool exclusive);
 
  private:
   DType dtype_;
@@ -39,17 +39,20 @@ class ScanKernel {
 class InclusiveScanKernel : public ScanKernel {
  public:
   // ArgumentError for an empty scan_expr or a name that is not a C identifier.
-  InclusiveScanKernel(DType dtype, std::string scan_expr, std::optional<std::string> neutral = std::nullopt,
-                      std::string name = "scan", std::string preamble = {})
-      : ScanKernel(dtype, std::move(scan_expr), std::move(neutral), std::move(name), std::move(preamble), false) {}
+  InclusiveScanKernel(DType dtype, std::string scan_expr,
+                      std::optional<std::string> neutral = std::nullopt, std::string name = "scan",
+                      std::string preamble = {})
+      : ScanKernel(dtype, std::move(scan_expr), std::move(neutral), std::move(name),
+                   std::move(preamble), false) {}
 };
 
 class ExclusiveScanKernel : public ScanKernel {
  public:
   // The neutral element is required (it is out[0]).
-  ExclusiveScanKernel(DType dtype, std::string scan_expr, std::string neutral, std::string name = "scan",
-                      std::string preamble = {})
-      : ScanKernel(dtype, std::move(scan_expr), std::move(neutral), std::move(name), std::move(preamble), true) {}
+  ExclusiveScanKernel(DType dtype, std::string scan_expr, std::string neutral,
+                      std::string name = "scan", std::string preamble = {})
+      : ScanKernel(dtype, std::move(scan_expr), std::move(neutral), std::move(name),
+                   std::move(preamble), true) {}
 };
 
 }  // namespace cudakit

@@ -73,8 +73,8 @@ Shape broadcast_shapes(std::span<const Shape> shapes) {
   return out;
 }
 
-Array::Array(std::shared_ptr<detail::ArrayStorage> storage, DType dtype, Shape shape, Strides strides,
-             std::int64_t offset, std::optional<Stream> stream, bool readonly)
+Array::Array(std::shared_ptr<detail::ArrayStorage> storage, DType dtype, Shape shape,
+             Strides strides, std::int64_t offset, std::optional<Stream> stream, bool readonly)
     : storage_(std::move(storage)),
       dtype_(dtype),
       shape_(std::move(shape)),
@@ -116,7 +116,8 @@ bool Array::owns_data() const noexcept { return storage_ && storage_->pooled; }
 
 std::uint64_t Array::address() const {
   detail::check_valid(*this, "Array::address");
-  return storage_->address + static_cast<std::uint64_t>(offset_ * static_cast<std::int64_t>(itemsize()));
+  return storage_->address +
+         static_cast<std::uint64_t>(offset_ * static_cast<std::int64_t>(itemsize()));
 }
 
 bool Array::is_c_contiguous() const noexcept {
@@ -147,12 +148,15 @@ std::pair<std::uint64_t, std::uint64_t> byte_extent(const Array& a) {
   std::int64_t lo = 0, hi = 0;
   for (std::size_t k = 0; k < a.shape().size(); ++k) {
     std::int64_t span = (a.shape()[k] - 1) * a.strides()[k];
-    if (span < 0) lo += span;
-    else hi += span;
+    if (span < 0)
+      lo += span;
+    else
+      hi += span;
   }
   auto base = static_cast<std::int64_t>(a.address());
   auto item = static_cast<std::int64_t>(a.itemsize());
-  return {static_cast<std::uint64_t>(base + lo * item), static_cast<std::uint64_t>(base + (hi + 1) * item)};
+  return {static_cast<std::uint64_t>(base + lo * item),
+          static_cast<std::uint64_t>(base + (hi + 1) * item)};
 }
 }  // namespace
 
@@ -260,8 +264,10 @@ std::optional<Strides> nocopy_reshape(const Shape& old_shape_in, const Strides& 
   while (ni < newnd && oi < oldnd) {
     std::int64_t np = new_shape[ni], op = oldd[oi];
     while (np != op) {
-      if (np < op) np *= new_shape[nj++];
-      else op *= oldd[oj++];
+      if (np < op)
+        np *= new_shape[nj++];
+      else
+        op *= oldd[oj++];
     }
     for (std::size_t ok = oi; ok < oj - 1; ++ok)
       if (olds[ok] != oldd[ok + 1] * olds[ok + 1]) return std::nullopt;
@@ -326,7 +332,8 @@ Array Array::transpose(const std::vector<int>& axes) const {
   detail::check_valid(*this, "Array::transpose");
   if (static_cast<int>(axes.size()) != ndim())
     array_error("Array::transpose", "axes don't match array: got " + std::to_string(axes.size()) +
-                                        " axes for an array of dimension " + std::to_string(ndim()));
+                                        " axes for an array of dimension " +
+                                        std::to_string(ndim()));
   std::vector<bool> seen(axes.size(), false);
   Shape shape;
   Strides strides;
@@ -365,8 +372,9 @@ Array Array::squeeze(int axis) const {
   detail::check_valid(*this, "Array::squeeze");
   auto k = static_cast<std::size_t>(normalize_axis(axis, ndim(), "Array::squeeze"));
   if (shape_[k] != 1)
-    array_error("Array::squeeze", "cannot select an axis to squeeze out which has size not equal to one (axis " +
-                                      std::to_string(axis) + " has size " + std::to_string(shape_[k]) + ")");
+    array_error("Array::squeeze",
+                "cannot select an axis to squeeze out which has size not equal to one (axis " +
+                    std::to_string(axis) + " has size " + std::to_string(shape_[k]) + ")");
   Shape shape = shape_;
   Strides strides = strides_;
   shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(k));
@@ -387,34 +395,40 @@ Array Array::expand_dims(int axis) const {
 Array Array::broadcast_to(const Shape& shape) const {
   detail::check_valid(*this, "Array::broadcast_to");
   if (shape.size() < shape_.size())
-    array_error("Array::broadcast_to", "cannot broadcast an array of shape " + shape_to_string(shape_) +
-                                           " to the smaller rank shape " + shape_to_string(shape));
+    array_error("Array::broadcast_to", "cannot broadcast an array of shape " +
+                                           shape_to_string(shape_) + " to the smaller rank shape " +
+                                           shape_to_string(shape));
   std::size_t lead = shape.size() - shape_.size();
   Strides strides(shape.size(), 0);
   for (std::size_t k = 0; k < shape_.size(); ++k) {
     std::int64_t have = shape_[k], want = shape[lead + k];
-    if (have == want) strides[lead + k] = strides_[k];
+    if (have == want)
+      strides[lead + k] = strides_[k];
     else if (have != 1)
-      array_error("Array::broadcast_to", "cannot broadcast an array of shape " + shape_to_string(shape_) +
-                                             " to shape " + shape_to_string(shape));
+      array_error("Array::broadcast_to", "cannot broadcast an array of shape " +
+                                             shape_to_string(shape_) + " to shape " +
+                                             shape_to_string(shape));
   }
-  // Broadcast views repeat elements, so writing through one would race (NumPy makes them read-only too).
+  // Broadcast views repeat elements, so writing through one would race (NumPy makes them read-only
+  // too).
   return Array(storage_, dtype_, shape, strides, offset_, stream_, true);
 }
 
 Array Array::view(DType dtype) const {
   detail::check_valid(*this, "Array::view");
   if (cudakit::itemsize(dtype) != itemsize())
-    array_error("Array::view", std::string("cannot view ") + std::string(cudakit::to_string(dtype_)) + " as " +
-                                   std::string(cudakit::to_string(dtype)) + ": the item sizes differ");
+    array_error("Array::view",
+                std::string("cannot view ") + std::string(cudakit::to_string(dtype_)) + " as " +
+                    std::string(cudakit::to_string(dtype)) + ": the item sizes differ");
   return Array(storage_, dtype, shape_, strides_, offset_, stream_, readonly_);
 }
 
 void Array::check_host_type(DType requested) const {
   detail::check_valid(*this, "Array::to_host");
   if (requested != dtype_)
-    array_error("Array::to_host", "the array holds " + std::string(cudakit::to_string(dtype_)) +
-                                      " but the host type is " + std::string(cudakit::to_string(requested)),
+    array_error("Array::to_host",
+                "the array holds " + std::string(cudakit::to_string(dtype_)) +
+                    " but the host type is " + std::string(cudakit::to_string(requested)),
                 "convert first with astype(), or ask for the matching host type");
 }
 

@@ -19,10 +19,12 @@ namespace {
 
 void check_shape(const Shape& shape, const char* context) {
   for (auto e : shape)
-    if (e < 0) array_error(context, "negative dimensions are not allowed: " + shape_to_string(shape));
+    if (e < 0)
+      array_error(context, "negative dimensions are not allowed: " + shape_to_string(shape));
 }
 
-Array allocate(const Shape& shape, DType dtype, const Stream& stream, Order order, const char* context) {
+Array allocate(const Shape& shape, DType dtype, const Stream& stream, Order order,
+               const char* context) {
   check_shape(shape, context);
   const Device& device = stream.device();
   std::size_t bytes = static_cast<std::size_t>(shape_size(shape)) * itemsize(dtype);
@@ -42,14 +44,19 @@ Array empty(const Shape& shape, DType dtype, Order order) {
 Array empty(const Shape& shape, DType dtype, const Stream& stream, Order order) {
   return allocate(shape, dtype, stream, order, "empty");
 }
-Array zeros(const Shape& shape, DType dtype) { return zeros(shape, dtype, Device::current().default_stream()); }
+Array zeros(const Shape& shape, DType dtype) {
+  return zeros(shape, dtype, Device::current().default_stream());
+}
 Array zeros(const Shape& shape, DType dtype, const Stream& stream) {
   Array a = allocate(shape, dtype, stream, Order::C, "zeros");
-  if (a.nbytes() > 0) a.device().backend().fill(a.address(), 0, 1, a.nbytes(), stream.native(), true);
+  if (a.nbytes() > 0)
+    a.device().backend().fill(a.address(), 0, 1, a.nbytes(), stream.native(), true);
   return a;
 }
 Array ones(const Shape& shape, DType dtype) { return full(shape, 1, dtype); }
-Array ones(const Shape& shape, DType dtype, const Stream& stream) { return full(shape, 1, dtype, stream); }
+Array ones(const Shape& shape, DType dtype, const Stream& stream) {
+  return full(shape, 1, dtype, stream);
+}
 Array full(const Shape& shape, const Scalar& value, DType dtype) {
   return full(shape, value, dtype, Device::current().default_stream());
 }
@@ -98,16 +105,19 @@ Array arange(std::int64_t stop, DType dtype) {
   auto n = static_cast<std::size_t>(std::max<std::int64_t>(0, stop));
   std::vector<unsigned char> host(n * itemsize(dtype));
   for (std::size_t k = 0; k < n; ++k)
-    Scalar::typed(static_cast<std::int64_t>(k), DType::int64).store(dtype, host.data() + k * itemsize(dtype));
+    Scalar::typed(static_cast<std::int64_t>(k), DType::int64)
+        .store(dtype, host.data() + k * itemsize(dtype));
   return from_host(host.data(), Shape{static_cast<std::int64_t>(n)}, dtype);
 }
 
 Array linspace(double start, double stop, std::int64_t num, bool endpoint, DType dtype) {
-  if (num < 0) array_error("linspace", "number of samples, " + std::to_string(num) + ", must be non-negative");
+  if (num < 0)
+    array_error("linspace", "number of samples, " + std::to_string(num) + ", must be non-negative");
   std::int64_t div = endpoint ? num - 1 : num;
   std::vector<double> v(static_cast<std::size_t>(num));
   double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
-  for (std::int64_t k = 0; k < num; ++k) v[static_cast<std::size_t>(k)] = start + static_cast<double>(k) * step;
+  for (std::int64_t k = 0; k < num; ++k)
+    v[static_cast<std::size_t>(k)] = start + static_cast<double>(k) * step;
   if (endpoint && num > 1) v.back() = stop;
   return from_doubles(v, dtype);
 }
@@ -125,8 +135,9 @@ Array from_host(const void* data, const Shape& shape, DType dtype, const Stream&
   return a;
 }
 
-Array from_pointer(std::uint64_t address, const Shape& shape, const std::vector<std::int64_t>& strides_bytes,
-                   DType dtype, const Device& device, std::shared_ptr<void> owner, bool readonly,
+Array from_pointer(std::uint64_t address, const Shape& shape,
+                   const std::vector<std::int64_t>& strides_bytes, DType dtype,
+                   const Device& device, std::shared_ptr<void> owner, bool readonly,
                    std::optional<Stream> stream) {
   check_shape(shape, "from_pointer");
   Strides strides;
@@ -139,17 +150,19 @@ Array from_pointer(std::uint64_t address, const Shape& shape, const std::vector<
     auto item = static_cast<std::int64_t>(itemsize(dtype));
     for (auto s : strides_bytes) {
       if (s % item != 0)
-        array_error("from_pointer", "stride " + std::to_string(s) + " bytes is not a multiple of the item size " +
-                                        std::to_string(item) + " of " + std::string(to_string(dtype)));
+        array_error("from_pointer",
+                    "stride " + std::to_string(s) + " bytes is not a multiple of the item size " +
+                        std::to_string(item) + " of " + std::string(to_string(dtype)));
       strides.push_back(s / item);
     }
   }
-  if (address == 0 && shape_size(shape) > 0) array_error("from_pointer", "null address for a non-empty array");
+  if (address == 0 && shape_size(shape) > 0)
+    array_error("from_pointer", "null address for a non-empty array");
   auto storage = std::make_shared<detail::ArrayStorage>(device, address, 0);
   storage->owner = std::move(owner);
   if (stream && !(stream->device() == device))
-    array_error("from_pointer", "the stream is on " + stream->device().describe() + ", the memory on " +
-                                    device.describe());
+    array_error("from_pointer", "the stream is on " + stream->device().describe() +
+                                    ", the memory on " + device.describe());
   return Array(storage, dtype, shape, strides, 0, stream, readonly);
 }
 

@@ -44,7 +44,7 @@ struct Printer {
   const Array& a;
   bool summarise;
   std::vector<unsigned char> host;  // every element, C order, when it is small
-  std::vector<std::string> cells;  // C-order values of the elements shown
+  std::vector<std::string> cells;   // C-order values of the elements shown
   std::size_t next = 0;
   std::size_t width = 0;
 
@@ -63,8 +63,10 @@ struct Printer {
 
   void gather(std::size_t axis, std::int64_t flat) {
     if (axis == a.shape().size()) {
-      Scalar v = host.empty() ? a.item(flat)
-                              : detail::scalar_from_bytes(host.data() + static_cast<std::size_t>(flat) * a.itemsize(), a.dtype());
+      Scalar v = host.empty()
+                     ? a.item(flat)
+                     : detail::scalar_from_bytes(
+                           host.data() + static_cast<std::size_t>(flat) * a.itemsize(), a.dtype());
       cells.push_back(format_value(v, a.dtype()));
       width = std::max(width, cells.back().size());
       return;
@@ -98,7 +100,9 @@ struct Printer {
     }
     std::string s = "[";
     bool last_axis = axis + 1 == a.shape().size();
-    std::string sep = last_axis ? ", " : "," + std::string(a.shape().size() - axis - 1, '\n') + std::string(indent + 1, ' ');
+    std::string sep = last_axis ? ", "
+                                : "," + std::string(a.shape().size() - axis - 1, '\n') +
+                                      std::string(indent + 1, ' ');
     bool first = true;
     for (std::int64_t k : shown(a.shape()[axis])) {
       if (!first) s += sep;
@@ -122,8 +126,10 @@ std::string Array::to_string() const {
   // one), the dtype when it is not a default one or the array is empty.
   std::vector<std::string> extras;
   bool summarise = size() > kThreshold;
-  if ((size() == 0 && shape_ != Shape{0}) || summarise) extras.push_back("shape=" + shape_to_string(shape_));
-  if (!default_dtype_shown_bare(dtype_) || size() == 0) extras.push_back("dtype=" + std::string(cudakit::to_string(dtype_)));
+  if ((size() == 0 && shape_ != Shape{0}) || summarise)
+    extras.push_back("shape=" + shape_to_string(shape_));
+  if (!default_dtype_shown_bare(dtype_) || size() == 0)
+    extras.push_back("dtype=" + std::string(cudakit::to_string(dtype_)));
   std::string body = "[]";
   if (size() > 0) {
     // Small arrays come to the host in one copy; big ones element by element

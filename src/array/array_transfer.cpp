@@ -17,21 +17,36 @@ Scalar scalar_from_bytes(const void* bytes, DType dtype) {
     return v;
   };
   switch (dtype) {
-    case DType::bool_: return Scalar::typed(get(bool{}), dtype);
-    case DType::int8: return Scalar::typed(get(std::int8_t{}), dtype);
-    case DType::int16: return Scalar::typed(get(std::int16_t{}), dtype);
-    case DType::int32: return Scalar::typed(get(std::int32_t{}), dtype);
-    case DType::int64: return Scalar::typed(get(std::int64_t{}), dtype);
-    case DType::uint8: return Scalar::typed(get(std::uint8_t{}), dtype);
-    case DType::uint16: return Scalar::typed(get(std::uint16_t{}), dtype);
-    case DType::uint32: return Scalar::typed(get(std::uint32_t{}), dtype);
-    case DType::uint64: return Scalar::typed(get(std::uint64_t{}), dtype);
-    case DType::float16: return Scalar(get(Half{}));
-    case DType::bfloat16: return Scalar(get(BFloat16{}));
-    case DType::float32: return Scalar::typed(get(float{}), dtype);
-    case DType::float64: return Scalar::typed(get(double{}), dtype);
-    case DType::complex64: return Scalar::typed(get(std::complex<float>{}), dtype);
-    case DType::complex128: return Scalar::typed(get(std::complex<double>{}), dtype);
+    case DType::bool_:
+      return Scalar::typed(get(bool{}), dtype);
+    case DType::int8:
+      return Scalar::typed(get(std::int8_t{}), dtype);
+    case DType::int16:
+      return Scalar::typed(get(std::int16_t{}), dtype);
+    case DType::int32:
+      return Scalar::typed(get(std::int32_t{}), dtype);
+    case DType::int64:
+      return Scalar::typed(get(std::int64_t{}), dtype);
+    case DType::uint8:
+      return Scalar::typed(get(std::uint8_t{}), dtype);
+    case DType::uint16:
+      return Scalar::typed(get(std::uint16_t{}), dtype);
+    case DType::uint32:
+      return Scalar::typed(get(std::uint32_t{}), dtype);
+    case DType::uint64:
+      return Scalar::typed(get(std::uint64_t{}), dtype);
+    case DType::float16:
+      return Scalar(get(Half{}));
+    case DType::bfloat16:
+      return Scalar(get(BFloat16{}));
+    case DType::float32:
+      return Scalar::typed(get(float{}), dtype);
+    case DType::float64:
+      return Scalar::typed(get(double{}), dtype);
+    case DType::complex64:
+      return Scalar::typed(get(std::complex<float>{}), dtype);
+    case DType::complex128:
+      return Scalar::typed(get(std::complex<double>{}), dtype);
   }
   return {};
 }
@@ -42,8 +57,8 @@ void check_bytes(const Array& a, std::size_t bytes, const char* context) {
   detail::check_valid(a, context);
   if (bytes != a.nbytes())
     array_error(context, "the host buffer has " + std::to_string(bytes) + " bytes but the array " +
-                             shape_to_string(a.shape()) + " " + std::string(to_string(a.dtype())) + " has " +
-                             std::to_string(a.nbytes()));
+                             shape_to_string(a.shape()) + " " + std::string(to_string(a.dtype())) +
+                             " has " + std::to_string(a.nbytes()));
 }
 }  // namespace
 
@@ -101,8 +116,8 @@ void Array::copy_from_host_async(const void* src, std::size_t bytes) {
 Scalar Array::item(std::int64_t flat_index) const {
   detail::check_valid(*this, "Array::item");
   if (flat_index < 0 || flat_index >= size())
-    array_error("Array::item", "index " + std::to_string(flat_index) + " is out of bounds for size " +
-                                   std::to_string(size()));
+    array_error("Array::item", "index " + std::to_string(flat_index) +
+                                   " is out of bounds for size " + std::to_string(size()));
   std::int64_t offset = 0, rest = flat_index;
   for (std::size_t d = shape_.size(); d-- > 0;) {
     offset += (rest % shape_[d]) * strides_[d];
@@ -110,9 +125,10 @@ Scalar Array::item(std::int64_t flat_index) const {
   }
   unsigned char bytes[16] = {};
   Stream s = stream();
-  std::uint64_t at = address() + static_cast<std::uint64_t>(offset * static_cast<std::int64_t>(itemsize()));
-  device().backend().copy(bytes, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(at)), itemsize(),
-                          s.native(), true);
+  std::uint64_t at =
+      address() + static_cast<std::uint64_t>(offset * static_cast<std::int64_t>(itemsize()));
+  device().backend().copy(bytes, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(at)),
+                          itemsize(), s.native(), true);
   s.synchronize();
   return detail::scalar_from_bytes(bytes, dtype_);
 }

@@ -22,8 +22,8 @@ ScalarType scalar_type_for(DType d) noexcept;
 // NumPy's axis rule: -ndim <= axis < ndim; ArgumentError otherwise.
 inline int normalize_axis(int axis, int ndim, const char* context) {
   if (axis < -ndim || axis >= ndim)
-    array_error(context, "axis " + std::to_string(axis) + " is out of bounds for array of dimension " +
-                             std::to_string(ndim));
+    array_error(context, "axis " + std::to_string(axis) +
+                             " is out of bounds for array of dimension " + std::to_string(ndim));
   return axis < 0 ? axis + ndim : axis;
 }
 

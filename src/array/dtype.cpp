@@ -1,10 +1,11 @@
 // DType names, sizes and NumPy 2 (NEP 50) promotion and casting rules.
 #include "cudakit/dtype.hpp"
-#include "cudakit/param_layout.hpp"
 
 #include <array>
 #include <cstring>
 #include <string>
+
+#include "cudakit/param_layout.hpp"
 
 namespace cudakit {
 namespace {
@@ -40,9 +41,12 @@ const DTypeInfo& info(DType d) noexcept { return kInfo[static_cast<std::size_t>(
 int float_rank(DType d) noexcept {
   switch (d) {
     case DType::float16:
-    case DType::bfloat16: return 0;
-    case DType::float32: return 1;
-    default: return 2;
+    case DType::bfloat16:
+      return 0;
+    case DType::float32:
+      return 1;
+    default:
+      return 2;
   }
 }
 
@@ -53,18 +57,25 @@ DType float_of_rank(int rank) noexcept {
 // The smallest float that holds every value of an integer (or bool) dtype.
 int float_rank_for_int(DType d) noexcept {
   switch (itemsize(d)) {
-    case 1: return 0;
-    case 2: return 1;
-    default: return 2;
+    case 1:
+      return 0;
+    case 2:
+      return 1;
+    default:
+      return 2;
   }
 }
 
 DType signed_of_size(std::size_t size) noexcept {
   switch (size) {
-    case 1: return DType::int8;
-    case 2: return DType::int16;
-    case 4: return DType::int32;
-    default: return DType::int64;
+    case 1:
+      return DType::int8;
+    case 2:
+      return DType::int16;
+    case 4:
+      return DType::int32;
+    default:
+      return DType::int64;
   }
 }
 
@@ -102,14 +113,15 @@ Half::Half(float value) noexcept {
   std::uint32_t sign = (x >> 16) & 0x8000u;
   std::uint32_t mag = x & 0x7fffffffu;
   if (mag >= 0x7f800000u) {  // inf or nan
-    bits = static_cast<std::uint16_t>(sign | 0x7c00u | (mag > 0x7f800000u ? 0x200u | ((mag >> 13) & 0x3ffu) : 0u));
+    bits = static_cast<std::uint16_t>(sign | 0x7c00u |
+                                      (mag > 0x7f800000u ? 0x200u | ((mag >> 13) & 0x3ffu) : 0u));
     return;
   }
   if (mag >= 0x477ff000u) {  // rounds to >= 65520: overflow to inf
     bits = static_cast<std::uint16_t>(sign | 0x7c00u);
     return;
   }
-  if (mag < 0x38800000u) {  // below the smallest normal half: subnormal or zero
+  if (mag < 0x38800000u) {    // below the smallest normal half: subnormal or zero
     if (mag < 0x33000000u) {  // below half the smallest subnormal
       bits = static_cast<std::uint16_t>(sign);
       return;
@@ -191,15 +203,18 @@ std::optional<DType> parse_dtype(std::string_view name) noexcept {
     DType dtype;
   };
   static constexpr Alias aliases[] = {
-      {"bool_", DType::bool_},     {"?", DType::bool_},         {"b1", DType::bool_},
-      {"i1", DType::int8},         {"i2", DType::int16},        {"i4", DType::int32},
-      {"i8", DType::int64},        {"int", DType::int64},       {"long", DType::int64},
-      {"u1", DType::uint8},        {"u2", DType::uint16},       {"u4", DType::uint32},
-      {"u8", DType::uint64},       {"f2", DType::float16},      {"half", DType::float16},
-      {"f4", DType::float32},      {"float", DType::float32},   {"single", DType::float32},
-      {"f8", DType::float64},      {"double", DType::float64},  {"c8", DType::complex64},
-      {"c16", DType::complex128},  {"complex", DType::complex128},
-      {"bf16", DType::bfloat16},
+      {"bool_", DType::bool_},        {"?", DType::bool_},
+      {"b1", DType::bool_},           {"i1", DType::int8},
+      {"i2", DType::int16},           {"i4", DType::int32},
+      {"i8", DType::int64},           {"int", DType::int64},
+      {"long", DType::int64},         {"u1", DType::uint8},
+      {"u2", DType::uint16},          {"u4", DType::uint32},
+      {"u8", DType::uint64},          {"f2", DType::float16},
+      {"half", DType::float16},       {"f4", DType::float32},
+      {"float", DType::float32},      {"single", DType::float32},
+      {"f8", DType::float64},         {"double", DType::float64},
+      {"c8", DType::complex64},       {"c16", DType::complex128},
+      {"complex", DType::complex128}, {"bf16", DType::bfloat16},
   };
   for (const auto& a : aliases)
     if (a.name == name) return a.dtype;
@@ -242,18 +257,25 @@ DType result_type(DType a, DType b) noexcept {
 
 DType default_dtype(ScalarKind scalar) noexcept {
   switch (scalar) {
-    case ScalarKind::boolean: return DType::bool_;
-    case ScalarKind::integer: return DType::int64;
-    case ScalarKind::floating: return DType::float64;
-    default: return DType::complex128;
+    case ScalarKind::boolean:
+      return DType::bool_;
+    case ScalarKind::integer:
+      return DType::int64;
+    case ScalarKind::floating:
+      return DType::float64;
+    default:
+      return DType::complex128;
   }
 }
 
 DType result_type(DType array, ScalarKind scalar) noexcept {
   switch (scalar) {
-    case ScalarKind::boolean: return array;
-    case ScalarKind::integer: return is_bool(array) ? DType::int64 : array;
-    case ScalarKind::floating: return is_inexact(array) ? array : DType::float64;
+    case ScalarKind::boolean:
+      return array;
+    case ScalarKind::integer:
+      return is_bool(array) ? DType::int64 : array;
+    case ScalarKind::floating:
+      return is_inexact(array) ? array : DType::float64;
     default:
       if (is_complex(array)) return array;
       if (is_floating(array)) return float_rank(array) <= 1 ? DType::complex64 : DType::complex128;
@@ -264,9 +286,12 @@ DType result_type(DType array, ScalarKind scalar) noexcept {
 bool can_cast(DType from, DType to, Casting casting) noexcept {
   switch (casting) {
     case Casting::no:
-    case Casting::equiv: return from == to;
-    case Casting::unsafe: return true;
-    case Casting::safe: return result_type(from, to) == to;
+    case Casting::equiv:
+      return from == to;
+    case Casting::unsafe:
+      return true;
+    case Casting::safe:
+      return result_type(from, to) == to;
     case Casting::same_kind:
       return result_type(from, to) == to || kind_rank(from) <= kind_rank(to);
   }
@@ -277,20 +302,34 @@ namespace detail {
 
 ScalarType scalar_type_for(DType d) noexcept {
   switch (d) {
-    case DType::bool_: return ScalarType::boolean;
-    case DType::int8: return ScalarType::i8;
-    case DType::int16: return ScalarType::i16;
-    case DType::int32: return ScalarType::i32;
-    case DType::int64: return ScalarType::i64;
-    case DType::uint8: return ScalarType::u8;
-    case DType::uint16: return ScalarType::u16;
-    case DType::uint32: return ScalarType::u32;
-    case DType::uint64: return ScalarType::u64;
-    case DType::float16: return ScalarType::f16;
-    case DType::bfloat16: return ScalarType::bf16;
-    case DType::float32: return ScalarType::f32;
-    case DType::float64: return ScalarType::f64;
-    default: return ScalarType::unknown;
+    case DType::bool_:
+      return ScalarType::boolean;
+    case DType::int8:
+      return ScalarType::i8;
+    case DType::int16:
+      return ScalarType::i16;
+    case DType::int32:
+      return ScalarType::i32;
+    case DType::int64:
+      return ScalarType::i64;
+    case DType::uint8:
+      return ScalarType::u8;
+    case DType::uint16:
+      return ScalarType::u16;
+    case DType::uint32:
+      return ScalarType::u32;
+    case DType::uint64:
+      return ScalarType::u64;
+    case DType::float16:
+      return ScalarType::f16;
+    case DType::bfloat16:
+      return ScalarType::bf16;
+    case DType::float32:
+      return ScalarType::f32;
+    case DType::float64:
+      return ScalarType::f64;
+    default:
+      return ScalarType::unknown;
   }
 }
 

@@ -35,9 +35,12 @@ std::vector<std::string> scalar_loads(const Plan& plan, const std::string& p) {
   for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
     const auto& in = plan.inputs[k];
     std::string name = p + "in" + std::to_string(k);
-    if (in.access == Access::uniform) loads.push_back(p + "u" + std::to_string(k));
-    else if (in.access == Access::contiguous) loads.push_back(name + "[i]");
-    else loads.push_back(name + "[" + p + "o" + std::to_string(in.strided_row) + "]");
+    if (in.access == Access::uniform)
+      loads.push_back(p + "u" + std::to_string(k));
+    else if (in.access == Access::contiguous)
+      loads.push_back(name + "[i]");
+    else
+      loads.push_back(name + "[" + p + "o" + std::to_string(in.strided_row) + "]");
   }
   return loads;
 }
@@ -46,12 +49,14 @@ std::string uniform_hoists(const Plan& plan, const std::string& p, const std::st
   std::string s;
   for (std::size_t k = 0; k < plan.inputs.size(); ++k)
     if (plan.inputs[k].access == Access::uniform)
-      s += indent + "const " + std::string(c_type_name(plan.inputs[k].array.dtype())) + " " + p + "u" +
-           std::to_string(k) + " = " + p + "in" + std::to_string(k) + "[0];\n";
+      s += indent + "const " + std::string(c_type_name(plan.inputs[k].array.dtype())) + " " + p +
+           "u" + std::to_string(k) + " = " + p + "in" + std::to_string(k) + "[0];\n";
   return s;
 }
 
-std::string kernel_name_for(const std::string& key) { return "cudakit_elementwise_" + hash_hex(key); }
+std::string kernel_name_for(const std::string& key) {
+  return "cudakit_elementwise_" + hash_hex(key);
+}
 
 std::string render_elementwise(const Plan& plan, const ExprNode& root, const std::string& name,
                                const std::string& description) {
@@ -63,9 +68,10 @@ std::string render_elementwise(const Plan& plan, const ExprNode& root, const std
   s += "\n" + render_layout_struct(plan, p);
   s += "\n// out = " + description + "\n";
   std::string params = render_params(plan, p);
-  s += "extern \"C\" __global__ void " + name + "(" + ot + "* " + p + "out" + (params.empty() ? "" : ", ") +
-       params + ", " + it + " n) {\n";
-  s += "  const " + it + " first = (" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" + it + ")threadIdx.x;\n";
+  s += "extern \"C\" __global__ void " + name + "(" + ot + "* " + p + "out" +
+       (params.empty() ? "" : ", ") + params + ", " + it + " n) {\n";
+  s += "  const " + it + " first = (" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" + it +
+       ")threadIdx.x;\n";
   s += "  const " + it + " step = (" + it + ")gridDim.x * (" + it + ")blockDim.x;\n";
   s += uniform_hoists(plan, p, "  ");
   std::string tail_start = "first";
@@ -82,8 +88,8 @@ std::string render_elementwise(const Plan& plan, const ExprNode& root, const std
         continue;
       }
       std::string vt = "cudakit_vec<" + std::string(c_type_name(in.array.dtype())) + ", " + V + ">";
-      s += "    const " + vt + " " + p + "v" + std::to_string(k) + " = reinterpret_cast<const " + vt + "*>(" + p +
-           "in" + std::to_string(k) + ")[v];\n";
+      s += "    const " + vt + " " + p + "v" + std::to_string(k) + " = reinterpret_cast<const " +
+           vt + "*>(" + p + "in" + std::to_string(k) + ")[v];\n";
       loads.push_back(p + "v" + std::to_string(k) + ".v[k]");
     }
     std::string rt = "cudakit_vec<" + ot + ", " + V + ">";
@@ -103,15 +109,17 @@ std::string render_elementwise(const Plan& plan, const ExprNode& root, const std
   ElementCode code = render_element(plan, root, p, "    ", scalar_loads(plan, p));
   s += code.statements;
   std::string dst = plan.out->access == Access::contiguous ? p + "out[i]"
-                    : plan.out->access == Access::uniform  ? p + "out[0]"
-                                                           : p + "out[" + p + "o" + std::to_string(plan.out->strided_row) + "]";
+                    : plan.out->access == Access::uniform
+                        ? p + "out[0]"
+                        : p + "out[" + p + "o" + std::to_string(plan.out->strided_row) + "]";
   s += "    " + dst + " = " + store_convert(od, code.value) + ";\n";
   s += "  }\n}\n";
   return s;
 }
 
 bool is_identical_layout(const Array& a, const Array& out) {
-  return a.address() == out.address() && a.shape() == out.shape() && a.strides_bytes() == out.strides_bytes();
+  return a.address() == out.address() && a.shape() == out.shape() &&
+         a.strides_bytes() == out.strides_bytes();
 }
 
 bool unsafe_alias(const ExprNode& n, const Array& out) {
@@ -132,7 +140,8 @@ LaunchConfig config_for(const Device& device, std::int64_t work, StreamRef strea
   // CPU backend each block costs a task, so one wave and the loop it is.
   std::int64_t limit = std::int64_t(props.max_grid_dim.x > 0 ? props.max_grid_dim.x : 65535);
   if (device.backend_kind() == BackendKind::cpu) {
-    std::int64_t per_sm = std::max(1, props.max_threads_per_multiprocessor / static_cast<int>(block));
+    std::int64_t per_sm =
+        std::max(1, props.max_threads_per_multiprocessor / static_cast<int>(block));
     limit = std::max<std::int64_t>(1, props.multiprocessor_count) * per_sm;
   }
   std::int64_t blocks = std::clamp<std::int64_t>((work + block - 1) / block, 1, limit);
@@ -169,8 +178,10 @@ void run(const Expr& expr, const Array& out) {
   ArgPack args;
   args.push_pointer(out.address());
   pack_params(p.plan, args);
-  if (p.plan.index64) args.push_scalar<long long>(p.plan.size);
-  else args.push_scalar<int>(static_cast<int>(p.plan.size));
+  if (p.plan.index64)
+    args.push_scalar<long long>(p.plan.size);
+  else
+    args.push_scalar<int>(static_cast<int>(p.plan.size));
   std::int64_t work = p.plan.vector_width > 1 ? p.plan.size / p.plan.vector_width : p.plan.size;
   args.launch(kernel, config_for(device, std::max<std::int64_t>(work, 1), out.stream()));
 }
@@ -183,19 +194,25 @@ void eval_into(const Expr& expr, Array& out, Casting casting, const char* contex
     array_error(context, "the destination array is read-only",
                 "broadcast_to() views and read-only imports cannot be written; copy() first");
   if (const Device* d = expr.device(); d && !(*d == out.device()))
-    array_error(context, "operands are on different devices: " + d->describe() + " and " + out.device().describe(),
-                "copy one operand to the other's device first");
+    array_error(
+        context,
+        "operands are on different devices: " + d->describe() + " and " + out.device().describe(),
+        "copy one operand to the other's device first");
   Shape b = broadcast_shapes(expr.shape(), out.shape());
   if (b != out.shape())
-    array_error(context, "could not broadcast input array from shape " + shape_to_string(expr.shape()) +
-                             " into shape " + shape_to_string(out.shape()));
+    array_error(context, "could not broadcast input array from shape " +
+                             shape_to_string(expr.shape()) + " into shape " +
+                             shape_to_string(out.shape()));
   if (!expr.is_weak() && !can_cast(expr.dtype(), out.dtype(), casting))
-    array_error(context, "cannot cast the result from " + std::string(to_string(expr.dtype())) + " to " +
-                             std::string(to_string(out.dtype())) + " with casting rule 'same_kind'",
-                "convert explicitly with astype(), or assign() (which casts like NumPy's a[...] = x)");
-  if (expr.is_weak() && expr.node()->kind == NodeKind::scalar && !expr.node()->scalar.fits(out.dtype()))
-    array_error(context, "Python integer " + expr.node()->scalar.to_string() + " out of bounds for " +
-                             std::string(to_string(out.dtype())));
+    array_error(
+        context,
+        "cannot cast the result from " + std::string(to_string(expr.dtype())) + " to " +
+            std::string(to_string(out.dtype())) + " with casting rule 'same_kind'",
+        "convert explicitly with astype(), or assign() (which casts like NumPy's a[...] = x)");
+  if (expr.is_weak() && expr.node()->kind == NodeKind::scalar &&
+      !expr.node()->scalar.fits(out.dtype()))
+    array_error(context, "Python integer " + expr.node()->scalar.to_string() +
+                             " out of bounds for " + std::string(to_string(out.dtype())));
   Expr e = as_dtype(expr, out.dtype());
   if (unsafe_alias(*e.node(), out)) {
     // An operand overlaps the destination in another layout (a shifted or
@@ -236,24 +253,29 @@ FusedMap codegen_map(const Expr& expr, const CodegenOptions& options) {
   std::string fn = pre + "element";
   std::string pre_text = codegen_prelude() + render_layout_struct(plan, pre);
   pre_text += "// " + to_string(expr) + "\n";
-  pre_text += "__device__ inline " + compute_c_type(m.dtype) + " " + fn + "(" + it + " " + options.index_name +
-              (m.params.empty() ? "" : ", ") + m.params + ") {\n";
+  pre_text += "__device__ inline " + compute_c_type(m.dtype) + " " + fn + "(" + it + " " +
+              options.index_name + (m.params.empty() ? "" : ", ") + m.params + ") {\n";
   pre_text += render_offsets(plan, pre, options.index_name, "  ");
   pre_text += uniform_hoists(plan, pre, "  ");
   std::vector<std::string> loads;
   for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
     const auto& in = plan.inputs[k];
     std::string name = pre + "in" + std::to_string(k);
-    if (in.access == Access::uniform) loads.push_back(pre + "u" + std::to_string(k));
-    else if (in.access == Access::contiguous) loads.push_back(name + "[" + options.index_name + "]");
-    else loads.push_back(name + "[" + pre + "o" + std::to_string(in.strided_row) + "]");
+    if (in.access == Access::uniform)
+      loads.push_back(pre + "u" + std::to_string(k));
+    else if (in.access == Access::contiguous)
+      loads.push_back(name + "[" + options.index_name + "]");
+    else
+      loads.push_back(name + "[" + pre + "o" + std::to_string(in.strided_row) + "]");
   }
   ElementCode code = render_element(plan, *expr.node(), pre, "  ", loads);
   pre_text += code.statements + "  return " + code.value + ";\n}\n";
   m.preamble = pre_text;
   std::string call = fn + "(" + options.index_name;
-  for (std::size_t k = 0; k < plan.inputs.size(); ++k) call += ", " + pre + "in" + std::to_string(k);
-  for (std::size_t k = 0; k < plan.scalars.size(); ++k) call += ", " + pre + "s" + std::to_string(k);
+  for (std::size_t k = 0; k < plan.inputs.size(); ++k)
+    call += ", " + pre + "in" + std::to_string(k);
+  for (std::size_t k = 0; k < plan.scalars.size(); ++k)
+    call += ", " + pre + "s" + std::to_string(k);
   if (plan.strided_rows > 0) call += ", " + pre + "lay";
   m.element = call + ")";
   m.key = "map|" + p + "|" + options.index_name + "|" + plan.key + (plan.index64 ? "|x64" : "|x32");
@@ -273,20 +295,25 @@ Array::Array(const Expr& expr) {
   };
   find_stream(find_stream, *expr.node());
   Array out = stream ? empty(expr.shape(), expr.dtype(), *stream)
-                     : empty(expr.shape(), expr.dtype(), d ? d->default_stream() : Device::current().default_stream());
+                     : empty(expr.shape(), expr.dtype(),
+                             d ? d->default_stream() : Device::current().default_stream());
   detail::eval_into(expr, out, Casting::unsafe, "evaluating an array expression");
   *this = out;
 }
 
 Array eval(const Expr& expr) { return Array(expr); }
-void eval(const Expr& expr, Array& out) { detail::eval_into(expr, out, Casting::same_kind, "eval(expr, out)"); }
+void eval(const Expr& expr, Array& out) {
+  detail::eval_into(expr, out, Casting::same_kind, "eval(expr, out)");
+}
 
-void Array::assign(const Expr& value) { detail::eval_into(value, *this, Casting::unsafe, "Array::assign"); }
+void Array::assign(const Expr& value) {
+  detail::eval_into(value, *this, Casting::unsafe, "Array::assign");
+}
 
-#define CUDAKIT_INPLACE(OP, EXPR)                                                   \
-  Array& Array::operator OP(const Expr& rhs) {                                      \
-    detail::eval_into(EXPR, *this, Casting::same_kind, "Array::operator" #OP);      \
-    return *this;                                                                   \
+#define CUDAKIT_INPLACE(OP, EXPR)                                              \
+  Array& Array::operator OP(const Expr& rhs) {                                 \
+    detail::eval_into(EXPR, *this, Casting::same_kind, "Array::operator" #OP); \
+    return *this;                                                              \
   }
 CUDAKIT_INPLACE(+=, Expr(*this) + rhs)
 CUDAKIT_INPLACE(-=, Expr(*this) - rhs)

@@ -32,30 +32,55 @@ std::string trim(const std::string& s) {
 // "const unsigned int" -> uint32 (qualifiers and spacing ignored).
 std::optional<DType> dtype_of_c_type(std::string type) {
   for (const char* q : {"const", "volatile", "__restrict__", "restrict"}) {
-    for (auto pos = type.find(q); pos != std::string::npos; pos = type.find(q)) type.erase(pos, std::string(q).size());
+    for (auto pos = type.find(q); pos != std::string::npos; pos = type.find(q))
+      type.erase(pos, std::string(q).size());
   }
   std::string words;
   std::string w;
   for (char c : type + " ") {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') w += c;
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+      w += c;
     else if (!w.empty()) {
       words += (words.empty() ? "" : " ") + w;
       w.clear();
     }
   }
   static const std::map<std::string, DType> names = {
-      {"bool", DType::bool_}, {"char", DType::int8}, {"signed char", DType::int8},
-      {"int8_t", DType::int8}, {"unsigned char", DType::uint8}, {"uint8_t", DType::uint8},
-      {"short", DType::int16}, {"short int", DType::int16}, {"int16_t", DType::int16},
-      {"unsigned short", DType::uint16}, {"uint16_t", DType::uint16}, {"int", DType::int32},
-      {"signed", DType::int32}, {"int32_t", DType::int32}, {"unsigned", DType::uint32},
-      {"unsigned int", DType::uint32}, {"uint32_t", DType::uint32}, {"long long", DType::int64},
-      {"long", DType::int64}, {"long long int", DType::int64}, {"int64_t", DType::int64},
-      {"ptrdiff_t", DType::int64}, {"unsigned long long", DType::uint64}, {"unsigned long", DType::uint64},
-      {"uint64_t", DType::uint64}, {"size_t", DType::uint64}, {"float", DType::float32},
-      {"double", DType::float64}, {"cudakit_half", DType::float16}, {"__half", DType::float16},
-      {"half", DType::float16}, {"cudakit_bfloat16", DType::bfloat16}, {"__nv_bfloat16", DType::bfloat16},
-      {"cudakit_complex64", DType::complex64}, {"cudakit_complex128", DType::complex128},
+      {"bool", DType::bool_},
+      {"char", DType::int8},
+      {"signed char", DType::int8},
+      {"int8_t", DType::int8},
+      {"unsigned char", DType::uint8},
+      {"uint8_t", DType::uint8},
+      {"short", DType::int16},
+      {"short int", DType::int16},
+      {"int16_t", DType::int16},
+      {"unsigned short", DType::uint16},
+      {"uint16_t", DType::uint16},
+      {"int", DType::int32},
+      {"signed", DType::int32},
+      {"int32_t", DType::int32},
+      {"unsigned", DType::uint32},
+      {"unsigned int", DType::uint32},
+      {"uint32_t", DType::uint32},
+      {"long long", DType::int64},
+      {"long", DType::int64},
+      {"long long int", DType::int64},
+      {"int64_t", DType::int64},
+      {"ptrdiff_t", DType::int64},
+      {"unsigned long long", DType::uint64},
+      {"unsigned long", DType::uint64},
+      {"uint64_t", DType::uint64},
+      {"size_t", DType::uint64},
+      {"float", DType::float32},
+      {"double", DType::float64},
+      {"cudakit_half", DType::float16},
+      {"__half", DType::float16},
+      {"half", DType::float16},
+      {"cudakit_bfloat16", DType::bfloat16},
+      {"__nv_bfloat16", DType::bfloat16},
+      {"cudakit_complex64", DType::complex64},
+      {"cudakit_complex128", DType::complex128},
       {"pycuda::complex<float>", DType::complex64},
   };
   auto it = names.find(words);
@@ -70,29 +95,36 @@ std::vector<ElementwiseKernel::Param> parse_arguments(const std::string& text) {
   auto flush = [&] {
     std::string a = trim(cur);
     cur.clear();
-    if (a.empty()) array_error("ElementwiseKernel", "empty entry in the argument list \"" + text + "\"");
+    if (a.empty())
+      array_error("ElementwiseKernel", "empty entry in the argument list \"" + text + "\"");
     std::size_t end = a.size();
-    while (end > 0 && (std::isalnum(static_cast<unsigned char>(a[end - 1])) || a[end - 1] == '_')) --end;
+    while (end > 0 && (std::isalnum(static_cast<unsigned char>(a[end - 1])) || a[end - 1] == '_'))
+      --end;
     ElementwiseKernel::Param p;
     p.name = a.substr(end);
     p.type = trim(a.substr(0, end));
     if (p.name.empty() || p.type.empty())
-      array_error("ElementwiseKernel", "cannot read argument \"" + a + "\": write it as \"type name\"");
+      array_error("ElementwiseKernel",
+                  "cannot read argument \"" + a + "\": write it as \"type name\"");
     p.pointer = p.type.find('*') != std::string::npos;
     std::string base = p.type;
     base.erase(std::remove(base.begin(), base.end(), '*'), base.end());
     p.dtype = dtype_of_c_type(base);
     if (!p.pointer && !p.dtype)
-      array_error("ElementwiseKernel", "argument '" + p.name + "' has type '" + p.type +
-                                           "', which is not a number type cudakit can pass",
-                  "scalar arguments are bool, integers, float, double, complex; arrays are pointers");
+      array_error(
+          "ElementwiseKernel",
+          "argument '" + p.name + "' has type '" + p.type +
+              "', which is not a number type cudakit can pass",
+          "scalar arguments are bool, integers, float, double, complex; arrays are pointers");
     out.push_back(p);
   };
   for (char c : text) {
     if (c == '<' || c == '(') ++depth;
     if (c == '>' || c == ')') --depth;
-    if (c == ',' && depth == 0) flush();
-    else cur += c;
+    if (c == ',' && depth == 0)
+      flush();
+    else
+      cur += c;
   }
   if (!trim(cur).empty() || !out.empty()) flush();
   return out;
@@ -109,25 +141,31 @@ ElementwiseKernel::ElementwiseKernel(std::string arguments, std::string operatio
   s->preamble = std::move(preamble);
   s->options = std::move(options);
   s->options.no_extern_c = true;
-  if (s->name.empty() || !(std::isalpha(static_cast<unsigned char>(s->name[0])) || s->name[0] == '_'))
+  if (s->name.empty() ||
+      !(std::isalpha(static_cast<unsigned char>(s->name[0])) || s->name[0] == '_'))
     array_error("ElementwiseKernel", "the kernel name '" + s->name + "' is not a C identifier");
-  if (trim(s->operation).empty()) array_error("ElementwiseKernel " + s->name, "the operation is empty");
+  if (trim(s->operation).empty())
+    array_error("ElementwiseKernel " + s->name, "the operation is empty");
   s->params = parse_arguments(s->arguments);
   state_ = s;
 }
 
 const std::string& ElementwiseKernel::name() const noexcept { return state_->name; }
-const std::vector<ElementwiseKernel::Param>& ElementwiseKernel::params() const noexcept { return state_->params; }
+const std::vector<ElementwiseKernel::Param>& ElementwiseKernel::params() const noexcept {
+  return state_->params;
+}
 
 std::string ElementwiseKernel::source(bool index64) const {
   const State& s = *state_;
   std::string it = index64 ? "long long" : "int";
   std::string src = detail::codegen_prelude();
   if (!s.preamble.empty()) src += "\n" + s.preamble + "\n";
-  src += "\nextern \"C\" __global__ void " + s.name + "(" + s.arguments + (s.params.empty() ? "" : ", ") + it +
-         " cudakit_start, " + it + " cudakit_stop, " + it + " cudakit_step) {\n";
+  src += "\nextern \"C\" __global__ void " + s.name + "(" + s.arguments +
+         (s.params.empty() ? "" : ", ") + it + " cudakit_start, " + it + " cudakit_stop, " + it +
+         " cudakit_step) {\n";
   src += "  const " + it + " cudakit_threads = (" + it + ")gridDim.x * (" + it + ")blockDim.x;\n";
-  src += "  const " + it + " cudakit_first = (" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" + it + ")threadIdx.x;\n";
+  src += "  const " + it + " cudakit_first = (" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" +
+         it + ")threadIdx.x;\n";
   src += "  for (" + it + " i = cudakit_start + cudakit_first * cudakit_step;\n";
   src += "       cudakit_step > 0 ? i < cudakit_stop : i > cudakit_stop;\n";
   src += "       i += cudakit_threads * cudakit_step) {\n";
@@ -142,27 +180,34 @@ void ElementwiseKernel::operator()(const std::vector<Arg>& args, const Slice& sl
       first = arr;
       break;
     }
-  if (!first) array_error("ElementwiseKernel " + name(), "slice= needs an array argument to take the size from");
+  if (!first)
+    array_error("ElementwiseKernel " + name(),
+                "slice= needs an array argument to take the size from");
   // Python's slice.indices(n), through a view of a 1-D range.
   std::int64_t n = first->size();
   if (slice.step == 0) array_error("ElementwiseKernel " + name(), "slice step cannot be zero");
   std::int64_t start, stop;
   if (slice.step > 0) {
-    start = std::clamp<std::int64_t>(slice.start ? (*slice.start < 0 ? *slice.start + n : *slice.start) : 0, 0, n);
-    stop = std::clamp<std::int64_t>(slice.stop ? (*slice.stop < 0 ? *slice.stop + n : *slice.stop) : n, 0, n);
+    start = std::clamp<std::int64_t>(
+        slice.start ? (*slice.start < 0 ? *slice.start + n : *slice.start) : 0, 0, n);
+    stop = std::clamp<std::int64_t>(
+        slice.stop ? (*slice.stop < 0 ? *slice.stop + n : *slice.stop) : n, 0, n);
   } else {
-    start = std::clamp<std::int64_t>(slice.start ? (*slice.start < 0 ? *slice.start + n : *slice.start) : n - 1, -1, n - 1);
-    stop = std::clamp<std::int64_t>(slice.stop ? (*slice.stop < 0 ? *slice.stop + n : *slice.stop) : -1, -1, n - 1);
+    start = std::clamp<std::int64_t>(
+        slice.start ? (*slice.start < 0 ? *slice.start + n : *slice.start) : n - 1, -1, n - 1);
+    stop = std::clamp<std::int64_t>(
+        slice.stop ? (*slice.stop < 0 ? *slice.stop + n : *slice.stop) : -1, -1, n - 1);
   }
   run(args, Range{start, stop, slice.step});
 }
 
-void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> range, const Stream* stream) const {
+void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> range,
+                            const Stream* stream) const {
   const State& s = *state_;
   const std::string context = "ElementwiseKernel " + s.name;
   if (args.size() != s.params.size())
-    array_error(context, "expected " + std::to_string(s.params.size()) + " arguments (" + s.arguments + "), got " +
-                             std::to_string(args.size()));
+    array_error(context, "expected " + std::to_string(s.params.size()) + " arguments (" +
+                             s.arguments + "), got " + std::to_string(args.size()));
   const Array* first = nullptr;
   for (std::size_t k = 0; k < args.size(); ++k) {
     const Param& p = s.params[k];
@@ -171,13 +216,17 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
       detail::check_valid(*a, context.c_str());
       if (!p.pointer) array_error(context, what + " is a value, but an array was passed");
       if (p.dtype && *p.dtype != a->dtype())
-        array_error(context, what + " points to " + std::string(to_string(*p.dtype)) + " but the array holds " +
-                                 std::string(to_string(a->dtype())),
+        array_error(context,
+                    what + " points to " + std::string(to_string(*p.dtype)) +
+                        " but the array holds " + std::string(to_string(a->dtype())),
                     "convert the array with astype(), or declare the matching element type");
       if (!a->is_c_contiguous())
-        array_error(context, what + ": the array is not contiguous (strides " + shape_to_string(a->strides()) + ")",
-                    "pass a.copy(); elementwise kernels index arrays as flat memory");
-      if (!first) first = a;
+        array_error(
+            context,
+            what + ": the array is not contiguous (strides " + shape_to_string(a->strides()) + ")",
+            "pass a.copy(); elementwise kernels index arrays as flat memory");
+      if (!first)
+        first = a;
       else if (!(a->device() == first->device()))
         array_error(context, what + " is on " + a->device().describe() + ", the first array on " +
                                  first->device().describe());
@@ -185,16 +234,20 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
       array_error(context, what + " is a pointer, but a number was passed");
     }
   }
-  if (!first) array_error(context, "at least one argument must be an array (its size sets the index range)");
+  if (!first)
+    array_error(context, "at least one argument must be an array (its size sets the index range)");
   Range r = range ? *range : Range{0, first->size(), 1};
   if (r.step == 0) array_error(context, "the range step cannot be zero");
-  std::int64_t count = r.step > 0 ? (r.stop > r.start ? (r.stop - r.start + r.step - 1) / r.step : 0)
-                                  : (r.start > r.stop ? (r.start - r.stop - r.step - 1) / (-r.step) : 0);
+  std::int64_t count = r.step > 0
+                           ? (r.stop > r.start ? (r.stop - r.start + r.step - 1) / r.step : 0)
+                           : (r.start > r.stop ? (r.start - r.stop - r.step - 1) / (-r.step) : 0);
   if (count == 0) return;
   const std::int64_t limit = (std::int64_t{1} << 31) - 1;
-  bool index64 = std::max({std::abs(r.start), std::abs(r.stop), count * std::abs(r.step)}) >= limit / 2;
+  bool index64 =
+      std::max({std::abs(r.start), std::abs(r.stop), count * std::abs(r.step)}) >= limit / 2;
   const Device& device = first->device();
-  std::string key = "ek|" + s.name + "|" + s.arguments + "|" + s.operation + "|" + s.preamble + (index64 ? "|64" : "|32");
+  std::string key = "ek|" + s.name + "|" + s.arguments + "|" + s.operation + "|" + s.preamble +
+                    (index64 ? "|64" : "|32");
   for (const auto& f : s.options.extra_flags) key += "|" + f;
   Kernel kernel = [&] {
     if (s.options.defines.empty() && s.options.include_dirs.empty() && s.options.headers.empty())
@@ -211,17 +264,21 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
     const Scalar& v = std::get<Scalar>(args[k]);
     DType d = *p.dtype;
     if (v.is_weak() && !v.fits(d))
-      array_error(context, "argument " + std::to_string(k) + " '" + p.name + "' (" + p.type + "): " + v.to_string() +
-                               " is out of range for " + std::string(to_string(d)));
+      array_error(context, "argument " + std::to_string(k) + " '" + p.name + "' (" + p.type +
+                               "): " + v.to_string() + " is out of range for " +
+                               std::string(to_string(d)));
     if (is_integer(d) && (v.kind() == ScalarKind::floating || v.kind() == ScalarKind::complex))
-      array_error(context, "argument " + std::to_string(k) + " '" + p.name + "' (" + p.type + ") is an integer, but " +
-                               v.to_string() + " was passed",
+      array_error(context,
+                  "argument " + std::to_string(k) + " '" + p.name + "' (" + p.type +
+                      ") is an integer, but " + v.to_string() + " was passed",
                   "pass an integer (the value would be truncated)");
     unsigned char bytes[16] = {};
     v.store(d, bytes);
     // 16-bit floats and complex numbers are structs in the kernel's source.
-    if (is_complex(d) || d == DType::float16 || d == DType::bfloat16) pack.push_aggregate(bytes, itemsize(d));
-    else pack.push_raw(ParamKind::scalar, detail::scalar_type_for(d), bytes, itemsize(d), "scalar");
+    if (is_complex(d) || d == DType::float16 || d == DType::bfloat16)
+      pack.push_aggregate(bytes, itemsize(d));
+    else
+      pack.push_raw(ParamKind::scalar, detail::scalar_type_for(d), bytes, itemsize(d), "scalar");
   }
   if (index64) {
     pack.push_scalar<long long>(r.start);
@@ -237,7 +294,8 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
   std::int64_t wave = std::max(1, props.multiprocessor_count) *
                       std::max(1, props.max_threads_per_multiprocessor / static_cast<int>(block));
   LaunchConfig config;
-  config.grid = Dim3{static_cast<unsigned>(std::clamp<std::int64_t>((count + block - 1) / block, 1, wave))};
+  config.grid =
+      Dim3{static_cast<unsigned>(std::clamp<std::int64_t>((count + block - 1) / block, 1, wave))};
   config.block = Dim3{block};
   config.stream = stream ? StreamRef(*stream) : StreamRef(first->stream());
   pack.launch(kernel, config);

@@ -1,11 +1,10 @@
 // Building expression trees: broadcasting, NEP 50 promotion of weak scalars,
 // and the checks NumPy makes (dtypes it refuses, operands on two devices).
-#include "cudakit/array_expr.hpp"
-
 #include <algorithm>
 
 #include "array/array_util.hpp"
 #include "array/expr_types.hpp"
+#include "cudakit/array_expr.hpp"
 #include "cudakit/detail/expr_node.hpp"
 
 namespace cudakit {
@@ -35,11 +34,13 @@ void check_same_device(const std::string& op, const std::vector<NodePtr>& args) 
   for (const auto& a : args) {
     const Device* d = device_of(a);
     if (!d) continue;
-    if (!first) first = d;
+    if (!first)
+      first = d;
     else if (!(*first == *d))
-      detail::array_error("array expression '" + op + "'",
-                          "operands are on different devices: " + first->describe() + " and " + d->describe(),
-                          "copy one operand to the other's device first");
+      detail::array_error(
+          "array expression '" + op + "'",
+          "operands are on different devices: " + first->describe() + " and " + d->describe(),
+          "copy one operand to the other's device first");
   }
 }
 
@@ -101,9 +102,10 @@ NodePtr make_op(const std::string& op, std::vector<NodePtr> args) {
     typing = detail::type_binary(op, eff[0], eff[1]);
   }
   if (!typing)
-    detail::array_error("array expression '" + op + "'",
-                        "the operation is not supported for the input types (" + dtypes_text(args) + ")",
-                        "NumPy refuses this combination too; convert with astype() first");
+    detail::array_error(
+        "array expression '" + op + "'",
+        "the operation is not supported for the input types (" + dtypes_text(args) + ")",
+        "NumPy refuses this combination too; convert with astype() first");
   bool cmp = detail::op_class(op) == detail::OpClass::compare;
   if (cmp && !all_weak) {
     // NumPy 2 compares `uint8_array < 300` correctly: widen instead of refusing.
@@ -177,7 +179,8 @@ Expr Expr::astype(DType dtype) const { return Expr(cast_node(node_, dtype)); }
 
 std::string to_string(const Expr& expr) {
   const auto& n = *expr.node();
-  if (n.kind == NodeKind::array) return "array" + shape_to_string(n.shape) + ":" + std::string(to_string(n.dtype));
+  if (n.kind == NodeKind::array)
+    return "array" + shape_to_string(n.shape) + ":" + std::string(to_string(n.dtype));
   if (n.kind == NodeKind::scalar) return n.scalar.to_string();
   std::string s = n.op + "(";
   for (std::size_t k = 0; k < n.children.size(); ++k) {
@@ -258,9 +261,15 @@ Expr arctan2(const Expr& a, const Expr& b) { return binary("arctan2", a, b); }
 Expr hypot(const Expr& a, const Expr& b) { return binary("hypot", a, b); }
 Expr fmod(const Expr& a, const Expr& b) { return binary("fmod", a, b); }
 Expr copysign(const Expr& a, const Expr& b) { return binary("copysign", a, b); }
-Expr ldexp(const Expr& mantissa, const Expr& exponent) { return binary("ldexp", mantissa, exponent); }
-std::pair<Expr, Expr> frexp(const Expr& a) { return {unary("frexp_mantissa", a), unary("frexp_exponent", a)}; }
-std::pair<Expr, Expr> modf(const Expr& a) { return {unary("modf_fraction", a), unary("modf_integral", a)}; }
+Expr ldexp(const Expr& mantissa, const Expr& exponent) {
+  return binary("ldexp", mantissa, exponent);
+}
+std::pair<Expr, Expr> frexp(const Expr& a) {
+  return {unary("frexp_mantissa", a), unary("frexp_exponent", a)};
+}
+std::pair<Expr, Expr> modf(const Expr& a) {
+  return {unary("modf_fraction", a), unary("modf_integral", a)};
+}
 
 Expr minimum(const Expr& a, const Expr& b) { return binary("minimum", a, b); }
 Expr maximum(const Expr& a, const Expr& b) { return binary("maximum", a, b); }

@@ -52,7 +52,8 @@ std::string tree_key(const ExprNode& n, const Plan& plan) {
     return "a" + std::to_string(plan.input_of.at(&n)) + ":" + std::string(to_string(n.dtype));
   if (n.kind == NodeKind::scalar)
     return "s" + std::to_string(plan.scalar_of.at(&n)) + ":" + std::string(to_string(n.dtype));
-  std::string s = n.op + ":" + std::string(to_string(n.dtype)) + "/" + std::string(to_string(n.operand)) + "(";
+  std::string s =
+      n.op + ":" + std::string(to_string(n.dtype)) + "/" + std::string(to_string(n.operand)) + "(";
   for (std::size_t k = 0; k < n.children.size(); ++k) {
     if (k) s += ",";
     s += tree_key(*n.children[k], plan);
@@ -60,7 +61,9 @@ std::string tree_key(const ExprNode& n, const Plan& plan) {
   return s + ")";
 }
 
-char access_char(Access a) { return a == Access::contiguous ? 'c' : a == Access::uniform ? 'u' : 's'; }
+char access_char(Access a) {
+  return a == Access::contiguous ? 'c' : a == Access::uniform ? 'u' : 's';
+}
 
 std::string index_type(const Plan& plan) { return plan.index64 ? "long long" : "int"; }
 
@@ -91,7 +94,8 @@ Plan make_plan(const ExprNode& root, const Shape& shape_in, const Array* out,
   if (!axis_order.empty()) {
     if (axis_order.size() != shape.size())
       array_error("array code generation", "axis order has " + std::to_string(axis_order.size()) +
-                                               " entries for " + std::to_string(shape.size()) + " axes");
+                                               " entries for " + std::to_string(shape.size()) +
+                                               " axes");
     Shape s2;
     for (int a : axis_order) s2.push_back(shape[static_cast<std::size_t>(a)]);
     for (auto& st : strides) {
@@ -123,8 +127,10 @@ Plan make_plan(const ExprNode& root, const Shape& shape_in, const Array* out,
   Strides c_strides = contiguous_strides(cs);
   auto classify = [&](PlanOperand& op, const Strides& st) {
     op.strides = st;
-    if (std::all_of(st.begin(), st.end(), [](std::int64_t v) { return v == 0; })) op.access = Access::uniform;
-    else if (st == c_strides) op.access = Access::contiguous;
+    if (std::all_of(st.begin(), st.end(), [](std::int64_t v) { return v == 0; }))
+      op.access = Access::uniform;
+    else if (st == c_strides)
+      op.access = Access::contiguous;
     else {
       op.access = Access::strided;
       op.strided_row = plan.strided_rows++;
@@ -171,7 +177,9 @@ Plan make_plan(const ExprNode& root, const Shape& shape_in, const Array* out,
   std::string key = tree_key(root, plan);
   key += "|nd" + std::to_string(cs.size()) + "|";
   for (const auto& in : plan.inputs) key += access_char(in.access);
-  if (plan.out) key += std::string("|out:") + std::string(to_string(out->dtype())) + access_char(plan.out->access);
+  if (plan.out)
+    key +=
+        std::string("|out:") + std::string(to_string(out->dtype())) + access_char(plan.out->access);
   key += plan.index64 ? "|i64" : "|i32";
   key += "|v" + std::to_string(plan.vector_width);
   plan.key = key;
@@ -184,11 +192,16 @@ std::string cast_value(const std::string& text, DType from, DType to) {
   DType cf = compute_dtype(from), ct = compute_dtype(to);
   std::string v = text;
   if (cf != ct) {
-    if (ct == DType::bool_) v = "cudakit_truth(" + text + ")";
-    else if (ct == DType::complex64) v = "cudakit_c64(" + (is_complex(cf) ? text : "(double)(" + text + ")") + ")";
-    else if (ct == DType::complex128) v = "cudakit_c128(" + (is_complex(cf) ? text : "(double)(" + text + ")") + ")";
-    else if (is_complex(cf)) v = "(" + compute_c_type(ct) + ")(" + text + ").re";
-    else v = "(" + compute_c_type(ct) + ")(" + text + ")";
+    if (ct == DType::bool_)
+      v = "cudakit_truth(" + text + ")";
+    else if (ct == DType::complex64)
+      v = "cudakit_c64(" + (is_complex(cf) ? text : "(double)(" + text + ")") + ")";
+    else if (ct == DType::complex128)
+      v = "cudakit_c128(" + (is_complex(cf) ? text : "(double)(" + text + ")") + ")";
+    else if (is_complex(cf))
+      v = "(" + compute_c_type(ct) + ")(" + text + ").re";
+    else
+      v = "(" + compute_c_type(ct) + ")(" + text + ")";
   }
   // A value that becomes float16 / bfloat16 is rounded to that precision.
   if (to != from && to == DType::float16) v = "cudakit_round_f16(" + v + ")";
@@ -197,9 +210,10 @@ std::string cast_value(const std::string& text, DType from, DType to) {
 }
 
 [[noreturn]] void unsupported(const ExprNode& n) {
-  throw NotSupported("generating an array kernel",
-                     "'" + n.op + "' is not implemented for " + std::string(to_string(n.operand)) + " operands",
-                     "complex numbers support + - * /, abs, conj, real, imag, == and !=");
+  throw NotSupported(
+      "generating an array kernel",
+      "'" + n.op + "' is not implemented for " + std::string(to_string(n.operand)) + " operands",
+      "complex numbers support + - * /, abs, conj, real, imag, == and !=");
 }
 
 std::string op_text(const ExprNode& n, const std::vector<std::string>& a) {
@@ -210,27 +224,38 @@ std::string op_text(const ExprNode& n, const std::vector<std::string>& a) {
   bool boolean = ot == DType::bool_;
   // C promotes integers narrower than int; cast those results back.
   bool promotes = (is_integer(n.dtype) || is_bool(n.dtype)) && itemsize(n.dtype) < 4;
-  auto narrow = [&](const std::string& e) { return promotes ? "(" + R + ")(" + e + ")" : "(" + e + ")"; };
+  auto narrow = [&](const std::string& e) {
+    return promotes ? "(" + R + ")(" + e + ")" : "(" + e + ")";
+  };
   auto call = [&](const std::string& f) {
     std::string s = f + "(";
     for (std::size_t k = 0; k < a.size(); ++k) s += (k ? ", " : "") + a[k];
     return s + ")";
   };
   if (op == "cast") return cast_value(a[0], n.operand, n.dtype);
-  if (op == "add") return boolean ? "(" + a[0] + " || " + a[1] + ")" : cplx ? "(" + a[0] + " + " + a[1] + ")" : narrow(a[0] + " + " + a[1]);
+  if (op == "add")
+    return boolean ? "(" + a[0] + " || " + a[1] + ")"
+           : cplx  ? "(" + a[0] + " + " + a[1] + ")"
+                   : narrow(a[0] + " + " + a[1]);
   if (op == "subtract") return cplx ? "(" + a[0] + " - " + a[1] + ")" : narrow(a[0] + " - " + a[1]);
-  if (op == "multiply") return boolean ? "(" + a[0] + " && " + a[1] + ")" : cplx ? "(" + a[0] + " * " + a[1] + ")" : narrow(a[0] + " * " + a[1]);
+  if (op == "multiply")
+    return boolean ? "(" + a[0] + " && " + a[1] + ")"
+           : cplx  ? "(" + a[0] + " * " + a[1] + ")"
+                   : narrow(a[0] + " * " + a[1]);
   if (op == "true_divide") return "(" + a[0] + " / " + a[1] + ")";
   if (op == "positive") return a[0];
   if (op == "negative") return cplx ? "(-" + a[0] + ")" : narrow("-" + a[0]);
   if (op == "conjugate") return cplx ? call("cudakit_conj") : a[0];
   if (op == "absolute" || op == "real" || op == "imag") {
-    if (cplx) return op == "absolute" ? call("cudakit_abs") : "(" + a[0] + ")." + (op == "real" ? "re" : "im");
+    if (cplx)
+      return op == "absolute" ? call("cudakit_abs")
+                              : "(" + a[0] + ")." + (op == "real" ? "re" : "im");
     if (op == "real") return a[0];
     if (op == "imag") return "(" + R + ")0";
     return boolean || is_unsigned_integer(ot) ? a[0] : call("cudakit_absolute");
   }
-  if (op == "equal" || op == "not_equal") return "(" + a[0] + (op == "equal" ? " == " : " != ") + a[1] + ")";
+  if (op == "equal" || op == "not_equal")
+    return "(" + a[0] + (op == "equal" ? " == " : " != ") + a[1] + ")";
   if (op == "logical_and") return "(cudakit_truth(" + a[0] + ") && cudakit_truth(" + a[1] + "))";
   if (op == "logical_or") return "(cudakit_truth(" + a[0] + ") || cudakit_truth(" + a[1] + "))";
   if (op == "logical_xor") return "(cudakit_truth(" + a[0] + ") != cudakit_truth(" + a[1] + "))";
@@ -244,7 +269,8 @@ std::string op_text(const ExprNode& n, const std::vector<std::string>& a) {
       {"less", " < "}, {"less_equal", " <= "}, {"greater", " > "}, {"greater_equal", " >= "}};
   for (const auto& c : compares)
     if (op == c[0]) return "(" + a[0] + c[1] + a[1] + ")";
-  static const char* const bitwise[][2] = {{"bitwise_and", " & "}, {"bitwise_or", " | "}, {"bitwise_xor", " ^ "}};
+  static const char* const bitwise[][2] = {
+      {"bitwise_and", " & "}, {"bitwise_or", " | "}, {"bitwise_xor", " ^ "}};
   for (const auto& b : bitwise)
     if (op == b[0]) return narrow(a[0] + b[1] + a[1]);
   if (op == "invert") return boolean ? "(!" + a[0] + ")" : narrow("~" + a[0]);
@@ -255,10 +281,13 @@ std::string op_text(const ExprNode& n, const std::vector<std::string>& a) {
   if (op == "frexp_exponent") return call("cudakit_frexp_exponent");
   if (op == "ldexp") return call("cudakit_ldexp");
   static const char* const helpers[] = {
-      "floor_divide", "remainder", "fmod", "power", "left_shift", "right_shift", "sign", "minimum",
-      "maximum", "fmin", "fmax", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt",
-      "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
-      "arctanh", "fabs", "arctan2", "hypot", "copysign", "frexp_mantissa", "modf_fraction", "modf_integral"};
+      "floor_divide",   "remainder",     "fmod",         "power",   "left_shift", "right_shift",
+      "sign",           "minimum",       "maximum",      "fmin",    "fmax",       "exp",
+      "exp2",           "expm1",         "log",          "log2",    "log10",      "log1p",
+      "sqrt",           "cbrt",          "sin",          "cos",     "tan",        "arcsin",
+      "arccos",         "arctan",        "sinh",         "cosh",    "tanh",       "arcsinh",
+      "arccosh",        "arctanh",       "fabs",         "arctan2", "hypot",      "copysign",
+      "frexp_mantissa", "modf_fraction", "modf_integral"};
   for (const char* h : helpers)
     if (op == h) return call(std::string("cudakit_") + h);
   unsupported(n);
@@ -295,7 +324,8 @@ ElementCode render_element(const Plan& plan, const ExprNode& root, const std::st
       if (n.op != "cast" && n.dtype == DType::float16) e = "cudakit_round_f16(" + e + ")";
       if (n.op != "cast" && n.dtype == DType::bfloat16) e = "cudakit_round_bf16(" + e + ")";
       std::string name = prefix + "t" + std::to_string(temp++);
-      code.statements += indent + "const " + compute_c_type(n.dtype) + " " + name + " = " + e + ";  // " + n.op + "\n";
+      code.statements += indent + "const " + compute_c_type(n.dtype) + " " + name + " = " + e +
+                         ";  // " + n.op + "\n";
       value = name;
     }
     names[&n] = value;
@@ -309,7 +339,8 @@ std::string render_params(const Plan& plan, const std::string& prefix) {
   std::string s;
   auto add = [&](const std::string& p) { s += (s.empty() ? "" : ", ") + p; };
   for (std::size_t k = 0; k < plan.inputs.size(); ++k)
-    add("const " + std::string(c_type_name(plan.inputs[k].array.dtype())) + "* " + prefix + "in" + std::to_string(k));
+    add("const " + std::string(c_type_name(plan.inputs[k].array.dtype())) + "* " + prefix + "in" +
+        std::to_string(k));
   for (std::size_t k = 0; k < plan.scalars.size(); ++k)
     add(compute_c_type(plan.scalars[k]->dtype) + " " + prefix + "s" + std::to_string(k));
   if (plan.strided_rows > 0) add(prefix + "layout " + prefix + "lay");
@@ -321,7 +352,8 @@ std::string render_layout_struct(const Plan& plan, const std::string& prefix) {
   std::string it = index_type(plan);
   std::string nd = std::to_string(plan.shape.size());
   return "// Extents of the iteration space and, per strided operand, its strides in elements.\n"
-         "struct " + prefix + "layout {\n  " + it + " shape[" + nd + "];\n  " + it + " strides[" +
+         "struct " +
+         prefix + "layout {\n  " + it + " shape[" + nd + "];\n  " + it + " strides[" +
          std::to_string(plan.strided_rows) + "][" + nd + "];\n};\n";
 }
 
@@ -330,7 +362,8 @@ std::string render_offsets(const Plan& plan, const std::string& prefix, const st
   if (plan.strided_rows == 0) return {};
   std::string it = index_type(plan);
   std::string s;
-  for (int r = 0; r < plan.strided_rows; ++r) s += indent + it + " " + prefix + "o" + std::to_string(r) + " = 0;\n";
+  for (int r = 0; r < plan.strided_rows; ++r)
+    s += indent + it + " " + prefix + "o" + std::to_string(r) + " = 0;\n";
   s += indent + it + " " + prefix + "rest = " + index + ";\n";
   for (std::size_t d = plan.shape.size(); d-- > 0;) {
     std::string ds = std::to_string(d);
@@ -338,12 +371,13 @@ std::string render_offsets(const Plan& plan, const std::string& prefix, const st
     if (d == 0) {
       s += indent + "const " + it + " " + coord + " = " + prefix + "rest;\n";
     } else {
-      s += indent + "const " + it + " " + coord + " = " + prefix + "rest % " + prefix + "lay.shape[" + ds + "];\n";
+      s += indent + "const " + it + " " + coord + " = " + prefix + "rest % " + prefix +
+           "lay.shape[" + ds + "];\n";
       s += indent + prefix + "rest /= " + prefix + "lay.shape[" + ds + "];\n";
     }
     for (int r = 0; r < plan.strided_rows; ++r)
-      s += indent + prefix + "o" + std::to_string(r) + " += " + coord + " * " + prefix + "lay.strides[" +
-           std::to_string(r) + "][" + ds + "];\n";
+      s += indent + prefix + "o" + std::to_string(r) + " += " + coord + " * " + prefix +
+           "lay.strides[" + std::to_string(r) + "][" + ds + "];\n";
   }
   return s;
 }
@@ -354,8 +388,10 @@ void pack_params(const Plan& plan, ArgPack& args) {
     DType d = compute_dtype(s->dtype);
     unsigned char bytes[16] = {};
     s->scalar.store(d, bytes);
-    if (is_complex(d)) args.push_aggregate(bytes, itemsize(d));
-    else args.push_raw(ParamKind::scalar, scalar_type_for(d), bytes, itemsize(d), "scalar");
+    if (is_complex(d))
+      args.push_aggregate(bytes, itemsize(d));
+    else
+      args.push_raw(ParamKind::scalar, scalar_type_for(d), bytes, itemsize(d), "scalar");
   }
   if (plan.strided_rows > 0) {
     std::vector<std::int64_t> values(plan.shape.begin(), plan.shape.end());

@@ -30,16 +30,16 @@ struct PlanOperand {
 };
 
 struct Plan {
-  Shape shape;                       // coalesced iteration shape
+  Shape shape;  // coalesced iteration shape
   std::int64_t size = 0;
-  std::vector<PlanOperand> inputs;   // array leaves, deduplicated
-  std::map<const ExprNode*, int> input_of;   // array leaf -> input index
-  std::vector<const ExprNode*> scalars;      // scalar leaves, in parameter order
+  std::vector<PlanOperand> inputs;          // array leaves, deduplicated
+  std::map<const ExprNode*, int> input_of;  // array leaf -> input index
+  std::vector<const ExprNode*> scalars;     // scalar leaves, in parameter order
   std::map<const ExprNode*, int> scalar_of;
-  std::optional<PlanOperand> out;    // the destination (elementwise kernels)
+  std::optional<PlanOperand> out;  // the destination (elementwise kernels)
   int strided_rows = 0;
   bool index64 = false;
-  int vector_width = 1;              // elements per vector load/store, 1 = none
+  int vector_width = 1;  // elements per vector load/store, 1 = none
   std::string key;
 };
 

@@ -12,25 +12,25 @@
 namespace cudakit::detail {
 
 enum class OpClass : std::uint8_t {
-  arith,          // add, multiply, minimum, ...: promote
-  subtract,       // promote; bool refused
-  true_divide,    // promote, integers -> float64
-  int_or_float,   // floor_divide, remainder, power, fmod: promote, bool -> int8, complex refused
-  compare,        // bool result, computes in the promoted type
-  logical,        // bool result, any input
-  bitwise,        // bool and integers only
-  shift,          // integers only (bool -> int8)
-  float_math,     // sqrt, exp, ...: inexact result; integers -> smallest float that holds them
-  real_math,      // like float_math, complex refused (arctan2, hypot, cbrt, ...)
-  rounding,       // floor, ceil, trunc, rint, fabs: integers kept (fabs: float), complex refused
-  negative,       // numeric, bool refused
-  absolute,       // complex -> real
-  sign,           // bool refused
-  int_unary,      // square, reciprocal: bool -> int8
-  invert,         // bool and integers
-  predicate,      // isnan, isinf, isfinite: bool result
-  keep,           // conj, positive: same dtype
-  ldexp,          // float mantissa, integer exponent
+  arith,         // add, multiply, minimum, ...: promote
+  subtract,      // promote; bool refused
+  true_divide,   // promote, integers -> float64
+  int_or_float,  // floor_divide, remainder, power, fmod: promote, bool -> int8, complex refused
+  compare,       // bool result, computes in the promoted type
+  logical,       // bool result, any input
+  bitwise,       // bool and integers only
+  shift,         // integers only (bool -> int8)
+  float_math,    // sqrt, exp, ...: inexact result; integers -> smallest float that holds them
+  real_math,     // like float_math, complex refused (arctan2, hypot, cbrt, ...)
+  rounding,      // floor, ceil, trunc, rint, fabs: integers kept (fabs: float), complex refused
+  negative,      // numeric, bool refused
+  absolute,      // complex -> real
+  sign,          // bool refused
+  int_unary,     // square, reciprocal: bool -> int8
+  invert,        // bool and integers
+  predicate,     // isnan, isinf, isfinite: bool result
+  keep,          // conj, positive: same dtype
+  ldexp,         // float mantissa, integer exponent
 };
 
 struct OpTyping {

@@ -14,7 +14,9 @@ namespace {
 std::atomic<std::uint64_t> g_launches{0};
 }
 
-std::uint64_t array_kernel_launches() noexcept { return g_launches.load(std::memory_order_relaxed); }
+std::uint64_t array_kernel_launches() noexcept {
+  return g_launches.load(std::memory_order_relaxed);
+}
 
 void ArgPack::push_pointer(std::uint64_t address) {
   push_raw(ParamKind::pointer, ScalarType::unknown, &address, sizeof(address), "Array");

@@ -43,15 +43,17 @@ Array matmul(const Array& a_in, const Array& b_in) {
   if (!a_in.valid() || !b_in.valid()) throw ArgumentError(what, "an operand is a null Array");
   for (const Array* x : {&a_in, &b_in})
     if (x->ndim() < 1 || x->ndim() > 3)
-      throw ArgumentError(what, "operands must have 1 to 3 dimensions, got " + std::to_string(x->ndim()) +
-                                    " (shape " + shape_to_string(x->shape()) + ")",
+      throw ArgumentError(what,
+                          "operands must have 1 to 3 dimensions, got " + std::to_string(x->ndim()) +
+                              " (shape " + shape_to_string(x->shape()) + ")",
                           x->ndim() == 0 ? "use multiplication for scalars" : "");
   if (!(a_in.device() == b_in.device()))
-    throw ArgumentError(what, "operands are on different devices: " + a_in.device().describe() + " and " +
-                                  b_in.device().describe());
+    throw ArgumentError(what, "operands are on different devices: " + a_in.device().describe() +
+                                  " and " + b_in.device().describe());
   const DType dtype = result_type(a_in.dtype(), b_in.dtype());
   if (is_complex(dtype))
-    throw ArgumentError(what, "complex matrix products are not supported (dtype " + std::string(to_string(dtype)) + ")");
+    throw ArgumentError(what, "complex matrix products are not supported (dtype " +
+                                  std::string(to_string(dtype)) + ")");
 
   Array a = a_in.dtype() == dtype ? a_in : a_in.astype(dtype);
   Array b = b_in.dtype() == dtype ? b_in : b_in.astype(dtype);
@@ -62,13 +64,14 @@ Array matmul(const Array& a_in, const Array& b_in) {
   const std::int64_t m = a.shape(-2), k = a.shape(-1), k2 = b.shape(-2), n = b.shape(-1);
   if (k != k2)
     throw ArgumentError(what, "inner dimensions differ: " + shape_to_string(a_in.shape()) + " @ " +
-                                  shape_to_string(b_in.shape()) + " (" + std::to_string(k) + " != " +
-                                  std::to_string(k2) + ")");
+                                  shape_to_string(b_in.shape()) + " (" + std::to_string(k) +
+                                  " != " + std::to_string(k2) + ")");
   const std::int64_t batch_a = a.ndim() == 3 ? a.shape(0) : 1;
   const std::int64_t batch_b = b.ndim() == 3 ? b.shape(0) : 1;
   if (batch_a != batch_b && batch_a != 1 && batch_b != 1)
-    throw ArgumentError(what, "batch extents " + std::to_string(batch_a) + " and " + std::to_string(batch_b) +
-                                  " do not broadcast (" + shape_to_string(a_in.shape()) + " @ " +
+    throw ArgumentError(what, "batch extents " + std::to_string(batch_a) + " and " +
+                                  std::to_string(batch_b) + " do not broadcast (" +
+                                  shape_to_string(a_in.shape()) + " @ " +
                                   shape_to_string(b_in.shape()) + ")");
   const std::int64_t batch = std::max(batch_a, batch_b);
   const bool batched = a.ndim() == 3 || b.ndim() == 3;
@@ -87,8 +90,8 @@ Array matmul(const Array& a_in, const Array& b_in) {
 
   const Device& device = a.device();
   const MatmulEngine engine = matmul_engine();
-  const bool use_cublas = engine == MatmulEngine::cublas ||
-                          (engine == MatmulEngine::automatic && detail::cublas_usable(device, dtype));
+  const bool use_cublas = engine == MatmulEngine::cublas || (engine == MatmulEngine::automatic &&
+                                                             detail::cublas_usable(device, dtype));
   if (use_cublas) {
     if (device.backend_kind() != BackendKind::cuda)
       throw ArgumentError(what, "cuBLAS was asked for, but the device is " + device.describe());

@@ -82,8 +82,10 @@ extern "C" __global__ void ck_matmul(const ck_t* A, const ck_t* B, ck_t* C, long
 void matmul_generated(const MatmulProblem& p, const Device& device, const Stream& stream) {
   const bool large = device.backend_kind() == BackendKind::cuda;
   const unsigned tile = large ? 64 : 16;
-  const std::string key = std::string("matmul|") + (large ? "64" : "16") + "|" + std::string(to_string(p.dtype));
-  const Kernel kernel = cached_kernel(device, key, "ck_matmul", [&] { return matmul_kernel_source(p.dtype, large); });
+  const std::string key =
+      std::string("matmul|") + (large ? "64" : "16") + "|" + std::string(to_string(p.dtype));
+  const Kernel kernel =
+      cached_kernel(device, key, "ck_matmul", [&] { return matmul_kernel_source(p.dtype, large); });
   ArgPack args;
   args.push_pointer(p.a.address);
   args.push_pointer(p.b.address);
@@ -98,8 +100,9 @@ void matmul_generated(const MatmulProblem& p, const Device& device, const Stream
   args.push_scalar<long long>(p.b.col);
   args.push_scalar<long long>(p.b.batch);
   LaunchConfig config;
-  config.grid = Dim3(static_cast<unsigned>((p.n + tile - 1) / tile), static_cast<unsigned>((p.m + tile - 1) / tile),
-                     static_cast<unsigned>(p.batch));
+  config.grid =
+      Dim3(static_cast<unsigned>((p.n + tile - 1) / tile),
+           static_cast<unsigned>((p.m + tile - 1) / tile), static_cast<unsigned>(p.batch));
   config.block = Dim3(256);
   config.stream = StreamRef{stream.native()};
   args.launch(kernel, config);

@@ -14,13 +14,13 @@ struct MatmulOperand {
   std::uint64_t address = 0;
   std::int64_t row = 0;
   std::int64_t col = 0;
-  std::int64_t batch = 0;   // 0 when one matrix serves every batch entry
+  std::int64_t batch = 0;  // 0 when one matrix serves every batch entry
 };
 
 struct MatmulProblem {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   MatmulOperand a, b;
-  std::uint64_t c = 0;      // C-contiguous m x n matrices, batch after batch
+  std::uint64_t c = 0;  // C-contiguous m x n matrices, batch after batch
   DType dtype = DType::float32;
 };
 

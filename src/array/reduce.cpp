@@ -21,24 +21,35 @@ std::string extreme_literal(DType dtype, bool largest) {
     return largest ? "((ck_acc_t)(1e300 * 1e300))" : "(-(ck_acc_t)(1e300 * 1e300))";
   }
   switch (dtype) {
-    case DType::bool_: return largest ? "true" : "false";
-    case DType::int8: return largest ? "127" : "(-128)";
-    case DType::int16: return largest ? "32767" : "(-32768)";
-    case DType::int32: return largest ? "2147483647" : "(-2147483647 - 1)";
-    case DType::int64: return largest ? "9223372036854775807LL" : "(-9223372036854775807LL - 1LL)";
-    case DType::uint8: return largest ? "255" : "0";
-    case DType::uint16: return largest ? "65535" : "0";
-    case DType::uint32: return largest ? "4294967295u" : "0u";
-    case DType::uint64: return largest ? "18446744073709551615ull" : "0ull";
-    default: return "0";
+    case DType::bool_:
+      return largest ? "true" : "false";
+    case DType::int8:
+      return largest ? "127" : "(-128)";
+    case DType::int16:
+      return largest ? "32767" : "(-32768)";
+    case DType::int32:
+      return largest ? "2147483647" : "(-2147483647 - 1)";
+    case DType::int64:
+      return largest ? "9223372036854775807LL" : "(-9223372036854775807LL - 1LL)";
+    case DType::uint8:
+      return largest ? "255" : "0";
+    case DType::uint16:
+      return largest ? "65535" : "0";
+    case DType::uint32:
+      return largest ? "4294967295u" : "0u";
+    case DType::uint64:
+      return largest ? "18446744073709551615ull" : "0ull";
+    default:
+      return "0";
   }
 }
 
 void reject_complex(DType dtype, const char* what) {
   if (is_complex(dtype))
-    throw ArgumentError(std::string("cudakit::") + what,
-                        "complex values have no order (dtype " + std::string(to_string(dtype)) + ")",
-                        "reduce abs(a), real(a) or imag(a) instead");
+    throw ArgumentError(
+        std::string("cudakit::") + what,
+        "complex values have no order (dtype " + std::string(to_string(dtype)) + ")",
+        "reduce abs(a), real(a) or imag(a) instead");
 }
 
 ReduceOp sum_like(const char* name, DType in, bool product) {
@@ -79,8 +90,12 @@ ReduceOp arg_op(const char* name, DType in, bool is_min) {
   const char* worse = is_min ? "b.v < a.v" : "b.v > a.v";
   op.preamble =
       "// Value and position; position -1 marks the neutral element.\n"
-      "struct ck_arg_pair { " + value_type + " v; long long i; };\n"
-      "__device__ __forceinline__ ck_arg_pair ck_arg_make(" + value_type + " v, long long i) {\n"
+      "struct ck_arg_pair { " +
+      value_type +
+      " v; long long i; };\n"
+      "__device__ __forceinline__ ck_arg_pair ck_arg_make(" +
+      value_type +
+      " v, long long i) {\n"
       "  ck_arg_pair p; p.v = v; p.i = i; return p;\n}\n"
       "// The first NaN wins, then the better value, then the lower position (NumPy).\n"
       "__device__ __forceinline__ ck_arg_pair ck_arg_pick(ck_arg_pair a, ck_arg_pair b) {\n"
@@ -91,8 +106,12 @@ ReduceOp arg_op(const char* name, DType in, bool is_min) {
       "    if (a_nan && b_nan) return a.i < b.i ? a : b;\n"
       "    return a_nan ? a : b;\n"
       "  }\n"
-      "  if (" + std::string(better) + ") return a;\n"
-      "  if (" + std::string(worse) + ") return b;\n"
+      "  if (" +
+      std::string(better) +
+      ") return a;\n"
+      "  if (" +
+      std::string(worse) +
+      ") return b;\n"
       "  return a.i < b.i ? a : b;\n}\n";
   op.neutral = "ck_arg_make((" + value_type + ")0, -1LL)";
   op.reduce_expr = "ck_arg_pick(a, b)";
@@ -103,7 +122,8 @@ ReduceOp arg_op(const char* name, DType in, bool is_min) {
 }
 
 Array reduce(const Expr& a, const ReduceOp& op, const Axes& axes, bool keepdims) {
-  const AxisPlan plan = detail::plan_axes(a.shape(), axes, keepdims, ("cudakit::" + op.name).c_str());
+  const AxisPlan plan =
+      detail::plan_axes(a.shape(), axes, keepdims, ("cudakit::" + op.name).c_str());
   return detail::run_reduction(a, op, plan);
 }
 
@@ -116,7 +136,8 @@ Expr squared_magnitude(const Expr& a) {
 
 Array variance(const Expr& a, const Axes& axes, bool keepdims, int ddof, bool root) {
   const char* name = root ? "std" : "var";
-  const AxisPlan plan = detail::plan_axes(a.shape(), axes, keepdims, (std::string("cudakit::") + name).c_str());
+  const AxisPlan plan =
+      detail::plan_axes(a.shape(), axes, keepdims, (std::string("cudakit::") + name).c_str());
   // First pass: the mean, with the reduced axes kept so it broadcasts back.
   const Array m = mean(a, axes, true);
   const Expr deviation = squared_magnitude(Expr(a) - Expr(m));
@@ -145,7 +166,9 @@ Array dot_flat(const Expr& a, const Expr& b, const char* name) {
 
 }  // namespace
 
-Array sum(const Expr& a, Axes axes, bool keepdims) { return reduce(a, sum_like("sum", a.dtype(), false), axes, keepdims); }
+Array sum(const Expr& a, Axes axes, bool keepdims) {
+  return reduce(a, sum_like("sum", a.dtype(), false), axes, keepdims);
+}
 
 Array prod(const Expr& a, Axes axes, bool keepdims) {
   return reduce(a, sum_like("prod", a.dtype(), true), axes, keepdims);
@@ -181,8 +204,12 @@ Array mean(const Expr& a, Axes axes, bool keepdims) {
   return reduce(a, op, axes, keepdims);
 }
 
-Array var(const Expr& a, Axes axes, bool keepdims, int ddof) { return variance(a, axes, keepdims, ddof, false); }
-Array std(const Expr& a, Axes axes, bool keepdims, int ddof) { return variance(a, axes, keepdims, ddof, true); }
+Array var(const Expr& a, Axes axes, bool keepdims, int ddof) {
+  return variance(a, axes, keepdims, ddof, false);
+}
+Array std(const Expr& a, Axes axes, bool keepdims, int ddof) {
+  return variance(a, axes, keepdims, ddof, true);
+}
 
 Array any(const Expr& a, Axes axes, bool keepdims) {
   ReduceOp op;

@@ -22,7 +22,9 @@ std::string common_head(const ReductionSpec& spec) {
 std::string accumulate(const ReductionSpec& spec, const std::string& value) {
   if (spec.compensated)
     return "{\n"
-           "        const ck_acc_t ck_y = (ck_acc_t)(" + value + ") - ck_comp;\n"
+           "        const ck_acc_t ck_y = (ck_acc_t)(" +
+           value +
+           ") - ck_comp;\n"
            "        const ck_acc_t ck_t = acc + ck_y;\n"
            "        ck_comp = (ck_t - acc) - ck_y;\n"
            "        acc = ck_t;\n"
@@ -35,10 +37,10 @@ std::string accumulate(const ReductionSpec& spec, const std::string& value) {
 const char* block_tree =
     "  for (unsigned int ck_s = blockDim.x / 2; ck_s > 0; ck_s >>= 1) {\n"
     "    if (threadIdx.x < ck_s)\n"
-    "      ck_shared[threadIdx.x] = ck_reduce(ck_shared[threadIdx.x], ck_shared[threadIdx.x + ck_s]);\n"
+    "      ck_shared[threadIdx.x] = ck_reduce(ck_shared[threadIdx.x], ck_shared[threadIdx.x + "
+    "ck_s]);\n"
     "    __syncthreads();\n"
     "  }\n";
-
 
 // Reads another block's partial past L1 (not coherent between
 // multiprocessors), whatever the accumulator type.
@@ -90,7 +92,9 @@ std::string finish_full_reduction(const ReductionSpec& spec) {
        "    const ck_acc_t a = ck_shared[0];\n"
        "    const long long ck_count = n;\n"
        "    (void)ck_count;\n"
-       "    ck_out[0] = (ck_out_t)(" + spec.post_expr + ");\n"
+       "    ck_out[0] = (ck_out_t)(" +
+       spec.post_expr +
+       ");\n"
        "    *ck_counter = 0u;  // ready for the next launch on this stream\n"
        "  }\n}\n";
   return s;
@@ -207,7 +211,9 @@ std::string inner_reduction_source(const ReductionSpec& spec) {
        "      const ck_acc_t a = ck_shared[0];\n"
        "      const long long ck_count = ck_n_red;\n"
        "      (void)ck_count;\n"
-       "      ck_out[ck_o] = (ck_out_t)(" + spec.post_expr + ");\n"
+       "      ck_out[ck_o] = (ck_out_t)(" +
+       spec.post_expr +
+       ");\n"
        "    }\n"
        "    __syncthreads();  // ck_shared is reused by the next output\n"
        "  }\n}\n";
@@ -235,10 +241,13 @@ std::string outer_reduction_source(const ReductionSpec& spec) {
   s += "    ck_shared[threadIdx.y][threadIdx.x] = acc;\n    __syncthreads();\n";
   s += "    if (threadIdx.y == 0 && ck_o < ck_n_out) {\n"
        "      ck_acc_t a = ck_shared[0][threadIdx.x];\n"
-       "      for (unsigned int ck_y = 1; ck_y < blockDim.y; ++ck_y) a = ck_reduce(a, ck_shared[ck_y][threadIdx.x]);\n"
+       "      for (unsigned int ck_y = 1; ck_y < blockDim.y; ++ck_y) a = ck_reduce(a, "
+       "ck_shared[ck_y][threadIdx.x]);\n"
        "      const long long ck_count = ck_n_red;\n"
        "      (void)ck_count;\n"
-       "      ck_out[ck_o] = (ck_out_t)(" + spec.post_expr + ");\n"
+       "      ck_out[ck_o] = (ck_out_t)(" +
+       spec.post_expr +
+       ");\n"
        "    }\n"
        "    __syncthreads();\n"
        "  }\n}\n";

@@ -13,19 +13,19 @@ namespace cudakit::detail {
 inline constexpr unsigned reduce_block = 256;
 
 struct ReductionSpec {
-  std::string name;          // kernel name (a C identifier)
-  std::string acc_type;      // C type of the accumulator
-  std::string out_type;      // C type of the output element
-  std::string neutral;       // expression of acc_type
-  std::string reduce_expr;   // combines `a` and `b` (both acc_type)
+  std::string name;         // kernel name (a C identifier)
+  std::string acc_type;     // C type of the accumulator
+  std::string out_type;     // C type of the output element
+  std::string neutral;      // expression of acc_type
+  std::string reduce_expr;  // combines `a` and `b` (both acc_type)
   // Value of element `i` (long long, the map's flat index) converted to
   // acc_type; may also use `r`, the position inside the reduced index space
   // (what argmin/argmax report).
   std::string map_expr;
   // The output from the accumulated `a`; may use `ck_count` (elements reduced).
   std::string post_expr = "a";
-  std::string params;        // extra kernel parameters, "const float* x, int k" (may be empty)
-  std::string preamble;      // definitions placed before the kernel
+  std::string params;    // extra kernel parameters, "const float* x, int k" (may be empty)
+  std::string preamble;  // definitions placed before the kernel
   // Compensated (Kahan) summation in each thread's serial loop; only for
   // reduce_expr "a + b" on floating types.
   bool compensated = false;
@@ -42,7 +42,8 @@ std::string full_reduction_source(const ReductionSpec& spec);
 
 // The full sum of one contiguous float / double operand x (or of x[i] * y[i]
 // when product_of_two), 16-byte aligned, with 16-byte vector loads:
-//   NAME(const T* x[, const T* y], OUT* ck_out, ACC* ck_partials, unsigned int* ck_counter, long long n)
+//   NAME(const T* x[, const T* y], OUT* ck_out, ACC* ck_partials, unsigned int* ck_counter, long
+//   long n)
 // spec.map_expr is not used; compensated summation always. Launch like
 // full_reduction_source.
 std::string vector_reduction_source(const ReductionSpec& spec, bool product_of_two, bool f64);

@@ -24,7 +24,8 @@ const ExprNode* find_array_leaf(const ExprNode& node) {
 }
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
-  for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size()))
+  for (std::size_t pos = text.find(from); pos != std::string::npos;
+       pos = text.find(from, pos + to.size()))
     text.replace(pos, from.size(), to);
 }
 
@@ -40,14 +41,17 @@ std::vector<Array> vector_operands(const Expr& expr, const ReduceOp& op) {
   if (op.acc_type != (dtype == DType::float32 ? "float" : "double")) return {};
   const ExprNode& node = *expr.node();
   std::vector<const ExprNode*> leaves;
-  if (node.kind == NodeKind::array) leaves.push_back(&node);
+  if (node.kind == NodeKind::array)
+    leaves.push_back(&node);
   else if (node.kind == NodeKind::op && node.op == "multiply" && node.children.size() == 2)
     for (const auto& child : node.children) leaves.push_back(child.get());
   std::vector<Array> arrays;
   for (const ExprNode* leaf : leaves) {
     if (leaf->kind != NodeKind::array) return {};
     const Array& a = leaf->array;
-    if (a.dtype() != dtype || a.shape() != expr.shape() || !a.is_c_contiguous() || a.address() % 16 != 0) return {};
+    if (a.dtype() != dtype || a.shape() != expr.shape() || !a.is_c_contiguous() ||
+        a.address() % 16 != 0)
+      return {};
     arrays.push_back(a);
   }
   if (arrays.size() == 2 && !(arrays[0].device() == arrays[1].device())) return {};
@@ -98,7 +102,8 @@ SourceObserver& source_observer() {
 
 void set_source_observer(SourceObserver o) { source_observer() = std::move(o); }
 
-void observe_source(const std::string& kernel_name, const std::function<std::string()>& make_source) {
+void observe_source(const std::string& kernel_name,
+                    const std::function<std::string()>& make_source) {
   if (source_observer()) source_observer()(kernel_name, make_source());
 }
 
@@ -116,7 +121,8 @@ AxisPlan plan_axes(const Shape& shape, const Axes& axes, bool keepdims, const ch
   if (!axes.is_all()) {
     for (int axis : axes.list()) {
       if (axis < -ndim || axis >= ndim)
-        throw ArgumentError(what, "axis " + std::to_string(axis) + " is out of bounds for an array of dimension " +
+        throw ArgumentError(what, "axis " + std::to_string(axis) +
+                                      " is out of bounds for an array of dimension " +
                                       std::to_string(ndim));
       const int a = axis < 0 ? axis + ndim : axis;
       if (reduced[static_cast<std::size_t>(a)])
@@ -142,20 +148,29 @@ AxisPlan plan_axes(const Shape& shape, const Axes& axes, bool keepdims, const ch
 
 std::string store_as(DType dtype, const std::string& value) {
   switch (dtype) {
-    case DType::float16: return "cudakit_f2h((float)(" + value + "))";
-    case DType::bfloat16: return "cudakit_f2bf((float)(" + value + "))";
-    case DType::complex64: return "cudakit_c64(" + value + ")";
-    case DType::complex128: return "cudakit_c128(" + value + ")";
-    case DType::bool_: return "((" + value + ") != 0)";
-    default: return "(" + std::string(c_type_name(dtype)) + ")(" + value + ")";
+    case DType::float16:
+      return "cudakit_f2h((float)(" + value + "))";
+    case DType::bfloat16:
+      return "cudakit_f2bf((float)(" + value + "))";
+    case DType::complex64:
+      return "cudakit_c64(" + value + ")";
+    case DType::complex128:
+      return "cudakit_c128(" + value + ")";
+    case DType::bool_:
+      return "((" + value + ") != 0)";
+    default:
+      return "(" + std::string(c_type_name(dtype)) + ")(" + value + ")";
   }
 }
 
 std::string load_as_compute(DType dtype, const std::string& element) {
   switch (dtype) {
-    case DType::float16: return "cudakit_h2f(" + element + ")";
-    case DType::bfloat16: return "cudakit_bf2f(" + element + ")";
-    default: return element;
+    case DType::float16:
+      return "cudakit_h2f(" + element + ")";
+    case DType::bfloat16:
+      return "cudakit_bf2f(" + element + ")";
+    default:
+      return element;
   }
 }
 
@@ -175,18 +190,23 @@ std::string accumulator_type(DType dtype) {
   switch (dtype) {
     case DType::float16:
     case DType::bfloat16:
-    case DType::float32: return "float";
-    case DType::float64: return "double";
+    case DType::float32:
+      return "float";
+    case DType::float64:
+      return "double";
     case DType::bool_:
     case DType::int8:
     case DType::int16:
     case DType::int32:
-    case DType::int64: return "long long";
+    case DType::int64:
+      return "long long";
     case DType::uint8:
     case DType::uint16:
     case DType::uint32:
-    case DType::uint64: return "unsigned long long";
-    default: return std::string(c_type_name(dtype));
+    case DType::uint64:
+      return "unsigned long long";
+    default:
+      return std::string(c_type_name(dtype));
   }
 }
 
@@ -197,8 +217,9 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
   const Stream stream = anchor.stream();
 
   if (op.empty_is_error && plan.n_red == 0 && plan.n_out > 0)
-    throw ArgumentError(what, "zero-size array to reduction operation " + op.name + " which has no identity",
-                        "check the array's size before reducing, or reduce over a non-empty axis");
+    throw ArgumentError(
+        what, "zero-size array to reduction operation " + op.name + " which has no identity",
+        "check the array's size before reducing, or reduce over a non-empty axis");
 
   Array out = empty(plan.out_shape, op.out_dtype, stream);
   if (plan.n_out == 0) return out;
@@ -214,9 +235,12 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
       spec.reduce_expr = op.reduce_expr;
       spec.post_expr = store_as(op.out_dtype, op.post_expr);
       const bool product = operands.size() == 2;
-      const std::string key = "reduce|vector|" + op.name + "|" + spec.out_type + "|" + spec.acc_type + "|" +
-                              spec.neutral + "|" + spec.post_expr + "|" + (product ? "xy" : "x") + (f64 ? "|f64" : "|f32");
-      const auto make_source = [&] { return codegen_prelude() + "\n" + vector_reduction_source(spec, product, f64); };
+      const std::string key = "reduce|vector|" + op.name + "|" + spec.out_type + "|" +
+                              spec.acc_type + "|" + spec.neutral + "|" + spec.post_expr + "|" +
+                              (product ? "xy" : "x") + (f64 ? "|f64" : "|f32");
+      const auto make_source = [&] {
+        return codegen_prelude() + "\n" + vector_reduction_source(spec, product, f64);
+      };
       observe_source(spec.name, make_source);
       const Kernel kernel = cached_kernel(device, key, spec.name, make_source);
       const ReduceWorkspace workspace = reduce_workspace(device, stream.native());
@@ -228,7 +252,8 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
       args.push_scalar<long long>(plan.n_red);
       LaunchConfig config;
       config.stream = StreamRef{stream.native()};
-      config.grid = Dim3(reduction_grid(device, plan.n_red, std::int64_t{reduce_block} * (f64 ? 4 : 8)));
+      config.grid =
+          Dim3(reduction_grid(device, plan.n_red, std::int64_t{reduce_block} * (f64 ? 4 : 8)));
       config.block = Dim3(reduce_block);
       args.launch(kernel, config);
       return out;
@@ -247,7 +272,9 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
   FusedMap map = codegen_map(expr, options);
 
   const Strategy strategy = choose_strategy(expr, plan);
-  const char* strategy_name = strategy == Strategy::full ? "full" : strategy == Strategy::inner ? "inner" : "outer";
+  const char* strategy_name = strategy == Strategy::full    ? "full"
+                              : strategy == Strategy::inner ? "inner"
+                                                            : "outer";
 
   ReductionSpec spec;
   spec.name = "ck_" + op.name + "_" + strategy_name;
@@ -262,14 +289,18 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
   spec.preamble = map.preamble + (op.preamble.empty() ? "" : "\n" + op.preamble);
   spec.compensated = op.compensated;
 
-  const std::string key = std::string("reduce|") + strategy_name + "|" + op.name + "|" + spec.out_type + "|" +
-                          spec.acc_type + "|" + spec.neutral + "|" + spec.reduce_expr + "|" + op.map_wrap + "|" +
-                          spec.post_expr + "|" + (spec.compensated ? "k" : "-") + "|" + op.preamble + "|" + map.key;
+  const std::string key = std::string("reduce|") + strategy_name + "|" + op.name + "|" +
+                          spec.out_type + "|" + spec.acc_type + "|" + spec.neutral + "|" +
+                          spec.reduce_expr + "|" + op.map_wrap + "|" + spec.post_expr + "|" +
+                          (spec.compensated ? "k" : "-") + "|" + op.preamble + "|" + map.key;
   const auto make_source = [&] {
     std::string source = codegen_prelude() + "\n";
-    if (strategy == Strategy::full) source += full_reduction_source(spec);
-    else if (strategy == Strategy::inner) source += inner_reduction_source(spec);
-    else source += outer_reduction_source(spec);
+    if (strategy == Strategy::full)
+      source += full_reduction_source(spec);
+    else if (strategy == Strategy::inner)
+      source += inner_reduction_source(spec);
+    else
+      source += outer_reduction_source(spec);
     return source;
   };
   observe_source(spec.name, make_source);
@@ -300,11 +331,13 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
     args.push_scalar<long long>(plan.n_red);
     const int multiprocessors = std::max(1, device.properties().multiprocessor_count);
     if (strategy == Strategy::inner) {
-      config.grid = Dim3(static_cast<unsigned>(std::min<std::int64_t>(plan.n_out, std::int64_t{multiprocessors} * 64)));
+      config.grid = Dim3(static_cast<unsigned>(
+          std::min<std::int64_t>(plan.n_out, std::int64_t{multiprocessors} * 64)));
       config.block = Dim3(reduce_block);
     } else {
       const std::int64_t blocks = (plan.n_out + 31) / 32;
-      config.grid = Dim3(static_cast<unsigned>(std::min<std::int64_t>(blocks, std::int64_t{multiprocessors} * 64)));
+      config.grid = Dim3(static_cast<unsigned>(
+          std::min<std::int64_t>(blocks, std::int64_t{multiprocessors} * 64)));
       config.block = Dim3(32, 8);
     }
   }

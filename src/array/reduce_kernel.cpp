@@ -27,22 +27,27 @@ std::string trim(const std::string& s) {
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 // "const float * __restrict__" -> "float"; "unsigned   int" -> "unsigned int".
 std::string base_type(const std::string& type) {
   std::string words, word;
   auto flush = [&] {
-    if (!word.empty() && word != "const" && word != "volatile" && word != "__restrict__" && word != "restrict") {
+    if (!word.empty() && word != "const" && word != "volatile" && word != "__restrict__" &&
+        word != "restrict") {
       if (!words.empty()) words += ' ';
       words += word;
     }
     word.clear();
   };
   for (char c : type) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') word += c;
-    else flush();
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+      word += c;
+    else
+      flush();
   }
   flush();
   return words;
@@ -50,19 +55,32 @@ std::string base_type(const std::string& type) {
 
 std::optional<DType> dtype_of_c_type(const std::string& name) {
   static const std::map<std::string, DType> table = {
-      {"bool", DType::bool_},          {"char", DType::int8},
-      {"signed char", DType::int8},    {"unsigned char", DType::uint8},
-      {"short", DType::int16},         {"unsigned short", DType::uint16},
-      {"int", DType::int32},           {"unsigned int", DType::uint32},
-      {"unsigned", DType::uint32},     {"long", DType::int64},
-      {"unsigned long", DType::uint64}, {"long long", DType::int64},
-      {"unsigned long long", DType::uint64}, {"int8_t", DType::int8},
-      {"int16_t", DType::int16},       {"int32_t", DType::int32},
-      {"int64_t", DType::int64},       {"uint8_t", DType::uint8},
-      {"uint16_t", DType::uint16},     {"uint32_t", DType::uint32},
-      {"uint64_t", DType::uint64},     {"float", DType::float32},
-      {"double", DType::float64},      {"__half", DType::float16},
-      {"half", DType::float16},        {"__nv_bfloat16", DType::bfloat16},
+      {"bool", DType::bool_},
+      {"char", DType::int8},
+      {"signed char", DType::int8},
+      {"unsigned char", DType::uint8},
+      {"short", DType::int16},
+      {"unsigned short", DType::uint16},
+      {"int", DType::int32},
+      {"unsigned int", DType::uint32},
+      {"unsigned", DType::uint32},
+      {"long", DType::int64},
+      {"unsigned long", DType::uint64},
+      {"long long", DType::int64},
+      {"unsigned long long", DType::uint64},
+      {"int8_t", DType::int8},
+      {"int16_t", DType::int16},
+      {"int32_t", DType::int32},
+      {"int64_t", DType::int64},
+      {"uint8_t", DType::uint8},
+      {"uint16_t", DType::uint16},
+      {"uint32_t", DType::uint32},
+      {"uint64_t", DType::uint64},
+      {"float", DType::float32},
+      {"double", DType::float64},
+      {"__half", DType::float16},
+      {"half", DType::float16},
+      {"__nv_bfloat16", DType::bfloat16},
   };
   auto it = table.find(name);
   if (it != table.end()) return it->second;
@@ -80,7 +98,9 @@ std::vector<ReductionKernel::Param> parse_arguments(const std::string& arguments
     if (comma == std::string::npos) comma = arguments.size();
     const std::string piece = trim(arguments.substr(start, comma - start));
     std::size_t end = piece.size();
-    while (end > 0 && (std::isalnum(static_cast<unsigned char>(piece[end - 1])) || piece[end - 1] == '_')) --end;
+    while (end > 0 &&
+           (std::isalnum(static_cast<unsigned char>(piece[end - 1])) || piece[end - 1] == '_'))
+      --end;
     ReductionKernel::Param p;
     p.name = piece.substr(end);
     p.type = trim(piece.substr(0, end));
@@ -112,8 +132,9 @@ detail::ReductionSpec spec_of(DType dtype_out, const std::string& name, const st
 
 }  // namespace
 
-ReductionKernel::ReductionKernel(DType dtype_out, std::string neutral, std::string reduce_expr, std::string map_expr,
-                                 std::string arguments, std::string name, std::string preamble)
+ReductionKernel::ReductionKernel(DType dtype_out, std::string neutral, std::string reduce_expr,
+                                 std::string map_expr, std::string arguments, std::string name,
+                                 std::string preamble)
     : dtype_out_(dtype_out),
       neutral_(std::move(neutral)),
       reduce_expr_(std::move(reduce_expr)),
@@ -121,10 +142,14 @@ ReductionKernel::ReductionKernel(DType dtype_out, std::string neutral, std::stri
       arguments_(std::move(arguments)),
       name_(std::move(name)),
       preamble_(std::move(preamble)) {
-  if (trim(neutral_).empty()) throw ArgumentError(what, "the neutral element is empty", "e.g. \"0\" for a sum");
-  if (trim(reduce_expr_).empty()) throw ArgumentError(what, "the reduce expression is empty", "e.g. \"a + b\"");
-  if (trim(map_expr_).empty()) throw ArgumentError(what, "the map expression is empty", "e.g. \"x[i]\"");
-  if (!is_identifier(name_)) throw ArgumentError(what, "name '" + name_ + "' is not a C identifier");
+  if (trim(neutral_).empty())
+    throw ArgumentError(what, "the neutral element is empty", "e.g. \"0\" for a sum");
+  if (trim(reduce_expr_).empty())
+    throw ArgumentError(what, "the reduce expression is empty", "e.g. \"a + b\"");
+  if (trim(map_expr_).empty())
+    throw ArgumentError(what, "the map expression is empty", "e.g. \"x[i]\"");
+  if (!is_identifier(name_))
+    throw ArgumentError(what, "name '" + name_ + "' is not a C identifier");
   params_ = parse_arguments(arguments_);
   if (std::none_of(params_.begin(), params_.end(), [](const Param& p) { return p.pointer; }))
     throw ArgumentError(what, "no pointer parameter in \"" + arguments_ + "\"",
@@ -133,50 +158,57 @@ ReductionKernel::ReductionKernel(DType dtype_out, std::string neutral, std::stri
 
 std::string ReductionKernel::source() const {
   return detail::codegen_prelude() + "\n" +
-         detail::full_reduction_source(spec_of(dtype_out_, name_, neutral_, reduce_expr_, map_expr_, arguments_,
-                                               preamble_));
+         detail::full_reduction_source(
+             spec_of(dtype_out_, name_, neutral_, reduce_expr_, map_expr_, arguments_, preamble_));
 }
 
 Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
   const std::string context = std::string(what) + " " + name_;
   if (args.size() != params_.size())
-    throw ArgumentError(context, "expects " + std::to_string(params_.size()) + " arguments (" + arguments_ +
-                                     "), got " + std::to_string(args.size()));
+    throw ArgumentError(context, "expects " + std::to_string(params_.size()) + " arguments (" +
+                                     arguments_ + "), got " + std::to_string(args.size()));
   const Array* first = nullptr;
   detail::ArgPack pack;
   for (std::size_t k = 0; k < args.size(); ++k) {
     const Param& p = params_[k];
-    const std::string which = "argument " + std::to_string(k + 1) + " '" + p.name + "' (" + p.type + ")";
+    const std::string which =
+        "argument " + std::to_string(k + 1) + " '" + p.name + "' (" + p.type + ")";
     if (p.pointer) {
       const Array* a = std::get_if<Array>(&args[k]);
       if (a == nullptr || !a->valid()) throw ArgumentError(context, which + " needs an Array");
       if (!a->is_c_contiguous())
-        throw ArgumentError(context, which + " is not C-contiguous", "pass a.copy() for a strided view");
+        throw ArgumentError(context, which + " is not C-contiguous",
+                            "pass a.copy() for a strided view");
       const auto pointee = dtype_of_c_type(base_type(p.type.substr(0, p.type.find('*'))));
       if (pointee && *pointee != a->dtype())
-        throw ArgumentError(context, which + " got an array of " + std::string(to_string(a->dtype())));
-      if (first == nullptr) first = a;
+        throw ArgumentError(context,
+                            which + " got an array of " + std::string(to_string(a->dtype())));
+      if (first == nullptr)
+        first = a;
       else if (!(a->device() == first->device()))
-        throw ArgumentError(context, which + " is on " + a->device().describe() + ", the first array on " +
-                                         first->device().describe());
+        throw ArgumentError(context, which + " is on " + a->device().describe() +
+                                         ", the first array on " + first->device().describe());
       pack.push_pointer(a->address());
     } else {
       const Scalar* s = std::get_if<Scalar>(&args[k]);
       if (s == nullptr) throw ArgumentError(context, which + " needs a number, got an Array");
       const auto type = dtype_of_c_type(base_type(p.type));
       if (!type)
-        throw ArgumentError(context, which + ": unknown scalar type", "use a plain C arithmetic type");
+        throw ArgumentError(context, which + ": unknown scalar type",
+                            "use a plain C arithmetic type");
       unsigned char bytes[16] = {};
       s->store(*type, bytes);
-      pack.push_raw(ParamKind::scalar, detail::scalar_type_for(*type), bytes, itemsize(*type), "scalar");
+      pack.push_raw(ParamKind::scalar, detail::scalar_type_for(*type), bytes, itemsize(*type),
+                    "scalar");
     }
   }
   const Device device = first->device();
   const Stream stream = first->stream();
   const std::int64_t n = first->size();
   Array out = empty({}, dtype_out_, stream);
-  const std::string key = "reduction_kernel|" + name_ + "|" + std::string(to_string(dtype_out_)) + "|" + neutral_ +
-                          "|" + reduce_expr_ + "|" + map_expr_ + "|" + arguments_ + "|" + preamble_;
+  const std::string key = "reduction_kernel|" + name_ + "|" + std::string(to_string(dtype_out_)) +
+                          "|" + neutral_ + "|" + reduce_expr_ + "|" + map_expr_ + "|" + arguments_ +
+                          "|" + preamble_;
   detail::observe_source(name_, [&] { return source(); });
   const Kernel kernel = detail::cached_kernel(device, key, name_, [&] { return source(); });
   const detail::ReduceWorkspace workspace = detail::reduce_workspace(device, stream.native());

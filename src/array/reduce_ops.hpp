@@ -13,11 +13,11 @@
 namespace cudakit::detail {
 
 struct ReduceOp {
-  std::string name;           // "sum", also in the kernel name and error messages
+  std::string name;  // "sum", also in the kernel name and error messages
   DType out_dtype = DType::float32;
-  std::string acc_type;       // C type of the accumulator
+  std::string acc_type;  // C type of the accumulator
   std::string neutral;
-  std::string reduce_expr;    // of `a` and `b`
+  std::string reduce_expr;  // of `a` and `b`
   // The map, with "@ELEM@" standing for the element's value (and `r` for its
   // position in the reduced index space).
   std::string map_wrap = "@ELEM@";
@@ -31,7 +31,7 @@ struct ReduceOp {
 struct AxisPlan {
   std::vector<int> kept;
   std::vector<int> reduced;
-  Shape out_shape;          // with keepdims applied
+  Shape out_shape;  // with keepdims applied
   std::int64_t n_out = 1;
   std::int64_t n_red = 1;
 };

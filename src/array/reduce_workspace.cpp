@@ -31,11 +31,13 @@ WorkspaceCache& cache() {
 ReduceWorkspace reduce_workspace(const Device& device, void* native_stream) {
   auto& c = cache();
   std::lock_guard lock(c.mutex);
-  auto key = std::make_tuple(static_cast<int>(device.backend_kind()), device.ordinal(), native_stream);
+  auto key =
+      std::make_tuple(static_cast<int>(device.backend_kind()), device.ordinal(), native_stream);
   auto it = c.buffers.find(key);
   if (it == c.buffers.end()) {
     auto buffer = std::make_unique<UntypedBuffer>(
-        device, counter_bytes + workspace_max_blocks * workspace_max_partial_bytes, Allocator::direct);
+        device, counter_bytes + workspace_max_blocks * workspace_max_partial_bytes,
+        Allocator::direct);
     buffer->zero();
     it = c.buffers.emplace(key, std::move(buffer)).first;
   }

@@ -18,8 +18,8 @@ inline constexpr unsigned workspace_max_blocks = 4096;
 inline constexpr std::size_t workspace_max_partial_bytes = 32;
 
 struct ReduceWorkspace {
-  std::uint64_t counter = 0;    // unsigned int, zero between launches
-  std::uint64_t partials = 0;   // workspace_max_blocks * workspace_max_partial_bytes bytes
+  std::uint64_t counter = 0;   // unsigned int, zero between launches
+  std::uint64_t partials = 0;  // workspace_max_blocks * workspace_max_partial_bytes bytes
 };
 
 ReduceWorkspace reduce_workspace(const Device& device, void* native_stream);

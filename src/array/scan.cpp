@@ -19,14 +19,17 @@ namespace {
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 // Scans the map of `expr` (index space in `axis_order`, lines of
 // `line_length` consecutive i) into the C-contiguous `out`, whose flat order
 // is that index space.
-void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& axis_order, std::int64_t n_lines,
-              std::int64_t line_length, Array& out, const std::string& key_extra) {
+void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& axis_order,
+              std::int64_t n_lines, std::int64_t line_length, Array& out,
+              const std::string& key_extra) {
   const std::string what = "cudakit::" + spec.name;
   const Array& anchor = detail::first_array_of(expr, what.c_str());
   const Device device = anchor.device();
@@ -44,9 +47,9 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
   spec.params = map.params;
   spec.preamble = map.preamble + (spec.preamble.empty() ? "" : "\n" + spec.preamble);
   const std::string kernel_base = "ck_" + spec.name;
-  const std::string key = "scan|" + spec.name + "|" + spec.value_type + "|" + spec.out_type + "|" + spec.scan_expr +
-                          "|" + spec.neutral.value_or("<none>") + "|" + (spec.exclusive ? "x" : "i") + "|" +
-                          key_extra + "|" + map.key;
+  const std::string key = "scan|" + spec.name + "|" + spec.value_type + "|" + spec.out_type + "|" +
+                          spec.scan_expr + "|" + spec.neutral.value_or("<none>") + "|" +
+                          (spec.exclusive ? "x" : "i") + "|" + key_extra + "|" + map.key;
   spec.name = kernel_base;
   auto source = [&] { return detail::codegen_prelude() + "\n" + detail::scan_source(spec); };
   detail::observe_source(kernel_base, source);
@@ -57,13 +60,15 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
   // Many lines: a block per line. A few long ones (or one): each line is
   // scanned by the whole device in turn.
   if (n_lines > 32 || (n_lines > 1 && line_length < 65536)) {
-    const Kernel lines = detail::cached_kernel(device, key + "|lines", kernel_base + "_lines", source);
+    const Kernel lines =
+        detail::cached_kernel(device, key + "|lines", kernel_base + "_lines", source);
     detail::ArgPack args = map.args;
     args.push_pointer(out.address());
     args.push_scalar<long long>(n_lines);
     args.push_scalar<long long>(line_length);
     const int multiprocessors = std::max(1, device.properties().multiprocessor_count);
-    config.grid = Dim3(static_cast<unsigned>(std::min<std::int64_t>(n_lines, std::int64_t{multiprocessors} * 16)));
+    config.grid = Dim3(
+        static_cast<unsigned>(std::min<std::int64_t>(n_lines, std::int64_t{multiprocessors} * 16)));
     args.launch(lines, config);
     return;
   }
@@ -76,8 +81,10 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
   const auto blocks = static_cast<unsigned>((len + chunk - 1) / chunk);
   config.grid = Dim3(blocks);
   const detail::ReduceWorkspace workspace = detail::reduce_workspace(device, stream.native());
-  const Kernel partials = detail::cached_kernel(device, key + "|partials", kernel_base + "_partials", source);
-  const Kernel write = detail::cached_kernel(device, key + "|write", kernel_base + "_write", source);
+  const Kernel partials =
+      detail::cached_kernel(device, key + "|partials", kernel_base + "_partials", source);
+  const Kernel write =
+      detail::cached_kernel(device, key + "|write", kernel_base + "_write", source);
   for (std::int64_t line = 0; line < n_lines; ++line) {
     if (blocks > 1) {
       detail::ArgPack args = map.args;
@@ -119,7 +126,8 @@ Array cumulative(const Expr& a, std::optional<int> axis, bool product) {
   }
   const int ndim = a.ndim();
   if (*axis < -ndim || *axis >= ndim)
-    throw ArgumentError(what, "axis " + std::to_string(*axis) + " is out of bounds for an array of dimension " +
+    throw ArgumentError(what, "axis " + std::to_string(*axis) +
+                                  " is out of bounds for an array of dimension " +
                                   std::to_string(ndim));
   const int ax = *axis < 0 ? *axis + ndim : *axis;
   // Index space: every other axis, then the scanned one (its lines are consecutive).
@@ -133,12 +141,13 @@ Array cumulative(const Expr& a, std::optional<int> axis, bool product) {
   const std::int64_t length = a.shape()[static_cast<std::size_t>(ax)];
   std::vector<int> identity(order.size());
   std::iota(identity.begin(), identity.end(), 0);
-  run_scan(a, spec, order == identity ? std::vector<int>{} : order, length == 0 ? 0 : n / length, length, out,
-           "axis");
+  run_scan(a, spec, order == identity ? std::vector<int>{} : order, length == 0 ? 0 : n / length,
+           length, out, "axis");
   if (order == identity) return out;
   // Back to the operand's axis order (a view).
   std::vector<int> inverse(order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) inverse[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
+  for (std::size_t k = 0; k < order.size(); ++k)
+    inverse[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
   return out.transpose(inverse);
 }
 
@@ -147,8 +156,8 @@ Array cumulative(const Expr& a, std::optional<int> axis, bool product) {
 Array cumsum(const Expr& a, std::optional<int> axis) { return cumulative(a, axis, false); }
 Array cumprod(const Expr& a, std::optional<int> axis) { return cumulative(a, axis, true); }
 
-ScanKernel::ScanKernel(DType dtype, std::string scan_expr, std::optional<std::string> neutral, std::string name,
-                       std::string preamble, bool exclusive)
+ScanKernel::ScanKernel(DType dtype, std::string scan_expr, std::optional<std::string> neutral,
+                       std::string name, std::string preamble, bool exclusive)
     : dtype_(dtype),
       scan_expr_(std::move(scan_expr)),
       neutral_(std::move(neutral)),
@@ -158,7 +167,8 @@ ScanKernel::ScanKernel(DType dtype, std::string scan_expr, std::optional<std::st
   const char* what = exclusive ? "cudakit::ExclusiveScanKernel" : "cudakit::InclusiveScanKernel";
   if (scan_expr_.find_first_not_of(" \t\n") == std::string::npos)
     throw ArgumentError(what, "the scan expression is empty", "e.g. \"a + b\"");
-  if (!is_identifier(name_)) throw ArgumentError(what, "name '" + name_ + "' is not a C identifier");
+  if (!is_identifier(name_))
+    throw ArgumentError(what, "name '" + name_ + "' is not a C identifier");
   if (exclusive && (!neutral_ || neutral_->find_first_not_of(" \t\n") == std::string::npos))
     throw ArgumentError(what, "an exclusive scan needs a neutral element (its first output)");
 }
@@ -173,8 +183,9 @@ void ScanKernel::operator()(const Array& input, Array& output) const {
   const std::string what = "cudakit::ScanKernel " + name_;
   if (!input.valid() || !output.valid()) throw ArgumentError(what, "a null Array was passed");
   if (input.size() != output.size())
-    throw ArgumentError(what, "input of " + std::to_string(input.size()) + " elements and output of " +
-                                  std::to_string(output.size()) + " differ in size");
+    throw ArgumentError(what, "input of " + std::to_string(input.size()) +
+                                  " elements and output of " + std::to_string(output.size()) +
+                                  " differ in size");
   if (output.dtype() != dtype_)
     throw ArgumentError(what, "output dtype " + std::string(to_string(output.dtype())) +
                                   " differs from the kernel's " + std::string(to_string(dtype_)));

@@ -47,9 +47,11 @@ std::string tile_code(const ScanSpec& spec, bool write) {
     if (spec.exclusive) {
       s += "        ck_value_t ck_r;\n";
       s += "        if (ck_j == 0) ck_r = ck_has_prefix ? ck_prefix : (ck_value_t)(CK_NEUTRAL);\n";
-      s += "        else ck_r = ck_has_prefix ? ck_scan_op(ck_prefix, ck_local[ck_j - 1]) : ck_local[ck_j - 1];\n";
+      s += "        else ck_r = ck_has_prefix ? ck_scan_op(ck_prefix, ck_local[ck_j - 1]) : "
+           "ck_local[ck_j - 1];\n";
     } else {
-      s += "        const ck_value_t ck_r = ck_has_prefix ? ck_scan_op(ck_prefix, ck_local[ck_j]) : ck_local[ck_j];\n";
+      s += "        const ck_value_t ck_r = ck_has_prefix ? ck_scan_op(ck_prefix, ck_local[ck_j]) "
+           ": ck_local[ck_j];\n";
     }
     s += "        ck_out[ck_first + ck_j] = " + spec.store_expr + ";\n";
     s += "      }\n";

@@ -16,20 +16,21 @@ inline constexpr unsigned scan_items = 8;  // consecutive elements per thread an
 inline constexpr unsigned scan_tile = scan_threads * scan_items;
 
 struct ScanSpec {
-  std::string name;          // prefix of the kernel names
-  std::string value_type;    // C type the scan runs in
-  std::string out_type;      // C type written
-  std::string scan_expr;     // combines `a` (earlier) and `b` (later)
-  std::string map_expr;      // value of input element `i` (long long)
+  std::string name;                    // prefix of the kernel names
+  std::string value_type;              // C type the scan runs in
+  std::string out_type;                // C type written
+  std::string scan_expr;               // combines `a` (earlier) and `b` (later)
+  std::string map_expr;                // value of input element `i` (long long)
   std::optional<std::string> neutral;  // required for exclusive scans
   bool exclusive = false;
   std::string store_expr = "(ck_out_t)ck_r";  // the value ck_r as written to the output
-  std::string params;        // extra parameters for the map (may be empty)
+  std::string params;                         // extra parameters for the map (may be empty)
   std::string preamble;
 };
 
 // Defines, given the spec:
-//   NAME_partials(<params>, VALUE* ck_partials, unsigned int* ck_counter, long long n, long long chunk,
+//   NAME_partials(<params>, VALUE* ck_partials, unsigned int* ck_counter, long long n, long long
+//   chunk,
 //                 long long ck_offset)
 //   NAME_write(<params>, OUT* ck_out, const VALUE* ck_partials, long long n, long long chunk,
 //              long long ck_offset)

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "cudakit/backend_kind.hpp"
-#include "cudakit/compiled_code.hpp"
 #include "cudakit/compile_options.hpp"
+#include "cudakit/compiled_code.hpp"
 #include "cudakit/device_attribute.hpp"
 #include "cudakit/device_properties.hpp"
 #include "cudakit/dim3.hpp"
@@ -31,19 +31,19 @@
 
 namespace cudakit::detail {
 
-using DevicePtr = std::uint64_t;   // CUdeviceptr, or a host address on the CPU backend
-using NativeStream = void*;        // CUstream, or the CPU backend's stream object
-using NativeEvent = void*;         // CUevent, or the CPU backend's event object
-using NativeModule = void*;        // CUmodule, or the CPU backend's loaded shared object
-using NativeKernel = void*;        // CUfunction, or the CPU backend's kernel record
+using DevicePtr = std::uint64_t;  // CUdeviceptr, or a host address on the CPU backend
+using NativeStream = void*;       // CUstream, or the CPU backend's stream object
+using NativeEvent = void*;        // CUevent, or the CPU backend's event object
+using NativeModule = void*;       // CUmodule, or the CPU backend's loaded shared object
+using NativeKernel = void*;       // CUfunction, or the CPU backend's kernel record
 
 // What the compile stage is given: the final source (already wrapped in
 // extern "C" by the core when asked), options with the arch resolved, and
 // in-memory headers.
 struct CompileRequest {
   std::string source;
-  std::string source_name = "kernel.cu";   // shown in compiler messages
-  CompileOptions options;                  // options.arch is never empty here
+  std::string source_name = "kernel.cu";  // shown in compiler messages
+  CompileOptions options;                 // options.arch is never empty here
 };
 
 class Backend {

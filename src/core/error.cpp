@@ -58,8 +58,7 @@ DriverTooOld::DriverTooOld(std::string context, int driver_version, int required
     : Error(std::move(context),
             "the NVIDIA driver supports CUDA " + version_text(driver_version) +
                 " but this code needs CUDA " + version_text(required_version),
-            "update the NVIDIA driver to one that supports CUDA " +
-                version_text(required_version) +
+            "update the NVIDIA driver to one that supports CUDA " + version_text(required_version) +
                 " or newer (nvidia-smi shows the supported CUDA version), or compile for an "
                 "older arch / with an older toolkit",
             222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"),
@@ -125,12 +124,11 @@ OutOfMemory::OutOfMemory(std::string context, std::size_t requested, std::size_t
       free_(free_bytes),
       total_(total_bytes) {}
 
-KernelFault::KernelFault(std::string context, std::string message,
-                         std::vector<std::string> kernels, std::string hint, int code,
-                         std::string code_name)
+KernelFault::KernelFault(std::string context, std::string message, std::vector<std::string> kernels,
+                         std::string hint, int code, std::string code_name)
     : Error(std::move(context),
-            message + (kernels.empty() ? std::string()
-                                       : "; kernel(s) in flight: " + join(kernels, ", ")),
+            message +
+                (kernels.empty() ? std::string() : "; kernel(s) in flight: " + join(kernels, ", ")),
             std::move(hint), code, std::move(code_name)),
       kernels_(std::move(kernels)) {}
 

@@ -91,7 +91,8 @@ TEST(ArrayDType, WeakScalarPromotionMatchesNumpy) {
   int checked = 0;
   for (const auto& r : read_table("numpy_promotion.txt")) {
     if (r[0] != "weak") continue;
-    EXPECT_EQ(ck::to_string(ck::result_type(dt(r[1]), kind(r[2]))), r[3]) << r[1] << " with " << r[2];
+    EXPECT_EQ(ck::to_string(ck::result_type(dt(r[1]), kind(r[2]))), r[3])
+        << r[1] << " with " << r[2];
     ++checked;
   }
   EXPECT_EQ(checked, 14 * 4);

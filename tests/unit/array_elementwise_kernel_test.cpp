@@ -12,8 +12,8 @@ class ElementwiseKernelTest : public ArrayTest {};
 }  // namespace
 
 TEST_F(ElementwiseKernelTest, LinearCombinationConvertsTheScalar) {
-  ck::ElementwiseKernel k("float a, const float *x, const float *y, float *z", "z[i] = a * x[i] + y[i]",
-                          "linear_combination");
+  ck::ElementwiseKernel k("float a, const float *x, const float *y, float *z",
+                          "z[i] = a * x[i] + y[i]", "linear_combination");
   auto x = random_values<float>(1001), y = random_values<float>(1001);
   ck::Array dx = ck::from_host(x), dy = ck::from_host(y), dz = ck::empty({1001});
   k({2.5, dx, dy, dz});  // a double 2.5 reaches the float parameter as a float
@@ -29,7 +29,8 @@ TEST_F(ElementwiseKernelTest, RangeAndSliceChooseTheIndices) {
   ck::Array z = ck::zeros({20}, DType::int32);
   k({z}, ck::ElementwiseKernel::Range{2, 11, 3});
   auto h = z.to_host<std::int32_t>();
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(h[static_cast<std::size_t>(i)], (i >= 2 && i < 11 && (i - 2) % 3 == 0) ? i + 100 : 0);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(h[static_cast<std::size_t>(i)], (i >= 2 && i < 11 && (i - 2) % 3 == 0) ? i + 100 : 0);
   ck::Array w = ck::zeros({10}, DType::int32);
   k({w}, ck::Slice(std::nullopt, std::nullopt, -4));
   auto g = w.to_host<std::int32_t>();
@@ -37,7 +38,8 @@ TEST_F(ElementwiseKernelTest, RangeAndSliceChooseTheIndices) {
 }
 
 TEST_F(ElementwiseKernelTest, PreambleHelpersAndHalfTypes) {
-  ck::ElementwiseKernel k("const cudakit_half *x, float *y", "y[i] = twice(cudakit_h2f(x[i]))", "use_preamble",
+  ck::ElementwiseKernel k("const cudakit_half *x, float *y", "y[i] = twice(cudakit_h2f(x[i]))",
+                          "use_preamble",
                           "__device__ inline float twice(float v) { return 2 * v; }");
   ck::Array x = make_array({1, -2, 0.5}, DType::float16, {3}), y = ck::empty({3});
   k({x, y});
@@ -82,7 +84,9 @@ TEST_F(ElementwiseKernelTest, BadArgumentListIsAnError) {
 TEST_F(ElementwiseKernelTest, SourceIsReadable) {
   ck::ElementwiseKernel k("float *x", "x[i] = 1", "ones_kernel");
   std::string src = k.source();
-  EXPECT_NE(src.find("extern \"C\" __global__ void ones_kernel(float *x, int cudakit_start"), std::string::npos) << src;
+  EXPECT_NE(src.find("extern \"C\" __global__ void ones_kernel(float *x, int cudakit_start"),
+            std::string::npos)
+      << src;
   EXPECT_NE(src.find("x[i] = 1;"), std::string::npos);
   EXPECT_EQ(k.params().size(), 1u);
   EXPECT_EQ(k.params()[0].dtype, DType::float32);

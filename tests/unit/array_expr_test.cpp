@@ -50,13 +50,18 @@ struct BinaryCase {
 const std::vector<BinaryCase>& arithmetic_cases() {
   static const std::vector<BinaryCase> cases = {
       {"add", [](auto& a, auto& b) { return a + b; }, [](double a, double b) { return a + b; }},
-      {"subtract", [](auto& a, auto& b) { return a - b; }, [](double a, double b) { return a - b; }},
-      {"multiply", [](auto& a, auto& b) { return a * b; }, [](double a, double b) { return a * b; }},
-      {"true_divide", [](auto& a, auto& b) { return a / b; }, [](double a, double b) { return a / b; }},
+      {"subtract", [](auto& a, auto& b) { return a - b; },
+       [](double a, double b) { return a - b; }},
+      {"multiply", [](auto& a, auto& b) { return a * b; },
+       [](double a, double b) { return a * b; }},
+      {"true_divide", [](auto& a, auto& b) { return a / b; },
+       [](double a, double b) { return a / b; }},
       {"floor_divide", [](auto& a, auto& b) { return ck::floor_divide(a, b); }, py_floordiv},
       {"remainder", [](auto& a, auto& b) { return a % b; }, py_mod},
-      {"minimum", [](auto& a, auto& b) { return ck::minimum(a, b); }, [](double a, double b) { return std::min(a, b); }},
-      {"maximum", [](auto& a, auto& b) { return ck::maximum(a, b); }, [](double a, double b) { return std::max(a, b); }},
+      {"minimum", [](auto& a, auto& b) { return ck::minimum(a, b); },
+       [](double a, double b) { return std::min(a, b); }},
+      {"maximum", [](auto& a, auto& b) { return ck::maximum(a, b); },
+       [](double a, double b) { return std::max(a, b); }},
   };
   return cases;
 }
@@ -73,10 +78,11 @@ double wrap_to(double v, DType d) {
 
 TEST_F(ArrayExpr, ArithmeticMatchesReferenceForDtypePairs) {
   const std::pair<DType, DType> pairs[] = {
-      {DType::float32, DType::float32}, {DType::float64, DType::float32}, {DType::int32, DType::int32},
-      {DType::int8, DType::uint8},      {DType::int64, DType::float32}, {DType::float16, DType::float16},
-      {DType::bfloat16, DType::float32}, {DType::uint16, DType::int16}, {DType::uint32, DType::uint32},
-      {DType::int16, DType::float16}};
+      {DType::float32, DType::float32},  {DType::float64, DType::float32},
+      {DType::int32, DType::int32},      {DType::int8, DType::uint8},
+      {DType::int64, DType::float32},    {DType::float16, DType::float16},
+      {DType::bfloat16, DType::float32}, {DType::uint16, DType::int16},
+      {DType::uint32, DType::uint32},    {DType::int16, DType::float16}};
   const std::size_t n = 1003;
   for (auto [da, db] : pairs) {
     auto va = values_for(da, n), vb = values_for(db, n);
@@ -93,14 +99,16 @@ TEST_F(ArrayExpr, ArithmeticMatchesReferenceForDtypePairs) {
         want[k] = wrap_to(c.ref(x, y), r.dtype());
       }
       std::string what = std::string(c.name) + "(" + std::string(ck::to_string(da)) + ", " +
-                         std::string(ck::to_string(db)) + ") -> " + std::string(ck::to_string(r.dtype()));
+                         std::string(ck::to_string(db)) + ") -> " +
+                         std::string(ck::to_string(r.dtype()));
       expect_close(host_doubles(r), want, r.dtype(), what, 2.0);
     }
   }
 }
 
 TEST_F(ArrayExpr, ResultDtypesFollowNumpy) {
-  ck::Array i8 = ck::ones({5}, DType::int8), u8 = ck::ones({5}, DType::uint8), f32 = ck::ones({5}, DType::float32);
+  ck::Array i8 = ck::ones({5}, DType::int8), u8 = ck::ones({5}, DType::uint8),
+            f32 = ck::ones({5}, DType::float32);
   ck::Array i32 = ck::ones({5}, DType::int32);
   EXPECT_EQ((i8 + u8).dtype(), DType::int16);
   EXPECT_EQ((i32 / i32).dtype(), DType::float64);
@@ -174,7 +182,8 @@ TEST_F(ArrayExpr, UnaryMathMatchesReference) {
       ASSERT_EQ(r.dtype(), d) << c.name;
       std::vector<double> want(n);
       for (std::size_t k = 0; k < n; ++k) want[k] = round_to(c.ref(v[k]), d);
-      expect_close(host_doubles(r), want, d, std::string(c.name) + " " + std::string(ck::to_string(d)), 4.0);
+      expect_close(host_doubles(r), want, d,
+                   std::string(c.name) + " " + std::string(ck::to_string(d)), 4.0);
     }
   }
 }
@@ -185,7 +194,8 @@ TEST_F(ArrayExpr, MathOnIntegersComputesInFloat64) {
   ck::Array r = ck::sqrt(a);
   ASSERT_EQ(r.dtype(), DType::float64);
   std::vector<double> want(100);
-  for (int k = 0; k < 100; ++k) want[static_cast<std::size_t>(k)] = std::sqrt(v[static_cast<std::size_t>(k)]);
+  for (int k = 0; k < 100; ++k)
+    want[static_cast<std::size_t>(k)] = std::sqrt(v[static_cast<std::size_t>(k)]);
   expect_close(host_doubles(r), want, DType::float64, "sqrt(int32)");
 }
 
@@ -203,8 +213,10 @@ TEST_F(ArrayExpr, AbsNegativeSignOnSignedIntegers) {
 TEST_F(ArrayExpr, ComparisonsAndLogicalOpsGiveBool) {
   auto va = values_for(DType::float32, 257), vb = values_for(DType::float32, 257);
   ck::Array a = make_array(va, DType::float32, {257}), b = make_array(vb, DType::float32, {257});
-  auto lt = host_doubles(a < b), ge = host_doubles(a >= b), eq = host_doubles(a == a), ne = host_doubles(a != b);
-  auto land = host_doubles(ck::logical_and(a > 0, b > 0)), lor = host_doubles(ck::logical_or(a > 0, b > 0));
+  auto lt = host_doubles(a < b), ge = host_doubles(a >= b), eq = host_doubles(a == a),
+       ne = host_doubles(a != b);
+  auto land = host_doubles(ck::logical_and(a > 0, b > 0)),
+       lor = host_doubles(ck::logical_or(a > 0, b > 0));
   auto lx = host_doubles(ck::logical_xor(a > 0, b > 0)), ln = host_doubles(ck::logical_not(a > 0));
   EXPECT_EQ((a < b).dtype(), DType::bool_);
   for (std::size_t k = 0; k < va.size(); ++k) {
@@ -222,7 +234,8 @@ TEST_F(ArrayExpr, ComparisonsAndLogicalOpsGiveBool) {
 TEST_F(ArrayExpr, BitwiseOpsOnIntegers) {
   auto va = values_for(DType::int32, 129, -100, 100), vb = values_for(DType::int32, 129, 0, 7);
   ck::Array a = make_array(va, DType::int32, {129}), b = make_array(vb, DType::int32, {129});
-  auto an = host_doubles(a & b), o = host_doubles(a | b), x = host_doubles(a ^ b), inv = host_doubles(~a);
+  auto an = host_doubles(a & b), o = host_doubles(a | b), x = host_doubles(a ^ b),
+       inv = host_doubles(~a);
   auto shl = host_doubles(a << b), shr = host_doubles(a >> b);
   for (std::size_t k = 0; k < va.size(); ++k) {
     auto p = static_cast<std::int32_t>(va[k]), q = static_cast<std::int32_t>(vb[k]);
@@ -306,7 +319,8 @@ TEST_F(ArrayExpr, ClipAndWhere) {
 TEST_F(ArrayExpr, TwoArgumentMath) {
   auto va = values_for(DType::float64, 211), vb = values_for(DType::float64, 211);
   ck::Array a = make_array(va, DType::float64, {211}), b = make_array(vb, DType::float64, {211});
-  auto at = host_doubles(ck::arctan2(a, b)), hy = host_doubles(ck::hypot(a, b)), cs = host_doubles(ck::copysign(a, b));
+  auto at = host_doubles(ck::arctan2(a, b)), hy = host_doubles(ck::hypot(a, b)),
+       cs = host_doubles(ck::copysign(a, b));
   for (std::size_t k = 0; k < va.size(); ++k) {
     EXPECT_NEAR(at[k], std::atan2(va[k], vb[k]), 1e-14);
     EXPECT_NEAR(hy[k], std::hypot(va[k], vb[k]), 1e-14);
@@ -319,7 +333,8 @@ TEST_F(ArrayExpr, FrexpModfLdexp) {
   ck::Array a = make_array(v, DType::float64, {150});
   auto [m, e] = ck::frexp(a);
   auto [frac, whole] = ck::modf(a);
-  auto hm = host_doubles(m), he = host_doubles(e), hf = host_doubles(frac), hw = host_doubles(whole);
+  auto hm = host_doubles(m), he = host_doubles(e), hf = host_doubles(frac),
+       hw = host_doubles(whole);
   EXPECT_EQ(ck::Array(e).dtype(), DType::int32);
   auto back = host_doubles(ck::ldexp(m, e));
   for (std::size_t k = 0; k < v.size(); ++k) {
@@ -356,7 +371,8 @@ TEST_F(ArrayExpr, ComplexArithmeticAbsConj) {
   }
   ck::Array x = ck::from_host(a), y = ck::from_host(b);
   auto sum = (x + y).to_host<std::complex<float>>(), prod = (x * y).to_host<std::complex<float>>();
-  auto quot = (x / y).to_host<std::complex<float>>(), cj = ck::conj(x).to_host<std::complex<float>>();
+  auto quot = (x / y).to_host<std::complex<float>>(),
+       cj = ck::conj(x).to_host<std::complex<float>>();
   auto ab = ck::abs(x).to_host<float>();
   auto sc = (x * 2.0).to_host<std::complex<float>>();
   for (std::size_t k = 0; k < n; ++k) {
@@ -379,7 +395,8 @@ TEST_F(ArrayExpr, ComplexOrderingIsNotSupported) {
 TEST_F(ArrayExpr, BroadcastsRowAgainstColumn) {
   const std::int64_t rows = 37, cols = 53;
   auto vc = values_for(DType::float32, rows), vr = values_for(DType::float64, cols);
-  ck::Array col = make_array(vc, DType::float32, {rows, 1}), row = make_array(vr, DType::float64, {cols});
+  ck::Array col = make_array(vc, DType::float32, {rows, 1}),
+            row = make_array(vr, DType::float64, {cols});
   ck::Array r = col * row - row;
   ASSERT_EQ(r.shape(), (ck::Shape{rows, cols}));
   ASSERT_EQ(r.dtype(), DType::float64);
@@ -388,7 +405,8 @@ TEST_F(ArrayExpr, BroadcastsRowAgainstColumn) {
     for (std::int64_t j = 0; j < cols; ++j) {
       double c = vc[static_cast<std::size_t>(i)], w = vr[static_cast<std::size_t>(j)];
       // A GPU may fuse c * r - r into one rounding: compare with a tolerance.
-      EXPECT_NEAR(got[static_cast<std::size_t>(i * cols + j)], c * w - w, 1e-15 * (std::fabs(c * w) + std::fabs(w)));
+      EXPECT_NEAR(got[static_cast<std::size_t>(i * cols + j)], c * w - w,
+                  1e-15 * (std::fabs(c * w) + std::fabs(w)));
     }
 }
 
@@ -408,7 +426,8 @@ TEST_F(ArrayExpr, NegativeStepAndTransposedOperands) {
   auto v = values_for(DType::float32, static_cast<std::size_t>(r * c));
   auto w = values_for(DType::float32, static_cast<std::size_t>(r * c));
   ck::Array a = make_array(v, DType::float32, {r, c}), b = make_array(w, DType::float32, {c, r});
-  ck::Array rev = a.index({ck::Slice(std::nullopt, std::nullopt, -1), ck::Slice(std::nullopt, std::nullopt, -2)});
+  ck::Array rev = a.index(
+      {ck::Slice(std::nullopt, std::nullopt, -1), ck::Slice(std::nullopt, std::nullopt, -2)});
   ck::Array res = rev * 2 + b.T().index({ck::Slice(), ck::Slice(std::nullopt, std::nullopt, 2)});
   std::int64_t cc = (c + 1) / 2;
   ASSERT_EQ(res.shape(), (ck::Shape{r, cc}));
@@ -431,7 +450,8 @@ TEST_F(ArrayExpr, InPlaceOperatorsUpdateTheArray) {
   EXPECT_EQ(a.address(), address);
   auto got = host_doubles(a);
   for (std::size_t k = 0; k < v.size(); ++k)
-    EXPECT_EQ(got[k], static_cast<float>(static_cast<float>(static_cast<float>(v[k] + w[k]) * 2) - 1.5f));
+    EXPECT_EQ(got[k],
+              static_cast<float>(static_cast<float>(static_cast<float>(v[k] + w[k]) * 2) - 1.5f));
 }
 
 TEST_F(ArrayExpr, InPlaceIntoNarrowerKindIsRefused) {
@@ -510,13 +530,15 @@ TEST_F(ArrayExpr, NonContiguousOperandsIndexThroughALayoutStruct) {
 TEST_F(ArrayExpr, CacheKeyDependsOnStructureNotData) {
   ck::Array a = ck::ones({100}), b = ck::ones({100}), c = ck::ones({100}), d = ck::ones({100});
   ck::Array out = ck::empty({100});
-  EXPECT_EQ(ck::detail::elementwise_key(a * b + 1.0, out), ck::detail::elementwise_key(c * d + 2.0, out));
+  EXPECT_EQ(ck::detail::elementwise_key(a * b + 1.0, out),
+            ck::detail::elementwise_key(c * d + 2.0, out));
   EXPECT_NE(ck::detail::elementwise_key(a * b, out), ck::detail::elementwise_key(a * a, out));
   EXPECT_NE(ck::detail::elementwise_key(a * b, out),
             ck::detail::elementwise_key(a * ck::ones({100}, DType::float64), out));
   ck::Array big = ck::ones({200});
-  EXPECT_NE(ck::detail::elementwise_key(a * b, out),
-            ck::detail::elementwise_key(a * big.index({ck::Slice(std::nullopt, std::nullopt, 2)}), out));
+  EXPECT_NE(
+      ck::detail::elementwise_key(a * b, out),
+      ck::detail::elementwise_key(a * big.index({ck::Slice(std::nullopt, std::nullopt, 2)}), out));
 }
 
 TEST_F(ArrayExpr, HugeIterationSpacesUse64BitIndices) {
@@ -533,17 +555,23 @@ TEST_F(ArrayExpr, FusedMapRunsInsideAnotherKernel) {
   ck::Expr e = ck::square(a - b);
   auto m = ck::detail::codegen_map(e);
   ck::Array out = ck::empty({1000});
-  std::string src = m.preamble + "extern \"C\" __global__ void fused_map_test(float* out, " + m.params +
-                    ", int n) {\n  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
-                    "    out[i] = " + m.element + ";\n}\n";
-  ck::Kernel k = ck::detail::cached_kernel(device(), "test|" + m.key, "fused_map_test", [&] { return src; });
+  std::string src = m.preamble + "extern \"C\" __global__ void fused_map_test(float* out, " +
+                    m.params +
+                    ", int n) {\n  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += "
+                    "gridDim.x * blockDim.x)\n"
+                    "    out[i] = " +
+                    m.element + ";\n}\n";
+  ck::Kernel k =
+      ck::detail::cached_kernel(device(), "test|" + m.key, "fused_map_test", [&] { return src; });
   ck::detail::ArgPack args;
   args.push_pointer(out.address());
   args.append(m.args);
   args.push_scalar<int>(1000);
   args.launch(k, ck::grid_for(1000, 128));
   auto got = host_doubles(out);
-  for (std::size_t i = 0; i < 1000; ++i) EXPECT_EQ(got[i], static_cast<float>((static_cast<float>(va[i] - vb[i])) * static_cast<float>(va[i] - vb[i])));
+  for (std::size_t i = 0; i < 1000; ++i)
+    EXPECT_EQ(got[i], static_cast<float>((static_cast<float>(va[i] - vb[i])) *
+                                         static_cast<float>(va[i] - vb[i])));
 }
 
 TEST_F(ArrayExpr, OutOfPlaceEvalIntoOut) {
@@ -566,7 +594,8 @@ TEST_F(ArrayExpr, AstypeInsideAnExpression) {
   ck::Array r = ck::astype(a, DType::int16) * 2;
   ASSERT_EQ(r.dtype(), DType::int16);
   auto got = host_doubles(r);
-  for (std::size_t k = 0; k < v.size(); ++k) EXPECT_EQ(got[k], std::trunc(static_cast<float>(v[k])) * 2);
+  for (std::size_t k = 0; k < v.size(); ++k)
+    EXPECT_EQ(got[k], std::trunc(static_cast<float>(v[k])) * 2);
 }
 
 TEST_F(ArrayExpr, ZeroDimensionalAndEmptyArrays) {

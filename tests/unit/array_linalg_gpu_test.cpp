@@ -13,15 +13,16 @@ namespace {
 using namespace cudakit;
 using namespace cudakit_test;
 
-std::vector<double> naive(const std::vector<double>& a, const std::vector<double>& b, std::int64_t batch,
-                          std::int64_t m, std::int64_t k, std::int64_t n) {
+std::vector<double> naive(const std::vector<double>& a, const std::vector<double>& b,
+                          std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n) {
   std::vector<double> c(static_cast<std::size_t>(batch * m * n), 0.0);
   for (std::int64_t z = 0; z < batch; ++z)
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t p = 0; p < k; ++p) {
         const double av = a[static_cast<std::size_t>((z * m + i) * k + p)];
         for (std::int64_t j = 0; j < n; ++j)
-          c[static_cast<std::size_t>((z * m + i) * n + j)] += av * b[static_cast<std::size_t>((z * k + p) * n + j)];
+          c[static_cast<std::size_t>((z * m + i) * n + j)] +=
+              av * b[static_cast<std::size_t>((z * k + p) * n + j)];
       }
   return c;
 }
@@ -29,7 +30,8 @@ std::vector<double> naive(const std::vector<double>& a, const std::vector<double
 class ArrayMatmulGpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!backend_available(BackendKind::cuda)) GTEST_SKIP() << "no CUDA device (driver or GPU missing)";
+    if (!backend_available(BackendKind::cuda))
+      GTEST_SKIP() << "no CUDA device (driver or GPU missing)";
     device_.emplace(Device::get(BackendKind::cuda, 0));
     scope_.emplace(*device_);
   }
@@ -42,8 +44,10 @@ class ArrayMatmulGpu : public ::testing::Test {
     return from_host(host.data(), shape, DType::float64, stream()).astype(dtype);
   }
   // Checks a (batch, m, k) @ (batch, k, n) product in `dtype` against double.
-  void check(DType dtype, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n, double rel) {
-    SCOPED_TRACE(::testing::Message() << to_string(dtype) << " " << batch << "x" << m << "x" << k << "x" << n);
+  void check(DType dtype, std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n,
+             double rel) {
+    SCOPED_TRACE(::testing::Message()
+                 << to_string(dtype) << " " << batch << "x" << m << "x" << k << "x" << n);
     auto a = random_values<double>(static_cast<std::size_t>(batch * m * k), -1.0, 1.0, seed);
     auto b = random_values<double>(static_cast<std::size_t>(batch * k * n), -1.0, 1.0, seed + 1);
     const Array da = upload(a, batch == 1 ? Shape{m, k} : Shape{batch, m, k}, dtype);
@@ -63,11 +67,21 @@ class ArrayMatmulGpu : public ::testing::Test {
   std::uint32_t seed = fresh_seed();
 };
 
-TEST_F(ArrayMatmulGpu, CublasFloat32MatchesReference) { check(DType::float32, 1, 517, 263, 389, 1e-5); }
-TEST_F(ArrayMatmulGpu, CublasFloat64MatchesReference) { check(DType::float64, 1, 300, 401, 211, 1e-13); }
-TEST_F(ArrayMatmulGpu, CublasFloat16AccumulatesInFloat32) { check(DType::float16, 1, 129, 255, 97, 2e-3); }
-TEST_F(ArrayMatmulGpu, CublasBfloat16AccumulatesInFloat32) { check(DType::bfloat16, 1, 129, 255, 97, 1e-2); }
-TEST_F(ArrayMatmulGpu, CublasBatchedMatchesReference) { check(DType::float32, 5, 67, 45, 89, 1e-5); }
+TEST_F(ArrayMatmulGpu, CublasFloat32MatchesReference) {
+  check(DType::float32, 1, 517, 263, 389, 1e-5);
+}
+TEST_F(ArrayMatmulGpu, CublasFloat64MatchesReference) {
+  check(DType::float64, 1, 300, 401, 211, 1e-13);
+}
+TEST_F(ArrayMatmulGpu, CublasFloat16AccumulatesInFloat32) {
+  check(DType::float16, 1, 129, 255, 97, 2e-3);
+}
+TEST_F(ArrayMatmulGpu, CublasBfloat16AccumulatesInFloat32) {
+  check(DType::bfloat16, 1, 129, 255, 97, 1e-2);
+}
+TEST_F(ArrayMatmulGpu, CublasBatchedMatchesReference) {
+  check(DType::float32, 5, 67, 45, 89, 1e-5);
+}
 
 TEST_F(ArrayMatmulGpu, Tf32WhenAllowedIsCloseToReference) {
   set_allow_tf32(true);
@@ -82,12 +96,14 @@ TEST_F(ArrayMatmulGpu, GeneratedKernelMatchesReference) {
 }
 
 TEST_F(ArrayMatmulGpu, CublasTakesTransposedViewsWithoutError) {
-  const auto a = random_values<double>(150 * 70, -1.0, 1.0, seed), b = random_values<double>(90 * 150, -1.0, 1.0, seed + 2);
+  const auto a = random_values<double>(150 * 70, -1.0, 1.0, seed),
+             b = random_values<double>(90 * 150, -1.0, 1.0, seed + 2);
   const Array at = upload(a, {150, 70}, DType::float32).T();  // (70, 150), unit row stride
   const Array bt = upload(b, {90, 150}, DType::float32).T();  // (150, 90)
-  const auto ha = at.astype(DType::float64).to_host<double>(), hb = bt.astype(DType::float64).to_host<double>();
-  expect_close(matmul(at, bt).astype(DType::float64).to_host<double>(), naive(ha, hb, 1, 70, 150, 90), 1e-4,
-               "transposed");
+  const auto ha = at.astype(DType::float64).to_host<double>(),
+             hb = bt.astype(DType::float64).to_host<double>();
+  expect_close(matmul(at, bt).astype(DType::float64).to_host<double>(),
+               naive(ha, hb, 1, 70, 150, 90), 1e-4, "transposed");
 }
 
 }  // namespace

@@ -51,7 +51,8 @@ TEST_F(ArrayNvrtc, ContiguousVectorisedKernelsCompileForEveryDtype) {
     auto d = static_cast<DType>(k);
     ck::Array a = ck::ones({1001}, d), out = ck::empty({1001}, d);
     ck::Expr e = ck::is_bool(d) ? ck::Expr(ck::logical_and(a, a)) : ck::Expr(a + a);
-    expect_compiles(ck::detail::elementwise_source(e, out), "a + a for " + std::string(ck::to_string(d)));
+    expect_compiles(ck::detail::elementwise_source(e, out),
+                    "a + a for " + std::string(ck::to_string(d)));
   }
 }
 
@@ -60,23 +61,27 @@ TEST_F(ArrayNvrtc, EveryOperationCompiles) {
   ck::Array i = ck::ones({64}, DType::int32), u = ck::ones({64}, DType::uint8);
   ck::Array c = ck::ones({64}, DType::complex128), out = ck::empty({64}, DType::float64);
   std::vector<std::pair<std::string, ck::Expr>> cases = {
-      {"float math", ck::exp(f) + ck::log(f) + ck::log10(f) + ck::log2(f) + ck::sqrt(f) + ck::cbrt(f) + ck::sin(f) +
-                         ck::cos(f) + ck::tan(f) + ck::arcsin(f) + ck::arccos(f) + ck::arctan(f) + ck::sinh(f) +
-                         ck::cosh(f) + ck::tanh(f) + ck::arcsinh(f) + ck::arccosh(f) + ck::arctanh(f) +
-                         ck::floor(f) + ck::ceil(f) + ck::trunc(f) + ck::rint(f) + ck::fabs(f) + ck::expm1(f) +
+      {"float math", ck::exp(f) + ck::log(f) + ck::log10(f) + ck::log2(f) + ck::sqrt(f) +
+                         ck::cbrt(f) + ck::sin(f) + ck::cos(f) + ck::tan(f) + ck::arcsin(f) +
+                         ck::arccos(f) + ck::arctan(f) + ck::sinh(f) + ck::cosh(f) + ck::tanh(f) +
+                         ck::arcsinh(f) + ck::arccosh(f) + ck::arctanh(f) + ck::floor(f) +
+                         ck::ceil(f) + ck::trunc(f) + ck::rint(f) + ck::fabs(f) + ck::expm1(f) +
                          ck::log1p(f) + ck::exp2(f)},
-      {"binary float math", ck::arctan2(f, h) + ck::hypot(f, f) + ck::copysign(f, h) + ck::fmod(f, f) +
-                                ck::power(f, h) + ck::floor_divide(f, f) + f % h + ck::minimum(f, h) +
-                                ck::maximum(f, f) + ck::fmin(f, f) + ck::fmax(f, h)},
-      {"frexp modf ldexp", ck::frexp(f).first + ck::frexp(f).second + ck::modf(h).first + ck::modf(f).second +
-                               ck::ldexp(f, i)},
-      {"integer ops", ck::floor_divide(i, u) + i % u + ck::power(i, u) + (i & u) + (i | u) + (i ^ u) + (i << u) +
-                          (i >> u) + ~i + ck::abs(i) + ck::sign(i) + -i + ck::square(u) + ck::reciprocal(i) +
-                          ck::fmod(i, i)},
-      {"comparisons and logic", ck::where(ck::logical_and(f < h, i >= u) | ck::logical_not(ck::isnan(f)) |
-                                              ck::isinf(h) | ck::isfinite(f) | (c == c) | (c != c),
-                                          f, h)},
-      {"complex", ck::abs(c * c / c - c + ck::conj(c)) + ck::real(c) + ck::imag(c) + ck::abs(-c * 2.5)},
+      {"binary float math", ck::arctan2(f, h) + ck::hypot(f, f) + ck::copysign(f, h) +
+                                ck::fmod(f, f) + ck::power(f, h) + ck::floor_divide(f, f) + f % h +
+                                ck::minimum(f, h) + ck::maximum(f, f) + ck::fmin(f, f) +
+                                ck::fmax(f, h)},
+      {"frexp modf ldexp", ck::frexp(f).first + ck::frexp(f).second + ck::modf(h).first +
+                               ck::modf(f).second + ck::ldexp(f, i)},
+      {"integer ops", ck::floor_divide(i, u) + i % u + ck::power(i, u) + (i & u) + (i | u) +
+                          (i ^ u) + (i << u) + (i >> u) + ~i + ck::abs(i) + ck::sign(i) + -i +
+                          ck::square(u) + ck::reciprocal(i) + ck::fmod(i, i)},
+      {"comparisons and logic",
+       ck::where(ck::logical_and(f < h, i >= u) | ck::logical_not(ck::isnan(f)) | ck::isinf(h) |
+                     ck::isfinite(f) | (c == c) | (c != c),
+                 f, h)},
+      {"complex",
+       ck::abs(c * c / c - c + ck::conj(c)) + ck::real(c) + ck::imag(c) + ck::abs(-c * 2.5)},
   };
   for (const auto& [what, e] : cases) expect_compiles(ck::detail::elementwise_source(e, out), what);
 }
@@ -84,7 +89,8 @@ TEST_F(ArrayNvrtc, EveryOperationCompiles) {
 TEST_F(ArrayNvrtc, StridedAndBroadcastKernelsCompile) {
   ck::Array a = ck::ones({6, 8}, DType::bfloat16), b = ck::ones({8}, DType::float32);
   ck::Array out = ck::empty({8, 6}, DType::float16);
-  expect_compiles(ck::detail::elementwise_source(a.T() * b.index({ck::Slice(), ck::newaxis}), out), "strided");
+  expect_compiles(ck::detail::elementwise_source(a.T() * b.index({ck::Slice(), ck::newaxis}), out),
+                  "strided");
   EXPECT_NE(last_ptx_.find(".param .align"), std::string::npos);
 }
 
@@ -92,7 +98,8 @@ TEST_F(ArrayNvrtc, FusedMapCompilesInsideAnotherKernel) {
   ck::Array a = ck::ones({100}), b = ck::ones({10, 10});
   auto m = ck::detail::codegen_map((a.reshape({10, 10}) - b.T()) * 2.0, {"idx", "q", {1, 0}, true});
   std::string src = m.preamble + "extern \"C\" __global__ void use_map(float* out, " + m.params +
-                    ", long long n) {\n  for (long long idx = threadIdx.x; idx < n; idx += blockDim.x) out[idx] = " +
+                    ", long long n) {\n  for (long long idx = threadIdx.x; idx < n; idx += "
+                    "blockDim.x) out[idx] = " +
                     m.element + ";\n}\n";
   expect_compiles(src, "fused map");
 }

@@ -47,7 +47,8 @@ TEST_F(ArrayRandom, UniformFloat32IsBitIdenticalToTheHostReference) {
   Generator g(0x1234abcdULL, stream);
   const auto got = g.random({1001}, DType::float32).to_host<float>();
   for (std::size_t e = 0; e < got.size(); ++e)
-    ASSERT_EQ(bits_of(got[e]), bits_of(cudakit_test::uniform_f32(0x1234abcdULL, 0, e))) << "element " << e;
+    ASSERT_EQ(bits_of(got[e]), bits_of(cudakit_test::uniform_f32(0x1234abcdULL, 0, e)))
+        << "element " << e;
 }
 
 TEST_F(ArrayRandom, UniformFloat64IsBitIdenticalToTheHostReference) {
@@ -75,7 +76,8 @@ TEST_F(ArrayRandom, SameSeedGivesTheSameSequenceOfDraws) {
 
 TEST_F(ArrayRandom, DifferentSeedsGiveDifferentNumbers) {
   Generator g1(1, stream), g2(2, stream);
-  EXPECT_NE(g1.random({64}, DType::float32).to_host<float>(), g2.random({64}, DType::float32).to_host<float>());
+  EXPECT_NE(g1.random({64}, DType::float32).to_host<float>(),
+            g2.random({64}, DType::float32).to_host<float>());
 }
 
 TEST_F(ArrayRandom, UniformRangeIsScaled) {
@@ -112,7 +114,8 @@ TEST_F(ArrayRandom, IntegersAreBitIdenticalToTheHostReference) {
   const std::int64_t low = -(std::int64_t{1} << 40), high = std::int64_t{1} << 41;
   const auto wide = g.integers(low, high, {501}, DType::int64).to_host<std::int64_t>();
   for (std::size_t e = 0; e < wide.size(); ++e)
-    ASSERT_EQ(wide[e], cudakit_test::integer64(11, offset, e, low, static_cast<std::uint64_t>(high - low)))
+    ASSERT_EQ(wide[e],
+              cudakit_test::integer64(11, offset, e, low, static_cast<std::uint64_t>(high - low)))
         << "element " << e;
 }
 

@@ -17,7 +17,8 @@ using namespace cudakit;
 class ArrayRandomGpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!backend_available(BackendKind::cuda)) GTEST_SKIP() << "no CUDA device (driver or GPU missing)";
+    if (!backend_available(BackendKind::cuda))
+      GTEST_SKIP() << "no CUDA device (driver or GPU missing)";
     device_.emplace(Device::get(BackendKind::cuda, 0));
     scope_.emplace(*device_);
   }
@@ -38,13 +39,15 @@ TEST_F(ArrayRandomGpu, UniformFloat32IsBitIdenticalToTheHostReference) {
 TEST_F(ArrayRandomGpu, UniformFloat64IsBitIdenticalToTheHostReference) {
   Generator g(31, stream());
   const auto got = g.random({100001}, DType::float64).to_host<double>();
-  for (std::size_t e = 0; e < got.size(); ++e) ASSERT_EQ(got[e], cudakit_test::uniform_f64(31, 0, e));
+  for (std::size_t e = 0; e < got.size(); ++e)
+    ASSERT_EQ(got[e], cudakit_test::uniform_f64(31, 0, e));
 }
 
 TEST_F(ArrayRandomGpu, IntegersAreBitIdenticalToTheHostReference) {
   Generator g(8, stream());
   const auto got = g.integers(-100, 1000, {65537}, DType::int64).to_host<std::int64_t>();
-  for (std::size_t e = 0; e < got.size(); ++e) ASSERT_EQ(got[e], cudakit_test::integer32(8, 0, e, -100, 1100));
+  for (std::size_t e = 0; e < got.size(); ++e)
+    ASSERT_EQ(got[e], cudakit_test::integer32(8, 0, e, -100, 1100));
 }
 
 TEST_F(ArrayRandomGpu, NormalMatchesTheHostReferenceClosely) {
@@ -65,7 +68,8 @@ TEST_F(ArrayRandomGpu, NormalMatchesTheHostReferenceClosely) {
 TEST_F(ArrayRandomGpu, SameSeedGivesTheSameNumbersAsTheCpuBackend) {
   Generator gpu(555, stream());
   Generator cpu(555, Device::get(BackendKind::cpu, 0).default_stream());
-  EXPECT_EQ(gpu.random({10007}, DType::float32).to_host<float>(), cpu.random({10007}, DType::float32).to_host<float>());
+  EXPECT_EQ(gpu.random({10007}, DType::float32).to_host<float>(),
+            cpu.random({10007}, DType::float32).to_host<float>());
   EXPECT_EQ(gpu.integers(0, 1 << 20, {10007}, DType::int32).to_host<std::int32_t>(),
             cpu.integers(0, 1 << 20, {10007}, DType::int32).to_host<std::int32_t>());
 }

@@ -18,7 +18,8 @@ TEST(ArrayRandomPhilox, ZeroCounterAndKeyGiveThePublishedWords) {
 }
 
 TEST(ArrayRandomPhilox, AllOnesCounterAndKeyGiveThePublishedWords) {
-  const auto w = philox4x32_10({0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, {0xffffffffu, 0xffffffffu});
+  const auto w = philox4x32_10({0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu},
+                               {0xffffffffu, 0xffffffffu});
   EXPECT_EQ(w[0], 0x408f276du);
   EXPECT_EQ(w[1], 0x41c83b0eu);
   EXPECT_EQ(w[2], 0xa20bc7c6u);
@@ -26,7 +27,8 @@ TEST(ArrayRandomPhilox, AllOnesCounterAndKeyGiveThePublishedWords) {
 }
 
 TEST(ArrayRandomPhilox, PiDigitsCounterAndKeyGiveThePublishedWords) {
-  const auto w = philox4x32_10({0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}, {0xa4093822u, 0x299f31d0u});
+  const auto w = philox4x32_10({0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u},
+                               {0xa4093822u, 0x299f31d0u});
   EXPECT_EQ(w[0], 0xd16cfe09u);
   EXPECT_EQ(w[1], 0x94fdccebu);
   EXPECT_EQ(w[2], 0x5001e420u);

@@ -22,7 +22,8 @@ using namespace cudakit_test;
 class ArrayReduceGpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!backend_available(BackendKind::cuda)) GTEST_SKIP() << "no CUDA device (driver or GPU missing)";
+    if (!backend_available(BackendKind::cuda))
+      GTEST_SKIP() << "no CUDA device (driver or GPU missing)";
     device_.emplace(Device::get(BackendKind::cuda, 0));
     scope_.emplace(*device_);
   }
@@ -55,30 +56,38 @@ TEST_F(ArrayReduceGpu, FullSumIsBitwiseReproducible) {
 
 TEST_F(ArrayReduceGpu, ReductionsOverEachAxisMatchReference) {
   const Shape shape{13, 257, 301};
-  const auto host = random_values<float>(static_cast<std::size_t>(shape_size(shape)), -2.0, 3.0, seed);
+  const auto host =
+      random_values<float>(static_cast<std::size_t>(shape_size(shape)), -2.0, 3.0, seed);
   const Array a = upload(host, shape);
   const auto x = widen(host);
   for (int axis : {0, 1, 2}) {
     SCOPED_TRACE(axis);
     expect_close(as_doubles(sum(a, axis)), reference(x, shape, {axis}, ref_sum), 1e-5, "sum");
-    expect_close(as_doubles(mean(a, axis, true)), reference(x, shape, {axis}, ref_mean), 1e-5, "mean");
+    expect_close(as_doubles(mean(a, axis, true)), reference(x, shape, {axis}, ref_mean), 1e-5,
+                 "mean");
     expect_close(as_doubles(var(a, axis)), reference(x, shape, {axis}, ref_var), 1e-5, "var");
     expect_close(as_doubles(max(a, axis)),
-                 reference(x, shape, {axis}, [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }),
-                 0, "max");
-    expect_close(as_doubles(argmin(a, axis)),
                  reference(x, shape, {axis},
                            [](const std::vector<double>& v) {
-                             return static_cast<double>(std::min_element(v.begin(), v.end()) - v.begin());
+                             return *std::max_element(v.begin(), v.end());
                            }),
-                 0, "argmin");
+                 0, "max");
+    expect_close(
+        as_doubles(argmin(a, axis)),
+        reference(x, shape, {axis},
+                  [](const std::vector<double>& v) {
+                    return static_cast<double>(std::min_element(v.begin(), v.end()) - v.begin());
+                  }),
+        0, "argmin");
   }
-  expect_close(as_doubles(sum(a.transpose(), {0, 2})), reference(x, shape, {0, 2}, ref_sum), 1e-5, "sum of view");
+  expect_close(as_doubles(sum(a.transpose(), {0, 2})), reference(x, shape, {0, 2}, ref_sum), 1e-5,
+               "sum of view");
 }
 
 TEST_F(ArrayReduceGpu, ArgminOfTiesIsTheFirstIndex) {
   std::vector<float> host = random_values<float>(10000019, 1.0, 2.0, seed);
-  for (std::size_t k : {std::size_t{9000000}, std::size_t{123457}, std::size_t{5000000}}) host[k] = 0.5f;
+  for (std::size_t k : {std::size_t{9000000}, std::size_t{123457}, std::size_t{5000000}})
+    host[k] = 0.5f;
   EXPECT_EQ(argmin(upload(host, {10000019})).item().as_int64(), 123457);
 }
 
@@ -99,7 +108,8 @@ TEST_F(ArrayReduceGpu, DotMatchesReference) {
   const auto y = random_values<float>(33554467, -1.0, 1.0, seed + 2);
   double want = 0;
   for (std::size_t k = 0; k < x.size(); ++k) want += double(x[k]) * y[k];
-  EXPECT_NEAR(dot(upload(x, {33554467}), upload(y, {33554467})).item().as_double(), want, 1e-5 * std::sqrt(double(x.size())));
+  EXPECT_NEAR(dot(upload(x, {33554467}), upload(y, {33554467})).item().as_double(), want,
+              1e-5 * std::sqrt(double(x.size())));
 }
 
 TEST_F(ArrayReduceGpu, CumsumOfLargeInt32ArrayIsExact) {
@@ -125,7 +135,8 @@ TEST_F(ArrayReduceGpu, ScanKernelsMatchReference) {
   const auto host = random_values<std::int64_t>(5000011, 1.0, 100.0, seed);
   const Array a = upload(host, {5000011});
   const auto exclusive = ExclusiveScanKernel(DType::int64, "a + b", "0")(a).to_host<std::int64_t>();
-  const auto running_max = InclusiveScanKernel(DType::int64, "a > b ? a : b")(a).to_host<std::int64_t>();
+  const auto running_max =
+      InclusiveScanKernel(DType::int64, "a > b ? a : b")(a).to_host<std::int64_t>();
   std::int64_t s = 0, m = host[0];
   for (std::size_t k = 0; k < host.size(); ++k) {
     ASSERT_EQ(exclusive[k], s);
@@ -136,8 +147,10 @@ TEST_F(ArrayReduceGpu, ScanKernelsMatchReference) {
 }
 
 TEST_F(ArrayReduceGpu, ReductionKernelMatchesReference) {
-  ReductionKernel dot(DType::float32, "0", "a + b", "x[i] * y[i]", "const float* x, const float* y");
-  const auto x = random_values<float>(4000037, -1.0, 1.0, seed), y = random_values<float>(4000037, -1.0, 1.0, seed + 3);
+  ReductionKernel dot(DType::float32, "0", "a + b", "x[i] * y[i]",
+                      "const float* x, const float* y");
+  const auto x = random_values<float>(4000037, -1.0, 1.0, seed),
+             y = random_values<float>(4000037, -1.0, 1.0, seed + 3);
   double want = 0;
   for (std::size_t k = 0; k < x.size(); ++k) want += double(x[k]) * y[k];
   EXPECT_NEAR(dot(upload(x, {4000037}), upload(y, {4000037})).item().as_double(), want, 1e-3);

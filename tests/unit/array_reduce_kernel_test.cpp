@@ -24,8 +24,10 @@ class ArrayReductionKernel : public ::testing::Test {
 };
 
 TEST_F(ArrayReductionKernel, DotProductMatchesReference) {
-  ReductionKernel dot(DType::float64, "0", "a + b", "x[i] * y[i]", "const double* x, const double* y");
-  const auto x = random_values<double>(100003, -1.0, 1.0, seed), y = random_values<double>(100003, -1.0, 1.0, seed + 1);
+  ReductionKernel dot(DType::float64, "0", "a + b", "x[i] * y[i]",
+                      "const double* x, const double* y");
+  const auto x = random_values<double>(100003, -1.0, 1.0, seed),
+             y = random_values<double>(100003, -1.0, 1.0, seed + 1);
   double want = 0;
   for (std::size_t k = 0; k < x.size(); ++k) want += x[k] * y[k];
   const Array r = dot(upload(x, {100003}), upload(y, {100003}));
@@ -43,8 +45,8 @@ TEST_F(ArrayReductionKernel, ScalarArgumentsReachTheMap) {
 }
 
 TEST_F(ArrayReductionKernel, PreambleFunctionsCanBeUsed) {
-  ReductionKernel count(DType::int64, "0", "a + b", "is_big(x[i]) ? 1 : 0", "const int* x", "count_big",
-                        "__device__ bool is_big(int v) { return v > 500; }");
+  ReductionKernel count(DType::int64, "0", "a + b", "is_big(x[i]) ? 1 : 0", "const int* x",
+                        "count_big", "__device__ bool is_big(int v) { return v > 500; }");
   const auto x = random_values<std::int32_t>(7777, 1.0, 1000.0, seed);
   EXPECT_EQ(count(upload(x, {7777})).item().as_int64(),
             std::count_if(x.begin(), x.end(), [](int v) { return v > 500; }));
@@ -74,10 +76,13 @@ TEST_F(ArrayReductionKernel, StridedArrayIsAnError) {
 }
 
 TEST_F(ArrayReductionKernel, BadDefinitionsAreErrors) {
-  EXPECT_THROW(ReductionKernel(DType::float32, "", "a + b", "x[i]", "const float* x"), ArgumentError);
-  EXPECT_THROW(ReductionKernel(DType::float32, "0", "a + b", "x[i]", "const float* x", "bad name"), ArgumentError);
+  EXPECT_THROW(ReductionKernel(DType::float32, "", "a + b", "x[i]", "const float* x"),
+               ArgumentError);
+  EXPECT_THROW(ReductionKernel(DType::float32, "0", "a + b", "x[i]", "const float* x", "bad name"),
+               ArgumentError);
   EXPECT_THROW(ReductionKernel(DType::float32, "0", "a + b", "n", "int n"), ArgumentError);
-  EXPECT_THROW(ReductionKernel(DType::float32, "0", "a + b", "x[i]", "const float*"), ArgumentError);
+  EXPECT_THROW(ReductionKernel(DType::float32, "0", "a + b", "x[i]", "const float*"),
+               ArgumentError);
 }
 
 }  // namespace

@@ -63,8 +63,8 @@ TEST_F(ArrayKernelsForGpu, ReductionKernelsCompileForSm90) {
   const Array h = a.astype(DType::float16);
   const Array i = g.integers(0, 100, {4, 50, 70}, DType::int32);
   (void)sum(a);
-  (void)sum(a, 2);        // a block per output
-  (void)sum(a, 0);        // a thread per output
+  (void)sum(a, 2);  // a block per output
+  (void)sum(a, 0);  // a thread per output
   (void)mean(h, {0, 2});
   (void)var(i, 1);
   (void)cudakit::std(a, -1, true);
@@ -96,7 +96,8 @@ TEST_F(ArrayKernelsForGpu, ScanKernelsCompileForSm90) {
 TEST_F(ArrayKernelsForGpu, ReductionKernelCompilesForSm90) {
   Generator g(3, stream);
   const Array a = g.random({1000}, DType::float32);
-  ReductionKernel dot(DType::float32, "0", "a + b", "x[i] * y[i] * s", "const float* x, const float* y, float s");
+  ReductionKernel dot(DType::float32, "0", "a + b", "x[i] * y[i] * s",
+                      "const float* x, const float* y, float s");
   (void)dot(a, a, 2.0);
   compile_all_for_gpu();
 }
@@ -104,7 +105,8 @@ TEST_F(ArrayKernelsForGpu, ReductionKernelCompilesForSm90) {
 TEST_F(ArrayKernelsForGpu, RandomAndMatmulKernelsCompileForSm90) {
   std::map<std::string, std::string> extra;
   using detail::RandomDistribution;
-  for (auto dist : {RandomDistribution::uniform, RandomDistribution::normal, RandomDistribution::lognormal})
+  for (auto dist :
+       {RandomDistribution::uniform, RandomDistribution::normal, RandomDistribution::lognormal})
     for (const char* type : {"float", "double"}) {
       const auto k = detail::random_kernel_source(dist, type);
       extra[k.name] = k.source;

@@ -1,6 +1,8 @@
 // Array reductions on the CPU backend (the same generated kernels run on the
 // GPU; see array_reduce_gpu_test.cpp), against double references computed
 // on the host from fresh random inputs.
+#include "cudakit/array_reduce.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <optional>
 
 #include "array/reduce_source_hook.hpp"
-#include "cudakit/array_reduce.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
 #include "unit/array_reduce_test_util.hpp"
@@ -24,8 +25,9 @@ const Shape shape3{5, 33, 130};
 
 // The axis sets every reduction is tried with; nullopt is "all axes".
 const std::vector<std::optional<std::vector<int>>> axis_sets = {
-    std::nullopt, std::vector<int>{0}, std::vector<int>{1}, std::vector<int>{2},
-    std::vector<int>{-1}, std::vector<int>{0, 2}, std::vector<int>{1, 2}, std::vector<int>{0, 1, 2}};
+    std::nullopt,           std::vector<int>{0},      std::vector<int>{1},
+    std::vector<int>{2},    std::vector<int>{-1},     std::vector<int>{0, 2},
+    std::vector<int>{1, 2}, std::vector<int>{0, 1, 2}};
 
 std::vector<int> all_axes(int ndim) {
   std::vector<int> v(static_cast<std::size_t>(ndim));
@@ -39,9 +41,12 @@ Shape expected_shape(const Shape& in, const std::vector<int>& axes, bool keepdim
   Shape out;
   const int ndim = static_cast<int>(in.size());
   for (int d = 0; d < ndim; ++d) {
-    const bool reduced = std::any_of(axes.begin(), axes.end(), [&](int a) { return (a < 0 ? a + ndim : a) == d; });
-    if (!reduced) out.push_back(in[static_cast<std::size_t>(d)]);
-    else if (keepdims) out.push_back(1);
+    const bool reduced =
+        std::any_of(axes.begin(), axes.end(), [&](int a) { return (a < 0 ? a + ndim : a) == d; });
+    if (!reduced)
+      out.push_back(in[static_cast<std::size_t>(d)]);
+    else if (keepdims)
+      out.push_back(1);
   }
   return out;
 }
@@ -61,16 +66,19 @@ class ArrayReduce : public ::testing::Test {
   // Runs `op` over every axis set (with and without keepdims) and compares
   // with the host reference `ref`.
   void check_all_axes(const std::function<Array(const Expr&, Axes, bool)>& op,
-                      const std::function<double(const std::vector<double>&)>& ref, double rel, double lo,
-                      double hi, const char* name) {
+                      const std::function<double(const std::vector<double>&)>& ref, double rel,
+                      double lo, double hi, const char* name) {
     SCOPED_TRACE(::testing::Message() << name << ", seed " << seed);
-    const auto host = random_values<float>(static_cast<std::size_t>(shape_size(shape3)), lo, hi, seed);
+    const auto host =
+        random_values<float>(static_cast<std::size_t>(shape_size(shape3)), lo, hi, seed);
     const Array a = upload(host, shape3);
     for (const auto& axes : axis_sets) {
       for (bool keepdims : {false, true}) {
         const std::vector<int> reduced = axes ? *axes : all_axes(3);
-        SCOPED_TRACE(::testing::Message() << "axes " << (axes ? shape_to_string(Shape(reduced.begin(), reduced.end())) : "all")
-                                          << " keepdims " << keepdims);
+        SCOPED_TRACE(::testing::Message()
+                     << "axes "
+                     << (axes ? shape_to_string(Shape(reduced.begin(), reduced.end())) : "all")
+                     << " keepdims " << keepdims);
         const Array r = op(a, to_axes(axes), keepdims);
         EXPECT_EQ(r.shape(), expected_shape(shape3, reduced, keepdims));
         expect_close(as_doubles(r), reference(widen(host), shape3, reduced, ref), rel, name);
@@ -80,32 +88,36 @@ class ArrayReduce : public ::testing::Test {
 };
 
 TEST_F(ArrayReduce, SumOverEveryAxisSetMatchesReference) {
-  check_all_axes([](const Expr& a, Axes x, bool k) { return sum(a, x, k); }, ref_sum, 1e-5, -1.0, 1.0, "sum");
+  check_all_axes([](const Expr& a, Axes x, bool k) { return sum(a, x, k); }, ref_sum, 1e-5, -1.0,
+                 1.0, "sum");
 }
 
 TEST_F(ArrayReduce, MeanOverEveryAxisSetMatchesReference) {
-  check_all_axes([](const Expr& a, Axes x, bool k) { return mean(a, x, k); }, ref_mean, 1e-5, -1.0, 3.0, "mean");
+  check_all_axes([](const Expr& a, Axes x, bool k) { return mean(a, x, k); }, ref_mean, 1e-5, -1.0,
+                 3.0, "mean");
 }
 
 TEST_F(ArrayReduce, VarOverEveryAxisSetMatchesReference) {
-  check_all_axes([](const Expr& a, Axes x, bool k) { return var(a, x, k); }, ref_var, 1e-5, -2.0, 3.0, "var");
+  check_all_axes([](const Expr& a, Axes x, bool k) { return var(a, x, k); }, ref_var, 1e-5, -2.0,
+                 3.0, "var");
 }
 
 TEST_F(ArrayReduce, StdOverEveryAxisSetMatchesReference) {
   check_all_axes([](const Expr& a, Axes x, bool k) { return cudakit::std(a, x, k); },
-                 [](const std::vector<double>& v) { return std::sqrt(ref_var(v)); }, 1e-5, -2.0, 3.0, "std");
+                 [](const std::vector<double>& v) { return std::sqrt(ref_var(v)); }, 1e-5, -2.0,
+                 3.0, "std");
 }
 
 TEST_F(ArrayReduce, MinOverEveryAxisSetMatchesReference) {
   check_all_axes([](const Expr& a, Axes x, bool k) { return min(a, x, k); },
-                 [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }, 0.0, -5.0,
-                 5.0, "min");
+                 [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); },
+                 0.0, -5.0, 5.0, "min");
 }
 
 TEST_F(ArrayReduce, MaxOverEveryAxisSetMatchesReference) {
   check_all_axes([](const Expr& a, Axes x, bool k) { return max(a, x, k); },
-                 [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }, 0.0, -5.0,
-                 5.0, "max");
+                 [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); },
+                 0.0, -5.0, 5.0, "max");
 }
 
 TEST_F(ArrayReduce, ProdOverEveryAxisSetMatchesReference) {
@@ -135,9 +147,10 @@ TEST_F(ArrayReduce, AnyAndAllOverEachAxisMatchReference) {
     const Array all_result = all(Expr(a) == Expr(0.0f), axis);
     EXPECT_EQ(any_result.dtype(), DType::bool_);
     expect_close(as_doubles(any_result), any_ref, 0, "any");
-    std::vector<double> none_ref = reference(widen(host), shape3, {axis}, [](const std::vector<double>& v) {
-      return std::none_of(v.begin(), v.end(), [](double x) { return x != 0; }) ? 1.0 : 0.0;
-    });
+    std::vector<double> none_ref =
+        reference(widen(host), shape3, {axis}, [](const std::vector<double>& v) {
+          return std::none_of(v.begin(), v.end(), [](double x) { return x != 0; }) ? 1.0 : 0.0;
+        });
     expect_close(as_doubles(all_result), none_ref, 0, "all");
     (void)all_ref;
   }
@@ -145,7 +158,8 @@ TEST_F(ArrayReduce, AnyAndAllOverEachAxisMatchReference) {
 
 TEST_F(ArrayReduce, ArgminAndArgmaxOverEachAxisMatchReference) {
   SCOPED_TRACE(seed);
-  const auto host = random_values<float>(static_cast<std::size_t>(shape_size(shape3)), -5.0, 5.0, seed);
+  const auto host =
+      random_values<float>(static_cast<std::size_t>(shape_size(shape3)), -5.0, 5.0, seed);
   const Array a = upload(host, shape3);
   auto arg = [](const std::vector<double>& v, bool is_min) {
     auto it = is_min ? std::min_element(v.begin(), v.end()) : std::max_element(v.begin(), v.end());
@@ -153,10 +167,12 @@ TEST_F(ArrayReduce, ArgminAndArgmaxOverEachAxisMatchReference) {
   };
   for (int axis : {0, 1, 2, -1}) {
     expect_close(as_doubles(argmin(a, axis)),
-                 reference(widen(host), shape3, {axis}, [&](const std::vector<double>& v) { return arg(v, true); }), 0,
-                 "argmin");
+                 reference(widen(host), shape3, {axis},
+                           [&](const std::vector<double>& v) { return arg(v, true); }),
+                 0, "argmin");
     expect_close(as_doubles(argmax(a, axis)),
-                 reference(widen(host), shape3, {axis}, [&](const std::vector<double>& v) { return arg(v, false); }),
+                 reference(widen(host), shape3, {axis},
+                           [&](const std::vector<double>& v) { return arg(v, false); }),
                  0, "argmax");
   }
   EXPECT_EQ(argmin(a).item().as_int64(), static_cast<std::int64_t>(arg(widen(host), true)));
@@ -170,13 +186,15 @@ TEST_F(ArrayReduce, FewLongOutputsMatchReference) {
   const auto x = widen(host);
   const Array wide = upload(host, {3, 40001}), tall = upload(host, {40001, 3});
   expect_close(as_doubles(sum(wide, 1)), reference(x, {3, 40001}, {1}, ref_sum), 1e-5, "sum wide");
-  expect_close(as_doubles(mean(tall, 0, true)), reference(x, {40001, 3}, {0}, ref_mean), 1e-5, "mean tall");
-  expect_close(as_doubles(argmin(tall, 0)),
-               reference(x, {40001, 3}, {0},
-                         [](const std::vector<double>& v) {
-                           return static_cast<double>(std::min_element(v.begin(), v.end()) - v.begin());
-                         }),
-               0, "argmin tall");
+  expect_close(as_doubles(mean(tall, 0, true)), reference(x, {40001, 3}, {0}, ref_mean), 1e-5,
+               "mean tall");
+  expect_close(
+      as_doubles(argmin(tall, 0)),
+      reference(x, {40001, 3}, {0},
+                [](const std::vector<double>& v) {
+                  return static_cast<double>(std::min_element(v.begin(), v.end()) - v.begin());
+                }),
+      0, "argmin tall");
 }
 
 TEST_F(ArrayReduce, ArgminOfTiesIsTheFirstIndex) {
@@ -202,17 +220,23 @@ TEST_F(ArrayReduce, MinPropagatesNaN) {
 }
 
 TEST_F(ArrayReduce, SumOfTransposedAndSteppedViewsMatchesReference) {
-  const auto host = random_values<float>(static_cast<std::size_t>(shape_size(shape3)), -1.0, 1.0, seed);
+  const auto host =
+      random_values<float>(static_cast<std::size_t>(shape_size(shape3)), -1.0, 1.0, seed);
   const Array a = upload(host, shape3);
-  for (const Array& view : {a.transpose(), a.slice(2, 1, std::nullopt, 3), a.slice(1, std::nullopt, std::nullopt, -2),
-                            a.transpose({1, 2, 0}).slice(0, 3, 30, 2)}) {
+  for (const Array& view :
+       {a.transpose(), a.slice(2, 1, std::nullopt, 3), a.slice(1, std::nullopt, std::nullopt, -2),
+        a.transpose({1, 2, 0}).slice(0, 3, 30, 2)}) {
     const auto values = widen(view.to_host<float>());
     for (int axis = 0; axis < 3; ++axis) {
-      SCOPED_TRACE(::testing::Message() << "view " << shape_to_string(view.shape()) << " axis " << axis);
-      expect_close(as_doubles(sum(view, axis)), reference(values, view.shape(), {axis}, ref_sum), 1e-5, "sum");
+      SCOPED_TRACE(::testing::Message()
+                   << "view " << shape_to_string(view.shape()) << " axis " << axis);
+      expect_close(as_doubles(sum(view, axis)), reference(values, view.shape(), {axis}, ref_sum),
+                   1e-5, "sum");
       expect_close(as_doubles(max(view, axis)),
                    reference(values, view.shape(), {axis},
-                             [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }),
+                             [](const std::vector<double>& v) {
+                               return *std::max_element(v.begin(), v.end());
+                             }),
                    0, "max");
     }
     expect_close(as_doubles(sum(view)), {ref_sum(values)}, 1e-5, "full sum");
@@ -254,7 +278,8 @@ TEST_F(ArrayReduce, Float32SumOf2To24ElementsIsWithin1e5OfFloat64) {
   double expected = 0;
   for (float v : host) expected += v;
   const double got = sum(upload(host, {static_cast<std::int64_t>(n)})).item().as_double();
-  EXPECT_LT(std::fabs(got - expected) / expected, 1e-5) << "got " << got << ", expected " << expected;
+  EXPECT_LT(std::fabs(got - expected) / expected, 1e-5)
+      << "got " << got << ", expected " << expected;
 }
 
 TEST_F(ArrayReduce, FullSumIsBitwiseReproducible) {
@@ -266,8 +291,10 @@ TEST_F(ArrayReduce, FullSumIsBitwiseReproducible) {
 
 TEST_F(ArrayReduce, ContiguousSumAndDotUseVectorLoadsAndMatchReference) {
   std::vector<std::string> kernels;
-  detail::set_source_observer([&](const std::string& name, const std::string&) { kernels.push_back(name); });
-  const auto x = random_values<double>(100003, -1.0, 1.0, seed), y = random_values<double>(100003, -1.0, 1.0, seed + 1);
+  detail::set_source_observer(
+      [&](const std::string& name, const std::string&) { kernels.push_back(name); });
+  const auto x = random_values<double>(100003, -1.0, 1.0, seed),
+             y = random_values<double>(100003, -1.0, 1.0, seed + 1);
   const Array a = upload(x, {100003}), b = upload(y, {100003});
   const double s = sum(a).item().as_double(), d = dot(a, b).item().as_double();
   // A view one element in is not 16-byte aligned: the element-wise path.
@@ -295,7 +322,8 @@ TEST_F(ArrayReduce, SumOfSquaredDifferenceIsOneLaunch) {
   const Array r = sum(power(Expr(a) - Expr(b), Expr(2)));
   EXPECT_EQ(detail::array_kernel_launches() - before, 1u);
   double expected = 0;
-  for (std::size_t k = 0; k < x.size(); ++k) expected += (double(x[k]) - y[k]) * (double(x[k]) - y[k]);
+  for (std::size_t k = 0; k < x.size(); ++k)
+    expected += (double(x[k]) - y[k]) * (double(x[k]) - y[k]);
   EXPECT_NEAR(r.item().as_double(), expected, 1e-5 * expected);
 }
 
@@ -321,7 +349,8 @@ TEST_F(ArrayReduce, VdotOfDifferentShapesFlattensBoth) {
 }
 
 TEST_F(ArrayReduce, NormIsTheSquareRootOfTheSumOfSquares) {
-  const auto host = random_values<float>(static_cast<std::size_t>(shape_size(shape3)), -1.0, 1.0, seed);
+  const auto host =
+      random_values<float>(static_cast<std::size_t>(shape_size(shape3)), -1.0, 1.0, seed);
   const Array a = upload(host, shape3);
   const auto norm_ref = [](const std::vector<double>& v) {
     double s = 0;
@@ -329,7 +358,8 @@ TEST_F(ArrayReduce, NormIsTheSquareRootOfTheSumOfSquares) {
     return std::sqrt(s);
   };
   expect_close(as_doubles(norm(a)), {norm_ref(widen(host))}, 1e-5, "norm");
-  expect_close(as_doubles(norm(a, 1)), reference(widen(host), shape3, {1}, norm_ref), 1e-5, "norm axis 1");
+  expect_close(as_doubles(norm(a, 1)), reference(widen(host), shape3, {1}, norm_ref), 1e-5,
+               "norm axis 1");
 }
 
 TEST_F(ArrayReduce, SumOfEmptyIsZeroAndProdOfEmptyIsOne) {
@@ -356,7 +386,8 @@ TEST_F(ArrayReduce, AxisOutOfRangeIsAnError) {
     sum(a, 3);
     FAIL() << "no error";
   } catch (const ArgumentError& e) {
-    EXPECT_NE(std::string(e.what()).find("axis 3 is out of bounds for an array of dimension 3"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("axis 3 is out of bounds for an array of dimension 3"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_THROW(mean(a, -4), ArgumentError);
@@ -386,11 +417,13 @@ TEST_F(ArrayReduce, Float16ReductionsKeepTheDtypeAndAccumulateInFloat32) {
   EXPECT_NEAR(s.item().as_double(), ref_sum(rounded), ref_sum(rounded) * 1e-3);
   EXPECT_NEAR(m.item().as_double(), ref_mean(rounded), 1e-3);
   EXPECT_EQ(mx.item().as_double(), *std::max_element(rounded.begin(), rounded.end()));
-  EXPECT_EQ(argmax(h).item().as_int64(), std::max_element(rounded.begin(), rounded.end()) - rounded.begin());
+  EXPECT_EQ(argmax(h).item().as_int64(),
+            std::max_element(rounded.begin(), rounded.end()) - rounded.begin());
 }
 
 TEST_F(ArrayReduce, ComplexSumAndMeanMatchReference) {
-  const auto re = random_values<float>(1001, -1.0, 1.0, seed), im = random_values<float>(1001, -1.0, 1.0, seed + 1);
+  const auto re = random_values<float>(1001, -1.0, 1.0, seed),
+             im = random_values<float>(1001, -1.0, 1.0, seed + 1);
   std::vector<std::complex<float>> host(1001);
   std::complex<double> want = 0;
   for (std::size_t k = 0; k < host.size(); ++k) {

@@ -48,7 +48,8 @@ std::vector<T> random_values(std::size_t n, double lo, double hi, std::uint32_t 
 
 // The values grouped by output element: for every output (C order over the
 // kept axes), the input values in C order over the reduced axes.
-inline std::vector<std::vector<double>> group_by_output(const std::vector<double>& x, const Shape& shape,
+inline std::vector<std::vector<double>> group_by_output(const std::vector<double>& x,
+                                                        const Shape& shape,
                                                         const std::vector<int>& reduced_axes) {
   const int ndim = static_cast<int>(shape.size());
   std::vector<bool> reduced(static_cast<std::size_t>(ndim), false);
@@ -61,7 +62,8 @@ inline std::vector<std::vector<double>> group_by_output(const std::vector<double
   for (std::size_t flat = 0; flat < x.size(); ++flat) {
     std::int64_t out = 0;
     for (int d = 0; d < ndim; ++d)
-      if (!reduced[static_cast<std::size_t>(d)]) out = out * shape[static_cast<std::size_t>(d)] + index[static_cast<std::size_t>(d)];
+      if (!reduced[static_cast<std::size_t>(d)])
+        out = out * shape[static_cast<std::size_t>(d)] + index[static_cast<std::size_t>(d)];
     groups[static_cast<std::size_t>(out)].push_back(x[flat]);
     for (int d = ndim - 1; d >= 0; --d) {
       if (++index[static_cast<std::size_t>(d)] < shape[static_cast<std::size_t>(d)]) break;
@@ -71,15 +73,20 @@ inline std::vector<std::vector<double>> group_by_output(const std::vector<double
   return groups;
 }
 
-inline std::vector<double> reference(const std::vector<double>& x, const Shape& shape, const std::vector<int>& axes,
+inline std::vector<double> reference(const std::vector<double>& x, const Shape& shape,
+                                     const std::vector<int>& axes,
                                      const std::function<double(const std::vector<double>&)>& f) {
   std::vector<double> out;
   for (const auto& g : group_by_output(x, shape, axes)) out.push_back(f(g));
   return out;
 }
 
-inline double ref_sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
-inline double ref_mean(const std::vector<double>& v) { return ref_sum(v) / static_cast<double>(v.size()); }
+inline double ref_sum(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
+inline double ref_mean(const std::vector<double>& v) {
+  return ref_sum(v) / static_cast<double>(v.size());
+}
 inline double ref_var(const std::vector<double>& v) {
   const double m = ref_mean(v);
   double s = 0;
@@ -94,8 +101,8 @@ inline std::vector<double> as_doubles(const Array& a) {
   return out;
 }
 
-inline void expect_close(const std::vector<double>& got, const std::vector<double>& want, double rel,
-                         const char* what) {
+inline void expect_close(const std::vector<double>& got, const std::vector<double>& want,
+                         double rel, const char* what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (std::size_t k = 0; k < got.size(); ++k) {
     const double tol = rel * std::max(1.0, std::fabs(want[k]));

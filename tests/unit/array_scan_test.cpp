@@ -1,8 +1,9 @@
 // cumsum / cumprod and the scan kernels on the CPU backend, against host
 // references on fresh random inputs, at lengths that span many blocks.
+#include "cudakit/array_scan.hpp"
+
 #include <gtest/gtest.h>
 
-#include "cudakit/array_scan.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/scan_kernel.hpp"
 #include "unit/array_reduce_test_util.hpp"
@@ -26,7 +27,8 @@ class ArrayScan : public ::testing::Test {
 };
 
 // Inclusive running sums along `axis` of a C-order array.
-std::vector<double> running(const std::vector<double>& x, const Shape& shape, int axis, bool product) {
+std::vector<double> running(const std::vector<double>& x, const Shape& shape, int axis,
+                            bool product) {
   std::vector<double> out(x);
   std::int64_t inner = 1;
   for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
@@ -75,13 +77,15 @@ TEST_F(ArrayScan, CumsumOfShortArrayFitsOneBlock) {
 
 TEST_F(ArrayScan, CumsumAlongEachAxisMatchesReference) {
   const Shape shape{4, 301, 7};
-  const auto host = random_values<double>(static_cast<std::size_t>(shape_size(shape)), -1.0, 1.0, seed);
+  const auto host =
+      random_values<double>(static_cast<std::size_t>(shape_size(shape)), -1.0, 1.0, seed);
   const Array a = upload(host, shape);
   for (int axis : {0, 1, 2, -1}) {
     SCOPED_TRACE(axis);
     const Array r = cumsum(a, axis);
     EXPECT_EQ(r.shape(), shape);
-    expect_close(r.to_host<double>(), running(host, shape, axis < 0 ? axis + 3 : axis, false), 1e-12, "cumsum");
+    expect_close(r.to_host<double>(), running(host, shape, axis < 0 ? axis + 3 : axis, false),
+                 1e-12, "cumsum");
   }
 }
 
@@ -111,7 +115,8 @@ TEST_F(ArrayScan, CumsumWithoutAxisFlattensInCOrder) {
 TEST_F(ArrayScan, CumprodAlongAnAxisMatchesReference) {
   const Shape shape{6, 129};
   const auto host = random_values<double>(774, 0.9, 1.1, seed);
-  expect_close(cumprod(upload(host, shape), 1).to_host<double>(), running(host, shape, 1, true), 1e-12, "cumprod");
+  expect_close(cumprod(upload(host, shape), 1).to_host<double>(), running(host, shape, 1, true),
+               1e-12, "cumprod");
 }
 
 TEST_F(ArrayScan, CumsumOfFusedExpressionMatchesReference) {
@@ -169,7 +174,8 @@ TEST_F(ArrayScan, ScanKernelOperationNeedNotBeCommutative) {
 
 TEST_F(ArrayScan, ScanKernelRejectsBadDefinitions) {
   EXPECT_THROW(InclusiveScanKernel(DType::float32, "  "), ArgumentError);
-  EXPECT_THROW(InclusiveScanKernel(DType::float32, "a + b", std::nullopt, "not valid"), ArgumentError);
+  EXPECT_THROW(InclusiveScanKernel(DType::float32, "a + b", std::nullopt, "not valid"),
+               ArgumentError);
   EXPECT_THROW(ExclusiveScanKernel(DType::float32, "a + b", ""), ArgumentError);
 }
 

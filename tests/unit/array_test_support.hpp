@@ -54,11 +54,13 @@ class ArrayTest : public ::testing::Test {
     std::vector<T> v(n);
     auto d = random_doubles(n, lo, hi);
     for (std::size_t k = 0; k < n; ++k) {
-      if constexpr (std::is_same_v<T, bool>) v[k] = d[k] > 0;
+      if constexpr (std::is_same_v<T, bool>)
+        v[k] = d[k] > 0;
       else if constexpr (std::is_integral_v<T>) {
         T x = static_cast<T>(std::llround(d[k]));
         v[k] = x == 0 ? T(1) : x;
-      } else v[k] = static_cast<T>(d[k]);
+      } else
+        v[k] = static_cast<T>(d[k]);
     }
     return v;
   }
@@ -71,7 +73,8 @@ class ArrayTest : public ::testing::Test {
 // Bytes -> doubles for any real dtype (for comparing against references).
 inline std::vector<double> to_doubles(const ck::Array& a) {
   std::vector<double> out(static_cast<std::size_t>(a.size()));
-  for (std::int64_t k = 0; k < a.size(); ++k) out[static_cast<std::size_t>(k)] = a.item(k).as_double();
+  for (std::int64_t k = 0; k < a.size(); ++k)
+    out[static_cast<std::size_t>(k)] = a.item(k).as_double();
   return out;
 }
 
@@ -82,7 +85,8 @@ inline std::vector<double> to_doubles(const ck::Array& a) {
 namespace array_test {
 
 // An array of `dtype` holding `values` (converted as a C cast would).
-inline ck::Array make_array(const std::vector<double>& values, ck::DType dtype, const ck::Shape& shape) {
+inline ck::Array make_array(const std::vector<double>& values, ck::DType dtype,
+                            const ck::Shape& shape) {
   std::vector<unsigned char> bytes(values.size() * ck::itemsize(dtype));
   for (std::size_t k = 0; k < values.size(); ++k) {
     ck::Scalar s = ck::is_integer(dtype) || ck::is_bool(dtype)
@@ -115,16 +119,21 @@ inline double round_to(double v, ck::DType dtype) {
 // Relative tolerance for comparing a computed `dtype` value with a double reference.
 inline double tolerance(ck::DType dtype) {
   switch (dtype) {
-    case ck::DType::float16: return 2e-3;
-    case ck::DType::bfloat16: return 1.6e-2;
-    case ck::DType::float32: return 2e-6;
-    case ck::DType::float64: return 1e-13;
-    default: return 0;
+    case ck::DType::float16:
+      return 2e-3;
+    case ck::DType::bfloat16:
+      return 1.6e-2;
+    case ck::DType::float32:
+      return 2e-6;
+    case ck::DType::float64:
+      return 1e-13;
+    default:
+      return 0;
   }
 }
 
-inline void expect_close(const std::vector<double>& got, const std::vector<double>& want, ck::DType dtype,
-                         const std::string& what, double extra = 1.0) {
+inline void expect_close(const std::vector<double>& got, const std::vector<double>& want,
+                         ck::DType dtype, const std::string& what, double extra = 1.0) {
   ASSERT_EQ(got.size(), want.size()) << what;
   double tol = tolerance(dtype) * extra;
   int reported = 0;

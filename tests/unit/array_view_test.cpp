@@ -34,7 +34,8 @@ TEST_F(ArrayView, HostRoundTripForEveryDtype) {
     EXPECT_EQ(a.shape(), (ck::Shape{7, 11, 13}));
     EXPECT_TRUE(a.is_c_contiguous());
     auto got = host_doubles(a);
-    for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(got[i], round_to(v[i], d)) << ck::to_string(d);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      ASSERT_EQ(got[i], round_to(v[i], d)) << ck::to_string(d);
   }
 }
 
@@ -76,7 +77,8 @@ TEST_F(ArrayView, FillWithNonRepeatingBytesUsesAKernel) {
 TEST_F(ArrayView, SlicesWithStepsIncludingNegative) {
   ck::Array a = iota({20});
   EXPECT_EQ(host_doubles(a.slice(0, 2, 11, 3)), (std::vector<double>{2, 5, 8}));
-  EXPECT_EQ(host_doubles(a.slice(0, std::nullopt, std::nullopt, -7)), (std::vector<double>{19, 12, 5}));
+  EXPECT_EQ(host_doubles(a.slice(0, std::nullopt, std::nullopt, -7)),
+            (std::vector<double>{19, 12, 5}));
   EXPECT_EQ(host_doubles(a.slice(0, -3, std::nullopt)), (std::vector<double>{17, 18, 19}));
   EXPECT_EQ(host_doubles(a.slice(0, 5, 1, -2)), (std::vector<double>{5, 3}));
   EXPECT_EQ(a.slice(0, 5, 5).size(), 0);
@@ -195,7 +197,8 @@ TEST_F(ArrayView, AstypeConvertsLikeACast) {
   ck::Array a = make_array({-2.7, -0.5, 0.5, 3.9, 200.0}, DType::float64, {5});
   EXPECT_EQ(host_doubles(a.astype(DType::int32)), (std::vector<double>{-2, 0, 0, 3, 200}));
   EXPECT_EQ(host_doubles(a.astype(DType::bool_)), (std::vector<double>{1, 1, 1, 1, 1}));
-  EXPECT_EQ(host_doubles(a.astype(DType::float16)), (std::vector<double>{-2.69921875, -0.5, 0.5, 3.900390625, 200}));
+  EXPECT_EQ(host_doubles(a.astype(DType::float16)),
+            (std::vector<double>{-2.69921875, -0.5, 0.5, 3.900390625, 200}));
 }
 
 TEST_F(ArrayView, CopyFromHostIntoAStridedView) {
@@ -250,21 +253,26 @@ TEST_F(ArrayView, TakeOutOfRangeIsAnError) {
 }
 
 TEST_F(ArrayView, PrintsLikeNumpy) {
-  EXPECT_EQ(make_array({1, 2, 3}, DType::float32, {3}).to_string(), "array([1., 2., 3.], dtype=float32)");
+  EXPECT_EQ(make_array({1, 2, 3}, DType::float32, {3}).to_string(),
+            "array([1., 2., 3.], dtype=float32)");
   EXPECT_EQ(iota({2, 2}, DType::int64).to_string(), "array([[0, 1],\n       [2, 3]])");
   EXPECT_EQ(make_array({1, 0}, DType::bool_, {2}).to_string(), "array([ True, False])");
   EXPECT_EQ(make_array({0.5, -1.25}, DType::float64, {2}).to_string(), "array([ 0.5 , -1.25])");
-  EXPECT_EQ(make_array({1, 2.5}, DType::float32, {2}).to_string(), "array([1. , 2.5], dtype=float32)");
+  EXPECT_EQ(make_array({1, 2.5}, DType::float32, {2}).to_string(),
+            "array([1. , 2.5], dtype=float32)");
   std::string big = ck::arange(2000, DType::int32).to_string();
   // NumPy 2.2+ names the shape of a summarised array; here the extras would
   // pass 75 characters, so they go on a line of their own.
-  EXPECT_EQ(big, "array([   0,    1,    2, ..., 1997, 1998, 1999],\n      shape=(2000,), dtype=int32)");
-  EXPECT_EQ(ck::arange(2000, DType::int64).to_string(), "array([   0,    1,    2, ..., 1997, 1998, 1999], shape=(2000,))");
+  EXPECT_EQ(big,
+            "array([   0,    1,    2, ..., 1997, 1998, 1999],\n      shape=(2000,), dtype=int32)");
+  EXPECT_EQ(ck::arange(2000, DType::int64).to_string(),
+            "array([   0,    1,    2, ..., 1997, 1998, 1999], shape=(2000,))");
   std::ostringstream os;
   os << ck::zeros({0}, DType::float32);
   EXPECT_EQ(os.str(), "array([], dtype=float32)");
   EXPECT_EQ(ck::zeros({0}, DType::float64).to_string(), "array([], dtype=float64)");
-  EXPECT_EQ(ck::zeros({0, 3}, DType::float32).to_string(), "array([], shape=(0, 3), dtype=float32)");
+  EXPECT_EQ(ck::zeros({0, 3}, DType::float32).to_string(),
+            "array([], shape=(0, 3), dtype=float32)");
 }
 
 TEST_F(ArrayView, InteropHooksGiveBytesStridesAndPointer) {
@@ -276,7 +284,8 @@ TEST_F(ArrayView, InteropHooksGiveBytesStridesAndPointer) {
   EXPECT_TRUE(a.owns_data());
   // Import the same memory the way __cuda_array_interface__ would describe it.
   auto keep = std::make_shared<int>(1);
-  ck::Array view = ck::from_pointer(a.address(), {4, 3}, {4, 16}, DType::float32, a.device(), keep, true);
+  ck::Array view =
+      ck::from_pointer(a.address(), {4, 3}, {4, 16}, DType::float32, a.device(), keep, true);
   EXPECT_FALSE(view.owns_data());
   EXPECT_TRUE(view.readonly());
   EXPECT_EQ(host_doubles(view), host_doubles(t));
@@ -285,8 +294,10 @@ TEST_F(ArrayView, InteropHooksGiveBytesStridesAndPointer) {
 
 TEST_F(ArrayView, FromPointerWithMisalignedStrideIsAnError) {
   ck::Array a = iota({4}, DType::float32);
-  EXPECT_THROW(ck::from_pointer(a.address(), {2}, {6}, DType::float32, a.device()), ck::ArgumentError);
-  EXPECT_THROW(ck::from_pointer(a.address(), {2, 2}, {8}, DType::float32, a.device()), ck::ArgumentError);
+  EXPECT_THROW(ck::from_pointer(a.address(), {2}, {6}, DType::float32, a.device()),
+               ck::ArgumentError);
+  EXPECT_THROW(ck::from_pointer(a.address(), {2, 2}, {8}, DType::float32, a.device()),
+               ck::ArgumentError);
 }
 
 TEST_F(ArrayView, ArrayPassesToAKernelLaunchAsItsPointer) {

@@ -2,9 +2,8 @@
 // machines (CI, build hosts) must be able to produce cubins and PTX.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include <algorithm>
+#include <cstdlib>
 
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_backend_impl.hpp"

@@ -58,17 +58,18 @@ struct CodegenOptions {
 struct FusedMap {
   // Type definitions and __device__ helpers: emit once, before the kernel.
   std::string preamble;
-  // Parameter declarations, comma separated, no leading comma: "const float* m_in0, float m_s0, ..."
+  // Parameter declarations, comma separated, no leading comma: "const float* m_in0, float m_s0,
+  // ..."
   std::string params;
   // A CUDA C expression of the element at flat index `index_name`, of type
   // c_type_name(compute_dtype(dtype)) (float for float16/bfloat16).
   std::string element;
   DType dtype = DType::float32;
-  Shape shape;              // in the axis order asked for
+  Shape shape;  // in the axis order asked for
   std::int64_t size = 0;
   // Canonical key: ops, dtypes, broadcast/contiguity pattern, ndim, options.
   std::string key;
-  ArgPack args;             // the values for `params`, in order
+  ArgPack args;  // the values for `params`, in order
 };
 
 FusedMap codegen_map(const Expr& expr, const CodegenOptions& options = {});

@@ -23,13 +23,13 @@ struct ExprNode {
   // The operation's name as it appears in the cache key and the generated
   // source: "add", "exp", "where", "cast", ...
   std::string op;
-  DType dtype = DType::float32;  // result dtype
+  DType dtype = DType::float32;    // result dtype
   DType operand = DType::float32;  // op: the dtype its inputs are converted to
-  bool weak = false;             // a scalar-only tree (NEP 50 weak)
-  Shape shape;                   // broadcast result shape
+  bool weak = false;               // a scalar-only tree (NEP 50 weak)
+  Shape shape;                     // broadcast result shape
   std::vector<std::shared_ptr<const ExprNode>> children;
-  Array array;                   // kind == array
-  Scalar scalar;                 // kind == scalar
+  Array array;    // kind == array
+  Scalar scalar;  // kind == scalar
 };
 
 }  // namespace cudakit::detail

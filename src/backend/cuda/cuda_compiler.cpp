@@ -1,17 +1,16 @@
 // Compiling CUDA C with NVRTC. Needs no driver and no GPU: the arch always
 // comes with the request (the core resolves "the device's arch" before).
+#include <limits.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <memory>
 
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "cudakit/error.hpp"
 #include "platform/nvrtc_library.hpp"
-
-#include <limits.h>
-#include <sys/stat.h>
-
-#include <cstdlib>
 
 namespace cudakit::detail {
 namespace {

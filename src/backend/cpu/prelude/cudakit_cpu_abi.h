@@ -60,13 +60,13 @@ struct ParamInfo {
 };
 
 struct KernelEntry {
-  const char* name;                  // name as the user spells it (or the name expression)
-  void (*run_thread)(void** args);   // runs the current CUDA thread
-  void (*run_block)(void** args);    // runs every thread of the block in a loop
+  const char* name;                 // name as the user spells it (or the name expression)
+  void (*run_thread)(void** args);  // runs the current CUDA thread
+  void (*run_block)(void** args);   // runs every thread of the block in a loop
   unsigned param_count;
   const ParamInfo* params;
-  int uses_barrier;                  // needs fibers (barriers or warp operations)
-  const void* address;               // the kernel function (its symbol names it)
+  int uses_barrier;     // needs fibers (barriers or warp operations)
+  const void* address;  // the kernel function (its symbol names it)
 };
 
 struct GlobalEntry {
@@ -82,7 +82,7 @@ struct ModuleInfo {
   const GlobalEntry* globals;
   unsigned global_count;
   void (*init)(const RuntimeTable* runtime);
-  ThreadStateLayout* (*thread_state)();   // this OS thread's state in the module
+  ThreadStateLayout* (*thread_state)();  // this OS thread's state in the module
 };
 
 }  // namespace cudakit_cpu

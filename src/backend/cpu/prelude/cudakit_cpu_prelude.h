@@ -50,18 +50,26 @@
 #endif
 
 // ---- vector types -----------------------------------------------------------
-#define CUDAKIT_CPU_VEC1(T, N, A)                          \
-  struct alignas(A) N##1 { T x; };                          \
-  static inline N##1 make_##N##1(T x) { return N##1{x}; }
-#define CUDAKIT_CPU_VEC2(T, N, A)                                  \
-  struct alignas(A) N##2 { T x, y; };                               \
-  static inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }
-#define CUDAKIT_CPU_VEC3(T, N, A)                                           \
-  struct alignas(A) N##3 { T x, y, z; };                                     \
-  static inline N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }
-#define CUDAKIT_CPU_VEC4(T, N, A)                                                     \
-  struct alignas(A) N##4 { T x, y, z, w; };                                            \
-  static inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+#define CUDAKIT_CPU_VEC1(T, N, A) \
+  struct alignas(A) N##1 {        \
+    T x;                          \
+  };                              \
+  static inline N##1 make_##N##1(T x) { return N##1 {x}; }
+#define CUDAKIT_CPU_VEC2(T, N, A) \
+  struct alignas(A) N##2 {        \
+    T x, y;                       \
+  };                              \
+  static inline N##2 make_##N##2(T x, T y) { return N##2 {x, y}; }
+#define CUDAKIT_CPU_VEC3(T, N, A) \
+  struct alignas(A) N##3 {        \
+    T x, y, z;                    \
+  };                              \
+  static inline N##3 make_##N##3(T x, T y, T z) { return N##3 {x, y, z}; }
+#define CUDAKIT_CPU_VEC4(T, N, A) \
+  struct alignas(A) N##4 {        \
+    T x, y, z, w;                 \
+  };                              \
+  static inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4 {x, y, z, w}; }
 #define CUDAKIT_CPU_VECS(T, N, A1, A2, A4) \
   CUDAKIT_CPU_VEC1(T, N, A1)               \
   CUDAKIT_CPU_VEC2(T, N, A2)               \
@@ -209,22 +217,54 @@ static inline T __reduce_add_sync(unsigned mask, T v) {
 static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-template <class T> static inline T __ldg(const T* p) { return *p; }
-template <class T> static inline T __ldcg(const T* p) { return *p; }
-template <class T> static inline T __ldca(const T* p) { return *p; }
-template <class T> static inline T __ldcs(const T* p) { return *p; }
-template <class T> static inline T __ldlu(const T* p) { return *p; }
-template <class T> static inline T __ldcv(const T* p) { return *p; }
-template <class T> static inline void __stcg(T* p, T v) { *p = v; }
-template <class T> static inline void __stcs(T* p, T v) { *p = v; }
-template <class T> static inline void __stwb(T* p, T v) { *p = v; }
-template <class T> static inline void __stwt(T* p, T v) { *p = v; }
+template <class T>
+static inline T __ldg(const T* p) {
+  return *p;
+}
+template <class T>
+static inline T __ldcg(const T* p) {
+  return *p;
+}
+template <class T>
+static inline T __ldca(const T* p) {
+  return *p;
+}
+template <class T>
+static inline T __ldcs(const T* p) {
+  return *p;
+}
+template <class T>
+static inline T __ldlu(const T* p) {
+  return *p;
+}
+template <class T>
+static inline T __ldcv(const T* p) {
+  return *p;
+}
+template <class T>
+static inline void __stcg(T* p, T v) {
+  *p = v;
+}
+template <class T>
+static inline void __stcs(T* p, T v) {
+  *p = v;
+}
+template <class T>
+static inline void __stwb(T* p, T v) {
+  *p = v;
+}
+template <class T>
+static inline void __stwt(T* p, T v) {
+  *p = v;
+}
 static inline long long clock64() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-static inline unsigned long long __globaltimer() { return static_cast<unsigned long long>(clock64()); }
+static inline unsigned long long __globaltimer() {
+  return static_cast<unsigned long long>(clock64());
+}
 static inline void __nanosleep(unsigned) { ::cudakit_cpu::runtime->yield(); }
 static inline void __trap() { ::cudakit_cpu::runtime->trap("__trap() called"); }
 static inline void __brkpt() { __builtin_trap(); }
@@ -233,10 +273,10 @@ static inline unsigned __smid() { return 0; }
 // ---- atomics (global and shared memory alike: both are host memory) -------------
 #define CUDAKIT_CPU_ATOMIC_RMW(NAME, BUILTIN, T) \
   static inline T NAME(T* a, T v) { return BUILTIN(a, v, __ATOMIC_SEQ_CST); }
-#define CUDAKIT_CPU_ATOMIC_INT(NAME, BUILTIN)                 \
-  CUDAKIT_CPU_ATOMIC_RMW(NAME, BUILTIN, int)                  \
-  CUDAKIT_CPU_ATOMIC_RMW(NAME, BUILTIN, unsigned int)         \
-  CUDAKIT_CPU_ATOMIC_RMW(NAME, BUILTIN, long long)            \
+#define CUDAKIT_CPU_ATOMIC_INT(NAME, BUILTIN)         \
+  CUDAKIT_CPU_ATOMIC_RMW(NAME, BUILTIN, int)          \
+  CUDAKIT_CPU_ATOMIC_RMW(NAME, BUILTIN, unsigned int) \
+  CUDAKIT_CPU_ATOMIC_RMW(NAME, BUILTIN, long long)    \
   CUDAKIT_CPU_ATOMIC_RMW(NAME, BUILTIN, unsigned long long)
 CUDAKIT_CPU_ATOMIC_INT(atomicAdd, __atomic_fetch_add)
 CUDAKIT_CPU_ATOMIC_INT(atomicSub, __atomic_fetch_sub)
@@ -277,12 +317,12 @@ static inline double atomicAdd(double* a, double v) {
 static inline float atomicExch(float* a, float v) {
   return ::cudakit_cpu::atomic_update(a, [v](float) { return v; });
 }
-#define CUDAKIT_CPU_ATOMIC_MINMAX(T)                                                    \
-  static inline T atomicMin(T* a, T v) {                                                \
-    return ::cudakit_cpu::atomic_update(a, [v](T o) { return v < o ? v : o; });         \
-  }                                                                                     \
-  static inline T atomicMax(T* a, T v) {                                                \
-    return ::cudakit_cpu::atomic_update(a, [v](T o) { return v > o ? v : o; });         \
+#define CUDAKIT_CPU_ATOMIC_MINMAX(T)                                            \
+  static inline T atomicMin(T* a, T v) {                                        \
+    return ::cudakit_cpu::atomic_update(a, [v](T o) { return v < o ? v : o; }); \
+  }                                                                             \
+  static inline T atomicMax(T* a, T v) {                                        \
+    return ::cudakit_cpu::atomic_update(a, [v](T o) { return v > o ? v : o; }); \
   }
 CUDAKIT_CPU_ATOMIC_MINMAX(int)
 CUDAKIT_CPU_ATOMIC_MINMAX(unsigned int)
@@ -297,10 +337,10 @@ static inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
   return ::cudakit_cpu::atomic_update(
       a, [limit](unsigned o) { return (o == 0u || o > limit) ? limit : o - 1u; });
 }
-#define CUDAKIT_CPU_ATOMIC_CAS(T)                                                        \
-  static inline T atomicCAS(T* a, T compare, T v) {                                      \
+#define CUDAKIT_CPU_ATOMIC_CAS(T)                                                           \
+  static inline T atomicCAS(T* a, T compare, T v) {                                         \
     __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-    return compare;                                                                      \
+    return compare;                                                                         \
   }
 CUDAKIT_CPU_ATOMIC_CAS(int)
 CUDAKIT_CPU_ATOMIC_CAS(unsigned int)
@@ -399,8 +439,12 @@ static inline int __float_as_int(float x) { return ::cudakit_cpu::bit_cast<int>(
 static inline unsigned __float_as_uint(float x) { return ::cudakit_cpu::bit_cast<unsigned>(x); }
 static inline float __int_as_float(int x) { return ::cudakit_cpu::bit_cast<float>(x); }
 static inline float __uint_as_float(unsigned x) { return ::cudakit_cpu::bit_cast<float>(x); }
-static inline long long __double_as_longlong(double x) { return ::cudakit_cpu::bit_cast<long long>(x); }
-static inline double __longlong_as_double(long long x) { return ::cudakit_cpu::bit_cast<double>(x); }
+static inline long long __double_as_longlong(double x) {
+  return ::cudakit_cpu::bit_cast<long long>(x);
+}
+static inline double __longlong_as_double(long long x) {
+  return ::cudakit_cpu::bit_cast<double>(x);
+}
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }
 static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
@@ -448,7 +492,9 @@ static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift)
   unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
   return static_cast<unsigned>(v >> (shift & 31u));
 }
-static inline int __hadd(int a, int b) { return static_cast<int>((static_cast<long long>(a) + b) >> 1); }
+static inline int __hadd(int a, int b) {
+  return static_cast<int>((static_cast<long long>(a) + b) >> 1);
+}
 static inline int __rhadd(int a, int b) {
   return static_cast<int>((static_cast<long long>(a) + b + 1) >> 1);
 }
@@ -480,7 +526,9 @@ struct __half {
     return static_cast<float>(h);
   }
 };
-struct __half2 { __half x, y; };
+struct __half2 {
+  __half x, y;
+};
 typedef __half half;
 typedef __half2 half2;
 static inline __half __float2half(float f) { return __half(f); }
@@ -505,7 +553,7 @@ struct __nv_bfloat16 {
   static unsigned short from_float(float f) {
     unsigned bits = ::cudakit_cpu::bit_cast<unsigned>(f);
     if ((bits & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;  // NaN
-    bits += 0x7fffu + ((bits >> 16) & 1u);                   // round to nearest even
+    bits += 0x7fffu + ((bits >> 16) & 1u);                  // round to nearest even
     return static_cast<unsigned short>(bits >> 16);
   }
   static float to_float(unsigned short b) {
@@ -530,11 +578,16 @@ constexpr int scalar_kind() {
   if (std::is_integral<U>::value || std::is_enum<U>::value) {
     constexpr bool is_signed = std::is_signed<U>::value;
     switch (sizeof(U)) {
-      case 1: return is_signed ? 2 : 3;
-      case 2: return is_signed ? 4 : 5;
-      case 4: return is_signed ? 6 : 7;
-      case 8: return is_signed ? 8 : 9;
-      default: return 0;
+      case 1:
+        return is_signed ? 2 : 3;
+      case 2:
+        return is_signed ? 4 : 5;
+      case 4:
+        return is_signed ? 6 : 7;
+      case 8:
+        return is_signed ? 8 : 9;
+      default:
+        return 0;
     }
   }
   return 0;
@@ -573,8 +626,12 @@ struct KernelTraits<Kernel> {
         }
   }
   static KernelEntry entry(const char* name, int uses_barrier) {
-    return KernelEntry{name,   &run_thread,  &run_block,
-                       count,  params,       uses_barrier,
+    return KernelEntry{name,
+                       &run_thread,
+                       &run_block,
+                       count,
+                       params,
+                       uses_barrier,
                        reinterpret_cast<const void*>(Kernel)};
   }
 };
@@ -586,7 +643,9 @@ struct DynamicShared {
   T* get() const { return static_cast<T*>(runtime->dynamic_shared()); }
   operator T*() const { return get(); }
   template <class U>
-  explicit operator U*() const { return reinterpret_cast<U*>(get()); }
+  explicit operator U*() const {
+    return reinterpret_cast<U*>(get());
+  }
   T& operator[](std::size_t i) const { return get()[i]; }
 };
 
