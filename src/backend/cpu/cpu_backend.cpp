@@ -431,22 +431,24 @@ class CpuBackend final : public Backend {
 
   void check_launch(const CpuKernel& k, const char* name, Dim3 grid, Dim3 block,
                     unsigned dynamic_shared) {
-    const std::string context = std::string("launching kernel ") + (name ? name : k.name.c_str()) +
-                                " (grid " + grid.to_string() + ", block " + block.to_string() +
-                                ") on the CPU backend";
+    // The message is built only when a check fails: this runs on every launch.
+    auto context = [&] {
+      return std::string("launching kernel ") + (name ? name : k.name.c_str()) + " (grid " +
+             grid.to_string() + ", block " + block.to_string() + ") on the CPU backend";
+    };
     if (block.volume() == 0 || grid.volume() == 0)
-      throw LaunchConfigError(context, "non-empty grid and block", 0, 1);
+      throw LaunchConfigError(context(), "non-empty grid and block", 0, 1);
     if (block.volume() > 1024)
-      throw LaunchConfigError(context, "max threads per block",
+      throw LaunchConfigError(context(), "max threads per block",
                               static_cast<long long>(block.volume()), 1024);
     if (block.x > 1024 || block.y > 1024 || block.z > 64)
-      throw LaunchConfigError(context, "max block dimensions (1024x1024x64)",
+      throw LaunchConfigError(context(), "max block dimensions (1024x1024x64)",
                               std::max({block.x, block.y, block.z * 16}), 1024);
     if (grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u)
-      throw LaunchConfigError(context, "max grid dimensions (2147483647x65535x65535)",
+      throw LaunchConfigError(context(), "max grid dimensions (2147483647x65535x65535)",
                               std::max(grid.y, grid.z), 65535);
     if (dynamic_shared > k.max_dynamic_shared)
-      throw LaunchConfigError(context, "max dynamic shared memory per block", dynamic_shared,
+      throw LaunchConfigError(context(), "max dynamic shared memory per block", dynamic_shared,
                               static_cast<long long>(k.max_dynamic_shared),
                               dynamic_shared <= kOptInSharedLimit
                                   ? "raise the kernel's limit first (set_max_dynamic_shared_memory)"
