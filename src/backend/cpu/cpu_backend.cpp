@@ -303,7 +303,9 @@ class CpuBackend final : public Backend {
   void record_event(NativeEvent event, NativeStream stream) override {
     auto* e = static_cast<CpuEvent*>(event);
     const std::uint64_t sequence = e->begin_record();
-    submit(stream, [e, sequence] { e->mark(sequence); });
+    // Marked once the stream counts everything before it as done, so a
+    // completed event implies an idle stream when it was the last work.
+    submit(stream, {}, [e, sequence] { e->mark(sequence); });
   }
   void synchronize_event(NativeEvent event) override { static_cast<CpuEvent*>(event)->wait(); }
   bool query_event(NativeEvent event) override { return static_cast<CpuEvent*>(event)->complete(); }
@@ -484,8 +486,8 @@ class CpuBackend final : public Backend {
   // Queues `task` on `stream` with the legacy default stream's ordering:
   // work on the null stream waits for all blocking streams, and work on a
   // blocking stream waits for the null stream.
-  std::pair<std::shared_ptr<CpuStream>, std::uint64_t> submit(NativeStream stream,
-                                                              std::function<void()> task) {
+  std::pair<std::shared_ptr<CpuStream>, std::uint64_t> submit(
+      NativeStream stream, std::function<void()> task, std::function<void()> after = {}) {
     std::shared_ptr<CpuStream> target = stream_of(stream);
     std::vector<std::pair<std::shared_ptr<CpuStream>, std::uint64_t>> waits;
     {
@@ -502,9 +504,9 @@ class CpuBackend final : public Backend {
     if (!waits.empty())
       task = [waits = std::move(waits), inner = std::move(task)] {
         for (const auto& [s, t] : waits) s->wait(t);
-        inner();
+        if (inner) inner();
       };
-    std::uint64_t ticket = target->enqueue(std::move(task));
+    std::uint64_t ticket = target->enqueue(std::move(task), std::move(after));
     return {target, ticket};
   }
 

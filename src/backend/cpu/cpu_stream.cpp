@@ -18,11 +18,11 @@ CpuStream::~CpuStream() {
   thread_.join();
 }
 
-std::uint64_t CpuStream::enqueue(std::function<void()> task) {
+std::uint64_t CpuStream::enqueue(std::function<void()> task, std::function<void()> after) {
   std::uint64_t ticket;
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(task));
+    queue_.push_back(Entry{std::move(task), std::move(after)});
     ticket = ++submitted_;
   }
   work_cv_.notify_one();
@@ -60,22 +60,28 @@ void CpuStream::run() {
     // Drain before stopping: destroying a stream finishes its work.
     work_cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;
-    std::function<void()> task = std::move(queue_.front());
+    Entry entry = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
     std::exception_ptr failure;
     try {
-      task();
+      if (entry.task) entry.task();
     } catch (...) {
       failure = std::current_exception();
     }
     // Kernel printf output appears when the work completes, as on a GPU.
     std::fflush(stdout);
-    task = nullptr;
+    entry.task = nullptr;
     lock.lock();
     if (failure && !error_) error_ = failure;
     ++completed_;
     done_cv_.notify_all();
+    if (entry.after) {
+      lock.unlock();
+      entry.after();
+      entry.after = nullptr;
+      lock.lock();
+    }
   }
 }
 

@@ -23,8 +23,11 @@ class CpuStream {
   CpuStream& operator=(const CpuStream&) = delete;
 
   bool non_blocking() const noexcept { return non_blocking_; }
-  // Queues `task`; returns its ticket (tickets count up from 1).
-  std::uint64_t enqueue(std::function<void()> task);
+  // Queues `task`; returns its ticket (tickets count up from 1). `after`, if
+  // given, runs on the stream once the task counts as completed and before the
+  // next task starts: an event recorded last on a stream is then never seen
+  // complete while the stream still reports pending work.
+  std::uint64_t enqueue(std::function<void()> task, std::function<void()> after = {});
   // The ticket of the last task queued (0: none yet).
   std::uint64_t last_ticket();
   bool reached(std::uint64_t ticket);
@@ -42,7 +45,11 @@ class CpuStream {
   std::mutex mutex_;
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;
-  std::deque<std::function<void()>> queue_;
+  struct Entry {
+    std::function<void()> task;
+    std::function<void()> after;
+  };
+  std::deque<Entry> queue_;
   std::uint64_t submitted_ = 0;
   std::uint64_t completed_ = 0;
   std::exception_ptr error_;
