@@ -101,15 +101,27 @@ inline std::vector<double> as_doubles(const Array& a) {
   return out;
 }
 
+// |got - want| <= rel * max(1, |want|) + eps32 * |scale| for each output;
+// `scale` (optional) is the same reduction over |x|: a float32 sum's rounding
+// error grows with the sum of magnitudes, not with a (possibly cancelled)
+// result, so one float32 epsilon of it is allowed on top.
 inline void expect_close(const std::vector<double>& got, const std::vector<double>& want,
-                         double rel, const char* what) {
+                         double rel, const char* what, const std::vector<double>& scale = {}) {
   ASSERT_EQ(got.size(), want.size()) << what;
+  constexpr double eps32 = 1.1920928955078125e-07;
   for (std::size_t k = 0; k < got.size(); ++k) {
-    const double tol = rel * std::max(1.0, std::fabs(want[k]));
+    double tol = rel * std::max(1.0, std::fabs(want[k]));
+    if (k < scale.size()) tol += eps32 * std::fabs(scale[k]);
     ASSERT_NEAR(got[k], want[k], tol) << what << " at output " << k;
   }
 }
 
 inline std::vector<double> widen(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+inline std::vector<double> magnitudes(const std::vector<float>& v) {
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (float x : v) out.push_back(std::fabs(static_cast<double>(x)));
+  return out;
+}
 
 }  // namespace cudakit_test
