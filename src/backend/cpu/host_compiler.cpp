@@ -20,6 +20,7 @@
 #include "backend/cpu/kernel_scanner.hpp"
 #include "backend/cpu/prelude/cudakit_cpu_abi.h"
 #include "cudakit/error.hpp"
+#include "platform/file_identity.hpp"
 
 extern char** environ;
 
@@ -200,7 +201,6 @@ std::string compiler_file_identity() {
   std::string cmd = host_compiler();
   if (cmd.find(' ') != std::string::npos) return {};
   fs::path found;
-  std::error_code ec;
   if (cmd.find('/') != std::string::npos) {
     found = cmd;
   } else if (const char* path = std::getenv("PATH")) {
@@ -213,14 +213,8 @@ std::string compiler_file_identity() {
     }
   }
   if (found.empty()) return {};
-  fs::path real = fs::canonical(found, ec);
-  if (ec) return {};
-  auto size = fs::file_size(real, ec);
-  if (ec) return {};
-  auto mtime = fs::last_write_time(real, ec).time_since_epoch().count();
-  if (ec) return {};
-  return cmd + " -> " + real.string() + " (" + std::to_string(size) + " bytes, mtime " +
-         std::to_string(mtime) + ")";
+  std::string identity = file_identity(found.string());
+  return identity.empty() ? std::string() : cmd + " -> " + identity;
 }
 
 }  // namespace

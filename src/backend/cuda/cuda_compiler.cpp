@@ -1,8 +1,5 @@
 // Compiling CUDA C with NVRTC. Needs no driver and no GPU: the arch always
 // comes with the request (the core resolves "the device's arch" before).
-#include <limits.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
@@ -10,24 +7,10 @@
 
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "cudakit/error.hpp"
+#include "platform/file_identity.hpp"
 #include "platform/nvrtc_library.hpp"
 
 namespace cudakit::detail {
-namespace {
-
-// "<real path> <size> <mtime ns>" of a regular file; empty when there is none.
-std::string file_identity(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
-  char real[PATH_MAX];
-  const char* resolved = ::realpath(path.c_str(), real) ? real : path.c_str();
-  return std::string(resolved) + " " + std::to_string(st.st_size) + " " +
-         std::to_string(static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL +
-                        st.st_mtim.tv_nsec);
-}
-
-}  // namespace
-
 namespace {
 
 struct ArchSpec {
