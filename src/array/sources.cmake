@@ -9,6 +9,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/array_format.cpp
   ${CMAKE_CURRENT_LIST_DIR}/expr.cpp
   ${CMAKE_CURRENT_LIST_DIR}/expr_plan.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/expr_ops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codegen_prelude.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/elementwise.cpp
