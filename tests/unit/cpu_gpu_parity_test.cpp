@@ -9,41 +9,15 @@
 #include <vector>
 
 #include "cudakit/cudakit.hpp"
+#include "unit/test_kernels.hpp"
 
 namespace cudakit {
 namespace {
 
-const char* kParitySource = R"(
-__global__ void warp_sum(const float* in, float* out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  float v = i < n ? in[i] : 0.0f;
-  for (int offset = 16; offset > 0; offset >>= 1)
-    v += __shfl_down_sync(0xffffffff, v, offset);
-  if ((threadIdx.x & 31) == 0) out[i / 32] = v;
-}
-__global__ void ballot(const int* in, unsigned* out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned b = __ballot_sync(0xffffffff, i < n && in[i] > 0);
-  if ((threadIdx.x & 31) == 0) out[i / 32] = b;
-}
-__inline__ __device__ float warp_reduce(float v) {
-  for (int offset = warpSize / 2; offset > 0; offset /= 2)
-    v += __shfl_down_sync(0xffffffff, v, offset);
-  return v;
-}
-__global__ void block_sum(const float* in, float* out, int n) {
-  __shared__ float partial[32];
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  float v = i < n ? in[i] : 0.0f;
-  v = warp_reduce(v);
-  int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
-  if (lane == 0) partial[warp] = v;
-  __syncthreads();
-  v = threadIdx.x < blockDim.x / warpSize ? partial[lane] : 0.0f;
-  if (warp == 0) v = warp_reduce(v);
-  if (threadIdx.x == 0) out[blockIdx.x] = v;
-}
-)";
+// The CPU tests' own kernels (warp_sum, ballot, block_sum), so the parity
+// checked here is that of the kernels the CPU tests verify against the host.
+const std::string kParitySource =
+    std::string(test_kernels::warp_source) + test_kernels::block_reduction_source;
 
 class CpuGpuParity : public testing::Test {
  protected:
