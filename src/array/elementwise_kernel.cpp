@@ -7,6 +7,7 @@
 #include <map>
 
 #include "array/array_util.hpp"
+#include "array/launch_shape.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/program.hpp"
@@ -162,7 +163,15 @@ std::string ElementwiseKernel::source(bool index64) const {
   if (!s.preamble.empty()) src += "\n" + s.preamble + "\n";
   src += "\nextern \"C\" __global__ void " + s.name + "(" + s.arguments +
          (s.params.empty() ? "" : ", ") + it + " cudakit_start, " + it + " cudakit_stop, " + it +
-         " cudakit_step) {\n";
+         " cudakit_step, " + it + " cudakit_n) {\n";
+  // PyCUDA's operations may read `n`, the first array's size; an argument of
+  // that name takes precedence.
+  const bool has_n =
+      std::any_of(s.params.begin(), s.params.end(), [](const Param& p) { return p.name == "n"; });
+  if (!has_n) src += "  const " + it + " n = cudakit_n;\n  (void)n;\n";
+  // Launched with a grid that covers the range (one index per thread) where
+  // the device allows it; the loop covers the rest (capped grids, the CPU
+  // backend's one wave).
   src += "  const " + it + " cudakit_threads = (" + it + ")gridDim.x * (" + it + ")blockDim.x;\n";
   src += "  const " + it + " cudakit_first = (" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" +
          it + ")threadIdx.x;\n";
@@ -242,9 +251,13 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
                            ? (r.stop > r.start ? (r.stop - r.start + r.step - 1) / r.step : 0)
                            : (r.start > r.stop ? (r.start - r.stop - r.step - 1) / (-r.step) : 0);
   if (count == 0) return;
+  // 32-bit indices whenever every index the loop computes fits, including
+  // the one past the end: up to a whole grid (count + one block of threads)
+  // of steps beyond the start.
   const std::int64_t limit = (std::int64_t{1} << 31) - 1;
-  bool index64 =
-      std::max({std::abs(r.start), std::abs(r.stop), count * std::abs(r.step)}) >= limit / 2;
+  const std::int64_t reach = std::max(std::abs(r.start), std::abs(r.stop)) +
+                             (count + detail::elementwise_block) * std::abs(r.step);
+  const bool index64 = reach >= limit || first->size() >= limit;
   const Device& device = first->device();
   std::string key = "ek|" + s.name + "|" + s.arguments + "|" + s.operation + "|" + s.preamble +
                     (index64 ? "|64" : "|32");
@@ -289,15 +302,12 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
     pack.push_scalar<int>(static_cast<int>(r.stop));
     pack.push_scalar<int>(static_cast<int>(r.step));
   }
-  const unsigned block = 256;
-  const auto& props = device.properties();
-  std::int64_t wave = std::max(1, props.multiprocessor_count) *
-                      std::max(1, props.max_threads_per_multiprocessor / static_cast<int>(block));
-  LaunchConfig config;
-  config.grid =
-      Dim3{static_cast<unsigned>(std::clamp<std::int64_t>((count + block - 1) / block, 1, wave))};
-  config.block = Dim3{block};
-  config.stream = stream ? StreamRef(*stream) : StreamRef(first->stream());
+  if (index64)
+    pack.push_scalar<long long>(first->size());
+  else
+    pack.push_scalar<int>(static_cast<int>(first->size()));
+  const LaunchConfig config = detail::elementwise_launch(
+      device, count, stream ? StreamRef(*stream) : StreamRef(first->stream()));
   pack.launch(kernel, config);
 }
 

@@ -1,5 +1,6 @@
 // ElementwiseKernel with PyCUDA's semantics: `i` is the index, arguments are
 // checked against the declared list, numbers converted to declared types.
+#include "array/launch_shape.hpp"
 #include "cudakit/elementwise_kernel.hpp"
 #include "cudakit/error.hpp"
 #include "unit/array_test_support.hpp"
@@ -35,6 +36,80 @@ TEST_F(ElementwiseKernelTest, RangeAndSliceChooseTheIndices) {
   k({w}, ck::Slice(std::nullopt, std::nullopt, -4));
   auto g = w.to_host<std::int32_t>();
   EXPECT_EQ(g, (std::vector<std::int32_t>{0, 101, 0, 0, 0, 105, 0, 0, 0, 109}));
+}
+
+TEST_F(ElementwiseKernelTest, LargeArrayBeyondOneWaveIsFullyCovered) {
+  // More elements than one wave of resident threads on any current GPU, and
+  // not a multiple of the block: every index runs exactly once.
+  const std::size_t n = 3000017;
+  ck::ElementwiseKernel k("const float *x, float *y, int *hits",
+                          "y[i] = 3 * x[i] - 1; hits[i] += 1", "scale_and_count");
+  auto x = random_values<float>(n);
+  ck::Array dx = ck::from_host(x), dy = ck::empty({static_cast<std::int64_t>(n)});
+  ck::Array hits = ck::zeros({static_cast<std::int64_t>(n)}, DType::int32);
+  k({dx, dy, hits});
+  auto y = dy.to_host<float>();
+  auto h = hits.to_host<std::int32_t>();
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(h[i], 1) << "index " << i;
+    ASSERT_NEAR(y[i], 3 * x[i] - 1, 1e-6f * (3 * std::fabs(x[i]) + 1)) << "index " << i;
+  }
+}
+
+TEST_F(ElementwiseKernelTest, DefaultLaunchUsesTheSharedElementwiseShape) {
+  // The grid the kernel sees is the array layer's: covering the range on a
+  // GPU, one wave with a grid-stride loop on the CPU backend.
+  const std::int64_t n = 1000003;
+  ck::ElementwiseKernel k("unsigned int *threads", "threads[i] = gridDim.x * blockDim.x",
+                          "record_threads");
+  ck::Array t = ck::zeros({n}, DType::uint32);
+  k({t});
+  const ck::LaunchConfig want = ck::detail::elementwise_launch(device(), n, t.stream());
+  const auto got = t.to_host<std::uint32_t>();
+  const std::uint32_t threads = want.grid.x * want.block.x;
+  EXPECT_EQ(got.front(), threads);
+  EXPECT_EQ(got.back(), threads);
+  if (backend_under_test() == ck::BackendKind::cuda) {
+    EXPECT_GE(std::int64_t{threads}, n);
+  }
+}
+
+TEST_F(ElementwiseKernelTest, LargeRangeAndSliceVisitExactlyTheirIndices) {
+  const std::int64_t n = 2000003;
+  ck::ElementwiseKernel k("int *z", "z[i] += (int)(i % 1000) + 1", "mark_large");
+  ck::Array z = ck::zeros({n}, DType::int32);
+  k({z}, ck::ElementwiseKernel::Range{5, n - 2, 3});
+  auto h = z.to_host<std::int32_t>();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const bool in = i >= 5 && i < n - 2 && (i - 5) % 3 == 0;
+    ASSERT_EQ(h[static_cast<std::size_t>(i)], in ? static_cast<int>(i % 1000) + 1 : 0)
+        << "index " << i;
+  }
+  ck::Array w = ck::zeros({n}, DType::int32);
+  k({w}, ck::Slice(n - 10, std::nullopt, -7));  // n-10, n-17, ..., down to 0
+  auto g = w.to_host<std::int32_t>();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const bool in = i <= n - 10 && (n - 10 - i) % 7 == 0;
+    ASSERT_EQ(g[static_cast<std::size_t>(i)], in ? static_cast<int>(i % 1000) + 1 : 0)
+        << "index " << i;
+  }
+}
+
+TEST_F(ElementwiseKernelTest, OperationCanReadTheElementCountN) {
+  // PyCUDA's reverse: n is the first array's size.
+  ck::ElementwiseKernel k("const double *x, double *y", "y[i] = x[n - 1 - i]", "reverse");
+  auto x = random_values<double>(4099);
+  ck::Array dx = ck::from_host(x), dy = ck::empty({4099}, DType::float64);
+  k({dx, dy});
+  auto y = dy.to_host<double>();
+  for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], x[x.size() - 1 - i]);
+}
+
+TEST_F(ElementwiseKernelTest, ArgumentNamedNTakesPrecedence) {
+  ck::ElementwiseKernel k("int *z, int n", "z[i] = n", "fill_n");
+  ck::Array z = ck::zeros({300}, DType::int32);
+  k({z, 17});
+  EXPECT_EQ(z.to_host<std::int32_t>(), std::vector<std::int32_t>(300, 17));
 }
 
 TEST_F(ElementwiseKernelTest, PreambleHelpersAndHalfTypes) {
