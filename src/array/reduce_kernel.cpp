@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -130,6 +131,119 @@ detail::ReductionSpec spec_of(DType dtype_out, const std::string& name, const st
   return spec;
 }
 
+// How a pointer argument reaches the map: as the array's own pointer when it
+// is C-contiguous, or as a small struct whose operator[] turns the flat C-order
+// index into the view's memory offset (transposes, steps, negative steps,
+// broadcast axes), so `x[i]` means the same element either way.
+struct ViewLayout {
+  Shape shape;      // coalesced: extent-1 axes dropped, mergeable neighbours merged
+  Strides strides;  // elements, per coalesced axis
+  bool index64 = false;
+};
+
+ViewLayout view_layout(const Array& a) {
+  ViewLayout v;
+  for (std::size_t k = 0; k < a.shape().size(); ++k) {
+    const std::int64_t extent = a.shape()[k], stride = a.strides()[k];
+    if (extent == 1) continue;
+    if (!v.shape.empty() && v.strides.back() == stride * extent) {
+      v.shape.back() *= extent;
+      v.strides.back() = stride;
+    } else {
+      v.shape.push_back(extent);
+      v.strides.push_back(stride);
+    }
+  }
+  // Offsets and the flat index in 32 bits whenever they fit: a 64-bit
+  // division costs several times a 32-bit one on a GPU.
+  const std::int64_t limit = (std::int64_t{1} << 31) - 1;
+  std::int64_t span = 0;
+  for (std::size_t k = 0; k < v.shape.size(); ++k)
+    span += (v.strides[k] < 0 ? -v.strides[k] : v.strides[k]) * (v.shape[k] - 1);
+  v.index64 = span >= limit || a.size() >= limit;
+  return v;
+}
+
+// True when the map uses parameter `name` other than as `name[...]` (pointer
+// arithmetic, passing it on): such a map needs a real pointer.
+bool used_other_than_indexed(const std::string& map_expr, const std::string& name) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t pos = map_expr.find(name); pos != std::string::npos;
+       pos = map_expr.find(name, pos + 1)) {
+    const std::size_t end = pos + name.size();
+    if (pos > 0 && ident(map_expr[pos - 1])) continue;
+    if (end < map_expr.size() && ident(map_expr[end])) continue;
+    // A member or qualified name (s.x, p->x, ns::x) is another thing.
+    std::size_t before = pos;
+    while (before > 0 && std::isspace(static_cast<unsigned char>(map_expr[before - 1]))) --before;
+    if (before > 0 && (map_expr[before - 1] == '.' || map_expr[before - 1] == ':' ||
+                       (map_expr[before - 1] == '>' && before > 1 && map_expr[before - 2] == '-')))
+      continue;
+    std::size_t after = end;
+    while (after < map_expr.size() && std::isspace(static_cast<unsigned char>(map_expr[after])))
+      ++after;
+    if (after >= map_expr.size() || map_expr[after] != '[') return true;
+  }
+  return false;
+}
+
+std::string view_type_name(const ReductionKernel::Param& p) { return "ck_view_" + p.name; }
+
+// The element type as declared, qualifiers kept: "const float * __restrict__" -> "const float".
+std::string pointee_text(const ReductionKernel::Param& p) {
+  return trim(p.type.substr(0, p.type.find('*')));
+}
+
+std::string view_struct_source(const ReductionKernel::Param& p, const ViewLayout& v) {
+  const std::string it = v.index64 ? "long long" : "int";
+  const std::string t = pointee_text(p);
+  const std::string nd = std::to_string(v.shape.size());
+  std::string s;
+  s += "// '" + p.name + "' is a strided view: element j (C order) is at ptr[offset(j)].\n";
+  s += "struct " + view_type_name(p) + " {\n";
+  s += "  " + t + "* ptr;\n";
+  s += "  " + it + " shape[" + nd + "];\n";
+  s += "  " + it + " strides[" + nd + "];\n";
+  s += "  __device__ __forceinline__ " + t + "& operator[](long long j) const {\n";
+  s += "    " + it + " rest = (" + it + ")j;\n";
+  s += "    " + it + " offset = 0;\n";
+  for (std::size_t d = v.shape.size(); d-- > 1;) {
+    const std::string ds = std::to_string(d);
+    s += "    offset += (rest % shape[" + ds + "]) * strides[" + ds + "];\n";
+    s += "    rest /= shape[" + ds + "];\n";
+  }
+  s += "    offset += rest * strides[0];\n";
+  s += "    return ptr[offset];\n";
+  s += "  }\n";
+  s += "  __device__ __forceinline__ " + t + "& operator*() const { return ptr[0]; }\n";
+  s += "};\n";
+  return s;
+}
+
+// The struct's bytes as the kernel lays it out: the pointer, then the
+// extents and strides in the index type, padded to the pointer's alignment.
+std::vector<unsigned char> view_struct_bytes(const Array& a, const ViewLayout& v) {
+  const std::size_t width = v.index64 ? 8 : 4;
+  const std::size_t nd = v.shape.size();
+  std::vector<unsigned char> bytes((8 + 2 * nd * width + 7) / 8 * 8, 0);
+  const std::uint64_t address = a.address();
+  std::memcpy(bytes.data(), &address, 8);
+  auto put = [&](std::size_t slot, std::int64_t value) {
+    unsigned char* at = bytes.data() + 8 + slot * width;
+    if (v.index64) {
+      std::memcpy(at, &value, 8);
+    } else {
+      const auto narrow = static_cast<std::int32_t>(value);
+      std::memcpy(at, &narrow, 4);
+    }
+  };
+  for (std::size_t d = 0; d < nd; ++d) {
+    put(d, v.shape[d]);
+    put(nd + d, v.strides[d]);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 ReductionKernel::ReductionKernel(DType dtype_out, std::string neutral, std::string reduce_expr,
@@ -169,16 +283,18 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
                                      arguments_ + "), got " + std::to_string(args.size()));
   const Array* first = nullptr;
   detail::ArgPack pack;
+  // The kernel's variant: which arguments arrive as strided views, in which
+  // layout (rank and index width); the view structs join the preamble.
+  std::string params, views, layout_key;
+  std::vector<Array> staged;  // contiguous copies, alive until the launch is queued
   for (std::size_t k = 0; k < args.size(); ++k) {
     const Param& p = params_[k];
     const std::string which =
         "argument " + std::to_string(k + 1) + " '" + p.name + "' (" + p.type + ")";
+    if (!params.empty()) params += ", ";
     if (p.pointer) {
       const Array* a = std::get_if<Array>(&args[k]);
       if (a == nullptr || !a->valid()) throw ArgumentError(context, which + " needs an Array");
-      if (!a->is_c_contiguous())
-        throw ArgumentError(context, which + " is not C-contiguous",
-                            "pass a.copy() for a strided view");
       const auto pointee = dtype_of_c_type(base_type(p.type.substr(0, p.type.find('*'))));
       if (pointee && *pointee != a->dtype())
         throw ArgumentError(context,
@@ -188,8 +304,29 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
       else if (!(a->device() == first->device()))
         throw ArgumentError(context, which + " is on " + a->device().describe() +
                                          ", the first array on " + first->device().describe());
-      pack.push_pointer(a->address());
+      const ViewLayout view = a->is_c_contiguous() ? ViewLayout{} : view_layout(*a);
+      if (view.shape.empty() || (view.shape.size() == 1 && view.strides[0] == 1)) {
+        params += p.type + " " + p.name;
+        layout_key += "|c";
+        pack.push_pointer(a->address());
+      } else if (used_other_than_indexed(map_expr_, p.name)) {
+        // The map needs a real pointer: one extra pass makes a contiguous
+        // copy, on the launch's stream (writes through it would land in the copy).
+        Array copy = empty(a->shape(), a->dtype(), first->stream());
+        copy.assign(*a);
+        staged.push_back(copy);
+        params += p.type + " " + p.name;
+        layout_key += "|c";
+        pack.push_pointer(staged.back().address());
+      } else {
+        params += view_type_name(p) + " " + p.name;
+        views += view_struct_source(p, view);
+        layout_key += "|s" + std::to_string(view.shape.size()) + (view.index64 ? "l" : "i");
+        const auto bytes = view_struct_bytes(*a, view);
+        pack.push_aggregate(bytes.data(), bytes.size());
+      }
     } else {
+      params += p.type + " " + p.name;
       const Scalar* s = std::get_if<Scalar>(&args[k]);
       if (s == nullptr) throw ArgumentError(context, which + " needs a number, got an Array");
       const auto type = dtype_of_c_type(base_type(p.type));
@@ -206,11 +343,20 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
   const Stream stream = first->stream();
   const std::int64_t n = first->size();
   Array out = empty({}, dtype_out_, stream);
-  const std::string key = "reduction_kernel|" + name_ + "|" + std::string(to_string(dtype_out_)) +
-                          "|" + neutral_ + "|" + reduce_expr_ + "|" + map_expr_ + "|" + arguments_ +
-                          "|" + preamble_;
-  detail::observe_source(name_, [&] { return source(); });
-  const Kernel kernel = detail::cached_kernel(device, key, name_, [&] { return source(); });
+  const bool all_contiguous = views.empty();
+  std::string key = "reduction_kernel|" + name_ + "|" + std::string(to_string(dtype_out_)) + "|" +
+                    neutral_ + "|" + reduce_expr_ + "|" + map_expr_ + "|" + arguments_ + "|" +
+                    preamble_;
+  if (!all_contiguous) key += layout_key;
+  auto make_source = [&] {
+    if (all_contiguous) return source();
+    detail::ReductionSpec spec =
+        spec_of(dtype_out_, name_, neutral_, reduce_expr_, map_expr_, params, preamble_);
+    spec.preamble = (preamble_.empty() ? "" : preamble_ + "\n") + views;
+    return detail::codegen_prelude() + "\n" + detail::full_reduction_source(spec);
+  };
+  detail::observe_source(name_, make_source);
+  const Kernel kernel = detail::cached_kernel(device, key, name_, make_source);
   const detail::ReduceWorkspace workspace = detail::reduce_workspace(device, stream.native());
   pack.push_pointer(out.address());
   pack.push_pointer(workspace.partials);

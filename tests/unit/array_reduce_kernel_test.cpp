@@ -1,6 +1,11 @@
-// ReductionKernel (PyCUDA's semantics) on the CPU backend.
+// ReductionKernel (PyCUDA's semantics) on the CPU backend, on contiguous
+// arrays and on strided views of every kind.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
+#include "array/reduce_source_hook.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/reduction_kernel.hpp"
 #include "unit/array_reduce_test_util.hpp"
@@ -69,10 +74,96 @@ TEST_F(ArrayReductionKernel, NumberForAPointerIsAnError) {
   EXPECT_THROW(k(2.0, a), ArgumentError);
 }
 
-TEST_F(ArrayReductionKernel, StridedArrayIsAnError) {
-  ReductionKernel k(DType::float32, "0", "a + b", "x[i]", "const float* x");
-  const Array a = upload(random_values<float>(16, 0.0, 1.0, seed), {16});
-  EXPECT_THROW(k(a.slice(0, std::nullopt, std::nullopt, 2)), ArgumentError);
+// x[i] is element i of the argument in C order, whatever its layout.
+std::vector<double> c_order(const Array& a) { return as_doubles(a); }
+
+TEST_F(ArrayReductionKernel, TransposedViewIsReadInCOrder) {
+  ReductionKernel dot(DType::float64, "0", "a + b", "x[i] * y[i]",
+                      "const double* x, const double* y");
+  const auto xh = random_values<double>(37 * 53, -1.0, 1.0, seed),
+             yh = random_values<double>(53 * 37, -1.0, 1.0, seed + 1);
+  const Array x = upload(xh, {37, 53}).transpose();  // (53, 37), strides (1, 53)
+  const Array y = upload(yh, {53, 37});
+  ASSERT_FALSE(x.is_c_contiguous());
+  const auto xv = c_order(x);
+  double want = 0;
+  for (std::size_t k = 0; k < yh.size(); ++k) want += xv[k] * yh[k];
+  EXPECT_NEAR(dot(x, y).item().as_double(), want, 1e-10);
+}
+
+TEST_F(ArrayReductionKernel, NegativeStepSliceMatchesReference) {
+  ReductionKernel weighted(DType::float32, "0", "a + b", "x[i] * (float)(i % 7)", "const float* x");
+  const auto xh = random_values<float>(10007, -2.0, 2.0, seed);
+  const Array x = upload(xh, {10007}).slice(0, std::nullopt, std::nullopt, -3);
+  ASSERT_FALSE(x.is_c_contiguous());
+  const auto xv = c_order(x);
+  double want = 0, scale = 0;
+  for (std::size_t k = 0; k < xv.size(); ++k) {
+    want += xv[k] * static_cast<double>(k % 7);
+    scale += std::fabs(xv[k]) * static_cast<double>(k % 7);
+  }
+  expect_close({weighted(x).item().as_double()}, {want}, 1e-5, "weighted", {scale * 8});
+}
+
+TEST_F(ArrayReductionKernel, SteppedSlicesOfThreeDimensionsMatchReference) {
+  ReductionKernel max_abs(DType::float64, "0", "a > b ? a : b", "fabs(x[i])", "const double* x");
+  const auto xh = random_values<double>(9 * 31 * 41, -5.0, 5.0, seed);
+  const Array x = upload(xh, {9, 31, 41})
+                      .slice(0, 1, std::nullopt, 2)
+                      .slice(1, std::nullopt, std::nullopt, -1)
+                      .slice(2, 3, 40, 3);
+  ASSERT_FALSE(x.is_c_contiguous());
+  double want = 0;
+  for (double v : c_order(x)) want = std::max(want, std::fabs(v));
+  EXPECT_EQ(max_abs(x).item().as_double(), want);
+}
+
+TEST_F(ArrayReductionKernel, BroadcastViewRepeatsItsRow) {
+  ReductionKernel weighted(DType::float64, "0", "a + b", "w[i] * x[i]",
+                           "const double* w, const double* x");
+  const auto wh = random_values<double>(41, -1.0, 1.0, seed),
+             xh = random_values<double>(29 * 41, -1.0, 1.0, seed + 1);
+  const Array w = upload(wh, {41}).broadcast_to({29, 41});  // stride 0 along axis 0
+  double want = 0;
+  for (std::size_t k = 0; k < xh.size(); ++k) want += wh[k % 41] * xh[k];
+  EXPECT_NEAR(weighted(w, upload(xh, {29, 41})).item().as_double(), want, 1e-10);
+}
+
+TEST_F(ArrayReductionKernel, ViewsOfDifferentLayoutsCombine) {
+  // Every argument strided, each its own way; int64 output from int32 input.
+  ReductionKernel count(DType::int64, "0", "a + b", "x[i] < y[i] ? 1 : 0",
+                        "const int* x, const int* y");
+  const auto xh = random_values<std::int32_t>(30 * 22, -50.0, 50.0, seed),
+             yh = random_values<std::int32_t>(22 * 30 * 2, -50.0, 50.0, seed + 1);
+  const Array x = upload(xh, {30, 22}).transpose();                              // (22, 30)
+  const Array y = upload(yh, {22, 60}).slice(1, std::nullopt, std::nullopt, 2);  // (22, 30)
+  const auto xv = c_order(x), yv = c_order(y);
+  std::int64_t want = 0;
+  for (std::size_t k = 0; k < xv.size(); ++k) want += xv[k] < yv[k] ? 1 : 0;
+  EXPECT_EQ(count(x, y).item().as_int64(), want);
+}
+
+TEST_F(ArrayReductionKernel, PointerArithmeticOnAViewReadsACopy) {
+  // `*(x + i)` needs a real pointer: the view is copied to contiguous memory first.
+  ReductionKernel total(DType::float64, "0", "a + b", "*(x + i)", "const double* x");
+  const auto xh = random_values<double>(2 * 999, -1.0, 1.0, seed);
+  const Array x = upload(xh, {999, 2}).transpose();  // (2, 999)
+  double want = 0;
+  for (double v : c_order(x)) want += v;
+  EXPECT_NEAR(total(x).item().as_double(), want, 1e-10);
+}
+
+TEST_F(ArrayReductionKernel, ContiguousArgumentsKeepPlainPointers) {
+  ReductionKernel total(DType::float32, "0", "a + b", "x[i]", "const float* x", "plain_total");
+  std::string seen;
+  detail::set_source_observer([&](const std::string&, const std::string& src) { seen = src; });
+  const Array x = upload(random_values<float>(300, 0.0, 1.0, seed), {300});
+  (void)total(x);
+  EXPECT_NE(seen.find("plain_total(const float* x,"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("ck_view_x"), std::string::npos);
+  (void)total(x.slice(0, std::nullopt, std::nullopt, -1));
+  detail::set_source_observer({});
+  EXPECT_NE(seen.find("plain_total(ck_view_x x,"), std::string::npos) << seen;
 }
 
 TEST_F(ArrayReductionKernel, BadDefinitionsAreErrors) {
