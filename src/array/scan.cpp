@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <cctype>
-#include <numeric>
 #include <string>
 #include <vector>
 
+#include "array/launch_shape.hpp"
 #include "array/reduce_ops.hpp"
 #include "array/reduce_source_hook.hpp"
 #include "array/reduce_workspace.hpp"
@@ -25,11 +25,14 @@ bool is_identifier(const std::string& s) {
 }
 
 // Scans the map of `expr` (index space in `axis_order`, lines of
-// `line_length` consecutive i) into the C-contiguous `out`, whose flat order
-// is that index space.
+// `line_length` consecutive i) into the C-contiguous `out`. With out_inner 1
+// the flat order of `out` is that index space; otherwise `out` is in the
+// operand's own axis order, the index space being its other axes (C order)
+// then the scanned one, which `out` steps through by out_inner elements (the
+// product of the extents after it).
 void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& axis_order,
               std::int64_t n_lines, std::int64_t line_length, Array& out,
-              const std::string& key_extra) {
+              const std::string& key_extra, std::int64_t out_inner = 1) {
   const std::string what = "cudakit::" + spec.name;
   const Array& anchor = detail::first_array_of(expr, what.c_str());
   const Device device = anchor.device();
@@ -46,8 +49,10 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
   spec.map_expr = map.element;
   spec.params = map.params;
   spec.preamble = map.preamble + (spec.preamble.empty() ? "" : "\n" + spec.preamble);
+  spec.strided_out = out_inner != 1;
   const std::string kernel_base = "ck_" + spec.name;
-  const std::string key = "scan|" + spec.name + "|" + spec.value_type + "|" + spec.out_type + "|" +
+  const std::string key = "scan|" + std::string(spec.strided_out ? "strided-out|" : "") +
+                          spec.name + "|" + spec.value_type + "|" + spec.out_type + "|" +
                           spec.scan_expr + "|" + spec.neutral.value_or("<none>") + "|" +
                           (spec.exclusive ? "x" : "i") + "|" + key_extra + "|" + map.key;
   spec.name = kernel_base;
@@ -66,6 +71,7 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
     args.push_pointer(out.address());
     args.push_scalar<long long>(n_lines);
     args.push_scalar<long long>(line_length);
+    if (spec.strided_out) args.push_scalar<long long>(out_inner);
     const int multiprocessors = std::max(1, device.properties().multiprocessor_count);
     config.grid = Dim3(
         static_cast<unsigned>(std::min<std::int64_t>(n_lines, std::int64_t{multiprocessors} * 16)));
@@ -96,13 +102,65 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
       args.launch(partials, config);
     }
     detail::ArgPack args = map.args;
-    args.push_pointer(out.address());
+    if (spec.strided_out) {
+      // The line's first output element (see scan_source).
+      const std::int64_t first = (line / out_inner) * len * out_inner + line % out_inner;
+      args.push_pointer(out.address() + static_cast<std::uint64_t>(first) * out.itemsize());
+    } else {
+      args.push_pointer(out.address());
+    }
     args.push_pointer(workspace.partials);
     args.push_scalar<long long>(len);
     args.push_scalar<long long>(chunk);
     args.push_scalar<long long>(line * len);
+    if (spec.strided_out) args.push_scalar<long long>(out_inner);
     args.launch(write, config);
   }
+}
+
+// Scans `expr` along an axis that has `inner` elements after it with a thread
+// per column, in the operand's own C order (reads and writes of neighbouring
+// threads are neighbours), into the C-contiguous `out` of the operand's shape.
+void run_column_scan(const Expr& expr, detail::ScanSpec spec, std::int64_t n_columns,
+                     std::int64_t line_length, std::int64_t inner, Array& out) {
+  const std::string what = "cudakit::" + spec.name;
+  const Device device = detail::first_array_of(expr, what.c_str()).device();
+  const std::int64_t n = n_columns * line_length;
+  if (n == 0) return;
+  detail::CodegenOptions options;
+  options.index_name = "i";
+  options.prefix = "m";
+  options.index64 = n >= (std::int64_t{1} << 31);
+  detail::FusedMap map = detail::codegen_map(expr, options);
+  spec.map_expr = map.element;
+  spec.params = map.params;
+  spec.preamble = map.preamble + (spec.preamble.empty() ? "" : "\n" + spec.preamble);
+  const std::string kernel_base = "ck_" + spec.name;
+  const std::string key = "scan-columns|" + spec.name + "|" + spec.value_type + "|" +
+                          spec.out_type + "|" + spec.scan_expr + "|" +
+                          spec.neutral.value_or("<none>") + "|" + (spec.exclusive ? "x" : "i") +
+                          "|" + map.key;
+  spec.name = kernel_base;
+  auto source = [&] { return detail::codegen_prelude() + "\n" + detail::column_scan_source(spec); };
+  detail::observe_source(kernel_base + "_columns", source);
+  const Kernel columns = detail::cached_kernel(device, key, kernel_base + "_columns", source);
+  detail::ArgPack args = map.args;
+  args.push_pointer(out.address());
+  args.push_scalar<long long>(n_columns);
+  args.push_scalar<long long>(line_length);
+  args.push_scalar<long long>(inner);
+  LaunchConfig config =
+      detail::elementwise_launch(device, n_columns, StreamRef{out.stream().native()});
+  args.launch(columns, config);
+}
+
+// Whether a scan along a non-innermost axis runs a thread per column (else a
+// block per line, writing through the output's stride). A column is walked
+// serially, so it needs enough columns to fill the device (256 threads per
+// multiprocessor); short lines would leave a block per line mostly idle.
+bool scan_by_columns(const Device& device, std::int64_t n_columns, std::int64_t line_length) {
+  const std::int64_t multiprocessors = std::max(1, device.properties().multiprocessor_count);
+  return n_columns >= 256 * multiprocessors || line_length <= 64;
 }
 
 Array cumulative(const Expr& a, std::optional<int> axis, bool product) {
@@ -130,25 +188,30 @@ Array cumulative(const Expr& a, std::optional<int> axis, bool product) {
                                   " is out of bounds for an array of dimension " +
                                   std::to_string(ndim));
   const int ax = *axis < 0 ? *axis + ndim : *axis;
-  // Index space: every other axis, then the scanned one (its lines are consecutive).
+  // NumPy's result: the operand's shape, C-contiguous.
+  Array out = empty(a.shape(), out_dtype, anchor.stream());
+  const std::int64_t length = a.shape()[static_cast<std::size_t>(ax)];
+  if (n == 0) return out;
+  const std::int64_t n_lines = n / length;
+  std::int64_t inner = 1;
+  for (int d = ax + 1; d < ndim; ++d) inner *= a.shape()[static_cast<std::size_t>(d)];
+  if (inner == 1) {
+    // The innermost axis (up to extent-1 axes): lines of consecutive i.
+    run_scan(a, spec, {}, n_lines, length, out, "axis");
+    return out;
+  }
+  if (scan_by_columns(anchor.device(), n_lines, length)) {
+    run_column_scan(a, spec, n_lines, length, inner, out);
+    return out;
+  }
+  // Index space: every other axis, then the scanned one (its lines are
+  // consecutive i); each line is written through the output's stride.
   std::vector<int> order;
   for (int d = 0; d < ndim; ++d)
     if (d != ax) order.push_back(d);
   order.push_back(ax);
-  Shape permuted;
-  for (int d : order) permuted.push_back(a.shape()[static_cast<std::size_t>(d)]);
-  Array out = empty(permuted, out_dtype, anchor.stream());
-  const std::int64_t length = a.shape()[static_cast<std::size_t>(ax)];
-  std::vector<int> identity(order.size());
-  std::iota(identity.begin(), identity.end(), 0);
-  run_scan(a, spec, order == identity ? std::vector<int>{} : order, length == 0 ? 0 : n / length,
-           length, out, "axis");
-  if (order == identity) return out;
-  // Back to the operand's axis order (a view).
-  std::vector<int> inverse(order.size());
-  for (std::size_t k = 0; k < order.size(); ++k)
-    inverse[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
-  return out.transpose(inverse);
+  run_scan(a, spec, order, n_lines, length, out, "axis", inner);
+  return out;
 }
 
 }  // namespace

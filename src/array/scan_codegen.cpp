@@ -53,7 +53,11 @@ std::string tile_code(const ScanSpec& spec, bool write) {
       s += "        const ck_value_t ck_r = ck_has_prefix ? ck_scan_op(ck_prefix, ck_local[ck_j]) "
            ": ck_local[ck_j];\n";
     }
-    s += "        ck_out[ck_first + ck_j] = " + spec.store_expr + ";\n";
+    if (spec.strided_out)
+      s += "        ck_dst[(ck_first + ck_j - ck_line_start) * ck_out_step] = " + spec.store_expr +
+           ";\n";
+    else
+      s += "        ck_out[ck_first + ck_j] = " + spec.store_expr + ";\n";
     s += "      }\n";
   }
   s += "      // The tile's total is the last non-empty thread's.\n";
@@ -67,9 +71,7 @@ std::string tile_code(const ScanSpec& spec, bool write) {
   return s;
 }
 
-}  // namespace
-
-std::string scan_source(const ScanSpec& spec) {
+std::string scan_head(const ScanSpec& spec) {
   std::string s;
   if (!spec.preamble.empty()) s += spec.preamble + "\n";
   s += "typedef " + spec.value_type + " ck_value_t;\n";
@@ -99,6 +101,13 @@ std::string scan_source(const ScanSpec& spec) {
   s += "\n__device__ __forceinline__ ck_value_t ck_scan_op(ck_value_t a, ck_value_t b) {\n";
   s += "  return (" + spec.scan_expr + ");\n}\n\n";
 
+  return s;
+}
+
+}  // namespace
+
+std::string scan_source(const ScanSpec& spec) {
+  std::string s = scan_head(spec);
   // Phase 1: chunk totals; the last block turns them into inclusive prefixes.
   s += "// Phase 1: each block's chunk total; the last block to finish turns the\n"
        "// totals into running (inclusive) prefixes, in block order.\n";
@@ -136,13 +145,18 @@ std::string scan_source(const ScanSpec& spec) {
        "// chunks before it, and writes.\n";
   s += "extern \"C\" __global__ void " + spec.name + "_write(" + param_prefix(spec) +
        "ck_out_t* ck_out, const ck_value_t* ck_partials, long long n, long long chunk,\n"
-       "    long long ck_offset) {\n";
+       "    long long ck_offset" +
+       (spec.strided_out ? std::string(", long long ck_out_step") : std::string()) + ") {\n";
   s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
   s += "  const long long ck_local = (long long)blockIdx.x * chunk;\n";
   s += "  const long long ck_begin = ck_offset + ck_local;\n";
   s += "  const long long ck_end = ck_offset + ((ck_local + chunk < n) ? ck_local + chunk : n);\n";
   s += "  bool ck_has_carry = blockIdx.x > 0;\n";
   s += "  ck_value_t ck_carry = ck_has_carry ? ck_partials[blockIdx.x - 1] : ck_value_t();\n";
+  if (spec.strided_out) {
+    s += "  ck_out_t* const ck_dst = ck_out;  // the line's first element\n";
+    s += "  const long long ck_line_start = ck_offset;\n";
+  }
   s += "  for (long long ck_base = ck_begin; ck_base < ck_end; ck_base += CK_TILE)\n";
   s += tile_code(spec, true);
   s += "}\n\n";
@@ -150,15 +164,61 @@ std::string scan_source(const ScanSpec& spec) {
   // Lines.
   s += "// Independent lines of consecutive i (a scan along one axis): a block per line.\n";
   s += "extern \"C\" __global__ void " + spec.name + "_lines(" + param_prefix(spec) +
-       "ck_out_t* ck_out, long long n_lines, long long line_length) {\n";
+       "ck_out_t* ck_out, long long n_lines, long long line_length" +
+       (spec.strided_out ? std::string(", long long ck_inner") : std::string()) + ") {\n";
   s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
   s += "  for (long long ck_line = blockIdx.x; ck_line < n_lines; ck_line += gridDim.x) {\n";
   s += "    const long long ck_begin = ck_line * line_length;\n";
   s += "    const long long ck_end = ck_begin + line_length;\n";
+  if (spec.strided_out) {
+    s += "    // The line's place in the output: its other axes' offset, then a step\n"
+         "    // of ck_inner elements along the scanned axis.\n";
+    s += "    ck_out_t* const ck_dst =\n"
+         "        ck_out + (ck_line / ck_inner) * line_length * ck_inner + ck_line % ck_inner;\n";
+    s += "    const long long ck_line_start = ck_begin;\n";
+    s += "    const long long ck_out_step = ck_inner;\n";
+  }
   s += "    ck_value_t ck_carry = ck_value_t();\n";
   s += "    bool ck_has_carry = false;\n";
   s += "    for (long long ck_base = ck_begin; ck_base < ck_end; ck_base += CK_TILE)\n";
   s += tile_code(spec, true);
+  s += "  }\n";
+  s += "}\n";
+  return s;
+}
+
+std::string column_scan_source(const ScanSpec& spec) {
+  std::string s = scan_head(spec);
+  s += "// A thread per column, walking it serially: neighbouring threads touch\n"
+       "// neighbouring elements when the scanned axis is not the innermost.\n";
+  s += "extern \"C\" __global__ void " + spec.name + "_columns(" + param_prefix(spec) +
+       "ck_out_t* ck_out, long long n_columns, long long line_length,\n"
+       "    long long ck_inner) {\n";
+  s += "  const long long ck_threads = (long long)gridDim.x * blockDim.x;\n";
+  s += "  for (long long ck_col = (long long)blockIdx.x * blockDim.x + threadIdx.x; ck_col < "
+       "n_columns;\n"
+       "       ck_col += ck_threads) {\n";
+  s += "    const long long ck_base = (ck_col / ck_inner) * line_length * ck_inner + ck_col % "
+       "ck_inner;\n";
+  s += "    ck_value_t ck_carry = ck_value_t();\n";
+  s += "    for (long long ck_k0 = 0; ck_k0 < line_length; ck_k0 += CK_ITEMS) {\n";
+  s += "      // CK_ITEMS loads in flight before the combines that depend on each other.\n";
+  s += "      ck_value_t ck_v[CK_ITEMS];\n";
+  s += "      int ck_count = 0;\n";
+  s += "      for (int ck_j = 0; ck_j < CK_ITEMS && ck_k0 + ck_j < line_length; ++ck_j) {\n";
+  s += "        const long long i = ck_base + (ck_k0 + ck_j) * ck_inner;\n";
+  s += "        ck_v[ck_j] = (ck_value_t)(" + spec.map_expr + ");\n";
+  s += "        ck_count = ck_j + 1;\n";
+  s += "      }\n";
+  s += "      for (int ck_j = 0; ck_j < ck_count; ++ck_j) {\n";
+  s += "        const long long i = ck_base + (ck_k0 + ck_j) * ck_inner;\n";
+  s += "        const bool ck_first_item = ck_k0 + ck_j == 0;\n";
+  s += "        const ck_value_t ck_r = ck_first_item ? ck_v[ck_j] : ck_scan_op(ck_carry, "
+       "ck_v[ck_j]);\n";
+  s += "        ck_carry = ck_r;\n";
+  s += "        ck_out[i] = " + spec.store_expr + ";\n";
+  s += "      }\n";
+  s += "    }\n";
   s += "  }\n";
   s += "}\n";
   return s;

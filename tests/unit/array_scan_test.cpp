@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
+#include "array/reduce_source_hook.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/scan_kernel.hpp"
 #include "unit/array_reduce_test_util.hpp"
@@ -84,9 +88,109 @@ TEST_F(ArrayScan, CumsumAlongEachAxisMatchesReference) {
     SCOPED_TRACE(axis);
     const Array r = cumsum(a, axis);
     EXPECT_EQ(r.shape(), shape);
+    EXPECT_TRUE(r.is_c_contiguous());
     expect_close(r.to_host<double>(), running(host, shape, axis < 0 ? axis + 3 : axis, false),
                  1e-12, "cumsum");
   }
+}
+
+// Which kernels a scan ran, by the generated kernel names it compiled.
+class ScanKernelNames {
+ public:
+  ScanKernelNames() {
+    detail::set_source_observer(
+        [this](const std::string& name, const std::string&) { names_.push_back(name); });
+  }
+  ~ScanKernelNames() { detail::set_source_observer({}); }
+  bool ran_columns() const {
+    return std::any_of(names_.begin(), names_.end(),
+                       [](const std::string& n) { return n.ends_with("_columns"); });
+  }
+
+ private:
+  std::vector<std::string> names_;
+};
+
+TEST_F(ArrayScan, CumsumAlongAnOuterAxisByColumnsIsCContiguous) {
+  // Short lines: a thread per column walks the axis in the operand's order.
+  const Shape shape{3, 40, 57};
+  const auto host =
+      random_values<double>(static_cast<std::size_t>(shape_size(shape)), -1.0, 1.0, seed);
+  ScanKernelNames names;
+  const Array r = cumsum(upload(host, shape), 1);
+  EXPECT_TRUE(names.ran_columns());
+  EXPECT_EQ(r.shape(), shape);
+  EXPECT_TRUE(r.is_c_contiguous());
+  expect_close(r.to_host<double>(), running(host, shape, 1, false), 1e-12, "cumsum");
+}
+
+TEST_F(ArrayScan, CumsumAlongAnOuterAxisByLinesIsCContiguous) {
+  // Few long lines: a block per line, writing through the output's stride.
+  const Shape shape{3001, 5};
+  const auto host = random_values<std::int32_t>(3001 * 5, -100.0, 100.0, seed);
+  ScanKernelNames names;
+  const Array r = cumsum(upload(host, shape), 0);
+  EXPECT_FALSE(names.ran_columns());
+  EXPECT_EQ(r.shape(), shape);
+  EXPECT_TRUE(r.is_c_contiguous());
+  const auto got = r.to_host<std::int64_t>();
+  const auto want = running(std::vector<double>(host.begin(), host.end()), shape, 0, false);
+  expect_close(std::vector<double>(got.begin(), got.end()), want, 0, "cumsum");
+}
+
+TEST_F(ArrayScan, CumsumAlongAMiddleAxisOfFewVeryLongLinesIsExact) {
+  // Each of 6 lines spans many blocks (two launches per line), written
+  // through the output's stride of 3.
+  const Shape shape{2, 70001, 3};
+  const auto host =
+      random_values<std::int32_t>(static_cast<std::size_t>(shape_size(shape)), -100.0, 100.0, seed);
+  ScanKernelNames names;
+  const Array r = cumsum(upload(host, shape), 1);
+  EXPECT_FALSE(names.ran_columns());
+  EXPECT_TRUE(r.is_c_contiguous());
+  const auto got = r.to_host<std::int64_t>();
+  for (std::size_t o = 0; o < 2; ++o)
+    for (std::size_t c = 0; c < 3; ++c) {
+      std::int64_t s = 0;
+      for (std::size_t k = 0; k < 70001; ++k) {
+        const std::size_t at = (o * 70001 + k) * 3 + c;
+        s += host[at];
+        ASSERT_EQ(got[at], s) << "line " << o << "," << c << ", element " << k;
+      }
+    }
+}
+
+TEST_F(ArrayScan, CumsumOfStridedViewsAlongEachAxisMatchesReference) {
+  // A transposed, reversed and stepped view: the map reads through strides,
+  // the result is C-contiguous in the view's shape.
+  const Shape base{13, 9, 40};
+  const auto host =
+      random_values<double>(static_cast<std::size_t>(shape_size(base)), -1.0, 1.0, seed);
+  const Array view = upload(host, base)
+                         .slice(2, std::nullopt, std::nullopt, -3)
+                         .slice(0, 1, std::nullopt, 2)
+                         .transpose({2, 0, 1});  // (14, 6, 9)
+  ASSERT_FALSE(view.is_c_contiguous());
+  const auto values = as_doubles(view);
+  for (int axis : {0, 1, 2}) {
+    SCOPED_TRACE(axis);
+    const Array r = cumsum(view, axis);
+    EXPECT_EQ(r.shape(), view.shape());
+    EXPECT_TRUE(r.is_c_contiguous());
+    expect_close(r.to_host<double>(), running(values, view.shape(), axis, false), 1e-12,
+                 "cumsum of a view");
+  }
+}
+
+TEST_F(ArrayScan, CumprodOfBroadcastExpressionAlongTheFirstAxis) {
+  // x * w with w broadcast along axis 0, scanned along axis 0 by lines.
+  const auto xh = random_values<double>(700 * 3, 0.9, 1.1, seed),
+             wh = random_values<double>(3, 0.95, 1.05, seed + 1);
+  const Array r = cumprod(Expr(upload(xh, {700, 3})) * Expr(upload(wh, {3})), 0);
+  EXPECT_TRUE(r.is_c_contiguous());
+  std::vector<double> product(xh.size());
+  for (std::size_t k = 0; k < xh.size(); ++k) product[k] = xh[k] * wh[k % 3];
+  expect_close(r.to_host<double>(), running(product, {700, 3}, 0, true), 1e-12, "cumprod");
 }
 
 TEST_F(ArrayScan, CumsumOfFewLongLinesIsExact) {
