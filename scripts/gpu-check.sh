@@ -137,6 +137,14 @@ else
   STATUS[peers]="not run (no libcudakit_peers.so or no torch)"
 fi
 
+# --- experiments (GPU_CHECK_EXPERIMENTS=1): bench/experiments/*.cu built with nvcc ---
+if [[ ${GPU_CHECK_EXPERIMENTS:-0} == 1 ]] && command -v nvcc >/dev/null; then
+  for cu in "$ROOT"/bench/experiments/*.cu; do
+    e=$(basename "$cu" .cu)
+    step "experiment:$e" 120 "experiment-$e.log" bash -c "nvcc -O3 -arch=sm_90 -o '$BUILD/$e' '$cu' && '$BUILD/$e'"
+  done
+fi
+
 # --- summary (last) ------------------------------------------------------------
 tests_line() {  # "N passed, M failed of T" from a ctest log
   local log=$OUT/$1
@@ -160,7 +168,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   for k in configure build build-rest ctest-gpu ctest-rest doctor info demo bench-all peers; do
     [[ -n ${STATUS[$k]:-} ]] && echo "| $k | ${STATUS[$k]} |"
   done
-  for k in "${!STATUS[@]}"; do [[ $k == bench:* ]] && echo "| $k | ${STATUS[$k]} |"; done
+  for k in "${!STATUS[@]}"; do [[ $k == bench:* || $k == experiment:* ]] && echo "| $k | ${STATUS[$k]} |"; done
   echo
   echo "tests, gpu label : $(tests_line ctest-gpu.log)"
   echo "tests, the rest  : $(tests_line ctest-rest.log)"
@@ -176,6 +184,12 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   sed -n '/^benchmark /,$p' "$OUT/peers.log" 2>/dev/null | sed 's/^/  /'
   grep -E "ran as" "$OUT/peers.log" 2>/dev/null | sed 's/^/  /'
   echo
+  for log in "$OUT"/experiment-*.log; do
+    [[ -f $log ]] || continue
+    echo "$(basename "$log" .log):"
+    tail -25 "$log" | sed 's/^/  /'
+  done
+  grep -h "RESULT" "$OUT"/bench-array_overhead_bench.log 2>/dev/null | sed 's/^/  overhead: /'
   echo "bench ratios:"
   grep -hiE "ratio|x \(target" "$OUT"/bench-*.log 2>/dev/null | sed 's/^/  /' || echo "  (none)"
   echo

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "array/array_util.hpp"
+#include "array/elementwise_eval.hpp"
 #include "array/expr_plan.hpp"
 #include "cudakit/array_expr.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
@@ -130,7 +131,9 @@ bool unsafe_alias(const ExprNode& n, const Array& out) {
   return false;
 }
 
-LaunchConfig config_for(const Device& device, std::int64_t work, StreamRef stream) {
+}  // namespace
+
+LaunchConfig elementwise_config(const Device& device, std::int64_t work, StreamRef stream) {
   const unsigned block = 256;
   const auto& props = device.properties();
   // On a GPU, a grid that covers the work (one vector per thread) beats one
@@ -152,43 +155,45 @@ LaunchConfig config_for(const Device& device, std::int64_t work, StreamRef strea
   return c;
 }
 
+namespace {
+
 Expr as_dtype(const Expr& e, DType dtype) { return e.dtype() == dtype ? e : e.astype(dtype); }
 
-// The kernel and arguments that write `expr` (already of out's dtype and shape) into `out`.
-struct Prepared {
-  Plan plan;
-  std::string name;
-};
-
-Prepared prepare(const Expr& expr, const Array& out) {
-  Prepared p;
-  p.plan = make_plan(*expr.node(), out.shape(), &out, {}, true);
-  p.plan.key = "ew|" + p.plan.key;
-  p.name = kernel_name_for(p.plan.key);
-  return p;
+Plan elementwise_plan(const Expr& expr, const Array& out) {
+  Plan plan = make_plan(*expr.node(), out.shape(), &out, {}, true);
+  plan.key = "ew|" + plan.key;
+  return plan;
 }
 
 void run(const Expr& expr, const Array& out) {
-  Prepared p = prepare(expr, out);
-  if (p.plan.size == 0) return;
-  const Device& device = out.device();
-  Kernel kernel = cached_kernel(device, p.plan.key, p.name, [&] {
-    return render_elementwise(p.plan, *expr.node(), p.name, to_string(expr));
-  });
+  ElementwiseLaunch l = elementwise_launch_for(expr, out);
+  if (l.plan.size == 0) return;
   ArgPack args;
   args.push_pointer(out.address());
-  pack_params(p.plan, args);
-  if (p.plan.index64)
-    args.push_scalar<long long>(p.plan.size);
+  pack_params(l.plan, args);
+  if (l.plan.index64)
+    args.push_scalar<long long>(l.plan.size);
   else
-    args.push_scalar<int>(static_cast<int>(p.plan.size));
-  std::int64_t work = p.plan.vector_width > 1 ? p.plan.size / p.plan.vector_width : p.plan.size;
-  args.launch(kernel, config_for(device, std::max<std::int64_t>(work, 1), out.stream()));
+    args.push_scalar<int>(static_cast<int>(l.plan.size));
+  std::int64_t work = l.plan.vector_width > 1 ? l.plan.size / l.plan.vector_width : l.plan.size;
+  args.launch(*l.kernel,
+              elementwise_config(out.device(), std::max<std::int64_t>(work, 1), out.stream()));
 }
 
 }  // namespace
 
-void eval_into(const Expr& expr, Array& out, Casting casting, const char* context) {
+ElementwiseLaunch elementwise_launch_for(const Expr& expr, const Array& out) {
+  ElementwiseLaunch l;
+  l.plan = elementwise_plan(expr, out);
+  if (l.plan.size == 0) return l;
+  std::string name = kernel_name_for(l.plan.key);
+  l.kernel = cached_kernel(out.device(), l.plan.key, name, [&] {
+    return render_elementwise(l.plan, *expr.node(), name, to_string(expr));
+  });
+  return l;
+}
+
+void check_eval(const Expr& expr, const Array& out, Casting casting, const char* context) {
   check_valid(out, context);
   if (out.readonly())
     array_error(context, "the destination array is read-only",
@@ -213,6 +218,11 @@ void eval_into(const Expr& expr, Array& out, Casting casting, const char* contex
       !expr.node()->scalar.fits(out.dtype()))
     array_error(context, "Python integer " + expr.node()->scalar.to_string() +
                              " out of bounds for " + std::string(to_string(out.dtype())));
+}
+
+void eval_into(const Expr& expr, Array& out, Casting casting, const char* context) {
+  if (eval_fast(expr, out, casting, context)) return;
+  check_eval(expr, out, casting, context);
   Expr e = as_dtype(expr, out.dtype());
   if (unsafe_alias(*e.node(), out)) {
     // An operand overlaps the destination in another layout (a shifted or
@@ -226,13 +236,13 @@ void eval_into(const Expr& expr, Array& out, Casting casting, const char* contex
 }
 
 std::string elementwise_key(const Expr& expr, const Array& out) {
-  return prepare(as_dtype(expr, out.dtype()), out).plan.key;
+  return elementwise_plan(as_dtype(expr, out.dtype()), out).key;
 }
 
 std::string elementwise_source(const Expr& expr, const Array& out) {
   Expr e = as_dtype(expr, out.dtype());
-  Prepared p = prepare(e, out);
-  return render_elementwise(p.plan, *e.node(), p.name, to_string(e));
+  Plan plan = elementwise_plan(e, out);
+  return render_elementwise(plan, *e.node(), kernel_name_for(plan.key), to_string(e));
 }
 
 FusedMap codegen_map(const Expr& expr, const CodegenOptions& options) {

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "array/elementwise_eval.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/program.hpp"
 
@@ -17,6 +18,8 @@ std::atomic<std::uint64_t> g_launches{0};
 std::uint64_t array_kernel_launches() noexcept {
   return g_launches.load(std::memory_order_relaxed);
 }
+
+void note_array_launch() noexcept { g_launches.fetch_add(1, std::memory_order_relaxed); }
 
 void ArgPack::push_pointer(std::uint64_t address) {
   push_raw(ParamKind::pointer, ScalarType::unknown, &address, sizeof(address), "Array");
@@ -53,7 +56,7 @@ void ArgPack::launch(const Kernel& kernel, const LaunchConfig& config) const {
   std::vector<std::uint64_t> slots(infos_.size() + 1, 0);
   for (std::size_t k = 0; k < infos_.size(); ++k) values[k] = bytes_.data() + offsets_[k];
   launch_checked(kernel, config, std::span<const ArgInfo>(infos_), values.data(), slots.data());
-  g_launches.fetch_add(1, std::memory_order_relaxed);
+  note_array_launch();
 }
 
 Kernel cached_kernel(const Device& device, const std::string& key, const std::string& kernel_name,

@@ -13,6 +13,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/codegen_prelude.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_cache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/elementwise.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/elementwise_fast.cpp
   ${CMAKE_CURRENT_LIST_DIR}/elementwise_kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/array_join.cpp
   ${CMAKE_CURRENT_LIST_DIR}/array_indexing.cpp
