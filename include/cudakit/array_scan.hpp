@@ -12,9 +12,10 @@
 
 namespace cudakit {
 
-// axis nullopt: the flattened operand (C order), a 1-D result. Otherwise the
-// operand's shape, scanned along `axis` (negative counts from the end);
-// ArgumentError when it is out of range.
+// axis nullopt: the flattened operand (C order), a 1-D result. Otherwise a
+// C-contiguous array of the operand's shape, scanned along `axis` (negative
+// counts from the end); ArgumentError when it is out of range. The operand
+// may have any layout.
 Array cumsum(const Expr& a, std::optional<int> axis = std::nullopt);
 Array cumprod(const Expr& a, std::optional<int> axis = std::nullopt);
 

@@ -1,5 +1,6 @@
 // PyCUDA's ElementwiseKernel: a loop body over `i` written as a string,
-// compiled once and run over arrays with a grid-stride loop:
+// compiled once and run over arrays (a thread per index where the device
+// allows, a grid-stride loop beyond):
 //   ElementwiseKernel k("float a, float *x, float *y, float *z", "z[i] = a * x[i] + y[i]", "axpy");
 //   k({2.5, x, y, z});
 // Array arguments are checked against the declared pointer types; numbers
@@ -22,9 +23,10 @@ namespace cudakit {
 
 class ElementwiseKernel {
  public:
-  // `arguments`: a C parameter list ("float a, const double *x, int n");
-  // `operation`: statements using `i` (the element index) and the
-  // arguments; `preamble`: code placed before the kernel (helpers, #defines).
+  // `arguments`: a C parameter list ("float a, const double *x, int m");
+  // `operation`: statements using `i` (the element index), `n` (the first
+  // array's size, unless an argument is named n) and the arguments;
+  // `preamble`: code placed before the kernel (helpers, #defines).
   ElementwiseKernel(std::string arguments, std::string operation,
                     std::string name = "elementwise_kernel", std::string preamble = {},
                     CompileOptions options = {});

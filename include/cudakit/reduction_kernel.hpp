@@ -31,8 +31,10 @@ class ReductionKernel {
                   std::string preamble = {});
 
   // Runs over the arguments in the order of the parameter list. Arrays must
-  // be C-contiguous and have the pointee's dtype; numbers are converted to
-  // the parameter's type. ArgumentError on a count or kind mismatch.
+  // have the pointee's dtype and may have any layout (transposed, stepped,
+  // reversed, broadcast): x[i] is element i of x in C order. Numbers are
+  // converted to the parameter's type. ArgumentError on a count, kind or
+  // dtype mismatch.
   Array operator()(const std::vector<KernelValue>& args) const;
   template <class... Args>
   Array operator()(const Args&... args) const {
