@@ -7,7 +7,7 @@
 #include <map>
 
 #include "array/array_util.hpp"
-#include "array/launch_shape.hpp"
+#include "array/elementwise_eval.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/program.hpp"
@@ -251,14 +251,18 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
                            ? (r.stop > r.start ? (r.stop - r.start + r.step - 1) / r.step : 0)
                            : (r.start > r.stop ? (r.start - r.stop - r.step - 1) / (-r.step) : 0);
   if (count == 0) return;
-  // 32-bit indices whenever every index the loop computes fits, including
-  // the one past the end: up to a whole grid (count + one block of threads)
-  // of steps beyond the start.
-  const std::int64_t limit = (std::int64_t{1} << 31) - 1;
-  const std::int64_t reach = std::max(std::abs(r.start), std::abs(r.stop)) +
-                             (count + detail::elementwise_block) * std::abs(r.step);
-  const bool index64 = reach >= limit || first->size() >= limit;
   const Device& device = first->device();
+  // The fused expressions' launch shape: a grid covering the range on a GPU.
+  const LaunchConfig config = detail::elementwise_config(
+      device, count, stream ? StreamRef(*stream) : StreamRef(first->stream()));
+  // 32-bit indices whenever every index the loop computes fits, including
+  // the one past the end: up to a whole grid of steps beyond the range.
+  const std::int64_t limit = (std::int64_t{1} << 31) - 1;
+  const std::int64_t threads = std::int64_t{config.grid.x} * config.block.x;
+  // (threads <= count + one block, so threads * |step| stays near |stop - start|.)
+  const bool index64 =
+      std::abs(r.step) >= limit || first->size() >= limit ||
+      std::max(std::abs(r.start), std::abs(r.stop)) + threads * std::abs(r.step) >= limit;
   std::string key = "ek|" + s.name + "|" + s.arguments + "|" + s.operation + "|" + s.preamble +
                     (index64 ? "|64" : "|32");
   for (const auto& f : s.options.extra_flags) key += "|" + f;
@@ -306,8 +310,6 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
     pack.push_scalar<long long>(first->size());
   else
     pack.push_scalar<int>(static_cast<int>(first->size()));
-  const LaunchConfig config = detail::elementwise_launch(
-      device, count, stream ? StreamRef(*stream) : StreamRef(first->stream()));
   pack.launch(kernel, config);
 }
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "array/launch_shape.hpp"
+#include "array/elementwise_eval.hpp"
 #include "array/reduce_ops.hpp"
 #include "array/reduce_source_hook.hpp"
 #include "array/reduce_workspace.hpp"
@@ -150,7 +150,7 @@ void run_column_scan(const Expr& expr, detail::ScanSpec spec, std::int64_t n_col
   args.push_scalar<long long>(line_length);
   args.push_scalar<long long>(inner);
   LaunchConfig config =
-      detail::elementwise_launch(device, n_columns, StreamRef{out.stream().native()});
+      detail::elementwise_config(device, n_columns, StreamRef{out.stream().native()});
   args.launch(columns, config);
 }
 

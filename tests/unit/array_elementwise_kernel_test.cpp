@@ -1,6 +1,6 @@
 // ElementwiseKernel with PyCUDA's semantics: `i` is the index, arguments are
 // checked against the declared list, numbers converted to declared types.
-#include "array/launch_shape.hpp"
+#include "array/elementwise_eval.hpp"
 #include "cudakit/elementwise_kernel.hpp"
 #include "cudakit/error.hpp"
 #include "unit/array_test_support.hpp"
@@ -64,7 +64,7 @@ TEST_F(ElementwiseKernelTest, DefaultLaunchUsesTheSharedElementwiseShape) {
                           "record_threads");
   ck::Array t = ck::zeros({n}, DType::uint32);
   k({t});
-  const ck::LaunchConfig want = ck::detail::elementwise_launch(device(), n, t.stream());
+  const ck::LaunchConfig want = ck::detail::elementwise_config(device(), n, t.stream());
   const auto got = t.to_host<std::uint32_t>();
   const std::uint32_t threads = want.grid.x * want.block.x;
   EXPECT_EQ(got.front(), threads);
