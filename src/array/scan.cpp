@@ -163,6 +163,19 @@ bool scan_by_columns(const Device& device, std::int64_t n_columns, std::int64_t 
   return n_columns >= 256 * multiprocessors || line_length <= 64;
 }
 
+// The step, in elements, of an array whose elements lie along one line in
+// memory in C order (extent-1 axes ignored, axes that continue each other
+// merged); nullopt for other layouts.
+std::optional<std::int64_t> single_step(const Array& a) {
+  std::optional<std::int64_t> step;
+  for (std::size_t k = 0; k < a.shape().size(); ++k) {
+    if (a.shape()[k] == 1) continue;
+    if (step && *step != a.strides()[k] * a.shape()[k]) return std::nullopt;
+    step = a.strides()[k];
+  }
+  return step.value_or(1);
+}
+
 Array cumulative(const Expr& a, std::optional<int> axis, bool product) {
   const char* name = product ? "cumprod" : "cumsum";
   const std::string what = std::string("cudakit::") + name;
@@ -265,6 +278,16 @@ void ScanKernel::operator()(const Array& input, Array& output) const {
   if (output.is_c_contiguous()) {
     Array flat = output;
     run_scan(source, spec, {}, 1, input.size(), flat, "kernel");
+    return;
+  }
+  // An output that walks one axis (a stepped or reversed slice) is written
+  // through its step; reading and writing the same elements in the same
+  // layout is safe (each is read before it is written, by the same thread).
+  const std::optional<std::int64_t> step = single_step(output);
+  const bool identical = input.address() == output.address() && input.shape() == output.shape() &&
+                         input.strides() == output.strides();
+  if (step && !output.readonly() && (identical || !output.may_share_memory(input))) {
+    run_scan(source, spec, {}, 1, input.size(), output, "kernel", *step);
     return;
   }
   Array staged = empty(output.shape(), dtype_, output.stream());

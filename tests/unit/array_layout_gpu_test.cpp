@@ -12,6 +12,7 @@
 #include "array/reduce_source_hook.hpp"
 #include "cudakit/array_scan.hpp"
 #include "cudakit/reduction_kernel.hpp"
+#include "cudakit/scan_kernel.hpp"
 #include "unit/array_reduce_test_util.hpp"
 
 namespace {
@@ -139,6 +140,21 @@ TEST_F(ArrayLayoutGpu, CumsumOfATransposedViewAlongEachAxis) {
     const auto got = r.to_host<std::int64_t>();
     const auto want = running_sum(values, view.shape(), axis);
     for (std::size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got[k], want[k]) << "element " << k;
+  }
+}
+
+TEST_F(ArrayLayoutGpu, ScanKernelWritesThroughAReversedOutput) {
+  InclusiveScanKernel scan(DType::int64, "a + b");
+  const std::int64_t n = 5000011;  // many blocks
+  const auto host = random_values<std::int64_t>(static_cast<std::size_t>(n), -50.0, 50.0, seed);
+  Array base = zeros({n}, DType::int64, stream());
+  Array reversed = base.slice(0, std::nullopt, std::nullopt, -1);
+  scan(upload(host, {n}), reversed);
+  const auto got = base.to_host<std::int64_t>();
+  std::int64_t s = 0;
+  for (std::size_t k = 0; k < host.size(); ++k) {
+    s += host[k];
+    ASSERT_EQ(got[host.size() - 1 - k], s) << "element " << k;
   }
 }
 

@@ -269,6 +269,41 @@ TEST_F(ArrayScan, ScanKernelWorksInPlace) {
   for (std::size_t k = 0; k < host.size(); ++k) ASSERT_EQ(got[k], s += host[k]);
 }
 
+TEST_F(ArrayScan, ScanKernelWritesThroughAReversedOrSteppedOutput) {
+  InclusiveScanKernel scan(DType::int64, "a + b");
+  const auto host = random_values<std::int64_t>(30011, -50.0, 50.0, seed);
+  std::vector<std::int64_t> want(host.size());
+  std::int64_t s = 0;
+  for (std::size_t k = 0; k < host.size(); ++k) want[k] = s += host[k];
+  const Array a = upload(host, {30011});
+  Array base = zeros({30011}, DType::int64, stream);
+  Array reversed = base.slice(0, std::nullopt, std::nullopt, -1);
+  scan(a, reversed);
+  EXPECT_EQ(reversed.to_host<std::int64_t>(), want);
+  Array wide = zeros({2, 30011, 3}, DType::int64, stream);
+  Array stepped = wide.index({1, Slice(), 2});  // stride 3, one line
+  scan(a, stepped);
+  EXPECT_EQ(stepped.to_host<std::int64_t>(), want);
+  // Elements of `wide` outside the view are untouched.
+  EXPECT_EQ(wide.index({0}).copy().to_host<std::int64_t>(),
+            std::vector<std::int64_t>(3 * 30011, 0));
+}
+
+TEST_F(ArrayScan, ScanKernelWorksInPlaceOnAStridedView) {
+  ExclusiveScanKernel scan(DType::float64, "a + b", "0");
+  const auto host = random_values<double>(2 * 4099, -1.0, 1.0, seed);
+  Array base = upload(host, {4099, 2});
+  Array column = base.index({Slice(), 1});  // stride 2
+  scan(column, column);
+  const auto got = base.to_host<double>();
+  double s = 0;
+  for (std::size_t k = 0; k < 4099; ++k) {
+    ASSERT_NEAR(got[2 * k + 1], s, 1e-12) << "element " << k;
+    ASSERT_EQ(got[2 * k], host[2 * k]);
+    s += host[2 * k + 1];
+  }
+}
+
 TEST_F(ArrayScan, ScanKernelOperationNeedNotBeCommutative) {
   // (a, b) -> b keeps the latest value: a scan of it is the identity.
   InclusiveScanKernel last(DType::float64, "b");
