@@ -285,27 +285,31 @@ class CpuBackend final : public Backend {
   }
   bool query_stream(NativeStream stream) override { return stream_of(stream)->idle(); }
   void stream_wait_event(NativeStream stream, NativeEvent event) override {
-    auto* e = static_cast<CpuEvent*>(event);
+    auto e = event_of(event);
     const std::uint64_t sequence = e->latest();
     if (sequence == 0) return;  // never recorded: nothing to wait for
-    submit(stream, [e, sequence] { e->wait_for(sequence); });
+    // The task owns a reference: the event may be destroyed before the
+    // stream reaches the wait, as cuEventDestroy allows.
+    submit(stream, [e = std::move(e), sequence] { e->wait_for(sequence); });
   }
   NativeEvent create_event(int ordinal, bool timing) override {
     check_ordinal(ordinal, "creating an event");
-    return new CpuEvent(timing);
+    auto e = std::make_shared<CpuEvent>(timing);
+    std::lock_guard lock(events_mutex_);
+    events_[e.get()] = e;
+    return e.get();
   }
   void destroy_event(NativeEvent event) noexcept override {
-    auto* e = static_cast<CpuEvent*>(event);
-    // A recording may still be queued; it must not touch a freed event.
-    e->wait();
-    delete e;
+    // Queued recordings and waits hold their own references.
+    std::lock_guard lock(events_mutex_);
+    events_.erase(event);
   }
   void record_event(NativeEvent event, NativeStream stream) override {
-    auto* e = static_cast<CpuEvent*>(event);
+    auto e = event_of(event);
     const std::uint64_t sequence = e->begin_record();
     // Marked once the stream counts everything before it as done, so a
     // completed event implies an idle stream when it was the last work.
-    submit(stream, {}, [e, sequence] { e->mark(sequence); });
+    submit(stream, {}, [e = std::move(e), sequence] { e->mark(sequence); });
   }
   void synchronize_event(NativeEvent event) override { static_cast<CpuEvent*>(event)->wait(); }
   bool query_event(NativeEvent event) override { return static_cast<CpuEvent*>(event)->complete(); }
@@ -469,6 +473,15 @@ class CpuBackend final : public Backend {
     return all;
   }
 
+  std::shared_ptr<CpuEvent> event_of(NativeEvent event) {
+    std::lock_guard lock(events_mutex_);
+    auto it = events_.find(event);
+    if (it == events_.end())
+      throw ArgumentError("using an event on the CPU backend", "the event does not exist",
+                          "it may have been destroyed already");
+    return it->second;
+  }
+
   std::shared_ptr<CpuStream> stream_of(NativeStream stream) {
     if (!stream) return null_stream_;
     std::lock_guard lock(streams_mutex_);
@@ -486,8 +499,9 @@ class CpuBackend final : public Backend {
   // Queues `task` on `stream` with the legacy default stream's ordering:
   // work on the null stream waits for all blocking streams, and work on a
   // blocking stream waits for the null stream.
-  std::pair<std::shared_ptr<CpuStream>, std::uint64_t> submit(
-      NativeStream stream, std::function<void()> task, std::function<void()> after = {}) {
+  std::pair<std::shared_ptr<CpuStream>, std::uint64_t> submit(NativeStream stream,
+                                                              std::function<void()> task,
+                                                              std::function<void()> after = {}) {
     std::shared_ptr<CpuStream> target = stream_of(stream);
     std::vector<std::pair<std::shared_ptr<CpuStream>, std::uint64_t>> waits;
     {
@@ -542,6 +556,8 @@ class CpuBackend final : public Backend {
   std::shared_ptr<CpuStream> null_stream_;
   std::mutex streams_mutex_;
   std::map<void*, std::shared_ptr<CpuStream>> streams_;
+  std::mutex events_mutex_;
+  std::map<void*, std::shared_ptr<CpuEvent>> events_;
   std::mutex limits_mutex_;
   std::size_t limits_[3] = {1024, 1 << 20, 8 << 20};
 };

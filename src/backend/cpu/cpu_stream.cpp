@@ -41,7 +41,7 @@ bool CpuStream::reached(std::uint64_t ticket) {
 
 void CpuStream::wait(std::uint64_t ticket) {
   std::unique_lock lock(mutex_);
-  done_cv_.wait(lock, [&] { return completed_ >= ticket; });
+  done_cv_.wait(lock, [&] { return finished_ >= ticket; });
 }
 
 bool CpuStream::idle() {
@@ -75,13 +75,16 @@ void CpuStream::run() {
     lock.lock();
     if (failure && !error_) error_ = failure;
     ++completed_;
-    done_cv_.notify_all();
     if (entry.after) {
       lock.unlock();
       entry.after();
       entry.after = nullptr;
       lock.lock();
     }
+    // Waiters return only now: after a stream synchronize, every event
+    // recorded on the stream before it is complete, as with CUDA.
+    finished_ = completed_;
+    done_cv_.notify_all();
   }
 }
 

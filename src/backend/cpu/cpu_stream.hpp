@@ -31,7 +31,8 @@ class CpuStream {
   // The ticket of the last task queued (0: none yet).
   std::uint64_t last_ticket();
   bool reached(std::uint64_t ticket);
-  // Blocks until the task with `ticket` (and all before it) has run.
+  // Blocks until the task with `ticket` (and all before it) has run, its
+  // `after` included.
   void wait(std::uint64_t ticket);
   // True when nothing is queued or running.
   bool idle();
@@ -52,6 +53,7 @@ class CpuStream {
   std::deque<Entry> queue_;
   std::uint64_t submitted_ = 0;
   std::uint64_t completed_ = 0;
+  std::uint64_t finished_ = 0;  // completed, and its `after` has run
   std::exception_ptr error_;
   bool stop_ = false;
   std::thread thread_;
