@@ -2,6 +2,7 @@
 #include <string>
 
 #include "array/linalg_ops.hpp"
+#include "array/stream_order.hpp"
 #include "cudakit/array_linalg.hpp"
 #include "cudakit/error.hpp"
 
@@ -98,6 +99,8 @@ Array matmul(const Array& a_in, const Array& b_in) {
     if (!has_unit_stride(a)) a = a.copy();
     if (!has_unit_stride(b)) b = b.copy();
   }
+  // b (or a, after a copy) may be on another stream than the launch's.
+  detail::order_after_operands(stream, a, b);
   detail::MatmulProblem problem;
   problem.m = m;
   problem.n = n;

@@ -8,6 +8,7 @@
 #include "array/reduce_ops.hpp"
 #include "array/reduce_source_hook.hpp"
 #include "array/reduce_workspace.hpp"
+#include "array/stream_order.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/detail/expr_node.hpp"
 #include "cudakit/error.hpp"
@@ -223,6 +224,8 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
 
   Array out = empty(plan.out_shape, op.out_dtype, stream);
   if (plan.n_out == 0) return out;
+  // Operands on other streams: their queued work comes first.
+  order_after_operands(stream, expr);
 
   if (plan.n_out == 1) {
     if (const auto operands = vector_operands(expr, op); !operands.empty()) {

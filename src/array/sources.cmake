@@ -17,6 +17,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/elementwise_kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/array_join.cpp
   ${CMAKE_CURRENT_LIST_DIR}/array_indexing.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stream_order.cpp
 )
 
 # Reductions, scans, random numbers and matrix products.

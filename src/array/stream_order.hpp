@@ -1,0 +1,41 @@
+// Orders an array operation after the work queued on its operands' streams.
+// As in CuPy and PyTorch, an operation runs on ONE stream (its output's);
+// operands that live on other streams may still have work queued there that
+// writes them, so the launch stream first waits for that work (an event
+// recorded on the operand's stream, waited on by the launch stream: no host
+// synchronisation). The operands' memory is also marked as used on the
+// launch stream, so that the pool does not hand it to another stream before
+// this work is done.
+#pragma once
+
+#include <span>
+
+#include "cudakit/array.hpp"
+#include "cudakit/array_expr.hpp"
+#include "cudakit/stream.hpp"
+
+namespace cudakit::detail {
+
+// Call before queuing the operation on `launch_stream`, with every array it
+// reads or writes (the output too). When all of them are on the launch
+// stream and were allocated for it, this costs per operand one Stream copy
+// (a reference count; Array::stream() allocates only for an array imported
+// without a stream) and two pointer comparisons: no lock, no driver call.
+// Otherwise one event record and one stream wait per distinct other stream,
+// with events from a small per-stream cache, and a pool record_stream for
+// memory allocated for another stream.
+// Null entries are skipped; `out`, when given, counts as one more operand.
+void order_after_operands(const Stream& launch_stream, std::span<const Array* const> operands,
+                          const Array* out = nullptr);
+
+template <class... More>
+void order_after_operands(const Stream& launch_stream, const Array& first, const More&... more) {
+  const Array* operands[] = {&first, &more...};
+  order_after_operands(launch_stream, std::span<const Array* const>(operands));
+}
+
+// Every array leaf of `expr`, and `out` when given.
+void order_after_operands(const Stream& launch_stream, const Expr& expr,
+                          const Array* out = nullptr);
+
+}  // namespace cudakit::detail

@@ -1,0 +1,243 @@
+// Array operations whose operands live on different streams: the operation
+// runs on one stream (its output's) and must see the operands' finished
+// values, and memory an operation still reads on its stream must not be
+// handed out on the stream it is freed on. A slow kernel keeps one stream
+// busy writing an operand; without the ordering, the operation on the other
+// stream runs at once and reads the old values. Runs on the CPU backend
+// (asynchronous stream threads) and, in the gpu build, on a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "cudakit/array.hpp"
+#include "cudakit/array_expr.hpp"
+#include "cudakit/array_linalg.hpp"
+#include "cudakit/array_reduce.hpp"
+#include "cudakit/event.hpp"
+#include "cudakit/memory_pool.hpp"
+#include "unit/array_test_support.hpp"
+#include "unit/stream_test_kernels.hpp"
+
+namespace array_test {
+namespace {
+
+constexpr std::int64_t n = 1237;  // not a multiple of any block size
+
+class ArrayStreams : public ArrayTest {
+ protected:
+  void SetUp() override {
+    ArrayTest::SetUp();
+    if (IsSkipped()) return;
+    s1_.emplace(device().create_stream());
+    s2_.emplace(device().create_stream());
+    module_.emplace(ck::compile(stream_test::kernels_source));
+    // Blocks cached for an earlier test's stream could be handed to a new
+    // stream that reuses its handle; start from an empty pool.
+    ck::MemoryPool::of(device()).free_all();
+  }
+  void TearDown() override {
+    if (!s1_) return;
+    s1_->synchronize();
+    s2_->synchronize();
+  }
+  const ck::Stream& s1() { return *s1_; }
+  const ck::Stream& s2() { return *s2_; }
+
+  // Queues on `stream`: after a long spin, a = a * 2 + 1.
+  void slow_scale(const ck::Array& a, const ck::Stream& stream) {
+    ck::LaunchConfig config;
+    config.stream = stream;
+    module_->kernel("slow_scale")
+        .launch(config, a, static_cast<int>(a.size()), stream_test::slow_ticks());
+  }
+
+  // Host values on `stream`, copied and waited for.
+  ck::Array on(const ck::Stream& stream, const std::vector<float>& values, ck::Shape shape = {}) {
+    if (shape.empty()) shape = {static_cast<std::int64_t>(values.size())};
+    ck::Array a = ck::from_host(values.data(), shape, ck::DType::float32, stream);
+    stream.synchronize();
+    return a;
+  }
+
+  std::optional<ck::Stream> s1_, s2_;
+  std::optional<ck::Module> module_;
+};
+
+// The DISABLED_ tests evaluate fused expressions across streams; they are
+// enabled with the call to detail::order_after_operands in the elementwise
+// evaluation (src/array/elementwise*.cpp), and fail without it.
+
+std::vector<float> scaled(const std::vector<float>& v) {
+  std::vector<float> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = v[i] * 2.0f + 1.0f;
+  return out;
+}
+
+void expect_near_all(const std::vector<float>& got, const std::vector<float>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (std::fabs(got[i] - want[i]) > 1e-5f * (1.0f + std::fabs(want[i]))) ++bad;
+  EXPECT_EQ(bad, 0u) << "first: got " << got[0] << ", want " << want[0];
+}
+
+TEST_F(ArrayStreams, DISABLED_AssignOnAnotherStreamSeesTheOperandsFinishedValues) {
+  const auto host = random_values<float>(n);
+  ck::Array a = on(s1(), host);
+  ck::Array b = ck::empty({n}, ck::DType::float32, s2());
+  b.assign(ck::Expr(on(s2(), host)) + 1.0f);  // compiles the kernel before the race
+  slow_scale(a, s1());
+  b.assign(ck::Expr(a) + 1.0f);  // on b's stream, s2
+  auto want = scaled(host);
+  for (auto& w : want) w += 1.0f;
+  expect_near_all(b.to_host<float>(), want);
+}
+
+TEST_F(ArrayStreams, DISABLED_ExpressionOverTwoStreamsWaitsForBoth) {
+  const auto hx = random_values<float>(n), ha = random_values<float>(n);
+  ck::Array x = on(s2(), hx);
+  ck::Array a = on(s1(), ha);
+  ck::Array warm = ck::Expr(x) + on(s2(), ha);  // the same kernel, on one stream
+  slow_scale(a, s1());
+  ck::Array c = ck::Expr(x) + a;  // evaluated on x's stream
+  const auto sa = scaled(ha);
+  std::vector<float> want(hx.size());
+  for (std::size_t i = 0; i < want.size(); ++i) want[i] = hx[i] + sa[i];
+  expect_near_all(c.to_host<float>(), want);
+}
+
+TEST_F(ArrayStreams, DISABLED_InPlaceUpdateWaitsForTheOperandsStream) {
+  const auto hx = random_values<float>(n), ha = random_values<float>(n);
+  ck::Array x = on(s2(), hx);
+  ck::Array a = on(s1(), ha);
+  ck::Array warm = on(s2(), hx);
+  warm += on(s2(), ha);  // the same kernel, on one stream
+  slow_scale(a, s1());
+  x += a;
+  const auto sa = scaled(ha);
+  std::vector<float> want(hx.size());
+  for (std::size_t i = 0; i < want.size(); ++i) want[i] = hx[i] + sa[i];
+  expect_near_all(x.to_host<float>(), want);
+}
+
+TEST_F(ArrayStreams, ReductionWaitsForAnOperandOnAnotherStream) {
+  const auto hx = random_values<float>(n), ha = random_values<float>(n);
+  ck::Array x = on(s2(), hx);
+  ck::Array a = on(s1(), ha);
+  (void)ck::sum(ck::Expr(x) + on(s2(), ha)).item();  // compiles the kernel first
+  slow_scale(a, s1());
+  ck::Array total = ck::sum(ck::Expr(x) + a);  // on x's stream
+  double want = 0, magnitude = 0;
+  const auto sa = scaled(ha);
+  for (std::size_t i = 0; i < hx.size(); ++i) {
+    want += double(hx[i]) + double(sa[i]);
+    magnitude += std::fabs(double(hx[i])) + std::fabs(double(sa[i]));
+  }
+  EXPECT_NEAR(total.item().as_double(), want, 1e-5 * magnitude);
+}
+
+TEST_F(ArrayStreams, MatmulWaitsForAnOperandOnAnotherStream) {
+  constexpr std::int64_t m = 13, k = 17, cols = 11;
+  const auto hx = random_values<float>(m * k), ha = random_values<float>(k * cols);
+  ck::Array x = on(s2(), hx, {m, k});
+  ck::Array a = on(s1(), ha, {k, cols});
+  ck::Array warm = ck::matmul(x, on(s2(), ha, {k, cols}));
+  s2().synchronize();
+  slow_scale(a, s1());
+  ck::Array c = ck::matmul(x, a);  // on x's stream
+  const auto sa = scaled(ha);
+  std::vector<float> want(static_cast<std::size_t>(m * cols));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      double acc = 0;
+      for (std::int64_t q = 0; q < k; ++q)
+        acc += double(hx[static_cast<std::size_t>(i * k + q)]) *
+               double(sa[static_cast<std::size_t>(q * cols + j)]);
+      want[static_cast<std::size_t>(i * cols + j)] = static_cast<float>(acc);
+    }
+  const auto got = c.to_host<float>();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (std::fabs(got[i] - want[i]) > 1e-3f * (1.0f + std::fabs(want[i]))) ++bad;
+  EXPECT_EQ(bad, 0u) << "first: got " << got[0] << ", want " << want[0];
+}
+
+// The reverse hazard: `a` (allocated on s1) is read by a reduction queued on
+// s2 behind a slow kernel, then dropped. The pool must not give its memory
+// back on s1 (where a new array is filled at once) before s2 has read it.
+TEST_F(ArrayStreams, MemoryReadOnAnotherStreamIsNotReusedBeforeThatRead) {
+  const auto hx = random_values<float>(n), ha = random_values<float>(n);
+  ck::Array x = on(s2(), hx);
+  (void)ck::sum(ck::Expr(x) + on(s2(), ha)).item();  // compiles the kernel first
+  ck::Array total;
+  {
+    ck::Array a = on(s1(), ha);
+    slow_scale(x, s2());
+    total = ck::sum(ck::Expr(x) + a);  // on s2, behind the slow kernel
+  }
+  // Same size class as `a`, on the stream it was freed on.
+  ck::Array overwrite = ck::full({n}, 1000.0, ck::DType::float32, s1());
+  s1().synchronize();
+  double want = 0, magnitude = 0;
+  const auto sx = scaled(hx);
+  for (std::size_t i = 0; i < hx.size(); ++i) {
+    want += double(sx[i]) + double(ha[i]);
+    magnitude += std::fabs(double(sx[i])) + std::fabs(double(ha[i]));
+  }
+  EXPECT_NEAR(total.item().as_double(), want, 1e-5 * magnitude);
+}
+
+TEST_F(ArrayStreams, DISABLED_NonBlockingStreamWaitsForAnOperandOnTheDefaultStream) {
+  const auto hx = random_values<float>(n), ha = random_values<float>(n);
+  const ck::Stream legacy = device().default_stream();
+  ck::Array x = on(s2(), hx);
+  ck::Array a = on(legacy, ha);
+  ck::Array warm = ck::Expr(x) - on(s2(), ha);  // the same kernel, on one stream
+  slow_scale(a, legacy);
+  ck::Array c = ck::Expr(x) - a;  // on s2, which does not sync with the default stream
+  const auto sa = scaled(ha);
+  std::vector<float> want(hx.size());
+  for (std::size_t i = 0; i < want.size(); ++i) want[i] = hx[i] - sa[i];
+  expect_near_all(c.to_host<float>(), want);
+  legacy.synchronize();
+}
+
+// The two stream/event guarantees the ordering above relies on.
+TEST_F(ArrayStreams, EventsRecordedBeforeAStreamSynchronizeAreComplete) {
+  ck::Array busy = on(s1(), random_values<float>(n));
+  slow_scale(busy, s1());
+  ck::Event event = s1().record();
+  s1().synchronize();
+  EXPECT_TRUE(event.query());
+}
+
+TEST_F(ArrayStreams, EventMayBeDestroyedBeforeTheStreamWaitingOnItGetsThere) {
+  const auto host = random_values<float>(n);
+  ck::Array a = on(s1(), host);
+  ck::Array busy = on(s2(), host);
+  slow_scale(busy, s2());  // s2 reaches the wait only after the spin
+  slow_scale(a, s1());
+  {
+    ck::Event event = s1().record();
+    s2().wait(event);
+  }  // destroyed while s2 still has the wait queued
+  s2().synchronize();
+  expect_near_all(a.to_host<float>(), scaled(host));
+}
+
+TEST_F(ArrayStreams, OperandsOnTheLaunchStreamNeedNoOrdering) {
+  const auto hx = random_values<float>(n), ha = random_values<float>(n);
+  ck::Array x = on(s1(), hx);
+  ck::Array a = on(s1(), ha);
+  slow_scale(a, s1());
+  ck::Array c = ck::Expr(x) * a;  // same stream: ordered by the stream itself
+  const auto sa = scaled(ha);
+  std::vector<float> want(hx.size());
+  for (std::size_t i = 0; i < want.size(); ++i) want[i] = hx[i] * sa[i];
+  expect_near_all(c.to_host<float>(), want);
+  EXPECT_EQ(c.stream().native(), s1().native());
+}
+
+}  // namespace
+}  // namespace array_test
