@@ -32,8 +32,10 @@ class Module {
   // Loads compiled code (cubin / PTX / fatbin / host object) on `device`.
   static Module load(const CompiledCode& code, const Device& device);
   static Module load(const CompiledCode& code);
-  // From a file: .cubin, .ptx, .fatbin by extension; NoKernelImage with an
-  // explanation when it has no code for the device's arch.
+  // From a file holding a cubin, fatbin, PTX or (CPU backend) shared object,
+  // told apart by content (the extension only when the content is none of
+  // them); ArgumentError naming the file and what it holds otherwise.
+  // NoKernelImage with an explanation when it has no code for the device's arch.
   static Module load_file(const std::filesystem::path& path, const Device& device);
   static Module load_file(const std::filesystem::path& path);
 

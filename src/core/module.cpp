@@ -1,14 +1,13 @@
 #include "cudakit/module.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <utility>
 
 #include "cudakit/error.hpp"
 #include "cudakit/kernel.hpp"
 #include "kernel_state.hpp"
+#include "module_file.hpp"
 #include "module_state.hpp"
 
 namespace cudakit {
@@ -151,18 +150,6 @@ std::shared_ptr<Kernel::State> make_kernel_state(const Module& module, Module::S
   return k;
 }
 
-CodeFormat format_for(const std::filesystem::path& path) {
-  auto ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  if (ext == ".cubin") return CodeFormat::cubin;
-  if (ext == ".ptx") return CodeFormat::ptx;
-  if (ext == ".fatbin" || ext == ".fatbinary") return CodeFormat::fatbin;
-  if (ext == ".so") return CodeFormat::host_object;
-  throw ArgumentError("loading module " + path.string(), "unknown file type '" + ext + "'",
-                      "name the file .cubin, .ptx or .fatbin (or .so for the CPU backend)");
-}
-
 }  // namespace
 
 Module::Module(std::shared_ptr<State> state) : state_(std::move(state)) {}
@@ -186,19 +173,7 @@ Module Module::load(const CompiledCode& code, const Device& device) {
 Module Module::load(const CompiledCode& code) { return load(code, Device::current()); }
 
 Module Module::load_file(const std::filesystem::path& path, const Device& device) {
-  CompiledCode code;
-  code.format = format_for(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw ArgumentError("loading module " + path.string(), "the file cannot be opened",
-                        "check the path and its permissions");
-  code.image.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (code.format == CodeFormat::ptx) {
-    code.ptx.assign(code.image.begin(), code.image.end());
-    code.image.push_back(0);  // the driver reads PTX as a C string
-  }
-  if (code.format == CodeFormat::host_object) code.arch = "cpu";
-  return load(code, device);
+  return load(detail::read_module_file(path), device);
 }
 
 Module Module::load_file(const std::filesystem::path& path) {
