@@ -13,8 +13,11 @@
 // a float64 reference.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "cudakit/array.hpp"
@@ -72,5 +75,46 @@ Array vdot(const Expr& a, const Expr& b);
 // The 2-norm of the flattened operand (Frobenius for a matrix), or the vector
 // 2-norm along `axes`: sqrt(sum(|a|^2)).
 Array norm(const Expr& a, Axes axes = {}, bool keepdims = false);
+
+// numpy.linalg.norm's `ord`: None (the default), a real p (NormOrder(1),
+// NormOrder(0.5), NormOrder::inf(), NormOrder::neg_inf()), 'fro' or 'nuc'.
+// The constructor from a number is explicit so that `norm(a, 1)` keeps
+// meaning axis 1.
+class NormOrder {
+ public:
+  enum class Kind : std::uint8_t { none, p, fro, nuc };
+  NormOrder() = default;  // None
+  explicit NormOrder(double p) noexcept : kind_(Kind::p), p_(p) {}
+  static NormOrder none() noexcept { return NormOrder(); }
+  static NormOrder fro() noexcept { return NormOrder(Kind::fro); }
+  static NormOrder nuc() noexcept { return NormOrder(Kind::nuc); }
+  static NormOrder inf() noexcept { return NormOrder(std::numeric_limits<double>::infinity()); }
+  static NormOrder neg_inf() noexcept {
+    return NormOrder(-std::numeric_limits<double>::infinity());
+  }
+  Kind kind() const noexcept { return kind_; }
+  bool is_p(double p) const noexcept { return kind_ == Kind::p && p_ == p; }
+  double p() const noexcept { return p_; }  // for Kind::p
+  std::string to_string() const;            // "None", "2", "-inf", "0.5", "'fro'"
+
+ private:
+  explicit NormOrder(Kind kind) noexcept : kind_(kind) {}
+  Kind kind_ = Kind::none;
+  double p_ = 0;
+};
+
+// numpy.linalg.norm(a, ord, axis, keepdims). Over every axis (the default),
+// `a` must be 1-D or 2-D unless ord is None. A vector (one axis): None / 2:
+// sqrt(sum(|x|^2)); 1: sum(|x|); inf / -inf: max / min of |x|; 0: the count
+// of non-zeros; any other p: sum(|x|^p)^(1/p). A matrix (two axes): None /
+// 'fro': Frobenius; 1 / -1: max / min of the column sums of |x|; inf / -inf:
+// max / min of the row sums. |x| is the modulus for complex input; the result
+// is float32 for float32 and complex64, float64 for integers and float64
+// (float16 stays float16, as in NumPy). One or two launches.
+// NotSupported for ord 2, -2 and 'nuc' of a matrix (they need an SVD);
+// ArgumentError for an order the operand's axes do not take ('fro' of a
+// vector, 3 of a matrix), for more than two axes, a repeated axis or an axis
+// out of range.
+Array norm(const Expr& a, NormOrder ord, Axes axes = {}, bool keepdims = false);
 
 }  // namespace cudakit

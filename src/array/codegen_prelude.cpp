@@ -110,7 +110,9 @@ __device__ inline cudakit_complex64 cudakit_c64(double re, double im = 0) {
   return z;
 }
 __device__ inline cudakit_complex64 cudakit_c64(cudakit_complex64 z) { return z; }
-__device__ inline cudakit_complex64 cudakit_c64(cudakit_complex128 z) { return cudakit_c64(z.re, z.im); }
+__device__ inline cudakit_complex64 cudakit_c64(cudakit_complex128 z) {
+  return cudakit_c64(z.re, z.im);
+}
 __device__ inline cudakit_complex128 cudakit_c128(double re, double im = 0) {
   cudakit_complex128 z;
   z.re = re;
@@ -118,7 +120,9 @@ __device__ inline cudakit_complex128 cudakit_c128(double re, double im = 0) {
   return z;
 }
 __device__ inline cudakit_complex128 cudakit_c128(cudakit_complex128 z) { return z; }
-__device__ inline cudakit_complex128 cudakit_c128(cudakit_complex64 z) { return cudakit_c128(z.re, z.im); }
+__device__ inline cudakit_complex128 cudakit_c128(cudakit_complex64 z) {
+  return cudakit_c128(z.re, z.im);
+}
 
 #define CUDAKIT_COMPLEX_OPS(C, R, MAKE, SQRT, HYPOT)                                          \
   __device__ inline C operator+(C a, C b) { return MAKE(a.re + b.re, a.im + b.im); }           \
@@ -269,13 +273,13 @@ __device__ inline T cudakit_fmod(T a, T b) {
 template <class T>
 __device__ inline T cudakit_power(T a, T b) {
   if ((T)-1 < (T)0 && b < 0) return a == 1 ? 1 : (a == (T)-1 ? ((b & 1) ? (T)-1 : 1) : 0);
-  T r = 1;
-  while (b) {
-    if (b & 1) r = (T)(r * a);
-    a = (T)(a * a);
-    b = (T)(b >> 1);
+  // Unsigned arithmetic wraps like NumPy's integers (signed overflow is UB in C).
+  unsigned long long r = 1, x = (unsigned long long)a, e = (unsigned long long)b;
+  for (; e; e >>= 1) {
+    if (e & 1) r *= x;
+    x *= x;
   }
-  return r;
+  return (T)r;
 }
 template <class T>
 __device__ inline T cudakit_reciprocal(T a) { return a == 0 ? 0 : (T)(1 / a); }
@@ -309,6 +313,368 @@ template <class T>
 __device__ inline T cudakit_fmin(T a, T b) { return a < b ? a : b; }
 template <class T>
 __device__ inline T cudakit_fmax(T a, T b) { return a > b ? a : b; }
+
+// ---- complex math ----
+// NumPy's complex functions with the branch cuts and special values of C99
+// Annex G (NumPy uses the C library's, as std::complex does). Written once
+// over the component type: float math for complex64, double for complex128.
+template <class C> struct cudakit_complex_traits;
+template <> struct cudakit_complex_traits<cudakit_complex64> {
+  typedef float real;
+  // exp(x) overflows above this: larger arguments are split in two factors.
+  __device__ static float exp_limit() { return 88.0f; }
+  // tanh(x) rounds to +-1 beyond this.
+  __device__ static float tanh_limit() { return 9.0f; }
+  // Squares of larger components may overflow: the functions switch to
+  // scaled or asymptotic forms (exact to rounding at these sizes).
+  __device__ static float big() { return 1e18f; }
+};
+template <> struct cudakit_complex_traits<cudakit_complex128> {
+  typedef double real;
+  __device__ static double exp_limit() { return 709.0; }
+  __device__ static double tanh_limit() { return 22.0; }
+  __device__ static double big() { return 1e150; }
+};
+template <class C>
+__device__ inline C cudakit_cmake(typename cudakit_complex_traits<C>::real re,
+                                  typename cudakit_complex_traits<C>::real im) {
+  C z;
+  z.re = re;
+  z.im = im;
+  return z;
+}
+// Multiplies by -i (or i): rotates, as the C99 identities casin(z) = -i casinh(iz) need.
+template <class C>
+__device__ inline C cudakit_mul_i(C z) { return cudakit_cmake<C>(-z.im, z.re); }
+template <class C>
+__device__ inline C cudakit_mul_minus_i(C z) { return cudakit_cmake<C>(z.im, -z.re); }
+
+template <class C>
+__device__ inline C cudakit_cexp(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  const R x = z.re, y = z.im;
+  if (y == 0) return cudakit_cmake<C>(cudakit_exp(x), y);  // keeps the sign of a zero y
+  if (!cudakit_isfinite(y)) {
+    if (cudakit_isinf(x))
+      return x > 0 ? cudakit_cmake<C>(x, y - y) : cudakit_cmake<C>((R)0, cudakit_copysign((R)0, y));
+    return cudakit_cmake<C>(y - y, y - y);
+  }
+  if (x > cudakit_complex_traits<C>::exp_limit()) {
+    // exp(x) * cos(y) may be finite where exp(x) is not.
+    const R h = cudakit_exp(x * (R)0.5);
+    return cudakit_cmake<C>(h * cudakit_cos(y) * h, h * cudakit_sin(y) * h);
+  }
+  const R e = cudakit_exp(x);
+  return cudakit_cmake<C>(e * cudakit_cos(y), e * cudakit_sin(y));
+}
+
+template <class C>
+__device__ inline C cudakit_clog(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  const R x = z.re, y = z.im;
+  R ax = cudakit_fabs(x), ay = cudakit_fabs(y);
+  if (ax < ay) { const R t = ax; ax = ay; ay = t; }
+  if (ax > cudakit_complex_traits<C>::big() && cudakit_isfinite(ax))  // |z| may overflow
+    return cudakit_cmake<C>(
+        cudakit_log(cudakit_hypot(x * (R)0.5, y * (R)0.5)) + (R)0.693147180559945309417,
+        cudakit_arctan2(y, x));
+  const R h = cudakit_hypot(x, y);
+  // Near |z| = 1, log(|z|) is tiny: log1p(|z|^2 - 1) keeps its digits.
+  const R re = (h > (R)0.75 && h < (R)1.5) ? (R)0.5 * cudakit_log1p((ax - 1) * (ax + 1) + ay * ay)
+                                          : cudakit_log(h);  // log(0) = -inf
+  return cudakit_cmake<C>(re, cudakit_arctan2(y, x));
+}
+
+template <class C>
+__device__ inline C cudakit_csqrt(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  R x = z.re, y = z.im;
+  if (x == 0 && y == 0) return cudakit_cmake<C>((R)0, y);
+  if (cudakit_isinf(y)) return cudakit_cmake<C>(cudakit_fabs(y), y);
+  if (x != x) return cudakit_cmake<C>(x, x);
+  if (cudakit_isinf(x))
+    return x < 0 ? cudakit_cmake<C>(cudakit_fabs(y - y), cudakit_copysign(-x, y))
+                 : cudakit_cmake<C>(x, cudakit_copysign(y - y, y));
+  // Kahan's form: no cancellation on either side of the cut; scaled so
+  // |x| + |z| cannot overflow.
+  const bool scale = cudakit_fabs(x) >= cudakit_complex_traits<C>::big() ||
+                     cudakit_fabs(y) >= cudakit_complex_traits<C>::big();
+  if (scale) { x *= (R)0.25; y *= (R)0.25; }
+  const R h = cudakit_hypot(x, y);
+  R re, im;
+  if (x >= 0) {
+    re = cudakit_sqrt((x + h) * (R)0.5);
+    im = y / (2 * re);
+  } else {
+    im = cudakit_copysign(cudakit_sqrt((h - x) * (R)0.5), y);
+    re = cudakit_fabs(y) / (2 * cudakit_fabs(im));
+  }
+  if (scale) { re *= 2; im *= 2; }
+  return cudakit_cmake<C>(re, im);
+}
+
+template <class C>
+__device__ inline C cudakit_csinh(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  const R x = z.re, y = z.im;
+  if (y == 0) return cudakit_cmake<C>(cudakit_sinh(x), y);
+  if (!cudakit_isfinite(y) && x == 0) return cudakit_cmake<C>(x, y - y);
+  if (!cudakit_isfinite(y) && cudakit_isinf(x)) return cudakit_cmake<C>(cudakit_fabs(x), y - y);
+  if (cudakit_fabs(x) > cudakit_complex_traits<C>::exp_limit()) {
+    // sinh(x) ~ cosh(x) ~ exp(|x|) / 2 there, and may overflow before the product does.
+    const R h = cudakit_exp(cudakit_fabs(x) * (R)0.5);
+    return cudakit_cmake<C>(cudakit_copysign((R)1, x) * (h * ((R)0.5 * cudakit_cos(y)) * h),
+                            h * ((R)0.5 * cudakit_sin(y)) * h);
+  }
+  return cudakit_cmake<C>(cudakit_sinh(x) * cudakit_cos(y), cudakit_cosh(x) * cudakit_sin(y));
+}
+
+template <class C>
+__device__ inline C cudakit_ccosh(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  const R x = z.re, y = z.im;
+  if (y == 0) return cudakit_cmake<C>(cudakit_cosh(x), cudakit_copysign((R)0, x) * y);
+  if (!cudakit_isfinite(y) && x == 0) return cudakit_cmake<C>(y - y, x);
+  if (!cudakit_isfinite(y) && cudakit_isinf(x)) return cudakit_cmake<C>(cudakit_fabs(x), y - y);
+  if (cudakit_fabs(x) > cudakit_complex_traits<C>::exp_limit()) {
+    const R h = cudakit_exp(cudakit_fabs(x) * (R)0.5);
+    return cudakit_cmake<C>(h * ((R)0.5 * cudakit_cos(y)) * h,
+                            cudakit_copysign((R)1, x) * (h * ((R)0.5 * cudakit_sin(y)) * h));
+  }
+  return cudakit_cmake<C>(cudakit_cosh(x) * cudakit_cos(y), cudakit_sinh(x) * cudakit_sin(y));
+}
+
+template <class C>
+__device__ inline C cudakit_ctanh(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  const R x = z.re, y = z.im;
+  if (!cudakit_isfinite(x)) {
+    if (x != x) return cudakit_cmake<C>(x, y == 0 ? y : x * y);
+    const R direction = cudakit_isinf(y) ? y : cudakit_sin(y) * cudakit_cos(y);
+    return cudakit_cmake<C>(cudakit_copysign((R)1, x), cudakit_copysign((R)0, direction));
+  }
+  if (!cudakit_isfinite(y)) return cudakit_cmake<C>(x == 0 ? x : y - y, y - y);
+  if (cudakit_fabs(x) >= cudakit_complex_traits<C>::tanh_limit()) {
+    const R e = cudakit_exp(-cudakit_fabs(x));
+    return cudakit_cmake<C>(cudakit_copysign((R)1, x), 4 * cudakit_sin(y) * cudakit_cos(y) * e * e);
+  }
+  // Kahan's formulation: no cancellation, exact at y = 0 and x = 0.
+  const R t = cudakit_tan(y), beta = 1 + t * t, s = cudakit_sinh(x), rho = cudakit_sqrt(1 + s * s);
+  const R d = 1 + beta * s * s;
+  return cudakit_cmake<C>(beta * rho * s / d, t / d);
+}
+
+// asin by Kahan's formulas ("Branch cuts for complex elementary functions"):
+// the square roots of 1 - z and 1 + z carry the signs of zero across the
+// cuts, and no sum in them cancels.
+template <class C>
+__device__ inline C cudakit_casin_kahan(C z) {
+  const C s1 = cudakit_csqrt(cudakit_cmake<C>(1 - z.re, -z.im));
+  const C s2 = cudakit_csqrt(cudakit_cmake<C>(1 + z.re, z.im));
+  return cudakit_cmake<C>(cudakit_arctan2(z.re, s1.re * s2.re - s1.im * s2.im),
+                          cudakit_arcsinh(s1.re * s2.im - s1.im * s2.re));
+}
+template <class C>
+__device__ inline bool cudakit_chuge(C z) {
+  return cudakit_fabs(z.re) > cudakit_complex_traits<C>::big() ||
+         cudakit_fabs(z.im) > cudakit_complex_traits<C>::big();
+}
+// asinh for huge or infinite |z|: log(2z) in the right half plane, exact to
+// rounding there (the next term is 1 / (4 z^2)).
+template <class C>
+__device__ inline C cudakit_carcsinh_huge(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  C w = cudakit_clog(cudakit_cmake<C>(cudakit_fabs(z.re), cudakit_fabs(z.im)));
+  w.re += (R)0.693147180559945309417;
+  return cudakit_cmake<C>(cudakit_copysign(w.re, z.re), cudakit_copysign(w.im, z.im));
+}
+template <class C>
+__device__ inline C cudakit_carcsinh(C z) {
+  if (z.im == 0 && z.re != z.re) return z;  // C99: asinh(NaN +- 0i) keeps the zero
+  if (cudakit_chuge(z)) return cudakit_carcsinh_huge(z);
+  return cudakit_mul_minus_i(cudakit_casin_kahan(cudakit_mul_i(z)));  // -i asin(iz)
+}
+template <class C>
+__device__ inline C cudakit_carcsin(C z) {
+  if (z.re == 0 && z.im != z.im) return z;
+  if (cudakit_chuge(z)) return cudakit_mul_minus_i(cudakit_carcsinh_huge(cudakit_mul_i(z)));
+  return cudakit_casin_kahan(z);
+}
+template <class C>
+__device__ inline C cudakit_carccos(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  if (z.re == 0 && z.im != z.im) return cudakit_cmake<C>((R)1.57079632679489661923, z.im);
+  if (cudakit_chuge(z)) {
+    const C w = cudakit_carcsin(z);
+    return cudakit_cmake<C>((R)1.57079632679489661923 - w.re, -w.im);
+  }
+  const C s1 = cudakit_csqrt(cudakit_cmake<C>(1 - z.re, -z.im));
+  const C s2 = cudakit_csqrt(cudakit_cmake<C>(1 + z.re, z.im));
+  return cudakit_cmake<C>(2 * cudakit_arctan2(s1.re, s2.re),
+                          cudakit_arcsinh(s2.re * s1.im - s2.im * s1.re));
+}
+template <class C>
+__device__ inline C cudakit_carccosh(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  if (z.re == 0 && z.im != z.im) return cudakit_cmake<C>(z.im, (R)1.57079632679489661923);
+  if (cudakit_chuge(z)) {
+    // acosh(z) = +-i acos(z), the sign making the real part non-negative.
+    const C w = cudakit_carccos(z);
+    return cudakit_copysign((R)1, z.im) < 0 ? cudakit_mul_minus_i(w) : cudakit_mul_i(w);
+  }
+  const C s1 = cudakit_csqrt(cudakit_cmake<C>(z.re - 1, z.im));
+  const C s2 = cudakit_csqrt(cudakit_cmake<C>(z.re + 1, z.im));
+  return cudakit_cmake<C>(cudakit_arcsinh(s1.re * s2.re + s1.im * s2.im),
+                          2 * cudakit_arctan2(s1.im, s2.re));
+}
+template <class C>
+__device__ inline C cudakit_carctanh(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  // Odd and conjugate-symmetric: computed for |x| + i|y|, signs put back.
+  const R ax = cudakit_fabs(z.re), ay = cudakit_fabs(z.im);
+  R re, im;
+  if (z.re == 0 && z.im != z.im) return z;
+  if (cudakit_chuge(z)) {
+    const R h = cudakit_hypot(ax, ay);  // atanh(z) ~ 1/z
+    re = cudakit_isinf(h) ? (R)0 : (ax / h) / h;
+    im = ay != ay ? ay : (ax != ax && !cudakit_isinf(ay)) ? ax : (R)1.57079632679489661923;
+  } else {
+    const R d = 1 - ax;
+    re = (R)0.25 * cudakit_log1p(4 * ax / (d * d + ay * ay));
+    im = (R)0.5 * cudakit_arctan2(2 * ay, d * (1 + ax) - ay * ay);
+  }
+  return cudakit_cmake<C>(cudakit_copysign(re, z.re), cudakit_copysign(im, z.im));
+}
+
+// NumPy's power: exact products for small integral exponents (as numpy's
+// cpow), 0 ** 0 = 1, 0 ** (positive real part) = 0, otherwise exp(b log a).
+template <class C>
+__device__ inline C cudakit_cpower(C a, C b) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  if (b.re == 0 && b.im == 0) return cudakit_cmake<C>((R)1, (R)0);
+  if (a.re == 0 && a.im == 0) {
+    if (b.re > 0) return cudakit_cmake<C>((R)0, (R)0);
+    const R nan = (R)0 * (R)(1e300 * 1e300);
+    return cudakit_cmake<C>(nan, nan);
+  }
+  if (b.im == 0 && b.re > -100 && b.re < 100 && b.re == (R)(long long)b.re) {
+    long long n = (long long)b.re;
+    if (n == 1) return a;
+    if (n == 2) return a * a;
+    if (n == 3) return a * (a * a);
+    C r = cudakit_cmake<C>((R)1, (R)0), p = a;
+    for (long long m = n < 0 ? -n : n; m; m >>= 1) {
+      if (m & 1) r = r * p;
+      if (m > 1) p = p * p;
+    }
+    return n < 0 ? cudakit_cmake<C>((R)1, (R)0) / r : r;
+  }
+  return cudakit_cexp(b * cudakit_clog(a));
+}
+
+// The rest of NumPy's complex ufuncs. The generated code calls the complex
+// version of `op` as cudakit_c<op>; all are templates, so a kernel compiles
+// only the ones it uses.
+template <class C>
+__device__ inline C cudakit_cexp2(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  const R ln2 = (R)0.693147180559945309417;
+  return cudakit_cexp(cudakit_cmake<C>(z.re * ln2, z.im * ln2));
+}
+template <class C>
+__device__ inline C cudakit_cexpm1(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  // exp(x) cos(y) - 1 without cancellation near 0 (NumPy's formula).
+  const R s = cudakit_sin(z.im * (R)0.5);
+  return cudakit_cmake<C>(cudakit_expm1(z.re) * cudakit_cos(z.im) - 2 * s * s,
+                          cudakit_exp(z.re) * cudakit_sin(z.im));
+}
+template <class C>
+__device__ inline C cudakit_clog2(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  const C w = cudakit_clog(z);
+  const R k = (R)1.44269504088896340736;  // 1 / ln 2
+  return cudakit_cmake<C>(w.re * k, w.im * k);
+}
+template <class C>
+__device__ inline C cudakit_clog10(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  const C w = cudakit_clog(z);
+  const R k = (R)0.434294481903251827651;  // 1 / ln 10
+  return cudakit_cmake<C>(w.re * k, w.im * k);
+}
+template <class C>
+__device__ inline C cudakit_clog1p(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  const R x = z.re, y = z.im;
+  // log|1 + z| = log1p(2x + x^2 + y^2) / 2 keeps the digits of a small z;
+  // elsewhere 1 + x is exact or z is not small, and log(1 + z) is as good.
+  if (cudakit_fabs(x) < (R)0.5 && cudakit_fabs(y) < (R)0.5)
+    return cudakit_cmake<C>((R)0.5 * cudakit_log1p(x * (2 + x) + y * y),
+                            cudakit_arctan2(y, 1 + x));
+  return cudakit_clog(cudakit_cmake<C>(1 + x, y));
+}
+// sin(z) = -i sinh(iz), cos(z) = cosh(iz), tan(z) = -i tanh(iz), atan(z) = -i atanh(iz).
+template <class C>
+__device__ inline C cudakit_csin(C z) {
+  return cudakit_mul_minus_i(cudakit_csinh(cudakit_mul_i(z)));
+}
+template <class C>
+__device__ inline C cudakit_ccos(C z) { return cudakit_ccosh(cudakit_mul_i(z)); }
+template <class C>
+__device__ inline C cudakit_ctan(C z) {
+  return cudakit_mul_minus_i(cudakit_ctanh(cudakit_mul_i(z)));
+}
+template <class C>
+__device__ inline C cudakit_carctan(C z) {
+  return cudakit_mul_minus_i(cudakit_carctanh(cudakit_mul_i(z)));
+}
+template <class C>
+__device__ inline C cudakit_crint(C z) {
+  return cudakit_cmake<C>(cudakit_rint(z.re), cudakit_rint(z.im));
+}
+// NumPy 2: z / |z|, 0 for 0, NaN for NaN; one infinite part gives its axis.
+template <class C>
+__device__ inline C cudakit_csign(C z) {
+  typedef typename cudakit_complex_traits<C>::real R;
+  const R a = cudakit_hypot(z.re, z.im);
+  if (a != a) return cudakit_cmake<C>(a, a);
+  if (cudakit_isinf(a)) {
+    if (cudakit_isinf(z.re) && cudakit_isinf(z.im)) return cudakit_cmake<C>(a - a, a - a);
+    if (cudakit_isinf(z.re)) return cudakit_cmake<C>(z.re > 0 ? (R)1 : (R)-1, (R)0);
+    return cudakit_cmake<C>((R)0, z.im > 0 ? (R)1 : (R)-1);
+  }
+  if (a == 0) return cudakit_cmake<C>((R)0, (R)0);
+  return cudakit_cmake<C>(z.re / a, z.im / a);
+}
+// NumPy orders complex numbers lexicographically (real part first) in
+// maximum / minimum; a NaN in either part makes the number NaN.
+template <class C>
+__device__ inline bool cudakit_cnan(C z) { return z.re != z.re || z.im != z.im; }
+template <class C>
+__device__ inline bool cudakit_cge(C a, C b) {
+  return (a.re > b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im >= b.im);
+}
+template <class C>
+__device__ inline bool cudakit_cle(C a, C b) {
+  return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im <= b.im);
+}
+template <class C>
+__device__ inline C cudakit_cmaximum(C a, C b) {
+  return (cudakit_cnan(a) || cudakit_cge(a, b)) ? a : b;
+}
+template <class C>
+__device__ inline C cudakit_cminimum(C a, C b) {
+  return (cudakit_cnan(a) || cudakit_cle(a, b)) ? a : b;
+}
+template <class C>
+__device__ inline C cudakit_cfmax(C a, C b) {
+  return (cudakit_cge(a, b) || cudakit_cnan(b)) ? a : b;
+}
+template <class C>
+__device__ inline C cudakit_cfmin(C a, C b) {
+  return (cudakit_cle(a, b) || cudakit_cnan(b)) ? a : b;
+}
 #endif  // CUDAKIT_ARRAY_PRELUDE
 // ---- end of prelude ----
 )PRELUDE";

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "array/expr_checks.hpp"
 #include "array/expr_plan.hpp"
 #include "cudakit/error.hpp"
 
@@ -32,11 +33,31 @@ std::string cast_value(const std::string& text, DType from, DType to) {
   return v;
 }
 
+bool is_ordering(const std::string& op) {
+  return op == "less" || op == "less_equal" || op == "greater" || op == "greater_equal";
+}
+
 [[noreturn]] void unsupported(const ExprNode& n) {
-  throw NotSupported(
-      "generating an array kernel",
-      "'" + n.op + "' is not implemented for " + std::string(to_string(n.operand)) + " operands",
-      "complex numbers support + - * /, abs, conj, real, imag, == and !=");
+  const std::string type(to_string(n.operand));
+  if (is_complex(n.operand) && is_ordering(n.op))
+    throw NotSupported("generating an array kernel",
+                       "'" + n.op + "' is not supported for " + type + " operands",
+                       "NumPy orders complex numbers lexicographically (real part first); "
+                       "compare real(a), imag(a) or abs(a) instead");
+  throw NotSupported("generating an array kernel",
+                     "'" + n.op + "' is not implemented for " + type + " operands");
+}
+
+// The functions with complex versions in the prelude (cudakit_c<op>), as
+// NumPy defines them; the others are refused when the expression is built.
+bool has_complex_helper(const std::string& op) {
+  static const char* const names[] = {
+      "exp",     "exp2",    "expm1",  "log",    "log2",   "log10",   "log1p",   "sqrt", "sin",
+      "cos",     "tan",     "arcsin", "arccos", "arctan", "sinh",    "cosh",    "tanh", "arcsinh",
+      "arccosh", "arctanh", "power",  "rint",   "sign",   "minimum", "maximum", "fmin", "fmax"};
+  for (const char* name : names)
+    if (op == name) return true;
+  return false;
 }
 
 std::string op_text(const ExprNode& n, const std::vector<std::string>& a) {
@@ -87,7 +108,10 @@ std::string op_text(const ExprNode& n, const std::vector<std::string>& a) {
   if (op == "where") return "(cudakit_truth(" + a[0] + ") ? " + a[1] + " : " + a[2] + ")";
   if (op == "reciprocal") return call("cudakit_reciprocal");
   if (op == "square") return cplx ? "(" + a[0] + " * " + a[0] + ")" : narrow(a[0] + " * " + a[0]);
-  if (cplx) unsupported(n);
+  if (cplx) {
+    if (has_complex_helper(op)) return call("cudakit_c" + op);
+    unsupported(n);
+  }
   static const char* const compares[][2] = {
       {"less", " < "}, {"less_equal", " <= "}, {"greater", " > "}, {"greater_equal", " >= "}};
   for (const auto& c : compares)
@@ -117,6 +141,19 @@ std::string op_text(const ExprNode& n, const std::vector<std::string>& a) {
 }
 
 }  // namespace
+
+void check_operand_values(const ExprNode& node) {
+  if (node.kind != NodeKind::op || node.op != "power" || node.children.size() != 2) return;
+  const ExprNode& exponent = *node.children[1];
+  // Only an exponent known on the host is checked: reading an array's
+  // values would stall the stream on every power.
+  if (!is_integer(node.operand) || exponent.kind != NodeKind::scalar) return;
+  const Scalar& e = exponent.scalar;
+  if (e.kind() == ScalarKind::integer && e.as_double() < 0)
+    throw ArgumentError(
+        "array expression 'power'", "Integers to negative integer powers are not allowed.",
+        "use a float base or exponent, e.g. astype(a, float64) ** " + e.to_string());
+}
 
 ElementCode render_element(const Plan& plan, const ExprNode& root, const std::string& prefix,
                            const std::string& indent, const std::vector<std::string>& loads) {

@@ -1,6 +1,9 @@
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "array/reduce_ops.hpp"
 #include "cudakit/array_linalg.hpp"
@@ -269,6 +272,121 @@ Array norm(const Expr& a, Axes axes, bool keepdims) {
   op.compensated = true;
   op.post_expr = "sqrt((double)a)";
   return reduce(squared_magnitude(a), op, axes, keepdims);
+}
+
+std::string NormOrder::to_string() const {
+  switch (kind_) {
+    case Kind::none:
+      return "None";
+    case Kind::fro:
+      return "'fro'";
+    case Kind::nuc:
+      return "'nuc'";
+    case Kind::p:
+      break;
+  }
+  if (std::isinf(p_)) return p_ > 0 ? "inf" : "-inf";
+  std::ostringstream s;
+  s << p_;
+  return s.str();
+}
+
+namespace {
+
+constexpr const char* kNorm = "cudakit::norm";
+
+// The axes numpy.linalg.norm works over, each in [0, ndim).
+std::vector<int> norm_axes(int ndim, const Axes& axes) {
+  std::vector<int> list;
+  if (axes.is_all()) {
+    for (int k = 0; k < ndim; ++k) list.push_back(k);
+    return list;
+  }
+  for (int axis : axes.list()) {
+    if (axis < -ndim || axis >= ndim)
+      throw ArgumentError(kNorm, "axis " + std::to_string(axis) +
+                                     " is out of bounds for an array of dimension " +
+                                     std::to_string(ndim));
+    list.push_back(axis < 0 ? axis + ndim : axis);
+  }
+  return list;
+}
+
+Array vector_norm(const Expr& x, const NormOrder& ord, int axis, bool keepdims) {
+  if (ord.kind() == NormOrder::Kind::fro || ord.kind() == NormOrder::Kind::nuc)
+    throw ArgumentError(kNorm, "invalid norm order " + ord.to_string() + " for vectors",
+                        "'fro' and 'nuc' are matrix norms: give two axes");
+  const Axes along(axis);
+  if (ord.kind() == NormOrder::Kind::none || ord.is_p(2)) return norm(x, along, keepdims);
+  const double p = ord.p();
+  if (std::isinf(p)) return p > 0 ? max(abs(x), along, keepdims) : min(abs(x), along, keepdims);
+  if (p == 0) return sum(astype(x != Expr(0), real_dtype(x.dtype())), along, keepdims);
+  if (p == 1) return sum(abs(x), along, keepdims);
+  // sum(|x|^p)^(1/p) in the operand's precision, as NumPy computes it. For
+  // p < 0 a zero element makes the sum inf (and the norm 0): summed without
+  // compensation, whose correction term would turn inf into NaN.
+  const Expr terms = power(abs(x), Expr(p));
+  ReduceOp op = sum_like("norm", terms.dtype(), false);
+  op.compensated = op.compensated && p > 0;
+  const Array total = reduce(terms, op, along, keepdims);
+  return eval(power(total, Expr(1.0 / p)));
+}
+
+Array matrix_norm(const Expr& x, const NormOrder& ord, int row, int col, bool keepdims) {
+  if (row == col) throw ArgumentError(kNorm, "duplicate axes given (" + std::to_string(row) + ")");
+  if (ord.kind() == NormOrder::Kind::none || ord.kind() == NormOrder::Kind::fro)
+    return norm(x, Axes{row, col}, keepdims);
+  if (ord.kind() == NormOrder::Kind::nuc || ord.is_p(2) || ord.is_p(-2)) {
+    const char* which = ord.kind() == NormOrder::Kind::nuc ? "the sum of the singular values"
+                        : ord.is_p(2)                      ? "the largest singular value"
+                                                           : "the smallest singular value";
+    throw NotSupported(kNorm,
+                       "ord=" + ord.to_string() + " of a matrix is " + which +
+                           ", which needs a singular value decomposition (not implemented)",
+                       "use NormOrder::fro(), 1, -1, inf or -inf, or take the SVD on the host");
+  }
+  const double p = ord.p();
+  if (p != 1 && p != -1 && !std::isinf(p))
+    throw ArgumentError(kNorm, "invalid norm order " + ord.to_string() + " for matrices",
+                        "matrices take None, 'fro', 'nuc', 1, -1, 2, -2, inf or -inf");
+  // 1: the largest column sum (sum down the rows, then the largest across
+  // columns); inf: the largest row sum. Both reductions keep their axes so the
+  // axis numbers stay valid, and the result drops them at the end.
+  const int first = std::isinf(p) ? col : row, second = std::isinf(p) ? row : col;
+  const Array sums = sum(abs(x), Axes(first), true);
+  Array r = p > 0 ? max(sums, Axes(second), true) : min(sums, Axes(second), true);
+  if (keepdims) return r;
+  Shape shape;
+  for (int k = 0; k < x.ndim(); ++k)
+    if (k != row && k != col) shape.push_back(x.shape()[static_cast<std::size_t>(k)]);
+  return r.reshape(shape);
+}
+
+}  // namespace
+
+Array norm(const Expr& a, NormOrder ord, Axes axes, bool keepdims) {
+  const int nd = a.ndim();
+  // Integers and bool are converted to float64 first, as NumPy does.
+  const Expr x = is_inexact(a.dtype()) ? a : astype(a, DType::float64);
+  if (axes.is_all()) {
+    // NumPy's shortcut: the flattened 2-norm.
+    if (ord.kind() == NormOrder::Kind::none || (ord.kind() == NormOrder::Kind::fro && nd == 2) ||
+        (ord.is_p(2) && nd == 1))
+      return norm(x, Axes(), keepdims);
+    if (nd != 1 && nd != 2)
+      throw ArgumentError(kNorm,
+                          "improper number of dimensions to norm: ord=" + ord.to_string() +
+                              " needs a 1-D or 2-D operand, this one is " + std::to_string(nd) +
+                              "-D",
+                          "give the axes to take the norm over");
+  }
+  const std::vector<int> list = norm_axes(nd, axes);
+  if (list.size() == 1) return vector_norm(x, ord, list[0], keepdims);
+  if (list.size() == 2) return matrix_norm(x, ord, list[0], list[1], keepdims);
+  throw ArgumentError(
+      kNorm,
+      "improper number of dimensions to norm: " + std::to_string(list.size()) + " axes given",
+      "a vector norm takes one axis, a matrix norm two");
 }
 
 }  // namespace cudakit
