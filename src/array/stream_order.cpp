@@ -27,6 +27,8 @@ class StreamEvents {
   // Queues on `launch` a wait for the work queued so far on `producer`.
   void order(const Stream& launch, const Stream& producer) {
     Backend& backend = launch.device().backend();
+    // The legacy default stream is the current context's.
+    backend.make_current(launch.device().ordinal());
     std::optional<Entry> evicted;  // destroyed after the lock
     {
       std::lock_guard lock(mutex_);

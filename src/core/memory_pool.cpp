@@ -129,6 +129,7 @@ struct MemoryPool::Impl {
                              bool wait) {
     const ListKey own = key(size, stream);
     int looked = 0;
+    bool current = false;  // the device's context, for the null stream's sake
     for (auto it = cached.lower_bound(key(size, nullptr));
          it != cached.end() && it->first.first == size; ++it) {
       if (it->first == own) continue;
@@ -136,6 +137,10 @@ struct MemoryPool::Impl {
       for (std::size_t i = blocks.size(); i-- > 0;) {
         if (!wait && looked++ == foreign_candidates) return 0;
         Block& b = blocks[i];
+        if (!current) {
+          backend.make_current(ordinal);
+          current = true;
+        }
         if (!b.event) {
           // An idle stream has finished all the block's work: no event needed.
           bool idle = false;
@@ -173,6 +178,7 @@ struct MemoryPool::Impl {
       }
     }
     if (!wait) return 0;
+    if (!pending.empty()) backend.make_current(ordinal);
     for (std::size_t i = 0; i < pending.size(); ++i) {
       auto& p = pending[i];
       if (p.size != size) continue;
@@ -278,6 +284,7 @@ void MemoryPool::deallocate(std::uint64_t ptr, std::size_t bytes, void* stream) 
           impl_->uses.erase(it);
         }
       Impl::Pending p{ptr, size, stream, {}};
+      if (!users.empty()) backend.make_current(device_.ordinal());
       for (const Stream& s : users) {
         if (s.native() == stream) continue;
         p.events.push_back(impl_->take_event(backend, device_.ordinal()));
