@@ -3,9 +3,10 @@
 // allows, a grid-stride loop beyond):
 //   ElementwiseKernel k("float a, float *x, float *y, float *z", "z[i] = a * x[i] + y[i]", "axpy");
 //   k({2.5, x, y, z});
-// Array arguments are checked against the declared pointer types; numbers
-// are converted to the declared scalar types (a double never reaches a
-// `float` parameter as 8 bytes).
+// Array arguments are checked against the declared pointer types and may
+// have any layout (x[i] is element i in C order, as in CuPy); numbers are
+// converted to the declared scalar types (a double never reaches a `float`
+// parameter as 8 bytes).
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,8 @@
 
 #include "array/array_util.hpp"
 #include "array/elementwise_eval.hpp"
+#include "array/kernel_view.hpp"
+#include "array/reduce_source_hook.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/program.hpp"
@@ -156,19 +158,22 @@ const std::vector<ElementwiseKernel::Param>& ElementwiseKernel::params() const n
   return state_->params;
 }
 
-std::string ElementwiseKernel::source(bool index64) const {
-  const State& s = *state_;
-  std::string it = index64 ? "long long" : "int";
+namespace {
+
+// The kernel for `arguments` (the parameter list as the kernel declares it)
+// and `preamble` (the user's, and the view structs of strided arguments).
+std::string render_kernel(const std::string& name, const std::string& arguments,
+                          const std::string& preamble, const std::string& operation,
+                          bool declares_n, bool index64) {
+  const std::string it = index64 ? "long long" : "int";
   std::string src = detail::codegen_prelude();
-  if (!s.preamble.empty()) src += "\n" + s.preamble + "\n";
-  src += "\nextern \"C\" __global__ void " + s.name + "(" + s.arguments +
-         (s.params.empty() ? "" : ", ") + it + " cudakit_start, " + it + " cudakit_stop, " + it +
+  if (!preamble.empty()) src += "\n" + preamble + "\n";
+  src += "\nextern \"C\" __global__ void " + name + "(" + arguments +
+         (arguments.empty() ? "" : ", ") + it + " cudakit_start, " + it + " cudakit_stop, " + it +
          " cudakit_step, " + it + " cudakit_n) {\n";
   // PyCUDA's operations may read `n`, the first array's size; an argument of
   // that name takes precedence.
-  const bool has_n =
-      std::any_of(s.params.begin(), s.params.end(), [](const Param& p) { return p.name == "n"; });
-  if (!has_n) src += "  const " + it + " n = cudakit_n;\n  (void)n;\n";
+  if (!declares_n) src += "  const " + it + " n = cudakit_n;\n  (void)n;\n";
   // Launched with a grid that covers the range (one index per thread) where
   // the device allows it; the loop covers the rest (capped grids, the CPU
   // backend's one wave).
@@ -178,8 +183,21 @@ std::string ElementwiseKernel::source(bool index64) const {
   src += "  for (" + it + " i = cudakit_start + cudakit_first * cudakit_step;\n";
   src += "       cudakit_step > 0 ? i < cudakit_stop : i > cudakit_stop;\n";
   src += "       i += cudakit_threads * cudakit_step) {\n";
-  src += "    " + s.operation + ";\n  }\n}\n";
+  src += "    " + operation + ";\n  }\n}\n";
   return src;
+}
+
+bool declares_n(const std::vector<ElementwiseKernel::Param>& params) {
+  return std::any_of(params.begin(), params.end(),
+                     [](const ElementwiseKernel::Param& p) { return p.name == "n"; });
+}
+
+}  // namespace
+
+std::string ElementwiseKernel::source(bool index64) const {
+  const State& s = *state_;
+  return render_kernel(s.name, s.params.empty() ? std::string() : s.arguments, s.preamble,
+                       s.operation, declares_n(s.params), index64);
 }
 
 void ElementwiseKernel::operator()(const std::vector<Arg>& args, const Slice& slice) const {
@@ -218,6 +236,11 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
     array_error(context, "expected " + std::to_string(s.params.size()) + " arguments (" +
                              s.arguments + "), got " + std::to_string(args.size()));
   const Array* first = nullptr;
+  // How each array reaches the kernel: its pointer, or (strided) a view
+  // struct, or a contiguous copy when the operation needs a real pointer.
+  std::vector<detail::KernelView> views(args.size());
+  std::vector<Array> staged;  // alive until the launch is queued
+  std::vector<std::optional<std::uint64_t>> addresses(args.size());
   for (std::size_t k = 0; k < args.size(); ++k) {
     const Param& p = s.params[k];
     const std::string what = "argument " + std::to_string(k) + " '" + p.name + "' (" + p.type + ")";
@@ -229,16 +252,35 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
                     what + " points to " + std::string(to_string(*p.dtype)) +
                         " but the array holds " + std::string(to_string(a->dtype())),
                     "convert the array with astype(), or declare the matching element type");
-      if (!a->is_c_contiguous())
-        array_error(
-            context,
-            what + ": the array is not contiguous (strides " + shape_to_string(a->strides()) + ")",
-            "pass a.copy(); elementwise kernels index arrays as flat memory");
       if (!first)
         first = a;
       else if (!(a->device() == first->device()))
         array_error(context, what + " is on " + a->device().describe() + ", the first array on " +
                                  first->device().describe());
+      views[k] = detail::kernel_view(*a);
+      if (views[k].plain()) {
+        addresses[k] = a->address();
+        continue;
+      }
+      const bool writable_type =
+          detail::kernel_view_pointee(p.type).find("const") == std::string::npos;
+      if (a->readonly() && writable_type)
+        array_error(context, what + " is a read-only view (a broadcast, or a read-only import)",
+                    "declare the parameter const if the operation only reads it");
+      if (detail::used_other_than_indexed(s.operation, p.name)) {
+        if (writable_type)
+          array_error(context,
+                      what + " is a strided view (strides " + shape_to_string(a->strides()) +
+                          ") that the operation uses other than as " + p.name +
+                          "[...], so it needs flat memory, and writes to a copy would be lost",
+                      "index it as " + p.name + "[i], or pass a contiguous array (copy())");
+        // Read through a pointer: one extra pass makes a contiguous copy.
+        Array copy = empty(a->shape(), a->dtype(), first->stream());
+        copy.assign(*a);
+        staged.push_back(copy);
+        addresses[k] = copy.address();
+        views[k] = detail::KernelView{};
+      }
     } else if (p.pointer) {
       array_error(context, what + " is a pointer, but a number was passed");
     }
@@ -266,16 +308,41 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
   std::string key = "ek|" + s.name + "|" + s.arguments + "|" + s.operation + "|" + s.preamble +
                     (index64 ? "|64" : "|32");
   for (const auto& f : s.options.extra_flags) key += "|" + f;
+  // Strided arguments change the parameter list and add their view structs.
+  std::string arguments, view_structs;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const Param& p = s.params[k];
+    if (!arguments.empty()) arguments += ", ";
+    if (std::holds_alternative<Array>(args[k]) && !views[k].plain()) {
+      arguments += detail::kernel_view_type(p.name) + " " + p.name;
+      view_structs += detail::kernel_view_source(p.name, p.type, views[k]);
+      key += "|" + p.name + ":" + detail::kernel_view_key(views[k]);
+    } else {
+      arguments += p.type + " " + p.name;
+    }
+  }
+  auto make_source = [&] {
+    if (view_structs.empty()) return source(index64);
+    return render_kernel(s.name, arguments,
+                         s.preamble.empty() ? view_structs : s.preamble + "\n" + view_structs,
+                         s.operation, declares_n(s.params), index64);
+  };
+  detail::observe_source(s.name, make_source);
   Kernel kernel = [&] {
     if (s.options.defines.empty() && s.options.include_dirs.empty() && s.options.headers.empty())
-      return detail::cached_kernel(device, key, s.name, [&] { return source(index64); });
-    return compile(source(index64), s.options, device).kernel(s.name);
+      return detail::cached_kernel(device, key, s.name, make_source);
+    return compile(make_source(), s.options, device).kernel(s.name);
   }();
   detail::ArgPack pack;
   for (std::size_t k = 0; k < args.size(); ++k) {
     const Param& p = s.params[k];
     if (const auto* a = std::get_if<Array>(&args[k])) {
-      pack.push_pointer(a->address());
+      if (addresses[k]) {
+        pack.push_pointer(*addresses[k]);
+      } else {
+        const auto bytes = detail::kernel_view_bytes(*a, views[k]);
+        pack.push_aggregate(bytes.data(), bytes.size());
+      }
       continue;
     }
     const Scalar& v = std::get<Scalar>(args[k]);

@@ -1,10 +1,10 @@
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <map>
 #include <string>
 
 #include "array/array_util.hpp"
+#include "array/kernel_view.hpp"
 #include "array/reduce_codegen.hpp"
 #include "array/reduce_ops.hpp"
 #include "array/reduce_source_hook.hpp"
@@ -131,119 +131,6 @@ detail::ReductionSpec spec_of(DType dtype_out, const std::string& name, const st
   return spec;
 }
 
-// How a pointer argument reaches the map: as the array's own pointer when it
-// is C-contiguous, or as a small struct whose operator[] turns the flat C-order
-// index into the view's memory offset (transposes, steps, negative steps,
-// broadcast axes), so `x[i]` means the same element either way.
-struct ViewLayout {
-  Shape shape;      // coalesced: extent-1 axes dropped, mergeable neighbours merged
-  Strides strides;  // elements, per coalesced axis
-  bool index64 = false;
-};
-
-ViewLayout view_layout(const Array& a) {
-  ViewLayout v;
-  for (std::size_t k = 0; k < a.shape().size(); ++k) {
-    const std::int64_t extent = a.shape()[k], stride = a.strides()[k];
-    if (extent == 1) continue;
-    if (!v.shape.empty() && v.strides.back() == stride * extent) {
-      v.shape.back() *= extent;
-      v.strides.back() = stride;
-    } else {
-      v.shape.push_back(extent);
-      v.strides.push_back(stride);
-    }
-  }
-  // Offsets and the flat index in 32 bits whenever they fit: a 64-bit
-  // division costs several times a 32-bit one on a GPU.
-  const std::int64_t limit = (std::int64_t{1} << 31) - 1;
-  std::int64_t span = 0;
-  for (std::size_t k = 0; k < v.shape.size(); ++k)
-    span += (v.strides[k] < 0 ? -v.strides[k] : v.strides[k]) * (v.shape[k] - 1);
-  v.index64 = span >= limit || a.size() >= limit;
-  return v;
-}
-
-// True when the map uses parameter `name` other than as `name[...]` (pointer
-// arithmetic, passing it on): such a map needs a real pointer.
-bool used_other_than_indexed(const std::string& map_expr, const std::string& name) {
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (std::size_t pos = map_expr.find(name); pos != std::string::npos;
-       pos = map_expr.find(name, pos + 1)) {
-    const std::size_t end = pos + name.size();
-    if (pos > 0 && ident(map_expr[pos - 1])) continue;
-    if (end < map_expr.size() && ident(map_expr[end])) continue;
-    // A member or qualified name (s.x, p->x, ns::x) is another thing.
-    std::size_t before = pos;
-    while (before > 0 && std::isspace(static_cast<unsigned char>(map_expr[before - 1]))) --before;
-    if (before > 0 && (map_expr[before - 1] == '.' || map_expr[before - 1] == ':' ||
-                       (map_expr[before - 1] == '>' && before > 1 && map_expr[before - 2] == '-')))
-      continue;
-    std::size_t after = end;
-    while (after < map_expr.size() && std::isspace(static_cast<unsigned char>(map_expr[after])))
-      ++after;
-    if (after >= map_expr.size() || map_expr[after] != '[') return true;
-  }
-  return false;
-}
-
-std::string view_type_name(const ReductionKernel::Param& p) { return "ck_view_" + p.name; }
-
-// The element type as declared, qualifiers kept: "const float * __restrict__" -> "const float".
-std::string pointee_text(const ReductionKernel::Param& p) {
-  return trim(p.type.substr(0, p.type.find('*')));
-}
-
-std::string view_struct_source(const ReductionKernel::Param& p, const ViewLayout& v) {
-  const std::string it = v.index64 ? "long long" : "int";
-  const std::string t = pointee_text(p);
-  const std::string nd = std::to_string(v.shape.size());
-  std::string s;
-  s += "// '" + p.name + "' is a strided view: element j (C order) is at ptr[offset(j)].\n";
-  s += "struct " + view_type_name(p) + " {\n";
-  s += "  " + t + "* ptr;\n";
-  s += "  " + it + " shape[" + nd + "];\n";
-  s += "  " + it + " strides[" + nd + "];\n";
-  s += "  __device__ __forceinline__ " + t + "& operator[](long long j) const {\n";
-  s += "    " + it + " rest = (" + it + ")j;\n";
-  s += "    " + it + " offset = 0;\n";
-  for (std::size_t d = v.shape.size(); d-- > 1;) {
-    const std::string ds = std::to_string(d);
-    s += "    offset += (rest % shape[" + ds + "]) * strides[" + ds + "];\n";
-    s += "    rest /= shape[" + ds + "];\n";
-  }
-  s += "    offset += rest * strides[0];\n";
-  s += "    return ptr[offset];\n";
-  s += "  }\n";
-  s += "  __device__ __forceinline__ " + t + "& operator*() const { return ptr[0]; }\n";
-  s += "};\n";
-  return s;
-}
-
-// The struct's bytes as the kernel lays it out: the pointer, then the
-// extents and strides in the index type, padded to the pointer's alignment.
-std::vector<unsigned char> view_struct_bytes(const Array& a, const ViewLayout& v) {
-  const std::size_t width = v.index64 ? 8 : 4;
-  const std::size_t nd = v.shape.size();
-  std::vector<unsigned char> bytes((8 + 2 * nd * width + 7) / 8 * 8, 0);
-  const std::uint64_t address = a.address();
-  std::memcpy(bytes.data(), &address, 8);
-  auto put = [&](std::size_t slot, std::int64_t value) {
-    unsigned char* at = bytes.data() + 8 + slot * width;
-    if (v.index64) {
-      std::memcpy(at, &value, 8);
-    } else {
-      const auto narrow = static_cast<std::int32_t>(value);
-      std::memcpy(at, &narrow, 4);
-    }
-  };
-  for (std::size_t d = 0; d < nd; ++d) {
-    put(d, v.shape[d]);
-    put(nd + d, v.strides[d]);
-  }
-  return bytes;
-}
-
 }  // namespace
 
 ReductionKernel::ReductionKernel(DType dtype_out, std::string neutral, std::string reduce_expr,
@@ -304,12 +191,12 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
       else if (!(a->device() == first->device()))
         throw ArgumentError(context, which + " is on " + a->device().describe() +
                                          ", the first array on " + first->device().describe());
-      const ViewLayout view = a->is_c_contiguous() ? ViewLayout{} : view_layout(*a);
-      if (view.shape.empty() || (view.shape.size() == 1 && view.strides[0] == 1)) {
+      const detail::KernelView view = detail::kernel_view(*a);
+      if (view.plain()) {
         params += p.type + " " + p.name;
         layout_key += "|c";
         pack.push_pointer(a->address());
-      } else if (used_other_than_indexed(map_expr_, p.name)) {
+      } else if (detail::used_other_than_indexed(map_expr_, p.name)) {
         // The map needs a real pointer: one extra pass makes a contiguous
         // copy, on the launch's stream (writes through it would land in the copy).
         Array copy = empty(a->shape(), a->dtype(), first->stream());
@@ -319,10 +206,10 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
         layout_key += "|c";
         pack.push_pointer(staged.back().address());
       } else {
-        params += view_type_name(p) + " " + p.name;
-        views += view_struct_source(p, view);
-        layout_key += "|s" + std::to_string(view.shape.size()) + (view.index64 ? "l" : "i");
-        const auto bytes = view_struct_bytes(*a, view);
+        params += detail::kernel_view_type(p.name) + " " + p.name;
+        views += detail::kernel_view_source(p.name, p.type, view);
+        layout_key += "|" + detail::kernel_view_key(view);
+        const auto bytes = detail::kernel_view_bytes(*a, view);
         pack.push_aggregate(bytes.data(), bytes.size());
       }
     } else {

@@ -145,9 +145,62 @@ TEST_F(ElementwiseKernelTest, FloatForAnIntegerParameterIsAnError) {
   EXPECT_EQ(x.to_host<std::int32_t>(), (std::vector<std::int32_t>{7, 7, 7, 7}));
 }
 
-TEST_F(ElementwiseKernelTest, NonContiguousArrayIsAnError) {
-  ck::ElementwiseKernel k("float *x", "x[i] = 0", "zero");
+TEST_F(ElementwiseKernelTest, StridedViewsAreIndexedInCOrder) {
+  // x[i] is element i of x in C order, whatever its layout (as x.ravel()[i]).
+  ck::ElementwiseKernel k("const double *x, const double *y, double *z", "z[i] = 2 * x[i] - y[i]",
+                          "combine_views");
+  auto xh = random_values<double>(37 * 53), yh = random_values<double>(2 * 37 * 53);
+  ck::Array x = make_array(xh, DType::float64, {37, 53}).transpose();  // (53, 37)
+  ck::Array y = make_array(yh, DType::float64, {53, 74}).slice(1, std::nullopt, std::nullopt, -2);
+  ck::Array z = ck::empty({53, 37}, DType::float64);
+  k({x, y, z});
+  auto xv = x.copy().to_host<double>(), yv = y.copy().to_host<double>();
+  auto got = z.to_host<double>();
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], 2 * xv[i] - yv[i]) << i;
+}
+
+TEST_F(ElementwiseKernelTest, WritesReachAStridedOutputView) {
+  ck::ElementwiseKernel k("const float *x, float *z", "z[i] = x[i] + 1", "write_view");
+  auto xh = random_values<float>(3001);
+  ck::Array base = ck::zeros({3 * 3001}, DType::float32);
+  ck::Array every_third = base.slice(0, 2, std::nullopt, 3);  // 3001 elements, stride 3
+  k({ck::from_host(xh), every_third});
+  auto got = base.to_host<float>();
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], i % 3 == 2 ? xh[i / 3] + 1 : 0.0f) << i;
+}
+
+TEST_F(ElementwiseKernelTest, BroadcastViewIsReadThroughZeroStrides) {
+  ck::ElementwiseKernel k("const float *row, const float *x, float *z", "z[i] = x[i] * row[i]",
+                          "scale_rows");
+  auto rh = random_values<float>(41), xh = random_values<float>(29 * 41);
+  ck::Array row = make_array(std::vector<double>(rh.begin(), rh.end()), DType::float32, {41})
+                      .broadcast_to({29, 41});
+  ck::Array x = make_array(std::vector<double>(xh.begin(), xh.end()), DType::float32, {29, 41});
+  ck::Array z = ck::empty({29, 41});
+  k({row, x, z});
+  auto got = z.to_host<float>();
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], xh[i] * rh[i % 41]) << i;
+}
+
+TEST_F(ElementwiseKernelTest, PointerUseOfAConstViewReadsACopy) {
+  ck::ElementwiseKernel k("const int *x, int *z", "z[i] = *(x + i)", "deref_view");
+  auto xh = random_values<std::int32_t>(1001);
+  ck::Array x = ck::from_host(xh).slice(0, std::nullopt, std::nullopt, -1);
+  ck::Array z = ck::empty({1001}, DType::int32);
+  k({x, z});
+  std::vector<std::int32_t> want(xh.rbegin(), xh.rend());
+  EXPECT_EQ(z.to_host<std::int32_t>(), want);
+}
+
+TEST_F(ElementwiseKernelTest, PointerUseOfAWritableViewIsAnError) {
+  ck::ElementwiseKernel k("float *z", "*(z + i) = 0", "deref_write");
   EXPECT_THROW(k({ck::ones({8}).slice(0, std::nullopt, std::nullopt, 2)}), ck::ArgumentError);
+}
+
+TEST_F(ElementwiseKernelTest, ReadOnlyViewForAWritableParameterIsAnError) {
+  ck::ElementwiseKernel k("float *z", "z[i] = 0", "zero_view");
+  EXPECT_THROW(k({ck::ones({4}).broadcast_to({3, 4})}), ck::ArgumentError);
 }
 
 TEST_F(ElementwiseKernelTest, BadArgumentListIsAnError) {

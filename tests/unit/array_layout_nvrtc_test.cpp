@@ -1,5 +1,6 @@
-// The kernels that strided ReductionKernel arguments, axis scans (by columns,
-// by lines through the output's stride) and ElementwiseKernel generate,
+// The kernels that strided ReductionKernel and ElementwiseKernel arguments,
+// axis scans (by columns, by lines through the output's stride) and
+// ElementwiseKernel's `n` generate,
 // compiled for a GPU (sm_90) with NVRTC: the CPU backend runs the same text,
 // and this makes GPU-only compile errors show up without a GPU.
 #include <gtest/gtest.h>
@@ -105,6 +106,15 @@ TEST_F(ArrayLayoutKernelsForGpu, AxisScansCompileForSm90) {
 TEST_F(ArrayLayoutKernelsForGpu, ElementwiseKernelSourcesCompileForSm90) {
   ElementwiseKernel reverse("const double *x, double *y", "y[i] = x[n - 1 - i]", "reverse");
   ElementwiseKernel own_n("int *z, int n", "z[i] = n", "fill_n");
+  // Strided arguments, read and written through their view structs.
+  ElementwiseKernel views("const float *x, const cudakit_half *h, float *z",
+                          "z[i] = x[i] * cudakit_h2f(h[i])", "views");
+  const Array x = upload(random_values<float>(24 * 35, -1.0, 1.0, seed), {24, 35});
+  Array z = empty({3 * 35, 24}, DType::float32, stream);
+  views({x.transpose(), x.astype(DType::float16).slice(0, std::nullopt, std::nullopt, -1).T(),
+         z.slice(0, 1, std::nullopt, 3)});
+  EXPECT_TRUE(any_source_has("struct ck_view_z {"));
+  EXPECT_TRUE(any_source_has("views(ck_view_x x, ck_view_h h, ck_view_z z,"));
   compile_all_for_gpu({{"reverse 32", reverse.source(false)},
                        {"reverse 64", reverse.source(true)},
                        {"fill_n 32", own_n.source(false)}});
