@@ -92,6 +92,9 @@ class Array {
   // The stream the array's work is ordered on (the device's default stream
   // unless one was given).
   Stream stream() const;
+  // The same as a handle for launches, without making a Stream (null: the
+  // device's default stream).
+  StreamRef stream_ref() const noexcept { return stream_ ? StreamRef(*stream_) : StreamRef{}; }
   void set_stream(const Stream& stream);
   bool readonly() const noexcept { return readonly_; }
   void set_readonly(bool readonly) noexcept { readonly_ = readonly; }

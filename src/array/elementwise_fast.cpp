@@ -185,7 +185,7 @@ void fill(const Expr& expr, Array& out, Casting casting, const char* context, Wa
     args.push_scalar<int>(static_cast<int>(l.plan.size));
   const std::int64_t work =
       l.plan.vector_width > 1 ? l.plan.size / l.plan.vector_width : l.plan.size;
-  LaunchConfig config = elementwise_config(out.device(), work, out.stream());
+  LaunchConfig config = elementwise_config(out.device(), work, out.stream_ref());
   args.launch(*l.kernel, config);
 
   // A shape the entry cannot describe stays on the general path.
@@ -250,7 +250,7 @@ void launch(const FastEntry& entry, const Walk& w, const Array& out) {
       std::clamp<std::int64_t>((work + entry.block - 1) / entry.block, 1, entry.grid_limit);
   const Kernel::State& k = entry.kernel.state();
   k.backend->launch(k.native, k.name.c_str(), Dim3{static_cast<unsigned>(blocks)},
-                    Dim3{entry.block}, 0, out.stream().native(), values);
+                    Dim3{entry.block}, 0, out.stream_ref().native, values);
   note_array_launch();
 }
 

@@ -119,14 +119,21 @@ NodePtr make_op(const std::string& op, std::vector<NodePtr> args) {
   node->dtype = typing->result;
   node->operand = typing->operand;
   node->weak = all_weak;
-  std::vector<Shape> shapes;
+  node->children.reserve(args.size());
+  bool same_shapes = true;
   for (std::size_t k = 0; k < args.size(); ++k) {
     DType want = (op == "where" && k == 0) ? DType::bool_ : typing->operand;
     if (op == "ldexp" && k == 1) want = DType::int64;
     node->children.push_back(all_weak ? args[k] : concretize(args[k], want, op, cmp));
-    shapes.push_back(args[k]->shape);
+    same_shapes = same_shapes && args[k]->shape == args[0]->shape;
   }
-  node->shape = broadcast_shapes(std::span<const Shape>(shapes));
+  if (same_shapes) {
+    node->shape = args[0]->shape;  // the common case, without building a list of shapes
+  } else {
+    std::vector<Shape> shapes;
+    for (const auto& a : args) shapes.push_back(a->shape);
+    node->shape = broadcast_shapes(std::span<const Shape>(shapes));
+  }
   if (all_weak) node->dtype = default_dtype(kind_of(typing->result));
   return node;
 }
