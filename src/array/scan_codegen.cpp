@@ -204,13 +204,17 @@ std::string column_scan_source(const ScanSpec& spec) {
   s += "    for (long long ck_k0 = 0; ck_k0 < line_length; ck_k0 += CK_ITEMS) {\n";
   s += "      // CK_ITEMS loads in flight before the combines that depend on each other.\n";
   s += "      ck_value_t ck_v[CK_ITEMS];\n";
-  s += "      int ck_count = 0;\n";
-  s += "      for (int ck_j = 0; ck_j < CK_ITEMS && ck_k0 + ck_j < line_length; ++ck_j) {\n";
-  s += "        const long long i = ck_base + (ck_k0 + ck_j) * ck_inner;\n";
-  s += "        ck_v[ck_j] = (ck_value_t)(" + spec.map_expr + ");\n";
-  s += "        ck_count = ck_j + 1;\n";
+  s += "      // Fully unrolled with constant indices, so ck_v stays in registers.\n";
+  s += "      #pragma unroll\n";
+  s += "      for (int ck_j = 0; ck_j < CK_ITEMS; ++ck_j) {\n";
+  s += "        if (ck_k0 + ck_j < line_length) {\n";
+  s += "          const long long i = ck_base + (ck_k0 + ck_j) * ck_inner;\n";
+  s += "          ck_v[ck_j] = (ck_value_t)(" + spec.map_expr + ");\n";
+  s += "        }\n";
   s += "      }\n";
-  s += "      for (int ck_j = 0; ck_j < ck_count; ++ck_j) {\n";
+  s += "      #pragma unroll\n";
+  s += "      for (int ck_j = 0; ck_j < CK_ITEMS; ++ck_j) {\n";
+  s += "        if (ck_k0 + ck_j >= line_length) break;\n";
   s += "        const long long i = ck_base + (ck_k0 + ck_j) * ck_inner;\n";
   s += "        const bool ck_first_item = ck_k0 + ck_j == 0;\n";
   s += "        const ck_value_t ck_r = ck_first_item ? ck_v[ck_j] : ck_scan_op(ck_carry, "
