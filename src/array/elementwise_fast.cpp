@@ -98,6 +98,8 @@ bool visit(const ExprNode& n, const Array& out, Walk& w) {
     if (!a.valid() || !(a.storage()->device == out.storage()->device) || a.shape() != out.shape() ||
         !a.is_c_contiguous())
       return false;
+    // An operand on another stream needs ordering: the general path's job.
+    if (a.stream_ref().native != out.stream_ref().native) return false;
     // An operand overlapping the destination is fine only as the very same
     // elements (a += b); anything else needs the general path's temporary.
     // (Both are contiguous and of one shape: their bytes are two ranges.)

@@ -206,4 +206,19 @@ TEST_F(ArrayFastPath, BroadcastOperandsTakeTheGeneralPath) {
     ASSERT_EQ(got[k], hm[k] + hr[k % static_cast<std::size_t>(kN)]) << "at " << k;
 }
 
+TEST_F(ArrayFastPath, OperandOnAnotherStreamTakesTheGeneralPath) {
+  auto ha = floats(), hb = floats();
+  ck::Stream side = device().create_stream();
+  ck::Array a = ck::from_host(ha.data(), {kN}, DType::float32, side);
+  ck::Array b = ck::from_host(hb), c = ck::empty({kN});
+  c.assign(b + b);
+  std::uint64_t h0 = hits();
+  c.assign(a + b);
+  c.assign(a + b);
+  EXPECT_EQ(hits(), h0) << "the general path orders the streams";
+  std::vector<double> want(ha.size());
+  for (std::size_t k = 0; k < ha.size(); ++k) want[k] = double(ha[k] + hb[k]);
+  expect_near_all(c.to_host<float>(), want);
+}
+
 }  // namespace
