@@ -187,7 +187,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   for log in "$OUT"/experiment-*.log; do
     [[ -f $log ]] || continue
     echo "$(basename "$log" .log):"
-    tail -25 "$log" | sed 's/^/  /'
+    tail -40 "$log" | sed 's/^/  /'
   done
   grep -h "RESULT" "$OUT"/bench-array_overhead_bench.log 2>/dev/null | sed 's/^/  overhead: /'
   echo "bench ratios:"

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 #include <algorithm>
+#include <functional>
 #include <cuda_runtime.h>
 
 template <int U>
@@ -42,23 +43,31 @@ float time_ms(F f) {
 
 int main() {
   int sms; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  for (long n : {10000000L, 1L << 28}) {
+  for (long n : {1L << 20, 1L << 24, 10000000L, 1L << 28}) {
     int nv = int(n / 4);
     float4 *a, *b, *c; cudaMalloc(&a, n * 4); cudaMalloc(&b, n * 4); cudaMalloc(&c, n * 4);
     cudaMemset(a, 1, n * 4); cudaMemset(b, 2, n * 4);
     double bytes = 12.0 * n;
-    auto report = [&](const char* name, float ms) { printf("%-34s n=%-10ld %8.4f ms %7.1f GB/s\n", name, n, ms, bytes / ms / 1e6); };
     int wave = sms * 8;  // 256-thread blocks, 2048 threads per SM
-    report("stride one wave U=1", time_ms([&] { stride_add<1><<<wave, 256>>>(a, b, c, nv); }));
-    report("stride one wave U=4", time_ms([&] { stride_add<4><<<wave, 256>>>(a, b, c, nv); }));
-    report("stride 4 waves U=1", time_ms([&] { stride_add<1><<<wave * 4, 256>>>(a, b, c, nv); }));
-    report("stride 4 waves U=2", time_ms([&] { stride_add<2><<<wave * 4, 256>>>(a, b, c, nv); }));
-    report("full grid U=1 (256)", time_ms([&] { full_add<1><<<(nv + 255) / 256, 256>>>(a, b, c, nv); }));
-    report("full grid U=2 (256)", time_ms([&] { full_add<2><<<(nv + 511) / 512, 256>>>(a, b, c, nv); }));
-    report("full grid U=4 (128)", time_ms([&] { full_add<4><<<(nv + 511) / 512, 128>>>(a, b, c, nv); }));
-    report("full grid U=4 (256)", time_ms([&] { full_add<4><<<(nv + 1023) / 1024, 256>>>(a, b, c, nv); }));
-    report("full grid U=8 (128)", time_ms([&] { full_add<8><<<(nv + 1023) / 1024, 128>>>(a, b, c, nv); }));
-    report("cudaMemcpy D2D (read+write as 8B/elem)", time_ms([&] { cudaMemcpyAsync(c, a, n * 4, cudaMemcpyDeviceToDevice); }) * 12.0f / 8.0f);
+    struct Variant { const char* name; std::function<void()> run; std::vector<float> ms; };
+    std::vector<Variant> variants = {
+      {"stride one wave U=1", [&] { stride_add<1><<<wave, 256>>>(a, b, c, nv); }, {}},
+      {"stride 4 waves U=1", [&] { stride_add<1><<<wave * 4, 256>>>(a, b, c, nv); }, {}},
+      {"full grid U=1 (256)", [&] { full_add<1><<<(nv + 255) / 256, 256>>>(a, b, c, nv); }, {}},
+      {"full grid U=1 (128)", [&] { full_add<1><<<(nv + 127) / 128, 128>>>(a, b, c, nv); }, {}},
+      {"full grid U=2 (128)", [&] { full_add<2><<<(nv + 255) / 256, 128>>>(a, b, c, nv); }, {}},
+      {"full grid U=2 (256)", [&] { full_add<2><<<(nv + 511) / 512, 256>>>(a, b, c, nv); }, {}},
+      {"full grid U=4 (128)", [&] { full_add<4><<<(nv + 511) / 512, 128>>>(a, b, c, nv); }, {}},
+      {"full grid U=8 (128)", [&] { full_add<8><<<(nv + 1023) / 1024, 128>>>(a, b, c, nv); }, {}},
+    };
+    // Interleaved rounds, so drift hits every variant alike.
+    for (int round = 0; round < 5; ++round)
+      for (auto& v : variants) v.ms.push_back(time_ms(v.run));
+    for (auto& v : variants) {
+      std::sort(v.ms.begin(), v.ms.end());
+      float med = v.ms[v.ms.size() / 2];
+      printf("%-24s n=%-10ld %8.4f ms %7.1f GB/s (rounds %.4f-%.4f)\n", v.name, n, med, bytes / med / 1e6, v.ms.front(), v.ms.back());
+    }
     cudaFree(a); cudaFree(b); cudaFree(c);
   }
   printf("last error: %s\n", cudaGetErrorString(cudaGetLastError()));
