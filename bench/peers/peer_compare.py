@@ -44,25 +44,11 @@ def ck(rc):
         raise RuntimeError(lib.ck_last_error().decode())
 
 
-def timed(fn, repeats=30, warmup=5):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
-
-
-def timed_back_to_back(fn, calls=20, repeats=15, warmup=5):
-    """Per-call time of `calls` calls queued back to back between two events:
-    the device time of one call once the host keeps ahead of the device."""
+def timed(fn, repeats=30, warmup=5, calls=1):
+    """Median milliseconds of one call of `fn`, timed with CUDA events around
+    each call; with calls > 1, around that many calls queued back to back
+    (divided by the count): the device time of one call once the host keeps
+    ahead of the device."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -117,8 +103,8 @@ def main():
                target=">= 0.97x (2^28), >= 1.0x (10M)")
         # The same calls queued back to back: the host work of a call hides
         # behind the previous kernel, so this compares the kernels.
-        t_ck_b2b = timed_back_to_back(lambda: lib.ck_add(pa, pb, pout, n))
-        t_torch_b2b = timed_back_to_back(lambda: torch.add(a, b, out=out))
+        t_ck_b2b = timed(lambda: lib.ck_add(pa, pb, pout, n), repeats=15, calls=20)
+        t_torch_b2b = timed(lambda: torch.add(a, b, out=out), repeats=15, calls=20)
         report(f"add_{label}_back_to_back", "torch", t_torch_b2b, t_ck_b2b, useful_bytes=12 * n)
         if cupy is not None:
             ca, cb, cout = cupy.asarray(a), cupy.asarray(b), cupy.asarray(out)

@@ -167,17 +167,7 @@ Plan elementwise_plan(const Expr& expr, const Array& out) {
 
 void run(const Expr& expr, const Array& out) {
   ElementwiseLaunch l = elementwise_launch_for(expr, out);
-  if (l.plan.size == 0) return;
-  ArgPack args;
-  args.push_pointer(out.address());
-  pack_params(l.plan, args);
-  if (l.plan.index64)
-    args.push_scalar<long long>(l.plan.size);
-  else
-    args.push_scalar<int>(static_cast<int>(l.plan.size));
-  std::int64_t work = l.plan.vector_width > 1 ? l.plan.size / l.plan.vector_width : l.plan.size;
-  args.launch(*l.kernel,
-              elementwise_config(out.device(), std::max<std::int64_t>(work, 1), out.stream()));
+  if (l.plan.size > 0) launch_elementwise(l, out);
 }
 
 }  // namespace
@@ -191,6 +181,21 @@ ElementwiseLaunch elementwise_launch_for(const Expr& expr, const Array& out) {
     return render_elementwise(l.plan, *expr.node(), name, to_string(expr));
   });
   return l;
+}
+
+LaunchConfig launch_elementwise(const ElementwiseLaunch& l, const Array& out) {
+  ArgPack args;
+  args.push_pointer(out.address());
+  pack_params(l.plan, args);
+  if (l.plan.index64)
+    args.push_scalar<long long>(l.plan.size);
+  else
+    args.push_scalar<int>(static_cast<int>(l.plan.size));
+  std::int64_t work = l.plan.vector_width > 1 ? l.plan.size / l.plan.vector_width : l.plan.size;
+  LaunchConfig config =
+      elementwise_config(out.device(), std::max<std::int64_t>(work, 1), out.stream_ref());
+  args.launch(*l.kernel, config);
+  return config;
 }
 
 void check_eval(const Expr& expr, const Array& out, Casting casting, const char* context) {

@@ -21,6 +21,10 @@ struct ElementwiseLaunch {
 };
 ElementwiseLaunch elementwise_launch_for(const Expr& expr, const Array& out);
 
+// Launches `l` (a non-empty plan) writing into `out` through the checked
+// launch path; returns the launch shape it used.
+LaunchConfig launch_elementwise(const ElementwiseLaunch& l, const Array& out);
+
 // The launch shape of an elementwise kernel doing `work` items (vectors or
 // elements): a grid covering the work on a GPU, one wave on the CPU backend.
 LaunchConfig elementwise_config(const Device& device, std::int64_t work, StreamRef stream);

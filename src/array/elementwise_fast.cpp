@@ -178,17 +178,7 @@ void fill(const Expr& expr, Array& out, Casting casting, const char* context, Wa
   check_eval(expr, out, casting, context);
   Expr e = expr.dtype() == out.dtype() ? expr : expr.astype(out.dtype());
   ElementwiseLaunch l = elementwise_launch_for(e, out);
-  ArgPack args;
-  args.push_pointer(out.address());
-  pack_params(l.plan, args);
-  if (l.plan.index64)
-    args.push_scalar<long long>(l.plan.size);
-  else
-    args.push_scalar<int>(static_cast<int>(l.plan.size));
-  const std::int64_t work =
-      l.plan.vector_width > 1 ? l.plan.size / l.plan.vector_width : l.plan.size;
-  LaunchConfig config = elementwise_config(out.device(), work, out.stream_ref());
-  args.launch(*l.kernel, config);
+  const LaunchConfig config = launch_elementwise(l, out);
 
   // A shape the entry cannot describe stays on the general path.
   if (l.plan.index64 != index64_for(l.plan.size) || l.plan.out->access != Access::contiguous ||
