@@ -8,6 +8,7 @@
 // this work is done.
 #pragma once
 
+#include <concepts>
 #include <span>
 
 #include "cudakit/array.hpp"
@@ -28,10 +29,12 @@ namespace cudakit::detail {
 void order_after_operands(const Stream& launch_stream, std::span<const Array* const> operands,
                           const Array* out = nullptr);
 
-template <class... More>
-void order_after_operands(const Stream& launch_stream, const Array& first, const More&... more) {
-  const Array* operands[] = {&first, &more...};
-  order_after_operands(launch_stream, std::span<const Array* const>(operands));
+// Arrays only: an Expr converts to an Array by evaluating it.
+template <class... Arrays>
+  requires(sizeof...(Arrays) > 0 && (std::same_as<Arrays, Array> && ...))
+void order_after_operands(const Stream& launch_stream, const Arrays&... operands) {
+  const Array* list[] = {&operands...};
+  order_after_operands(launch_stream, std::span<const Array* const>(list));
 }
 
 // Every array leaf of `expr`, and `out` when given.
