@@ -17,10 +17,9 @@ class ScanKernel {
   // Scans `input` (any shape and strides, taken in C order) into a new
   // C-contiguous array of the same shape and the kernel's dtype.
   Array operator()(const Array& input) const;
-  // Scans into `output` (same size, any layout, taken in C order; may be
-  // `input` itself for an in-place scan). A contiguous output, or one that
-  // walks a single line in memory (a stepped or reversed slice), is written
-  // directly; other layouts through a contiguous temporary (one extra pass).
+  // Scans into `output` (same size, any layout, filled in its C order; may
+  // be `input` itself for an in-place scan). Written directly, except when it
+  // overlaps `input` in another layout (then through a temporary).
   void operator()(const Array& input, Array& output) const;
 
   DType dtype() const noexcept { return dtype_; }

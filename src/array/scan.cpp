@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "array/elementwise_eval.hpp"
+#include "array/kernel_view.hpp"
 #include "array/reduce_ops.hpp"
 #include "array/reduce_source_hook.hpp"
 #include "array/reduce_workspace.hpp"
@@ -30,9 +31,13 @@ bool is_identifier(const std::string& s) {
 // operand's own axis order, the index space being its other axes (C order)
 // then the scanned one, which `out` steps through by out_inner elements (the
 // product of the extents after it).
+//
+// With `out_view` (a flat scan only), `out` may have any layout: the kernels
+// write it through a view struct, element i at its C-order position i.
 void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& axis_order,
               std::int64_t n_lines, std::int64_t line_length, Array& out,
-              const std::string& key_extra, std::int64_t out_inner = 1) {
+              const std::string& key_extra, std::int64_t out_inner = 1,
+              const detail::KernelView* out_view = nullptr) {
   const std::string what = "cudakit::" + spec.name;
   const Array& anchor = detail::first_array_of(expr, what.c_str());
   const Device device = anchor.device();
@@ -50,11 +55,26 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
   spec.params = map.params;
   spec.preamble = map.preamble + (spec.preamble.empty() ? "" : "\n" + spec.preamble);
   spec.strided_out = out_inner != 1;
+  std::string out_key;
+  if (out_view) {
+    spec.out_param = detail::kernel_view_type("ck_out") + " ck_out";
+    spec.preamble += "\n" + detail::kernel_view_source("ck_out", spec.out_type + "*", *out_view);
+    out_key = "|out:" + detail::kernel_view_key(*out_view);
+  }
+  // The output argument: its pointer, or its view struct.
+  auto push_out = [&](detail::ArgPack& args) {
+    if (out_view) {
+      const auto bytes = detail::kernel_view_bytes(out, *out_view);
+      args.push_aggregate(bytes.data(), bytes.size());
+    } else {
+      args.push_pointer(out.address());
+    }
+  };
   const std::string kernel_base = "ck_" + spec.name;
   const std::string key = "scan|" + std::string(spec.strided_out ? "strided-out|" : "") +
                           spec.name + "|" + spec.value_type + "|" + spec.out_type + "|" +
                           spec.scan_expr + "|" + spec.neutral.value_or("<none>") + "|" +
-                          (spec.exclusive ? "x" : "i") + "|" + key_extra + "|" + map.key;
+                          (spec.exclusive ? "x" : "i") + "|" + key_extra + "|" + map.key + out_key;
   spec.name = kernel_base;
   auto source = [&] { return detail::codegen_prelude() + "\n" + detail::scan_source(spec); };
   detail::observe_source(kernel_base, source);
@@ -68,7 +88,7 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
     const Kernel lines =
         detail::cached_kernel(device, key + "|lines", kernel_base + "_lines", source);
     detail::ArgPack args = map.args;
-    args.push_pointer(out.address());
+    push_out(args);
     args.push_scalar<long long>(n_lines);
     args.push_scalar<long long>(line_length);
     if (spec.strided_out) args.push_scalar<long long>(out_inner);
@@ -107,7 +127,7 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
       const std::int64_t first = (line / out_inner) * len * out_inner + line % out_inner;
       args.push_pointer(out.address() + static_cast<std::uint64_t>(first) * out.itemsize());
     } else {
-      args.push_pointer(out.address());
+      push_out(args);
     }
     args.push_pointer(workspace.partials);
     args.push_scalar<long long>(len);
@@ -161,19 +181,6 @@ void run_column_scan(const Expr& expr, detail::ScanSpec spec, std::int64_t n_col
 bool scan_by_columns(const Device& device, std::int64_t n_columns, std::int64_t line_length) {
   const std::int64_t multiprocessors = std::max(1, device.properties().multiprocessor_count);
   return n_columns >= 256 * multiprocessors || line_length <= 64;
-}
-
-// The step, in elements, of an array whose elements lie along one line in
-// memory in C order (extent-1 axes ignored, axes that continue each other
-// merged); nullopt for other layouts.
-std::optional<std::int64_t> single_step(const Array& a) {
-  std::optional<std::int64_t> step;
-  for (std::size_t k = 0; k < a.shape().size(); ++k) {
-    if (a.shape()[k] == 1) continue;
-    if (step && *step != a.strides()[k] * a.shape()[k]) return std::nullopt;
-    step = a.strides()[k];
-  }
-  return step.value_or(1);
 }
 
 Array cumulative(const Expr& a, std::optional<int> axis, bool product) {
@@ -280,14 +287,16 @@ void ScanKernel::operator()(const Array& input, Array& output) const {
     run_scan(source, spec, {}, 1, input.size(), flat, "kernel");
     return;
   }
-  // An output that walks one axis (a stepped or reversed slice) is written
-  // through its step; reading and writing the same elements in the same
-  // layout is safe (each is read before it is written, by the same thread).
-  const std::optional<std::int64_t> step = single_step(output);
+  // Any other layout is written through a view struct, unless it overlaps
+  // the input in another layout (then through a temporary). Reading and
+  // writing the same elements in the same layout is safe: each element is
+  // read before it is written, by the same thread.
   const bool identical = input.address() == output.address() && input.shape() == output.shape() &&
                          input.strides() == output.strides();
-  if (step && !output.readonly() && (identical || !output.may_share_memory(input))) {
-    run_scan(source, spec, {}, 1, input.size(), output, "kernel", *step);
+  if (!output.readonly() && (identical || !output.may_share_memory(input))) {
+    const detail::KernelView view = detail::kernel_view(output);
+    run_scan(source, spec, {}, 1, input.size(), output, "kernel", 1,
+             view.plain() ? nullptr : &view);
     return;
   }
   Array staged = empty(output.shape(), dtype_, output.stream());

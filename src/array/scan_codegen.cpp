@@ -144,7 +144,8 @@ std::string scan_source(const ScanSpec& spec) {
   s += "// Phase 2: every block rescans its chunk starting from the prefix of the\n"
        "// chunks before it, and writes.\n";
   s += "extern \"C\" __global__ void " + spec.name + "_write(" + param_prefix(spec) +
-       "ck_out_t* ck_out, const ck_value_t* ck_partials, long long n, long long chunk,\n"
+       spec.out_param +
+       ", const ck_value_t* ck_partials, long long n, long long chunk,\n"
        "    long long ck_offset" +
        (spec.strided_out ? std::string(", long long ck_out_step") : std::string()) + ") {\n";
   s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
@@ -164,7 +165,7 @@ std::string scan_source(const ScanSpec& spec) {
   // Lines.
   s += "// Independent lines of consecutive i (a scan along one axis): a block per line.\n";
   s += "extern \"C\" __global__ void " + spec.name + "_lines(" + param_prefix(spec) +
-       "ck_out_t* ck_out, long long n_lines, long long line_length" +
+       spec.out_param + ", long long n_lines, long long line_length" +
        (spec.strided_out ? std::string(", long long ck_inner") : std::string()) + ") {\n";
   s += "  __shared__ ck_value_t ck_totals[CK_THREADS];\n";
   s += "  for (long long ck_line = blockIdx.x; ck_line < n_lines; ck_line += gridDim.x) {\n";

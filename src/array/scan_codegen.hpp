@@ -30,6 +30,10 @@ struct ScanSpec {
   // the innermost, written in the operand's C order): the kernels take where
   // each line starts and its step (see scan_source).
   bool strided_out = false;
+  // How NAME_write and NAME_lines declare ck_out: the output pointer, or a
+  // view struct with operator[] (an output of any layout, defined in the
+  // preamble; see kernel_view.hpp).
+  std::string out_param = "ck_out_t* ck_out";
 };
 
 // Defines, given the spec:

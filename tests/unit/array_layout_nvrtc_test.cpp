@@ -14,6 +14,7 @@
 #include "cudakit/error.hpp"
 #include "cudakit/program.hpp"
 #include "cudakit/reduction_kernel.hpp"
+#include "cudakit/scan_kernel.hpp"
 #include "unit/array_reduce_test_util.hpp"
 
 namespace {
@@ -100,6 +101,14 @@ TEST_F(ArrayLayoutKernelsForGpu, AxisScansCompileForSm90) {
   (void)cumsum(i, 0);                            // a block per line, strided output
   (void)cumsum(w, 1);                            // two launches per line, strided output
   (void)cumsum(a.astype(DType::float16), 0);     // 16-bit map, float accumulation
+  InclusiveScanKernel running_max(DType::float32, "a > b ? a : b");
+  Array wide = empty({9, 40, 114}, DType::float32, stream);
+  Array out = wide.slice(0, std::nullopt, std::nullopt, 3).slice(2, 1, std::nullopt, 2);
+  running_max(a, out);  // a 2-D output view
+  EXPECT_TRUE(any_source_has("ck_cumsum_columns("));
+  EXPECT_TRUE(any_source_has("long long ck_out_step"));
+  EXPECT_TRUE(any_source_has("long long line_length, long long ck_inner"));
+  EXPECT_TRUE(any_source_has("ck_view_ck_out ck_out, const ck_value_t* ck_partials"));
   compile_all_for_gpu();
 }
 

@@ -289,6 +289,26 @@ TEST_F(ArrayScan, ScanKernelWritesThroughAReversedOrSteppedOutput) {
             std::vector<std::int64_t>(3 * 30011, 0));
 }
 
+TEST_F(ArrayScan, ScanKernelWritesThroughATransposedOrSteppedTwoDimensionalOutput) {
+  // The output is filled in its own C order, whatever its layout.
+  InclusiveScanKernel scan(DType::float64, "a + b");
+  const auto host = random_values<double>(7 * 301, -1.0, 1.0, seed);
+  std::vector<double> want(host.size());
+  double s = 0;
+  for (std::size_t k = 0; k < host.size(); ++k) want[k] = s += host[k];
+  const Array a = upload(host, {7, 301});
+  Array wide = zeros({7, 602}, DType::float64, stream);
+  Array stepped = wide.slice(1, 1, std::nullopt, 2);  // (7, 301), strides (602, 2)
+  scan(a, stepped);
+  expect_close(stepped.copy().to_host<double>(), want, 1e-12, "stepped output");
+  const auto all = wide.to_host<double>();
+  for (std::size_t k = 0; k < all.size(); k += 2) ASSERT_EQ(all[k], 0.0) << k;
+  Array transposed_base = zeros({301, 7}, DType::float64, stream);
+  Array transposed = transposed_base.transpose();  // (7, 301), strides (1, 7)
+  scan(a, transposed);
+  expect_close(transposed.copy().to_host<double>(), want, 1e-12, "transposed output");
+}
+
 TEST_F(ArrayScan, ScanKernelWorksInPlaceOnAStridedView) {
   ExclusiveScanKernel scan(DType::float64, "a + b", "0");
   const auto host = random_values<double>(2 * 4099, -1.0, 1.0, seed);
