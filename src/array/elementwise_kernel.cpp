@@ -262,8 +262,7 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
         addresses[k] = a->address();
         continue;
       }
-      const bool writable_type =
-          detail::kernel_view_pointee(p.type).find("const") == std::string::npos;
+      const bool writable_type = !detail::kernel_view_pointee_is_const(p.type);
       if (a->readonly() && writable_type)
         array_error(context, what + " is a read-only view (a broadcast, or a read-only import)",
                     "declare the parameter const if the operation only reads it");
@@ -275,7 +274,7 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
                           "[...], so it needs flat memory, and writes to a copy would be lost",
                       "index it as " + p.name + "[i], or pass a contiguous array (copy())");
         // Read through a pointer: one extra pass makes a contiguous copy.
-        Array copy = empty(a->shape(), a->dtype(), first->stream());
+        Array copy = empty(a->shape(), a->dtype(), stream ? *stream : first->stream());
         copy.assign(*a);
         staged.push_back(copy);
         addresses[k] = copy.address();

@@ -81,6 +81,22 @@ inline std::string kernel_view_pointee(const std::string& declared_type) {
   return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
 }
 
+// Whether the pointee of `declared_type` is const ("const float *",
+// "float const *"): the code only reads through it.
+inline bool kernel_view_pointee_is_const(const std::string& declared_type) {
+  const std::string t = kernel_view_pointee(declared_type);
+  std::string word;
+  for (char c : t + " ") {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      word += c;
+    } else {
+      if (word == "const") return true;
+      word.clear();
+    }
+  }
+  return false;
+}
+
 // The struct definition for parameter `name` declared as `declared_type`.
 inline std::string kernel_view_source(const std::string& name, const std::string& declared_type,
                                       const KernelView& v) {
