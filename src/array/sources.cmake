@@ -35,6 +35,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/linalg.cpp
   ${CMAKE_CURRENT_LIST_DIR}/linalg_cublas.cpp
   ${CMAKE_CURRENT_LIST_DIR}/linalg_kernel.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/array_interop.cpp
 )
 # cublas_api.h for the types of the cuBLAS calls; nothing is linked.
 list(APPEND CUDAKIT_LAYER_PRIVATE_INCLUDES ${CUDAToolkit_INCLUDE_DIRS})
