@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "array/array_util.hpp"
+#include "array/stream_order.hpp"
 #include "cudakit/elementwise_kernel.hpp"
 
 namespace cudakit {
@@ -80,6 +81,9 @@ void put(Array& a, const Array& indices, const Array& values) {
   ElementwiseKernel scatter(
       t + " *dst, const long long *idx, const " + t + " *values, long long nvalues",
       "dst[idx[i]] = values[i % nvalues]", "cudakit_put");
+  // `values` (and so `v`) may live on another stream than `a`, where the
+  // scatter runs.
+  detail::order_after_operands(a.stream(), a, v);
   // Repeated indices: NumPy keeps the last value; here one of them wins.
   scatter.run({a, dev_idx, v, Scalar(v.size())},
               ElementwiseKernel::Range{0, static_cast<std::int64_t>(idx.size()), 1});

@@ -7,11 +7,13 @@
 // (asynchronous stream threads) and, in the gpu build, on a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "cudakit/array.hpp"
 #include "cudakit/array_expr.hpp"
+#include "cudakit/array_indexing.hpp"
 #include "cudakit/array_linalg.hpp"
 #include "cudakit/array_reduce.hpp"
 #include "cudakit/event.hpp"
@@ -161,6 +163,27 @@ TEST_F(ArrayStreams, MatmulWaitsForAnOperandOnAnotherStream) {
   for (std::size_t i = 0; i < got.size(); ++i)
     if (std::fabs(got[i] - want[i]) > 1e-3f * (1.0f + std::fabs(want[i]))) ++bad;
   EXPECT_EQ(bad, 0u) << "first: got " << got[0] << ", want " << want[0];
+}
+
+TEST_F(ArrayStreams, PutWaitsForValuesOnAnotherStream) {
+  constexpr std::int64_t m = 101;
+  std::vector<std::int64_t> positions(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<std::int64_t>(i);
+  std::shuffle(positions.begin(), positions.end(), rng);
+  positions.resize(static_cast<std::size_t>(m));
+  const auto hv = random_values<float>(static_cast<std::size_t>(m));
+  ck::Array indices = ck::from_host(positions.data(), {m}, ck::DType::int64, s2());
+  ck::Array a = ck::zeros({n}, ck::DType::float32, s2());
+  ck::Array values = on(s1(), hv);
+  ck::Array warm = ck::zeros({n}, ck::DType::float32, s2());
+  ck::put(warm, indices, on(s2(), hv));  // compiles the kernels
+  slow_scale(values, s1());
+  ck::put(a, indices, values);  // the scatter runs on a's stream
+  std::vector<float> want(static_cast<std::size_t>(n), 0.0f);
+  const auto sv = scaled(hv);
+  for (std::size_t k = 0; k < positions.size(); ++k)
+    want[static_cast<std::size_t>(positions[k])] = sv[k];
+  expect_near_all(a.to_host<float>(), want);
 }
 
 // The reverse hazard: `a` (allocated on s1) is read by a reduction queued on
