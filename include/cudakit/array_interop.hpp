@@ -112,6 +112,9 @@ static_assert(sizeof(DLManagedTensorVersioned) == 80 &&
 }  // namespace dlpack
 
 // ---- DLPack -------------------------------------------------------------------
+// What `__dlpack_device__()` returns: {kDLCUDA, ordinal} for GPU arrays,
+// {kDLCPU, 0} for CPU-backend arrays (their memory is host memory).
+dlpack::DLDevice dlpack_device(const Array& array);
 // The DLPack code, bits and lanes of a dtype (bool: kDLBool, 8 bits).
 dlpack::DLDataType dlpack_dtype(DType dtype) noexcept;
 // The dtype of a DLPack type; NotSupported for types cudakit has no dtype
@@ -123,9 +126,11 @@ DType dtype_from_dlpack(dlpack::DLDataType type);
 // deleter (exactly once). Shape and strides are in elements; strides are
 // always given. GPU arrays export kDLCUDA with the device's ordinal, CPU-
 // backend arrays kDLCPU. byte_offset is 0 and data is element [0, ..., 0].
-// Read-only arrays carry kFlagReadOnly. No synchronisation happens here: see
+// Read-only arrays carry kFlagReadOnly. With `copy` (`__dlpack__(copy=True)`)
+// the tensor views a new C-contiguous copy (queued on the array's stream),
+// flagged kFlagIsCopied and writable. No synchronisation happens here: see
 // prepare_export().
-dlpack::DLManagedTensorVersioned* to_dlpack_versioned(const Array& array);
+dlpack::DLManagedTensorVersioned* to_dlpack_versioned(const Array& array, bool copy = false);
 // The legacy form. Read-only arrays are refused (ArgumentError), as NumPy
 // does, because this form cannot say that the memory must not be written.
 dlpack::DLManagedTensor* to_dlpack(const Array& array);

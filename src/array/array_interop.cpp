@@ -42,9 +42,7 @@ ExportContext<Managed>* make_export(const Array& array, const char* context) {
   ctx->strides = array.strides();
   DLTensor& t = ctx->tensor.dl_tensor;
   t.data = array.data();
-  t.device = array.device().backend_kind() == BackendKind::cuda
-                 ? DLDevice{kDLCUDA, array.device().ordinal()}
-                 : DLDevice{kDLCPU, 0};
+  t.device = dlpack_device(array);
   t.ndim = array.ndim();
   t.dtype = dlpack_dtype(array.dtype());
   // A 0-d tensor may have null shape and strides; pointing into empty
@@ -206,10 +204,20 @@ DType dtype_from_dlpack(DLDataType t) {
 
 // ---- DLPack --------------------------------------------------------------------
 
-DLManagedTensorVersioned* to_dlpack_versioned(const Array& array) {
-  auto* ctx = make_export<DLManagedTensorVersioned>(array, "to_dlpack_versioned");
+DLDevice dlpack_device(const Array& array) {
+  detail::check_valid(array, "dlpack_device");
+  return array.device().backend_kind() == BackendKind::cuda
+             ? DLDevice{kDLCUDA, array.device().ordinal()}
+             : DLDevice{kDLCPU, 0};
+}
+
+DLManagedTensorVersioned* to_dlpack_versioned(const Array& array, bool copy) {
+  const char* context = "to_dlpack_versioned";
+  detail::check_valid(array, context);
+  const Array exported = copy ? array.copy() : array;
+  auto* ctx = make_export<DLManagedTensorVersioned>(exported, context);
   ctx->tensor.version = {kMajorVersion, kMinorVersion};
-  ctx->tensor.flags = array.readonly() ? kFlagReadOnly : 0;
+  ctx->tensor.flags = copy ? kFlagIsCopied : array.readonly() ? kFlagReadOnly : 0;
   return &ctx->tensor;
 }
 

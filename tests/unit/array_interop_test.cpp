@@ -148,6 +148,29 @@ TEST_F(ArrayInterop, ReadOnlyArrayExportsTheReadOnlyFlag) {
   t->deleter(t);
 }
 
+TEST_F(ArrayInterop, CopyExportViewsAFreshContiguousCopy) {
+  ck::Array a = reversed_transpose(random_array({6, 10}));
+  a.set_readonly(true);
+  dl::DLManagedTensorVersioned* t = ck::to_dlpack_versioned(a, true);
+  EXPECT_EQ(t->flags, dl::kFlagIsCopied);
+  EXPECT_NE(reinterpret_cast<std::uintptr_t>(t->dl_tensor.data), a.address());
+  EXPECT_EQ(std::vector<std::int64_t>(t->dl_tensor.strides, t->dl_tensor.strides + 2),
+            (std::vector<std::int64_t>{6, 1}));
+  ck::Array b = ck::from_dlpack(t);
+  EXPECT_FALSE(b.readonly());
+  EXPECT_FALSE(b.may_share_memory(a));
+  EXPECT_EQ(host_doubles(b), host_doubles(a));
+}
+
+TEST_F(ArrayInterop, DlpackDeviceNamesTheArraysDevice) {
+  ck::Array a = random_array({3});
+  EXPECT_EQ(ck::dlpack_device(a).device_type, dl_device().device_type);
+  EXPECT_EQ(ck::dlpack_device(a).device_id, dl_device().device_id);
+  ck::Device cpu = ck::Device::get(ck::BackendKind::cpu, 0);
+  EXPECT_EQ(ck::dlpack_device(ck::zeros({2}, DType::int8, cpu.default_stream())).device_type,
+            dl::kDLCPU);
+}
+
 TEST_F(ArrayInterop, LegacyExportOfAReadOnlyArrayIsAnError) {
   ck::Array a = random_array({5});
   a.set_readonly(true);
