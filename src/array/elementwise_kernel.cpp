@@ -10,6 +10,7 @@
 #include "array/elementwise_eval.hpp"
 #include "array/kernel_view.hpp"
 #include "array/reduce_source_hook.hpp"
+#include "array/stream_order.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/program.hpp"
@@ -235,6 +236,13 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
   if (args.size() != s.params.size())
     array_error(context, "expected " + std::to_string(s.params.size()) + " arguments (" +
                              s.arguments + "), got " + std::to_string(args.size()));
+  // The launch runs on `stream` (or the first array's), after the work
+  // queued on the arrays' own streams.
+  std::vector<const Array*> arrays;
+  for (const auto& v : args)
+    if (const Array* a = std::get_if<Array>(&v); a != nullptr && a->valid()) arrays.push_back(a);
+  if (!arrays.empty())
+    detail::order_after_operands(stream ? *stream : arrays.front()->stream(), arrays);
   const Array* first = nullptr;
   // How each array reaches the kernel: its pointer, or (strided) a view
   // struct, or a contiguous copy when the operation needs a real pointer.

@@ -9,6 +9,7 @@
 #include "array/reduce_ops.hpp"
 #include "array/reduce_source_hook.hpp"
 #include "array/reduce_workspace.hpp"
+#include "array/stream_order.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/reduction_kernel.hpp"
@@ -168,6 +169,12 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
   if (args.size() != params_.size())
     throw ArgumentError(context, "expects " + std::to_string(params_.size()) + " arguments (" +
                                      arguments_ + "), got " + std::to_string(args.size()));
+  // The launch runs on the first array's stream, after the work queued on
+  // the other arrays' streams.
+  std::vector<const Array*> arrays;
+  for (const auto& v : args)
+    if (const Array* a = std::get_if<Array>(&v); a != nullptr && a->valid()) arrays.push_back(a);
+  if (!arrays.empty()) detail::order_after_operands(arrays.front()->stream(), arrays);
   const Array* first = nullptr;
   detail::ArgPack pack;
   // The kernel's variant: which arguments arrive as strided views, in which

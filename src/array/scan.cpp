@@ -9,6 +9,7 @@
 #include "array/reduce_source_hook.hpp"
 #include "array/reduce_workspace.hpp"
 #include "array/scan_codegen.hpp"
+#include "array/stream_order.hpp"
 #include "cudakit/array_scan.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
@@ -44,6 +45,7 @@ void run_scan(const Expr& expr, detail::ScanSpec spec, const std::vector<int>& a
   const Stream stream = out.stream();
   const std::int64_t n = n_lines * line_length;
   if (n == 0) return;
+  detail::order_after_operands(stream, expr, &out);
 
   detail::CodegenOptions options;
   options.index_name = "i";
@@ -147,6 +149,7 @@ void run_column_scan(const Expr& expr, detail::ScanSpec spec, std::int64_t n_col
   const Device device = detail::first_array_of(expr, what.c_str()).device();
   const std::int64_t n = n_columns * line_length;
   if (n == 0) return;
+  detail::order_after_operands(out.stream(), expr, &out);
   detail::CodegenOptions options;
   options.index_name = "i";
   options.prefix = "m";
