@@ -78,12 +78,12 @@ Array norm(const Expr& a, Axes axes = {}, bool keepdims = false);
 
 // numpy.linalg.norm's `ord`: None (the default), a real p (NormOrder(1),
 // NormOrder(0.5), NormOrder::inf(), NormOrder::neg_inf()), 'fro' or 'nuc'.
-// The constructor from a number is explicit so that `norm(a, 1)` keeps
-// meaning axis 1.
+// The constructors are explicit so that `norm(a, 1)` keeps meaning axis 1
+// and `norm(a, {}, true)` all axes.
 class NormOrder {
  public:
   enum class Kind : std::uint8_t { none, p, fro, nuc };
-  NormOrder() = default;  // None
+  explicit NormOrder() = default;  // None
   explicit NormOrder(double p) noexcept : kind_(Kind::p), p_(p) {}
   static NormOrder none() noexcept { return NormOrder(); }
   static NormOrder fro() noexcept { return NormOrder(Kind::fro); }

@@ -61,6 +61,16 @@ TEST_F(ArrayNorm, DefaultOrderIsTheFlattened2Norm) {
   expect_close(got, {vector_norm_ref(magnitudes(v), 2)}, DType::float64, "norm(a, None) ref", 10);
 }
 
+// The overload without an order is unchanged: an int is an axis, {} all axes.
+TEST_F(ArrayNorm, CallsWithoutAnOrderKeepTheirMeaning) {
+  const auto v = values(6 * 41, DType::float64);
+  const ck::Array a = make_array(v, DType::float64, {6, 41});
+  EXPECT_EQ(ck::norm(a, 1).shape(), (ck::Shape{6}));
+  EXPECT_EQ(ck::norm(a, {}, true).shape(), (ck::Shape{1, 1}));
+  expect_close(host_doubles(ck::norm(a, {}, true)), {vector_norm_ref(magnitudes(v), 2)},
+               DType::float64, "norm(a, {}, true)", 10);
+}
+
 TEST_F(ArrayNorm, VectorOrdersMatchNumPysDefinitions) {
   const std::size_t n = 1001;
   const auto v = values(n, DType::float32);
