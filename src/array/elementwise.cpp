@@ -8,6 +8,7 @@
 #include "array/array_util.hpp"
 #include "array/elementwise_eval.hpp"
 #include "array/expr_plan.hpp"
+#include "array/stream_order.hpp"
 #include "cudakit/array_expr.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/detail/expr_node.hpp"
@@ -228,6 +229,8 @@ void check_eval(const Expr& expr, const Array& out, Casting casting, const char*
 void eval_into(const Expr& expr, Array& out, Casting casting, const char* context) {
   if (eval_fast(expr, out, casting, context)) return;
   check_eval(expr, out, casting, context);
+  // Operands on other streams: the launch (on out's stream) waits for them.
+  order_after_operands(out.stream(), expr, &out);
   Expr e = as_dtype(expr, out.dtype());
   if (unsafe_alias(*e.node(), out)) {
     // An operand overlaps the destination in another layout (a shifted or

@@ -85,6 +85,12 @@ bool same_view(const Array& a, const Array& b) {
          a.shape() == b.shape() && a.strides() == b.strides();
 }
 
+// Pooled memory is used on the stream it was allocated for (no record_stream needed).
+bool on_own_stream(const Array& a) {
+  const ArrayStorage& storage = *a.storage();
+  return !storage.pooled || storage.alloc_stream == a.stream_ref().native;
+}
+
 // Appends `n` and its subtree to the walk; false when the tree is not of the
 // common shape (the general path then handles it, errors included).
 bool visit(const ExprNode& n, const Array& out, Walk& w) {
@@ -98,8 +104,9 @@ bool visit(const ExprNode& n, const Array& out, Walk& w) {
     if (!a.valid() || !(a.storage()->device == out.storage()->device) || a.shape() != out.shape() ||
         !a.is_c_contiguous())
       return false;
-    // An operand on another stream needs ordering: the general path's job.
-    if (a.stream_ref().native != out.stream_ref().native) return false;
+    // An operand on another stream, or pooled memory allocated for another
+    // stream, needs ordering (stream_order.hpp): the general path's job.
+    if (a.stream_ref().native != out.stream_ref().native || !on_own_stream(a)) return false;
     // An operand overlapping the destination is fine only as the very same
     // elements (a += b); anything else needs the general path's temporary.
     // (Both are contiguous and of one shape: their bytes are two ranges.)
@@ -251,7 +258,8 @@ void launch(const FastEntry& entry, const Walk& w, const Array& out) {
 std::uint64_t elementwise_fast_hits() noexcept { return g_hits.load(std::memory_order_relaxed); }
 
 bool eval_fast(const Expr& expr, Array& out, Casting casting, const char* context) {
-  if (!out.valid() || out.readonly() || out.size() < kMinSize || !out.is_c_contiguous())
+  if (!out.valid() || out.readonly() || out.size() < kMinSize || !out.is_c_contiguous() ||
+      !on_own_stream(out))
     return false;
   const ExprNode& root = *expr.node();
   if (root.kind != NodeKind::op) return false;
