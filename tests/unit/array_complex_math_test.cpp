@@ -201,6 +201,75 @@ TEST_F(ArrayComplexMath, BranchCutsFollowTheSignOfZero) {
   }
 }
 
+// Infinities, NaNs and signed zeros where C99 Annex G fixes the result
+// (the cases whose sign it leaves unspecified are left out).
+TEST_F(ArrayComplexMath, SpecialValuesFollowC99AnnexG) {
+  using Z = std::complex<double>;
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case {
+    const char* name;
+    std::function<Expr(const Expr&)> f;
+    std::function<Z(Z)> ref;
+    std::vector<Z> inputs;
+  };
+  const std::vector<Case> cases = {
+      {"exp",
+       [](const Expr& e) { return ck::exp(e); },
+       [](Z z) { return std::exp(z); },
+       {{inf, 0.0}, {-inf, 1.0}, {1.0, inf}, {nan, 0.0}, {nan, 1.0}}},
+      {"log",
+       [](const Expr& e) { return ck::log(e); },
+       [](Z z) { return std::log(z); },
+       {{-inf, 1.0}, {inf, 1.0}, {inf, inf}, {-inf, inf}, {nan, inf}, {1.0, nan}, {inf, nan}}},
+      {"sqrt",
+       [](const Expr& e) { return ck::sqrt(e); },
+       [](Z z) { return std::sqrt(z); },
+       {{-0.0, 0.0}, {1.0, inf}, {nan, inf}, {-inf, 1.0}, {inf, 1.0}, {inf, nan}, {1.0, nan}}},
+      {"sinh",
+       [](const Expr& e) { return ck::sinh(e); },
+       [](Z z) { return std::sinh(z); },
+       {{0.0, 0.0}, {inf, 0.0}, {inf, 1.0}, {nan, 0.0}}},
+      {"cosh",
+       [](const Expr& e) { return ck::cosh(e); },
+       [](Z z) { return std::cosh(z); },
+       {{0.0, 0.0}, {inf, 0.0}, {inf, 1.0}, {nan, 1.0}}},
+      {"tanh",
+       [](const Expr& e) { return ck::tanh(e); },
+       [](Z z) { return std::tanh(z); },
+       {{0.0, 0.0}, {inf, 1.0}, {-inf, 2.0}, {nan, 0.0}, {0.0, inf}, {0.0, nan}}},
+      {"arcsinh",
+       [](const Expr& e) { return ck::arcsinh(e); },
+       [](Z z) { return std::asinh(z); },
+       {{0.0, 0.0}, {1.0, inf}, {inf, 1.0}, {inf, inf}, {nan, 0.0}}},
+      {"arccosh",
+       [](const Expr& e) { return ck::arccosh(e); },
+       [](Z z) { return std::acosh(z); },
+       {{0.0, 0.0}, {1.0, inf}, {-inf, 1.0}, {inf, 1.0}, {inf, inf}}},
+      {"arctanh",
+       [](const Expr& e) { return ck::arctanh(e); },
+       [](Z z) { return std::atanh(z); },
+       {{0.0, 0.0}, {1.0, 0.0}, {1.0, inf}, {inf, 1.0}, {inf, inf}, {0.0, nan}}},
+      {"arccos",
+       [](const Expr& e) { return ck::arccos(e); },
+       [](Z z) { return std::acos(z); },
+       {{0.0, 0.0}, {-inf, 1.0}, {inf, 1.0}, {1.0, inf}, {-inf, inf}, {0.0, nan}}},
+  };
+  const auto same = [](double g, double w) {
+    if (std::isnan(w)) return std::isnan(g);
+    if (w == 0 || std::isinf(w)) return g == w && std::signbit(g) == std::signbit(w);
+    return std::fabs(g - w) <= 1e-15 * std::fabs(w);
+  };
+  for (const Case& c : cases) {
+    const auto got = ck::Array(c.f(Expr(ck::from_host(c.inputs)))).to_host<Z>();
+    for (std::size_t k = 0; k < c.inputs.size(); ++k) {
+      const Z want = c.ref(c.inputs[k]);
+      EXPECT_TRUE(same(got[k].real(), want.real()) && same(got[k].imag(), want.imag()))
+          << c.name << c.inputs[k] << ": got " << got[k] << ", want " << want;
+    }
+  }
+}
+
 TEST_F(ArrayComplexMath, LogOfZeroIsMinusInfinityWithTheArgumentOfZero) {
   using Z = std::complex<double>;
   const std::vector<Z> zeros = {{0.0, 0.0}, {-0.0, 0.0}, {0.0, -0.0}, {-0.0, -0.0}};
