@@ -76,24 +76,28 @@ StreamEvents& stream_events() {
   return *events;
 }
 
-// The streams one launch has already been ordered after.
+// The streams one launch has already been ordered after. The launch stream
+// is given, or is an output array's, made into a Stream only when needed.
 class Ordering {
  public:
-  explicit Ordering(const Stream& launch) : launch_(launch), native_(launch.native()) {}
+  explicit Ordering(const Stream& launch)
+      : launch_(&launch), native_(launch.native()), device_(launch.device()) {}
+  explicit Ordering(const Array& out)
+      : out_(&out), native_(out.stream_ref().native), device_(out.device()) {}
 
   void add(const Array& a) {
     if (!a.valid()) return;
     const ArrayStorage& storage = *a.storage();
     // The pool gives the memory back to the stream it was allocated for
     // without waiting; this launch's use must hold it back until done.
-    if (storage.pooled && storage.alloc_stream != native_ && storage.device == launch_.device())
-      MemoryPool::of(storage.device).record_stream(storage.address, launch_);
-    const Stream s = a.stream();
-    if (s.native() == native_ || !(s.device() == launch_.device())) return;
+    if (storage.pooled && storage.alloc_stream != native_ && storage.device == device_)
+      MemoryPool::of(storage.device).record_stream(storage.address, launch());
+    void* native = a.stream_ref().native;
+    if (native == native_ || !(storage.device == device_)) return;
     for (std::size_t i = 0; i < count_; ++i)
-      if (done_[i] == s.native()) return;
-    stream_events().order(launch_, s);
-    if (count_ < std::size(done_)) done_[count_++] = s.native();
+      if (done_[i] == native) return;
+    stream_events().order(launch(), a.stream());
+    if (count_ < std::size(done_)) done_[count_++] = native;
   }
 
   void add_leaves(const ExprNode& node) {
@@ -102,8 +106,16 @@ class Ordering {
   }
 
  private:
-  const Stream& launch_;
+  const Stream& launch() {
+    if (!launch_) launch_ = &made_.emplace(out_->stream());
+    return *launch_;
+  }
+
+  const Stream* launch_ = nullptr;
+  const Array* out_ = nullptr;
+  std::optional<Stream> made_;
   void* native_;
+  const Device& device_;
   void* done_[8] = {};
   std::size_t count_ = 0;
 };
@@ -122,6 +134,21 @@ void order_after_operands(const Stream& launch_stream, const Expr& expr, const A
   Ordering ordering(launch_stream);
   if (expr.node()) ordering.add_leaves(*expr.node());
   if (out) ordering.add(*out);
+}
+
+void order_after_operands(const Array& out, std::span<const Array* const> inputs) {
+  if (!out.valid()) return;
+  Ordering ordering(out);
+  for (const Array* a : inputs)
+    if (a) ordering.add(*a);
+  ordering.add(out);
+}
+
+void order_after_operands(const Array& out, const Expr& expr) {
+  if (!out.valid()) return;
+  Ordering ordering(out);
+  if (expr.node()) ordering.add_leaves(*expr.node());
+  ordering.add(out);
 }
 
 }  // namespace cudakit::detail

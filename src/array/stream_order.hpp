@@ -19,20 +19,19 @@ namespace cudakit::detail {
 
 // Call before queuing the operation on `launch_stream`, with every array it
 // reads or writes (the output too). When all of them are on the launch
-// stream and were allocated for it, this costs per operand one Stream copy
-// (a reference count; Array::stream() allocates only for an array imported
-// without a stream) and two pointer comparisons: no lock, no driver call.
-// Otherwise one event record and one stream wait per distinct other stream,
-// with events from a small per-stream cache, and a pool record_stream for
-// memory allocated for another stream.
-// Null entries are skipped; `out`, when given, counts as one more operand.
+// stream and were allocated for it, this costs two pointer comparisons per
+// operand: no allocation, no lock, no driver call. Otherwise one event record and one stream wait
+// per distinct other stream, with events from a small per-stream cache, and a pool record_stream
+// for memory allocated for another stream. Null entries are skipped; `out`, when given, counts as
+// one more operand.
 void order_after_operands(const Stream& launch_stream, std::span<const Array* const> operands,
                           const Array* out = nullptr);
 
 // Arrays only: an Expr converts to an Array by evaluating it.
 template <class... Arrays>
-  requires(sizeof...(Arrays) > 0 && (std::same_as<Arrays, Array> && ...))
-void order_after_operands(const Stream& launch_stream, const Arrays&... operands) {
+requires(sizeof...(Arrays) > 0 && (std::same_as<Arrays, Array> &&
+                                   ...)) void order_after_operands(const Stream& launch_stream,
+                                                                   const Arrays&... operands) {
   const Array* list[] = {&operands...};
   order_after_operands(launch_stream, std::span<const Array* const>(list));
 }
@@ -40,5 +39,10 @@ void order_after_operands(const Stream& launch_stream, const Arrays&... operands
 // Every array leaf of `expr`, and `out` when given.
 void order_after_operands(const Stream& launch_stream, const Expr& expr,
                           const Array* out = nullptr);
+
+// The usual case: the operation writes `out` on out's stream. `out` counts as
+// an operand; no Stream is made unless some operand is on another stream.
+void order_after_operands(const Array& out, std::span<const Array* const> inputs);
+void order_after_operands(const Array& out, const Expr& expr);
 
 }  // namespace cudakit::detail
