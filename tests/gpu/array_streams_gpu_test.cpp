@@ -1,9 +1,7 @@
 // Cross-stream ordering of array operations at GPU sizes: many streams
 // writing operands that one stream combines, with the launches of all of
 // them in flight at once. (The behaviours themselves are tested on both
-// backends by unit/array_streams_test.cpp, built for the GPU too.) The
-// DISABLED_ tests evaluate fused expressions across streams and are enabled
-// with the ordering call in the elementwise evaluation.
+// backends by unit/array_streams_test.cpp, built for the GPU too.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,7 +36,7 @@ class ArrayStreamsGpu : public ArrayTest {
 // Eight producers, each a stream whose array is written by a slow kernel
 // (serial over its elements, so a few thousand of them), then one stream
 // sums them all in one fused kernel.
-TEST_F(ArrayStreamsGpu, DISABLED_FusedExpressionWaitsForEightProducerStreams) {
+TEST_F(ArrayStreamsGpu, FusedExpressionWaitsForEightProducerStreams) {
   constexpr int producers = 8;
   constexpr std::int64_t n = 3001;
   ck::Stream consumer = device().create_stream();
@@ -90,7 +88,7 @@ TEST_F(ArrayStreamsGpu, LargeReductionOnAnotherStreamSeesTheWrites) {
 
 // Arrays made and dropped on several streams in turn reuse one another's
 // memory through the pool without corrupting results.
-TEST_F(ArrayStreamsGpu, DISABLED_ArraysDroppedOnOneStreamAreReusedSafelyOnOthers) {
+TEST_F(ArrayStreamsGpu, ArraysDroppedOnOneStreamAreReusedSafelyOnOthers) {
   constexpr std::int64_t n = (std::int64_t{1} << 20) + 7;
   std::vector<ck::Stream> streams;
   for (int s = 0; s < 4; ++s) streams.push_back(device().create_stream());

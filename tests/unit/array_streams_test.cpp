@@ -16,8 +16,11 @@
 #include "cudakit/array_indexing.hpp"
 #include "cudakit/array_linalg.hpp"
 #include "cudakit/array_reduce.hpp"
+#include "cudakit/array_scan.hpp"
+#include "cudakit/elementwise_kernel.hpp"
 #include "cudakit/event.hpp"
 #include "cudakit/memory_pool.hpp"
+#include "cudakit/reduction_kernel.hpp"
 #include "unit/array_test_support.hpp"
 #include "unit/stream_test_kernels.hpp"
 
@@ -66,10 +69,6 @@ class ArrayStreams : public ArrayTest {
   std::optional<ck::Module> module_;
 };
 
-// The DISABLED_ tests evaluate fused expressions across streams; they are
-// enabled with the call to detail::order_after_operands in the elementwise
-// evaluation (src/array/elementwise*.cpp), and fail without it.
-
 std::vector<float> scaled(const std::vector<float>& v) {
   std::vector<float> out(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) out[i] = v[i] * 2.0f + 1.0f;
@@ -84,7 +83,7 @@ void expect_near_all(const std::vector<float>& got, const std::vector<float>& wa
   EXPECT_EQ(bad, 0u) << "first: got " << got[0] << ", want " << want[0];
 }
 
-TEST_F(ArrayStreams, DISABLED_AssignOnAnotherStreamSeesTheOperandsFinishedValues) {
+TEST_F(ArrayStreams, AssignOnAnotherStreamSeesTheOperandsFinishedValues) {
   const auto host = random_values<float>(n);
   ck::Array a = on(s1(), host);
   ck::Array b = ck::empty({n}, ck::DType::float32, s2());
@@ -96,7 +95,7 @@ TEST_F(ArrayStreams, DISABLED_AssignOnAnotherStreamSeesTheOperandsFinishedValues
   expect_near_all(b.to_host<float>(), want);
 }
 
-TEST_F(ArrayStreams, DISABLED_ExpressionOverTwoStreamsWaitsForBoth) {
+TEST_F(ArrayStreams, ExpressionOverTwoStreamsWaitsForBoth) {
   const auto hx = random_values<float>(n), ha = random_values<float>(n);
   ck::Array x = on(s2(), hx);
   ck::Array a = on(s1(), ha);
@@ -109,7 +108,7 @@ TEST_F(ArrayStreams, DISABLED_ExpressionOverTwoStreamsWaitsForBoth) {
   expect_near_all(c.to_host<float>(), want);
 }
 
-TEST_F(ArrayStreams, DISABLED_InPlaceUpdateWaitsForTheOperandsStream) {
+TEST_F(ArrayStreams, InPlaceUpdateWaitsForTheOperandsStream) {
   const auto hx = random_values<float>(n), ha = random_values<float>(n);
   ck::Array x = on(s2(), hx);
   ck::Array a = on(s1(), ha);
@@ -186,6 +185,57 @@ TEST_F(ArrayStreams, PutWaitsForValuesOnAnotherStream) {
   expect_near_all(a.to_host<float>(), want);
 }
 
+TEST_F(ArrayStreams, ElementwiseKernelWaitsForArgumentsOnOtherStreams) {
+  const auto ha = random_values<float>(n);
+  ck::ElementwiseKernel plus_one("float* out, const float* x", "out[i] = x[i] + 1.0f",
+                                 "ck_test_plus_one");
+  ck::Array out = ck::empty({n}, ck::DType::float32, s2());
+  plus_one({out, on(s2(), ha)});  // compiles the kernel
+  ck::Array a = on(s1(), ha);
+  slow_scale(a, s1());
+  plus_one({out, a});  // on out's stream (the first array's)
+  auto want = scaled(ha);
+  for (auto& w : want) w += 1.0f;
+  expect_near_all(out.to_host<float>(), want);
+}
+
+TEST_F(ArrayStreams, ReductionKernelWaitsForArgumentsOnOtherStreams) {
+  const auto hx = random_values<float>(n), ha = random_values<float>(n);
+  ck::ReductionKernel dot(ck::DType::float32, "0", "a + b", "x[i] * y[i]",
+                          "const float* x, const float* y", "ck_test_dot");
+  ck::Array x = on(s2(), hx);
+  (void)dot(x, on(s2(), ha)).item();  // compiles the kernel
+  ck::Array a = on(s1(), ha);
+  slow_scale(a, s1());
+  ck::Array result = dot(x, a);  // on x's stream
+  const auto sa = scaled(ha);
+  double want = 0, magnitude = 0;
+  for (std::size_t i = 0; i < hx.size(); ++i) {
+    want += double(hx[i]) * double(sa[i]);
+    magnitude += std::fabs(double(hx[i]) * double(sa[i]));
+  }
+  EXPECT_NEAR(result.item().as_double(), want, 1e-5 * magnitude);
+}
+
+TEST_F(ArrayStreams, CumsumWaitsForAnOperandOnAnotherStream) {
+  const auto hx = random_values<float>(n), ha = random_values<float>(n);
+  ck::Array x = on(s2(), hx);
+  (void)ck::cumsum(ck::Expr(x) + on(s2(), ha)).to_host<float>();  // compiles the kernels
+  ck::Array a = on(s1(), ha);
+  slow_scale(a, s1());
+  ck::Array c = ck::cumsum(ck::Expr(x) + a);  // on x's stream
+  const auto sa = scaled(ha);
+  const auto got = c.to_host<float>();
+  double running = 0, magnitude = 0;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < hx.size(); ++i) {
+    running += double(hx[i]) + double(sa[i]);
+    magnitude += std::fabs(double(hx[i])) + std::fabs(double(sa[i]));
+    if (std::fabs(got[i] - running) > 1e-5 * magnitude + 1e-4) ++bad;
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
 // The reverse hazard: `a` (allocated on s1) is read by a reduction queued on
 // s2 behind a slow kernel, then dropped. The pool must not give its memory
 // back on s1 (where a new array is filled at once) before s2 has read it.
@@ -211,7 +261,7 @@ TEST_F(ArrayStreams, MemoryReadOnAnotherStreamIsNotReusedBeforeThatRead) {
   EXPECT_NEAR(total.item().as_double(), want, 1e-5 * magnitude);
 }
 
-TEST_F(ArrayStreams, DISABLED_NonBlockingStreamWaitsForAnOperandOnTheDefaultStream) {
+TEST_F(ArrayStreams, NonBlockingStreamWaitsForAnOperandOnTheDefaultStream) {
   const auto hx = random_values<float>(n), ha = random_values<float>(n);
   const ck::Stream legacy = device().default_stream();
   ck::Array x = on(s2(), hx);
