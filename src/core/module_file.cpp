@@ -142,6 +142,10 @@ void sniff_text(std::span<const std::uint8_t> b, SniffedFormat& out) {
     }
     return;
   }
+  if (i == t.size()) {
+    out.found = "text with nothing but blank space and comments";
+    return;
+  }
   std::string line(t.substr(i, std::min<std::size_t>(t.find('\n', i) - i, 40)));
   out.found = "text beginning \"" + line + "\"";
   if (t.find("__global__") != std::string_view::npos) out.found += " (CUDA C source, not compiled)";

@@ -216,6 +216,11 @@ TEST_F(ModuleFormat, CudaSourceIsAnErrorSayingItIsNotCompiled) {
   EXPECT_NE(what.find("CUDA C source"), std::string::npos) << what;
 }
 
+TEST_F(ModuleFormat, CommentsOnlyIsAnError) {
+  std::string what = load_error(write("kernel.txt", std::string("// nothing\n/* here */\n")));
+  EXPECT_NE(what.find("nothing but blank space and comments"), std::string::npos) << what;
+}
+
 TEST_F(ModuleFormat, EmptyFileIsAnError) {
   std::string what = load_error(write("empty.cubin", std::string()));
   EXPECT_NE(what.find("0 bytes"), std::string::npos) << what;
