@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "array/array_util.hpp"
+#include "array/expr_checks.hpp"
 #include "array/expr_types.hpp"
 #include "cudakit/array_expr.hpp"
 #include "cudakit/detail/expr_node.hpp"
@@ -135,6 +136,7 @@ NodePtr make_op(const std::string& op, std::vector<NodePtr> args) {
     node->shape = broadcast_shapes(std::span<const Shape>(shapes));
   }
   if (all_weak) node->dtype = default_dtype(kind_of(typing->result));
+  detail::check_operand_values(*node);
   return node;
 }
 

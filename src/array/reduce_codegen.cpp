@@ -19,6 +19,9 @@ std::string common_head(const ReductionSpec& spec) {
 }
 
 // Accumulates `value` (an expression) into `acc`, compensated when asked.
+// The correction is kept only while the running sum is finite: once it is
+// inf, (t - acc) - y would be inf - inf = NaN and poison the sum, where
+// NumPy's sum of [1, inf, 2] is inf.
 std::string accumulate(const ReductionSpec& spec, const std::string& value) {
   if (spec.compensated)
     return "{\n"
@@ -26,7 +29,7 @@ std::string accumulate(const ReductionSpec& spec, const std::string& value) {
            value +
            ") - ck_comp;\n"
            "        const ck_acc_t ck_t = acc + ck_y;\n"
-           "        ck_comp = (ck_t - acc) - ck_y;\n"
+           "        ck_comp = ck_t - ck_t == 0 ? (ck_t - acc) - ck_y : (ck_acc_t)0;\n"
            "        acc = ck_t;\n"
            "      }\n";
   return "acc = ck_reduce(acc, (ck_acc_t)(" + value + "));\n";
@@ -144,7 +147,7 @@ std::string vector_reduction_source(const ReductionSpec& spec, bool product_of_t
   s += "__device__ __forceinline__ void ck_kahan(ck_acc_t& acc, ck_acc_t& comp, ck_acc_t value) {\n"
        "  const ck_acc_t y = value - comp;\n"
        "  const ck_acc_t t = acc + y;\n"
-       "  comp = (t - acc) - y;\n"
+       "  comp = t - t == 0 ? (t - acc) - y : (ck_acc_t)0;\n"
        "  acc = t;\n"
        "}\n\n";
   const std::string operands = product_of_two ? "const " + scalar + "* x, const " + scalar + "* y"

@@ -451,3 +451,24 @@ TEST_F(ArrayReduce, MinOfComplexIsAnError) {
 }
 
 }  // namespace
+
+// NumPy: sum([1, inf, 2]) is inf and sum([inf, -inf]) NaN; the compensated
+// sum must not turn an infinite running total into NaN (inf - inf in the
+// correction term), on the full-reduction path or along an axis.
+TEST_F(ArrayReduce, SumAndMeanOfInfiniteValuesAreInfinite) {
+  const float inf = std::numeric_limits<float>::infinity();
+  auto host = random_values<float>(5003, -2.0, 2.0, seed);
+  host[1234] = inf;
+  const Array a = upload(host, Shape{5003});
+  EXPECT_EQ(sum(a).item().as_double(), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(mean(a).item().as_double(), std::numeric_limits<double>::infinity());
+  host[4000] = -inf;
+  EXPECT_TRUE(std::isnan(sum(upload(host, Shape{5003})).item().as_double()));
+  auto rows = random_values<float>(3 * 1001, -2.0, 2.0, seed + 1);
+  rows[1001 + 17] = -inf;
+  const Array r = sum(upload(rows, Shape{3, 1001}), Axes(1));
+  const auto got = as_doubles(r);
+  EXPECT_TRUE(std::isfinite(got[0]));
+  EXPECT_EQ(got[1], -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isfinite(got[2]));
+}
