@@ -8,9 +8,11 @@ then timed with CUDA events around each call (median of many repeats after
 warm-up) on the legacy default stream that all three use by default.
 
 Usage: peer_compare.py path/to/libcudakit_peers.so [--quick]
+(cudakit_peers_nb, the nanobind module built next to it, is used when present.)
 Prints a table and "RESULT name value" lines.
 """
 import ctypes
+import os
 import statistics
 import sys
 
@@ -27,6 +29,13 @@ except Exception:  # pragma: no cover - CuPy is optional
     cupy = None
 
 lib = ctypes.CDLL(sys.argv[1])
+# The nanobind module next to it, when it was built: a Python binding's call
+# cost. Without it every cudakit call goes through ctypes (~1-2 us more).
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[1])))
+try:
+    import cudakit_peers_nb as nb
+except ImportError:
+    nb = None
 quick = "--quick" in sys.argv
 u64, i64 = ctypes.c_uint64, ctypes.c_int64
 dbl_p = ctypes.POINTER(ctypes.c_double)
@@ -96,14 +105,18 @@ def main():
         # Addresses taken once, as torch's tensors are: a binding's array
         # object holds its address.
         pa, pb, pout = ptr(a), ptr(b), ptr(out)
-        t_ck = timed(lambda: ck(lib.ck_add(pa, pb, pout, n)))
+        t_ck_ctypes = timed(lambda: ck(lib.ck_add(pa, pb, pout, n)))
+        t_ck = timed(lambda: nb.add(pa, pb, pout, n)) if nb else t_ck_ctypes
         t_torch = timed(lambda: torch.add(a, b, out=out))
         label = "2^28" if n == 1 << 28 else f"{n // 1_000_000}M" if n % 1_000_000 == 0 else str(n)
-        report(f"add_{label}", "torch", t_torch, t_ck, useful_bytes=12 * n,
-               target=">= 0.97x (2^28), >= 1.0x (10M)")
+        report(f"add_{label}" + ("" if nb else "_ctypes"), "torch", t_torch, t_ck,
+               useful_bytes=12 * n, target=">= 0.97x (2^28), >= 1.0x (10M)")
+        if nb:
+            report(f"add_{label}_ctypes", "torch", t_torch, t_ck_ctypes, useful_bytes=12 * n)
         # The same calls queued back to back: the host work of a call hides
         # behind the previous kernel, so this compares the kernels.
-        t_ck_b2b = timed(lambda: lib.ck_add(pa, pb, pout, n), repeats=15, calls=20)
+        add = nb.add if nb else lib.ck_add
+        t_ck_b2b = timed(lambda: add(pa, pb, pout, n), repeats=15, calls=20)
         t_torch_b2b = timed(lambda: torch.add(a, b, out=out), repeats=15, calls=20)
         report(f"add_{label}_back_to_back", "torch", t_torch_b2b, t_ck_b2b, useful_bytes=12 * n)
         if cupy is not None:
@@ -121,7 +134,11 @@ def main():
     launches = lib.ck_array_launches() - before
     assert torch.allclose(out, a * b + x * y, rtol=1e-6, atol=1e-6), "a*b+x*y differs"
     print(f"a*b + x*y ran as {launches} kernel launch(es)")
-    t_ck = timed(lambda: ck(lib.ck_mul_add(ptr(a), ptr(b), ptr(x), ptr(y), ptr(out), n)))
+    pa, pb, px, py, pout = ptr(a), ptr(b), ptr(x), ptr(y), ptr(out)
+    if nb:
+        t_ck = timed(lambda: nb.mul_add(pa, pb, px, py, pout, n))
+    else:
+        t_ck = timed(lambda: ck(lib.ck_mul_add(pa, pb, px, py, pout, n)))
     if cupy is not None:
         ca, cb, cx, cy, co = (cupy.asarray(t) for t in (a, b, x, y, out))
 
