@@ -12,26 +12,13 @@
 #include "cudakit/array_reduce.hpp"
 #include "cudakit/memory_pool.hpp"
 #include "unit/array_test_support.hpp"
+#include "unit/stream_test_fixture.hpp"
 #include "unit/stream_test_kernels.hpp"
 
 namespace array_test {
 namespace {
 
-class ArrayStreamsGpu : public ArrayTest {
- protected:
-  void SetUp() override {
-    ArrayTest::SetUp();
-    if (IsSkipped()) return;
-    module_.emplace(ck::compile(stream_test::kernels_source));
-  }
-  void slow_scale(const ck::Array& a, const ck::Stream& stream) {
-    ck::LaunchConfig config;
-    config.stream = stream;
-    module_->kernel("slow_scale")
-        .launch(config, a, static_cast<int>(a.size()), stream_test::slow_ticks());
-  }
-  std::optional<ck::Module> module_;
-};
+class ArrayStreamsGpu : public StreamTest {};
 
 // Eight producers, each a stream whose array is written by a slow kernel
 // (serial over its elements, so a few thousand of them), then one stream

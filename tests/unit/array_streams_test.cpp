@@ -22,6 +22,7 @@
 #include "cudakit/memory_pool.hpp"
 #include "cudakit/reduction_kernel.hpp"
 #include "unit/array_test_support.hpp"
+#include "unit/stream_test_fixture.hpp"
 #include "unit/stream_test_kernels.hpp"
 
 namespace array_test {
@@ -29,51 +30,7 @@ namespace {
 
 constexpr std::int64_t n = 1237;  // not a multiple of any block size
 
-class ArrayStreams : public ArrayTest {
- protected:
-  void SetUp() override {
-    ArrayTest::SetUp();
-    if (IsSkipped()) return;
-    s1_.emplace(device().create_stream());
-    s2_.emplace(device().create_stream());
-    module_.emplace(ck::compile(stream_test::kernels_source));
-    // Blocks cached for an earlier test's stream could be handed to a new
-    // stream that reuses its handle; start from an empty pool.
-    ck::MemoryPool::of(device()).free_all();
-  }
-  void TearDown() override {
-    if (!s1_) return;
-    s1_->synchronize();
-    s2_->synchronize();
-  }
-  const ck::Stream& s1() { return *s1_; }
-  const ck::Stream& s2() { return *s2_; }
-
-  // Queues on `stream`: after a long spin, a = a * 2 + 1.
-  void slow_scale(const ck::Array& a, const ck::Stream& stream) {
-    ck::LaunchConfig config;
-    config.stream = stream;
-    module_->kernel("slow_scale")
-        .launch(config, a, static_cast<int>(a.size()), stream_test::slow_ticks());
-  }
-
-  // Host values on `stream`, copied and waited for.
-  ck::Array on(const ck::Stream& stream, const std::vector<float>& values, ck::Shape shape = {}) {
-    if (shape.empty()) shape = {static_cast<std::int64_t>(values.size())};
-    ck::Array a = ck::from_host(values.data(), shape, ck::DType::float32, stream);
-    stream.synchronize();
-    return a;
-  }
-
-  std::optional<ck::Stream> s1_, s2_;
-  std::optional<ck::Module> module_;
-};
-
-std::vector<float> scaled(const std::vector<float>& v) {
-  std::vector<float> out(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) out[i] = v[i] * 2.0f + 1.0f;
-  return out;
-}
+class ArrayStreams : public StreamTest {};
 
 void expect_near_all(const std::vector<float>& got, const std::vector<float>& want) {
   ASSERT_EQ(got.size(), want.size());

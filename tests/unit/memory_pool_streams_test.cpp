@@ -14,48 +14,19 @@
 #include "cudakit/event.hpp"
 #include "cudakit/memory_pool.hpp"
 #include "unit/array_test_support.hpp"
+#include "unit/stream_test_fixture.hpp"
 #include "unit/stream_test_kernels.hpp"
 
 namespace array_test {
 namespace {
 
-class PoolStreams : public ArrayTest {
- protected:
-  void SetUp() override {
-    ArrayTest::SetUp();
-    if (IsSkipped()) return;
-    s1_.emplace(device().create_stream());
-    s2_.emplace(device().create_stream());
-    s3_.emplace(device().create_stream());
-    module_.emplace(ck::compile(stream_test::kernels_source));
-    pool().free_all();
-  }
-  void TearDown() override {
-    if (!s1_) return;
-    for (auto* s : {&*s1_, &*s2_, &*s3_}) s->synchronize();
-  }
-  ck::MemoryPool& pool() { return ck::MemoryPool::of(device()); }
-  const ck::Stream& s1() { return *s1_; }
-  const ck::Stream& s2() { return *s2_; }
-  const ck::Stream& s3() { return *s3_; }
-
-  // Keeps `stream` busy for slow_ticks() (a kernel writing `a`).
-  void keep_busy(const ck::Stream& stream, const ck::Array& a) {
-    ck::LaunchConfig config;
-    config.stream = stream;
-    module_->kernel("slow_scale")
-        .launch(config, a, static_cast<int>(a.size()), stream_test::slow_ticks());
-  }
-
-  std::optional<ck::Stream> s1_, s2_, s3_;
-  std::optional<ck::Module> module_;
-};
+class PoolStreams : public StreamTest {};
 
 constexpr std::size_t block_bytes = 100'000;  // one 100352-byte class
 
 TEST_F(PoolStreams, SameStreamReusesABlockAtOnceWhileTheStreamIsBusy) {
   ck::Array busy = ck::zeros({1237}, ck::DType::float32, s1());
-  keep_busy(s1(), busy);
+  slow_scale(busy, s1());
   auto before = pool().stats();
   std::uint64_t p = pool().allocate(block_bytes, s1().native());
   pool().deallocate(p, block_bytes, s1().native());
@@ -69,7 +40,7 @@ TEST_F(PoolStreams, SameStreamReusesABlockAtOnceWhileTheStreamIsBusy) {
 TEST_F(PoolStreams, BlockFreedOnABusyStreamIsNotGivenToAnother) {
   ck::Array busy = ck::zeros({1237}, ck::DType::float32, s1());
   std::uint64_t p = pool().allocate(block_bytes, s1().native());
-  keep_busy(s1(), busy);
+  slow_scale(busy, s1());
   pool().deallocate(p, block_bytes, s1().native());
   std::uint64_t q = pool().allocate(block_bytes, s2().native());
   EXPECT_NE(q, p);
@@ -90,7 +61,7 @@ TEST_F(PoolStreams, BlockFreedOnAnIdleStreamIsGivenToAnother) {
 TEST_F(PoolStreams, BlockIsGivenToAnotherStreamOnceItsWorkHasCompleted) {
   ck::Array busy = ck::zeros({1237}, ck::DType::float32, s1());
   std::uint64_t p = pool().allocate(block_bytes, s1().native());
-  keep_busy(s1(), busy);
+  slow_scale(busy, s1());
   pool().deallocate(p, block_bytes, s1().native());
   std::uint64_t q = pool().allocate(block_bytes, s2().native());  // records the event
   EXPECT_NE(q, p);
@@ -104,7 +75,7 @@ TEST_F(PoolStreams, RecordedStreamHoldsTheBlockBackUntilItsWorkCompletes) {
   ck::Array busy = ck::zeros({1237}, ck::DType::float32, s2());
   std::uint64_t p = pool().allocate(block_bytes, s1().native());
   pool().record_stream(p, s2());
-  keep_busy(s2(), busy);  // stands for s2's work on the block
+  slow_scale(busy, s2());  // stands for s2's work on the block
   pool().deallocate(p, block_bytes, s1().native());
   std::uint64_t same = pool().allocate(block_bytes, s1().native());
   std::uint64_t third = pool().allocate(block_bytes, s3().native());
@@ -121,7 +92,7 @@ TEST_F(PoolStreams, FreeAllReleasesBlocksStillHeldForOtherStreams) {
   ck::Array busy = ck::zeros({1237}, ck::DType::float32, s2());
   std::uint64_t p = pool().allocate(block_bytes, s1().native());
   pool().record_stream(p, s2());
-  keep_busy(s2(), busy);
+  slow_scale(busy, s2());
   pool().deallocate(p, block_bytes, s1().native());
   busy = ck::Array();
   pool().free_all();  // waits for s2, then returns the block
@@ -150,8 +121,8 @@ TEST_F(PoolStreams, ConcurrentStreamsNeverSeeEachOthersData) {
   for (int t = 0; t < threads; ++t)
     errors.push_back(ck::zeros({1}, ck::DType::int32, streams[static_cast<std::size_t>(t)]));
   for (auto& s : streams) s.synchronize();
-  const ck::Kernel stamp = module_->kernel("stamp");
-  const ck::Kernel check = module_->kernel("check");
+  const ck::Kernel stamp = module().kernel("stamp");
+  const ck::Kernel check = module().kernel("check");
   const auto before = pool().stats();
   auto work = [&](int t) {
     try {
