@@ -659,6 +659,15 @@ template <class C>
 __device__ inline bool cudakit_cle(C a, C b) {
   return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im <= b.im);
 }
+// a < b and a > b as NumPy's CLT / CGT: a NaN real part compares false.
+template <class C>
+__device__ inline bool cudakit_clt(C a, C b) {
+  return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im < b.im);
+}
+template <class C>
+__device__ inline bool cudakit_cgt(C a, C b) {
+  return (a.re > b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im > b.im);
+}
 template <class C>
 __device__ inline C cudakit_cmaximum(C a, C b) {
   return (cudakit_cnan(a) || cudakit_cge(a, b)) ? a : b;

@@ -33,17 +33,8 @@ std::string cast_value(const std::string& text, DType from, DType to) {
   return v;
 }
 
-bool is_ordering(const std::string& op) {
-  return op == "less" || op == "less_equal" || op == "greater" || op == "greater_equal";
-}
-
 [[noreturn]] void unsupported(const ExprNode& n) {
   const std::string type(to_string(n.operand));
-  if (is_complex(n.operand) && is_ordering(n.op))
-    throw NotSupported("generating an array kernel",
-                       "'" + n.op + "' is not supported for " + type + " operands",
-                       "NumPy orders complex numbers lexicographically (real part first); "
-                       "compare real(a), imag(a) or abs(a) instead");
   throw NotSupported("generating an array kernel",
                      "'" + n.op + "' is not implemented for " + type + " operands");
 }
@@ -110,6 +101,13 @@ std::string op_text(const ExprNode& n, const std::vector<std::string>& a) {
   if (op == "square") return cplx ? "(" + a[0] + " * " + a[0] + ")" : narrow(a[0] + " * " + a[0]);
   if (cplx) {
     if (has_complex_helper(op)) return call("cudakit_c" + op);
+    // Ordering: lexicographic, real part first, as NumPy's.
+    static const char* const orders[][2] = {{"less", "cudakit_clt"},
+                                            {"less_equal", "cudakit_cle"},
+                                            {"greater", "cudakit_cgt"},
+                                            {"greater_equal", "cudakit_cge"}};
+    for (const auto& o : orders)
+      if (op == o[0]) return call(o[1]);
     unsupported(n);
   }
   static const char* const compares[][2] = {

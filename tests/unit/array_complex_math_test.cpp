@@ -457,15 +457,33 @@ TEST_F(ArrayComplexMath, MaximumAndMinimumOrderLexicographically) {
   }
 }
 
-TEST_F(ArrayComplexMath, OrderingComparisonIsNotSupportedAndSaysWhy) {
-  const ck::Array x = ck::ones({5}, DType::complex128);
-  try {
-    ck::Array r = x <= x;
-    FAIL() << "no error";
-  } catch (const ck::NotSupported& e) {
-    EXPECT_NE(std::string(e.what()).find("'less_equal'"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("lexicographically"), std::string::npos) << e.what();
+// <, <=, >, >= order complex numbers like NumPy: by real part, then
+// imaginary part; a NaN in a real part makes the comparison false.
+TEST_F(ArrayComplexMath, OrderingComparisonsAreLexicographic) {
+  using Z = std::complex<double>;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<Z> a = {{1, 5}, {2, -1}, {3, 1}, {nan, 0}, {1, nan}, {0, 1}},
+                 b = {{1, 6}, {1, 9}, {3, 1}, {1, 1}, {2, 0}, {0, nan}};
+  for (int k = 0; k < 300; ++k) {
+    auto v = random_doubles(3, -2.0, 2.0);
+    a.emplace_back(std::round(v[0]), v[1]);
+    b.emplace_back(std::round(v[0] + (v[2] > 0 ? 0 : 1)), std::round(v[2]));
   }
+  const ck::Array x = ck::from_host(a), y = ck::from_host(b);
+  const auto lt = ck::Array(x < y).to_host<bool>(), le = ck::Array(x <= y).to_host<bool>();
+  const auto gt = ck::Array(x > y).to_host<bool>(), ge = ck::Array(x >= y).to_host<bool>();
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    const double ar = a[k].real(), ai = a[k].imag(), br = b[k].real(), bi = b[k].imag();
+    const bool finite_im = !std::isnan(ai) && !std::isnan(bi);
+    EXPECT_EQ(lt[k], (ar < br && finite_im) || (ar == br && ai < bi)) << a[k] << b[k];
+    EXPECT_EQ(le[k], (ar < br && finite_im) || (ar == br && ai <= bi)) << a[k] << b[k];
+    EXPECT_EQ(gt[k], (ar > br && finite_im) || (ar == br && ai > bi)) << a[k] << b[k];
+    EXPECT_EQ(ge[k], (ar > br && finite_im) || (ar == br && ai >= bi)) << a[k] << b[k];
+  }
+  // complex64 against a real scalar (promoted to complex).
+  const auto c64 = ck::Array(ck::astype(x, DType::complex64) < 1.5).to_host<bool>();
+  for (std::size_t k = 6; k < a.size(); ++k)
+    EXPECT_EQ(c64[k], a[k].real() < 1.5 || (a[k].real() == 1.5 && a[k].imag() < 0)) << a[k];
 }
 
 // Functions NumPy does not define for complex numbers are refused when the

@@ -387,11 +387,6 @@ TEST_F(ArrayExpr, ComplexArithmeticAbsConj) {
   EXPECT_EQ((x + ck::ones({n}, DType::float64)).dtype(), DType::complex128);
 }
 
-TEST_F(ArrayExpr, ComplexOrderingIsNotSupported) {
-  ck::Array x = ck::ones({3}, DType::complex64);
-  EXPECT_THROW(ck::Array(x < x), ck::NotSupported);
-}
-
 TEST_F(ArrayExpr, BroadcastsRowAgainstColumn) {
   const std::int64_t rows = 37, cols = 53;
   auto vc = values_for(DType::float32, rows), vr = values_for(DType::float64, cols);
