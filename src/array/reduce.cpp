@@ -18,6 +18,11 @@ using detail::ReduceOp;
 namespace {
 
 // The neutral element of min (largest value) or max (smallest) as C source.
+// +inf (largest) or -inf as a double literal, without math headers.
+std::string largest_infinity(bool largest) {
+  return largest ? "(1e300 * 1e300)" : "(-(1e300 * 1e300))";
+}
+
 std::string extreme_literal(DType dtype, bool largest) {
   if (is_floating(dtype)) {
     // Infinity without math headers; folds to a constant on every compiler.
@@ -47,14 +52,6 @@ std::string extreme_literal(DType dtype, bool largest) {
   }
 }
 
-void reject_complex(DType dtype, const char* what) {
-  if (is_complex(dtype))
-    throw ArgumentError(
-        std::string("cudakit::") + what,
-        "complex values have no order (dtype " + std::string(to_string(dtype)) + ")",
-        "reduce abs(a), real(a) or imag(a) instead");
-}
-
 ReduceOp sum_like(const char* name, DType in, bool product) {
   ReduceOp op;
   op.name = name;
@@ -70,27 +67,39 @@ ReduceOp sum_like(const char* name, DType in, bool product) {
 DType mean_dtype(DType in) { return is_inexact(in) ? in : DType::float64; }
 
 ReduceOp extreme_op(const char* name, DType in, bool is_min) {
-  reject_complex(in, name);
   ReduceOp op;
   op.name = name;
   op.out_dtype = in;
   op.acc_type = std::string(c_type_name(compute_dtype(in)));
+  op.empty_is_error = true;
+  if (is_complex(in)) {
+    // NumPy's order of complex numbers: real part first; a NaN part wins.
+    // The neutral element (+-inf, +-inf) is at the far end of that order.
+    const std::string inf = largest_infinity(is_min);
+    op.neutral = "cudakit_cmake<ck_acc_t>(" + inf + ", " + inf + ")";
+    op.reduce_expr = is_min ? "cudakit_cminimum(a, b)" : "cudakit_cmaximum(a, b)";
+    return op;
+  }
   op.neutral = extreme_literal(in, is_min);
   // `a != a` is true only for NaN: NaN wins, as in NumPy.
   op.reduce_expr = is_min ? "(a < b || a != a) ? a : b" : "(a > b || a != a) ? a : b";
-  op.empty_is_error = true;
   return op;
 }
 
 ReduceOp arg_op(const char* name, DType in, bool is_min) {
-  reject_complex(in, name);
   ReduceOp op;
   op.name = name;
   op.out_dtype = DType::int64;
   op.acc_type = "ck_arg_pair";
   const std::string value_type(c_type_name(compute_dtype(in)));
-  const char* better = is_min ? "a.v < b.v" : "a.v > b.v";
-  const char* worse = is_min ? "b.v < a.v" : "b.v > a.v";
+  // Complex values compare lexicographically (the prelude's cudakit_clt).
+  const bool cplx = is_complex(in);
+  const char* better = cplx ? (is_min ? "cudakit_clt(a.v, b.v)" : "cudakit_cgt(a.v, b.v)")
+                            : (is_min ? "a.v < b.v" : "a.v > b.v");
+  const char* worse = cplx ? (is_min ? "cudakit_clt(b.v, a.v)" : "cudakit_cgt(b.v, a.v)")
+                           : (is_min ? "b.v < a.v" : "b.v > a.v");
+  const std::string a_nan = cplx ? "cudakit_cnan(a.v)" : "a.v != a.v";
+  const std::string b_nan = cplx ? "cudakit_cnan(b.v)" : "b.v != b.v";
   op.preamble =
       "// Value and position; position -1 marks the neutral element.\n"
       "struct ck_arg_pair { " +
@@ -104,7 +113,9 @@ ReduceOp arg_op(const char* name, DType in, bool is_min) {
       "__device__ __forceinline__ ck_arg_pair ck_arg_pick(ck_arg_pair a, ck_arg_pair b) {\n"
       "  if (b.i < 0) return a;\n"
       "  if (a.i < 0) return b;\n"
-      "  const bool a_nan = a.v != a.v, b_nan = b.v != b.v;\n"
+      "  const bool a_nan = " +
+      a_nan + ", b_nan = " + b_nan +
+      ";\n"
       "  if (a_nan || b_nan) {\n"
       "    if (a_nan && b_nan) return a.i < b.i ? a : b;\n"
       "    return a_nan ? a : b;\n"
@@ -116,7 +127,7 @@ ReduceOp arg_op(const char* name, DType in, bool is_min) {
       std::string(worse) +
       ") return b;\n"
       "  return a.i < b.i ? a : b;\n}\n";
-  op.neutral = "ck_arg_make((" + value_type + ")0, -1LL)";
+  op.neutral = "ck_arg_make(" + value_type + "(), -1LL)";
   op.reduce_expr = "ck_arg_pick(a, b)";
   op.map_wrap = "ck_arg_make((" + value_type + ")@ELEM@, r)";
   op.post_expr = "a.i";

@@ -1,5 +1,7 @@
 #include "array/reduce_codegen.hpp"
 
+#include "array/coherent_load.hpp"
+
 namespace cudakit::detail {
 
 namespace {
@@ -45,30 +47,8 @@ const char* block_tree =
     "    __syncthreads();\n"
     "  }\n";
 
-// Reads another block's partial past L1 (not coherent between
-// multiprocessors), whatever the accumulator type.
 std::string load_partial_source() {
-  std::string s;
-  s += "// Another block's partial is read past L1 (which is not coherent between\n"
-       "// multiprocessors), whatever the accumulator type.\n"
-       "__device__ __forceinline__ ck_acc_t ck_load_partial(const ck_acc_t* p) {\n"
-       "  ck_acc_t v;\n"
-       "#ifdef __CUDA_ARCH__\n"
-       "  if (sizeof(ck_acc_t) % 4 == 0) {\n"
-       "    const unsigned int* src = (const unsigned int*)p;\n"
-       "    unsigned int* dst = (unsigned int*)&v;\n"
-       "    for (int k = 0; k < (int)(sizeof(ck_acc_t) / 4); ++k) dst[k] = __ldcg(src + k);\n"
-       "  } else {\n"
-       "    const volatile unsigned char* src = (const volatile unsigned char*)p;\n"
-       "    unsigned char* dst = (unsigned char*)&v;\n"
-       "    for (int k = 0; k < (int)sizeof(ck_acc_t); ++k) dst[k] = src[k];\n"
-       "  }\n"
-       "#else\n"
-       "  v = *p;\n"
-       "#endif\n"
-       "  return v;\n"
-       "}\n\n";
-  return s;
+  return coherent_load_source("ck_load_partial", "ck_acc_t") + "\n";
 }
 
 // The end of a single-launch reduction: block tree, partial, ticket, and the

@@ -1,5 +1,7 @@
 #include "array/scan_codegen.hpp"
 
+#include "array/coherent_load.hpp"
+
 namespace cudakit::detail {
 
 namespace {
@@ -80,24 +82,7 @@ std::string scan_head(const ScanSpec& spec) {
   s += "#define CK_ITEMS " + std::to_string(scan_items) + "\n";
   s += "#define CK_TILE (CK_THREADS * CK_ITEMS)\n";
   if (spec.neutral) s += "#define CK_NEUTRAL (" + *spec.neutral + ")\n";
-  s += "\n// Another block's total is read past L1 (not coherent between multiprocessors).\n"
-       "__device__ __forceinline__ ck_value_t ck_load_cg(const ck_value_t* p) {\n"
-       "  ck_value_t v;\n"
-       "#ifdef __CUDA_ARCH__\n"
-       "  if (sizeof(ck_value_t) % 4 == 0) {\n"
-       "    const unsigned int* src = (const unsigned int*)p;\n"
-       "    unsigned int* dst = (unsigned int*)&v;\n"
-       "    for (int k = 0; k < (int)(sizeof(ck_value_t) / 4); ++k) dst[k] = __ldcg(src + k);\n"
-       "  } else {\n"
-       "    const volatile unsigned char* src = (const volatile unsigned char*)p;\n"
-       "    unsigned char* dst = (unsigned char*)&v;\n"
-       "    for (int k = 0; k < (int)sizeof(ck_value_t); ++k) dst[k] = src[k];\n"
-       "  }\n"
-       "#else\n"
-       "  v = *p;\n"
-       "#endif\n"
-       "  return v;\n"
-       "}\n";
+  s += "\n" + coherent_load_source("ck_load_cg", "ck_value_t");
   s += "\n__device__ __forceinline__ ck_value_t ck_scan_op(ck_value_t a, ck_value_t b) {\n";
   s += "  return (" + spec.scan_expr + ");\n}\n\n";
 

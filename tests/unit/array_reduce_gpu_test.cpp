@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "cudakit/array_random.hpp"
@@ -155,6 +156,35 @@ TEST_F(ArrayReduceGpu, ReductionKernelMatchesReference) {
   double want = 0;
   for (std::size_t k = 0; k < x.size(); ++k) want += double(x[k]) * y[k];
   EXPECT_NEAR(dot(upload(x, {4000037}), upload(y, {4000037})).item().as_double(), want, 1e-3);
+}
+
+}  // namespace
+
+namespace {
+
+// Complex min / max / argmin / argmax on the GPU (24-byte value-and-position
+// accumulators across many blocks, read back through the coherent loads),
+// and a sum with an infinite element.
+TEST_F(ArrayReduceGpu, ComplexExtremesAndInfiniteSumsMatchNumpysRules) {
+  using Z = std::complex<double>;
+  const std::int64_t n = 3'000'017;
+  const auto re = random_values<float>(static_cast<std::size_t>(n), -50.0, 50.0, seed),
+             im = random_values<float>(static_cast<std::size_t>(n), -1.0, 1.0, seed + 1);
+  std::vector<Z> host(re.size());
+  for (std::size_t k = 0; k < host.size(); ++k) host[k] = {std::round(re[k]), im[k]};
+  const auto less = [](Z a, Z b) {
+    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+  };
+  const Array c = upload(host, {n});
+  const auto lo = std::min_element(host.begin(), host.end(), less);
+  const auto hi = std::max_element(host.begin(), host.end(), less);
+  EXPECT_EQ(argmin(c).item().as_int64(), lo - host.begin());
+  EXPECT_EQ(argmax(c).item().as_int64(), hi - host.begin());
+  EXPECT_EQ(min(c).item().as_complex(), *lo);
+  EXPECT_EQ(max(c).item().as_complex(), *hi);
+  auto values = random_values<float>(static_cast<std::size_t>(n), -1.0, 1.0, seed + 2);
+  values[1'234'567] = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(sum(upload(values, {n})).item().as_double(), std::numeric_limits<double>::infinity());
 }
 
 }  // namespace

@@ -445,9 +445,37 @@ TEST_F(ArrayReduce, ComplexSumAndMeanMatchReference) {
   EXPECT_NEAR(m.imag(), want.imag() / 1001.0, 1e-5);
 }
 
-TEST_F(ArrayReduce, MinOfComplexIsAnError) {
-  const Array c = zeros({4}, DType::complex64, stream);
-  EXPECT_THROW(min(c), ArgumentError);
+// NumPy orders complex numbers by real part, then imaginary part: min, max,
+// argmin and argmax follow that order (first position on ties, a NaN wins).
+TEST_F(ArrayReduce, ComplexExtremesOrderLexicographically) {
+  using Z = std::complex<double>;
+  const auto re = random_values<float>(3 * 1001, -3.0, 3.0, seed),
+             im = random_values<float>(3 * 1001, -1.0, 1.0, seed + 1);
+  std::vector<Z> host(re.size());
+  // Few distinct real parts, so the imaginary part often decides.
+  for (std::size_t k = 0; k < host.size(); ++k) host[k] = {std::round(re[k]), im[k]};
+  const auto less = [](Z a, Z b) {
+    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+  };
+  const Array c = upload(host, {3, 1001});
+  for (int row = 0; row < 3; ++row) {
+    const auto first = host.begin() + row * 1001, last = first + 1001;
+    const auto lo = std::min_element(first, last, less), hi = std::max_element(first, last, less);
+    EXPECT_EQ(as_complexes(min(c, Axes(1)))[static_cast<std::size_t>(row)], *lo) << row;
+    EXPECT_EQ(as_complexes(max(c, Axes(1)))[static_cast<std::size_t>(row)], *hi) << row;
+    EXPECT_EQ(as_doubles(argmin(c, 1))[static_cast<std::size_t>(row)], double(lo - first));
+    EXPECT_EQ(as_doubles(argmax(c, 1))[static_cast<std::size_t>(row)], double(hi - first));
+  }
+  const auto all_lo = std::min_element(host.begin(), host.end(), less);
+  EXPECT_EQ(min(c).item().as_complex(), *all_lo);
+  EXPECT_EQ(argmin(c).item().as_int64(), all_lo - host.begin());
+  // complex64 and a NaN: the NaN is the result, its position the arg.
+  std::vector<std::complex<float>> f(host.begin(), host.end());
+  f[1500] = {1.0f, std::numeric_limits<float>::quiet_NaN()};
+  const Array cf = upload(f, {3 * 1001});
+  EXPECT_TRUE(std::isnan(max(cf).item().as_complex().imag()));
+  EXPECT_EQ(argmax(cf).item().as_int64(), 1500);
+  EXPECT_EQ(argmin(cf).item().as_int64(), 1500);
 }
 
 }  // namespace

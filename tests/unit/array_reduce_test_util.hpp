@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <functional>
 #include <numeric>
@@ -98,6 +99,13 @@ inline double ref_var(const std::vector<double>& v) {
 inline std::vector<double> as_doubles(const Array& a) {
   std::vector<double> out;
   for (std::int64_t k = 0; k < a.size(); ++k) out.push_back(a.item(k).as_double());
+  return out;
+}
+
+// Every element of a complex result, C order.
+inline std::vector<std::complex<double>> as_complexes(const Array& a) {
+  std::vector<std::complex<double>> out;
+  for (std::int64_t k = 0; k < a.size(); ++k) out.push_back(a.item(k).as_complex());
   return out;
 }
 
