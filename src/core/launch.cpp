@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/array_view_match.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/kernel.hpp"
 #include "cudakit/memory_pool.hpp"
@@ -305,6 +306,12 @@ void check_args(const Kernel::State& k, const LaunchConfig& c, std::span<const A
         // A value of the right size is accepted for a parameter whose type the
         // source did not name; a named struct takes a struct.
         if (a.kind != ParamKind::aggregate && !p.type.empty()) argument_error(k, c, i, a);
+        if (a.type_name && !p.type.empty())
+          if (auto hint = array_view_element_mismatch(p.type, a.type_name))
+            throw ArgumentError(launch_context(k, c),
+                                p.describe(i) + ": passed " + describe_arg(a) + "; the kernel is " +
+                                    k.name + k.params.signature(),
+                                *hint);
         break;
     }
   }

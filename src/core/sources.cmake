@@ -11,6 +11,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_signature_scanner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/array_view_match.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/module.cpp

@@ -144,6 +144,23 @@ TEST_F(ArrayViewArg, ViewOfAnotherRankAtLaunchIsAnError) {
   }
 }
 
+// ArrayView<float32, 2> and ArrayView<int32, 2> are the same size: the
+// launch compares the element type with the parameter's declaration.
+TEST_F(ArrayViewArg, ViewOfAnotherElementTypeAtLaunchIsAnError) {
+  ck::Array in = random_array({5, 5}, DType::float64);
+  ck::Array out = ck::empty({5, 5}, DType::float32);
+  ck::Kernel k = compile_with_views(kTransposeKernel).kernel("transpose");
+  try {
+    k.launch(ck::grid_for_2d(5, 5), ck::view_arg<2>(in), ck::view_arg<2>(out));
+    FAIL() << "expected ArgumentError";
+  } catch (const ck::ArgumentError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("ArrayView<float64, 2>"), std::string::npos) << what;
+    EXPECT_NE(what.find("holds float (float32)"), std::string::npos) << what;
+    EXPECT_NE(what.find("astype(float32)"), std::string::npos) << what;
+  }
+}
+
 TEST_F(ArrayViewArg, ViewArgOfAnArrayOfAnotherRankIsAnError) {
   EXPECT_THROW((void)ck::view_arg<2>(random_array({2, 3, 4})), ck::ArgumentError);
   EXPECT_THROW(((void)ck::view_arg<float, 1>(random_array({2, 3}))), ck::ArgumentError);

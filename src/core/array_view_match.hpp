@@ -1,0 +1,18 @@
+// Whether an ArrayView argument (view_arg<N>(array): "ArrayView<float32, 2>")
+// fits the kernel's ArrayView parameter as its source declares it
+// ("ArrayView<const float, 2>"): the struct's size says nothing about the
+// element type, so a float kernel would otherwise read an int32 array's bits.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cudakit::detail {
+
+// A hint naming both element types when they are known and differ; nullopt
+// when they match or either is not known (a typedef, a user struct).
+std::optional<std::string> array_view_element_mismatch(std::string_view param_type,
+                                                       std::string_view argument_type);
+
+}  // namespace cudakit::detail
