@@ -21,20 +21,33 @@ std::string common_head(const ReductionSpec& spec) {
 }
 
 // Accumulates `value` (an expression) into `acc`, compensated when asked.
-// The correction is kept only while the running sum is finite: once it is
-// inf, (t - acc) - y would be inf - inf = NaN and poison the sum, where
-// NumPy's sum of [1, inf, 2] is inf.
+// A compensated sum also keeps a plain one beside it (an add that is not on
+// the compensated chain, so it costs no latency): once the running sum is
+// infinite the correction (t - acc) - y is inf - inf = NaN, and
+// finish_compensated() then takes the plain sum, which is the inf NumPy
+// gives for sum([1, inf, 2]) (a NaN input leaves both NaN).
 std::string accumulate(const ReductionSpec& spec, const std::string& value) {
   if (spec.compensated)
     return "{\n"
-           "        const ck_acc_t ck_y = (ck_acc_t)(" +
+           "        const ck_acc_t ck_v = (ck_acc_t)(" +
            value +
-           ") - ck_comp;\n"
+           ");\n"
+           "        ck_plain += ck_v;\n"
+           "        const ck_acc_t ck_y = ck_v - ck_comp;\n"
            "        const ck_acc_t ck_t = acc + ck_y;\n"
-           "        ck_comp = ck_t - ck_t == 0 ? (ck_t - acc) - ck_y : (ck_acc_t)0;\n"
+           "        ck_comp = (ck_t - acc) - ck_y;\n"
            "        acc = ck_t;\n"
            "      }\n";
   return "acc = ck_reduce(acc, (ck_acc_t)(" + value + "));\n";
+}
+
+// The declarations a compensated thread sum needs, and its result.
+std::string declare_compensated(const ReductionSpec& spec, const std::string& indent) {
+  return spec.compensated ? indent + "ck_acc_t ck_comp = 0, ck_plain = 0;\n" : "";
+}
+std::string finish_compensated(const ReductionSpec& spec, const std::string& indent) {
+  return spec.compensated ? indent + "if (acc != acc && ck_plain == ck_plain) acc = ck_plain;\n"
+                          : "";
 }
 
 // Tree reduction of ck_shared[0 .. blockDim.x) into ck_shared[0]; every
@@ -54,7 +67,7 @@ std::string load_partial_source() {
 // The end of a single-launch reduction: block tree, partial, ticket, and the
 // last block's combine of the partials in block order.
 std::string finish_full_reduction(const ReductionSpec& spec) {
-  std::string s;
+  std::string s = finish_compensated(spec, "  ");
   s += "  ck_shared[threadIdx.x] = acc;\n  __syncthreads();\n";
   s += block_tree;
   s += "  if (threadIdx.x == 0) {\n"
@@ -96,7 +109,7 @@ std::string full_reduction_source(const ReductionSpec& spec) {
   s += "  __shared__ ck_acc_t ck_shared[" + std::to_string(reduce_block) + "];\n";
   s += "  __shared__ int ck_is_last;\n";
   s += "  ck_acc_t acc = " + spec.neutral + ";\n";
-  if (spec.compensated) s += "  ck_acc_t ck_comp = 0;\n";
+  s += declare_compensated(spec, "  ");
   s += "  // Four elements per thread and step, a block-width apart: coalesced, and\n"
        "  // four loads in flight per thread.\n";
   s += "  const long long ck_step = (long long)gridDim.x * blockDim.x * 4;\n";
@@ -124,10 +137,12 @@ std::string vector_reduction_source(const ReductionSpec& spec, bool product_of_t
   const int width = f64 ? 2 : 4;
   s += "// 16-byte loads of contiguous, aligned operands.\n";
   s += "struct alignas(16) ck_vec { " + scalar + " v[" + std::to_string(width) + "]; };\n\n";
-  s += "__device__ __forceinline__ void ck_kahan(ck_acc_t& acc, ck_acc_t& comp, ck_acc_t value) {\n"
+  s += "__device__ __forceinline__ void ck_kahan(ck_acc_t& acc, ck_acc_t& comp, ck_acc_t& plain,\n"
+       "                                         ck_acc_t value) {\n"
+       "  plain += value;\n"
        "  const ck_acc_t y = value - comp;\n"
        "  const ck_acc_t t = acc + y;\n"
-       "  comp = t - t == 0 ? (t - acc) - y : (ck_acc_t)0;\n"
+       "  comp = (t - acc) - y;\n"
        "  acc = t;\n"
        "}\n\n";
   const std::string operands = product_of_two ? "const " + scalar + "* x, const " + scalar + "* y"
@@ -141,7 +156,7 @@ std::string vector_reduction_source(const ReductionSpec& spec, bool product_of_t
        ", ck_out_t* ck_out, ck_acc_t* ck_partials, unsigned int* ck_counter, long long n) {\n";
   s += "  __shared__ ck_acc_t ck_shared[" + std::to_string(reduce_block) + "];\n";
   s += "  __shared__ int ck_is_last;\n";
-  s += "  ck_acc_t acc = " + spec.neutral + ", ck_comp = 0;\n";
+  s += "  ck_acc_t acc = " + spec.neutral + ", ck_comp = 0, ck_plain = 0;\n";
   s += "  const ck_vec* xv = (const ck_vec*)x;\n";
   if (product_of_two) s += "  const ck_vec* yv = (const ck_vec*)y;\n";
   s += "  const long long nv = n / " + std::to_string(width) + ";\n";
@@ -152,25 +167,28 @@ std::string vector_reduction_source(const ReductionSpec& spec, bool product_of_t
   s += "    const ck_vec a0 = xv[v], a1 = xv[v + stride];\n";
   if (product_of_two) s += "    const ck_vec b0 = yv[v], b1 = yv[v + stride];\n";
   s += "    #pragma unroll\n";
-  s += "    for (int j = 0; j < " + std::to_string(width) + "; ++j) ck_kahan(acc, ck_comp, " +
-       value("a0.v[j]", "b0.v[j]") + ");\n";
+  s += "    for (int j = 0; j < " + std::to_string(width) +
+       "; ++j) ck_kahan(acc, ck_comp, ck_plain, " + value("a0.v[j]", "b0.v[j]") + ");\n";
   s += "    #pragma unroll\n";
-  s += "    for (int j = 0; j < " + std::to_string(width) + "; ++j) ck_kahan(acc, ck_comp, " +
-       value("a1.v[j]", "b1.v[j]") + ");\n";
+  s += "    for (int j = 0; j < " + std::to_string(width) +
+       "; ++j) ck_kahan(acc, ck_comp, ck_plain, " + value("a1.v[j]", "b1.v[j]") + ");\n";
   s += "  }\n";
   s += "  for (; v < nv; v += stride) {\n";
   s += "    const ck_vec a0 = xv[v];\n";
   if (product_of_two) s += "    const ck_vec b0 = yv[v];\n";
-  s += "    for (int j = 0; j < " + std::to_string(width) + "; ++j) ck_kahan(acc, ck_comp, " +
-       value("a0.v[j]", "b0.v[j]") + ");\n";
+  s += "    for (int j = 0; j < " + std::to_string(width) +
+       "; ++j) ck_kahan(acc, ck_comp, ck_plain, " + value("a0.v[j]", "b0.v[j]") + ");\n";
   s += "  }\n";
   s += "  // The last n % " + std::to_string(width) + " elements.\n";
   s += "  const long long ck_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n";
   s += "  if (ck_t < n - nv * " + std::to_string(width) + ") {\n";
   s += "    const long long i = nv * " + std::to_string(width) + " + ck_t;\n";
-  s += "    ck_kahan(acc, ck_comp, " + value("x[i]", "y[i]") + ");\n";
+  s += "    ck_kahan(acc, ck_comp, ck_plain, " + value("x[i]", "y[i]") + ");\n";
   s += "  }\n";
-  s += finish_full_reduction(spec);  // closes the kernel
+  // Every sum here is compensated, whatever the spec says.
+  ReductionSpec compensated = spec;
+  compensated.compensated = true;
+  s += finish_full_reduction(compensated);  // closes the kernel
   return s;
 }
 
@@ -183,11 +201,12 @@ std::string inner_reduction_source(const ReductionSpec& spec) {
   s += "  for (long long ck_o = blockIdx.x; ck_o < ck_n_out; ck_o += gridDim.x) {\n";
   s += "    const long long ck_keep = ck_o * ck_n_red;\n";
   s += "    ck_acc_t acc = " + spec.neutral + ";\n";
-  if (spec.compensated) s += "    ck_acc_t ck_comp = 0;\n";
+  s += declare_compensated(spec, "    ");
   s += "    for (long long r = threadIdx.x; r < ck_n_red; r += blockDim.x) {\n";
   s += "      const long long i = ck_keep + r;\n";
   s += "      " + accumulate(spec, spec.map_expr);
   s += "    }\n";
+  s += finish_compensated(spec, "    ");
   s += "    ck_shared[threadIdx.x] = acc;\n    __syncthreads();\n";
   s += block_tree;
   s += "    if (threadIdx.x == 0) {\n"
@@ -214,13 +233,14 @@ std::string outer_reduction_source(const ReductionSpec& spec) {
        "       ck_first += (long long)gridDim.x * 32) {\n";
   s += "    const long long ck_o = ck_first + threadIdx.x;\n";
   s += "    ck_acc_t acc = " + spec.neutral + ";\n";
-  if (spec.compensated) s += "    ck_acc_t ck_comp = 0;\n";
+  s += declare_compensated(spec, "    ");
   s += "    if (ck_o < ck_n_out) {\n";
   s += "      const long long ck_keep = ck_o * ck_n_red;\n";
   s += "      for (long long r = threadIdx.y; r < ck_n_red; r += blockDim.y) {\n";
   s += "        const long long i = ck_keep + r;\n";
   s += "        " + accumulate(spec, spec.map_expr);
   s += "      }\n    }\n";
+  s += finish_compensated(spec, "    ");
   s += "    ck_shared[threadIdx.y][threadIdx.x] = acc;\n    __syncthreads();\n";
   s += "    if (threadIdx.y == 0 && ck_o < ck_n_out) {\n"
        "      ck_acc_t a = ck_shared[0][threadIdx.x];\n"
