@@ -1,7 +1,10 @@
 // take / put through small ElementwiseKernels; indices are checked on the
-// host first so a bad index is an error, never a wild read or write.
+// host first so a bad index is an error, never a wild read or write. Both
+// read and write views of any layout directly (the kernels index them in C
+// order), and put resolves repeated indices on the host as NumPy does.
 #include "cudakit/array_indexing.hpp"
 
+#include <unordered_set>
 #include <vector>
 
 #include "array/array_util.hpp"
@@ -43,7 +46,7 @@ Array take(const Array& a, const Array& indices, std::optional<int> axis) {
   if (!(indices.device() == a.device()))
     array_error("take", "the indices are on " + indices.device().describe() + ", the array on " +
                             a.device().describe());
-  Array src = a.is_c_contiguous() ? a : a.copy();
+  const Array& src = a;  // any layout: the kernel reads src[k] in C order
   Array dev_idx = from_host(idx.data(), indices.shape(), DType::int64, a.stream());
   Shape shape;
   for (int d = 0; d < ax; ++d) shape.push_back(a.shape()[static_cast<std::size_t>(d)]);
@@ -69,24 +72,36 @@ void put(Array& a, const Array& indices, const Array& values) {
   detail::check_valid(a, "put");
   detail::check_valid(values, "put");
   if (a.readonly()) array_error("put", "the array is read-only");
-  if (!a.is_c_contiguous())
-    array_error("put", "the array must be contiguous", "put into a copy() and assign it back");
   std::vector<std::int64_t> idx = host_indices(indices, a.size(), "put");
   if (idx.empty()) return;
   if (values.size() == 0) array_error("put", "cannot put an empty array of values");
   Array v = values.astype(a.dtype()).ravel();
-  Array dev_idx =
-      from_host(idx.data(), Shape{static_cast<std::int64_t>(idx.size())}, DType::int64, a.stream());
+  // NumPy assigns in order, so the last value for a repeated index stays:
+  // keep only the last write to each target (targets and the value each
+  // takes), which also makes the kernel's writes independent.
+  const std::int64_t nvalues = v.size();
+  std::vector<std::int64_t> targets, sources;
+  targets.reserve(idx.size());
+  sources.reserve(idx.size());
+  std::unordered_set<std::int64_t> seen;
+  seen.reserve(idx.size());
+  for (std::size_t k = idx.size(); k-- > 0;)
+    if (seen.insert(idx[k]).second) {
+      targets.push_back(idx[k]);
+      sources.push_back(static_cast<std::int64_t>(k) % nvalues);
+    }
+  const Shape count{static_cast<std::int64_t>(targets.size())};
+  Array dev_targets = from_host(targets.data(), count, DType::int64, a.stream());
+  Array dev_sources = from_host(sources.data(), count, DType::int64, a.stream());
   const std::string t = elem(a.dtype());
   ElementwiseKernel scatter(
-      t + " *dst, const long long *idx, const " + t + " *values, long long nvalues",
-      "dst[idx[i]] = values[i % nvalues]", "cudakit_put");
+      t + " *dst, const long long *target, const " + t + " *values, const long long *source",
+      "dst[target[i]] = values[source[i]]", "cudakit_put");
   // `values` (and so `v`) may live on another stream than `a`, where the
   // scatter runs.
   detail::order_after_operands(a.stream(), a, v);
-  // Repeated indices: NumPy keeps the last value; here one of them wins.
-  scatter.run({a, dev_idx, v, Scalar(v.size())},
-              ElementwiseKernel::Range{0, static_cast<std::int64_t>(idx.size()), 1});
+  scatter.run({a, dev_targets, v, dev_sources},
+              ElementwiseKernel::Range{0, static_cast<std::int64_t>(targets.size()), 1});
 }
 
 }  // namespace cudakit

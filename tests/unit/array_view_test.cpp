@@ -246,6 +246,45 @@ TEST_F(ArrayView, TakeAlongAnAxisAndPut) {
   EXPECT_EQ(host_doubles(p), (std::vector<double>{0, 9, 0, 0, 9, 0}));
 }
 
+// NumPy: put writes in order, so a repeated index keeps its last value; take
+// and put work on views of any layout (flat indices in the view's C order).
+TEST_F(ArrayView, PutKeepsTheLastValueOfARepeatedIndex) {
+  ck::Array p = ck::zeros({1000}, DType::int32);
+  std::vector<double> idx, vals;
+  std::vector<double> want(1000, 0);
+  for (int k = 0; k < 3000; ++k) {
+    const int target = (k * 7919) % 997;
+    idx.push_back(target);
+    vals.push_back(k + 1);
+    want[static_cast<std::size_t>(target)] = k + 1;
+  }
+  ck::put(p, make_array(idx, DType::int64, {3000}), make_array(vals, DType::int32, {3000}));
+  EXPECT_EQ(host_doubles(p), want);
+}
+
+TEST_F(ArrayView, TakeAndPutOnTransposedAndSteppedViews) {
+  ck::Array a = iota({6, 5});  // a[r][c] = 5 r + c
+  ck::Array t = a.T();         // t[c][r] = 5 r + c, C order of t: c-major
+  ck::Array idx = make_array({0, 7, 29, -1, 13}, DType::int64, {5});
+  // Flat index k of t is (c, r) = (k / 6, k % 6): value 5 (k % 6) + k / 6.
+  std::vector<double> want;
+  for (int k : {0, 7, 29, 29, 13}) want.push_back(5 * (k % 6) + k / 6);
+  EXPECT_EQ(host_doubles(ck::take(t, idx)), want);
+  ck::Array b = iota({6, 5});
+  ck::Array view = b.T().slice(0, std::nullopt, std::nullopt, -2);  // rows 4, 2, 0 of b.T
+  ASSERT_FALSE(view.is_c_contiguous());
+  ck::put(view, make_array({1, 8, 17}, DType::int64, {3}),
+          make_array({-1, -2, -3}, DType::float32, {3}));
+  // view is 3 x 6: (i, j) -> b[j][4 - 2 i]; flat 1 = (0, 1), 8 = (1, 2), 17 = (2, 5).
+  auto got = host_doubles(b);
+  std::vector<double> expect;
+  for (int k = 0; k < 30; ++k) expect.push_back(k);
+  expect[1 * 5 + 4] = -1;
+  expect[2 * 5 + 2] = -2;
+  expect[5 * 5 + 0] = -3;
+  EXPECT_EQ(got, expect);
+}
+
 TEST_F(ArrayView, TakeOutOfRangeIsAnError) {
   ck::Array a = iota({3, 4});
   EXPECT_THROW(ck::take(a, make_array({4}, DType::int64, {1}), 1), ck::ArgumentError);
