@@ -187,6 +187,8 @@ bool convert(ScalarType from, const void* src, ScalarType to, std::uint64_t* slo
       default:
         std::memcpy(&v, src, 8);
     }
+    // A negative value has no unsigned counterpart: -1 would arrive as 2^32 - 1.
+    if (v < 0 && !is_signed_integer(to)) return false;
     bits = static_cast<std::uint64_t>(v);
   } else {
     switch (fs) {
@@ -211,6 +213,8 @@ bool convert(ScalarType from, const void* src, ScalarType to, std::uint64_t* slo
       default:
         std::memcpy(&bits, src, 8);
     }
+    // An unsigned value past the signed parameter's maximum would turn negative.
+    if (is_signed_integer(to) && ts == fs && (bits >> (8 * ts - 1)) != 0) return false;
   }
   *slot = 0;
   // Little-endian: the low `ts` bytes of `bits` are the value in the narrower type.
@@ -251,9 +255,10 @@ std::string mismatch_hint(const Param& p, const ArgInfo& a) {
   if (is_floating(p.scalar) && is_integer(a.scalar))
     return "the parameter is floating point: pass 2.0f (float) or 2.0 (double), not 2, or cast";
   if (is_integer(p.scalar) && is_integer(a.scalar))
-    return "the argument is wider than the parameter and could lose bits: cast it, e.g. "
-           "static_cast<" +
-           std::string(c_name(p.scalar)) + ">(n)";
+    return "the value does not fit the parameter's type (wider than it, or a negative value for "
+           "an unsigned parameter, or an unsigned one past the signed maximum): pass a value of "
+           "the parameter's type, e.g. static_cast<" +
+           std::string(c_name(p.scalar)) + ">(n) after checking its range";
   return "pass a " + std::string(c_name(p.scalar));
 }
 

@@ -269,6 +269,21 @@ TEST_F(LaunchCheck, SameSizeSignednessIsAccepted) {
   EXPECT_EQ(arg_as<unsigned>(last(), 1), 5u);
 }
 
+// A value that changes when it is reinterpreted is refused, not wrapped:
+// -1 for an unsigned parameter would arrive as 4294967295.
+TEST_F(LaunchCheck, NegativeValueForAnUnsignedParameterIsAnError) {
+  try {
+    kernel("narrow").launch(grid_for(1), 1.f, -1, short(3));
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError& e) {
+    EXPECT_NE(e.hint().find("negative value for an unsigned parameter"), std::string::npos)
+        << e.hint();
+  }
+  EXPECT_THROW(
+      kernel("scale").launch(grid_for(4), DeviceBuffer<double>(4), 2.0, 0xFFFFFFFFFFFFFFFFull),
+      ArgumentError);  // past long long's maximum
+}
+
 TEST_F(LaunchCheck, NarrowingAnIntegerIsAnError) {
   DeviceBuffer<float> x(10);
   std::size_t n = 10;
