@@ -16,58 +16,20 @@
 #include "cudakit/reduction_kernel.hpp"
 #include "cudakit/scan_kernel.hpp"
 #include "unit/array_reduce_test_util.hpp"
+#include "unit/kernels_for_gpu_fixture.hpp"
 
 namespace {
 
 using namespace cudakit;
 using namespace cudakit_test;
 
-class ArrayLayoutKernelsForGpu : public ::testing::Test {
+class ArrayLayoutKernelsForGpu : public cudakit_test::KernelsForGpuTest {
  protected:
-  void SetUp() override {
-    detail::set_source_observer([this](const std::string& name, const std::string& source) {
-      sources_[name + " #" + std::to_string(sources_.size())] = source;
-    });
-  }
-  void TearDown() override { detail::set_source_observer({}); }
-
   template <class T>
   Array upload(const std::vector<T>& host, const Shape& shape) {
     return from_host(host.data(), shape, dtype_of<T>(), stream);
   }
-
-  // Compiles every source collected (and `extra`) for sm_90.
-  void compile_all_for_gpu(const std::map<std::string, std::string>& extra = {}) {
-    auto all = sources_;
-    all.insert(extra.begin(), extra.end());
-    ASSERT_FALSE(all.empty());
-    CompileOptions options;
-    options.arch = "sm_90";
-    options.use_cache = false;
-    options.no_extern_c = true;  // as the array layer compiles: the prelude has overloads
-    for (const auto& [name, source] : all) {
-      SCOPED_TRACE(name);
-      try {
-        (void)compile_only(source, options, BackendKind::cuda);
-      } catch (const NvrtcNotFound& e) {
-        GTEST_SKIP() << "NVRTC is not installed: " << e.what();
-      } catch (const CompileError& e) {
-        ADD_FAILURE() << e.what();
-      }
-    }
-  }
-
-  bool any_source_has(const std::string& text) const {
-    for (const auto& [name, source] : sources_)
-      if (source.find(text) != std::string::npos) return true;
-    return false;
-  }
-
-  Device device = Device::get(BackendKind::cpu, 0);
-  DeviceScope scope{device};
-  Stream stream = device.default_stream();
   std::uint32_t seed = fresh_seed();
-  std::map<std::string, std::string> sources_;
 };
 
 TEST_F(ArrayLayoutKernelsForGpu, StridedReductionKernelArgumentsCompileForSm90) {

@@ -15,47 +15,13 @@
 #include "cudakit/program.hpp"
 #include "cudakit/reduction_kernel.hpp"
 #include "cudakit/scan_kernel.hpp"
+#include "unit/kernels_for_gpu_fixture.hpp"
 
 namespace {
 
 using namespace cudakit;
 
-class ArrayKernelsForGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    detail::set_source_observer([this](const std::string& name, const std::string& source) {
-      sources_[name + " #" + std::to_string(sources_.size())] = source;
-    });
-  }
-  void TearDown() override { detail::set_source_observer({}); }
-
-  // Compiles every source collected (and `extra`) for sm_90.
-  void compile_all_for_gpu(const std::map<std::string, std::string>& extra = {}) {
-    auto all = sources_;
-    all.insert(extra.begin(), extra.end());
-    ASSERT_FALSE(all.empty());
-    CompileOptions options;
-    options.arch = "sm_90";
-    options.use_cache = false;
-    options.no_extern_c = true;  // as the array layer compiles: the prelude has overloads
-    for (const auto& [name, source] : all) {
-      SCOPED_TRACE(name);
-      try {
-        const CompiledCode code = compile_only(source, options, BackendKind::cuda);
-        (void)code;
-      } catch (const NvrtcNotFound& e) {
-        GTEST_SKIP() << "NVRTC is not installed: " << e.what();
-      } catch (const CompileError& e) {
-        ADD_FAILURE() << e.what();
-      }
-    }
-  }
-
-  Device device = Device::get(BackendKind::cpu, 0);
-  DeviceScope scope{device};
-  Stream stream = device.default_stream();
-  std::map<std::string, std::string> sources_;
-};
+class ArrayKernelsForGpu : public cudakit_test::KernelsForGpuTest {};
 
 TEST_F(ArrayKernelsForGpu, ReductionKernelsCompileForSm90) {
   Generator g(1, stream);
