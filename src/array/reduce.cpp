@@ -17,17 +17,17 @@ using detail::ReduceOp;
 
 namespace {
 
-// The neutral element of min (largest value) or max (smallest) as C source.
-// +inf (largest) or -inf as a double literal, without math headers.
-std::string largest_infinity(bool largest) {
-  return largest ? "(1e300 * 1e300)" : "(-(1e300 * 1e300))";
+// +inf or -inf as a double expression without math headers; folds to a
+// constant on every compiler.
+std::string infinity_literal(bool positive) {
+  return positive ? "(1e300 * 1e300)" : "(-(1e300 * 1e300))";
 }
 
+// The neutral element of min (largest value) or max (smallest) as C source.
 std::string extreme_literal(DType dtype, bool largest) {
-  if (is_floating(dtype)) {
-    // Infinity without math headers; folds to a constant on every compiler.
-    return largest ? "((ck_acc_t)(1e300 * 1e300))" : "(-(ck_acc_t)(1e300 * 1e300))";
-  }
+  if (is_floating(dtype))
+    return largest ? "((ck_acc_t)" + infinity_literal(true) + ")"
+                   : "(-(ck_acc_t)" + infinity_literal(true) + ")";
   switch (dtype) {
     case DType::bool_:
       return largest ? "true" : "false";
@@ -75,7 +75,7 @@ ReduceOp extreme_op(const char* name, DType in, bool is_min) {
   if (is_complex(in)) {
     // NumPy's order of complex numbers: real part first; a NaN part wins.
     // The neutral element (+-inf, +-inf) is at the far end of that order.
-    const std::string inf = largest_infinity(is_min);
+    const std::string inf = infinity_literal(is_min);
     op.neutral = "cudakit_cmake<ck_acc_t>(" + inf + ", " + inf + ")";
     op.reduce_expr = is_min ? "cudakit_cminimum(a, b)" : "cudakit_cmaximum(a, b)";
     return op;
