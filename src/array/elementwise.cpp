@@ -134,25 +134,24 @@ bool unsafe_alias(const ExprNode& n, const Array& out) {
 
 }  // namespace
 
-std::int64_t elementwise_grid_limit(const Device& device) {
+LaunchConfig elementwise_config(const Device& device, std::int64_t work, StreamRef stream) {
+  const unsigned block = 256;
   const auto& props = device.properties();
   // On a GPU, a grid that covers the work (one vector per thread) beats one
   // wave of resident blocks with a grid-stride loop: 4356 against 4099 GB/s
   // for a float32 add of 2^28 elements on an H200 (bench/experiments/
   // add_grid_policy.cu); the loop then only runs past 2^31-1 blocks. On the
   // CPU backend each block costs a task, so one wave and the loop it is.
+  std::int64_t limit = std::int64_t(props.max_grid_dim.x > 0 ? props.max_grid_dim.x : 65535);
   if (device.backend_kind() == BackendKind::cpu) {
     std::int64_t per_sm =
-        std::max(1, props.max_threads_per_multiprocessor / static_cast<int>(kElementwiseBlock));
-    return std::max<std::int64_t>(1, props.multiprocessor_count) * per_sm;
+        std::max(1, props.max_threads_per_multiprocessor / static_cast<int>(block));
+    limit = std::max<std::int64_t>(1, props.multiprocessor_count) * per_sm;
   }
-  return std::int64_t(props.max_grid_dim.x > 0 ? props.max_grid_dim.x : 65535);
-}
-
-LaunchConfig elementwise_config(const Device& device, std::int64_t work, StreamRef stream) {
+  std::int64_t blocks = std::clamp<std::int64_t>((work + block - 1) / block, 1, limit);
   LaunchConfig c;
-  c.grid = Dim3{static_cast<unsigned>(elementwise_blocks(work, elementwise_grid_limit(device)))};
-  c.block = Dim3{kElementwiseBlock};
+  c.grid = Dim3{static_cast<unsigned>(blocks)};
+  c.block = Dim3{block};
   c.stream = stream;
   return c;
 }
@@ -185,7 +184,7 @@ ElementwiseLaunch elementwise_launch_for(const Expr& expr, const Array& out) {
   return l;
 }
 
-void launch_elementwise(const ElementwiseLaunch& l, const Array& out) {
+LaunchConfig launch_elementwise(const ElementwiseLaunch& l, const Array& out) {
   ArgPack args;
   args.push_pointer(out.address());
   pack_params(l.plan, args);
@@ -193,9 +192,11 @@ void launch_elementwise(const ElementwiseLaunch& l, const Array& out) {
     args.push_scalar<long long>(l.plan.size);
   else
     args.push_scalar<int>(static_cast<int>(l.plan.size));
-  args.launch(*l.kernel,
-              elementwise_config(out.device(), elementwise_work(l.plan.size, l.plan.vector_width),
-                                 out.stream_ref()));
+  std::int64_t work = l.plan.vector_width > 1 ? l.plan.size / l.plan.vector_width : l.plan.size;
+  LaunchConfig config =
+      elementwise_config(out.device(), std::max<std::int64_t>(work, 1), out.stream_ref());
+  args.launch(*l.kernel, config);
+  return config;
 }
 
 void check_eval(const Expr& expr, const Array& out, Casting casting, const char* context) {
@@ -229,7 +230,7 @@ void eval_into(const Expr& expr, Array& out, Casting casting, const char* contex
   if (eval_fast(expr, out, casting, context)) return;
   check_eval(expr, out, casting, context);
   // Operands on other streams: the launch (on out's stream) waits for them.
-  order_after_operands(out, expr);
+  order_after_operands(out.stream(), expr, &out);
   Expr e = as_dtype(expr, out.dtype());
   if (unsafe_alias(*e.node(), out)) {
     // An operand overlaps the destination in another layout (a shifted or

@@ -2,7 +2,6 @@
 // (elementwise.cpp) and the cached fast path (elementwise_fast.cpp) share.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -23,22 +22,11 @@ struct ElementwiseLaunch {
 ElementwiseLaunch elementwise_launch_for(const Expr& expr, const Array& out);
 
 // Launches `l` (a non-empty plan) writing into `out` through the checked
-// launch path.
-void launch_elementwise(const ElementwiseLaunch& l, const Array& out);
+// launch path; returns the launch shape it used.
+LaunchConfig launch_elementwise(const ElementwiseLaunch& l, const Array& out);
 
 // The launch shape of an elementwise kernel doing `work` items (vectors or
-// elements): blocks of kElementwiseBlock threads, a grid covering the work on
-// a GPU, one wave on the CPU backend (elementwise_grid_limit).
-inline constexpr unsigned kElementwiseBlock = 256;
-std::int64_t elementwise_grid_limit(const Device& device);
-inline std::int64_t elementwise_blocks(std::int64_t work, std::int64_t grid_limit) {
-  return std::clamp<std::int64_t>((work + kElementwiseBlock - 1) / kElementwiseBlock, 1,
-                                  grid_limit);
-}
-// The work items of `size` elements read `vector_width` at a time.
-inline std::int64_t elementwise_work(std::int64_t size, int vector_width) {
-  return vector_width > 1 ? size / vector_width : size;
-}
+// elements): a grid covering the work on a GPU, one wave on the CPU backend.
 LaunchConfig elementwise_config(const Device& device, std::int64_t work, StreamRef stream);
 
 // The checks of evaluating `expr` into `out` (valid, writable, same device,

@@ -42,7 +42,8 @@ struct FastEntry {
   std::vector<DType> scalar_dtype;        // ... passed as this (compute) dtype
   bool index64 = false;
   int vector_width = 1;
-  std::int64_t grid_limit = 1;  // elementwise_grid_limit() of the device
+  unsigned block = 256;
+  std::int64_t grid_limit = 1;
 };
 
 // A key of up to a few hundred bytes, built without allocating.
@@ -61,22 +62,28 @@ class KeyBytes {
     return true;
   }
   std::string_view view() const noexcept { return {bytes_, size_}; }
+  void truncate(std::size_t size) noexcept { size_ = std::min(size, size_); }
 
  private:
   char bytes_[512];
   std::size_t size_ = 0;
 };
 
-// The tree as the fast path sees it: its key, and its array and scalar
-// leaves in walk order (an array leaf once per occurrence, a scalar node once).
+// The tree as the fast path sees it: its key, and its operands in walk order.
 struct Walk {
   KeyBytes key;
-  std::array<const ExprNode*, kMaxLeaves> leaves{};
+  std::array<const Array*, kMaxLeaves> leaves{};
   std::size_t leaf_count = 0;
   std::array<const ExprNode*, kMaxScalars> scalars{};
   std::size_t scalar_count = 0;
   std::size_t nodes = 0;
+  std::vector<const ExprNode*>* leaf_nodes = nullptr;  // filled on a miss only
 };
+
+bool same_view(const Array& a, const Array& b) {
+  return a.storage() == b.storage() && a.dtype() == b.dtype() && a.offset() == b.offset() &&
+         a.shape() == b.shape() && a.strides() == b.strides();
+}
 
 // Pooled memory is used on the stream it was allocated for (no record_stream needed).
 bool on_own_stream(const Array& a) {
@@ -109,7 +116,7 @@ bool visit(const ExprNode& n, const Array& out, Walk& w) {
     if (overlap && (address != out_address || a.itemsize() != out.itemsize())) return false;
     std::size_t same = w.leaf_count;
     for (std::size_t k = 0; k < w.leaf_count; ++k)
-      if (same_view(w.leaves[k]->array, a)) {
+      if (same_view(*w.leaves[k], a)) {
         same = k;
         break;
       }
@@ -117,7 +124,8 @@ bool visit(const ExprNode& n, const Array& out, Walk& w) {
     if (!key.put(static_cast<std::uint8_t>(same)) ||
         !key.put(static_cast<std::uint8_t>(address & 15)))
       return false;
-    w.leaves[w.leaf_count++] = &n;
+    if (w.leaf_nodes) w.leaf_nodes->push_back(&n);
+    w.leaves[w.leaf_count++] = &a;
     return true;
   }
   if (n.kind == NodeKind::scalar) {
@@ -173,11 +181,11 @@ const FastEntry* find(std::string_view key) {
 
 // The first call of a key: the general path's checks, plan and kernel, a
 // checked launch, then the entry later calls reuse.
-void fill(const Expr& expr, Array& out, Casting casting, const char* context, const Walk& w) {
+void fill(const Expr& expr, Array& out, Casting casting, const char* context, Walk& w) {
   check_eval(expr, out, casting, context);
   Expr e = expr.dtype() == out.dtype() ? expr : expr.astype(out.dtype());
   ElementwiseLaunch l = elementwise_launch_for(e, out);
-  launch_elementwise(l, out);
+  const LaunchConfig config = launch_elementwise(l, out);
 
   // A shape the entry cannot describe stays on the general path.
   if (l.plan.index64 != index64_for(l.plan.size) || l.plan.out->access != Access::contiguous ||
@@ -187,10 +195,10 @@ void fill(const Expr& expr, Array& out, Casting casting, const char* context, co
   for (const PlanOperand& in : l.plan.inputs) {
     if (in.access != Access::contiguous) return;
     std::size_t leaf = 0;
-    while (leaf < w.leaf_count &&
-           l.plan.input_of.at(w.leaves[leaf]) != static_cast<int>(entry->input_leaf.size()))
+    while (leaf < w.leaf_nodes->size() &&
+           l.plan.input_of.at((*w.leaf_nodes)[leaf]) != static_cast<int>(entry->input_leaf.size()))
       ++leaf;
-    if (leaf == w.leaf_count) return;
+    if (leaf == w.leaf_nodes->size()) return;
     entry->input_leaf.push_back(static_cast<std::uint8_t>(leaf));
   }
   for (const ExprNode* s : l.plan.scalars) {
@@ -201,7 +209,8 @@ void fill(const Expr& expr, Array& out, Casting casting, const char* context, co
   }
   entry->index64 = l.plan.index64;
   entry->vector_width = l.plan.vector_width;
-  entry->grid_limit = elementwise_grid_limit(out.device());
+  entry->block = config.block.x;
+  entry->grid_limit = elementwise_config(out.device(), std::int64_t{1} << 40, StreamRef{}).grid.x;
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   c.entries.emplace(std::string(w.key.view()), std::move(entry));
@@ -219,7 +228,7 @@ void launch(const FastEntry& entry, const Walk& w, const Array& out) {
     ++count;
   };
   put_pointer(out.address());
-  for (std::uint8_t leaf : entry.input_leaf) put_pointer(w.leaves[leaf]->array.address());
+  for (std::uint8_t leaf : entry.input_leaf) put_pointer(w.leaves[leaf]->address());
   for (std::size_t k = 0; k < entry.scalar_slot.size(); ++k) {
     std::memset(slots[count], 0, 16);
     w.scalars[entry.scalar_slot[k]]->scalar.store(entry.scalar_dtype[k], slots[count]);
@@ -235,11 +244,12 @@ void launch(const FastEntry& entry, const Walk& w, const Array& out) {
     std::memcpy(slots[count], &n, sizeof n);
   }
   values[count] = slots[count];
+  const std::int64_t work = entry.vector_width > 1 ? size / entry.vector_width : size;
   const std::int64_t blocks =
-      elementwise_blocks(elementwise_work(size, entry.vector_width), entry.grid_limit);
+      std::clamp<std::int64_t>((work + entry.block - 1) / entry.block, 1, entry.grid_limit);
   const Kernel::State& k = entry.kernel.state();
   k.backend->launch(k.native, k.name.c_str(), Dim3{static_cast<unsigned>(blocks)},
-                    Dim3{kElementwiseBlock}, 0, out.stream_ref().native, values);
+                    Dim3{entry.block}, 0, out.stream_ref().native, values);
   note_array_launch();
 }
 
@@ -261,13 +271,21 @@ bool eval_fast(const Expr& expr, Array& out, Casting casting, const char* contex
   w.key.put(static_cast<std::uint8_t>(out.address() & 15));
   w.key.put(static_cast<std::uint8_t>(casting));
   w.key.put(index64_for(out.size()) ? 1 : 0);
+  const std::size_t header = w.key.view().size();
   if (!visit(root, out, w)) return false;
   if (const FastEntry* entry = find(w.key.view())) {
     launch(*entry, w, out);
     g_hits.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
-  fill(expr, out, casting, context, w);
+  // A miss: walk again remembering the leaves' nodes, which the plan names.
+  std::vector<const ExprNode*> leaf_nodes;
+  Walk again;
+  again.leaf_nodes = &leaf_nodes;
+  again.key = w.key;
+  again.key.truncate(header);
+  visit(root, out, again);
+  fill(expr, out, casting, context, again);
   return true;
 }
 

@@ -11,13 +11,12 @@
 #include "cudakit/error.hpp"
 
 namespace cudakit::detail {
+namespace {
 
 bool same_view(const Array& a, const Array& b) {
   return a.storage() == b.storage() && a.dtype() == b.dtype() && a.offset() == b.offset() &&
          a.shape() == b.shape() && a.strides() == b.strides();
 }
-
-namespace {
 
 void collect(const ExprNode& n, Plan& plan) {
   if (n.kind == NodeKind::array) {

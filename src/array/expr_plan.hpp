@@ -43,9 +43,6 @@ struct Plan {
   std::string key;
 };
 
-// Whether two arrays are the same view of the same storage (one kernel input).
-bool same_view(const Array& a, const Array& b);
-
 // Builds the plan for evaluating `root` over `shape` (logical axis order
 // `axis_order`, empty for C order), writing to `out` when given.
 Plan make_plan(const ExprNode& root, const Shape& shape, const Array* out,
