@@ -291,6 +291,20 @@ TEST_F(ArrayView, TakeOutOfRangeIsAnError) {
   EXPECT_THROW(ck::take(a, make_array({0.5}, DType::float32, {1}), 1), ck::ArgumentError);
 }
 
+// Bad put input is refused on the host before anything runs.
+TEST_F(ArrayView, PutOutOfRangeReadOnlyOrEmptyValuesIsAnError) {
+  ck::Array p = ck::zeros({6}, DType::float32);
+  const ck::Array one = make_array({9}, DType::float32, {1});
+  EXPECT_THROW(ck::put(p, make_array({6}, DType::int64, {1}), one), ck::ArgumentError);
+  EXPECT_THROW(ck::put(p, make_array({-7}, DType::int64, {1}), one), ck::ArgumentError);
+  EXPECT_THROW(ck::put(p, make_array({0.5}, DType::float32, {1}), one), ck::ArgumentError);
+  EXPECT_THROW(ck::put(p, make_array({1}, DType::int64, {1}), ck::zeros({0}, DType::float32)),
+               ck::ArgumentError);
+  ck::Array fixed = ck::zeros({6}, DType::float32).broadcast_to({2, 6});
+  EXPECT_THROW(ck::put(fixed, make_array({1}, DType::int64, {1}), one), ck::ArgumentError);
+  EXPECT_EQ(host_doubles(p), (std::vector<double>(6, 0.0)));
+}
+
 TEST_F(ArrayView, PrintsLikeNumpy) {
   EXPECT_EQ(make_array({1, 2, 3}, DType::float32, {3}).to_string(),
             "array([1., 2., 3.], dtype=float32)");
