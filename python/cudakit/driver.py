@@ -165,10 +165,16 @@ def _get_attributes(self: Device) -> dict[Any, int]:
     return out
 
 
-def _make_context(self: Device, flags: int = 0) -> "Context":
-    """Makes the device's primary context current and returns it (pushed)."""
+def _make_context(self: Device, flags: int = 0,
+                  printf_buffer_size: int | None = None) -> "Context":
+    """Makes the device's primary context current and returns it (pushed).
+
+    ``printf_buffer_size`` sets the device printf FIFO (limit.PRINTF_FIFO_SIZE).
+    """
     ctx = Context(self)
     ctx.push()
+    if printf_buffer_size is not None:
+        Context.set_limit(limit.PRINTF_FIFO_SIZE, int(printf_buffer_size))
     return ctx
 
 
