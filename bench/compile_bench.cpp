@@ -517,6 +517,11 @@ int run_compile_bench(std::ostream& out) {
   return run_compile_bench(1, argv, out);
 }
 
+std::string raw_nvrtc_path(std::string& why) {
+  RawNvrtc raw;
+  return raw.load(why) ? raw.path() : std::string();
+}
+
 }  // namespace cudakit
 
 #ifdef CUDAKIT_COMPILE_BENCH_MAIN
