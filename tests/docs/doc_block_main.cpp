@@ -1,8 +1,7 @@
 // Runs one documentation block: `cudakit_doc_blocks <file>:<line>`, or
 // `--list` to print every registered name.
-#include <cudakit/backend_kind.hpp>
-
 #include <cstdio>
+#include <cudakit/backend_kind.hpp>
 #include <exception>
 #include <map>
 #include <string>
