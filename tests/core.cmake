@@ -26,3 +26,7 @@ target_compile_definitions(core_gpu_tests PRIVATE CUDAKIT_TEST_BACKEND=cuda)
 cudakit_add_test(core_nvrtc_tests
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_nvrtc_test.cpp
   LABELS unit)
+
+# KernelArgs, the run-time built launch, on the CPU backend.
+cudakit_add_test(kernel_args_test SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/kernel_args_test.cpp
+  LABELS unit)
