@@ -13,3 +13,8 @@ if(TARGET cudakit_cli)
 endif()
 # Files that are not regular files where the cache or the module loader reads.
 cudakit_add_test(cache_special_file_test SOURCES unit/cache_special_file_test.cpp LABELS unit)
+# Launches and kernels: both backends, same source.
+cudakit_add_test(launch_hostile_input_test SOURCES unit/launch_hostile_input_test.cpp LABELS unit)
+target_compile_definitions(launch_hostile_input_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cpu)
+cudakit_add_test(launch_hostile_input_gpu_test SOURCES unit/launch_hostile_input_test.cpp LABELS gpu)
+target_compile_definitions(launch_hostile_input_gpu_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cuda)
