@@ -105,6 +105,13 @@ CpuModule::CpuModule(const CompiledCode& code) {
                 "clear the compile cache (CUDAKIT_CACHE_DIR) and compile again");
   }
   info_->init(&runtime_table());
+  try {
+    check_static_shared(code.image, kContext, {});
+  } catch (...) {
+    dlclose(handle_);
+    handle_ = nullptr;
+    throw;
+  }
   const TlsSymbols shared_variables = read_tls_symbols(code.image);
 
   for (unsigned i = 0; i < info_->kernel_count; ++i) {

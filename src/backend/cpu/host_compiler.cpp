@@ -210,30 +210,6 @@ void check_no_overloads(const ScanResult& scan, const std::string& context,
   }
 }
 
-// ptxas refuses a kernel whose static __shared__ variables exceed 48 KiB
-// (only dynamic shared memory may go beyond, after an opt-in); so does the
-// CPU backend, so that code it accepts also compiles for a GPU.
-void check_static_shared(const std::vector<std::uint8_t>& image, const std::string& context,
-                         const std::string& source) {
-  const TlsSymbols variables = read_tls_symbols(image);
-  if (variables.empty()) return;
-  std::string log;
-  for (const auto& symbol : exported_functions(image)) {
-    const std::size_t bytes = static_shared_bytes(variables, symbol);
-    if (bytes <= kStaticSharedLimit) continue;
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "error: entry function '%s' uses too much shared data (0x%zx bytes, 0x%zx max)\n",
-                  symbol.c_str(), bytes, kStaticSharedLimit);
-    log += line;
-  }
-  if (!log.empty())
-    throw CompileError(context, log, source,
-                       "static __shared__ memory is limited to 48 KiB per block on a GPU: use "
-                       "`extern __shared__` (dynamic) memory and set_max_dynamic_shared_memory "
-                       "for more, or smaller tiles");
-}
-
 std::string file_name_of(const std::string& source_name) {
   std::string name = fs::path(source_name).filename().string();
   if (name.empty()) name = "kernel.cu";

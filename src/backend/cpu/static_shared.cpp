@@ -2,7 +2,11 @@
 
 #include <elf.h>
 
+#include <cstdio>
 #include <cstring>
+
+#include "backend/cpu/cpu_module.hpp"
+#include "cudakit/error.hpp"
 
 namespace cudakit::detail::cpu {
 namespace {
@@ -76,6 +80,30 @@ std::vector<std::string> exported_functions(std::span<const std::uint8_t> elf_im
       out.push_back(std::move(name));
   });
   return out;
+}
+
+// ptxas refuses a kernel whose static __shared__ variables exceed 48 KiB
+// (only dynamic shared memory may go beyond, after an opt-in); so does the
+// CPU backend, so that code it accepts also compiles for a GPU.
+void check_static_shared(std::span<const std::uint8_t> image, const std::string& context,
+                         const std::string& source) {
+  const TlsSymbols variables = read_tls_symbols(image);
+  if (variables.empty()) return;
+  std::string log;
+  for (const auto& symbol : exported_functions(image)) {
+    const std::size_t bytes = static_shared_bytes(variables, symbol);
+    if (bytes <= kStaticSharedLimit) continue;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "error: entry function '%s' uses too much shared data (0x%zx bytes, 0x%zx max)\n",
+                  symbol.c_str(), bytes, kStaticSharedLimit);
+    log += line;
+  }
+  if (!log.empty())
+    throw CompileError(context, log, source,
+                       "static __shared__ memory is limited to 48 KiB per block on a GPU: use "
+                       "`extern __shared__` (dynamic) memory and set_max_dynamic_shared_memory "
+                       "for more, or smaller tiles");
 }
 
 }  // namespace cudakit::detail::cpu

@@ -28,4 +28,10 @@ std::size_t static_shared_bytes(const TlsSymbols& symbols, const std::string& ke
 // The symbols of the module's kernels (functions the module exports).
 std::vector<std::string> exported_functions(std::span<const std::uint8_t> elf_image);
 
+// CompileError, as ptxas gives, when a kernel of the module declares more
+// than 48 KiB of static shared memory. Run after compiling and again at
+// load, for modules compiled before the check existed (from a cache).
+void check_static_shared(std::span<const std::uint8_t> image, const std::string& context,
+                         const std::string& source);
+
 }  // namespace cudakit::detail::cpu
