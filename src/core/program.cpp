@@ -33,8 +33,39 @@ LoadedModules& loaded_modules() {
 // The backend's compile, with the CompileError re-raised against the user's
 // own source: the log's line numbers are the user's (`#line 1`), so the
 // numbered excerpt must come from the unwrapped text.
+// Macro names and include directories become compiler flags ("-DNAME",
+// "-IDIR"): an empty one would be a bare "-D" or "-I", and the compiler would
+// take the next flag as its value.
+void check_flag_values(const CompileOptions& options) {
+  auto is_identifier_start = [](char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  };
+  auto is_identifier_char = [&](char c) {
+    return is_identifier_start(c) || (c >= '0' && c <= '9');
+  };
+  for (const auto& [name, value] : options.defines) {
+    // NAME or a function-like macro NAME(args).
+    std::size_t end = 0;
+    while (end < name.size() && is_identifier_char(name[end])) ++end;
+    const bool ok = !name.empty() && is_identifier_start(name[0]) &&
+                    (end == name.size() || (name[end] == '(' && name.back() == ')'));
+    if (!ok)
+      throw ArgumentError(
+          "compiling with the macro definition '" + name + (value.empty() ? "" : "=" + value) + "'",
+          name.empty() ? "the macro has no name"
+                       : "the macro name '" + name + "' is not a C identifier",
+          "define NAME or NAME=VALUE, NAME a C identifier (cudakit compile -D "
+          "NAME=VALUE)");
+  }
+  for (const auto& dir : options.include_dirs)
+    if (dir.empty())
+      throw ArgumentError("compiling with an include directory", "the directory name is empty",
+                          "give each include directory a path (cudakit compile -I DIR)");
+}
+
 CompiledCode run_compiler(detail::Backend& backend, std::string_view source,
                           const std::string& prepared, const CompileOptions& options) {
+  check_flag_values(options);
   detail::CompileRequest request;
   request.source = prepared;
   request.options = options;

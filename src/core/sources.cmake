@@ -21,6 +21,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/param_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pinned_buffer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/program.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/regular_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scalar_convert.cpp
   ${CMAKE_CURRENT_LIST_DIR}/source_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream.cpp

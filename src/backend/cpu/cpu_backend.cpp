@@ -366,6 +366,7 @@ class CpuBackend final : public Backend {
     KernelAttributes a;
     a.max_threads_per_block = 1024;
     a.max_dynamic_shared_bytes = k->max_dynamic_shared;
+    a.static_shared_bytes = k->static_shared;
     return a;
   }
   void set_max_dynamic_shared_memory(NativeKernel kernel, std::size_t bytes) override {
@@ -374,7 +375,19 @@ class CpuBackend final : public Backend {
           "setting the dynamic shared memory limit of a kernel on the CPU backend",
           "max dynamic shared memory per block (opt-in)", static_cast<long long>(bytes),
           static_cast<long long>(kOptInSharedLimit));
-    static_cast<CpuKernel*>(kernel)->max_dynamic_shared = bytes;
+    auto* k = static_cast<CpuKernel*>(kernel);
+    // As the driver does: the static part and the raised dynamic limit
+    // together must fit the opt-in maximum.
+    if (bytes + k->static_shared > kOptInSharedLimit)
+      throw LaunchConfigError(
+          "setting the dynamic shared memory limit of a kernel on the CPU backend",
+          "max dynamic shared memory per block (opt-in) less the kernel's " +
+              std::to_string(k->static_shared) + " static bytes",
+          static_cast<long long>(bytes),
+          static_cast<long long>(kOptInSharedLimit -
+                                 std::min(kOptInSharedLimit, k->static_shared)));
+    k->max_dynamic_shared = bytes;
+    k->dynamic_shared_raised = true;
   }
   std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
                                                const std::string& name) override {
@@ -453,6 +466,16 @@ class CpuBackend final : public Backend {
     if (grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u)
       throw LaunchConfigError(context(), "max grid dimensions (2147483647x65535x65535)",
                               std::max(grid.y, grid.z), 65535);
+    // Without an opt-in, static and dynamic shared memory share the 48 KiB a
+    // GPU gives a block; the same launch must fail here as it would there.
+    if (!k.dynamic_shared_raised && k.static_shared + dynamic_shared > kStaticSharedLimit)
+      throw LaunchConfigError(context(),
+                              "max shared memory per block (" + std::to_string(k.static_shared) +
+                                  " bytes static + dynamic)",
+                              static_cast<long long>(k.static_shared + dynamic_shared),
+                              static_cast<long long>(kStaticSharedLimit),
+                              "raise the kernel's limit first (set_max_dynamic_shared_memory), "
+                              "as a GPU requires above 48 KiB, or use less shared memory");
     if (dynamic_shared > k.max_dynamic_shared)
       throw LaunchConfigError(context(), "max dynamic shared memory per block", dynamic_shared,
                               static_cast<long long>(k.max_dynamic_shared),

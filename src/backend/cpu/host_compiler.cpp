@@ -6,19 +6,23 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "backend/cpu/cpu_module.hpp"
 #include "backend/cpu/kernel_scanner.hpp"
 #include "backend/cpu/prelude/cudakit_cpu_abi.h"
+#include "backend/cpu/static_shared.hpp"
 #include "cudakit/error.hpp"
 #include "platform/file_identity.hpp"
 
@@ -166,6 +170,46 @@ std::string generate_tail(const ScanResult& scan, const CompileOptions& options)
   return out.str();
 }
 
+// The text of line `number` (1-based) of `source`, trimmed.
+std::string source_line(std::string_view source, int number) {
+  std::size_t begin = 0;
+  for (int n = 1; n < number && begin != std::string_view::npos; ++n) {
+    begin = source.find('\n', begin);
+    if (begin != std::string_view::npos) ++begin;
+  }
+  if (begin == std::string_view::npos) return {};
+  std::string_view line = source.substr(begin, source.find('\n', begin) - begin);
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '{'))
+    line.remove_suffix(1);
+  return std::string(line);
+}
+
+// Kernels are found by name, so two __global__ functions of one name (C++
+// overloads) leave a launch with no way to say which; the host compiler
+// would only say it cannot take the address of an overloaded function.
+void check_no_overloads(const ScanResult& scan, const std::string& context,
+                        const std::string& source, const std::string& source_name) {
+  std::map<std::string, std::vector<int>> lines;
+  for (const auto& k : scan.kernels)
+    if (!k.is_template) lines[k.qualified].push_back(k.line);
+  for (const auto& [name, line] : scan.repeated_kernels) lines[name].push_back(line);
+  for (const auto& [name, at] : lines) {
+    if (at.size() < 2) continue;
+    std::string log;
+    for (int line : at)
+      log += source_name + ":" + std::to_string(line) + ": " + source_line(source, line) + "\n";
+    throw CompileError(context + ": kernel '" + name + "' is overloaded (" +
+                           std::to_string(at.size()) + " __global__ functions of that name)",
+                       log, source,
+                       "a kernel is looked up by its name, so each needs its own: rename the "
+                       "overloads (extern \"C\" kernels must have distinct names anyway), or "
+                       "write one template kernel and pick an instantiation with a name "
+                       "expression (CompileOptions::name_expressions, e.g. \"" +
+                           name + "<float>\")");
+  }
+}
+
 std::string file_name_of(const std::string& source_name) {
   std::string name = fs::path(source_name).filename().string();
   if (name.empty()) name = "kernel.cu";
@@ -279,6 +323,8 @@ CompiledCode compile_host_module(const CompileRequest& request) {
                        "(#ifdef __CUDAKIT_CPU__)");
   }
 
+  check_no_overloads(scan, context, request.source, request.source_name);
+
   TempDir dir;
   const fs::path include_dir = dir.path() / "include";
   for (const char* h : kStubHeaders) write_text(include_dir / h, "#pragma once\n");
@@ -351,6 +397,7 @@ CompiledCode compile_host_module(const CompileRequest& request) {
   std::string image = read_text(dir.path() / "module.so");
   code.image.assign(image.begin(), image.end());
   code.log = log;
+  check_static_shared(code.image, context, request.source);
   return code;
 }
 
