@@ -376,6 +376,12 @@ void LaunchArgs::resolve(const Kernel& kernel, const LaunchConfig& config) {
   for (std::size_t i = 0; i < n; ++i) {
     Entry& e = entries_[i];
     if (e.literal != Literal::none) resolve_literal(kernel, config, i);
+    // numpy.intp(address) / numpy.uintp: PyCUDA's way to pass a pointer
+    // value (e.g. int(alloc) + offset); an 8-byte integer for a pointer.
+    if (e.literal == Literal::none && e.info.kind == ParamKind::scalar && e.info.size == 8 &&
+        (e.info.scalar == ScalarType::i64 || e.info.scalar == ScalarType::u64) &&
+        i < kernel.params().params.size() && kernel.params().params[i].kind == ParamKind::pointer)
+      e.info = {ParamKind::pointer, ScalarType::unknown, sizeof(void*), "numpy.intp address"};
     if (e.element.kind != 0) check_pointee(kernel, config, i);
     infos_[i] = e.info;
     values_[i] = e.aggregate_index >= 0

@@ -109,6 +109,17 @@ def test_cuda_array_interface_and_gpudata_are_pointers(axpy) -> None:
         drv.memcpy_htod(Interface(x_dev), np.zeros(n + 1, np.float32))
 
 
+def test_intp_address_with_offset(axpy) -> None:
+    # PyCUDA's idiom for a pointer into an allocation: numpy.intp(int(alloc) + offset).
+    x, y = random(64), random(64)
+    x_dev, y_dev = drv.to_device(x), drv.to_device(y)
+    axpy(np.float32(1), np.intp(int(x_dev) + 32 * 4), np.uintp(int(y_dev) + 32 * 4), np.int32(32),
+         block=(32, 1, 1))
+    expected = y.copy()
+    expected[32:] += x[32:]
+    np.testing.assert_allclose(drv.from_device_like(y_dev, y), expected, rtol=1e-6)
+
+
 def test_struct_by_value() -> None:
     mod = SourceModule("""
     struct Pair { int count; float scale; };
