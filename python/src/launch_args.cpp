@@ -275,14 +275,15 @@ void LaunchArgs::resolve_literal(const Kernel& kernel, const LaunchConfig& confi
   const long double value = e.literal == Literal::signed_int     ? (long double)e.signed_value
                             : e.literal == Literal::unsigned_int ? (long double)e.unsigned_value
                                                                  : (long double)e.float_value;
-  const std::string shown = integral ? number_text(value) : std::to_string(e.float_value);
+  // Only for messages: formatting costs more than the whole conversion.
+  auto shown = [&] { return integral ? number_text(value) : std::to_string(e.float_value); };
 
   if (p.kind == ParamKind::pointer) {
     if (integral && ints_are_addresses_ && value >= 0) {
       e.info = {ParamKind::pointer, ScalarType::unknown, sizeof(void*), "device address"};
       return;  // slot already holds the bits
     }
-    fail(std::string("passed a Python ") + (integral ? "int " : "float ") + shown +
+    fail(std::string("passed a Python ") + (integral ? "int " : "float ") + shown() +
              " for a pointer parameter",
          "pass device memory: a DeviceAllocation (mem_alloc), a GPUArray, an object with "
          "__cuda_array_interface__, or cuda.In/Out/InOut(numpy array)");
@@ -295,16 +296,16 @@ void LaunchArgs::resolve_literal(const Kernel& kernel, const LaunchConfig& confi
       e.slot = value == 1;
       return;
     }
-    fail("passed " + shown + " for a bool parameter", "pass True/False, 0 or 1");
+    fail("passed " + shown() + " for a bool parameter", "pass True/False, 0 or 1");
   }
   if (is_integer(t)) {
     if (!integral)
-      fail("passed a Python float (" + shown + ") for an integer parameter",
+      fail("passed a Python float (" + shown() + ") for an integer parameter",
            std::string("pass an int (int(x)) or ") + numpy_name(t) + "(x)");
     long double low, high;
     integer_range(t, low, high);
     if (value < low || value > high)
-      fail("the Python int " + shown + " does not fit (range " + number_text(low) + " to " +
+      fail("the Python int " + shown() + " does not fit (range " + number_text(low) + " to " +
                number_text(high) + ")",
            "pass a value in that range, or declare the parameter wider (long long / "
            "unsigned long long) and pass numpy.int64(n)");
@@ -321,7 +322,7 @@ void LaunchArgs::resolve_literal(const Kernel& kernel, const LaunchConfig& confi
     if (t == ScalarType::f64) {
       const double d = integral ? static_cast<double>(value) : e.float_value;
       if (integral && static_cast<long double>(d) != value)
-        fail("the Python int " + shown + " has no exact double", "pass float(n) explicitly");
+        fail("the Python int " + shown() + " has no exact double", "pass float(n) explicitly");
       std::memcpy(&e.slot, &d, 8);
       e.info = {ParamKind::scalar, t, 8, "Python number"};
       return;
@@ -329,10 +330,10 @@ void LaunchArgs::resolve_literal(const Kernel& kernel, const LaunchConfig& confi
     const double d = integral ? static_cast<double>(value) : e.float_value;
     const float f = static_cast<float>(d);
     if (integral && static_cast<long double>(f) != value)
-      fail("the Python int " + shown + " has no exact float",
+      fail("the Python int " + shown() + " has no exact float",
            "pass numpy.float32(n) if rounding is intended");
     if (std::isfinite(d) && !std::isfinite(f))
-      fail("the Python float " + shown + " is beyond the range of float",
+      fail("the Python float " + shown() + " is beyond the range of float",
            "declare the parameter double, or pass a smaller value");
     e.slot = 0;
     std::memcpy(&e.slot, &f, 4);
