@@ -288,7 +288,8 @@ void LaunchArgs::resolve_literal(const Kernel& kernel, const LaunchConfig& confi
          "pass device memory: a DeviceAllocation (mem_alloc), a GPUArray, an object with "
          "__cuda_array_interface__, or cuda.In/Out/InOut(numpy array)");
   }
-  if (p.kind != ParamKind::scalar) return;  // pointer_or_u64, aggregates: the core decides
+  if (p.kind != ParamKind::scalar) return;     // pointer_or_u64, aggregates: the core decides
+  if (CUDAKIT_PYTHON_HAS_KERNEL_ARGS) return;  // the core's launch converts literals
   const ScalarType t = p.scalar;
   if (t == ScalarType::boolean) {
     if (integral && (value == 0 || value == 1)) {
@@ -391,6 +392,43 @@ void LaunchArgs::resolve(const Kernel& kernel, const LaunchConfig& config) {
   }
 }
 
+#if CUDAKIT_PYTHON_HAS_KERNEL_ARGS
+void LaunchArgs::fill(KernelArgs& args) const {
+  args.clear();
+  for (const Entry& e : entries_) {
+    if (e.info.host_data != nullptr) {
+      args.host(const_cast<void*>(e.info.host_data), e.info.host_bytes, e.info.direction);
+    } else if (e.aggregate_index >= 0) {
+      const std::string& bytes = aggregates_[e.aggregate_index];
+      args.aggregate(bytes.data(), bytes.size(), e.info.type_name);
+    } else if (e.info.kind == ParamKind::pointer) {
+      args.pointer(e.slot, e.info.type_name);
+    } else if (e.literal != Literal::none) {
+      // Still a literal (resolve leaves scalar parameters to the core).
+      if (e.literal == Literal::signed_int)
+        args.integer_literal(e.signed_value);
+      else if (e.literal == Literal::unsigned_int)
+        args.unsigned_literal(e.unsigned_value);
+      else
+        args.float_literal(e.float_value);
+    } else {
+      args.scalar(e.info.scalar, &e.slot);
+    }
+  }
+}
+
+void LaunchArgs::launch(const Kernel& kernel, const LaunchConfig& config) {
+  resolve(kernel, config);
+  fill(kernel_args_);
+  kernel.launch(config, kernel_args_);
+}
+
+float LaunchArgs::launch_timed(const Kernel& kernel, const LaunchConfig& config) {
+  resolve(kernel, config);
+  fill(kernel_args_);
+  return kernel.launch_timed(config, kernel_args_);
+}
+#else
 void LaunchArgs::launch(const Kernel& kernel, const LaunchConfig& config) {
   resolve(kernel, config);
   std::span<const ArgInfo> infos(infos_.data(), entries_.size());
@@ -411,5 +449,7 @@ float LaunchArgs::launch_timed(const Kernel& kernel, const LaunchConfig& config)
   stop.synchronize();
   return elapsed_ms(start, stop);
 }
+
+#endif
 
 }  // namespace cudakit::python

@@ -77,8 +77,9 @@ def test_float_device_array_for_int_pointer_through_cuda_array_interface(mod, da
 
 def test_python_int_too_large_for_int(mod, data) -> None:
     host, dev = data
-    with pytest.raises(drv.ArgumentError, match=r"1099511627776 does not fit \(range -2147483648"):
+    with pytest.raises(drv.ArgumentError, match=r"1099511627776,? (which )?does not fit") as info:
         mod.get_function("scale")(dev, 2.0, 2**40, block=(128, 1, 1), grid=(3, 1))
+    assert "parameter 2 'n'" in str(info.value) and info.value.hint
     np.testing.assert_array_equal(device_copy(dev, host), host)
 
 
@@ -87,7 +88,7 @@ def test_negative_int_for_unsigned_and_float_for_int() -> None:
     out = drv.mem_alloc(4)
     with pytest.raises(drv.ArgumentError, match="does not fit"):
         mod.get_function("k")(out, -1, block=(1, 1, 1))
-    with pytest.raises(drv.ArgumentError, match="Python float"):
+    with pytest.raises(drv.ArgumentError, match="1.5"):
         mod.get_function("k")(out, 1.5, block=(1, 1, 1))
 
 
