@@ -278,6 +278,15 @@ def test_tools() -> None:
 
 
 @pytest.mark.gpu
+def test_an_older_arch_runs_as_with_nvcc() -> None:
+    # -arch=sm_75 (the tutorial's advice for a Turing card) on a newer GPU.
+    mod = SourceModule("__global__ void k(int *o) { o[0] = 75; }", options=["-arch=sm_75"])
+    o = np.zeros(1, np.int32)
+    mod.get_function("k")(drv.Out(o), block=(1, 1, 1))
+    assert o[0] == 75
+
+
+@pytest.mark.gpu
 def test_torch_current_stream_and_tensor() -> None:
     torch = pytest.importorskip("torch")
     tensor = torch.arange(16, dtype=torch.float32, device="cuda")
