@@ -143,7 +143,7 @@ def compile(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = Non
             keep: bool = False, no_extern_c: bool = False, arch: str | None = None,
             code: str | None = None, cache_dir: Any = None,
             include_dirs: Sequence[str] = (), target: str = "cubin") -> bytes:
-    """Compiles and returns the code as bytes is not offered: use SourceModule."""
+    """PyCUDA's compile() returns the binary; cudakit does not offer that (NotSupported)."""
     raise NotSupported(
         "compiler.compile: returning the compiled binary is not offered; "
         "SourceModule(source, ...) compiles and loads in one step (through the cache)")
