@@ -24,9 +24,10 @@ std::vector<GPUArrayObject*>& registry() {
 constexpr std::size_t fusion_node_limit = 64;
 constexpr std::size_t fusion_read_limit = 24;
 
-nb::object& numpy_module() {
-  static nb::object np = nb::module_::import_("numpy");
-  return np;
+nb::object numpy_module() {
+  // Kept for the process: no Python object may be released after finalisation.
+  static nb::handle np = nb::module_::import_("numpy").release();
+  return nb::borrow(np);
 }
 
 }  // namespace
@@ -147,7 +148,7 @@ nb::object wrap_pending(Expr expr, std::vector<const void*> reads, std::size_t n
 // ---- dtypes -------------------------------------------------------------------
 
 nb::object numpy_dtype(DType dtype) {
-  static std::array<nb::object, dtype_count> cache;
+  static auto& cache = *new std::array<nb::object, dtype_count>();  // never destroyed at exit
   nb::object& slot = cache[static_cast<std::size_t>(dtype)];
   if (!slot.is_valid()) {
     if (dtype == DType::bfloat16) {
@@ -218,7 +219,7 @@ std::optional<Scalar> scalar_from_python(nb::handle value) {
   }
   if (PyComplex_CheckExact(o))
     return Scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
-  static nb::object generic = numpy_module().attr("generic");
+  static nb::handle generic = nb::object(numpy_module().attr("generic")).release();
   if (PyObject_IsInstance(o, generic.ptr()) == 1) {
     const DType dtype = dtype_from_python(value.attr("dtype"));
     nb::object item = value.attr("item")();
@@ -250,7 +251,7 @@ std::optional<Expr> operand_from_python(nb::handle value, std::vector<const void
     return Expr(*s);
   }
   if (allow_host) {
-    static nb::object ndarray = numpy_module().attr("ndarray");
+    static nb::handle ndarray = nb::object(numpy_module().attr("ndarray")).release();
     if (PyObject_IsInstance(value.ptr(), ndarray.ptr()) == 1 || PyList_Check(value.ptr()) ||
         PyTuple_Check(value.ptr())) {
       nb::object to_gpu = nb::module_::import_("cudakit.gpuarray").attr("to_gpu");

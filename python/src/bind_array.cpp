@@ -36,8 +36,9 @@ class HostBuffer {
 };
 
 nb::object numpy() {
-  static nb::object np = nb::module_::import_("numpy");
-  return np;
+  // Kept for the process: no Python object may be released after finalisation.
+  static nb::handle np = nb::module_::import_("numpy").release();
+  return nb::borrow(np);
 }
 
 // Keeps a Python object alive as long as a cudakit array views its memory.
@@ -94,7 +95,7 @@ std::vector<Index> indices_from_python(nb::handle key) {
 
 bool is_integer_array_key(nb::handle key) {
   if (is_gpuarray(key)) return true;
-  static nb::object ndarray = numpy().attr("ndarray");
+  static nb::handle ndarray = nb::object(numpy().attr("ndarray")).release();
   return PyList_Check(key.ptr()) || PyObject_IsInstance(key.ptr(), ndarray.ptr()) == 1;
 }
 

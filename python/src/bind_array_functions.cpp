@@ -14,13 +14,15 @@
 #include "cudakit/array_join.hpp"
 #include "cudakit/array_reduce.hpp"
 #include "cudakit/array_scan.hpp"
+#include "cudakit/detail/expr_codegen.hpp"
 
 namespace cudakit::python {
 namespace {
 
 nb::object numpy() {
-  static nb::object np = nb::module_::import_("numpy");
-  return np;
+  // Kept for the process: no Python object may be released after finalisation.
+  static nb::handle np = nb::module_::import_("numpy").release();
+  return nb::borrow(np);
 }
 
 Expr operand(nb::handle value, std::vector<const void*>& reads, std::size_t& nodes,
@@ -457,6 +459,13 @@ void bind_array_functions(nb::module_& m) {
       "For a GPUArray passed to a kernel: evaluates it if pending and the pending results "
       "that read its memory (the kernel may write it); returns its device address. None for "
       "other objects.");
+
+  m.def("_array_kernel_launches", &detail::array_kernel_launches,
+        "Array kernels launched so far in this process (for tests of fusion).");
+  m.def(
+      "_c_type_name",
+      [](nb::handle dtype) { return std::string(c_type_name(dtype_from_python(dtype))); },
+      nb::arg("dtype"), "The C type cudakit's generated kernels use for a dtype.");
 
   nb::module_ cumath = m.def_submodule("cumath", "PyCUDA's cumath: fused elementwise math");
   bind_math(cumath);

@@ -81,6 +81,7 @@ void bind_array_random(nb::module_& m) {
             fill_into(g, "normal", data);
           },
           nb::arg("data"), nb::arg("stream") = nb::none());
+  m.def("_seed", &cudakit::seed, nb::arg("seed"));
   m.def(
       "_default_generator", []() -> Generator& { return default_generator(); },
       nb::rv_policy::reference);

@@ -1,0 +1,37 @@
+"""PyCUDA's ``pycuda.curandom`` on cudakit's Philox4x32-10 generator.
+
+A seed gives the same numbers on the GPU and on the CPU backend (element e of a
+draw depends only on seed, offset and e). The numbers differ from PyCUDA's
+(which uses MD5 for ``rand`` and cuRAND's XORWOW / MRG32k3a for generators).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _core
+from ._core import PhiloxGenerator
+
+__all__ = ["rand", "seed", "PhiloxGenerator", "PhiloxRandomNumberGenerator"]
+
+
+def rand(shape: Any, dtype: Any = np.float32, stream: Any = None) -> Any:
+    """Uniform numbers in [0, 1) from the process-wide generator."""
+    return _core._default_generator().gen_uniform(shape, dtype, stream)
+
+
+def seed(value: int) -> None:
+    """Reseeds the process-wide generator (offset back to 0)."""
+    _core._seed(value)
+
+
+class PhiloxRandomNumberGenerator(PhiloxGenerator):
+    """PyCUDA-style generator: ``gen_uniform(shape, dtype)``, ``gen_normal``,
+    ``gen_log_normal``, ``fill_uniform(ary)``, ``fill_normal(ary)``."""
+
+    def __init__(self, seed: int = 0, seed_getter: Any = None, offset: int = 0) -> None:
+        super().__init__(seed)
+        if offset:
+            self.offset = offset
