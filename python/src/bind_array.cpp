@@ -2,6 +2,7 @@
 // class, its properties, views, indexing and host transfers; operators are in
 // bind_array_ops.cpp, module functions in bind_array_functions.cpp.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/complex.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -155,11 +156,11 @@ void set_from_host(GPUArrayObject& self, nb::handle ary, bool async, nb::handle 
                               .c_str());
   if (!(dtype_from_python(host.attr("dtype")) == a.dtype()))
     throw nb::type_error(("set(): the host array is " +
-                          nb::cast<std::string>(nb::str(host.attr("dtype"))) + ", the GPUArray " +
-                          std::string(to_string(a.dtype())) +
-                          "; convert it with ary.astype(...) first")
+                          std::string(to_string(dtype_from_python(host.attr("dtype")))) +
+                          ", the GPUArray " + std::string(to_string(a.dtype())) +
+                          " (the dtypes must be equal); convert it with ary.astype(...) first")
                              .c_str());
-  host = numpy().attr("ascontiguousarray")(host);
+  host = numpy().attr("asarray")(host, nb::arg("order") = "C");
   if (auto s = stream_from_python(stream)) a.set_stream(*s);
   prepare_write(a);
   HostBuffer buffer(host, false);
@@ -238,9 +239,10 @@ void bind_gpuarray_class(nb::module_& m) {
            nb::object made = make_gpuarray(shape, dtype, allocator, base, gpudata, strides, order);
            new (self) GPUArrayObject(std::move(nb::cast<GPUArrayObject&>(made)));
          },
-         nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("allocator") = nb::none(),
-         nb::arg("base") = nb::none(), nb::arg("gpudata") = nb::none(),
-         nb::arg("strides") = nb::none(), nb::arg("order") = "C")
+         nb::arg("shape"), nb::arg("dtype").none() = nb::none(),
+         nb::arg("allocator").none() = nb::none(), nb::arg("base").none() = nb::none(),
+         nb::arg("gpudata").none() = nb::none(), nb::arg("strides").none() = nb::none(),
+         nb::arg("order") = "C")
       .def_prop_ro("shape", [](GPUArrayObject& s) { return shape_to_python(s.shape()); })
       .def_prop_ro("dtype", [](GPUArrayObject& s) { return numpy_dtype(s.dtype()); })
       .def_prop_ro("ndim", [](GPUArrayObject& s) { return s.shape().size(); })
@@ -300,26 +302,26 @@ void bind_gpuarray_class(nb::module_& m) {
             (void)pagelocked;
             return get_to_host(s, ary, async_, stream);
           },
-          nb::arg("ary") = nb::none(), nb::arg("pagelocked") = false, nb::arg("async_") = false,
-          nb::arg("stream") = nb::none())
+          nb::arg("ary").none() = nb::none(), nb::arg("pagelocked") = false,
+          nb::arg("async_") = false, nb::arg("stream").none() = nb::none())
       .def(
           "get_async",
           [](GPUArrayObject& s, nb::handle stream, nb::handle ary) {
             return get_to_host(s, ary, true, stream);
           },
-          nb::arg("stream") = nb::none(), nb::arg("ary") = nb::none())
+          nb::arg("stream").none() = nb::none(), nb::arg("ary").none() = nb::none())
       .def(
           "set",
           [](GPUArrayObject& s, nb::handle ary, bool async_, nb::handle stream) {
             set_from_host(s, ary, async_, stream);
           },
-          nb::arg("ary"), nb::arg("async_") = false, nb::arg("stream") = nb::none())
+          nb::arg("ary"), nb::arg("async_") = false, nb::arg("stream").none() = nb::none())
       .def(
           "set_async",
           [](GPUArrayObject& s, nb::handle ary, nb::handle stream) {
             set_from_host(s, ary, true, stream);
           },
-          nb::arg("ary"), nb::arg("stream") = nb::none())
+          nb::arg("ary"), nb::arg("stream").none() = nb::none())
       .def(
           "fill",
           [](nb::handle self, nb::handle value, nb::handle stream) {
@@ -332,7 +334,7 @@ void bind_gpuarray_class(nb::module_& m) {
             numpy_errors([&] { a.fill(*v); });
             return nb::borrow(self);
           },
-          nb::arg("value"), nb::arg("stream") = nb::none())
+          nb::arg("value"), nb::arg("stream").none() = nb::none())
       .def(
           "astype",
           [](GPUArrayObject& s, nb::handle dtype, nb::handle stream) {
@@ -341,7 +343,7 @@ void bind_gpuarray_class(nb::module_& m) {
             std::vector<const void*> reads = s.reads();
             return wrap_pending(s.expr().astype(d), std::move(reads), s.nodes() + 1);
           },
-          nb::arg("dtype"), nb::arg("stream") = nb::none())
+          nb::arg("dtype"), nb::arg("stream").none() = nb::none())
       .def("copy",
            [](GPUArrayObject& s) { return wrap(numpy_errors([&] { return s.value().copy(); })); })
       .def(
@@ -371,7 +373,7 @@ void bind_gpuarray_class(nb::module_& m) {
             const DType d = dtype_from_python(dtype);
             return wrap(numpy_errors([&] { return s.value().view(d); }), s.base);
           },
-          nb::arg("dtype") = nb::none())
+          nb::arg("dtype").none() = nb::none())
       .def_prop_ro("T", [](GPUArrayObject& s) { return wrap(s.value().transpose(), s.base); })
       .def(
           "transpose",
@@ -399,7 +401,7 @@ void bind_gpuarray_class(nb::module_& m) {
             const int ax = nb::cast<int>(axis);
             return wrap(numpy_errors([&] { return s.value().squeeze(ax); }), s.base);
           },
-          nb::arg("axis") = nb::none())
+          nb::arg("axis").none() = nb::none())
       .def("reverse",
            [](GPUArrayObject& s) {
              if (s.shape().size() != 1)

@@ -30,7 +30,7 @@ Expr operand(nb::handle value, std::vector<const void*>& reads, std::size_t& nod
   std::optional<Expr> e = operand_from_python(value, &reads, &nodes, true);
   if (!e)
     throw nb::type_error((std::string(what) + ": expected a GPUArray or a number, got " +
-                          nb::cast<std::string>(nb::str(value.type())))
+                          std::string(nb::type_name(value.type()).c_str()))
                              .c_str());
   return *e;
 }
@@ -47,7 +47,7 @@ nb::object result(Expr expr, std::vector<const void*> reads, std::size_t nodes, 
 }
 
 nb::object host_to_gpu(nb::handle ary, nb::handle stream, bool async) {
-  nb::object host = numpy().attr("ascontiguousarray")(ary);
+  nb::object host = numpy().attr("asarray")(ary, nb::arg("order") = "C");
   const DType d = dtype_from_python(host.attr("dtype"));
   const Shape shape = shape_from_python(host.attr("shape"));
   Py_buffer view{};
@@ -94,8 +94,8 @@ void def_reduction(nb::module_& m, const char* name) {
         (void)stream;
         return wrap(reduce_with(reduce, a, dtype, axis, keepdims));
       },
-      nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("stream") = nb::none(),
-      nb::arg("axis") = nb::none(), nb::arg("keepdims") = false);
+      nb::arg("a"), nb::arg("dtype").none() = nb::none(), nb::arg("stream").none() = nb::none(),
+      nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false);
 }
 
 std::vector<Array> arrays_of(nb::handle sequence) {
@@ -118,7 +118,7 @@ void def_unary(nb::module_& m, const char* name) {
         Expr e = operand(a, reads, nodes, "cumath");
         return numpy_errors([&] { return result(fn(e), std::move(reads), nodes, out); });
       },
-      nb::arg("a"), nb::arg("stream") = nb::none(), nb::arg("out") = nb::none());
+      nb::arg("a"), nb::arg("stream").none() = nb::none(), nb::arg("out").none() = nb::none());
 }
 
 template <BinaryFn fn>
@@ -133,7 +133,8 @@ void def_binary(nb::module_& m, const char* name, const char* first, const char*
         Expr eb = operand(b, reads, nodes, "cumath");
         return numpy_errors([&] { return result(fn(ea, eb), std::move(reads), nodes, out); });
       },
-      nb::arg(first), nb::arg(second), nb::arg("stream") = nb::none(), nb::arg("out") = nb::none());
+      nb::arg(first), nb::arg(second), nb::arg("stream").none() = nb::none(),
+      nb::arg("out").none() = nb::none());
 }
 
 Expr f_maximum(const Expr& a, const Expr& b) { return maximum(a, b); }
@@ -236,7 +237,7 @@ void bind_math(nb::module_& m) {
         return nb::make_tuple(wrap_pending(mantissa, reads, nodes),
                               wrap_pending(exponent, reads, nodes));
       },
-      nb::arg("arg"), nb::arg("stream") = nb::none());
+      nb::arg("arg"), nb::arg("stream").none() = nb::none());
   m.def(
       "modf",
       [](nb::handle a, nb::handle stream) {
@@ -248,7 +249,7 @@ void bind_math(nb::module_& m) {
         return nb::make_tuple(wrap_pending(fractional, reads, nodes),
                               wrap_pending(integral, reads, nodes));
       },
-      nb::arg("arg"), nb::arg("stream") = nb::none());
+      nb::arg("arg"), nb::arg("stream").none() = nb::none());
 }
 
 }  // namespace
@@ -272,14 +273,16 @@ void bind_array_functions(nb::module_& m) {
         (void)allocator;
         return host_to_gpu(ary, stream, false);
       },
-      nb::arg("ary"), nb::arg("allocator") = nb::none(), nb::arg("stream") = nb::none());
+      nb::arg("ary"), nb::arg("allocator").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
   m.def(
       "to_gpu_async",
       [](nb::handle ary, nb::handle allocator, nb::handle stream) {
         (void)allocator;
         return host_to_gpu(ary, stream, true);
       },
-      nb::arg("ary"), nb::arg("allocator") = nb::none(), nb::arg("stream") = nb::none());
+      nb::arg("ary"), nb::arg("allocator").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
   m.def(
       "_full",
       [](nb::handle shape, nb::handle dtype, nb::handle value, const std::string& order) {
@@ -293,7 +296,7 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(std::move(a));
       },
-      nb::arg("shape"), nb::arg("dtype"), nb::arg("value"), nb::arg("order") = "C");
+      nb::arg("shape"), nb::arg("dtype").none(), nb::arg("value").none(), nb::arg("order") = "C");
   m.def(
       "arange",
       [](nb::handle start, nb::handle stop, nb::handle step, nb::handle dtype) {
@@ -315,8 +318,8 @@ void bind_array_functions(nb::module_& m) {
         if (c == 0) throw nb::value_error("arange: the step must not be zero");
         return wrap(numpy_errors([&] { return arange(a, b, c, d); }));
       },
-      nb::arg("start"), nb::arg("stop") = nb::none(), nb::arg("step") = nb::none(),
-      nb::arg("dtype") = nb::none());
+      nb::arg("start"), nb::arg("stop").none() = nb::none(), nb::arg("step").none() = nb::none(),
+      nb::arg("dtype").none() = nb::none());
   m.def(
       "take",
       [](nb::handle a, nb::handle indices, nb::handle out, nb::handle stream,
@@ -331,8 +334,8 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(std::move(r));
       },
-      nb::arg("a"), nb::arg("indices"), nb::arg("out") = nb::none(), nb::arg("stream") = nb::none(),
-      nb::arg("axis") = nb::none());
+      nb::arg("a"), nb::arg("indices"), nb::arg("out").none() = nb::none(),
+      nb::arg("stream").none() = nb::none(), nb::arg("axis").none() = nb::none());
   m.def(
       "where",
       [](nb::handle condition, nb::handle a, nb::handle b, nb::handle out) {
@@ -343,7 +346,7 @@ void bind_array_functions(nb::module_& m) {
         Expr y = operand(b, reads, nodes, "where");
         return numpy_errors([&] { return result(where(c, x, y), std::move(reads), nodes, out); });
       },
-      nb::arg("condition"), nb::arg("x"), nb::arg("y"), nb::arg("out") = nb::none());
+      nb::arg("condition"), nb::arg("x"), nb::arg("y"), nb::arg("out").none() = nb::none());
   m.def(
       "if_positive",
       [](nb::handle criterion, nb::handle then_, nb::handle else_, nb::handle out,
@@ -359,8 +362,8 @@ void bind_array_functions(nb::module_& m) {
         return numpy_errors(
             [&] { return result(where(c > Expr(0), x, y), std::move(reads), nodes, out); });
       },
-      nb::arg("criterion"), nb::arg("then_"), nb::arg("else_"), nb::arg("out") = nb::none(),
-      nb::arg("stream") = nb::none());
+      nb::arg("criterion"), nb::arg("then_"), nb::arg("else_"), nb::arg("out").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
   def_reduction<cudakit::sum>(m, "sum");
   def_reduction<cudakit::prod>(m, "prod");
   def_reduction<cudakit::max>(m, "max");
@@ -388,7 +391,8 @@ void bind_array_functions(nb::module_& m) {
           return x.ndim() == 1 && y.ndim() == 1 ? cudakit::dot(x, y) : cudakit::sum(x * y);
         }));
       },
-      nb::arg("a"), nb::arg("b"), nb::arg("dtype") = nb::none(), nb::arg("stream") = nb::none());
+      nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
   m.def(
       "vdot",
       [](nb::handle a, nb::handle b, nb::handle dtype, nb::handle stream) {
@@ -404,7 +408,8 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(numpy_errors([&] { return cudakit::vdot(x, y); }));
       },
-      nb::arg("a"), nb::arg("b"), nb::arg("dtype") = nb::none(), nb::arg("stream") = nb::none());
+      nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
   m.def(
       "subset_dot",
       [](nb::handle subset, nb::handle a, nb::handle b, nb::handle dtype, nb::handle stream) {
@@ -419,8 +424,8 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(numpy_errors([&] { return cudakit::dot(ex, ey); }));
       },
-      nb::arg("subset"), nb::arg("a"), nb::arg("b"), nb::arg("dtype") = nb::none(),
-      nb::arg("stream") = nb::none());
+      nb::arg("subset"), nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
   m.def(
       "cumsum",
       [](nb::handle a, std::optional<int> axis) {
@@ -429,7 +434,7 @@ void bind_array_functions(nb::module_& m) {
         Expr e = operand(a, reads, nodes, "cumsum");
         return wrap(numpy_errors([&] { return cudakit::cumsum(e, axis); }));
       },
-      nb::arg("a"), nb::arg("axis") = nb::none());
+      nb::arg("a"), nb::arg("axis").none() = nb::none());
   m.def(
       "concatenate",
       [](nb::handle arrays, int axis) {

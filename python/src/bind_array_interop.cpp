@@ -173,9 +173,9 @@ std::shared_ptr<void> keep(nb::handle object) {
 void bind_array_interop(nb::module_& m, nb::class_<GPUArrayObject>& cls) {
   cls.def_prop_ro("__cuda_array_interface__", &interface_dict,
                   "CUDA Array Interface v3 (GPU arrays only); evaluates pending work first.")
-      .def("__dlpack__", &dlpack_capsule, nb::kw_only(), nb::arg("stream") = nb::none(),
-           nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(),
-           nb::arg("copy") = nb::none())
+      .def("__dlpack__", &dlpack_capsule, nb::kw_only(), nb::arg("stream").none() = nb::none(),
+           nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
+           nb::arg("copy").none() = nb::none())
       .def("__dlpack_device__", [](nb::handle self) {
         const dlpack::DLDevice d = dlpack_device(exported(self));
         return nb::make_tuple(static_cast<int>(d.device_type), d.device_id);

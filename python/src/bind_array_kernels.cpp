@@ -54,7 +54,7 @@ std::vector<KernelValue> kernel_values(nb::handle args) {
     } else {
       throw nb::type_error(("kernel argument " + std::to_string(out.size()) +
                             ": expected a GPUArray or a number, got " +
-                            nb::cast<std::string>(nb::str(h.type())))
+                            std::string(nb::type_name(h.type()).c_str()))
                                .c_str());
     }
   }
@@ -76,7 +76,7 @@ void bind_array_kernels(nb::module_& m) {
             });
           },
           nb::arg("arguments"), nb::arg("operation"), nb::arg("name") = "elementwise_kernel",
-          nb::arg("preamble") = "", nb::arg("options") = nb::none())
+          nb::arg("preamble") = "", nb::arg("options").none() = nb::none())
       .def(
           "__call__",
           [](const ElementwiseKernel& k, nb::handle args, nb::handle range, nb::handle slice,
@@ -104,8 +104,8 @@ void bind_array_kernels(nb::module_& m) {
               }
             });
           },
-          nb::arg("args"), nb::arg("range") = nb::none(), nb::arg("slice") = nb::none(),
-          nb::arg("stream") = nb::none())
+          nb::arg("args"), nb::arg("range").none() = nb::none(),
+          nb::arg("slice").none() = nb::none(), nb::arg("stream").none() = nb::none())
       .def_prop_ro("name", &ElementwiseKernel::name)
       .def("source", &ElementwiseKernel::source, nb::arg("index64") = false);
 
@@ -151,7 +151,7 @@ void bind_array_kernels(nb::module_& m) {
               }
             });
           },
-          nb::arg("dtype"), nb::arg("scan_expr"), nb::arg("neutral") = nb::none(),
+          nb::arg("dtype"), nb::arg("scan_expr"), nb::arg("neutral").none() = nb::none(),
           nb::arg("name") = "scan", nb::arg("preamble") = "", nb::arg("exclusive") = false)
       .def(
           "__call__",
@@ -163,7 +163,7 @@ void bind_array_kernels(nb::module_& m) {
             numpy_errors([&] { k(in, out); });
             return nb::borrow(target);
           },
-          nb::arg("input"), nb::arg("output") = nb::none());
+          nb::arg("input"), nb::arg("output").none() = nb::none());
 }
 
 }  // namespace cudakit::python

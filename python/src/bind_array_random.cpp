@@ -39,14 +39,14 @@ void bind_array_random(nb::module_& m) {
             (void)stream;
             return wrap(drawn(g, "uniform", shape_from_python(shape), dtype_from_python(dtype)));
           },
-          nb::arg("shape"), nb::arg("dtype"), nb::arg("stream") = nb::none())
+          nb::arg("shape"), nb::arg("dtype"), nb::arg("stream").none() = nb::none())
       .def(
           "gen_normal",
           [](Generator& g, nb::handle shape, nb::handle dtype, nb::handle stream) {
             (void)stream;
             return wrap(drawn(g, "normal", shape_from_python(shape), dtype_from_python(dtype)));
           },
-          nb::arg("shape"), nb::arg("dtype"), nb::arg("stream") = nb::none())
+          nb::arg("shape"), nb::arg("dtype"), nb::arg("stream").none() = nb::none())
       .def(
           "gen_log_normal",
           [](Generator& g, nb::handle shape, nb::handle dtype, double mean, double sigma,
@@ -57,7 +57,7 @@ void bind_array_random(nb::module_& m) {
             return wrap(numpy_errors([&] { return g.lognormal(mean, sigma, s, d); }));
           },
           nb::arg("shape"), nb::arg("dtype"), nb::arg("mean") = 0.0, nb::arg("sigma") = 1.0,
-          nb::arg("stream") = nb::none())
+          nb::arg("stream").none() = nb::none())
       .def(
           "gen_integers",
           [](Generator& g, std::int64_t low, std::int64_t high, nb::handle shape,
@@ -73,14 +73,14 @@ void bind_array_random(nb::module_& m) {
             (void)stream;
             fill_into(g, "uniform", data);
           },
-          nb::arg("data"), nb::arg("stream") = nb::none())
+          nb::arg("data"), nb::arg("stream").none() = nb::none())
       .def(
           "fill_normal",
           [](Generator& g, nb::handle data, nb::handle stream) {
             (void)stream;
             fill_into(g, "normal", data);
           },
-          nb::arg("data"), nb::arg("stream") = nb::none());
+          nb::arg("data"), nb::arg("stream").none() = nb::none());
   m.def("_seed", &cudakit::seed, nb::arg("seed"));
   m.def(
       "_default_generator", []() -> Generator& { return default_generator(); },
