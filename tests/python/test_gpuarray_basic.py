@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import cudakit.driver as drv
 import cudakit.gpuarray as ga
 from gpuarray_helpers import ALL_DTYPES, ODD_SIZES, assert_matches, random_array
 
@@ -55,6 +56,7 @@ def test_get_into_given_array_and_async() -> None:
     assert g.get(out) is out
     np.testing.assert_array_equal(out, a)
     host = g.get_async()
+    drv.Context.synchronize()  # an async copy is complete only after a synchronisation
     np.testing.assert_array_equal(host, a)
     g2 = ga.to_gpu_async(a)
     np.testing.assert_array_equal(g2.get(), a)
