@@ -18,8 +18,21 @@ __all__ = ["rand", "seed", "PhiloxGenerator", "PhiloxRandomNumberGenerator"]
 
 
 def rand(shape: Any, dtype: Any = np.float32, stream: Any = None) -> Any:
-    """Uniform numbers in [0, 1) from the process-wide generator."""
-    return _core._default_generator().gen_uniform(shape, dtype, stream)
+    """Uniform numbers in [0, 1) from the process-wide generator; for an
+    integer dtype, integers uniform over the dtype's range (as PyCUDA's)."""
+    generator = _core._default_generator()
+    kind = np.dtype(dtype).kind
+    if kind in "iu":
+        info = np.iinfo(dtype)
+        low, high = int(info.min), int(info.max)
+        if high >= 2**63 - 1:  # the generator's bounds are int64, [low, high)
+            high = 2**63 - 1
+        return generator.gen_integers(max(low, -(2**63)), high, shape, dtype)
+    if kind == "c":
+        real = np.finfo(dtype).dtype
+        return (generator.gen_uniform(shape, real, stream)
+                + 1j * generator.gen_uniform(shape, real, stream)).astype(dtype)
+    return generator.gen_uniform(shape, dtype, stream)
 
 
 def seed(value: int) -> None:

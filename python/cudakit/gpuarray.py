@@ -39,13 +39,16 @@ from ._core import (  # noqa: F401  (re-exported)
     vdot,
     where,
 )
-from ._core.cumath import maximum, minimum  # noqa: F401
+from ._core.cumath import (  # noqa: F401
+    logical_and, logical_not, logical_or, logical_xor, maximum, minimum)
 
 __all__ = [
     "GPUArray", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",
     "zeros_like", "ones_like", "arange", "take", "if_positive", "maximum", "minimum",
     "sum", "dot", "vdot", "max", "min", "subset_dot", "concatenate", "stack", "where",
     "from_dlpack", "as_gpuarray", "is_gpuarray", "mean", "prod", "cumsum",
+    "subset_sum", "subset_max", "subset_min", "logical_and", "logical_or", "logical_not",
+    "logical_xor", "full",
 ]
 
 
@@ -128,9 +131,28 @@ GPUArray.dot = _method("dot")  # type: ignore[attr-defined]
 
 
 def _mul_add(self: GPUArray, selffac: Any, other: GPUArray, otherfac: Any,
-             add_timer: Any = None, stream: Any = None) -> GPUArray:
+             add_timer: Any = None, stream: Any = None, out: GPUArray | None = None
+             ) -> GPUArray:
     """PyCUDA's ``selffac*self + otherfac*other`` (one fused kernel)."""
-    return selffac * self + otherfac * other
+    result = selffac * self + otherfac * other
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
+def subset_sum(subset: Any, a: GPUArray, dtype: Any = None, stream: Any = None,
+               allocator: Any = None) -> GPUArray:
+    """Sum of ``a[subset]`` (one gather, one reduction)."""
+    return sum(take(a, subset), dtype=dtype)
+
+
+def subset_max(subset: Any, a: GPUArray, stream: Any = None) -> GPUArray:
+    return max(take(a, subset))
+
+
+def subset_min(subset: Any, a: GPUArray, stream: Any = None) -> GPUArray:
+    return min(take(a, subset))
 
 
 GPUArray.mul_add = _mul_add  # type: ignore[attr-defined]

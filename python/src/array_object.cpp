@@ -184,7 +184,10 @@ DType dtype_from_python(nb::handle dtype) {
 
 Shape shape_from_python(nb::handle shape) {
   Shape out;
-  if (PyLong_Check(shape.ptr()) || PyIndex_Check(shape.ptr())) {
+  // An int, or a 0-d integer array (numpy.array(3)): one extent.
+  const bool sized = PySequence_Check(shape.ptr()) != 0 && PyObject_Length(shape.ptr()) >= 0;
+  if (!sized) PyErr_Clear();
+  if (!sized && (PyLong_Check(shape.ptr()) || PyIndex_Check(shape.ptr()))) {
     out.push_back(nb::cast<std::int64_t>(nb::int_(shape)));
     return out;
   }

@@ -114,6 +114,35 @@ Array view_for_key(const Array& array, nb::handle key) {
 
 namespace {
 
+// NumPy's view(dtype) with another itemsize: the last axis is rescaled, which
+// needs it contiguous and its byte length divisible by the new itemsize.
+Array view_with_itemsize(const Array& a, DType d) {
+  const auto old_size = static_cast<std::int64_t>(a.itemsize());
+  const auto new_size = static_cast<std::int64_t>(itemsize(d));
+  if (a.ndim() == 0)
+    throw nb::value_error("Changing the dtype of a 0d array is only supported if the itemsize "
+                          "is unchanged");
+  Shape shape = a.shape();
+  Strides strides = a.strides();
+  const std::size_t last = shape.size() - 1;
+  if (strides[last] != 1 && shape[last] != 1)
+    throw nb::value_error("To change to a dtype of a different size, the last axis must be "
+                          "contiguous");
+  const std::int64_t bytes = shape[last] * old_size;
+  if (bytes % new_size != 0 || (a.offset() * old_size) % new_size != 0)
+    throw nb::value_error("When changing to a larger dtype, its size must be a divisor of the "
+                          "total size in bytes of the last axis of the array.");
+  shape[last] = bytes / new_size;
+  for (std::size_t k = 0; k < last; ++k) {
+    if ((strides[k] * old_size) % new_size != 0)
+      throw nb::value_error("the strides of the array do not fit the new dtype's itemsize");
+    strides[k] = strides[k] * old_size / new_size;
+  }
+  strides[last] = 1;
+  return Array(a.storage(), d, shape, strides, a.offset() * old_size / new_size,
+               std::optional<Stream>(a.stream()), a.readonly());
+}
+
 nb::object get_to_host(GPUArrayObject& self, nb::handle ary, bool async, nb::handle stream) {
   Array a = self.value();
   if (auto s = stream_from_python(stream)) a.set_stream(*s);
@@ -371,7 +400,10 @@ void bind_gpuarray_class(nb::module_& m) {
             GPUArrayObject& s = as_gpuarray(self);
             if (dtype.is_none()) return wrap(s.value(), s.base);
             const DType d = dtype_from_python(dtype);
-            return wrap(numpy_errors([&] { return s.value().view(d); }), s.base);
+            const Array& a = s.value();
+            if (itemsize(d) == a.itemsize())
+              return wrap(numpy_errors([&] { return a.view(d); }), s.base);
+            return wrap(view_with_itemsize(a, d), s.base);
           },
           nb::arg("dtype").none() = nb::none())
       .def_prop_ro("T", [](GPUArrayObject& s) { return wrap(s.value().transpose(), s.base); })
@@ -418,11 +450,20 @@ void bind_gpuarray_class(nb::module_& m) {
                      std::vector<const void*> reads = s.reads();
                      return wrap_pending(cudakit::imag(s.expr()), std::move(reads), s.nodes() + 1);
                    })
-      .def("conj",
-           [](GPUArrayObject& s) {
-             std::vector<const void*> reads = s.reads();
-             return wrap_pending(cudakit::conj(s.expr()), std::move(reads), s.nodes() + 1);
-           })
+      .def(
+          "conj",
+          [](GPUArrayObject& s, nb::handle out) -> nb::object {
+            if (!out.is_none()) {
+              Array target = as_gpuarray(out).value();
+              Expr e = cudakit::conj(s.expr());
+              prepare_write(target);
+              numpy_errors([&] { eval(e, target); });
+              return nb::borrow(out);
+            }
+            std::vector<const void*> reads = s.reads();
+            return wrap_pending(cudakit::conj(s.expr()), std::move(reads), s.nodes() + 1);
+          },
+          nb::arg("out").none() = nb::none())
       .def("conjugate",
            [](GPUArrayObject& s) {
              std::vector<const void*> reads = s.reads();

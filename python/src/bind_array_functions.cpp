@@ -180,6 +180,10 @@ Expr f_hypot(const Expr& a, const Expr& b) { return hypot(a, b); }
 Expr f_copysign(const Expr& a, const Expr& b) { return copysign(a, b); }
 Expr f_fmin(const Expr& a, const Expr& b) { return fmin(a, b); }
 Expr f_fmax(const Expr& a, const Expr& b) { return fmax(a, b); }
+Expr f_logical_and(const Expr& a, const Expr& b) { return logical_and(a, b); }
+Expr f_logical_or(const Expr& a, const Expr& b) { return logical_or(a, b); }
+Expr f_logical_xor(const Expr& a, const Expr& b) { return logical_xor(a, b); }
+Expr f_logical_not(const Expr& a) { return logical_not(a); }
 
 void bind_math(nb::module_& m) {
   def_unary<f_fabs>(m, "fabs");
@@ -224,6 +228,10 @@ void bind_math(nb::module_& m) {
   def_binary<f_fmin>(m, "fmin", "a", "b");
   def_binary<f_fmax>(m, "fmax", "a", "b");
   def_binary<f_maximum>(m, "maximum", "a", "b");
+  def_binary<f_logical_and>(m, "logical_and", "a", "b");
+  def_binary<f_logical_or>(m, "logical_or", "a", "b");
+  def_binary<f_logical_xor>(m, "logical_xor", "a", "b");
+  def_unary<f_logical_not>(m, "logical_not");
   def_binary<f_minimum>(m, "minimum", "a", "b");
   // PyCUDA: frexp -> (significands, exponents), modf -> (fractional, integral).
   m.def(
