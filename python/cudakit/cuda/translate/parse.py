@@ -1,0 +1,70 @@
+"""A Python function's source as an AST, with what its names refer to.
+
+Globals and closure variables are read once, when a specialization is
+translated, and frozen into the generated code as constants (Numba does the
+same: later changes to a global do not reach an already compiled kernel).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass
+from types import FunctionType
+from typing import Any
+
+from .errors import SourceLocation, UnsupportedError
+
+
+@dataclass
+class ParsedFunction:
+    py_func: FunctionType
+    tree: ast.FunctionDef
+    where: SourceLocation
+    arg_names: list[str]
+    source: str
+
+    def lookup(self, name: str) -> tuple[bool, Any]:
+        """The value a free name has now: closure cell, then global, then
+        builtin. (False, None) when it is none of them."""
+        code = self.py_func.__code__
+        if name in code.co_freevars and self.py_func.__closure__:
+            cell = self.py_func.__closure__[code.co_freevars.index(name)]
+            try:
+                return True, cell.cell_contents
+            except ValueError:
+                return False, None
+        if name in self.py_func.__globals__:
+            return True, self.py_func.__globals__[name]
+        builtins = self.py_func.__globals__.get("__builtins__", {})
+        if isinstance(builtins, dict):
+            if name in builtins:
+                return True, builtins[name]
+        elif hasattr(builtins, name):
+            return True, getattr(builtins, name)
+        return False, None
+
+
+def parse_function(py_func: FunctionType) -> ParsedFunction:
+    """Parse `py_func`'s source; UnsupportedError when there is none
+    (functions typed at the interactive prompt, lambdas, exec'd code)."""
+    filename = inspect.getsourcefile(py_func) or py_func.__code__.co_filename
+    try:
+        lines, first_line = inspect.getsourcelines(py_func)
+    except (OSError, TypeError) as error:
+        raise UnsupportedError(
+            f"cannot read the source of {py_func.__qualname__} ({error}); kernels are "
+            "translated from their source, so define them in a file") from None
+    source = textwrap.dedent("".join(lines))
+    module = ast.parse(source, filename=filename)
+    where = SourceLocation(filename, first_line, [line.rstrip("\n") for line in lines],
+                           py_func.__name__)
+    tree = module.body[0]
+    if not isinstance(tree, ast.FunctionDef):
+        raise UnsupportedError("only functions defined with `def` can be kernels", where, tree)
+    args = tree.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+        raise UnsupportedError("kernels take plain positional parameters (no *args, "
+                               "**kwargs or keyword-only parameters)", where, tree)
+    return ParsedFunction(py_func, tree, where, [a.arg for a in args.args], source)
