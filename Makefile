@@ -4,28 +4,57 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# The Python venv the tests run in, made from the `python3` on PATH; the
+# extension is built in $(BUILD_DIR) with the rest (the C++ is built once) and
+# installed into the venv by CMake's "python" install component.
+VENV ?= .venv
+PYTHON ?= python3
+VENV_PY := $(VENV)/bin/python
+PY_CMAKE_FLAGS = -DCUDAKIT_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(VENV_PY))
 
-.PHONY: all deps build test test-gpu demo bench format clean
+.PHONY: all deps venv build python-install test test-gpu demo bench format clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
-$(BUILD_DIR)/CMakeCache.txt:
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+$(VENV_PY): python/requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV_PY) -m pip install -q -r python/requirements-dev.txt
+	touch $(VENV_PY)
 
-build: deps $(BUILD_DIR)/CMakeCache.txt
+venv: $(VENV_PY)
+
+$(BUILD_DIR)/CMakeCache.txt: | $(VENV_PY)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(PY_CMAKE_FLAGS) $(CMAKE_FLAGS)
+
+build: deps $(VENV_PY) $(BUILD_DIR)/CMakeCache.txt
+	@# An existing build directory is switched to the venv's Python (quick when set).
+	@grep -q "^CUDAKIT_BUILD_PYTHON:BOOL=ON" $(BUILD_DIR)/CMakeCache.txt && \
+	  grep -q "^Python_EXECUTABLE:.*=$(abspath $(VENV_PY))$$" $(BUILD_DIR)/CMakeCache.txt || \
+	  cmake -S . -B $(BUILD_DIR) $(PY_CMAKE_FLAGS)
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build
+# Installs the built extension and the package files; compiles nothing.
+python-install: build
+	@site=$$($(VENV_PY) -c "import sysconfig; print(sysconfig.get_paths()['platlib'])") && \
+	  rm -rf "$$site/cudakit" && \
+	  cmake --install $(BUILD_DIR) --component python --prefix "$$site"
+
+test: python-install
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	cd tests/python && $(abspath $(VENV_PY)) -m pytest -q -rs -p no:cacheprovider .
 
 test-gpu: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L gpu
 
-demo: build
+demo: python-install
 	$(BUILD_DIR)/bin/cudakit demo
+	@for program in tests/python/tutorial/*.py; do \
+	  [ "$$(basename $$program)" = "__init__.py" ] && continue; \
+	  echo "== $$program"; $(VENV_PY) $$program || exit 1; \
+	done
 
 bench: build
 	$(BUILD_DIR)/bin/cudakit bench
@@ -34,4 +63,4 @@ format:
 	git ls-files '*.hpp' '*.cpp' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(VENV)

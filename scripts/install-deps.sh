@@ -8,6 +8,15 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
+# Python: the venv `make test` makes needs venv/ensurepip and the headers of
+# the `python3` on PATH (a Debian python3 lacks both without these packages).
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c "import ensurepip, venv" >/dev/null 2>&1 || missing+=(python3-venv)
+  python3 -c "import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))" \
+    || missing+=(python3-dev)
+else
+  missing+=(python3 python3-venv python3-dev)
+fi
 if ((${#missing[@]})); then
   echo "installing: ${missing[*]}"
   if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
