@@ -1,8 +1,204 @@
-// The Numba-style cudakit.cuda layer.
+// The C++ side of cudakit.cuda: a translated kernel compiled and loaded once
+// (JitKernel), its launch from arguments the Python dispatcher packed into
+// the bytes of each parameter, and the device arrays DeviceNDArray wraps
+// (cudakit::Array, so they share the pool and streams with the C++ layer).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "bindings.hpp"
+#include "cudakit/array.hpp"
+#include "cudakit/compile_options.hpp"
+#include "cudakit/device.hpp"
+#include "cudakit/error.hpp"
+#include "cudakit/kernel.hpp"
+#include "cudakit/launch_config.hpp"
+#include "cudakit/module.hpp"
+#include "cudakit/program.hpp"
 
 namespace cudakit::python {
+namespace {
 
-void bind_jit(nb::module_& /*m*/) {}
+// The largest parameter list a kernel translated from Python may have; the
+// launch keeps its argument arrays on the stack.
+constexpr std::size_t max_jit_params = 64;
+
+Dim3 to_dim3(const std::tuple<unsigned, unsigned, unsigned>& t) {
+  return Dim3{std::get<0>(t), std::get<1>(t), std::get<2>(t)};
+}
+
+class JitKernel {
+ public:
+  JitKernel(const std::string& source, const std::string& name, bool debug, bool line_info,
+            bool fast_math, int max_registers)
+      : module_(compile_source(source, debug, line_info, fast_math, max_registers)),
+        kernel_(module_.kernel(name)) {
+    const auto& params = kernel_.params().params;
+    if (params.size() > max_jit_params)
+      throw ArgumentError("cuda.jit", "the kernel has " + std::to_string(params.size()) +
+                                          " parameters, at most " + std::to_string(max_jit_params) +
+                                          " are supported");
+    infos_.reserve(params.size());
+    for (const Param& p : params) infos_.push_back(ArgInfo{p.kind, p.scalar, p.size, "argument"});
+  }
+
+  // `args`: one bytes object per parameter, holding exactly its bytes (the
+  // dispatcher packs ArrayView structs and scalars of the declared type).
+  void launch(const std::tuple<unsigned, unsigned, unsigned>& grid,
+              const std::tuple<unsigned, unsigned, unsigned>& block, std::uint32_t shared_bytes,
+              std::uintptr_t stream, nb::tuple args) const {
+    const std::size_t n = nb::len(args);
+    if (n != infos_.size())
+      throw ArgumentError("kernel launch", "the kernel takes " + std::to_string(infos_.size()) +
+                                               " arguments, " + std::to_string(n) + " given");
+    std::array<ArgInfo, max_jit_params> infos;
+    std::array<const void*, max_jit_params + 1> values{};
+    std::array<std::uint64_t, max_jit_params + 1> slots{};
+    for (std::size_t i = 0; i < n; ++i) {
+      PyObject* item = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+      if (!PyBytes_Check(item)) throw nb::type_error("packed kernel arguments must be bytes");
+      infos[i] = infos_[i];
+      infos[i].size = static_cast<std::size_t>(PyBytes_GET_SIZE(item));
+      values[i] = PyBytes_AS_STRING(item);
+    }
+    LaunchConfig config;
+    config.grid = to_dim3(grid);
+    config.block = to_dim3(block);
+    config.shared_bytes = shared_bytes;
+    config.stream = StreamRef{reinterpret_cast<void*>(stream)};
+    detail::launch_checked(kernel_, config, std::span<const ArgInfo>(infos.data(), n),
+                           values.data(), slots.data());
+  }
+
+  const std::string& ptx() const { return module_.code().ptx; }
+  const std::string& log() const { return module_.log(); }
+  std::string arch() const { return module_.code().arch; }
+  std::size_t param_count() const { return infos_.size(); }
+  int max_threads_per_block() const { return kernel_.attributes().max_threads_per_block; }
+
+ private:
+  static Module compile_source(const std::string& source, bool debug, bool line_info,
+                               bool fast_math, int max_registers) {
+    CompileOptions options;
+    options.no_extern_c = true;  // the generated source declares its linkage itself
+    options.debug = debug;
+    options.line_info = line_info;
+    options.fast_math = fast_math;
+    if (max_registers > 0)
+      options.extra_flags.push_back("--maxrregcount=" + std::to_string(max_registers));
+    return compile(source, options, Device::current());
+  }
+
+  Module module_;
+  Kernel kernel_;
+  std::vector<ArgInfo> infos_;
+};
+
+// A device array: cudakit::Array with what DeviceNDArray needs.
+class JitArray {
+ public:
+  explicit JitArray(Array array) : array_(std::move(array)) {}
+
+  static JitArray empty(const std::vector<std::int64_t>& shape, const std::string& dtype,
+                        bool fortran) {
+    return JitArray(cudakit::empty(Shape(shape.begin(), shape.end()), parse(dtype),
+                                   fortran ? Order::F : Order::C));
+  }
+  // From host memory laid out in C order (the Python side makes it so).
+  static JitArray from_host(std::uintptr_t address, const std::vector<std::int64_t>& shape,
+                            const std::string& dtype) {
+    return JitArray(cudakit::from_host(reinterpret_cast<const void*>(address),
+                                       Shape(shape.begin(), shape.end()), parse(dtype)));
+  }
+  void copy_to_host(std::uintptr_t address, std::size_t bytes) const {
+    array_.copy_to_host(reinterpret_cast<void*>(address), bytes);
+  }
+  void copy_from_host(std::uintptr_t address, std::size_t bytes) {
+    array_.copy_from_host(reinterpret_cast<const void*>(address), bytes);
+  }
+  std::uint64_t address() const { return array_.address(); }
+  std::vector<std::int64_t> shape() const { return {array_.shape().begin(), array_.shape().end()}; }
+  std::vector<std::int64_t> strides() const {
+    return {array_.strides().begin(), array_.strides().end()};
+  }
+  std::string dtype() const { return std::string(to_string(array_.dtype())); }
+  JitArray copy() const { return JitArray(array_.copy()); }
+  JitArray reshape(const std::vector<std::int64_t>& shape, bool fortran) const {
+    return JitArray(
+        array_.reshape(Shape(shape.begin(), shape.end()), fortran ? Order::F : Order::C));
+  }
+  JitArray transpose() const { return JitArray(array_.transpose()); }
+  JitArray slice(int axis, std::int64_t start, std::int64_t stop, std::int64_t step) const {
+    return JitArray(array_.slice(axis, start, stop, step));
+  }
+  JitArray take(int axis, std::int64_t index) const {
+    // One index on `axis`: a view with that axis removed.
+    std::vector<Index> indices(static_cast<std::size_t>(axis), Index{Slice{}});
+    indices.push_back(Index{index});
+    return JitArray(array_.index(indices));
+  }
+  bool c_contiguous() const { return array_.is_c_contiguous(); }
+  bool f_contiguous() const { return array_.is_f_contiguous(); }
+  void fill_zero() { array_.fill(Scalar(0)); }
+  const Array& array() const { return array_; }
+
+ private:
+  static DType parse(const std::string& name) {
+    auto d = parse_dtype(name);
+    if (!d) throw ArgumentError("device array", "unsupported dtype '" + name + "'");
+    return *d;
+  }
+  Array array_;
+};
+
+}  // namespace
+
+void bind_jit(nb::module_& m) {
+  nb::class_<JitKernel>(m, "JitKernel")
+      .def(nb::init<const std::string&, const std::string&, bool, bool, bool, int>(),
+           nb::arg("source"), nb::arg("name"), nb::arg("debug") = false,
+           nb::arg("line_info") = false, nb::arg("fast_math") = false, nb::arg("max_registers") = 0)
+      .def("launch", &JitKernel::launch, nb::arg("grid"), nb::arg("block"), nb::arg("shared"),
+           nb::arg("stream"), nb::arg("args"))
+      .def_prop_ro("ptx", &JitKernel::ptx)
+      .def_prop_ro("log", &JitKernel::log)
+      .def_prop_ro("arch", &JitKernel::arch)
+      .def_prop_ro("param_count", &JitKernel::param_count)
+      .def_prop_ro("max_threads_per_block", &JitKernel::max_threads_per_block);
+
+  nb::class_<JitArray>(m, "JitArray")
+      .def_static("empty", &JitArray::empty, nb::arg("shape"), nb::arg("dtype"),
+                  nb::arg("fortran") = false)
+      .def_static("from_host", &JitArray::from_host, nb::arg("address"), nb::arg("shape"),
+                  nb::arg("dtype"))
+      .def("copy_to_host", &JitArray::copy_to_host)
+      .def("copy_from_host", &JitArray::copy_from_host)
+      .def("copy", &JitArray::copy)
+      .def("reshape", &JitArray::reshape)
+      .def("transpose", &JitArray::transpose)
+      .def("slice", &JitArray::slice)
+      .def("take", &JitArray::take)
+      .def("fill_zero", &JitArray::fill_zero)
+      .def_prop_ro("address", &JitArray::address)
+      .def_prop_ro("shape", &JitArray::shape)
+      .def_prop_ro("strides", &JitArray::strides)
+      .def_prop_ro("dtype", &JitArray::dtype)
+      .def_prop_ro("c_contiguous", &JitArray::c_contiguous)
+      .def_prop_ro("f_contiguous", &JitArray::f_contiguous);
+
+  m.def("jit_synchronize", [] { Device::current().synchronize(); });
+  m.def("jit_backend", [] {
+    return Device::current().backend_kind() == BackendKind::cpu ? std::string("cpu")
+                                                                : std::string("cuda");
+  });
+  m.def("jit_device_name", [] { return Device::current().name(); });
+  m.def("jit_device_count", [] { return Device::count(); });
+}
 
 }  // namespace cudakit::python

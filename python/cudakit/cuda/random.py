@@ -1,0 +1,1 @@
+"""cuda.random: Numba's xoroshiro128+ generator API (filled in below)."""
