@@ -189,6 +189,9 @@ class FunctionTranslator(OperatorsMixin):
             return self.constant_array(value, node)
         if value is None:
             return Val(t.none, "", None)
+        if isinstance(value, intrinsics.Intrinsic) and value.intrinsic_name in intrinsics.VALUES:
+            ty, code = intrinsics.VALUES[value.intrinsic_name]
+            return Val(ty, code)
         if isinstance(value, str):
             return Val(t.string, "", value)
         device_array = getattr(value, "__cuda_array_interface__", None)

@@ -259,6 +259,8 @@ def _atomic(op: str) -> Handler:
 
 for _op in ("add", "sub", "max", "min", "exch", "and", "or", "xor", "inc", "dec", "cas"):
     HANDLERS[f"atomic.{_op}"] = _atomic(_op)
+HANDLERS["atomic.and_"] = HANDLERS["atomic.and"]
+HANDLERS["atomic.or_"] = HANDLERS["atomic.or"]
 HANDLERS["atomic.nanmax"] = HANDLERS["atomic.max"]
 HANDLERS["atomic.nanmin"] = HANDLERS["atomic.min"]
 HANDLERS["atomic.compare_and_swap"] = lambda tr, node, args, kw: HANDLERS["atomic.cas"](
