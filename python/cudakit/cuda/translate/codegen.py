@@ -474,24 +474,29 @@ class FunctionTranslator(OperatorsMixin):
             self.emit(f"return {self.cast(val, self.return_type)};")
 
     def stmt_Raise(self, node: ast.Raise) -> None:
-        # Numba's CUDA target does not propagate exceptions by default; in
-        # debug mode it traps. Both print what was raised.
+        # Numba's CUDA target reports exceptions raised in kernels only with
+        # debug=True; without it the thread just stops (here: returns).
         text = _construct(node.exc) if node.exc is not None else "exception"
-        text = text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
-        line = self.where.line_of(node)
-        self.emit(f'printf("{text} raised in {self.where.function} (line {line})\\n");')
-        self.emit("__trap();" if self.debug else "return" + (";" if self.is_kernel or
-                  self.return_type in (None, t.none) else " {};"))
+        message = (f'{text} raised in {self.where.function} (File "{self.where.filename}", '
+                   f"line {self.where.line_of(node)})")
+        literal = message.replace("\\", "\\\\").replace('"', '\\"')
+        if self.debug:
+            self.program.need_helper("fail")
+            self.emit(f'ck_fail("{literal}");')
+        if self.is_kernel or self.return_type in (None, t.none):
+            self.emit("return;")
+        else:
+            self.emit(f"return {{}};")
 
     def stmt_Assert(self, node: ast.Assert) -> None:
         if not self.debug:
             return  # Numba ignores assertions unless debug=True
         condition = self.expr(node.test)
-        line = self.where.line_of(node)
-        self.emit(f"if (!({self.truth(condition, node.test)})) {{")
-        self.emit(f'  printf("AssertionError in {self.where.function} (line {line})\\n");')
-        self.emit("  __trap();")
-        self.emit("}")
+        message = (f'AssertionError: {_construct(node.test)} in {self.where.function} '
+                   f'(File "{self.where.filename}", line {self.where.line_of(node)})')
+        literal = message.replace("\\", "\\\\").replace('"', '\\"')
+        self.program.need_helper("fail")
+        self.emit(f"if (!({self.truth(condition, node.test)})) ck_fail(\"{literal}\");")
 
     def stmt_Global(self, node: ast.Global) -> None:
         raise self.unsupported("'global' statements (kernels cannot write Python globals)",

@@ -262,8 +262,9 @@ class OperatorsMixin:
         line = self.where.line_of(node)
         from .codegen import _construct
         what = _construct(node).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+        path = self.where.filename.replace("\\", "\\\\").replace('"', '\\"')
         return (f"ck_check_index({code}, {self.extent(array, d)}, {d}, \"{what}\", "
-                f"{line})")
+                f"\"{path}\", {line})")
 
     def expr_Attribute(self: "FunctionTranslator", node: ast.Attribute) -> Val:
         base = self.expr(node.value)

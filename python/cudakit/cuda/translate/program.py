@@ -83,13 +83,34 @@ __device__ __forceinline__ T ck_fpowi(T base, long long exponent) {
   return invert ? T(1) / result : result;
 }
 """,
-    "bounds_check": r"""__device__ __noinline__ long long ck_check_index(long long index, long long extent,
-                                                  int axis, const char* where, int line) {
+    "fail": r"""// Stops the kernel with `message`: the CPU backend raises it as the launch's
+// error; a GPU prints it and traps (the launch fails with an illegal
+// instruction, the message is on stdout).
+__device__ __noinline__ void ck_fail(const char* message) {
+#ifdef __CUDAKIT_CPU__
+  ::cudakit_cpu::runtime->trap(message);
+#else
+  printf("%s\n", message);
+  __trap();
+#endif
+}
+""",
+    "bounds_check": r"""__device__ __noinline__ long long ck_check_index(long long index, long long extent, int axis,
+                                                  const char* where, const char* file,
+                                                  int line) {
   // debug=True: an index outside [0, extent) stops the kernel and says where.
   if (index < 0 || index >= extent) {
+#ifdef __CUDAKIT_CPU__
+    static thread_local char text[768];
+    snprintf(text, sizeof text,
+             "IndexError: index %lld is out of bounds for axis %d with size %lld in '%s' "
+             "(File \"%s\", line %d)", index, axis, extent, where, file, line);
+    ::cudakit_cpu::runtime->trap(text);
+#else
     printf("IndexError: index %lld is out of bounds for axis %d with size %lld in '%s' "
-           "(Python line %d)\n", index, axis, extent, where, line);
+           "(File \"%s\", line %d)\n", index, axis, extent, where, file, line);
     __trap();
+#endif
   }
   return index;
 }
@@ -156,6 +177,8 @@ class Program:
         self.uses_print = False
 
     def need_helper(self, name: str) -> None:
+        if name == "bounds_check":
+            self.need_helper("fail")
         if name not in self.helpers:
             self.helpers.append(name)
 
