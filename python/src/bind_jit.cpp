@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -76,13 +77,105 @@ class JitKernel {
                            values.data(), slots.data());
   }
 
+  // The dispatcher's hot path: arguments as the Python objects themselves,
+  // device arrays as their packed ArrayView bytes (`packed_name`), numbers
+  // converted to the parameter's scalar type. Returns false, having launched
+  // nothing, when an argument is anything else (the Python path handles it).
+  bool launch_objects(const LaunchConfig& config, PyObject* const* args, std::size_t n,
+                      PyObject* packed_name) const {
+    if (n != infos_.size()) return false;
+    std::array<ArgInfo, max_jit_params> infos;
+    std::array<const void*, max_jit_params + 1> values{};
+    std::array<std::uint64_t, max_jit_params + 1> slots{};
+    std::array<nb::object, max_jit_params> keep;
+    for (std::size_t i = 0; i < n; ++i) {
+      PyObject* a = args[i];
+      infos[i] = infos_[i];
+      if (infos_[i].kind == ParamKind::scalar) {
+        if (!store_scalar(a, infos_[i].scalar, slots[i])) return false;
+        values[i] = &slots[i];
+        continue;
+      }
+      PyObject* packed = PyObject_GetAttr(a, packed_name);
+      if (packed == nullptr) {
+        PyErr_Clear();
+        return false;
+      }
+      keep[i] = nb::steal(packed);
+      if (!PyBytes_Check(packed)) return false;
+      infos[i].size = static_cast<std::size_t>(PyBytes_GET_SIZE(packed));
+      values[i] = PyBytes_AS_STRING(packed);
+    }
+    detail::launch_checked(kernel_, config, std::span<const ArgInfo>(infos.data(), n),
+                           values.data(), slots.data());
+    return true;
+  }
+
   const std::string& ptx() const { return module_.code().ptx; }
   const std::string& log() const { return module_.log(); }
   std::string arch() const { return module_.code().arch; }
   std::size_t param_count() const { return infos_.size(); }
   int max_threads_per_block() const { return kernel_.attributes().max_threads_per_block; }
+  int max_threads_per_block_cached() const {
+    if (max_threads_ < 0) max_threads_ = max_threads_per_block();
+    return max_threads_;
+  }
 
  private:
+  // A Python int / float / bool as the bytes of `type`, in `slot`.
+  static bool store_scalar(PyObject* a, ScalarType type, std::uint64_t& slot) {
+    const bool is_float = PyFloat_Check(a);
+    const bool is_int = PyLong_Check(a);  // bool is an int
+    if (!is_float && !is_int) return false;
+    double d = 0;
+    long long i = 0;
+    if (is_float) {
+      d = PyFloat_AS_DOUBLE(a);
+    } else {
+      int overflow = 0;
+      i = PyLong_AsLongLongAndOverflow(a, &overflow);
+      if (overflow != 0) return false;
+    }
+    auto put = [&slot](auto value) { std::memcpy(&slot, &value, sizeof(value)); };
+    switch (type) {
+      case ScalarType::boolean:
+        put(static_cast<bool>(is_float ? d != 0 : i != 0));
+        return true;
+      case ScalarType::i8:
+        put(static_cast<std::int8_t>(i));
+        return !is_float;
+      case ScalarType::u8:
+        put(static_cast<std::uint8_t>(i));
+        return !is_float;
+      case ScalarType::i16:
+        put(static_cast<std::int16_t>(i));
+        return !is_float;
+      case ScalarType::u16:
+        put(static_cast<std::uint16_t>(i));
+        return !is_float;
+      case ScalarType::i32:
+        put(static_cast<std::int32_t>(i));
+        return !is_float;
+      case ScalarType::u32:
+        put(static_cast<std::uint32_t>(i));
+        return !is_float;
+      case ScalarType::i64:
+        put(static_cast<std::int64_t>(i));
+        return !is_float;
+      case ScalarType::u64:
+        put(static_cast<std::uint64_t>(i));
+        return !is_float && i >= 0;
+      case ScalarType::f32:
+        put(static_cast<float>(is_float ? d : static_cast<double>(i)));
+        return true;
+      case ScalarType::f64:
+        put(is_float ? d : static_cast<double>(i));
+        return true;
+      default:
+        return false;
+    }
+  }
+
   static Module compile_source(const std::string& source, bool debug, bool line_info,
                                bool fast_math, int max_registers) {
     CompileOptions options;
@@ -98,6 +191,7 @@ class JitKernel {
   Module module_;
   Kernel kernel_;
   std::vector<ArgInfo> infos_;
+  mutable int max_threads_ = -1;
 };
 
 // A device array: cudakit::Array with what DeviceNDArray needs.
@@ -157,6 +251,83 @@ class JitArray {
   Array array_;
 };
 
+// kernel[grid, block, stream, shared]: the configured launch. A call looks
+// the argument types up (ids of the interned types of device arrays and
+// Python numbers) in the dispatcher's table and launches in C++; anything
+// else (first call, host arrays, other objects, errors) goes to the Python
+// dispatcher's launch, which compiles, converts, and raises the messages.
+class JitLauncher {
+ public:
+  JitLauncher(nb::object fallback, nb::dict table, nb::handle device_array_type,
+              nb::dict fast_type_ids, const std::tuple<unsigned, unsigned, unsigned>& grid,
+              const std::tuple<unsigned, unsigned, unsigned>& block, std::uint32_t shared,
+              std::uintptr_t stream)
+      : fallback_(std::move(fallback)),
+        table_(std::move(table)),
+        device_array_type_(nb::borrow(device_array_type)),
+        fast_type_ids_(std::move(fast_type_ids)),
+        type_name_(nb::steal(PyUnicode_InternFromString("_type"))),
+        packed_name_(nb::steal(PyUnicode_InternFromString("_packed"))) {
+    config_.grid = to_dim3(grid);
+    config_.block = to_dim3(block);
+    config_.shared_bytes = shared;
+    config_.stream = StreamRef{reinterpret_cast<void*>(stream)};
+    threads_ = static_cast<unsigned long long>(config_.block.x) * config_.block.y * config_.block.z;
+  }
+
+  nb::object call(nb::args args) const {
+    const std::size_t n = args.size();
+    if (n <= max_jit_params && launch_fast(args, n)) return nb::none();
+    return fallback_(args);
+  }
+
+ private:
+  bool launch_fast(const nb::args& args, std::size_t n) const {
+    PyObject* const* items = &PyTuple_GET_ITEM(args.ptr(), 0);
+    nb::object key = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(n)));
+    for (std::size_t i = 0; i < n; ++i) {
+      PyObject* a = items[i];
+      PyObject* id = nullptr;
+      if (Py_TYPE(a) == reinterpret_cast<PyTypeObject*>(device_array_type_.ptr())) {
+        PyObject* type = PyObject_GetAttr(a, type_name_.ptr());
+        if (type == nullptr) {
+          PyErr_Clear();
+          return false;
+        }
+        id = PyLong_FromVoidPtr(type);
+        Py_DECREF(type);  // interned: the type table keeps it alive
+      } else {
+        PyObject* known =
+            PyDict_GetItem(fast_type_ids_.ptr(), reinterpret_cast<PyObject*>(Py_TYPE(a)));
+        if (known == nullptr) return false;
+        Py_INCREF(known);
+        id = known;
+      }
+      if (id == nullptr) {
+        PyErr_Clear();
+        return false;
+      }
+      PyTuple_SET_ITEM(key.ptr(), static_cast<Py_ssize_t>(i), id);
+    }
+    PyObject* kernel = PyDict_GetItem(table_.ptr(), key.ptr());
+    if (kernel == nullptr) return false;
+    JitKernel* k = nullptr;
+    if (!nb::try_cast<JitKernel*>(nb::handle(kernel), k) || k == nullptr) return false;
+    const int limit = k->max_threads_per_block_cached();
+    if (limit > 0 && threads_ > static_cast<unsigned long long>(limit)) return false;
+    return k->launch_objects(config_, items, n, packed_name_.ptr());
+  }
+
+  nb::object fallback_;
+  nb::dict table_;
+  nb::object device_array_type_;
+  nb::dict fast_type_ids_;
+  nb::object type_name_;
+  nb::object packed_name_;
+  LaunchConfig config_;
+  unsigned long long threads_ = 0;
+};
+
 }  // namespace
 
 void bind_jit(nb::module_& m) {
@@ -170,7 +341,14 @@ void bind_jit(nb::module_& m) {
       .def_prop_ro("log", &JitKernel::log)
       .def_prop_ro("arch", &JitKernel::arch)
       .def_prop_ro("param_count", &JitKernel::param_count)
-      .def_prop_ro("max_threads_per_block", &JitKernel::max_threads_per_block);
+      .def_prop_ro("max_threads_per_block", &JitKernel::max_threads_per_block_cached);
+
+  nb::class_<JitLauncher>(m, "JitLauncher")
+      .def(nb::init<nb::object, nb::dict, nb::handle, nb::dict,
+                    const std::tuple<unsigned, unsigned, unsigned>&,
+                    const std::tuple<unsigned, unsigned, unsigned>&, std::uint32_t,
+                    std::uintptr_t>())
+      .def("__call__", &JitLauncher::call);
 
   nb::class_<JitArray>(m, "JitArray")
       .def_static("empty", &JitArray::empty, nb::arg("shape"), nb::arg("dtype"),

@@ -31,7 +31,7 @@ class DeviceNDArray:
         self._strides_el = tuple(array.strides)
         self.stream = stream
         layout = t.layout_from(self.shape, self.strides, self.dtype.itemsize)
-        self._type = t.ArrayT(t.from_dtype(self.dtype), len(self.shape), layout)
+        self._type = t.intern(t.ArrayT(t.from_dtype(self.dtype), len(self.shape), layout))
         # The ArrayView<T, N> bytes a kernel receives: pointer, extents, strides.
         n = len(self.shape)
         self._packed = struct.pack(f"<Q{2 * n}q", array.address, *self.shape, *self._strides_el)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import struct
 import warnings
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -20,6 +21,13 @@ from .translate.typing import KernelTranslation, translate_device, translate_ker
 
 _PACK = {"boolean": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint8": "B",
          "uint16": "H", "uint32": "I", "uint64": "Q", "float32": "f", "float64": "d"}
+
+
+_FAST_TYPES: dict[type, t.Type] = {int: t.intern(t.int64), float: t.intern(t.float64),
+                                   bool: t.intern(t.boolean)}
+
+
+_FAST_TYPE_IDS = {py_type: id(ty) for py_type, ty in _FAST_TYPES.items()}
 
 
 class NumbaPerformanceWarning(UserWarning):
@@ -62,6 +70,7 @@ class _Specialization:
             max_registers=int(options.get("max_registers") or 0))
         self.scalar_formats = ["<" + _PACK[a.name] if isinstance(a, t.Scalar) else ""
                                for a in self.arg_types]
+        self.max_threads = self.kernel.max_threads_per_block
 
 
 class Dispatcher:
@@ -79,6 +88,11 @@ class Dispatcher:
         self.options = options
         self.signatures = list(signatures or [])
         self.specializations: dict[tuple[t.Type, ...], _Specialization] = {}
+        # (id of each argument's interned type) -> specialization: the hot path.
+        self._by_type_ids: dict[tuple[int, ...], _Specialization] = {}
+        # The same keys -> the compiled JitKernel, read by the C++ launcher.
+        self._kernel_table: dict[tuple[int, ...], Any] = {}
+        self._launchers: dict[Any, Any] = {}
         self._parsed: ParsedFunction | None = None
         if signatures and not device:
             for sig in signatures:
@@ -112,7 +126,22 @@ class Dispatcher:
                                 where, node)
 
     # ---- launch -----------------------------------------------------------------------
-    def __getitem__(self, config: Any) -> "_Launcher":
+    def __getitem__(self, config: Any) -> Any:
+        try:
+            launcher = self._launchers.get(config)
+        except TypeError:  # an unhashable stream object
+            launcher = None
+        if launcher is not None:
+            return launcher
+        launcher = self._configure(config)
+        if len(self._launchers) < 64:
+            try:
+                self._launchers[config] = launcher
+            except TypeError:
+                pass
+        return launcher
+
+    def _configure(self, config: Any) -> Any:
         if self.device:
             raise TypeError(f"{self.__name__} is a device function: call it from a kernel")
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
@@ -122,7 +151,22 @@ class Dispatcher:
         block = _dim3(config[1], "blockdim")
         stream = config[2] if len(config) > 2 else 0
         shared = int(config[3]) if len(config) > 3 else 0
-        return _Launcher(self, grid, block, stream, shared)
+        return self._launcher(grid, block, stream, shared)
+
+    def _launcher(self, grid: tuple[int, int, int], block: tuple[int, int, int], stream: Any,
+                  shared: int) -> Any:
+        # A weak reference: the dispatcher caches its launchers, and a cycle
+        # through a C++ object is one the garbage collector cannot see.
+        dispatcher = weakref.ref(self)
+
+        def fallback(args: tuple[Any, ...]) -> None:
+            owner = dispatcher()
+            if owner is None:
+                raise ReferenceError("the kernel's dispatcher no longer exists")
+            owner.launch(args, grid, block, stream, shared)
+
+        return _core.JitLauncher(fallback, self._kernel_table, DeviceNDArray, _FAST_TYPE_IDS,
+                                 grid, block, shared, _stream_handle(stream))
 
     def __call__(self, *args: Any) -> Any:
         if self.device:
@@ -131,10 +175,10 @@ class Dispatcher:
                          f"{self.__name__}[griddim, blockdim](...)")
 
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0,
-               sharedmem: int = 0) -> "_Launcher":
+               sharedmem: int = 0) -> Any:
         block = tpb or 128
         grid = max(1, (int(ntasks) + block - 1) // block)
-        return _Launcher(self, (grid, 1, 1), (block, 1, 1), stream, sharedmem)
+        return self._launcher((grid, 1, 1), (block, 1, 1), stream, sharedmem)
 
     def specialize(self, *args: Any) -> "Dispatcher":
         types = tuple(self._arg_type(a, i) for i, a in enumerate(args))
@@ -178,19 +222,33 @@ class Dispatcher:
 
     def launch(self, args: tuple[Any, ...], grid: tuple[int, int, int],
                block: tuple[int, int, int], stream: Any, shared: int) -> None:
-        nparams = len(self.parsed.arg_names)
-        if len(args) != nparams:
-            raise TypeError(f"{self.__name__}() takes {nparams} argument"
-                            f"{'s' if nparams != 1 else ''}, {len(args)} given")
-        arg_types = tuple(self._arg_type(a, i) for i, a in enumerate(args))
-        if self.signatures:
-            arg_types = self._match_signature(arg_types)
-        spec = self.compile(arg_types)
+        # The common case first: device arrays and Python numbers whose types
+        # are known without inspection, an existing specialization.
+        try:
+            key = tuple([id(a._type) if type(a) is DeviceNDArray else id(_FAST_TYPES[type(a)])
+                         for a in args])
+            spec = self._by_type_ids.get(key)
+        except KeyError:
+            key = None
+            spec = None
+        if spec is None:
+            nparams = len(self.parsed.arg_names)
+            if len(args) != nparams:
+                raise TypeError(f"{self.__name__}() takes {nparams} argument"
+                                f"{'s' if nparams != 1 else ''}, {len(args)} given")
+            arg_types = tuple(self._arg_type(a, i) for i, a in enumerate(args))
+            if self.signatures:
+                arg_types = self._match_signature(arg_types)
+            spec = self.compile(arg_types)
+            if key is not None:
+                self._by_type_ids[key] = spec
+                self._kernel_table[key] = spec.kernel
+        arg_types = spec.arg_types
         threads = block[0] * block[1] * block[2]
-        limit = spec.kernel.max_threads_per_block
-        if limit and threads > limit:
+        if threads > spec.max_threads > 0:
             raise ValueError(f"{self.__name__}[{grid}, {block}]: a block of {threads} threads;"
-                             f" this kernel on this device allows at most {limit} per block")
+                             f" this kernel on this device allows at most {spec.max_threads} "
+                             "per block")
         packed = []
         copy_back = []
         for value, ty, fmt in zip(args, arg_types, spec.scalar_formats):
@@ -265,18 +323,3 @@ def _pack_interface(value: Any) -> bytes:
     else:
         elems = [s // dtype.itemsize for s in strides]
     return struct.pack(f"<Q{2 * len(shape)}q", interface["data"][0], *shape, *elems)
-
-
-class _Launcher:
-    __slots__ = ("dispatcher", "grid", "block", "stream", "shared")
-
-    def __init__(self, dispatcher: Dispatcher, grid: tuple[int, int, int],
-                 block: tuple[int, int, int], stream: Any, shared: int) -> None:
-        self.dispatcher = dispatcher
-        self.grid = grid
-        self.block = block
-        self.stream = stream
-        self.shared = shared
-
-    def __call__(self, *args: Any) -> None:
-        self.dispatcher.launch(args, self.grid, self.block, self.stream, self.shared)

@@ -261,3 +261,12 @@ def layout_from(shape: tuple[int, ...], strides: tuple[int, ...] | None, itemsiz
             return "A"
         expected *= extent
     return "F"
+
+
+_INTERNED: dict[Type, Type] = {}
+
+
+def intern(ty: Type) -> Type:
+    """The one shared instance of an equal type, so that a tuple of their
+    ids keys the dispatcher's fast lookup."""
+    return _INTERNED.setdefault(ty, ty)
