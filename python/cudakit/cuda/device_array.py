@@ -235,3 +235,34 @@ def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | 
 
 def is_cuda_array(obj: Any) -> bool:
     return hasattr(obj, "__cuda_array_interface__")
+
+
+class _Owned:
+    """Keeps another library's array alive while a view of it exists."""
+
+    def __init__(self, owner: Any) -> None:
+        self.owner = owner
+
+
+def from_cuda_array_interface(desc: dict[str, Any], owner: Any = None) -> "ForeignDeviceArray":
+    """A DeviceNDArray-like view of memory described by
+    __cuda_array_interface__ (no copy); it can be passed to kernels."""
+    return ForeignDeviceArray(desc, owner)
+
+
+class ForeignDeviceArray:
+    """Another library's device memory, passed to kernels as a view."""
+
+    def __init__(self, desc: dict[str, Any], owner: Any) -> None:
+        self.__cuda_array_interface__ = dict(desc)
+        self._owner = owner
+        self.dtype = np.dtype(desc["typestr"])
+        self.shape = tuple(desc["shape"])
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)

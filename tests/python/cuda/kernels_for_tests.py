@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from cudakit import cuda
+from cudakit.cuda.random import xoroshiro128p_normal_float64, xoroshiro128p_uniform_float32
 
 SCALE = 3
 OFFSETS = np.array([1.5, -2.0, 4.25], dtype=np.float64)
@@ -225,3 +226,46 @@ def fill_host(out):
 def print_values(flag, x):
     if cuda.grid(1) == 0:
         print("flag", flag, "x", x, "%d literal")
+
+
+@cuda.jit
+def dynamic_shared_reverse(a, out):
+    buffer = cuda.shared.array(0, dtype=np.float64)
+    t = cuda.threadIdx.x
+    if t < a.size:
+        buffer[t] = a[t]
+    cuda.syncthreads()
+    if t < a.size:
+        out[t] = buffer[a.size - 1 - t]
+
+
+TABLE = np.array([3, 1, 4, 1, 5, 9, 2, 6], dtype=np.int32)
+
+
+@cuda.jit
+def constant_lookup(idx, out):
+    table = cuda.const.array_like(TABLE)
+    i = cuda.grid(1)
+    if i < idx.size:
+        out[i] = table[idx[i]] + TABLE[0]
+
+
+@cuda.jit
+def monte_carlo_pi(states, iterations, out):
+    i = cuda.grid(1)
+    if i >= out.size:
+        return
+    inside = 0
+    for _ in range(iterations):
+        x = xoroshiro128p_uniform_float32(states, i)
+        y = xoroshiro128p_uniform_float32(states, i)
+        if x * x + y * y <= 1.0:
+            inside += 1
+    out[i] = 4.0 * inside / iterations
+
+
+@cuda.jit
+def normals(states, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = xoroshiro128p_normal_float64(states, i)

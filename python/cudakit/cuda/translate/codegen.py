@@ -79,6 +79,9 @@ class FunctionTranslator(OperatorsMixin):
         self.locals: dict[str, t.Type] = dict(zip(parsed.arg_names, arg_types))
         self.assigned_at: dict[str, int] = {}
         self.static_arrays: dict[str, StaticArray] = {}
+        # Names bound to a fixed-shape array that lives elsewhere (constant
+        # memory, another name's shared array): used in place, not copied.
+        self.aliases: dict[str, Val] = {}
         self.return_type: t.Type | None = None
         self.emitting = False
         self.lines: list[str] = []
@@ -156,6 +159,8 @@ class FunctionTranslator(OperatorsMixin):
     # ---- names -------------------------------------------------------------------
     def load_name(self, node: ast.Name) -> Val:
         name = node.id
+        if name in self.aliases:
+            return self.aliases[name]
         if name in self.static_arrays:
             return Val(self.locals[name], c_name(name))
         if name in self.locals:
@@ -350,6 +355,13 @@ class FunctionTranslator(OperatorsMixin):
                                        f"{spec.space} array", node)
             self.static_arrays[name] = spec
             self.locals[name] = ty
+            return
+        if isinstance(val.type, t.ArrayT) and val.type.static_shape is not None:
+            bound = self.aliases.get(name)
+            if (bound is not None and bound.code != val.code) or name in self.locals:
+                raise self.typing_error(f"'{name}' is bound to a {val.type.space} array here "
+                                        "and to another value elsewhere", node)
+            self.aliases[name] = val
             return
         if val.type is None or isinstance(val.type, (t.StringT, t.NoneT)):
             raise self.typing_error(f"cannot assign {val.describe()} to a kernel variable "

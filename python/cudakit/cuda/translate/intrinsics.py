@@ -108,6 +108,16 @@ def _static_array(space: str) -> Handler:
         dtype = tr.dtype_of(dtype_val, node)
         if any(n < 0 for n in shape):
             raise tr.typing_error(f"cuda.{space}.array: negative extent in shape {shape}", node)
+        if space == "shared" and shape == (0,):
+            # Dynamic shared memory (the launch's sharedmem bytes): every such
+            # array starts at the same address, as in Numba.
+            tr.program.need_helper("dynamic_shared")
+            view = t.ArrayT(dtype, 1, "C")
+            return tr.value(view, f"{view.view_ctype}{{({dtype.ctype}*)ck_dynamic_shared, "
+                                  "{0x7fffffffffffffffLL}, {1LL}}")
+        if space == "shared" and 0 in shape:
+            raise tr.typing_error("cuda.shared.array: only a 1-d shape of 0 (dynamic shared "
+                                  f"memory) may be empty, got {shape}", node)
         return tr.static_array_request(space, dtype, shape, node)
     return make
 
@@ -119,6 +129,8 @@ HANDLERS["local.array"] = _static_array("local")
 @handler("const.array_like")
 def _const_array_like(tr: "FunctionTranslator", node: ast.AST, args: list["Val"],
                       kw: dict) -> "Val":
+    if len(args) == 1 and isinstance(args[0].type, t.ArrayT) and args[0].type.space == "const":
+        return args[0]  # the global array, already frozen into constant memory
     if len(args) != 1 or not isinstance(args[0].py, np.ndarray):
         raise tr.typing_error("cuda.const.array_like(a) takes a NumPy array defined outside "
                               "the kernel (a global or closure variable)", node)

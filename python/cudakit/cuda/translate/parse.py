@@ -57,10 +57,12 @@ def parse_function(py_func: FunctionType) -> ParsedFunction:
             f"cannot read the source of {py_func.__qualname__} ({error}); kernels are "
             "translated from their source, so define them in a file") from None
     source = textwrap.dedent("".join(lines))
-    module = ast.parse(source, filename=filename)
     where = SourceLocation(filename, first_line, [line.rstrip("\n") for line in lines],
                            py_func.__name__)
-    tree = module.body[0]
+    if py_func.__name__ == "<lambda>":
+        tree = _lambda_as_function(source, py_func, where)
+    else:
+        tree = ast.parse(source, filename=filename).body[0]
     if not isinstance(tree, ast.FunctionDef):
         raise UnsupportedError("only functions defined with `def` can be kernels", where, tree)
     args = tree.args
@@ -68,3 +70,29 @@ def parse_function(py_func: FunctionType) -> ParsedFunction:
         raise UnsupportedError("kernels take plain positional parameters (no *args, "
                                "**kwargs or keyword-only parameters)", where, tree)
     return ParsedFunction(py_func, tree, where, [a.arg for a in args.args], source)
+
+
+def _lambda_as_function(source: str, py_func: FunctionType,
+                        where: SourceLocation) -> ast.FunctionDef:
+    """`lambda a, b: expr` as `def <lambda>(a, b): return expr` (the first
+    lambda on its lines with the same parameter names)."""
+    try:
+        module = ast.parse(source.strip())
+    except SyntaxError:
+        try:
+            module = ast.parse("(" + source.strip().rstrip(",") + ")")
+        except SyntaxError:
+            raise UnsupportedError("cannot isolate the lambda's source; define the function "
+                                   "with def", where) from None
+    code = py_func.__code__
+    names = list(code.co_varnames[:code.co_argcount])
+    for node in ast.walk(module):
+        if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == names:
+            body = ast.Return(node.body)
+            function = ast.FunctionDef(name="<lambda>", args=node.args, body=[body],
+                                       decorator_list=[], returns=None, type_params=[])
+            ast.copy_location(body, node.body)
+            ast.copy_location(function, node)
+            return ast.fix_missing_locations(function)
+    raise UnsupportedError("cannot find the lambda in its source; define the function with "
+                           "def", where)

@@ -4,6 +4,7 @@ one CUDA C++ source that compiles for NVRTC and for the CPU backend."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -115,6 +116,9 @@ __device__ __noinline__ void ck_fail(const char* message) {
   return index;
 }
 """,
+    "dynamic_shared": r"""// The launch's dynamic shared memory (cuda.shared.array(0, dtype)).
+extern __shared__ __align__(16) unsigned char ck_dynamic_shared[];
+""",
     "min_max": r"""template <class T>
 __device__ __forceinline__ T ck_min(T a, T b) { return b < a ? b : a; }
 template <class T>
@@ -183,6 +187,12 @@ class Program:
             self.helpers.append(name)
 
     def unique_name(self, base: str) -> str:
+        # A C++ identifier from a Python name ("<lambda>" -> "lambda_fn").
+        base = re.sub(r"\W", "", base) or "function"
+        if base == "lambda":
+            base = "lambda_fn"
+        if base[0].isdigit():
+            base = "f" + base
         name, n = base, 1
         while name in self.names:
             n += 1
