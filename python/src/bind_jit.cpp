@@ -370,6 +370,19 @@ void bind_jit(nb::module_& m) {
       .def_prop_ro("c_contiguous", &JitArray::c_contiguous)
       .def_prop_ro("f_contiguous", &JitArray::f_contiguous);
 
+  // NVRTC only, no device: checks that a generated source compiles for a GPU
+  // (used by the tests on machines without one). Returns the PTX.
+  m.def(
+      "jit_compile_for_gpu",
+      [](const std::string& source, const std::string& arch) {
+        CompileOptions options;
+        options.no_extern_c = true;
+        options.arch = arch;
+        options.ptx_only = true;
+        options.use_cache = false;
+        return compile_only(source, options, BackendKind::cuda).ptx;
+      },
+      nb::arg("source"), nb::arg("arch") = "compute_90");
   m.def("jit_synchronize", [] { Device::current().synchronize(); });
   m.def("jit_backend", [] {
     return Device::current().backend_kind() == BackendKind::cpu ? std::string("cpu")

@@ -49,10 +49,14 @@ def c_literal(value: Any, ty: t.Scalar) -> str:
         return "true" if value else "false"
     if ty.kind == "f":
         value = float(value)
+        # Bit patterns: NVRTC has no NAN / INFINITY macros without headers.
         if math.isnan(value):
-            return f"({ty.ctype})NAN" if ty == t.float32 else "(double)NAN"
+            return ("__int_as_float(0x7fc00000)" if ty == t.float32
+                    else "__longlong_as_double(0x7ff8000000000000LL)")
         if math.isinf(value):
-            return f"({'-' if value < 0 else ''}({ty.ctype})INFINITY)"
+            sign = "-" if value < 0 else ""
+            return (f"({sign}__int_as_float(0x7f800000))" if ty == t.float32
+                    else f"({sign}__longlong_as_double(0x7ff0000000000000LL))")
         text = repr(value)
         if "e" not in text and "." not in text:
             text += ".0"
