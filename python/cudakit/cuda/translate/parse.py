@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import textwrap
 from dataclasses import dataclass
 from types import FunctionType
@@ -49,14 +50,19 @@ class ParsedFunction:
 def parse_function(py_func: FunctionType) -> ParsedFunction:
     """Parse `py_func`'s source; UnsupportedError when there is none
     (functions typed at the interactive prompt, lambdas, exec'd code)."""
-    filename = inspect.getsourcefile(py_func) or py_func.__code__.co_filename
-    try:
-        lines, first_line = inspect.getsourcelines(py_func)
-    except (OSError, TypeError) as error:
-        raise UnsupportedError(
-            f"cannot read the source of {py_func.__qualname__} ({error}); kernels are "
-            "translated from their source, so define them in a file") from None
-    source = textwrap.dedent("".join(lines))
+    filename = py_func.__code__.co_filename
+    found = _quick_source(py_func)
+    if found is None:
+        filename = inspect.getsourcefile(py_func) or filename
+        try:
+            lines, first_line = inspect.getsourcelines(py_func)
+        except (OSError, TypeError) as error:
+            raise UnsupportedError(
+                f"cannot read the source of {py_func.__qualname__} ({error}); kernels are "
+                "translated from their source, so define them in a file") from None
+        source = textwrap.dedent("".join(lines))
+    else:
+        lines, first_line, source = found
     where = SourceLocation(filename, first_line, [line.rstrip("\n") for line in lines],
                            py_func.__name__)
     if py_func.__name__ == "<lambda>":
@@ -70,6 +76,43 @@ def parse_function(py_func: FunctionType) -> ParsedFunction:
         raise UnsupportedError("kernels take plain positional parameters (no *args, "
                                "**kwargs or keyword-only parameters)", where, tree)
     return ParsedFunction(py_func, tree, where, [a.arg for a in args.args], source)
+
+
+def _quick_source(py_func: FunctionType) -> tuple[list[str], int, str] | None:
+    """The function's lines by indentation from co_firstlineno (inspect
+    tokenizes the whole module, ~5 ms); None when unsure, and inspect
+    decides."""
+    code = py_func.__code__
+    if py_func.__name__ == "<lambda>":
+        return None
+    all_lines = linecache.getlines(code.co_filename)
+    start = code.co_firstlineno - 1
+    if not all_lines or start >= len(all_lines):
+        return None
+    def_at = start
+    while def_at < len(all_lines) and not all_lines[def_at].lstrip().startswith(
+            ("def ", "async def ")):
+        def_at += 1
+    if def_at >= len(all_lines):
+        return None
+    indent = len(all_lines[def_at]) - len(all_lines[def_at].lstrip())
+    end = def_at + 1
+    while end < len(all_lines):
+        line = all_lines[end]
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and len(line) - len(line.lstrip()) <= indent:
+            break
+        end += 1
+    lines = all_lines[start:end]
+    source = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) \
+            or tree.body[0].name != py_func.__name__:
+        return None
+    return lines, start + 1, source
 
 
 def _lambda_as_function(source: str, py_func: FunctionType,
