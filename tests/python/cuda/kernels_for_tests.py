@@ -269,3 +269,37 @@ def normals(states, out):
     i = cuda.grid(1)
     if i < out.size:
         out[i] = xoroshiro128p_normal_float64(states, i)
+
+
+@cuda.jit(device=True)
+def divmod_pair(a, b):
+    return a // b, a % b
+
+
+@cuda.jit
+def tuple_returns(xs, quotients, remainders):
+    i = cuda.grid(1)
+    if i < xs.size:
+        q, r = divmod_pair(xs[i], 7)
+        quotients[i] = q
+        remainders[i] = r
+
+
+@cuda.jit(device=True)
+def row_sum(row):
+    total = 0.0
+    for j in range(row.shape[0]):
+        total += row[j]
+    return total
+
+
+@cuda.jit
+def views_in_kernel(a, sums, tails, evens):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        sums[i] = row_sum(a[i])
+        tail = a[i, -3:]
+        tails[i] = tail[0] + tail.shape[0]
+        every_other = a[i, ::2]
+        reversed_row = a[i, ::-1]
+        evens[i] = row_sum(every_other) + reversed_row[0]

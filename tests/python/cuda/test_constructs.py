@@ -202,3 +202,21 @@ def test_device_array_api():
     interface = d.__cuda_array_interface__
     assert interface["shape"] == (6, 4) and interface["typestr"] == "<f4"
     assert cuda.is_cuda_array(d) and not cuda.is_cuda_array(a)
+
+
+def test_device_function_returning_a_tuple():
+    xs = RNG.integers(-50, 50, N).astype(np.int64)
+    q, r = cuda.device_array(N, np.int64), cuda.device_array(N, np.int64)
+    launch_1d(k.tuple_returns, N, cuda.to_device(xs), q, r)
+    expected = [k.divmod_pair.py_func(x, 7) for x in xs.tolist()]
+    np.testing.assert_array_equal(q.copy_to_host(), [e[0] for e in expected])
+    np.testing.assert_array_equal(r.copy_to_host(), [e[1] for e in expected])
+
+
+def test_views_by_partial_indexing_and_slices():
+    a = RNG.standard_normal((11, 9))
+    sums, tails, evens = (cuda.device_array(11, np.float64) for _ in range(3))
+    launch_1d(k.views_in_kernel, 11, cuda.to_device(a), sums, tails, evens, block=8)
+    np.testing.assert_allclose(sums.copy_to_host(), a.sum(axis=1))
+    np.testing.assert_allclose(tails.copy_to_host(), a[:, -3] + 3)
+    np.testing.assert_allclose(evens.copy_to_host(), a[:, ::2].sum(axis=1) + a[:, -1])

@@ -243,6 +243,8 @@ class FunctionTranslator(OperatorsMixin):
             return ty.view_ctype
         if isinstance(ty, t.NoneT):
             return "void"
+        if isinstance(ty, t.TupleT) and all(isinstance(i, t.Scalar) for i in ty.items):
+            return self.program.tuple_struct(ty)
         raise self.unsupported(f"a value of type {ty} cannot be stored in a variable",
                                self.current)
 
@@ -472,8 +474,9 @@ class FunctionTranslator(OperatorsMixin):
                                         " write results into an array argument)", node)
             self.emit("return;")
             return
-        if val.items is not None:
-            raise self.unsupported("device functions returning tuples", node)
+        if val.items is not None and not all(isinstance(i.type, t.Scalar) for i in val.items):
+            raise self.unsupported("device functions returning tuples of anything but "
+                                   "numbers", node)
         if val.type is None or isinstance(val.type, (t.StringT,)):
             raise self.typing_error(f"cannot return {val.describe()}", node)
         if self.return_type is None:
@@ -486,6 +489,11 @@ class FunctionTranslator(OperatorsMixin):
             self.return_type = merged
         if isinstance(val.type, t.NoneT):
             self.emit("return;")
+        elif isinstance(self.return_type, t.TupleT):
+            assert val.items is not None
+            fields = ", ".join(self.cast(item, it) for item, it in
+                               zip(val.items, self.return_type.items))
+            self.emit(f"return {self.ctype(self.return_type)}{{{fields}}};")
         else:
             self.emit(f"return {self.cast(val, self.return_type)};")
 

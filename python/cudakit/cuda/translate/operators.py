@@ -198,6 +198,10 @@ class OperatorsMixin:
     # ---- indexing and attributes ---------------------------------------------------------
     def expr_Subscript(self: "FunctionTranslator", node: ast.Subscript) -> Val:
         base = self.expr(node.value)
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if isinstance(base.type, t.ArrayT) and (
+                any(isinstance(p, ast.Slice) for p in parts) or len(parts) < base.type.ndim):
+            return self.array_view(base, parts, node)
         index = self.expr(node.slice)
         if base.items is not None:
             if not (index.known and isinstance(index.py, (int, np.integer))):
@@ -213,6 +217,57 @@ class OperatorsMixin:
 
     def expr_Slice(self: "FunctionTranslator", node: ast.Slice) -> Val:
         raise self.unsupported("slicing arrays inside kernels (index elements instead)", node)
+
+    def array_view(self: "FunctionTranslator", array: Val, parts: list[ast.expr],
+                   node: ast.AST) -> Val:
+        """`a[i]`, `a[i, :]`, `a[2:n:2]`: a view (no copy), Python's slice rules."""
+        at = array.type
+        assert isinstance(at, t.ArrayT)
+        if at.static_shape is not None:
+            raise self.unsupported(f"views of {at.space} arrays (index their elements)", node)
+        if len(parts) > at.ndim:
+            raise self.typing_error(f"too many indices for a {at.ndim}-d array", node)
+        self.program.need_helper("slice")
+        offset: list[str] = []
+        shape: list[str] = []
+        strides: list[str] = []
+        for d in range(at.ndim):
+            stride = f"{array.code}.strides[{d}]"
+            extent = f"{array.code}.shape[{d}]"
+            part = parts[d] if d < len(parts) else ast.Slice()
+            if not isinstance(part, ast.Slice):
+                index = self.expr(part)
+                if not (isinstance(index.type, t.Scalar) and index.type.kind in "iub"):
+                    raise self.typing_error(f"array index {d} must be an integer or a slice, "
+                                            f"got {index.describe()}", node)
+                code = self.cast(index, t.int64)
+                if index.known and index.py < 0:
+                    code = f"({extent} + {code})"
+                offset.append(f"{code} * {stride}")
+                continue
+            step = self.expr(part.step) if part.step is not None else Val(t.int64, "1LL", 1)
+            if not (step.known and isinstance(step.py, int) and step.py != 0):
+                raise self.unsupported("slices in kernels need a non-zero constant step", node)
+            start = (self.cast(self.expr(part.lower), t.int64) if part.lower is not None
+                     else ("0LL" if step.py > 0 else "-1LL"))
+            stop = (self.cast(self.expr(part.upper), t.int64) if part.upper is not None
+                    else None)
+            temp = self.fresh("range")
+            stop_code = stop if stop is not None else (extent if step.py > 0 else "0LL")
+            self.emit(f"const ck_slice_range {temp} = ck_slice({extent}, {start}, {stop_code}, "
+                      f"{step.py}LL, {'true' if part.lower is not None else 'false'}, "
+                      f"{'true' if stop is not None else 'false'});")
+            offset.append(f"{temp}.start * {stride}")
+            shape.append(f"{temp}.length")
+            strides.append(f"{stride} * {step.py}LL")
+        view = t.ArrayT(at.dtype, len(shape), "A")
+        pointer = f"{array.code}.data" + ("".join(f" + {o}" for o in offset))
+        if not shape:
+            return self.value(at.dtype, f"{array.code}.data[{' + '.join(offset) or '0'}]")
+        temp = self.fresh("view")
+        self.emit(f"const {view.view_ctype} {temp} = {{{pointer}, {{{', '.join(shape)}}}, "
+                  f"{{{', '.join(strides)}}}}};")
+        return self.value(view, temp)
 
     def element_ref(self: "FunctionTranslator", array: Val, index: Val,
                     node: ast.AST) -> str:
@@ -385,7 +440,14 @@ class OperatorsMixin:
             codes.append(code)
         name, return_type = dispatcher._device_specialization(self.program, tuple(arg_types),
                                                               self.where, node)
-        return self.value(return_type, f"{name}({', '.join(codes)})")
+        call = f"{name}({', '.join(codes)})"
+        if isinstance(return_type, t.TupleT):
+            # The call runs once, into a temporary the items are read from.
+            temp = self.fresh("ret")
+            self.emit(f"const {self.ctype(return_type)} {temp} = {call};")
+            return self.tuple_value([self.value(it, f"{temp}.f{i}")
+                                     for i, it in enumerate(return_type.items)])
+        return self.value(return_type, call)
 
     def print_call(self: "FunctionTranslator", node: ast.Call) -> Val:
         fmt: list[str] = []

@@ -119,6 +119,26 @@ __device__ __noinline__ void ck_fail(const char* message) {
     "dynamic_shared": r"""// The launch's dynamic shared memory (cuda.shared.array(0, dtype)).
 extern __shared__ __align__(16) unsigned char ck_dynamic_shared[];
 """,
+    "slice": r"""struct ck_slice_range {
+  long long start;
+  long long length;
+};
+// Python's slice rules (negative bounds count from the end, clamping) for
+// an axis of n elements and a non-zero step.
+__device__ __forceinline__ ck_slice_range ck_slice(long long n, long long start, long long stop,
+                                                   long long step, bool has_start,
+                                                   bool has_stop) {
+  if (step > 0) {
+    start = has_start ? (start < 0 ? ck_slice_max(start + n, 0LL) : ck_slice_min(start, n)) : 0;
+    stop = has_stop ? (stop < 0 ? ck_slice_max(stop + n, 0LL) : ck_slice_min(stop, n)) : n;
+    return {start, stop > start ? (stop - start + step - 1) / step : 0};
+  }
+  start = has_start ? (start < 0 ? ck_slice_max(start + n, -1LL) : ck_slice_min(start, n - 1))
+                    : n - 1;
+  stop = has_stop ? (stop < 0 ? ck_slice_max(stop + n, -1LL) : ck_slice_min(stop, n - 1)) : -1;
+  return {start, start > stop ? (start - stop - step - 1) / (-step) : 0};
+}
+""",
     "min_max": r"""template <class T>
 __device__ __forceinline__ T ck_min(T a, T b) { return b < a ? b : a; }
 template <class T>
@@ -158,6 +178,9 @@ template <class T> __device__ T ck_atomic_dec(T* a, T v) { return ck_atomic_upda
 """,
 }
 HELPER_PRELUDE = {
+    "slice": r"""__device__ __forceinline__ long long ck_slice_min(long long a, long long b) { return a < b ? a : b; }
+__device__ __forceinline__ long long ck_slice_max(long long a, long long b) { return a < b ? b : a; }
+""",
     "atomic_update": r"""template <int Bytes> struct ck_bits;
 template <> struct ck_bits<4> { typedef unsigned int type; };
 template <> struct ck_bits<8> { typedef unsigned long long type; };
@@ -179,6 +202,8 @@ class Program:
         self.names: set[str] = set()
         self.uses_barrier = False
         self.uses_print = False
+        self.tuple_structs: dict[t.TupleT, str] = {}
+        self.tuple_sources: list[str] = []
 
     def need_helper(self, name: str) -> None:
         if name == "bounds_check":
@@ -198,6 +223,17 @@ class Program:
             n += 1
             name = f"{base}_{n}"
         self.names.add(name)
+        return name
+
+    def tuple_struct(self, ty: t.TupleT) -> str:
+        """The struct a device function returns a tuple of numbers in."""
+        name = self.tuple_structs.get(ty)
+        if name is None:
+            name = self.unique_name("ck_tuple")
+            fields = " ".join(f"{item.ctype} f{i};" for i, item in  # type: ignore[union-attr]
+                              enumerate(ty.items))
+            self.tuple_sources.append(f"struct {name} {{ {fields} }};  // {ty}")
+            self.tuple_structs[ty] = name
         return name
 
     def constant_array(self, array: np.ndarray) -> str:
@@ -229,6 +265,7 @@ class Program:
             if name in HELPER_PRELUDE:
                 parts.append(HELPER_PRELUDE[name])
             parts.append(HELPERS[name])
+        parts.extend(self.tuple_sources)
         parts.extend(self.constants)
         parts.extend(self.device_sources)
         parts.append("}  // extern \"C++\"")
