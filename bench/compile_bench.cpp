@@ -32,6 +32,7 @@
 
 #include "backend/backend.hpp"
 #include "cudakit/cudakit.hpp"
+#include "platform/library_search.hpp"
 
 extern char** environ;
 
@@ -79,31 +80,17 @@ std::string format_time(double us) {
 class RawNvrtc {
  public:
   bool load(std::string& why) {
-    std::vector<std::string> candidates;
-    if (const char* v = std::getenv("CUDAKIT_NVRTC")) candidates.emplace_back(v);
-    for (const char* var : {"CUDA_PATH", "CUDA_HOME"})
-      if (const char* v = std::getenv(var)) {
-        candidates.push_back(std::string(v) + "/lib64/libnvrtc.so.13");
-        candidates.push_back(std::string(v) + "/lib64/libnvrtc.so");
-      }
-#ifdef CUDAKIT_CUDA_HOME
-    candidates.push_back(std::string(CUDAKIT_CUDA_HOME) + "/lib64/libnvrtc.so.13");
-#endif
-    candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
-    candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so");
-    candidates.push_back("libnvrtc.so.13");
-    candidates.push_back("libnvrtc.so");
-    for (const auto& c : candidates) {
-      handle_ = ::dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle_) {
-        path_ = c;
-        break;
-      }
-    }
+    // The same plan the library loads NVRTC with (CUDAKIT_NVRTC, CUDA_PATH,
+    // ...): the raw baseline compiles with the very library cudakit uses.
+    cudakit::detail::OpenedLibrary lib =
+        cudakit::detail::open_first(cudakit::detail::nvrtc_search_plan(), RTLD_NOW | RTLD_LOCAL);
+    handle_ = lib.handle;
     if (!handle_) {
-      why = "libnvrtc not found";
+      why = "libnvrtc not found; tried:";
+      for (const auto& tried : lib.tried) why += " " + tried;
       return false;
     }
+    path_ = lib.path;
     bool ok = sym(create_, "nvrtcCreateProgram") && sym(compile_, "nvrtcCompileProgram") &&
               sym(cubin_size_, "nvrtcGetCUBINSize") && sym(cubin_, "nvrtcGetCUBIN") &&
               sym(destroy_, "nvrtcDestroyProgram") && sym(log_size_, "nvrtcGetProgramLogSize") &&
@@ -528,6 +515,11 @@ int run_compile_bench(std::ostream& out) {
   char name[] = "compile_bench";
   char* argv[] = {name, nullptr};
   return run_compile_bench(1, argv, out);
+}
+
+std::string raw_nvrtc_path(std::string& why) {
+  RawNvrtc raw;
+  return raw.load(why) ? raw.path() : std::string();
 }
 
 }  // namespace cudakit

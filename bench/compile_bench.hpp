@@ -5,6 +5,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 
 namespace cudakit {
 
@@ -15,5 +16,9 @@ namespace cudakit {
 int run_compile_bench(int argc, char** argv);
 int run_compile_bench(std::ostream& out);
 int run_compile_bench(int argc, char** argv, std::ostream& out);
+
+// The file the raw-NVRTC baseline loads, found with the library's own search
+// plan (CUDAKIT_NVRTC, CUDA_PATH, ...); empty, with `why` set, when none loads.
+std::string raw_nvrtc_path(std::string& why);
 
 }  // namespace cudakit

@@ -24,7 +24,7 @@ if(nanobind_FOUND)
   # nanobind's headers are not written for our warning set (-Wshadow).
   target_include_directories(cudakit_peers_nb SYSTEM PRIVATE "${_cudakit_nanobind_dir}/../include")
   set_target_properties(cudakit_peers_nb PROPERTIES LIBRARY_OUTPUT_DIRECTORY
-                                                    ${CMAKE_BINARY_DIR}/lib)
+                                                    ${PROJECT_BINARY_DIR}/lib)
   message(STATUS "cudakit: peer benchmark module through nanobind ${nanobind_VERSION}")
 else()
   message(STATUS "cudakit: no nanobind for Python: peer benchmark through ctypes only")

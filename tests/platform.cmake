@@ -28,3 +28,13 @@ add_dependencies(cuda_backend_fake_test cuda_fake_driver)
 # The toolkit's stub libcuda: every driver symbol, no driver behind them.
 target_compile_definitions(platform_loader_test PRIVATE
   CUDAKIT_TEST_CUDA_STUB="${CUDAToolkit_LIBRARY_DIR}/stubs/libcuda.so")
+
+# One search plan for library, doctor and bench: the test compiles doctor's
+# probes and the compile benchmark in.
+cudakit_add_test(library_search_test
+  SOURCES unit/library_search_test.cpp ${PROJECT_SOURCE_DIR}/tools/probe/cuda_probe.cpp
+          ${PROJECT_SOURCE_DIR}/bench/compile_bench.cpp
+  LABELS unit)
+target_include_directories(library_search_test PRIVATE ${CUDAKIT_PLATFORM_TEST_INCLUDES}
+                                                       ${PROJECT_SOURCE_DIR}/tools
+                                                       ${PROJECT_SOURCE_DIR}/bench)

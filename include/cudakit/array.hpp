@@ -188,7 +188,8 @@ class Array {
   }
   void copy_from_host(const void* src, std::size_t bytes);
   void copy_from_host_async(const void* src, std::size_t bytes);
-  // Host copy of the element at a C-order flat position (slow: for printing and tests).
+  // Host copy of the element at a C-order flat position (slow: for printing and tests);
+  // a negative position counts from the end, as in NumPy.
   Scalar item(std::int64_t flat_index = 0) const;
 
   // numpy-like text: "array([1., 2., 3.], dtype=float32)" with "..." past 1000 elements.
@@ -243,8 +244,13 @@ Array linspace(double start, double stop, std::int64_t num = 50, bool endpoint =
 // Copies host data (C order) to a new array of that shape.
 Array from_host(const void* data, const Shape& shape, DType dtype);
 Array from_host(const void* data, const Shape& shape, DType dtype, const Stream& stream);
+namespace detail {
+// ArgumentError unless `length` host elements fill `shape` exactly.
+void check_host_length(std::size_t length, const Shape& shape, DType dtype, const char* context);
+}  // namespace detail
 template <class T>
 Array from_host(std::span<const T> data, const Shape& shape) {
+  detail::check_host_length(data.size(), shape, dtype_of<T>(), "from_host");
   return from_host(data.data(), shape, dtype_of<T>());
 }
 template <class T>
@@ -253,7 +259,7 @@ Array from_host(const std::vector<T>& data) {
 }
 template <class T>
 Array from_host(const std::vector<T>& data, const Shape& shape) {
-  return from_host(data.data(), shape, dtype_of<T>());
+  return from_host(std::span<const T>(data), shape);
 }
 // A view of memory cudakit does not own (__cuda_array_interface__, DLPack):
 // strides in BYTES (empty: C-contiguous), each a multiple of the itemsize.

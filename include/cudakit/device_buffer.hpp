@@ -59,6 +59,12 @@ class UntypedBuffer {
   Allocator allocator_ = Allocator::pool;
 };
 
+namespace detail {
+// count * element_bytes, or ArgumentError when the product does not fit in
+// size_t (it would wrap around to a small allocation).
+std::size_t checked_buffer_bytes(std::size_t count, std::size_t element_bytes);
+}  // namespace detail
+
 template <class T>
 class DeviceBuffer {
   static_assert(std::is_trivially_copyable_v<T>, "DeviceBuffer holds trivially copyable types");
@@ -66,9 +72,9 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t count, Allocator allocator = Allocator::pool)
-      : mem_(count * sizeof(T), allocator), count_(count) {}
+      : mem_(detail::checked_buffer_bytes(count, sizeof(T)), allocator), count_(count) {}
   DeviceBuffer(const Device& device, std::size_t count, Allocator allocator = Allocator::pool)
-      : mem_(device, count * sizeof(T), allocator), count_(count) {}
+      : mem_(device, detail::checked_buffer_bytes(count, sizeof(T)), allocator), count_(count) {}
 
   T* data() const noexcept { return static_cast<T*>(mem_.data()); }
   std::uint64_t address() const noexcept { return mem_.address(); }

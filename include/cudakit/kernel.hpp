@@ -33,6 +33,9 @@ struct ArgInfo {
   const void* host_data = nullptr;
   std::size_t host_bytes = 0;
   TransferDirection direction = TransferDirection::in;
+  // A DeviceBuffer with no memory (default-constructed, moved-from or of
+  // zero elements): the launch refuses it rather than pass a null pointer.
+  bool null_buffer = false;
 };
 
 template <class T>
@@ -88,8 +91,10 @@ struct KernelArg {
 
 template <class T>
 struct KernelArg<DeviceBuffer<T>> {
-  static ArgInfo info(const DeviceBuffer<T>&) noexcept {
-    return {ParamKind::pointer, ScalarType::unknown, sizeof(void*), "DeviceBuffer"};
+  static ArgInfo info(const DeviceBuffer<T>& buffer) noexcept {
+    ArgInfo a{ParamKind::pointer, ScalarType::unknown, sizeof(void*), "DeviceBuffer"};
+    a.null_buffer = buffer.address() == 0;
+    return a;
   }
   static const void* address(const DeviceBuffer<T>& buffer, std::uint64_t& slot) noexcept {
     slot = buffer.address();

@@ -1,8 +1,114 @@
-// cudakit.compiler: SourceModule's compile, Function and its launch path.
+// cudakit.compiler's C++ half: the NVRTC compile through the compile cache
+// (SourceModule itself, with PyCUDA's option parsing, is cudakit/compiler.py),
+// the Module with get_function / get_global, and Function with its launch
+// path. Function.__call__ converts every argument in C++ and launches
+// through the core's checked launch; no Python code runs per launch.
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "backend/backend.hpp"
 #include "bindings.hpp"
+#include "cudakit/compile_cache.hpp"
+#include "cudakit/error.hpp"
+#include "cudakit/program.hpp"
+#include "function.hpp"
 
 namespace cudakit::python {
+namespace {
 
-void bind_compiler(nb::module_& /*m*/) {}
+// A cache over a directory other than the global one (SourceModule's
+// cache_dir), one per directory for the life of the process.
+CompileCache& cache_for(const std::string& directory) {
+  static std::mutex mutex;
+  static auto* caches = new std::map<std::string, std::unique_ptr<CompileCache>>;
+  std::lock_guard lock(mutex);
+  auto& slot = (*caches)[directory];
+  if (!slot) slot = std::make_unique<CompileCache>(directory);
+  return *slot;
+}
+
+Module compile_in(std::string_view source, const CompileOptions& options,
+                  const std::string& cache_dir) {
+  Device device = Device::current();
+  if (cache_dir.empty()) return compile(source, options, device);
+  detail::Backend& backend = device.backend();
+  CompileOptions resolved = options;
+  if (resolved.arch.empty()) resolved.arch = backend.default_arch(device.ordinal());
+  const std::string prepared = prepare_source(source, resolved);
+  CompileCache& cache = cache_for(cache_dir);
+  const std::string key = CompileCache::key(prepared, resolved, backend.compiler_identity());
+  std::optional<CompiledCode> code = cache.load(key);
+  if (!code) {
+    CompileOptions uncached = resolved;
+    uncached.use_cache = false;
+    code = compile_only(source, uncached, device.backend_kind());
+    cache.store(key, *code);
+  }
+  return Module::load_with_source(*code, device, prepared);
+}
+
+}  // namespace
+
+void bind_compiler(nb::module_& m) {
+  nb::class_<Module>(m, "_Module")
+      .def(
+          "get_function",
+          [](const Module& mod, const std::string& name) { return Function(mod.kernel(name)); },
+          nb::arg("name"),
+          "The kernel `name`: its extern \"C\" name, a name expression, a mangled symbol, or the "
+          "plain name of a C++-linkage kernel when that is unambiguous.")
+      .def(
+          "get_global",
+          [](const Module& mod, const std::string& name) {
+            GlobalVariable g = mod.get_global(name);
+            return nb::make_tuple(g.address, g.bytes);
+          },
+          nb::arg("name"),
+          "(device address, size in bytes) of a __device__ or __constant__ variable.")
+      .def("kernel_names", &Module::kernel_names)
+      .def_prop_ro("source", &Module::source)
+      .def_prop_ro("log", &Module::log)
+      .def_prop_ro("arch", [](const Module& mod) { return mod.device().arch(); });
+
+  m.def(
+      "_compile",
+      [](const std::string& source, const std::string& arch, const std::string& std_version,
+         const std::vector<std::pair<std::string, std::string>>& defines,
+         const std::vector<std::string>& include_dirs, const std::vector<std::string>& extra_flags,
+         bool debug, bool line_info, bool fast_math, bool no_extern_c, bool use_cache,
+         const std::string& cache_dir) {
+        CompileOptions options;
+        options.arch = arch;
+        if (!std_version.empty()) options.std = std_version;
+        options.defines = defines;
+        options.include_dirs = include_dirs;
+        options.extra_flags = extra_flags;
+        options.debug = debug;
+        options.line_info = line_info;
+        options.fast_math = fast_math;
+        options.no_extern_c = no_extern_c;
+        options.use_cache = use_cache;
+        nb::gil_scoped_release unlocked;
+        return compile_in(source, options, use_cache ? cache_dir : std::string());
+      },
+      nb::arg("source"), nb::arg("arch"), nb::arg("std"), nb::arg("defines"),
+      nb::arg("include_dirs"), nb::arg("extra_flags"), nb::arg("debug"), nb::arg("line_info"),
+      nb::arg("fast_math"), nb::arg("no_extern_c"), nb::arg("use_cache"), nb::arg("cache_dir"));
+  m.def("_prepare_source", [](const std::string& source, bool no_extern_c) {
+    CompileOptions options;
+    options.no_extern_c = no_extern_c;
+    return prepare_source(source, options);
+  });
+
+  bind_function(m);
+}
 
 }  // namespace cudakit::python

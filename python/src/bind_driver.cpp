@@ -1,8 +1,105 @@
-// cudakit.driver: devices, contexts, memory, streams, events.
+// cudakit.driver's devices and versions (PyCUDA's pycuda.driver); memory is
+// in bind_memory.cpp, streams and events in bind_streams.cpp. Context is
+// pure Python (cudakit/driver.py) over Device: cudakit always uses the
+// device's primary context.
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "backend/backend.hpp"
 #include "bindings.hpp"
+#include "cudakit/backend_kind.hpp"
+#include "cudakit/device.hpp"
+#include "cudakit/error.hpp"
+#include "driver_types.hpp"
+
+#ifndef CUDAKIT_TOOLKIT_VERSION
+#define CUDAKIT_TOOLKIT_VERSION 13000
+#endif
 
 namespace cudakit::python {
+namespace {
 
-void bind_driver(nb::module_& /*m*/) {}
+ContextLimit to_limit(int value) {
+  switch (value) {
+    case 0:
+      return ContextLimit::stack_size;
+    case 1:
+      return ContextLimit::printf_fifo_size;
+    case 2:
+      return ContextLimit::malloc_heap_size;
+    default:
+      throw ArgumentError("Context limit", "unknown limit " + std::to_string(value),
+                          "use cudakit.driver.limit.STACK_SIZE, PRINTF_FIFO_SIZE or "
+                          "MALLOC_HEAP_SIZE");
+  }
+}
+
+}  // namespace
+
+void bind_devices(nb::module_& m) {
+  nb::class_<Device>(m, "Device", "A device (PyCUDA's Device); its context is the primary one.")
+      .def(
+          "__init__", [](Device* self, int ordinal) { new (self) Device(Device::get(ordinal)); },
+          nb::arg("ordinal") = 0)
+      .def_static(
+          "count", [] { return Device::count(); }, "Number of devices.")
+      .def_static("_current", [] { return Device::current(); })
+      .def("name", [](const Device& d) { return d.name(); })
+      .def("compute_capability",
+           [](const Device& d) {
+             auto [major, minor] = d.compute_capability();
+             return nb::make_tuple(major, minor);
+           })
+      .def("total_memory", [](const Device& d) { return d.total_memory(); })
+      .def("pci_bus_id", [](const Device& d) { return d.pci_bus_id(); })
+      .def(
+          "get_attribute",
+          [](const Device& d, int attribute) {
+            return d.attribute(static_cast<DeviceAttribute>(attribute));
+          },
+          nb::arg("attribute"))
+      .def("_attributes", [](const Device& d) { return d.attributes(); })
+      .def("_make_current", [](const Device& d) { d.make_current(); })
+      .def("_synchronize", [](const Device& d) { d.synchronize(); })
+      .def("_limit", [](const Device& d, int which) { return d.limit(to_limit(which)); })
+      .def("_set_limit", [](const Device& d, int which,
+                            std::size_t value) { d.set_limit(to_limit(which), value); })
+      .def("_memory_info",
+           [](const Device& d) {
+             MemoryInfo info = d.memory_info();
+             return nb::make_tuple(info.free, info.total);
+           })
+      .def_prop_ro("ordinal", &Device::ordinal)
+      .def_prop_ro("backend",
+                   [](const Device& d) { return std::string(to_string(d.backend_kind())); })
+      .def("arch", &Device::arch)
+      .def("describe", &Device::describe)
+      .def("__eq__",
+           [](const Device& a, nb::handle b) {
+             return nb::isinstance<Device>(b) && a == nb::cast<const Device&>(b);
+           })
+      .def("__hash__", [](const Device& d) { return d.ordinal() * 2 + int(d.backend_kind()); });
+
+  m.def("_device_attribute_items", [] {
+    nb::list items;
+    for (const DeviceAttributeName& entry : device_attribute_names())
+      items.append(nb::make_tuple(std::string(entry.name), int(entry.attribute)));
+    return items;
+  });
+  m.def("_driver_version", [] {
+    const BackendKind kind = default_backend_kind();
+    return kind == BackendKind::cuda ? Device::get(0).backend().driver_version() : 0;
+  });
+  m.def("_toolkit_version", [] { return CUDAKIT_TOOLKIT_VERSION; });
+  m.def("_backend", [] { return std::string(to_string(default_backend_kind())); });
+}
+
+void bind_driver(nb::module_& m) {
+  bind_devices(m);
+  bind_memory(m);
+  bind_streams(m);
+}
 
 }  // namespace cudakit::python

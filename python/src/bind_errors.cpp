@@ -1,8 +1,172 @@
-// Exception classes in PyCUDA's hierarchy and the C++ -> Python translators.
+// Exception classes in PyCUDA's hierarchy (Error > LogicError, LaunchError,
+// MemoryError, RuntimeError, CompileError) and the translators that turn
+// each cudakit C++ error into the matching one. The Python exception's text
+// is cudakit's full message (context, failure, code, hint); the parts are
+// also attributes: context, message, hint, code, code_name (and log/source
+// for CompileError, requested/free_bytes/total_bytes for MemoryError, limit/
+// requested/device_value for LaunchConfigError, kernels for KernelFault).
+#include <Python.h>
+
+#include <string>
+
 #include "bindings.hpp"
+#include "cudakit/error.hpp"
+#include "errors.hpp"
 
 namespace cudakit::python {
+namespace {
 
-void bind_errors(nb::module_& /*m*/) {}
+struct ErrorClasses {
+  PyObject* error = nullptr;
+  PyObject* logic = nullptr;
+  PyObject* launch = nullptr;
+  PyObject* memory = nullptr;
+  PyObject* runtime = nullptr;
+  PyObject* compile = nullptr;
+  PyObject* argument = nullptr;
+  PyObject* launch_config = nullptr;
+  PyObject* kernel_fault = nullptr;
+  PyObject* not_supported = nullptr;
+  PyObject* library_not_found = nullptr;
+  PyObject* driver_not_found = nullptr;
+  PyObject* nvrtc_not_found = nullptr;
+  PyObject* cublas_not_found = nullptr;
+  PyObject* driver_too_old = nullptr;
+  PyObject* no_kernel_image = nullptr;
+};
+ErrorClasses classes;
+
+PyObject* new_class(nb::module_& m, const char* name, nb::object bases, const char* doc) {
+  const std::string qualified = std::string("cudakit.driver.") + name;
+  PyObject* cls = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases.ptr(), nullptr);
+  if (!cls) throw nb::python_error();
+  m.attr(name) = nb::handle(cls);
+  return cls;
+}
+
+nb::object bases(std::initializer_list<PyObject*> list) {
+  nb::list items;
+  for (PyObject* b : list) items.append(nb::handle(b));
+  return nb::tuple(items);
+}
+
+void set(PyObject* exc, const char* name, nb::handle value) {
+  PyObject_SetAttrString(exc, name, value.ptr());
+}
+
+// Raises `cls` with cudakit's message and its parts as attributes.
+template <class Fill>
+void raise(PyObject* cls, const Error& e, Fill fill) {
+  nb::object message = nb::str(e.what());
+  PyObject* exc = PyObject_CallOneArg(cls, message.ptr());
+  if (!exc) return;  // the constructor's own error is set
+  set(exc, "context", nb::str(e.context().c_str()));
+  set(exc, "message", nb::str(e.message().c_str()));
+  set(exc, "hint", nb::str(e.hint().c_str()));
+  set(exc, "code", nb::int_(e.code()));
+  set(exc, "code_name", nb::str(e.code_name().c_str()));
+  fill(exc);
+  PyErr_SetObject(cls, exc);
+  Py_DECREF(exc);
+}
+
+void raise(PyObject* cls, const Error& e) {
+  raise(cls, e, [](PyObject*) {});
+}
+
+void translate(const std::exception_ptr& p, void*) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const CompileError& e) {
+    raise(classes.compile, e, [&](PyObject* exc) {
+      set(exc, "log", nb::str(e.log().c_str()));
+      set(exc, "source", nb::str(e.source().c_str()));
+      // PyCUDA's CompileError carries the compiler's output as `stderr`.
+      set(exc, "stderr", nb::str(e.log().c_str()));
+      set(exc, "stdout", nb::str(""));
+    });
+  } catch (const OutOfMemory& e) {
+    raise(classes.memory, e, [&](PyObject* exc) {
+      set(exc, "requested", nb::int_(e.requested()));
+      set(exc, "free_bytes", nb::int_(e.free_bytes()));
+      set(exc, "total_bytes", nb::int_(e.total_bytes()));
+    });
+  } catch (const LaunchConfigError& e) {
+    raise(classes.launch_config, e, [&](PyObject* exc) {
+      set(exc, "limit", nb::str(e.limit().c_str()));
+      set(exc, "requested", nb::int_(e.requested()));
+      set(exc, "device_value", nb::int_(e.device_value()));
+    });
+  } catch (const ArgumentError& e) {
+    raise(classes.argument, e);
+  } catch (const KernelFault& e) {
+    raise(classes.kernel_fault, e, [&](PyObject* exc) {
+      nb::list names;
+      for (const auto& k : e.kernels()) names.append(nb::str(k.c_str()));
+      set(exc, "kernels", names);
+    });
+  } catch (const NotSupported& e) {
+    raise(classes.not_supported, e);
+  } catch (const DriverNotFound& e) {
+    raise(classes.driver_not_found, e);
+  } catch (const NvrtcNotFound& e) {
+    raise(classes.nvrtc_not_found, e);
+  } catch (const CublasNotFound& e) {
+    raise(classes.cublas_not_found, e);
+  } catch (const LibraryNotFound& e) {
+    raise(classes.library_not_found, e);
+  } catch (const DriverTooOld& e) {
+    raise(classes.driver_too_old, e);
+  } catch (const NoKernelImage& e) {
+    raise(classes.no_kernel_image, e);
+  } catch (const CudaError& e) {
+    raise(classes.runtime, e);
+  } catch (const Error& e) {
+    raise(classes.error, e);
+  }
+}
+
+}  // namespace
+
+PyObject* argument_error_class() noexcept { return classes.argument; }
+PyObject* not_supported_class() noexcept { return classes.not_supported; }
+
+void bind_errors(nb::module_& m) {
+  PyObject* exc = PyExc_Exception;
+  classes.error = new_class(m, "Error", bases({exc}), "Base of every cudakit error.");
+  classes.logic = new_class(m, "LogicError", bases({classes.error}),
+                            "A call that cannot work as made (PyCUDA's LogicError).");
+  classes.launch = new_class(m, "LaunchError", bases({classes.error}),
+                             "A kernel launch or a running kernel failed.");
+  classes.memory = new_class(m, "MemoryError", bases({classes.error, PyExc_MemoryError}),
+                             "An allocation the device or host could not satisfy.");
+  classes.runtime = new_class(m, "RuntimeError", bases({classes.error, PyExc_RuntimeError}),
+                              "A CUDA driver error, or a missing library.");
+  classes.compile = new_class(m, "CompileError", bases({classes.error}),
+                              "The compiler rejected the source; `log` holds its output.");
+  classes.argument = new_class(m, "ArgumentError", bases({classes.logic, PyExc_ValueError}),
+                               "An argument that does not match what the call or kernel takes.");
+  classes.launch_config =
+      new_class(m, "LaunchConfigError", bases({classes.logic, PyExc_ValueError}),
+                "A grid, block or shared-memory size beyond the device's limits.");
+  classes.kernel_fault = new_class(m, "KernelFault", bases({classes.launch}),
+                                   "A kernel faulted; `kernels` names those in flight.");
+  classes.not_supported =
+      new_class(m, "NotSupported", bases({classes.error, PyExc_NotImplementedError}),
+                "Something this backend or cudakit does not do.");
+  classes.library_not_found = new_class(m, "LibraryNotFound", bases({classes.runtime}),
+                                        "A vendor library could not be loaded.");
+  classes.driver_not_found = new_class(m, "DriverNotFound", bases({classes.library_not_found}),
+                                       "libcuda (the NVIDIA driver) is missing.");
+  classes.nvrtc_not_found = new_class(m, "NvrtcNotFound", bases({classes.library_not_found}),
+                                      "libnvrtc (the CUDA run-time compiler) is missing.");
+  classes.cublas_not_found =
+      new_class(m, "CublasNotFound", bases({classes.library_not_found}), "libcublas is missing.");
+  classes.driver_too_old = new_class(m, "DriverTooOld", bases({classes.runtime}),
+                                     "The driver is older than the toolkit cudakit compiles with.");
+  classes.no_kernel_image = new_class(m, "NoKernelImage", bases({classes.runtime}),
+                                      "The loaded code has no image for this device's arch.");
+  nb::register_exception_translator(translate, nullptr);
+}
 
 }  // namespace cudakit::python

@@ -2,6 +2,7 @@
 #include "cudakit/array.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -25,6 +26,30 @@ std::int64_t shape_size(const Shape& shape) noexcept {
   for (auto e : shape) n *= e;
   return n;
 }
+
+namespace detail {
+std::int64_t checked_shape_size(const Shape& shape, std::size_t itemsize, const char* context) {
+  for (auto e : shape)
+    if (e < 0)
+      array_error(context, "negative dimensions are not allowed: " + shape_to_string(shape));
+  // The product skips zero extents, as NumPy's does: the strides are products
+  // of the other extents and must fit too, even when the array is empty.
+  const auto item = static_cast<std::int64_t>(std::max<std::size_t>(itemsize, 1));
+  std::int64_t n = 1;
+  bool empty = false;
+  for (auto e : shape)
+    if (e == 0)
+      empty = true;
+    else if (__builtin_mul_overflow(n, e, &n) ||
+             n > std::numeric_limits<std::int64_t>::max() / item)
+      array_error(context,
+                  "array is too big: shape " + shape_to_string(shape) + " of " +
+                      std::to_string(item) + "-byte elements has more than " +
+                      std::to_string(std::numeric_limits<std::int64_t>::max()) + " bytes",
+                  "check the shape for a wrong or uninitialised extent");
+  return empty ? 0 : n;
+}
+}  // namespace detail
 
 std::string shape_to_string(const Shape& shape) {
   std::string s = "(";
@@ -194,25 +219,12 @@ Array Array::index(std::span<const Index> indices) const {
                                     std::to_string(axis) + " with size " + std::to_string(n));
       offset += v * st;
     } else {
-      const auto& s = std::get<Slice>(ix);
-      if (s.step == 0) array_error("indexing", "slice step cannot be zero");
-      std::int64_t start, stop, len;
-      if (s.step > 0) {
-        start = s.start ? (*s.start < 0 ? *s.start + n : *s.start) : 0;
-        stop = s.stop ? (*s.stop < 0 ? *s.stop + n : *s.stop) : n;
-        start = std::clamp<std::int64_t>(start, 0, n);
-        stop = std::clamp<std::int64_t>(stop, 0, n);
-        len = stop > start ? (stop - start + s.step - 1) / s.step : 0;
-      } else {
-        start = s.start ? (*s.start < 0 ? *s.start + n : *s.start) : n - 1;
-        stop = s.stop ? (*s.stop < 0 ? *s.stop + n : *s.stop) : -1;
-        start = std::clamp<std::int64_t>(start, -1, n - 1);
-        stop = std::clamp<std::int64_t>(stop, -1, n - 1);
-        len = start > stop ? (start - stop - s.step - 1) / (-s.step) : 0;
-      }
-      if (len > 0) offset += start * st;
-      shape.push_back(len);
-      strides.push_back(st * s.step);
+      const detail::SliceIndices s = detail::slice_indices(std::get<Slice>(ix), n, "indexing");
+      if (s.length > 0) offset += s.start * st;
+      shape.push_back(s.length);
+      // With one element or none the stride is never used, and st * step
+      // may not fit (a step near INT64_MAX); otherwise |step| < n, so it does.
+      strides.push_back(s.length > 1 ? st * s.step : st);
     }
     ++axis;
   };
@@ -299,12 +311,15 @@ Array Array::reshape(const Shape& shape_in, Order order) const {
     }
   }
   if (unknown >= 0) {
+    Shape others = shape;
+    others.erase(others.begin() + unknown);
+    known = detail::checked_shape_size(others, itemsize(), "Array::reshape");
     if (known == 0 || size() % known != 0)
       array_error("Array::reshape", "cannot reshape array of size " + std::to_string(size()) +
                                         " into shape " + shape_to_string(shape_in));
     shape[static_cast<std::size_t>(unknown)] = size() / known;
   }
-  if (shape_size(shape) != size())
+  if (detail::checked_shape_size(shape, itemsize(), "Array::reshape") != size())
     array_error("Array::reshape", "cannot reshape array of size " + std::to_string(size()) +
                                       " into shape " + shape_to_string(shape_in));
   if (order == Order::F) {
@@ -398,6 +413,7 @@ Array Array::broadcast_to(const Shape& shape) const {
     array_error("Array::broadcast_to", "cannot broadcast an array of shape " +
                                            shape_to_string(shape_) + " to the smaller rank shape " +
                                            shape_to_string(shape));
+  (void)detail::checked_shape_size(shape, itemsize(), "Array::broadcast_to");
   std::size_t lead = shape.size() - shape_.size();
   Strides strides(shape.size(), 0);
   for (std::size_t k = 0; k < shape_.size(); ++k) {

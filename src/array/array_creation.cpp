@@ -17,17 +17,11 @@ using detail::array_error;
 
 namespace {
 
-void check_shape(const Shape& shape, const char* context) {
-  for (auto e : shape)
-    if (e < 0)
-      array_error(context, "negative dimensions are not allowed: " + shape_to_string(shape));
-}
-
 Array allocate(const Shape& shape, DType dtype, const Stream& stream, Order order,
                const char* context) {
-  check_shape(shape, context);
+  const std::int64_t count = detail::checked_shape_size(shape, itemsize(dtype), context);
   const Device& device = stream.device();
-  std::size_t bytes = static_cast<std::size_t>(shape_size(shape)) * itemsize(dtype);
+  std::size_t bytes = static_cast<std::size_t>(count) * itemsize(dtype);
   std::size_t request = std::max<std::size_t>(bytes, 1);
   std::uint64_t address = MemoryPool::of(device).allocate(request, stream.native());
   auto storage = std::make_shared<detail::ArrayStorage>(device, address, request);
@@ -122,6 +116,16 @@ Array linspace(double start, double stop, std::int64_t num, bool endpoint, DType
   return from_doubles(v, dtype);
 }
 
+void detail::check_host_length(std::size_t length, const Shape& shape, DType dtype,
+                               const char* context) {
+  const std::int64_t count = checked_shape_size(shape, itemsize(dtype), context);
+  if (static_cast<std::uint64_t>(count) != length)
+    array_error(context,
+                "the host data has " + std::to_string(length) + " elements but shape " +
+                    shape_to_string(shape) + " needs " + std::to_string(count),
+                "pass as many values as the shape holds, or the shape of the data");
+}
+
 Array from_host(const void* data, const Shape& shape, DType dtype) {
   return from_host(data, shape, dtype, Device::current().default_stream());
 }
@@ -139,7 +143,7 @@ Array from_pointer(std::uint64_t address, const Shape& shape,
                    const std::vector<std::int64_t>& strides_bytes, DType dtype,
                    const Device& device, std::shared_ptr<void> owner, bool readonly,
                    std::optional<Stream> stream) {
-  check_shape(shape, "from_pointer");
+  const std::int64_t count = detail::checked_shape_size(shape, itemsize(dtype), "from_pointer");
   Strides strides;
   if (strides_bytes.empty()) {
     strides = contiguous_strides(shape);
@@ -156,8 +160,7 @@ Array from_pointer(std::uint64_t address, const Shape& shape,
       strides.push_back(s / item);
     }
   }
-  if (address == 0 && shape_size(shape) > 0)
-    array_error("from_pointer", "null address for a non-empty array");
+  if (address == 0 && count > 0) array_error("from_pointer", "null address for a non-empty array");
   auto storage = std::make_shared<detail::ArrayStorage>(device, address, 0);
   storage->owner = std::move(owner);
   if (stream && !(stream->device() == device))

@@ -139,9 +139,10 @@ Array view_of(const DLTensor& t, bool readonly, const char* context) {
     for (int k = 0; k < t.ndim; ++k) strides_bytes.push_back(t.strides[k] * item);
   }
   const std::uint64_t base = reinterpret_cast<std::uintptr_t>(t.data);
-  if (base == 0 && shape_size(shape) > 0)
-    array_error(context, "the tensor's data pointer is null and it has " +
-                             std::to_string(shape_size(shape)) + " elements");
+  const std::int64_t count = detail::checked_shape_size(shape, itemsize(dtype), context);
+  if (base == 0 && count > 0)
+    array_error(context, "the tensor's data pointer is null and it has " + std::to_string(count) +
+                             " elements");
   // A zero-size tensor may come with a null pointer; its offset means nothing.
   const std::uint64_t address = base == 0 ? 0 : base + t.byte_offset;
   return from_pointer(address, shape, strides_bytes, dtype, device, {}, readonly);

@@ -115,10 +115,12 @@ void Array::copy_from_host_async(const void* src, std::size_t bytes) {
 
 Scalar Array::item(std::int64_t flat_index) const {
   detail::check_valid(*this, "Array::item");
-  if (flat_index < 0 || flat_index >= size())
+  // NumPy: a negative index counts from the end.
+  const std::int64_t index = flat_index < 0 ? flat_index + size() : flat_index;
+  if (index < 0 || index >= size())
     array_error("Array::item", "index " + std::to_string(flat_index) +
                                    " is out of bounds for size " + std::to_string(size()));
-  std::int64_t offset = 0, rest = flat_index;
+  std::int64_t offset = 0, rest = index;
   for (std::size_t d = shape_.size(); d-- > 0;) {
     offset += (rest % shape_[d]) * strides_[d];
     rest /= shape_[d];

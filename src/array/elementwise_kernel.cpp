@@ -170,7 +170,7 @@ std::string render_kernel(const std::string& name, const std::string& arguments,
   std::string src = detail::codegen_prelude();
   if (!preamble.empty()) src += "\n" + preamble + "\n";
   src += "\nextern \"C\" __global__ void " + name + "(" + arguments +
-         (arguments.empty() ? "" : ", ") + it + " cudakit_start, " + it + " cudakit_stop, " + it +
+         (arguments.empty() ? "" : ", ") + it + " cudakit_start, " + it + " cudakit_count, " + it +
          " cudakit_step, " + it + " cudakit_n) {\n";
   // PyCUDA's operations may read `n`, the first array's size; an argument of
   // that name takes precedence.
@@ -181,9 +181,12 @@ std::string render_kernel(const std::string& name, const std::string& arguments,
   src += "  const " + it + " cudakit_threads = (" + it + ")gridDim.x * (" + it + ")blockDim.x;\n";
   src += "  const " + it + " cudakit_first = (" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" +
          it + ")threadIdx.x;\n";
-  src += "  for (" + it + " i = cudakit_start + cudakit_first * cudakit_step;\n";
-  src += "       cudakit_step > 0 ? i < cudakit_stop : i > cudakit_stop;\n";
-  src += "       i += cudakit_threads * cudakit_step) {\n";
+  // The loop counts positions, not indices: start + k * step stays between
+  // the range's ends for k < count, where stepping the index itself could
+  // overflow past them with a huge step.
+  src += "  for (" + it + " cudakit_k = cudakit_first; cudakit_k < cudakit_count;\n";
+  src += "       cudakit_k += cudakit_threads) {\n";
+  src += "    const " + it + " i = cudakit_start + cudakit_k * cudakit_step;\n";
   src += "    " + operation + ";\n  }\n}\n";
   return src;
 }
@@ -211,22 +214,14 @@ void ElementwiseKernel::operator()(const std::vector<Arg>& args, const Slice& sl
   if (!first)
     array_error("ElementwiseKernel " + name(),
                 "slice= needs an array argument to take the size from");
-  // Python's slice.indices(n), through a view of a 1-D range.
-  std::int64_t n = first->size();
-  if (slice.step == 0) array_error("ElementwiseKernel " + name(), "slice step cannot be zero");
-  std::int64_t start, stop;
-  if (slice.step > 0) {
-    start = std::clamp<std::int64_t>(
-        slice.start ? (*slice.start < 0 ? *slice.start + n : *slice.start) : 0, 0, n);
-    stop = std::clamp<std::int64_t>(
-        slice.stop ? (*slice.stop < 0 ? *slice.stop + n : *slice.stop) : n, 0, n);
-  } else {
-    start = std::clamp<std::int64_t>(
-        slice.start ? (*slice.start < 0 ? *slice.start + n : *slice.start) : n - 1, -1, n - 1);
-    stop = std::clamp<std::int64_t>(
-        slice.stop ? (*slice.stop < 0 ? *slice.stop + n : *slice.stop) : -1, -1, n - 1);
-  }
-  run(args, Range{start, stop, slice.step});
+  // Python's slice.indices(n); the range ends one step past the last index
+  // (or at the start when empty), which range_length() counts back exactly.
+  const detail::SliceIndices r =
+      detail::slice_indices(slice, first->size(), "ElementwiseKernel " + name());
+  run(args,
+      Range{r.start,
+            r.length == 0 ? r.start : r.start + (r.length - 1) * r.step + (r.step > 0 ? 1 : -1),
+            r.step});
 }
 
 void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> range,
@@ -296,22 +291,25 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
     array_error(context, "at least one argument must be an array (its size sets the index range)");
   Range r = range ? *range : Range{0, first->size(), 1};
   if (r.step == 0) array_error(context, "the range step cannot be zero");
-  std::int64_t count = r.step > 0
-                           ? (r.stop > r.start ? (r.stop - r.start + r.step - 1) / r.step : 0)
-                           : (r.start > r.stop ? (r.start - r.stop - r.step - 1) / (-r.step) : 0);
+  const std::int64_t count = detail::range_length(r.start, r.stop, r.step);
   if (count == 0) return;
   const Device& device = first->device();
   // The fused expressions' launch shape: a grid covering the range on a GPU.
   const LaunchConfig config = detail::elementwise_config(
       device, count, stream ? StreamRef(*stream) : StreamRef(first->stream()));
-  // 32-bit indices whenever every index the loop computes fits, including
-  // the one past the end: up to a whole grid of steps beyond the range.
-  const std::int64_t limit = (std::int64_t{1} << 31) - 1;
-  const std::int64_t threads = std::int64_t{config.grid.x} * config.block.x;
-  // (threads <= count + one block, so threads * |step| stays near |stop - start|.)
-  const bool index64 =
-      std::abs(r.step) >= limit || first->size() >= limit ||
-      std::max(std::abs(r.start), std::abs(r.stop)) + threads * std::abs(r.step) >= limit;
+  // 32-bit indices whenever every number the loop computes fits: each index
+  // lies between start and the last index, and the position k stays below
+  // count plus a grid.
+  const std::uint64_t limit = (std::uint64_t{1} << 31) - 1;
+  const auto threads = static_cast<std::uint64_t>(config.grid.x) * config.block.x;
+  auto magnitude = [](std::int64_t v) {
+    return v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  };
+  // (|k * step| <= |stop - start| <= |start| + |stop|.)
+  const bool index64 = magnitude(r.step) >= limit ||
+                       magnitude(r.start) + magnitude(r.stop) >= limit ||
+                       static_cast<std::uint64_t>(first->size()) >= limit ||
+                       static_cast<std::uint64_t>(count) + threads >= limit;
   std::string key = "ek|" + s.name + "|" + s.arguments + "|" + s.operation + "|" + s.preamble +
                     (index64 ? "|64" : "|32");
   for (const auto& f : s.options.extra_flags) key += "|" + f;
@@ -373,11 +371,11 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
   }
   if (index64) {
     pack.push_scalar<long long>(r.start);
-    pack.push_scalar<long long>(r.stop);
+    pack.push_scalar<long long>(count);
     pack.push_scalar<long long>(r.step);
   } else {
     pack.push_scalar<int>(static_cast<int>(r.start));
-    pack.push_scalar<int>(static_cast<int>(r.stop));
+    pack.push_scalar<int>(static_cast<int>(count));
     pack.push_scalar<int>(static_cast<int>(r.step));
   }
   if (index64)

@@ -101,13 +101,14 @@ ReduceOp arg_op(const char* name, DType in, bool is_min) {
   const std::string a_nan = cplx ? "cudakit_cnan(a.v)" : "a.v != a.v";
   const std::string b_nan = cplx ? "cudakit_cnan(b.v)" : "b.v != b.v";
   op.preamble =
-      "// Value and position; position -1 marks the neutral element.\n"
-      "struct ck_arg_pair { " +
+      "// Value and position; position -1 marks the neutral element. The value\n"
+      "// type has a one-word name so that ck_arg_value_t() value-initialises\n"
+      "// it (`long long()` or `unsigned char()` is not C++).\n"
+      "typedef " +
       value_type +
-      " v; long long i; };\n"
-      "__device__ __forceinline__ ck_arg_pair ck_arg_make(" +
-      value_type +
-      " v, long long i) {\n"
+      " ck_arg_value_t;\n"
+      "struct ck_arg_pair { ck_arg_value_t v; long long i; };\n"
+      "__device__ __forceinline__ ck_arg_pair ck_arg_make(ck_arg_value_t v, long long i) {\n"
       "  ck_arg_pair p; p.v = v; p.i = i; return p;\n}\n"
       "// The first NaN wins, then the better value, then the lower position (NumPy).\n"
       "__device__ __forceinline__ ck_arg_pair ck_arg_pick(ck_arg_pair a, ck_arg_pair b) {\n"
@@ -127,9 +128,9 @@ ReduceOp arg_op(const char* name, DType in, bool is_min) {
       std::string(worse) +
       ") return b;\n"
       "  return a.i < b.i ? a : b;\n}\n";
-  op.neutral = "ck_arg_make(" + value_type + "(), -1LL)";
+  op.neutral = "ck_arg_make(ck_arg_value_t(), -1LL)";
   op.reduce_expr = "ck_arg_pick(a, b)";
-  op.map_wrap = "ck_arg_make((" + value_type + ")@ELEM@, r)";
+  op.map_wrap = "ck_arg_make((ck_arg_value_t)@ELEM@, r)";
   op.post_expr = "a.i";
   op.empty_is_error = true;
   return op;
@@ -162,7 +163,11 @@ Array variance(const Expr& a, const Axes& axes, bool keepdims, int ddof, bool ro
   op.neutral = "(ck_acc_t)0";
   op.reduce_expr = "a + b";
   op.compensated = true;
-  const std::string quotient = "((double)a / (double)(ck_count - " + std::to_string(ddof) + "LL))";
+  // NumPy's divisor max(count - ddof, 0): ddof >= count divides by zero and
+  // gives nan (or inf), not a negative divisor's -0.
+  const std::string divisor = "(ck_count > " + std::to_string(ddof) + "LL ? ck_count - " +
+                              std::to_string(ddof) + "LL : 0LL)";
+  const std::string quotient = "((double)a / (double)" + divisor + ")";
   op.post_expr = root ? "sqrt(" + quotient + ")" : quotient;
   return detail::run_reduction(deviation, op, plan);
 }

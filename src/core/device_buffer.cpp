@@ -1,5 +1,6 @@
 #include "cudakit/device_buffer.hpp"
 
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -22,6 +23,17 @@ void check_range(const char* what, std::size_t offset, std::size_t bytes, std::s
 }  // namespace
 
 namespace detail {
+std::size_t checked_buffer_bytes(std::size_t count, std::size_t element_bytes) {
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(count, element_bytes, &bytes))
+    throw ArgumentError("allocating a DeviceBuffer",
+                        std::to_string(count) + " elements of " + std::to_string(element_bytes) +
+                            " bytes are more than " +
+                            std::to_string(std::numeric_limits<std::size_t>::max()) + " bytes",
+                        "check the element count for a wrong or negative value");
+  return bytes;
+}
+
 void throw_buffer_too_small(std::size_t requested, std::size_t available) {
   throw ArgumentError("copying to or from a DeviceBuffer",
                       std::to_string(requested) + " elements do not fit in a buffer of " +

@@ -284,6 +284,13 @@ void check_args(const Kernel::State& k, const LaunchConfig& c, std::span<const A
   for (std::size_t i = 0; i < params.size(); ++i) {
     const Param& p = params[i];
     const ArgInfo& a = infos[i];
+    if (a.null_buffer) [[unlikely]]
+      throw ArgumentError(launch_context(k, c),
+                          p.describe(i) +
+                              ": passed a DeviceBuffer that holds no memory (default-constructed, "
+                              "moved-from, or of 0 elements); the kernel would get a null pointer",
+                          "allocate the buffer first (DeviceBuffer<T>(count) with count > 0), "
+                          "and do not use a buffer after moving it away");
     switch (p.kind) {
       case ParamKind::pointer:
         if (a.kind != ParamKind::pointer) argument_error(k, c, i, a);

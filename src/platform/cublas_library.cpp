@@ -8,14 +8,8 @@
 
 #include "cudakit/error.hpp"
 
-#ifndef CUDAKIT_CUDA_HOME
-#define CUDAKIT_CUDA_HOME ""
-#endif
-
 namespace cudakit::detail {
 namespace {
-
-const std::vector<std::string> kSonames = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
 
 const char* const kInstallHint =
     "install the CUDA toolkit's cuBLAS (apt: libcublas-13-0, pip: nvidia-cublas) or set "
@@ -28,23 +22,6 @@ struct CublasSlot {
 };
 
 }  // namespace
-
-SearchPlan cublas_search_plan() {
-  SearchPlan plan;
-  if (std::string env = environment("CUDAKIT_CUBLAS"); !env.empty()) {
-    append_location(plan, env, kSonames);
-    plan.explicit_location = true;
-    return plan;
-  }
-  for (const char* env : {"CUDA_PATH", "CUDA_HOME"})
-    if (std::string root = environment(env); !root.empty())
-      append_location(plan, root + "/lib64/", kSonames);
-  if (*CUDAKIT_CUDA_HOME)
-    append_location(plan, std::string(CUDAKIT_CUDA_HOME) + "/lib64/", kSonames);
-  append_location(plan, "/usr/local/cuda/lib64/", kSonames);
-  for (const auto& soname : kSonames) plan.candidates.push_back(soname);
-  return plan;
-}
 
 Cublas load_cublas(const SearchPlan& plan) {
   // libcublas needs libcublasLt of the same version: load it from the same

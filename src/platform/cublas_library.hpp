@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "platform/library_loader.hpp"
+#include "platform/library_search.hpp"
 
 namespace cudakit::detail {
 
@@ -31,9 +32,6 @@ struct Cublas {
   std::string path;  // the file libcublas was loaded from
 };
 
-// Where libcublas is looked for: CUDAKIT_CUBLAS (a file or a directory; when
-// set, nothing else), then the same places as NVRTC; sonames .13, .12.
-SearchPlan cublas_search_plan();
 // Throws CublasNotFound listing every path tried.
 Cublas load_cublas(const SearchPlan& plan);
 // The process-wide instance, loaded once (thread-safe); throws CublasNotFound.

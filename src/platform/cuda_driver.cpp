@@ -15,8 +15,6 @@
 namespace cudakit::detail {
 namespace {
 
-const std::vector<std::string> kSonames = {"libcuda.so.1", "libcuda.so"};
-
 const char* const kInstallHint =
     "install the NVIDIA driver (nvidia-smi must work); in a container, run it with the GPU "
     "exposed (docker --gpus all); or set CUDAKIT_LIBCUDA to libcuda.so.1 or its directory; "
@@ -107,20 +105,6 @@ DriverSlot& driver_slot() {
 }
 
 }  // namespace
-
-SearchPlan cuda_driver_search_plan() {
-  SearchPlan plan;
-  if (std::string env = environment("CUDAKIT_LIBCUDA"); !env.empty()) {
-    append_location(plan, env, kSonames);
-    plan.explicit_location = true;
-    return plan;
-  }
-  plan.candidates.push_back("libcuda.so.1");
-  for (const char* dir :
-       {"/usr/lib/x86_64-linux-gnu", "/usr/local/nvidia/lib64", "/usr/lib64", "/usr/lib/wsl/lib"})
-    plan.candidates.push_back(std::string(dir) + "/libcuda.so.1");
-  return plan;
-}
 
 CudaDriver load_cuda_driver(const SearchPlan& plan) {
   OpenedLibrary lib = open_first(plan, RTLD_NOW | RTLD_LOCAL);

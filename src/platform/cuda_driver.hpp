@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "platform/library_loader.hpp"
+#include "platform/library_search.hpp"
 
 namespace cudakit::detail {
 
@@ -80,10 +81,6 @@ struct CudaDriver {
   std::string path;  // the file it was loaded from
 };
 
-// Where libcuda is looked for: CUDAKIT_LIBCUDA (a file or a directory; when
-// set, nothing else), then the dynamic loader's path, then the usual driver
-// directories of Linux distributions, containers and WSL.
-SearchPlan cuda_driver_search_plan();
 // Loads a driver table from a plan; throws DriverNotFound listing every path
 // tried when none opens or a required symbol is missing.
 CudaDriver load_cuda_driver(const SearchPlan& plan);

@@ -46,29 +46,6 @@ struct NvrtcSlot {
 
 }  // namespace
 
-const std::vector<std::string>& nvrtc_sonames() {
-  static const std::vector<std::string> sonames = {"libnvrtc.so.13", "libnvrtc.so.12",
-                                                   "libnvrtc.so.11.2", "libnvrtc.so"};
-  return sonames;
-}
-
-SearchPlan nvrtc_search_plan() {
-  SearchPlan plan;
-  if (std::string env = environment("CUDAKIT_NVRTC"); !env.empty()) {
-    append_location(plan, env, nvrtc_sonames());
-    plan.explicit_location = true;
-    return plan;
-  }
-  for (const char* env : {"CUDA_PATH", "CUDA_HOME"})
-    if (std::string root = environment(env); !root.empty())
-      append_location(plan, root + "/lib64/", nvrtc_sonames());
-  if (*CUDAKIT_CUDA_HOME)
-    append_location(plan, std::string(CUDAKIT_CUDA_HOME) + "/lib64/", nvrtc_sonames());
-  append_location(plan, "/usr/local/cuda/lib64/", nvrtc_sonames());
-  for (const auto& soname : nvrtc_sonames()) plan.candidates.push_back(soname);
-  return plan;
-}
-
 Nvrtc load_nvrtc(const SearchPlan& plan) {
   OpenedLibrary lib = open_first(plan, RTLD_NOW | RTLD_LOCAL);
   if (!lib.handle) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "platform/library_loader.hpp"
+#include "platform/library_search.hpp"
 
 namespace cudakit::detail {
 
@@ -43,12 +44,6 @@ struct Nvrtc {
   std::string include_dir;
 };
 
-// The sonames tried in each location, newest first.
-const std::vector<std::string>& nvrtc_sonames();
-// Where libnvrtc is looked for: CUDAKIT_NVRTC (a file or a directory; when
-// set, nothing else), $CUDA_PATH/lib64, $CUDA_HOME/lib64, the toolkit found
-// when cudakit was built, /usr/local/cuda/lib64, then the loader's path.
-SearchPlan nvrtc_search_plan();
 // Throws NvrtcNotFound listing every path tried.
 Nvrtc load_nvrtc(const SearchPlan& plan);
 // The process-wide instance, loaded once (thread-safe); throws NvrtcNotFound.

@@ -1,5 +1,6 @@
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/library_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/library_search.cpp
   ${CMAKE_CURRENT_LIST_DIR}/file_identity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_driver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvrtc_library.cpp

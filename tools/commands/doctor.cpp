@@ -180,9 +180,12 @@ int run_doctor(const DoctorOptions& options) {
     report.ok("driver library: " + driver.path + " (driver supports CUDA " +
               format_cuda_version(driver.version) + ")");
   } else {
+    std::string searched;
+    for (const auto& candidate : driver.searched) searched += "\n         " + candidate;
     report.fail(
-        "driver library: libcuda.so.1 not found (searched the dynamic loader's path for "
-        "libcuda.so.1, libcuda.so)",
+        std::string("driver library: libcuda.so.1 not found") +
+            (driver.explicit_location ? " where CUDAKIT_LIBCUDA points" : "") +
+            "; searched:" + searched,
         "no NVIDIA driver is installed, or it is not visible here (" + driver.load_error + ")",
         "install the NVIDIA driver (`nvidia-smi` must work); in a container, run with "
         "--gpus all. The CPU backend works without it (CUDAKIT_BACKEND=cpu)");

@@ -29,6 +29,11 @@ F symbol(void* handle, const char* name) {
   return reinterpret_cast<F>(dlsym(handle, name));
 }
 
+// "path (reason)" of the last candidate that failed to open.
+std::string last_failure(const detail::OpenedLibrary& lib) {
+  return lib.tried.empty() ? std::string("nothing to try") : lib.tried.back();
+}
+
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? std::string(v) : std::string();
@@ -69,19 +74,18 @@ std::string find_on_path(const std::string& program) {
   return {};
 }
 
-DriverProbe probe_driver() {
+DriverProbe probe_driver(const detail::SearchPlan& plan) {
   DriverProbe p;
-  for (const char* name : {"libcuda.so.1", "libcuda.so"}) {
-    p.searched.emplace_back(name);
-    void* handle = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
-    if (!handle) {
-      const char* err = dlerror();
-      if (p.load_error.empty() && err) p.load_error = err;
-      continue;
-    }
+  p.explicit_location = plan.explicit_location;
+  p.searched = plan.candidates;
+  // RTLD_GLOBAL: the handle stays open and the backend uses the same library.
+  detail::OpenedLibrary lib = detail::open_first(plan, RTLD_NOW | RTLD_GLOBAL);
+  if (!lib.handle) {
+    p.load_error = last_failure(lib);
+  } else {
+    void* handle = lib.handle;
     p.loaded = true;
-    p.load_error.clear();
-    p.path = loaded_path(handle, name);
+    p.path = loaded_path(handle, lib.path);
     using VersionFn = int (*)(int*);
     using InitFn = int (*)(unsigned);
     using ErrorFn = int (*)(int, const char**);
@@ -99,12 +103,9 @@ DriverProbe probe_driver() {
           p.init_status_text = text;
       }
     }
-    // The handle stays open: the backend uses the same library.
-    break;
   }
   std::set<std::string> copies;
-  for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib",
-                          "/usr/lib/wsl/lib", "/usr/lib/aarch64-linux-gnu"}) {
+  for (const auto& dir : detail::cuda_driver_directories()) {
     std::error_code ec;
     fs::path candidate = fs::path(dir) / "libcuda.so.1";
     if (fs::exists(candidate, ec)) {
@@ -116,51 +117,28 @@ DriverProbe probe_driver() {
   return p;
 }
 
-NvrtcProbe probe_nvrtc() {
+NvrtcProbe probe_nvrtc(const detail::SearchPlan& plan) {
   NvrtcProbe p;
-  std::vector<std::string> candidates;
-  if (auto explicit_path = env("CUDAKIT_NVRTC"); !explicit_path.empty())
-    candidates.push_back(explicit_path);
-  for (const char* var : {"CUDA_PATH", "CUDA_HOME"}) {
-    auto root = env(var);
-    if (root.empty()) continue;
-    for (const char* lib : {"lib64", "lib"}) {
-      for (const char* so : {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"})
-        candidates.push_back((fs::path(root) / lib / so).string());
-    }
+  p.explicit_location = plan.explicit_location;
+  p.searched = plan.candidates;
+  detail::OpenedLibrary lib = detail::open_first(plan, RTLD_NOW | RTLD_GLOBAL);
+  if (!lib.handle) {
+    p.load_error = last_failure(lib);
+    return p;
   }
-  for (const char* so : {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"})
-    candidates.push_back((fs::path("/usr/local/cuda/lib64") / so).string());
-  for (const char* so : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
-    candidates.emplace_back(so);
-
-  for (const auto& candidate : candidates) {
-    if (candidate.find('/') != std::string::npos && !fs::exists(candidate)) {
-      p.searched.push_back(candidate + " (absent)");
-      continue;
-    }
-    p.searched.push_back(candidate);
-    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (!handle) {
-      const char* err = dlerror();
-      if (err) p.load_error = err;
-      continue;
-    }
-    p.loaded = true;
-    p.load_error.clear();
-    p.path = loaded_path(handle, candidate);
-    using VersionFn = int (*)(int*, int*);
-    using CountFn = int (*)(int*);
-    using ArchsFn = int (*)(int*);
-    if (auto version = symbol<VersionFn>(handle, "nvrtcVersion")) version(&p.major, &p.minor);
-    auto count_fn = symbol<CountFn>(handle, "nvrtcGetNumSupportedArchs");
-    auto archs_fn = symbol<ArchsFn>(handle, "nvrtcGetSupportedArchs");
-    int count = 0;
-    if (count_fn && archs_fn && count_fn(&count) == 0 && count > 0) {
-      p.archs.resize(std::size_t(count));
-      if (archs_fn(p.archs.data()) != 0) p.archs.clear();
-    }
-    break;
+  void* handle = lib.handle;
+  p.loaded = true;
+  p.path = loaded_path(handle, lib.path);
+  using VersionFn = int (*)(int*, int*);
+  using CountFn = int (*)(int*);
+  using ArchsFn = int (*)(int*);
+  if (auto version = symbol<VersionFn>(handle, "nvrtcVersion")) version(&p.major, &p.minor);
+  auto count_fn = symbol<CountFn>(handle, "nvrtcGetNumSupportedArchs");
+  auto archs_fn = symbol<ArchsFn>(handle, "nvrtcGetSupportedArchs");
+  int count = 0;
+  if (count_fn && archs_fn && count_fn(&count) == 0 && count > 0) {
+    p.archs.resize(std::size_t(count));
+    if (archs_fn(p.archs.data()) != 0) p.archs.clear();
   }
   return p;
 }

@@ -2,22 +2,27 @@
 // They dlopen libcuda and libnvrtc themselves, independently of the backend,
 // so a broken installation can still be described precisely (which file,
 // which version, which status code) instead of only "the backend failed".
+// They search exactly where the library does: the plans of
+// platform/library_search.hpp (CUDAKIT_LIBCUDA, CUDAKIT_NVRTC, ...).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "platform/library_search.hpp"
+
 namespace cudakit::cli {
 
 struct DriverProbe {
   bool loaded = false;
-  std::string path;        // the file the loader actually opened
-  std::string load_error;  // dlerror() when not loaded
-  std::vector<std::string> searched;
-  int version = 0;               // cuDriverGetVersion: 13000 = CUDA 13.0
-  int init_status = -1;          // cuInit(0); 0 = success, -1 = not attempted
-  std::string init_status_name;  // "CUDA_ERROR_NO_DEVICE"
-  std::string init_status_text;  // the driver's description
+  std::string path;                   // the file the loader actually opened
+  std::string load_error;             // dlerror() when not loaded
+  bool explicit_location = false;     // CUDAKIT_LIBCUDA named the location
+  std::vector<std::string> searched;  // the plan's candidates, in order
+  int version = 0;                    // cuDriverGetVersion: 13000 = CUDA 13.0
+  int init_status = -1;               // cuInit(0); 0 = success, -1 = not attempted
+  std::string init_status_name;       // "CUDA_ERROR_NO_DEVICE"
+  std::string init_status_text;       // the driver's description
   // Distinct libcuda files installed in the usual places (a mix of package
   // manager and runfile installs shows up here as more than one).
   std::vector<std::string> installed_copies;
@@ -27,14 +32,16 @@ struct NvrtcProbe {
   bool loaded = false;
   std::string path;
   std::string load_error;
-  std::vector<std::string> searched;
+  bool explicit_location = false;     // CUDAKIT_NVRTC named the location
+  std::vector<std::string> searched;  // the plan's candidates, in order
   int major = 0;
   int minor = 0;
   std::vector<int> archs;  // 75, 80, 86, 89, 90, ...
 };
 
-DriverProbe probe_driver();
-NvrtcProbe probe_nvrtc();
+// By default each probe follows the library's own plan; tests pass others.
+DriverProbe probe_driver(const detail::SearchPlan& plan = detail::cuda_driver_search_plan());
+NvrtcProbe probe_nvrtc(const detail::SearchPlan& plan = detail::nvrtc_search_plan());
 
 // "13.0" from 13000.
 std::string format_cuda_version(int version);

@@ -1,7 +1,7 @@
 # The CPU backend: host-compiled kernels run on a thread pool, block threads
 # as fibers (Boost.Context's fcontext: measured faster than ucontext, see
 # docs/performance.md).
-find_package(Boost 1.71 REQUIRED COMPONENTS context)
+find_package(Boost ${CUDAKIT_BOOST_MIN_VERSION} REQUIRED COMPONENTS context)
 
 # The prelude kernels are compiled with ships inside the library as text.
 set(_cpu_prelude_dir ${CMAKE_CURRENT_LIST_DIR}/prelude)

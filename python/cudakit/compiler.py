@@ -1,0 +1,201 @@
+"""PyCUDA's ``pycuda.compiler`` on cudakit: SourceModule compiles with NVRTC.
+
+PyCUDA runs nvcc in a subprocess (350-640 ms a cold compile); cudakit
+compiles in-process with NVRTC (or the host compiler on the CPU backend)
+through its compile cache, in memory and on disk. nvcc's options are mapped
+to their NVRTC equivalents; one NVRTC cannot take is an error that names it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any, Sequence
+
+from . import _core
+from ._core import ArgumentError, CompileError, NotSupported  # noqa: F401
+
+__all__ = ["SourceModule", "DEFAULT_NVCC_FLAGS", "compile", "CompileError"]
+
+DEFAULT_NVCC_FLAGS: list[str] = []
+
+# Device-code options NVRTC takes as nvcc spells them; passed to NVRTC
+# as they are on a GPU, dropped on the CPU backend (they only steer GPU code).
+_PASSED_PREFIXES = (
+    "--maxrregcount", "-maxrregcount", "--ftz", "-ftz", "--prec-div", "-prec-div",
+    "--prec-sqrt", "-prec-sqrt", "--fmad", "-fmad", "--restrict", "-restrict",
+    "--extra-device-vectorization", "-extra-device-vectorization", "-rdc", "--relocatable-device-code",
+    "--dopt", "-dopt", "-w", "--disable-warnings",
+)
+# Host-side optimisation levels: device code is optimised anyway.
+_IGNORED = ("-O0", "-O1", "-O2", "-O3", "--optimize", "-Xptxas=-v", "--resource-usage", "-res-usage")
+
+
+class _Options:
+    def __init__(self) -> None:
+        self.arch = ""
+        self.std = ""
+        self.defines: list[tuple[str, str]] = []
+        self.include_dirs: list[str] = []
+        self.extra_flags: list[str] = []
+        self.debug = False
+        self.line_info = False
+        self.fast_math = False
+
+
+def _value(options: Sequence[str], i: int, flag: str) -> tuple[str, int]:
+    """The value of `flag` at options[i]: joined (-Ifoo, -arch=x) or the next item."""
+    option = options[i]
+    for sep in ("=", ""):
+        if option.startswith(flag + sep) and len(option) > len(flag + sep):
+            return option[len(flag + sep):], i + 1
+    if i + 1 >= len(options):
+        raise ArgumentError(f"SourceModule: the nvcc option {option!r} needs a value")
+    return options[i + 1], i + 2
+
+
+def _parse_options(options: Sequence[str], backend: str) -> _Options:
+    parsed = _Options()
+    i = 0
+    while i < len(options):
+        option = str(options[i])
+        if option.startswith(("-arch", "--gpu-architecture", "-gencode", "--generate-code")):
+            if option.startswith(("-gencode", "--generate-code")):
+                value, i = _value(options, i, option.split("=")[0])
+                # arch=compute_90,code=sm_90: the code's target is what runs.
+                parts = dict(p.split("=", 1) for p in value.split(",") if "=" in p)
+                value = parts.get("code", parts.get("arch", ""))
+            else:
+                value, i = _value(options, i, "--gpu-architecture" if option.startswith("--") else "-arch")
+            parsed.arch = value
+            continue
+        if option in ("--use_fast_math", "-use_fast_math", "--use-fast-math"):
+            parsed.fast_math = True
+        elif option.startswith(("-I", "--include-path")):
+            value, i = _value(options, i, "--include-path" if option.startswith("--") else "-I")
+            parsed.include_dirs.append(value)
+            continue
+        elif option.startswith(("-D", "--define-macro")):
+            value, i = _value(options, i, "--define-macro" if option.startswith("--") else "-D")
+            name, _, definition = value.partition("=")
+            parsed.defines.append((name, definition))
+            continue
+        elif option in ("-G", "--device-debug", "-g"):
+            parsed.debug = True
+        elif option in ("-lineinfo", "--generate-line-info"):
+            parsed.line_info = True
+        elif option.startswith(("-std", "--std")):
+            value, i = _value(options, i, "--std" if option.startswith("--") else "-std")
+            parsed.std = value
+            continue
+        elif option in _IGNORED or option.startswith(("-O", "--optimize")):
+            pass
+        elif option.startswith(_PASSED_PREFIXES):
+            if backend == "cuda":
+                parsed.extra_flags.append(option)
+        else:
+            raise ArgumentError(
+                f"SourceModule: the nvcc option {option!r} cannot be passed to NVRTC "
+                "(cudakit compiles in-process with NVRTC, not with nvcc).\n"
+                "  hint: NVRTC takes -arch=, --use_fast_math, -I, -D, -G, -lineinfo, -std=, "
+                "--maxrregcount, --ftz, --prec-div, --prec-sqrt, --fmad; host-compiler options "
+                "(-Xcompiler, -ccbin, ...) have no meaning for run-time compiled device code: "
+                "remove the option")
+        i += 1
+    return parsed
+
+
+_debug_compile = False
+
+
+def _set_debug_compile(on: bool) -> None:
+    global _debug_compile
+    _debug_compile = on
+
+
+def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: bool,
+                    arch: str | None, code: str | None, cache_dir: Any,
+                    include_dirs: Sequence[str]) -> Any:
+    backend = _core._backend()
+    flags = list(DEFAULT_NVCC_FLAGS) + list(options or [])
+    parsed = _parse_options(flags, backend)
+    target = arch or parsed.arch or code or ""
+    if backend == "cpu":
+        target = ""  # the CPU backend compiles for the host, whatever GPU arch was asked
+    elif target.startswith("compute_") and code and code.startswith("sm_"):
+        target = code
+    use_cache = cache_dir is not False
+    directory = cache_dir if isinstance(cache_dir, (str, os.PathLike)) else ""
+    return _core._compile(
+        source, target, parsed.std, parsed.defines,
+        [str(d) for d in list(include_dirs) + parsed.include_dirs], parsed.extra_flags,
+        parsed.debug or _debug_compile, parsed.line_info or _debug_compile,
+        parsed.fast_math, bool(no_extern_c), use_cache, os.fspath(directory) if directory else "")
+
+
+def compile(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None,
+            keep: bool = False, no_extern_c: bool = False, arch: str | None = None,
+            code: str | None = None, cache_dir: Any = None,
+            include_dirs: Sequence[str] = (), target: str = "cubin") -> bytes:
+    """Compiles and returns the code as bytes is not offered: use SourceModule."""
+    raise NotSupported(
+        "compiler.compile: returning the compiled binary is not offered; "
+        "SourceModule(source, ...) compiles and loads in one step (through the cache)")
+
+
+class SourceModule:
+    """CUDA C source compiled at run time and loaded: PyCUDA's SourceModule.
+
+    ``nvcc`` is accepted and ignored (NVRTC compiles in-process). The source
+    is wrapped in ``extern "C" { }`` unless ``no_extern_c`` (then
+    get_function also finds a C++-linkage kernel by its plain name).
+    ``cache_dir=False`` turns the compile cache off; a path uses a cache there.
+    """
+
+    def __init__(self, source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None,
+                 keep: bool = False, no_extern_c: bool = False, arch: str | None = None,
+                 code: str | None = None, cache_dir: Any = None,
+                 include_dirs: Sequence[str] = ()) -> None:
+        if not isinstance(source, str):
+            raise ArgumentError(f"SourceModule: source must be a str, got {type(source).__name__}")
+        self._module = _compile_module(source, options, no_extern_c, arch, code, cache_dir,
+                                       include_dirs)
+        self.source = source
+        if keep:
+            directory = tempfile.mkdtemp(prefix="cudakit-keep-")
+            with open(os.path.join(directory, "kernel.cu"), "w") as f:
+                f.write(self._module.source)
+            print(f"*** compiler output in {directory}")
+
+    def get_function(self, name: str) -> _core.Function:
+        return self._module.get_function(name)
+
+    def get_global(self, name: str) -> tuple[int, int]:
+        """(device address, size in bytes) of a __device__ / __constant__ variable."""
+        return self._module.get_global(name)
+
+    def get_texref(self, name: str) -> Any:
+        raise NotSupported(
+            f"SourceModule.get_texref({name!r}): texture references are not supported: "
+            "CUDA 12 removed them from the driver API.\n"
+            "  hint: pass the data as a pointer (const T* __restrict__ reads through the "
+            "read-only cache) or use a texture object")
+
+    def get_surfref(self, name: str) -> Any:
+        raise NotSupported(f"SourceModule.get_surfref({name!r}): surface references are not "
+                           "supported (removed from the driver API in CUDA 12)")
+
+    def kernel_names(self) -> list[str]:
+        return self._module.kernel_names()
+
+    @property
+    def compile_log(self) -> str:
+        return self._module.log
+
+
+class DynamicSourceModule(SourceModule):
+    """PyCUDA's DynamicSourceModule (dynamic parallelism): not supported."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotSupported("DynamicSourceModule: dynamic parallelism (device-side launches, "
+                           "linking with cudadevrt) is not supported by cudakit")

@@ -1,0 +1,350 @@
+"""PyCUDA's ``pycuda.driver`` on cudakit's C++ core.
+
+The same names and calls as PyCUDA. Where cudakit differs (see
+docs/guide/python.md): every context is the device's *primary* context
+(shared with PyTorch, CuPy and Numba), memory copies and launches are checked
+before anything is written, and without a GPU or driver everything runs on
+the CPU backend.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from typing import Any, Iterable
+
+import numpy as np
+
+from . import _core
+from ._core import (  # noqa: F401  (re-exported: PyCUDA's names)
+    ArgumentError,
+    CompileError,
+    CublasNotFound,
+    DeviceAllocation,
+    DriverNotFound,
+    DriverTooOld,
+    Error,
+    Event,
+    Function,
+    In,
+    InOut,
+    KernelFault,
+    LaunchConfigError,
+    LaunchError,
+    LibraryNotFound,
+    LogicError,
+    MemoryError,
+    NoKernelImage,
+    NotSupported,
+    NvrtcNotFound,
+    Out,
+    RuntimeError,
+    Stream,
+    mem_alloc,
+    mem_get_info,
+    memcpy_dtod,
+    memcpy_dtod_async,
+    memcpy_dtoh,
+    memcpy_dtoh_async,
+    memcpy_htod,
+    memcpy_htod_async,
+    memset_d8,
+    memset_d8_async,
+    memset_d16,
+    memset_d16_async,
+    memset_d32,
+    memset_d32_async,
+)
+
+__all__ = [
+    "ArgumentError", "CompileError", "Context", "Device", "DeviceAllocation", "Error",
+    "Event", "Function", "In", "InOut", "LaunchError", "LogicError", "MemoryError", "Out",
+    "RuntimeError", "Stream", "device_attribute", "event_flags", "func_cache",
+    "function_attribute", "get_driver_version", "get_version", "init", "limit",
+    "mem_alloc", "mem_alloc_pitch", "mem_get_info", "memcpy_dtod", "memcpy_dtod_async",
+    "memcpy_dtoh", "memcpy_dtoh_async", "memcpy_htod", "memcpy_htod_async", "memset_d8",
+    "memset_d16", "memset_d32", "pagelocked_empty", "pagelocked_empty_like",
+    "pagelocked_zeros", "pagelocked_zeros_like", "register_host_memory", "backend",
+]
+
+# PyCUDA's enums, with the driver's numbering.
+device_attribute = enum.IntEnum(  # type: ignore[misc]
+    "device_attribute", [(name, value) for name, value in _core._device_attribute_items()]
+)
+
+
+class limit(enum.IntEnum):
+    STACK_SIZE = 0
+    PRINTF_FIFO_SIZE = 1
+    MALLOC_HEAP_SIZE = 2
+
+
+class func_cache(enum.IntEnum):
+    PREFER_NONE = 0
+    PREFER_SHARED = 1
+    PREFER_L1 = 2
+    PREFER_EQUAL = 3
+
+
+class shared_config(enum.IntEnum):
+    DEFAULT_BANK_SIZE = 0
+    FOUR_BYTE_BANK_SIZE = 1
+    EIGHT_BYTE_BANK_SIZE = 2
+
+
+class function_attribute(enum.IntEnum):
+    MAX_THREADS_PER_BLOCK = 0
+    SHARED_SIZE_BYTES = 1
+    CONST_SIZE_BYTES = 2
+    LOCAL_SIZE_BYTES = 3
+    NUM_REGS = 4
+    PTX_VERSION = 5
+    BINARY_VERSION = 6
+    CACHE_MODE_CA = 7
+    MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+
+
+class event_flags(enum.IntFlag):
+    DEFAULT = 0
+    BLOCKING_SYNC = 1
+    DISABLE_TIMING = 2
+    INTERPROCESS = 4
+
+
+class ctx_flags(enum.IntFlag):
+    SCHED_AUTO = 0
+    SCHED_SPIN = 1
+    SCHED_YIELD = 2
+    SCHED_BLOCKING_SYNC = 4
+    MAP_HOST = 8
+    LMEM_RESIZE_TO_MAX = 16
+
+
+class host_alloc_flags(enum.IntFlag):
+    PORTABLE = 1
+    DEVICEMAP = 2
+    WRITECOMBINED = 4
+
+
+class mem_host_register_flags(enum.IntFlag):
+    PORTABLE = 1
+    DEVICEMAP = 2
+
+
+def init(flags: int = 0) -> None:
+    """Initialises the driver; cudakit does it on first use, so this only checks.
+
+    Without a driver, the CPU backend is used and this succeeds.
+    """
+    _core.Device.count()
+
+
+def backend() -> str:
+    """'cuda' or 'cpu': the backend cudakit chose (CUDAKIT_BACKEND overrides)."""
+    return _core._backend()
+
+
+def get_version() -> tuple[int, int, int]:
+    """The CUDA toolkit version cudakit was built with, as (major, minor, 0)."""
+    v = _core._toolkit_version()
+    return (v // 1000, (v % 1000) // 10, 0)
+
+
+def get_driver_version() -> int:
+    """The driver's CUDA version (13000 = 13.0); 0 on the CPU backend."""
+    return _core._driver_version()
+
+
+Device = _core.Device
+
+
+def _get_attributes(self: Device) -> dict[Any, int]:
+    out: dict[Any, int] = {}
+    for name, value in self._attributes():
+        out[device_attribute.__members__.get(name.upper(), name)] = value
+    return out
+
+
+def _make_context(self: Device, flags: int = 0,
+                  printf_buffer_size: int | None = None) -> "Context":
+    """Makes the device's primary context current and returns it (pushed).
+
+    ``printf_buffer_size`` sets the device printf FIFO (limit.PRINTF_FIFO_SIZE).
+    """
+    ctx = Context(self)
+    ctx.push()
+    if printf_buffer_size is not None:
+        Context.set_limit(limit.PRINTF_FIFO_SIZE, int(printf_buffer_size))
+    return ctx
+
+
+def _retain_primary_context(self: Device) -> "Context":
+    """The primary context, not yet current (call push())."""
+    return Context(self)
+
+
+def _device_attribute_getattr(self: Device, name: str) -> int:
+    # PyCUDA: dev.MAX_THREADS_PER_BLOCK reads an attribute.
+    member = device_attribute.__members__.get(name)
+    if member is None:
+        raise AttributeError(name)
+    return self.get_attribute(int(member))
+
+
+Device.get_attributes = _get_attributes  # type: ignore[attr-defined]
+Device.make_context = _make_context  # type: ignore[attr-defined]
+Device.retain_primary_context = _retain_primary_context  # type: ignore[attr-defined]
+Device.__getattr__ = _device_attribute_getattr  # type: ignore[attr-defined]
+
+
+class _ContextStack(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[Context] = []
+
+
+_contexts = _ContextStack()
+
+
+class Context:
+    """The primary context of a device, with PyCUDA's push/pop stack.
+
+    cudakit never creates a context of its own: make_context() and
+    retain_primary_context() both give the primary context, so memory and
+    streams are shared with PyTorch, CuPy and Numba in the same process.
+    detach() pops it; the primary context itself lives until exit.
+    """
+
+    def __init__(self, device: Device) -> None:
+        self._device = device
+
+    def push(self) -> None:
+        self._device._make_current()
+        _contexts.stack.append(self)
+
+    @staticmethod
+    def pop() -> None:
+        if not _contexts.stack:
+            raise LogicError("Context.pop: no context was pushed on this thread")
+        _contexts.stack.pop()
+        if _contexts.stack:
+            _contexts.stack[-1]._device._make_current()
+
+    def detach(self) -> None:
+        if self in _contexts.stack:
+            _contexts.stack.remove(self)
+            if _contexts.stack:
+                _contexts.stack[-1]._device._make_current()
+
+    def attach(self, flags: int = 0) -> "Context":
+        self.push()
+        return self
+
+    @staticmethod
+    def get_current() -> "Context | None":
+        return _contexts.stack[-1] if _contexts.stack else None
+
+    @staticmethod
+    def get_device() -> Device:
+        return _core.Device._current()  # type: ignore[return-value]
+
+    @staticmethod
+    def synchronize() -> None:
+        _core.Device._current()._synchronize()
+
+    @staticmethod
+    def set_limit(which: int, value: int) -> None:
+        _core.Device._current()._set_limit(int(which), int(value))
+
+    @staticmethod
+    def get_limit(which: int) -> int:
+        return _core.Device._current()._limit(int(which))
+
+    @staticmethod
+    def set_cache_config(config: int) -> None:
+        """Accepted and ignored (a hint the driver sizes per launch on Hopper)."""
+
+    @staticmethod
+    def get_cache_config() -> func_cache:
+        return func_cache.PREFER_NONE
+
+    def get_api_version(self) -> int:
+        return get_driver_version()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Context) and other._device == self._device
+
+    def __hash__(self) -> int:
+        return hash(self._device)
+
+
+def mem_alloc_pitch(width: int, height: int, access_size: int) -> tuple[DeviceAllocation, int]:
+    """(allocation, pitch): rows of ``width`` bytes padded to a 512-byte pitch."""
+    if access_size not in (4, 8, 16):
+        raise ArgumentError("mem_alloc_pitch: access_size must be 4, 8 or 16")
+    pitch = (int(width) + 511) // 512 * 512
+    return mem_alloc(pitch * int(height)), pitch
+
+
+def _as_shape(shape: int | Iterable[int]) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def pagelocked_empty(shape: int | Iterable[int], dtype: Any, order: str = "C",
+                     mem_flags: int = 0) -> np.ndarray:
+    """A numpy array in page-locked (pinned) host memory: async copies overlap."""
+    shape = _as_shape(shape)
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    raw = _core._pinned_bytes(count * dtype.itemsize)
+    return raw.view(dtype).reshape(shape, order=order)  # type: ignore[call-overload]
+
+
+def pagelocked_zeros(shape: int | Iterable[int], dtype: Any, order: str = "C",
+                     mem_flags: int = 0) -> np.ndarray:
+    result = pagelocked_empty(shape, dtype, order, mem_flags)
+    result.fill(0)
+    return result
+
+
+def pagelocked_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
+    order = "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
+    return pagelocked_empty(array.shape, array.dtype, order, mem_flags)
+
+
+def pagelocked_zeros_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
+    result = pagelocked_empty_like(array, mem_flags)
+    result.fill(0)
+    return result
+
+
+def register_host_memory(array: np.ndarray, flags: int = 0) -> np.ndarray:
+    """Returns ``array``; its memory stays pageable (copies are staged).
+
+    cudakit does not pin existing memory: use pagelocked_empty() for memory
+    whose async copies must overlap with kernels.
+    """
+    if not isinstance(array, np.ndarray):
+        raise ArgumentError("register_host_memory: expected a numpy array, got "
+                            + type(array).__name__)
+    return array
+
+
+def to_device(array: np.ndarray) -> DeviceAllocation:
+    """A new allocation holding a copy of ``array``."""
+    result = mem_alloc(max(array.nbytes, 1))
+    memcpy_htod(result, array)
+    return result
+
+
+def from_device(ptr: Any, shape: int | Iterable[int], dtype: Any, order: str = "C") -> np.ndarray:
+    result = np.empty(_as_shape(shape), dtype, order=order)
+    memcpy_dtoh(result, ptr)
+    return result
+
+
+def from_device_like(ptr: Any, other: np.ndarray) -> np.ndarray:
+    result = np.empty_like(other)
+    memcpy_dtoh(result, ptr)
+    return result

@@ -1,0 +1,176 @@
+"""PyCUDA's ``pycuda.tools``: default context, device data, occupancy, dtypes."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from . import driver as cuda
+
+__all__ = [
+    "DeviceData", "OccupancyRecord", "clear_context_caches", "context_dependent_memoize",
+    "dtype_to_ctype", "get_default_device", "make_default_context", "DeviceMemoryPool",
+    "PageLockedMemoryPool",
+]
+
+
+def get_default_device(default: int = 0) -> cuda.Device:
+    """The device named by ``CUDA_DEVICE``, else ``default``."""
+    ordinal = os.environ.get("CUDA_DEVICE")
+    if ordinal is None:
+        return cuda.Device(default)
+    try:
+        return cuda.Device(int(ordinal))
+    except ValueError:
+        raise cuda.ArgumentError(
+            f"CUDA_DEVICE={ordinal!r} is not a device number: set it to 0..{cuda.Device.count() - 1}"
+        ) from None
+
+
+def make_default_context(ctx_maker: Any = None) -> cuda.Context:
+    """The primary context of the default device, pushed (current)."""
+    device = get_default_device()
+    if ctx_maker is not None:
+        return ctx_maker(device)
+    return device.make_context()
+
+
+def clear_context_caches() -> None:
+    """Forgets memoized per-context values (cudakit keeps none in Python)."""
+    _memoized.clear()
+
+
+_memoized: dict[Any, Any] = {}
+
+
+def context_dependent_memoize(func: Any) -> Any:
+    def wrapper(*args: Any) -> Any:
+        key = (func, cuda.Context.get_device().ordinal, args)
+        if key not in _memoized:
+            _memoized[key] = func(*args)
+        return _memoized[key]
+
+    wrapper.__wrapped__ = func  # type: ignore[attr-defined]
+    return wrapper
+
+
+_CTYPES = {
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.int8): "signed char",
+    np.dtype(np.uint8): "unsigned char",
+    np.dtype(np.int16): "short",
+    np.dtype(np.uint16): "unsigned short",
+    np.dtype(np.int32): "int",
+    np.dtype(np.uint32): "unsigned int",
+    np.dtype(np.int64): "long",
+    np.dtype(np.uint64): "unsigned long",
+    np.dtype(np.float16): "__half",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+    np.dtype(np.complex64): "pycuda::complex<float>",
+    np.dtype(np.complex128): "pycuda::complex<double>",
+}
+
+
+def dtype_to_ctype(dtype: Any, with_fp_tex_hack: bool = False) -> str:
+    """The C type of a numpy dtype ('float' for float32, ...)."""
+    if dtype is None:
+        raise cuda.ArgumentError("dtype_to_ctype: dtype may not be None")
+    dtype = np.dtype(dtype)
+    try:
+        return _CTYPES[dtype]
+    except KeyError:
+        raise cuda.ArgumentError(f"dtype_to_ctype: no C type for {dtype}") from None
+
+
+class DeviceData:
+    """Device limits, as PyCUDA's DeviceData (warp size, shared memory, ...)."""
+
+    def __init__(self, dev: cuda.Device | None = None) -> None:
+        if dev is None:
+            dev = cuda.Context.get_device()
+        a = cuda.device_attribute
+        self.max_threads = dev.get_attribute(a.MAX_THREADS_PER_BLOCK)
+        self.warp_size = dev.get_attribute(a.WARP_SIZE)
+        self.warps_per_mp = max(1, dev.get_attribute(a.MAX_THREADS_PER_MULTIPROCESSOR)
+                                // max(1, self.warp_size))
+        self.thread_blocks_per_mp = dev.get_attribute(a.MAX_BLOCKS_PER_MULTIPROCESSOR) or 32
+        self.registers = dev.get_attribute(a.MAX_REGISTERS_PER_BLOCK)
+        self.shared_memory = dev.get_attribute(a.MAX_SHARED_MEMORY_PER_BLOCK)
+        self.smem_granularity = 32 if dev.compute_capability() >= (2, 0) else 16
+        self.smem_alloc_granularity = 128
+        self.register_allocation_unit = "warp"
+
+    def align(self, bytes: int, word_size: int = 4) -> int:
+        return self._align(bytes, word_size, self.smem_granularity)
+
+    def align_dtype(self, elements: int, dtype_size: int) -> int:
+        return self.align_words(elements * dtype_size // 4) * 4 // dtype_size
+
+    def align_words(self, word_size: int) -> int:
+        return self._align(word_size, 1, self.smem_granularity)
+
+    @staticmethod
+    def _align(value: int, word_size: int, granularity: int) -> int:
+        unit = word_size * granularity
+        return (value + unit - 1) // unit * unit
+
+    def coalesce(self, thread_count: int) -> int:
+        return (thread_count + 15) // 16 * 16
+
+    @staticmethod
+    def make_valid_tex_channel_count(size: int) -> int:
+        for count in (1, 2, 4):
+            if count >= size:
+                return count
+        raise ValueError(f"no valid texture channel count for {size}")
+
+
+class OccupancyRecord:
+    """Occupancy of a block size, as PyCUDA computes it (warps resident per SM)."""
+
+    def __init__(self, devdata: DeviceData, threads: int, shared_mem: int = 0,
+                 registers: int = 0) -> None:
+        if threads > devdata.max_threads:
+            raise cuda.ArgumentError(
+                f"OccupancyRecord: {threads} threads exceed the device's {devdata.max_threads}")
+        alloc_warps = -(-threads // devdata.warp_size)
+        limits = [(devdata.thread_blocks_per_mp, "device")]
+        limits.append((devdata.warps_per_mp // alloc_warps, "warps"))
+        if registers > 0:
+            limits.append((devdata.registers // (registers * alloc_warps * devdata.warp_size),
+                           "regs"))
+        if shared_mem > 0:
+            limits.append((devdata.shared_memory // shared_mem, "smem"))
+        self.tb_per_mp, self.limited_by = min(limits)
+        self.warps_per_mp = self.tb_per_mp * alloc_warps
+        self.occupancy = self.warps_per_mp / devdata.warps_per_mp
+
+
+class DeviceMemoryPool:
+    """PyCUDA's pool: cudakit's allocations already come from a caching pool."""
+
+    def allocate(self, size: int) -> cuda.DeviceAllocation:
+        return cuda.mem_alloc(size)
+
+    def free_held(self) -> None:
+        pass
+
+    def stop_holding(self) -> None:
+        pass
+
+    held_blocks = 0
+    active_blocks = 0
+
+
+class PageLockedMemoryPool:
+    def allocate(self, shape: Any, dtype: Any, order: str = "C") -> np.ndarray:
+        return cuda.pagelocked_empty(shape, dtype, order)
+
+    def free_held(self) -> None:
+        pass
+
+    def stop_holding(self) -> None:
+        pass

@@ -1,0 +1,181 @@
+// cudakit.driver's memory: mem_alloc (DeviceAllocation), copies between host
+// and device, memset, page-locked host memory, In/Out/InOut. Every copy is
+// checked against the sizes it can know (a DeviceAllocation's, a
+// __cuda_array_interface__'s) before anything is written.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <string>
+
+#include "backend/backend.hpp"
+#include "cudakit/device.hpp"
+#include "cudakit/error.hpp"
+#include "cudakit/pinned_buffer.hpp"
+#include "cudakit/stream.hpp"
+#include "driver_types.hpp"
+
+namespace cudakit::python {
+namespace {
+
+void* as_pointer(std::uint64_t address) {
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address));
+}
+
+void check_fits(const char* use, std::size_t bytes, const DeviceTarget& target, const char* side) {
+  if (bytes > target.capacity)
+    throw ArgumentError(use,
+                        std::to_string(bytes) + " bytes do not fit the " + side + " (" +
+                            std::to_string(target.capacity) + " bytes)",
+                        "copy at most the allocation's size: allocate more with mem_alloc, or "
+                        "copy a slice of the host array");
+}
+
+Device current_device() {
+  Device d = Device::current();
+  d.make_current();
+  return d;
+}
+
+void copy(void* dst, const void* src, std::size_t bytes, nb::handle stream, bool async) {
+  if (bytes == 0) return;
+  Device d = current_device();
+  void* native = native_stream(stream);
+  nb::gil_scoped_release unlocked;
+  d.backend().copy(dst, src, bytes, native, async);
+}
+
+void htod(nb::handle dest, nb::handle src, nb::handle stream, bool async, const char* use) {
+  DeviceTarget target = device_target(dest, use);
+  HostSpan host = host_span(src, false, use);
+  check_fits(use, host.bytes, target, "destination");
+  copy(as_pointer(target.address), host.data, host.bytes, stream, async);
+}
+
+void dtoh(nb::handle dest, nb::handle src, nb::handle stream, bool async, const char* use) {
+  HostSpan host = host_span(dest, true, use);
+  DeviceTarget target = device_target(src, use);
+  check_fits(use, host.bytes, target, "source");
+  copy(host.data, as_pointer(target.address), host.bytes, stream, async);
+}
+
+void dtod(nb::handle dest, nb::handle src, std::size_t bytes, nb::handle stream, bool async,
+          const char* use) {
+  DeviceTarget to = device_target(dest, use), from = device_target(src, use);
+  check_fits(use, bytes, to, "destination");
+  check_fits(use, bytes, from, "source");
+  copy(as_pointer(to.address), as_pointer(from.address), bytes, stream, async);
+}
+
+void memset(nb::handle dest, std::uint32_t value, unsigned element_bytes, std::size_t count,
+            nb::handle stream, bool async, const char* use) {
+  DeviceTarget target = device_target(dest, use);
+  check_fits(use, count * element_bytes, target, "destination");
+  if (count == 0) return;
+  Device d = current_device();
+  void* native = native_stream(stream);
+  d.backend().fill(target.address, value, element_bytes, count, native, async);
+}
+
+// Page-locked bytes as a 1-D uint8 numpy array that frees them when the last
+// view of it goes away.
+nb::object pinned_bytes(std::size_t bytes) {
+  void* data = detail::allocate_pinned_bytes(bytes ? bytes : 1);
+  nb::capsule owner(data, [](void* p) noexcept { detail::free_pinned_bytes(p); });
+  std::size_t shape[1] = {bytes};
+  return nb::cast(nb::ndarray<nb::numpy, std::uint8_t, nb::ndim<1>>(data, 1, shape, owner));
+}
+
+}  // namespace
+
+void bind_memory(nb::module_& m) {
+  nb::class_<DeviceAllocation>(m, "DeviceAllocation",
+                               "Device memory from mem_alloc: usable wherever a pointer is "
+                               "expected. free() gives it back now.")
+      .def("__int__", [](const DeviceAllocation& a) { return a.address("int(DeviceAllocation)"); })
+      .def("__index__",
+           [](const DeviceAllocation& a) { return a.address("int(DeviceAllocation)"); })
+      .def("free", &DeviceAllocation::free)
+      .def_prop_ro("size", &DeviceAllocation::bytes)
+      .def_prop_ro("freed", &DeviceAllocation::freed)
+      .def("__len__", &DeviceAllocation::bytes)
+      .def("__repr__", [](const DeviceAllocation& a) { return "<" + a.describe() + ">"; });
+
+  m.def(
+      "mem_alloc", [](std::size_t bytes) { return new DeviceAllocation(current_device(), bytes); },
+      nb::arg("bytes"), "Allocates `bytes` of device memory.");
+  m.def("mem_get_info", [] {
+    MemoryInfo info = mem_get_info();
+    return nb::make_tuple(info.free, info.total);
+  });
+
+  nb::object none = nb::none();
+  m.def(
+      "memcpy_htod",
+      [](nb::handle d, nb::handle s) { htod(d, s, nb::none(), false, "memcpy_htod"); },
+      nb::arg("dest"), nb::arg("src"));
+  m.def(
+      "memcpy_htod_async",
+      [](nb::handle d, nb::handle s, nb::handle st) { htod(d, s, st, true, "memcpy_htod_async"); },
+      nb::arg("dest"), nb::arg("src"), nb::arg("stream") = none);
+  m.def(
+      "memcpy_dtoh",
+      [](nb::handle d, nb::handle s) { dtoh(d, s, nb::none(), false, "memcpy_dtoh"); },
+      nb::arg("dest"), nb::arg("src"));
+  m.def(
+      "memcpy_dtoh_async",
+      [](nb::handle d, nb::handle s, nb::handle st) { dtoh(d, s, st, true, "memcpy_dtoh_async"); },
+      nb::arg("dest"), nb::arg("src"), nb::arg("stream") = none);
+  m.def(
+      "memcpy_dtod",
+      [](nb::handle d, nb::handle s, std::size_t n) {
+        dtod(d, s, n, nb::none(), false, "memcpy_dtod");
+      },
+      nb::arg("dest"), nb::arg("src"), nb::arg("size"));
+  m.def(
+      "memcpy_dtod_async",
+      [](nb::handle d, nb::handle s, std::size_t n, nb::handle st) {
+        dtod(d, s, n, st, true, "memcpy_dtod_async");
+      },
+      nb::arg("dest"), nb::arg("src"), nb::arg("size"), nb::arg("stream") = none);
+
+  struct Fill {
+    const char* name;
+    const char* async_name;
+    unsigned bytes;
+  };
+  for (Fill f : {Fill{"memset_d8", "memset_d8_async", 1}, Fill{"memset_d16", "memset_d16_async", 2},
+                 Fill{"memset_d32", "memset_d32_async", 4}}) {
+    m.def(
+        f.name,
+        [f](nb::handle d, std::uint32_t value, std::size_t count) {
+          memset(d, value, f.bytes, count, nb::none(), false, f.name);
+        },
+        nb::arg("dest"), nb::arg("data"), nb::arg("count"));
+    m.def(
+        f.async_name,
+        [f](nb::handle d, std::uint32_t value, std::size_t count, nb::handle st) {
+          memset(d, value, f.bytes, count, st, true, f.async_name);
+        },
+        nb::arg("dest"), nb::arg("data"), nb::arg("count"), nb::arg("stream") = none);
+  }
+
+  m.def("_pinned_bytes", &pinned_bytes, nb::arg("bytes"));
+
+  nb::class_<HostArg>(m, "_HostArg")
+      .def_prop_ro("array", [](const HostArg& h) { return h.array; })
+      .def("__repr__", [](const HostArg& h) {
+        return std::string(h.name()) + "(" + std::to_string(h.span.bytes) + " bytes of " +
+               h.span.element.describe() + ")";
+      });
+  m.def(
+      "In", [](nb::object a) { return new HostArg(std::move(a), TransferDirection::in); },
+      nb::arg("array"), "Host data copied to the device before the launch.");
+  m.def(
+      "Out", [](nb::object a) { return new HostArg(std::move(a), TransferDirection::out); },
+      nb::arg("array"), "Host memory the kernel's output is copied into after the launch.");
+  m.def(
+      "InOut", [](nb::object a) { return new HostArg(std::move(a), TransferDirection::in_out); },
+      nb::arg("array"), "Host data copied in before the launch and back after it.");
+}
+
+}  // namespace cudakit::python

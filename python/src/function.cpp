@@ -1,0 +1,331 @@
+// Function: PyCUDA's kernel object. __call__ and the prepared calls read
+// their keywords and convert their arguments in C++ (arg_convert.cpp), then
+// launch through the core's checked launch (launch_args.cpp).
+#include "function.hpp"
+
+#include <nanobind/stl/string.h>
+
+#include <atomic>
+#include <string>
+
+#include "arg_convert.hpp"
+#include "cudakit/error.hpp"
+#include "cudakit/event.hpp"
+#include "launch_args.hpp"
+
+namespace cudakit::python {
+namespace {
+
+std::atomic<bool> debug_launches{false};
+
+// PyCUDA's function_attribute numbering (CUfunction_attribute).
+enum FunctionAttribute {
+  max_threads_per_block = 0,
+  shared_size_bytes = 1,
+  const_size_bytes = 2,
+  local_size_bytes = 3,
+  num_regs = 4,
+  ptx_version = 5,
+  binary_version = 6,
+  cache_mode_ca = 7,
+  max_dynamic_shared_size_bytes = 8,
+};
+
+struct Keys {
+  PyObject* block = PyUnicode_InternFromString("block");
+  PyObject* grid = PyUnicode_InternFromString("grid");
+  PyObject* stream = PyUnicode_InternFromString("stream");
+  PyObject* shared = PyUnicode_InternFromString("shared");
+  PyObject* texrefs = PyUnicode_InternFromString("texrefs");
+  PyObject* time_kernel = PyUnicode_InternFromString("time_kernel");
+  PyObject* shared_size = PyUnicode_InternFromString("shared_size");
+};
+const Keys& keys() {
+  static const Keys k;
+  return k;
+}
+
+unsigned extent(PyObject* value, const char* what) {
+  if (!PyLong_Check(value))
+    throw ArgumentError(std::string("reading ") + what,
+                        std::string(what) + " entries must be ints, got " + Py_TYPE(value)->tp_name,
+                        std::string("pass ") + what + "=(x, y, z) with positive ints");
+  const long long v = PyLong_AsLongLong(value);
+  if (PyErr_Occurred()) throw nb::python_error();
+  if (v <= 0 || v > 0xffffffffLL)
+    throw ArgumentError(std::string("reading ") + what,
+                        std::string(what) + " extent " + std::to_string(v) +
+                            " is not a positive "
+                            "32-bit number",
+                        std::string("pass ") + what + "=(x, y, z) with every extent >= 1");
+  return static_cast<unsigned>(v);
+}
+
+// (x,), (x, y), (x, y, z), or an int.
+Dim3 dims(PyObject* value, const char* what) {
+  if (PyLong_Check(value)) return Dim3(extent(value, what));
+  if (PyTuple_Check(value) || PyList_Check(value)) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(value);
+    PyObject** items = PySequence_Fast_ITEMS(value);
+    if (n >= 1 && n <= 3) {
+      Dim3 d;
+      d.x = extent(items[0], what);
+      if (n > 1) d.y = extent(items[1], what);
+      if (n > 2) d.z = extent(items[2], what);
+      return d;
+    }
+  }
+  throw ArgumentError(std::string("reading ") + what,
+                      std::string(what) + " must be a tuple of 1 to 3 ints, got " +
+                          nb::cast<std::string>(nb::repr(value)),
+                      std::string("pass e.g. ") + what + "=(256, 1, 1)");
+}
+
+void refuse_texrefs(PyObject* value) {
+  if (value && PyObject_IsTrue(value))
+    throw NotSupported("launching with texrefs",
+                       "texture references are not supported: CUDA 12 removed them from the "
+                       "driver API",
+                       "read the data through a pointer argument (const T* __restrict__ gets the "
+                       "read-only cache), or use a texture object");
+}
+
+// Reused per thread: a launch allocates nothing once warm. A launch started
+// while converting another (a __cuda_array_interface__ property launching
+// a kernel) gets its own.
+struct ArgsLease {
+  static thread_local LaunchArgs shared;
+  static thread_local bool busy;
+  LaunchArgs own;
+  LaunchArgs* args;
+  bool leased;
+  ArgsLease() : leased(!busy) {
+    args = leased ? &shared : &own;
+    busy = true;
+    args->clear();
+  }
+  ~ArgsLease() {
+    if (leased) busy = false;
+  }
+};
+thread_local LaunchArgs ArgsLease::shared;
+thread_local bool ArgsLease::busy = false;
+
+void after_launch(const Kernel& kernel, const LaunchConfig& config) {
+  if (!debug_launches.load(std::memory_order_relaxed)) return;
+  nb::gil_scoped_release unlocked;
+  const Device& d = kernel.device();
+  (config.stream.native ? Stream::wrap(d, config.stream.native) : d.default_stream()).synchronize();
+}
+
+nb::object launch(const Function& f, LaunchArgs& args, const LaunchConfig& config, bool timed) {
+  if (timed) {
+    float ms;
+    {
+      nb::gil_scoped_release unlocked;
+      ms = args.launch_timed(f.kernel, config);
+    }
+    return nb::float_(ms / 1000.0);
+  }
+  args.launch(f.kernel, config);
+  after_launch(f.kernel, config);
+  return nb::none();
+}
+
+nb::object call(Function& f, nb::args positional, nb::kwargs keywords) {
+  const Keys& k = keys();
+  PyObject* kw = keywords.ptr();
+  LaunchConfig config;
+  Py_ssize_t used = 0;
+  bool timed = false;
+  if (PyObject* v = PyDict_GetItemWithError(kw, k.block)) {
+    config.block = dims(v, "block");
+    ++used;
+  } else {
+    throw ArgumentError("launching kernel " + f.kernel.name(), "no block= was given",
+                        "pass block=(threads_x, threads_y, threads_z), e.g. block=(256, 1, 1)");
+  }
+  if (PyObject* v = PyDict_GetItemWithError(kw, k.grid)) {
+    config.grid = dims(v, "grid");
+    ++used;
+  }
+  if (PyObject* v = PyDict_GetItemWithError(kw, k.stream)) {
+    config.stream.native = native_stream(v);
+    ++used;
+  }
+  if (PyObject* v = PyDict_GetItemWithError(kw, k.shared)) {
+    config.shared_bytes = nb::cast<std::uint32_t>(nb::handle(v));
+    ++used;
+  } else {
+    config.shared_bytes = f.prepared_shared;
+  }
+  if (PyObject* v = PyDict_GetItemWithError(kw, k.texrefs)) {
+    refuse_texrefs(v);
+    ++used;
+  }
+  if (PyObject* v = PyDict_GetItemWithError(kw, k.time_kernel)) {
+    timed = PyObject_IsTrue(v) == 1;
+    ++used;
+  }
+  if (used != PyDict_Size(kw)) {
+    std::string unknown;
+    for (auto [key, value] : keywords) {
+      const std::string name = nb::cast<std::string>(key);
+      if (name != "block" && name != "grid" && name != "stream" && name != "shared" &&
+          name != "texrefs" && name != "time_kernel")
+        unknown += (unknown.empty() ? "" : ", ") + name;
+    }
+    throw ArgumentError("launching kernel " + f.kernel.name(), "unknown keyword(s): " + unknown,
+                        "a launch takes block=, grid=, stream=, shared=, texrefs=, time_kernel=");
+  }
+  ArgsLease lease;
+  convert_args(*lease.args, PySequence_Fast_ITEMS(positional.ptr()),
+               static_cast<std::size_t>(PyTuple_GET_SIZE(positional.ptr())), f.kernel);
+  return launch(f, *lease.args, config, timed);
+}
+
+nb::object prepared(Function& f, nb::handle grid, nb::handle block, nb::handle stream,
+                    nb::args positional, nb::kwargs keywords, bool timed, const char* use) {
+  LaunchConfig config;
+  config.grid = dims(grid.ptr(), "grid");
+  config.block = dims(block.ptr(), "block");
+  config.stream.native = native_stream(stream);
+  config.shared_bytes = f.prepared_shared;
+  for (auto [key, value] : keywords) {
+    if (key.ptr() == keys().shared_size || nb::cast<std::string>(key) == "shared_size")
+      config.shared_bytes = nb::cast<std::uint32_t>(value);
+    else
+      throw ArgumentError(use, "unknown keyword " + nb::cast<std::string>(key),
+                          "prepared calls take shared_size= only");
+  }
+  if (!f.prepared_format.empty() &&
+      f.prepared_format.size() != static_cast<std::size_t>(PyTuple_GET_SIZE(positional.ptr())))
+    throw ArgumentError(use,
+                        "prepare() declared " + std::to_string(f.prepared_format.size()) +
+                            " arguments ('" + f.prepared_format + "'), the call passes " +
+                            std::to_string(PyTuple_GET_SIZE(positional.ptr())),
+                        "pass one argument per declared type");
+  ArgsLease lease;
+  lease.args->set_ints_are_addresses(true);
+  convert_args(*lease.args, PySequence_Fast_ITEMS(positional.ptr()),
+               static_cast<std::size_t>(PyTuple_GET_SIZE(positional.ptr())), f.kernel);
+  return launch(f, *lease.args, config, timed);
+}
+
+std::int64_t attribute(const Function& f, int which) {
+  const KernelAttributes a = f.kernel.attributes();
+  switch (which) {
+    case max_threads_per_block:
+      return a.max_threads_per_block;
+    case shared_size_bytes:
+      return static_cast<std::int64_t>(a.static_shared_bytes);
+    case const_size_bytes:
+      return static_cast<std::int64_t>(a.const_bytes);
+    case local_size_bytes:
+      return static_cast<std::int64_t>(a.local_bytes);
+    case num_regs:
+      return a.registers;
+    case ptx_version:
+      return a.ptx_version;
+    case binary_version:
+      return a.binary_version;
+    case cache_mode_ca:
+      return 0;
+    case max_dynamic_shared_size_bytes:
+      return static_cast<std::int64_t>(a.max_dynamic_shared_bytes);
+    default:
+      throw ArgumentError("Function.get_attribute", "unknown attribute " + std::to_string(which),
+                          "use a member of cudakit.driver.function_attribute");
+  }
+}
+
+}  // namespace
+
+void set_debug_launches(bool on) noexcept { debug_launches = on; }
+
+void bind_function(nb::module_& m) {
+  nb::class_<Function>(m, "Function", "A kernel of a SourceModule (PyCUDA's Function).")
+      .def("__call__", &call, nb::arg("args"), nb::arg("kwargs"),
+           "Launches: f(*args, block=(x, y, z), grid=(x, y), stream=None, shared=0, "
+           "texrefs=[], time_kernel=False); returns the kernel's time in seconds when "
+           "time_kernel is true.")
+      .def(
+          "prepare",
+          [](nb::handle self, nb::handle arg_types, nb::handle /*block*/, nb::handle shared,
+             nb::handle texrefs) {
+            Function& f = nb::cast<Function&>(self);
+            refuse_texrefs(texrefs.ptr());
+            std::string format;
+            if (PyUnicode_Check(arg_types.ptr())) {
+              format = nb::cast<std::string>(arg_types);
+            } else {
+              nb::object dtype = nb::module_::import_("numpy").attr("dtype");
+              for (nb::handle t : arg_types) format += nb::cast<std::string>(dtype(t).attr("char"));
+            }
+            f.prepared_format = format;
+            if (!shared.is_none()) f.prepared_shared = nb::cast<std::uint32_t>(shared);
+            return nb::borrow(self);
+          },
+          nb::arg("arg_types"), nb::arg("block") = nb::none(), nb::arg("shared") = nb::none(),
+          nb::arg("texrefs") = nb::list())
+      .def(
+          "prepared_call",
+          [](Function& f, nb::handle grid, nb::handle block, nb::args a, nb::kwargs kw) {
+            return prepared(f, grid, block, nb::none(), a, kw, false, "prepared_call");
+          },
+          nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("kwargs"))
+      .def(
+          "prepared_async_call",
+          [](Function& f, nb::handle grid, nb::handle block, nb::handle stream, nb::args a,
+             nb::kwargs kw) {
+            return prepared(f, grid, block, stream, a, kw, false, "prepared_async_call");
+          },
+          nb::arg("grid"), nb::arg("block"), nb::arg("stream"), nb::arg("args"), nb::arg("kwargs"))
+      .def(
+          "prepared_timed_call",
+          [](Function& f, nb::handle grid, nb::handle block, nb::args a, nb::kwargs kw) {
+            nb::object seconds =
+                prepared(f, grid, block, nb::none(), a, kw, true, "prepared_timed_call");
+            // PyCUDA returns a callable that gives the time once the kernel is done.
+            return nb::cpp_function([seconds]() { return seconds; });
+          },
+          nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("kwargs"))
+      .def("get_attribute", &attribute, nb::arg("attribute"))
+      .def(
+          "set_attribute",
+          [](const Function& f, int which, std::int64_t value) {
+            if (which != max_dynamic_shared_size_bytes)
+              throw NotSupported("Function.set_attribute",
+                                 "only MAX_DYNAMIC_SHARED_SIZE_BYTES can be set",
+                                 "set function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES");
+            f.kernel.set_max_dynamic_shared_memory(static_cast<std::size_t>(value));
+          },
+          nb::arg("attribute"), nb::arg("value"))
+      .def(
+          "set_cache_config", [](const Function&, int) {}, nb::arg("config"),
+          "Accepted and ignored: a preference the driver may also ignore (Hopper sizes the L1 / "
+          "shared split from each launch's shared memory).")
+      .def(
+          "set_shared_config", [](const Function&, int) {}, nb::arg("config"),
+          "Accepted and ignored (as set_cache_config).")
+      .def_prop_ro("num_regs", [](const Function& f) { return attribute(f, num_regs); })
+      .def_prop_ro("shared_size_bytes",
+                   [](const Function& f) { return attribute(f, shared_size_bytes); })
+      .def_prop_ro("local_size_bytes",
+                   [](const Function& f) { return attribute(f, local_size_bytes); })
+      .def_prop_ro("const_size_bytes",
+                   [](const Function& f) { return attribute(f, const_size_bytes); })
+      .def_prop_ro("max_threads_per_block",
+                   [](const Function& f) { return attribute(f, max_threads_per_block); })
+      .def_prop_ro("name", [](const Function& f) { return f.kernel.name(); })
+      .def_prop_ro(
+          "signature",
+          [](const Function& f) { return f.kernel.name() + f.kernel.params().signature(); })
+      .def("__repr__", [](const Function& f) {
+        return "<cudakit Function " + f.kernel.name() + f.kernel.params().signature() + ">";
+      });
+
+  m.def("_set_debug", &set_debug_launches, nb::arg("on"));
+}
+
+}  // namespace cudakit::python

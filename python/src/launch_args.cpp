@@ -1,0 +1,408 @@
+// LaunchArgs: Python literals resolved against the kernel's parameters, the
+// pointee check, then the core's checked launch.
+#include "launch_args.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "cudakit/error.hpp"
+#include "cudakit/event.hpp"
+
+namespace cudakit::python {
+namespace {
+
+bool is_integer(ScalarType t) {
+  switch (t) {
+    case ScalarType::i8:
+    case ScalarType::u8:
+    case ScalarType::i16:
+    case ScalarType::u16:
+    case ScalarType::i32:
+    case ScalarType::u32:
+    case ScalarType::i64:
+    case ScalarType::u64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_signed(ScalarType t) {
+  return t == ScalarType::i8 || t == ScalarType::i16 || t == ScalarType::i32 ||
+         t == ScalarType::i64;
+}
+
+std::size_t size_of(ScalarType t) {
+  switch (t) {
+    case ScalarType::boolean:
+    case ScalarType::i8:
+    case ScalarType::u8:
+      return 1;
+    case ScalarType::i16:
+    case ScalarType::u16:
+    case ScalarType::f16:
+    case ScalarType::bf16:
+      return 2;
+    case ScalarType::i32:
+    case ScalarType::u32:
+    case ScalarType::f32:
+      return 4;
+    default:
+      return 8;
+  }
+}
+
+// The numpy spelling of a scalar type, for hints.
+const char* numpy_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::boolean:
+      return "numpy.bool_";
+    case ScalarType::i8:
+      return "numpy.int8";
+    case ScalarType::u8:
+      return "numpy.uint8";
+    case ScalarType::i16:
+      return "numpy.int16";
+    case ScalarType::u16:
+      return "numpy.uint16";
+    case ScalarType::i32:
+      return "numpy.int32";
+    case ScalarType::u32:
+      return "numpy.uint32";
+    case ScalarType::i64:
+      return "numpy.int64";
+    case ScalarType::u64:
+      return "numpy.uint64";
+    case ScalarType::f16:
+      return "numpy.float16";
+    case ScalarType::f32:
+      return "numpy.float32";
+    case ScalarType::f64:
+      return "numpy.float64";
+    default:
+      return "a value of the parameter's type";
+  }
+}
+
+// Inclusive range of an integer type, as long double (exact for 64 bits).
+void integer_range(ScalarType t, long double& low, long double& high) {
+  const std::size_t bits = size_of(t) * 8;
+  if (is_signed(t)) {
+    low = -std::ldexp(1.0L, int(bits - 1));
+    high = std::ldexp(1.0L, int(bits - 1)) - 1;
+  } else {
+    low = 0;
+    high = std::ldexp(1.0L, int(bits)) - 1;
+  }
+}
+
+std::string number_text(long double v) {
+  std::ostringstream out;
+  out.precision(21);
+  out << v;
+  return out.str();
+}
+
+// The pointee of a parameter type as written ("const float *__restrict__"
+// -> f4); kind 0 when unknown (void, a template parameter, a struct, T**).
+ElementType pointee(const std::string& type, bool& is_char) {
+  is_char = false;
+  std::string words;
+  int stars = 0;
+  std::string token;
+  auto flush = [&] {
+    if (token.empty()) return;
+    if (token != "const" && token != "volatile" && token != "__restrict__" &&
+        token != "__restrict" && token != "restrict") {
+      if (!words.empty()) words += ' ';
+      words += token;
+    }
+    token.clear();
+  };
+  for (char c : type) {
+    if (c == '*') {
+      flush();
+      ++stars;
+    } else if (c == ' ' || c == '\t' || c == '&') {
+      flush();
+    } else {
+      token += c;
+    }
+  }
+  flush();
+  if (stars != 1) return {};
+  struct Name {
+    const char* name;
+    char kind;
+    unsigned char size;
+  };
+  static const Name names[] = {
+      {"float", 'f', 4},
+      {"double", 'f', 8},
+      {"__half", 'f', 2},
+      {"half", 'f', 2},
+      {"int", 'i', 4},
+      {"signed", 'i', 4},
+      {"signed int", 'i', 4},
+      {"int32_t", 'i', 4},
+      {"unsigned", 'u', 4},
+      {"unsigned int", 'u', 4},
+      {"uint32_t", 'u', 4},
+      {"short", 'i', 2},
+      {"short int", 'i', 2},
+      {"int16_t", 'i', 2},
+      {"unsigned short", 'u', 2},
+      {"uint16_t", 'u', 2},
+      {"signed char", 'i', 1},
+      {"int8_t", 'i', 1},
+      {"unsigned char", 'u', 1},
+      {"uint8_t", 'u', 1},
+      {"long", 'i', 8},
+      {"long int", 'i', 8},
+      {"long long", 'i', 8},
+      {"long long int", 'i', 8},
+      {"int64_t", 'i', 8},
+      {"ptrdiff_t", 'i', 8},
+      {"unsigned long", 'u', 8},
+      {"unsigned long long", 'u', 8},
+      {"uint64_t", 'u', 8},
+      {"size_t", 'u', 8},
+      {"bool", 'b', 1},
+  };
+  if (words == "char") {
+    is_char = true;
+    return {'i', 1};
+  }
+  for (const Name& n : names)
+    if (words == n.name) return {n.kind, n.size};
+  return {};
+}
+
+}  // namespace
+
+std::string launch_context(const Kernel& kernel, const LaunchConfig& config) {
+  return "launching kernel " + kernel.name() + " (" + config.describe() + ")";
+}
+
+void LaunchArgs::clear() {
+  entries_.clear();
+  aggregates_.clear();
+  has_host_ = false;
+  ints_are_addresses_ = false;
+}
+
+LaunchArgs::Entry& LaunchArgs::add() { return entries_.emplace_back(); }
+
+LaunchArgs& LaunchArgs::pointer(std::uint64_t device_address, const char* what,
+                                ElementType element) {
+  Entry& e = add();
+  e.info = {ParamKind::pointer, ScalarType::unknown, sizeof(void*), what};
+  e.slot = device_address;
+  e.element = element;
+  return *this;
+}
+
+LaunchArgs& LaunchArgs::scalar(ScalarType type, const void* bytes, std::size_t size) {
+  if (size > sizeof(std::uint64_t)) return aggregate(bytes, size, "value");
+  Entry& e = add();
+  e.info = {ParamKind::scalar, type, size, "scalar"};
+  std::memcpy(&e.slot, bytes, size);
+  return *this;
+}
+
+LaunchArgs& LaunchArgs::integer_literal(long long value) {
+  Entry& e = add();
+  e.info = {ParamKind::scalar, ScalarType::i64, 8, "Python int"};
+  std::memcpy(&e.slot, &value, 8);
+  e.literal = Literal::signed_int;
+  e.signed_value = value;
+  return *this;
+}
+
+LaunchArgs& LaunchArgs::unsigned_literal(unsigned long long value) {
+  Entry& e = add();
+  e.info = {ParamKind::scalar, ScalarType::u64, 8, "Python int"};
+  std::memcpy(&e.slot, &value, 8);
+  e.literal = Literal::unsigned_int;
+  e.unsigned_value = value;
+  return *this;
+}
+
+LaunchArgs& LaunchArgs::float_literal(double value) {
+  Entry& e = add();
+  e.info = {ParamKind::scalar, ScalarType::f64, 8, "Python float"};
+  std::memcpy(&e.slot, &value, 8);
+  e.literal = Literal::floating;
+  e.float_value = value;
+  return *this;
+}
+
+LaunchArgs& LaunchArgs::aggregate(const void* bytes, std::size_t size, const char* type_name) {
+  Entry& e = add();
+  e.info = {ParamKind::aggregate, ScalarType::unknown, size, type_name};
+  e.aggregate_index = static_cast<int>(aggregates_.size());
+  aggregates_.emplace_back(static_cast<const char*>(bytes), size);
+  return *this;
+}
+
+LaunchArgs& LaunchArgs::host(void* data, std::size_t bytes, TransferDirection direction,
+                             ElementType element, const char* what) {
+  Entry& e = add();
+  e.info = {ParamKind::pointer, ScalarType::unknown, sizeof(void*), what};
+  e.info.host_data = data;
+  e.info.host_bytes = bytes;
+  e.info.direction = direction;
+  e.element = element;
+  has_host_ = true;
+  return *this;
+}
+
+void LaunchArgs::resolve_literal(const Kernel& kernel, const LaunchConfig& config,
+                                 std::size_t index) {
+  Entry& e = entries_[index];
+  const auto& params = kernel.params().params;
+  if (index >= params.size()) return;  // the core reports the count
+  const Param& p = params[index];
+  auto fail = [&](const std::string& message, const std::string& hint) {
+    throw ArgumentError(launch_context(kernel, config),
+                        p.describe(index) + ": " + message + "; the kernel is " + kernel.name() +
+                            kernel.params().signature(),
+                        hint);
+  };
+  const bool integral = e.literal != Literal::floating;
+  const long double value = e.literal == Literal::signed_int     ? (long double)e.signed_value
+                            : e.literal == Literal::unsigned_int ? (long double)e.unsigned_value
+                                                                 : (long double)e.float_value;
+  const std::string shown = integral ? number_text(value) : std::to_string(e.float_value);
+
+  if (p.kind == ParamKind::pointer) {
+    if (integral && ints_are_addresses_ && value >= 0) {
+      e.info = {ParamKind::pointer, ScalarType::unknown, sizeof(void*), "device address"};
+      return;  // slot already holds the bits
+    }
+    fail(std::string("passed a Python ") + (integral ? "int " : "float ") + shown +
+             " for a pointer parameter",
+         "pass device memory: a DeviceAllocation (mem_alloc), a GPUArray, an object with "
+         "__cuda_array_interface__, or cuda.In/Out/InOut(numpy array)");
+  }
+  if (p.kind != ParamKind::scalar) return;  // pointer_or_u64, aggregates: the core decides
+  const ScalarType t = p.scalar;
+  if (t == ScalarType::boolean) {
+    if (integral && (value == 0 || value == 1)) {
+      e.info = {ParamKind::scalar, t, 1, "Python int"};
+      e.slot = value == 1;
+      return;
+    }
+    fail("passed " + shown + " for a bool parameter", "pass True/False, 0 or 1");
+  }
+  if (is_integer(t)) {
+    if (!integral)
+      fail("passed a Python float (" + shown + ") for an integer parameter",
+           std::string("pass an int (int(x)) or ") + numpy_name(t) + "(x)");
+    long double low, high;
+    integer_range(t, low, high);
+    if (value < low || value > high)
+      fail("the Python int " + shown + " does not fit (range " + number_text(low) + " to " +
+               number_text(high) + ")",
+           "pass a value in that range, or declare the parameter wider (long long / "
+           "unsigned long long) and pass numpy.int64(n)");
+    const std::size_t size = size_of(t);
+    std::uint64_t bits = e.literal == Literal::signed_int
+                             ? static_cast<std::uint64_t>(e.signed_value)
+                             : static_cast<std::uint64_t>(e.unsigned_value);
+    e.slot = 0;
+    std::memcpy(&e.slot, &bits, size);
+    e.info = {ParamKind::scalar, t, size, "Python int"};
+    return;
+  }
+  if (t == ScalarType::f32 || t == ScalarType::f64) {
+    if (t == ScalarType::f64) {
+      const double d = integral ? static_cast<double>(value) : e.float_value;
+      if (integral && static_cast<long double>(d) != value)
+        fail("the Python int " + shown + " has no exact double", "pass float(n) explicitly");
+      std::memcpy(&e.slot, &d, 8);
+      e.info = {ParamKind::scalar, t, 8, "Python number"};
+      return;
+    }
+    const double d = integral ? static_cast<double>(value) : e.float_value;
+    const float f = static_cast<float>(d);
+    if (integral && static_cast<long double>(f) != value)
+      fail("the Python int " + shown + " has no exact float",
+           "pass numpy.float32(n) if rounding is intended");
+    if (std::isfinite(d) && !std::isfinite(f))
+      fail("the Python float " + shown + " is beyond the range of float",
+           "declare the parameter double, or pass a smaller value");
+    e.slot = 0;
+    std::memcpy(&e.slot, &f, 4);
+    e.info = {ParamKind::scalar, t, 4, "Python number"};
+  }
+  // f16 / bf16 / unknown: left as the 8-byte value; the core names the mismatch.
+}
+
+void LaunchArgs::check_pointee(const Kernel& kernel, const LaunchConfig& config,
+                               std::size_t index) const {
+  const Entry& e = entries_[index];
+  const auto& params = kernel.params().params;
+  if (e.element.kind == 0 || e.element.kind == 'V' || index >= params.size()) return;
+  const Param& p = params[index];
+  if (p.kind != ParamKind::pointer || p.type.empty()) return;
+  bool is_char = false;
+  const ElementType expected = pointee(p.type, is_char);
+  if (expected.kind == 0) return;
+  bool same = expected.size == e.element.size;
+  if (same) {
+    const bool e_float = e.element.kind == 'f', x_float = expected.kind == 'f';
+    // Signed and unsigned integers of one size are the same bits; char is either.
+    same = e_float == x_float && (expected.kind != 'b' || e.element.kind != 'f');
+    if (is_char) same = e.element.kind != 'f';
+  }
+  if (same) return;
+  throw ArgumentError(launch_context(kernel, config),
+                      p.describe(index) + ": passed " + e.info.type_name + " of " +
+                          e.element.describe() + " elements; the kernel reads " +
+                          expected.describe() + " through it; the kernel is " + kernel.name() +
+                          kernel.params().signature(),
+                      "pass an array of " + expected.describe() + " (e.g. a.astype(numpy." +
+                          expected.describe() + ")), or change the kernel's parameter type");
+}
+
+void LaunchArgs::resolve(const Kernel& kernel, const LaunchConfig& config) {
+  const std::size_t n = entries_.size();
+  infos_.resize(n);
+  values_.resize(n + 1);
+  scratch_.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    Entry& e = entries_[i];
+    if (e.literal != Literal::none) resolve_literal(kernel, config, i);
+    if (e.element.kind != 0) check_pointee(kernel, config, i);
+    infos_[i] = e.info;
+    values_[i] = e.aggregate_index >= 0
+                     ? static_cast<const void*>(aggregates_[e.aggregate_index].data())
+                     : static_cast<const void*>(&e.slot);
+  }
+}
+
+void LaunchArgs::launch(const Kernel& kernel, const LaunchConfig& config) {
+  resolve(kernel, config);
+  std::span<const ArgInfo> infos(infos_.data(), entries_.size());
+  if (has_host_)
+    detail::launch_with_transfers(kernel, config, infos, values_.data(), scratch_.data());
+  else
+    detail::launch_checked(kernel, config, infos, values_.data(), scratch_.data());
+}
+
+float LaunchArgs::launch_timed(const Kernel& kernel, const LaunchConfig& config) {
+  const Device& device = kernel.device();
+  Stream stream =
+      config.stream.native ? Stream::wrap(device, config.stream.native) : device.default_stream();
+  Event start(device), stop(device);
+  start.record(stream);
+  launch(kernel, config);
+  stop.record(stream);
+  stop.synchronize();
+  return elapsed_ms(start, stop);
+}
+
+}  // namespace cudakit::python
