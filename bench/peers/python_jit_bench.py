@@ -218,9 +218,8 @@ def main() -> None:
                               "int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; "
                               "if (i < n) c[i] = a[i] + b[i]; }")
         function = module.get_function("add")
-        pa, pc = a.device_ctypes_pointer, c.device_ctypes_pointer
         n32 = np.int32(256)
-        source_module_launch = per_call(lambda: function(pa, pa, pc, n32, block=(256, 1, 1),
+        source_module_launch = per_call(lambda: function(a, a, c, n32, block=(256, 1, 1),
                                                          grid=(1, 1)),
                                         cuda.synchronize, n_launch)
     except Exception as error:  # noqa: BLE001
