@@ -257,7 +257,8 @@ def main() -> None:
     iters = 3 if backend == "cpu" else 50
     py_time = per_call(lambda: matmul[grid, (16, 16)](dA, dB, dC), cuda.synchronize, iters)
     assert np.allclose(dC.copy_to_host(), A @ B, rtol=1e-3, atol=1e-3)
-    c_kernel = _core.JitKernel(cuda_c_matmul_source(), "matmul_shared")
+    c_kernel = _core.JitKernel(cuda_c_matmul_source(), "matmul_shared",
+                               ["pointer"] * 3 + ["int32"] * 3)
     ptrs = [struct.pack("<Q", x.device_ctypes_pointer) for x in (dA, dB, dC)]
     dims = [struct.pack("<i", size)] * 3
     c_time = per_call(lambda: c_kernel.launch((grid[0], grid[1], 1), (16, 16, 1), 0, 0,

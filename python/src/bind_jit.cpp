@@ -15,6 +15,7 @@
 
 #include "bindings.hpp"
 #include "cudakit/array.hpp"
+#include "cudakit/array_view.hpp"
 #include "cudakit/compile_options.hpp"
 #include "cudakit/device.hpp"
 #include "cudakit/error.hpp"
@@ -36,17 +37,24 @@ Dim3 to_dim3(const std::tuple<unsigned, unsigned, unsigned>& t) {
 
 class JitKernel {
  public:
-  JitKernel(const std::string& source, const std::string& name, bool debug, bool line_info,
-            bool fast_math, int max_registers)
+  // `param_types`: what the translator declared for each parameter, in
+  // NumPy's names: "float32" for a scalar, "pointer", "array:float32:2" for an
+  // ArrayView<float, 2>. The launch describes the arguments by these (the
+  // layout read back from PTX cannot tell a 64-bit integer from a pointer).
+  JitKernel(const std::string& source, const std::string& name,
+            const std::vector<std::string>& param_types, bool debug, bool line_info, bool fast_math,
+            int max_registers)
       : module_(compile_source(source, debug, line_info, fast_math, max_registers)),
         kernel_(module_.kernel(name)) {
     const auto& params = kernel_.params().params;
-    if (params.size() > max_jit_params)
-      throw ArgumentError("cuda.jit", "the kernel has " + std::to_string(params.size()) +
-                                          " parameters, at most " + std::to_string(max_jit_params) +
-                                          " are supported");
+    if (params.size() > max_jit_params || params.size() != param_types.size())
+      throw ArgumentError("cuda.jit", "the compiled kernel has " + std::to_string(params.size()) +
+                                          " parameters, the translation declared " +
+                                          std::to_string(param_types.size()) + " (at most " +
+                                          std::to_string(max_jit_params) + ")");
     infos_.reserve(params.size());
-    for (const Param& p : params) infos_.push_back(ArgInfo{p.kind, p.scalar, p.size, "argument"});
+    for (std::size_t i = 0; i < params.size(); ++i)
+      infos_.push_back(describe_param(param_types[i], params[i]));
   }
 
   // `args`: one bytes object per parameter, holding exactly its bytes (the
@@ -122,6 +130,34 @@ class JitKernel {
   }
 
  private:
+  static ArgInfo describe_param(const std::string& spec, const Param& param) {
+    if (spec.rfind("array:", 0) == 0) {
+      const auto colon = spec.find(':', 6);
+      const auto dtype = parse_dtype(spec.substr(6, colon - 6));
+      const int ndim = std::stoi(spec.substr(colon + 1));
+      if (!dtype || ndim < 0 || ndim > max_view_ndim)
+        throw ArgumentError("cuda.jit", "bad array parameter description '" + spec + "'");
+      return ArgInfo{ParamKind::aggregate, ScalarType::unknown, param.size,
+                     detail::array_view_type_name(*dtype, ndim)};
+    }
+    if (spec == "pointer") return ArgInfo{ParamKind::pointer, ScalarType::unknown, 8, "pointer"};
+    struct Known {
+      const char* name;
+      ScalarType type;
+      std::size_t size;
+    };
+    static const Known scalars[] = {
+        {"boolean", ScalarType::boolean, 1}, {"int8", ScalarType::i8, 1},
+        {"uint8", ScalarType::u8, 1},        {"int16", ScalarType::i16, 2},
+        {"uint16", ScalarType::u16, 2},      {"int32", ScalarType::i32, 4},
+        {"uint32", ScalarType::u32, 4},      {"int64", ScalarType::i64, 8},
+        {"uint64", ScalarType::u64, 8},      {"float32", ScalarType::f32, 4},
+        {"float64", ScalarType::f64, 8}};
+    for (const Known& known : scalars)
+      if (spec == known.name) return ArgInfo{ParamKind::scalar, known.type, known.size, known.name};
+    throw ArgumentError("cuda.jit", "bad parameter description '" + spec + "'");
+  }
+
   // A Python int / float / bool as the bytes of `type`, in `slot`.
   static bool store_scalar(PyObject* a, ScalarType type, std::uint64_t& slot) {
     const bool is_float = PyFloat_Check(a);
@@ -332,8 +368,9 @@ class JitLauncher {
 
 void bind_jit(nb::module_& m) {
   nb::class_<JitKernel>(m, "JitKernel")
-      .def(nb::init<const std::string&, const std::string&, bool, bool, bool, int>(),
-           nb::arg("source"), nb::arg("name"), nb::arg("debug") = false,
+      .def(nb::init<const std::string&, const std::string&, const std::vector<std::string>&, bool,
+                    bool, bool, int>(),
+           nb::arg("source"), nb::arg("name"), nb::arg("param_types"), nb::arg("debug") = false,
            nb::arg("line_info") = false, nb::arg("fast_math") = false, nb::arg("max_registers") = 0)
       .def("launch", &JitKernel::launch, nb::arg("grid"), nb::arg("block"), nb::arg("shared"),
            nb::arg("stream"), nb::arg("args"))

@@ -64,8 +64,11 @@ class _Specialization:
     def __init__(self, translation: KernelTranslation, options: dict[str, Any]) -> None:
         self.translation = translation
         self.arg_types = translation.arg_types
+        param_types = [a.name if isinstance(a, t.Scalar) else
+                       f"array:{a.dtype.dtype.name}:{a.ndim}" for a in self.arg_types]  # type: ignore
         self.kernel = _core.JitKernel(
-            translation.source, translation.kernel_name, debug=bool(options.get("debug")),
+            translation.source, translation.kernel_name, param_types,
+            debug=bool(options.get("debug")),
             line_info=bool(options.get("lineinfo")), fast_math=bool(options.get("fastmath")),
             max_registers=int(options.get("max_registers") or 0))
         self.scalar_formats = ["<" + _PACK[a.name] if isinstance(a, t.Scalar) else ""
