@@ -174,7 +174,9 @@ def close() -> None:
 
 class _Context:
     def get_memory_info(self) -> tuple[int, int]:
-        return (0, 0)
+        """(free, total) bytes of device memory."""
+        from .. import driver
+        return tuple(driver.mem_get_info())  # type: ignore[return-value]
 
     def synchronize(self) -> None:
         synchronize()

@@ -22,6 +22,10 @@ struct ArrayView {
   long long shape[N];
   long long strides[N];  // in elements
 };
+template <class T>
+struct ArrayView<T, 0> {  // a 0-d array: one element
+  T* data;
+};
 #endif
 """
 
