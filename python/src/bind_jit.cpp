@@ -219,7 +219,8 @@ class JitKernel {
     options.debug = debug;
     options.line_info = line_info;
     options.fast_math = fast_math;
-    if (max_registers > 0)
+    // A register limit means nothing to the host compiler of the CPU backend.
+    if (max_registers > 0 && Device::current().backend_kind() == BackendKind::cuda)
       options.extra_flags.push_back("--maxrregcount=" + std::to_string(max_registers));
     return compile(source, options, Device::current());
   }

@@ -220,3 +220,11 @@ def test_views_by_partial_indexing_and_slices():
     np.testing.assert_allclose(sums.copy_to_host(), a.sum(axis=1))
     np.testing.assert_allclose(tails.copy_to_host(), a[:, -3] + 3)
     np.testing.assert_allclose(evens.copy_to_host(), a[:, ::2].sum(axis=1) + a[:, -1])
+
+
+def test_jit_options_compile_on_every_backend():
+    options = cuda.jit(fastmath=True, lineinfo=True, max_registers=32, cache=True)
+    kernel = options(k.fill_host.py_func)
+    out = cuda.device_array(N, np.int32)
+    kernel[3, 32](out)
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(N) * 2)
