@@ -100,10 +100,15 @@ print(f"{{elapsed * 1e3:.3f}}")
 '''
 
 
-def run_python(code: str, env: dict[str, str] | None = None, timeout: int = 600) -> str:
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(code)
-        path = f.name
+SCRIPTS = Path(tempfile.mkdtemp(prefix="cudakit_jit_bench_"))
+
+
+def run_python(code: str, env: dict[str, str] | None = None, timeout: int = 600,
+               name: str | None = None) -> str:
+    """Runs `code` as a script in a fresh process; `name` fixes the script's
+    path (the generated source names it in #line, so a cache hit needs it)."""
+    path = str(SCRIPTS / (name or f"script_{time.time_ns()}.py"))
+    Path(path).write_text(code)
     try:
         full_env = dict(os.environ, **(env or {}))
         result = subprocess.run([sys.executable, path], capture_output=True, text=True,
@@ -133,12 +138,13 @@ def first_call(import_line: str, env: dict[str, str], repeats: int,
     fixed = f"{os.getpid()}_{time.time_ns()}"
     if same_kernel:  # populate the cache
         run_python(FIRST_CALL.format(import_line=import_line, tag=fixed,
-                                     kernel=VECTOR_ADD.format(tag=fixed)), env)
+                                     kernel=VECTOR_ADD.format(tag=fixed)), env,
+                   name=f"first_call_{fixed}.py")
     for r in range(repeats):
         tag = fixed if same_kernel else f"{os.getpid()}_{time.time_ns()}_{r}"
         code = FIRST_CALL.format(import_line=import_line, tag=tag,
                                  kernel=VECTOR_ADD.format(tag=tag))
-        times.append(float(run_python(code, env).split()[0]))
+        times.append(float(run_python(code, env, name=f"first_call_{tag}.py").split()[0]))
     return float(np.median(times))
 
 

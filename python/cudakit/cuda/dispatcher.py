@@ -64,8 +64,10 @@ class _Specialization:
     def __init__(self, translation: KernelTranslation, options: dict[str, Any]) -> None:
         self.translation = translation
         self.arg_types = translation.arg_types
+        # (NumPy's dtype.name costs ~15 ms the first time it is asked for.)
         param_types = [a.name if isinstance(a, t.Scalar) else
-                       f"array:{a.dtype.dtype.name}:{a.ndim}" for a in self.arg_types]  # type: ignore
+                       f"array:{'bool' if a.dtype.kind == 'b' else a.dtype.name}:{a.ndim}"
+                       for a in self.arg_types]  # type: ignore[union-attr]
         self.kernel = _core.JitKernel(
             translation.source, translation.kernel_name, param_types,
             debug=bool(options.get("debug")),
