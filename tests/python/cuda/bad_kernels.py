@@ -1,7 +1,5 @@
 """Kernels that must be refused (or must stop) with a clear message."""
 
-import numpy as np
-
 from cudakit import cuda
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from cudakit import _core
 from cudakit.cuda import Dispatcher
 
 GENERATED: dict[str, str] = {}

@@ -4,7 +4,6 @@ are not multiples of the block."""
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest

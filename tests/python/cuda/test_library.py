@@ -8,8 +8,6 @@ import subprocess
 import sys
 
 import numpy as np
-import pytest
-
 from cudakit import cuda
 from cudakit.cuda.random import _splitmix, create_xoroshiro128p_states
 

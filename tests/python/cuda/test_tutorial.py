@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 TUTORIAL = Path(__file__).parent / "tutorial"
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import math
-import types as pytypes
 from typing import Any
 
 import numpy as np
@@ -510,7 +509,7 @@ class FunctionTranslator(OperatorsMixin):
         if self.is_kernel or self.return_type in (None, t.none):
             self.emit("return;")
         else:
-            self.emit(f"return {{}};")
+            self.emit("return {};")
 
     def stmt_Assert(self, node: ast.Assert) -> None:
         if not self.debug:

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import intrinsics
 from . import types as t
-from .values import NO_VALUE, StaticArray, Val
+from .values import NO_VALUE, Val
 
 if TYPE_CHECKING:
     from .codegen import FunctionTranslator

@@ -86,7 +86,6 @@ class ArrayT(Type):
     space: str = "global"  # global, shared, local, const
 
     def __str__(self) -> str:
-        dims = ", ".join([":"] * self.ndim)
         return f"array({self.dtype}, {self.ndim}d, {self.layout})"
 
     @property
