@@ -96,6 +96,8 @@ class OperatorsMixin:
                                     f"{self.cast(b, rt)})")
         else:
             raise self.unsupported(f"the operator {type(op).__name__}", node)
+        if isinstance(folded, int) and not -(2**63) <= folded < 2**63:
+            folded = NO_VALUE  # wraps in the kernel's type: leave it to the compiler
         if folded is not NO_VALUE and isinstance(result.type, t.Scalar):
             result.py = folded
             result.code = self.cast(Val(result.type, "", folded), result.type) \
