@@ -294,9 +294,10 @@ class Dispatcher:
         return sources if signature is None else next(iter(sources.values()))
 
     def inspect_asm(self, signature: Any = None) -> Any:
-        """PTX on the GPU; on the CPU backend, the generated C++ it ran."""
+        """The PTX (NVRTC for compute_90 where the loaded code kept none, as
+        on the CPU backend; the generated C++ when NVRTC is missing)."""
         chosen = self._select(signature)
-        asm = {k: (s.kernel.ptx or s.translation.source) for k, s in chosen.items()}
+        asm = {k: s.kernel.ptx or _ptx_of(s.translation.source) for k, s in chosen.items()}
         return asm if signature is None else next(iter(asm.values()))
 
     def inspect_types(self, file: Any = None) -> None:
@@ -311,6 +312,13 @@ class Dispatcher:
     @property
     def overloads(self) -> dict[tuple[t.Type, ...], _Specialization]:
         return self.specializations
+
+
+def _ptx_of(source: str) -> str:
+    try:
+        return _core.jit_compile_for_gpu(source, "compute_90")
+    except Exception:  # noqa: BLE001 (no NVRTC here: show what ran)
+        return source
 
 
 def _pack_interface(value: Any) -> bytes:

@@ -227,3 +227,9 @@ def test_jit_options_compile_on_every_backend():
     out = cuda.device_array(N, np.int32)
     kernel[3, 32](out)
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(N) * 2)
+
+
+def test_inspect_asm_gives_ptx_where_nvrtc_exists():
+    k.fill_host[1, 32](cuda.device_array(5, np.int32))
+    asm = next(iter(k.fill_host.inspect_asm().values()))
+    assert ".entry fill_host" in asm or "#line" in asm
