@@ -60,8 +60,8 @@ def returns_a_value(out):
 
 
 @cuda.jit
-def iterates_over_a_list(out):
-    for v in out:
+def iterates_over_a_tuple(out):
+    for v in (1, 2):
         out[0] = v
 
 

@@ -303,3 +303,13 @@ def views_in_kernel(a, sums, tails, evens):
         every_other = a[i, ::2]
         reversed_row = a[i, ::-1]
         evens[i] = row_sum(every_other) + reversed_row[0]
+
+
+@cuda.jit
+def sum_by_iteration(rows, out):
+    i = cuda.grid(1)
+    if i < rows.shape[0]:
+        total = 0.0
+        for value in rows[i]:
+            total += value
+        out[i] = total

@@ -233,3 +233,10 @@ def test_inspect_asm_gives_ptx_where_nvrtc_exists():
     k.fill_host[1, 32](cuda.device_array(5, np.int32))
     asm = next(iter(k.fill_host.inspect_asm().values()))
     assert ".entry fill_host" in asm or "#line" in asm
+
+
+def test_for_over_a_one_dimensional_array():
+    rows = RNG.standard_normal((13, 6))
+    out = cuda.device_array(13, np.float64)
+    launch_1d(k.sum_by_iteration, 13, cuda.to_device(rows), out, block=8)
+    np.testing.assert_allclose(out.copy_to_host(), rows.sum(axis=1))

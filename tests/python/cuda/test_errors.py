@@ -52,9 +52,9 @@ def test_list_built_in_a_kernel():
     assert f"line {line_of('builds_a_list', '[1, 2, 3]')}" in str(info.value)
 
 
-def test_iteration_over_an_array_and_whole_array_arithmetic():
+def test_iteration_over_a_tuple_and_whole_array_arithmetic():
     with pytest.raises(cuda.UnsupportedError, match="range"):
-        bad.iterates_over_a_list[1, 1](out_array())
+        bad.iterates_over_a_tuple[1, 1](out_array())
     with pytest.raises(cuda.UnsupportedError, match="whole arrays"):
         bad.whole_array_arithmetic[1, 1](out_array())
 

@@ -425,8 +425,8 @@ class FunctionTranslator(OperatorsMixin):
         if not (isinstance(iterator, ast.Call) and isinstance(iterator.func, ast.Name)
                 and iterator.func.id == "range"
                 and self.parsed.lookup("range")[1] is range and "range" not in self.locals):
-            raise self.unsupported("for loops run over range(...) only (iterating over "
-                                   f"{_construct(iterator)} is not supported)", node)
+            self.for_over_array(node)
+            return
         if iterator.keywords or not 1 <= len(iterator.args) <= 3:
             raise self.typing_error("range() takes 1 to 3 integer arguments", iterator)
         args = [self.expr(a) for a in iterator.args]
@@ -461,6 +461,23 @@ class FunctionTranslator(OperatorsMixin):
                       f"{counter} > {end}; {counter} += {stride}) {{")
         self.indent += 1
         self.assign(node.target, Val(index_type, counter), node)
+        self.indent -= 1
+        self.block(node.body)
+        self.emit("}")
+
+    def for_over_array(self, node: ast.For) -> None:
+        """`for x in a` over the first axis of an array (elements of a 1-d one)."""
+        array = self.expr(node.iter)
+        if not isinstance(array.type, t.ArrayT) or array.type.ndim != 1:
+            raise self.unsupported("for loops run over range(...) or a 1-d array (iterating "
+                                   f"over {_construct(node.iter)} is not supported)", node)
+        counter, end = self.fresh("i"), self.fresh("stop")
+        extent = self.extent(array, 0)
+        self.emit(f"for (long long {counter} = 0, {end} = {extent}; {counter} < {end}; "
+                  f"++{counter}) {{")
+        self.indent += 1
+        element = self.element_ref(array, Val(t.int64, counter), node.iter)
+        self.assign(node.target, Val(array.type.dtype, element), node)
         self.indent -= 1
         self.block(node.body)
         self.emit("}")
