@@ -113,8 +113,8 @@ class Dispatcher:
     def compile(self, arg_types: tuple[t.Type, ...]) -> _Specialization:
         spec = self.specializations.get(arg_types)
         if spec is None:
-            # A kernel is translated against the globals' values of now: a
-            # fresh parse picks up a redefined function in a notebook.
+            # Globals and closure variables are read now and frozen into
+            # this specialization, as Numba does at compile time.
             translation = translate_kernel(self.parsed, arg_types, self.options)
             spec = _Specialization(translation, self.options)
             self.specializations[arg_types] = spec
