@@ -240,3 +240,18 @@ def test_for_over_a_one_dimensional_array():
     out = cuda.device_array(13, np.float64)
     launch_1d(k.sum_by_iteration, 13, cuda.to_device(rows), out, block=8)
     np.testing.assert_allclose(out.copy_to_host(), rows.sum(axis=1))
+
+
+CAPTURED = cuda.to_device(np.arange(10, dtype=np.float32))
+
+
+def test_global_device_array_is_captured_by_pointer():
+    @cuda.jit
+    def read_captured(out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = CAPTURED[i] * 2
+
+    out = cuda.device_array(10, np.float32)
+    read_captured[1, 32](out)
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(10) * 2)

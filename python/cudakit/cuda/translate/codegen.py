@@ -202,11 +202,32 @@ class FunctionTranslator(OperatorsMixin):
             return Val(ty, code)
         if isinstance(value, str):
             return Val(t.string, "", value)
-        device_array = getattr(value, "__cuda_array_interface__", None)
-        if device_array is not None:
-            raise self.unsupported("a device array used as a global in a kernel: pass it as "
-                                   "an argument instead", node)
+        interface = getattr(value, "__cuda_array_interface__", None)
+        if interface is not None:
+            return self.captured_device_array(interface, node)
         return Val(None, "", value)
+
+    def captured_device_array(self, interface: dict[str, Any], node: ast.AST) -> Val:
+        """A device array named as a global: its address is captured into the
+        code (as Numba does), so another array means another compile."""
+        dtype = np.dtype(interface["typestr"])
+        scalar = t.from_dtype(dtype)
+        shape = tuple(int(n) for n in interface["shape"])
+        strides = interface.get("strides")
+        if strides is None:
+            elements, step = [], 1
+            for n in reversed(shape):
+                elements.insert(0, step)
+                step *= n
+        else:
+            elements = [int(s) // dtype.itemsize for s in strides]
+        layout = t.layout_from(shape, strides, dtype.itemsize)
+        ty = t.ArrayT(scalar, len(shape), layout)
+        address = int(interface["data"][0])
+        code = (f"{ty.view_ctype}{{({scalar.ctype}*){address:#x}ULL, "
+                f"{{{', '.join(f'{n}LL' for n in shape)}}}, "
+                f"{{{', '.join(f'{s}LL' for s in elements)}}}}}")
+        return Val(ty, code)
 
     # ---- the function --------------------------------------------------------------
     def translate_body(self) -> None:
