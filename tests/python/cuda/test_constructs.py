@@ -255,3 +255,10 @@ def test_global_device_array_is_captured_by_pointer():
     out = cuda.device_array(10, np.float32)
     read_captured[1, 32](out)
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(10) * 2)
+
+
+def test_numpy_ufunc_on_arrays_inside_a_kernel():
+    x = RNG.standard_normal(23).astype(np.float32)
+    out = cuda.device_array(23, np.float32)
+    k.ufunc_in_kernel[1, 32](cuda.to_device(x), out)
+    np.testing.assert_allclose(out.copy_to_host(), np.sin(x), rtol=1e-6)
