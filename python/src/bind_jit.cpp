@@ -141,6 +141,9 @@ class JitKernel {
                      detail::array_view_type_name(*dtype, ndim)};
     }
     if (spec == "pointer") return ArgInfo{ParamKind::pointer, ScalarType::unknown, 8, "pointer"};
+    if (spec.rfind("struct:", 0) == 0)  // a tuple of numbers, as a struct of its bytes
+      return ArgInfo{ParamKind::aggregate, ScalarType::unknown,
+                     static_cast<std::size_t>(std::stoull(spec.substr(7))), "tuple"};
     struct Known {
       const char* name;
       ScalarType type;

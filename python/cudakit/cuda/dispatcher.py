@@ -58,6 +58,37 @@ def _stream_handle(stream: Any) -> int:
     raise TypeError(f"not a stream: {stream!r}")
 
 
+def _tuple_layout(ty: t.TupleT) -> str:
+    """struct's format for the C struct a tuple of numbers travels in:
+    each field at its natural alignment, the size a multiple of the largest."""
+    fmt, offset, widest = "<", 0, 1
+    for item in ty.items:
+        size = max(1, item.bits // 8)  # type: ignore[union-attr]
+        pad = (-offset) % size
+        fmt += "x" * pad + _PACK[item.name]  # type: ignore[union-attr]
+        offset += pad + size
+        widest = max(widest, size)
+    return fmt + "x" * ((-offset) % widest)
+
+
+def _pack_format(ty: t.Type) -> str:
+    if isinstance(ty, t.Scalar):
+        return "<" + _PACK[ty.name]
+    if isinstance(ty, t.TupleT):
+        return _tuple_layout(ty)
+    return ""
+
+
+def _param_spec(ty: t.Type) -> str:
+    """How JitKernel is told what each parameter is."""
+    if isinstance(ty, t.Scalar):
+        return ty.name
+    if isinstance(ty, t.TupleT):
+        return f"struct:{struct.calcsize(_tuple_layout(ty))}"
+    assert isinstance(ty, t.ArrayT)
+    return f"array:{'bool' if ty.dtype.kind == 'b' else ty.dtype.name}:{ty.ndim}"
+
+
 class _Specialization:
     """One compiled kernel for one tuple of argument types."""
 
@@ -65,16 +96,13 @@ class _Specialization:
         self.translation = translation
         self.arg_types = translation.arg_types
         # (NumPy's dtype.name costs ~15 ms the first time it is asked for.)
-        param_types = [a.name if isinstance(a, t.Scalar) else
-                       f"array:{'bool' if a.dtype.kind == 'b' else a.dtype.name}:{a.ndim}"
-                       for a in self.arg_types]  # type: ignore[union-attr]
+        param_types = [_param_spec(a) for a in self.arg_types]
         self.kernel = _core.JitKernel(
             translation.source, translation.kernel_name, param_types,
             debug=bool(options.get("debug")),
             line_info=bool(options.get("lineinfo")), fast_math=bool(options.get("fastmath")),
             max_registers=int(options.get("max_registers") or 0))
-        self.scalar_formats = ["<" + _PACK[a.name] if isinstance(a, t.Scalar) else ""
-                               for a in self.arg_types]
+        self.scalar_formats = [_pack_format(a) for a in self.arg_types]
         self.max_threads = self.kernel.max_threads_per_block
 
 
@@ -258,10 +286,13 @@ class Dispatcher:
         copy_back = []
         for value, ty, fmt in zip(args, arg_types, spec.scalar_formats):
             if fmt:
+                values = value if isinstance(ty, t.TupleT) else (value,)
                 try:
-                    packed.append(struct.pack(fmt, value))
+                    packed.append(struct.pack(fmt, *values))
                 except struct.error:
-                    packed.append(struct.pack(fmt, ty.dtype.type(value)))  # type: ignore
+                    items = ty.items if isinstance(ty, t.TupleT) else (ty,)
+                    packed.append(struct.pack(fmt, *(it.dtype.type(v)  # type: ignore
+                                                     for it, v in zip(items, values))))
                 continue
             if isinstance(value, DeviceNDArray):
                 packed.append(value._packed)

@@ -319,3 +319,11 @@ def sum_by_iteration(rows, out):
 def ufunc_in_kernel(x, out):
     if cuda.grid(1) == 0:
         np.sin(x, out)
+
+
+@cuda.jit
+def tuple_argument(params, out):
+    i = cuda.grid(1)
+    scale, offset, flag = params
+    if i < out.size:
+        out[i] = i * scale + offset + params[2]

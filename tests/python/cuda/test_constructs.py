@@ -262,3 +262,11 @@ def test_numpy_ufunc_on_arrays_inside_a_kernel():
     out = cuda.device_array(23, np.float32)
     k.ufunc_in_kernel[1, 32](cuda.to_device(x), out)
     np.testing.assert_allclose(out.copy_to_host(), np.sin(x), rtol=1e-6)
+
+
+def test_tuple_of_numbers_as_a_kernel_argument():
+    out = cuda.device_array(N, np.float64)
+    launch_1d(k.tuple_argument, N, (2.5, 3, True), out)
+    np.testing.assert_allclose(out.copy_to_host(), np.arange(N) * 2.5 + 3 + 1)
+    launch_1d(k.tuple_argument, N, (np.float32(0.5), np.int8(-2), 7), out)
+    np.testing.assert_allclose(out.copy_to_host(), np.arange(N) * 0.5 - 2 + 7)

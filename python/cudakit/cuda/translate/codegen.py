@@ -169,7 +169,9 @@ class FunctionTranslator(OperatorsMixin):
         if name in self.locals:
             ty = self.locals[name]
             if isinstance(ty, t.TupleT):
-                return self.tuple_value([Val(it, f"{c_name(name)}_{i}")
+                # A tuple parameter is a struct; a tuple local, one variable per item.
+                form = "{}.f{}" if name in self.parsed.arg_names else "{}_{}"
+                return self.tuple_value([Val(it, form.format(c_name(name), i))
                                          for i, it in enumerate(ty.items)])
             return Val(ty, c_name(name))
         found, value = self.parsed.lookup(name)
@@ -271,9 +273,8 @@ class FunctionTranslator(OperatorsMixin):
     def signature(self) -> str:
         params = []
         for name, ty in zip(self.parsed.arg_names, self.arg_types):
-            if isinstance(ty, t.TupleT):
-                raise self.unsupported("tuple arguments are not supported; pass the items",
-                                       self.parsed.tree)
+            if isinstance(ty, t.TupleT) and not all(isinstance(i, t.Scalar) for i in ty.items):
+                raise self.unsupported("tuple arguments hold numbers only", self.parsed.tree)
             params.append(f"{self.ctype(ty)} {c_name(name)}")
         if self.is_kernel:
             head = 'extern "C" __global__ void'
@@ -407,6 +408,8 @@ class FunctionTranslator(OperatorsMixin):
                     f" and here {val.type}; a variable keeps one type in a kernel", node)
             self.locals[name] = merged
         ty = self.locals[name]
+        if isinstance(ty, t.TupleT) and name in self.parsed.arg_names:
+            raise self.unsupported(f"assigning to the tuple parameter '{name}'", node)
         if isinstance(ty, t.TupleT):
             assert val.items is not None
             for i, (item, it) in enumerate(zip(val.items, ty.items)):
