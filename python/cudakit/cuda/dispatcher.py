@@ -14,7 +14,7 @@ import numpy as np
 from .. import _core
 from .device_array import DeviceNDArray, to_device
 from .translate import types as t
-from .translate.errors import SourceLocation, TypingError
+from .translate.errors import SourceLocation, TranslationError, TypingError
 from .translate.parse import ParsedFunction, parse_function
 from .translate.program import Program
 from .translate.typing import KernelTranslation, translate_device, translate_kernel
@@ -97,11 +97,22 @@ class _Specialization:
         self.arg_types = translation.arg_types
         # (NumPy's dtype.name costs ~15 ms the first time it is asked for.)
         param_types = [_param_spec(a) for a in self.arg_types]
-        self.kernel = _core.JitKernel(
-            translation.source, translation.kernel_name, param_types,
-            debug=bool(options.get("debug")),
-            line_info=bool(options.get("lineinfo")), fast_math=bool(options.get("fastmath")),
-            max_registers=int(options.get("max_registers") or 0))
+        try:
+            self.kernel = _core.JitKernel(
+                translation.source, translation.kernel_name, param_types,
+                debug=bool(options.get("debug")),
+                line_info=bool(options.get("lineinfo")),
+                fast_math=bool(options.get("fastmath")),
+                max_registers=int(options.get("max_registers") or 0))
+        except Exception as error:
+            if "compil" not in str(error):
+                raise
+            # The translator should only emit C++ that compiles: a failure
+            # here is a cudakit bug, reported with the Python lines it names.
+            raise TranslationError(
+                "the CUDA C++ generated for this kernel did not compile (a cudakit bug: "
+                "please report it with this message); the compiler said, at the Python "
+                f"lines its #line directives point to:\n{error}") from error
         self.scalar_formats = [_pack_format(a) for a in self.arg_types]
         self.max_threads = self.kernel.max_threads_per_block
 
