@@ -189,14 +189,19 @@ def current_context() -> _Context:
 # ---- streams and events ---------------------------------------------------------------------
 
 class Stream:
-    """A stream handle; 0 is the default stream. Work on the CPU backend and
-    on the default stream is ordered; synchronize() waits for it."""
+    """A stream (cuda.stream()) or the default one (handle 0). Kernels
+    launched on it run in its order; copies of device arrays are made on the
+    default stream, which waits for other (blocking) streams."""
 
-    def __init__(self, handle: int = 0) -> None:
+    def __init__(self, handle: int = 0, native: Any = None) -> None:
         self.handle = handle
+        self._native = native  # a cudakit.driver.Stream that owns the handle
 
     def synchronize(self) -> None:
-        synchronize()
+        if self._native is not None:
+            self._native.synchronize()
+        else:
+            synchronize()
 
     def __enter__(self) -> "Stream":
         return self
@@ -212,7 +217,10 @@ class Stream:
 
 
 def stream() -> Stream:
-    return Stream(0)
+    """A new stream (cudakit.driver.Stream underneath)."""
+    from .. import driver
+    native = driver.Stream()
+    return Stream(int(native.handle), native)
 
 
 def default_stream() -> Stream:

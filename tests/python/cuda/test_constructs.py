@@ -270,3 +270,13 @@ def test_tuple_of_numbers_as_a_kernel_argument():
     np.testing.assert_allclose(out.copy_to_host(), np.arange(N) * 2.5 + 3 + 1)
     launch_1d(k.tuple_argument, N, (np.float32(0.5), np.int8(-2), 7), out)
     np.testing.assert_allclose(out.copy_to_host(), np.arange(N) * 0.5 - 2 + 7)
+
+
+def test_launch_on_a_stream():
+    stream = cuda.stream()
+    out = cuda.device_array(N, np.int32)
+    k.fill_host[3, 32, stream](out)
+    stream.synchronize()
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(N) * 2)
+    with stream.auto_synchronize():
+        k.fill_host[3, 32, stream, 0](out)
