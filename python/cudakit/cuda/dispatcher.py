@@ -38,7 +38,12 @@ def _dim3(value: Any, what: str) -> tuple[int, int, int]:
     if isinstance(value, (int, np.integer)):
         items = [int(value)]
     elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
+        if not all(isinstance(v, (int, np.integer)) for v in value):
+            raise TypeError(f"{what} must be integers, got {value!r} (use // or math.ceil)")
         items = [int(v) for v in value]
+    elif isinstance(value, float):
+        raise TypeError(f"{what} must be an integer, got the float {value!r} "
+                        "(use // or math.ceil)")
     else:
         raise ValueError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
     if any(v <= 0 for v in items):

@@ -85,6 +85,11 @@ def test_bad_launch_configurations(config):
         bad.simple[config](out_array())
 
 
+def test_float_grid_is_refused():
+    with pytest.raises(TypeError, match="griddim must be an integer, got the float 2.5"):
+        bad.simple[2.5, 32](out_array())
+
+
 def test_argument_that_is_not_an_array_or_number():
     with pytest.raises(cuda.TypingError, match="cannot pass str"):
         bad.simple[1, 1]("text")
