@@ -163,17 +163,35 @@ class JitKernel {
 
   // A Python int / float / bool as the bytes of `type`, in `slot`.
   static bool store_scalar(PyObject* a, ScalarType type, std::uint64_t& slot) {
-    const bool is_float = PyFloat_Check(a);
-    const bool is_int = PyLong_Check(a);  // bool is an int
-    if (!is_float && !is_int) return false;
+    bool is_float = PyFloat_Check(a);
+    bool is_int = PyLong_Check(a);  // bool is an int
     double d = 0;
     long long i = 0;
     if (is_float) {
       d = PyFloat_AS_DOUBLE(a);
-    } else {
+    } else if (is_int) {
       int overflow = 0;
       i = PyLong_AsLongLongAndOverflow(a, &overflow);
       if (overflow != 0) return false;
+    } else if (PyIndex_Check(a)) {  // NumPy integers
+      nb::object index = nb::steal(PyNumber_Index(a));
+      if (!index.is_valid()) {
+        PyErr_Clear();
+        return false;
+      }
+      int overflow = 0;
+      i = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+      if (overflow != 0) return false;
+      is_int = true;
+    } else if (Py_TYPE(a)->tp_as_number != nullptr && Py_TYPE(a)->tp_as_number->nb_float) {
+      d = PyFloat_AsDouble(a);  // NumPy floats (float32 converts exactly)
+      if (d == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      is_float = true;
+    } else {
+      return false;
     }
     auto put = [&slot](auto value) { std::memcpy(&slot, &value, sizeof(value)); };
     switch (type) {

@@ -25,6 +25,9 @@ _PACK = {"boolean": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q", 
 
 _FAST_TYPES: dict[type, t.Type] = {int: t.intern(t.int64), float: t.intern(t.float64),
                                    bool: t.intern(t.boolean)}
+# NumPy scalars keep their type (np.float32(2.5) is a float32 argument).
+for _name, _scalar in t.SCALARS.items():
+    _FAST_TYPES[np.dtype("bool" if _name == "boolean" else _name).type] = t.intern(_scalar)
 
 
 _FAST_TYPE_IDS = {py_type: id(ty) for py_type, ty in _FAST_TYPES.items()}

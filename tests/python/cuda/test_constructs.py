@@ -280,3 +280,20 @@ def test_launch_on_a_stream():
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(N) * 2)
     with stream.auto_synchronize():
         k.fill_host[3, 32, stream, 0](out)
+
+
+def test_numpy_scalar_arguments_keep_their_type():
+    x = RNG.standard_normal(N).astype(np.float32)
+    out = cuda.to_device(np.zeros(N, np.float32))
+
+    @cuda.jit
+    def scale(x, out, alpha, shift):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] * alpha + shift
+
+    for _ in range(2):  # the second call takes the C++ path
+        scale[3, 32](cuda.to_device(x), out, np.float32(1.5), np.int16(-3))
+    np.testing.assert_allclose(out.copy_to_host(), x * np.float32(1.5) - 3, rtol=1e-6)
+    (types,) = scale.specializations
+    assert [str(ty) for ty in types[2:]] == ["float32", "int16"]
