@@ -9,6 +9,7 @@
 
 #include "commands/commands.hpp"
 #include "cudakit/error.hpp"
+#include "debug/debug_commands.hpp"
 
 int main(int argc, char** argv) {
   namespace cli = cudakit::cli;
@@ -72,6 +73,23 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, std::numeric_limits<int>::max()))
       ->capture_default_str();
 
+  cli::RunOptions run;
+  auto* run_cmd = app.add_subcommand(
+      "run", "Run a program with cudakit's checking settings, e.g. run --sanitize -- ./prog");
+  run_cmd->add_flag("--sanitize", run.sanitize,
+                    "CPU backend, kernels under AddressSanitizer + UBSan, runtime preloaded");
+  run_cmd->add_option("COMMAND", run.command, "The program and its arguments (after --)")
+      ->required();
+
+  cli::CheckOptions check;
+  auto* check_cmd = app.add_subcommand(
+      "check", "Run a program under compute-sanitizer; summarise problems per kernel and line");
+  check_cmd->add_option("--tool", check.tool, "memcheck, racecheck, initcheck or synccheck")
+      ->check(CLI::IsMember({"memcheck", "racecheck", "initcheck", "synccheck"}))
+      ->capture_default_str();
+  check_cmd->add_option("COMMAND", check.command, "The program and its arguments (after --)")
+      ->required();
+
   // CLI11 would say only "A subcommand is required" for a mistyped command.
   std::string names;
   bool known = false;
@@ -93,6 +111,8 @@ int main(int argc, char** argv) {
     if (*compile_cmd) return cli::run_compile(compile);
     if (*demo_cmd) return cli::run_demo(demo);
     if (*bench_cmd) return cli::run_bench(bench);
+    if (*run_cmd) return cli::run_run(run);
+    if (*check_cmd) return cli::run_check(check);
   } catch (const cudakit::Error& e) {
     std::cerr << "cudakit: " << e.what() << '\n';
     return 1;

@@ -2,10 +2,12 @@
 // -> compile cache (memory, disk) -> the backend's compiler.
 #include "cudakit/program.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -69,6 +71,7 @@ CompiledCode run_compiler(detail::Backend& backend, std::string_view source,
   detail::CompileRequest request;
   request.source = prepared;
   request.options = options;
+  if (!options.source_name.empty()) request.source_name = options.source_name;
   try {
     return backend.compile(request);
   } catch (const CompileError& e) {
@@ -91,12 +94,24 @@ CompiledCode compile_code(detail::Backend& backend, std::string_view source,
   return code;
 }
 
+// CUDAKIT_LINEINFO=1 turns line information on for every compile: tools
+// that run a whole program (compute-sanitizer through `cudakit check`)
+// cannot change its CompileOptions.
+bool line_info_forced() {
+  static const bool forced = [] {
+    const char* v = std::getenv("CUDAKIT_LINEINFO");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  return forced;
+}
+
 }  // namespace
 
 Module compile(std::string_view source, const CompileOptions& options, const Device& device) {
   detail::Backend& backend = device.backend();
   const std::string prepared = prepare_source(source, options);
   CompileOptions resolved = options;
+  if (line_info_forced()) resolved.line_info = true;
   if (resolved.arch.empty()) resolved.arch = backend.default_arch(device.ordinal());
 
   std::string key;
@@ -133,6 +148,7 @@ CompiledCode compile_only(std::string_view source, const CompileOptions& options
                           BackendKind kind) {
   detail::Backend& backend = detail::backend(kind);
   CompileOptions resolved = options;
+  if (line_info_forced()) resolved.line_info = true;
   if (resolved.arch.empty()) {
     if (kind == BackendKind::cpu) {
       resolved.arch = backend.default_arch(0);

@@ -18,6 +18,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cpu_backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_module.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_stream.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fault_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fiber_stack.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_compiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_scanner.cpp
