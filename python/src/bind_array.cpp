@@ -376,8 +376,16 @@ void bind_gpuarray_class(nb::module_& m) {
             return wrap_pending(s.expr().astype(d), std::move(reads), s.nodes() + 1);
           },
           nb::arg("dtype"), nb::arg("stream").none() = nb::none())
-      .def("copy",
-           [](GPUArrayObject& s) { return wrap(numpy_errors([&] { return s.value().copy(); })); })
+      .def(
+          "copy",
+          [](GPUArrayObject& s, const std::string& order) {
+            // PyCUDA keeps a Fortran-ordered array Fortran-ordered (order 'K' / 'A').
+            const Array& a = s.value();
+            const bool fortran = order == "F" || ((order == "K" || order == "A") &&
+                                                  a.is_f_contiguous() && !a.is_c_contiguous());
+            return wrap(numpy_errors([&] { return a.copy(fortran ? Order::F : Order::C); }));
+          },
+          nb::arg("order") = "K")
       .def(
           "reshape",
           [](GPUArrayObject& s, nb::args shape, const std::string& order) {

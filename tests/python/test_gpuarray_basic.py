@@ -285,3 +285,14 @@ def test_conj_and_mul_add_with_out() -> None:
     c = ga.empty(50, np.float32)
     assert ga.to_gpu(a).mul_add(2, ga.to_gpu(b), 3, out=c) is c
     np.testing.assert_allclose(c.get(), 2 * a + 3 * b, rtol=1e-6)
+
+
+def test_copy_keeps_fortran_order_and_like_order_a() -> None:
+    a = np.asfortranarray(random_array((22, 33), np.float64))
+    g = ga.to_gpu(a)
+    assert g.copy().strides == a.strides
+    assert g.copy(order="C").strides == np.ascontiguousarray(a).strides
+    np.testing.assert_array_equal(g.copy().get(), a)
+    for f in (ga.empty_like, ga.zeros_like, ga.ones_like):
+        assert f(g, order="A").flags.f_contiguous
+        assert f(g, order="C").flags.c_contiguous
