@@ -5,6 +5,7 @@ cudakit_add_test(core_unit_tests
   SOURCES
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_fake_backend.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_kernel_signature_scanner_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_c_types_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_source_text_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_launch_check_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_memory_pool_test.cpp
@@ -30,3 +31,6 @@ cudakit_add_test(core_nvrtc_tests
 # KernelArgs, the run-time built launch, on the CPU backend.
 cudakit_add_test(kernel_args_test SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/kernel_args_test.cpp
   LABELS unit)
+# The backend's matrix-product seam (cuBLAS behind the backend interface).
+cudakit_add_test(backend_gemm_seam_test
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/backend_gemm_seam_test.cpp LABELS unit)
