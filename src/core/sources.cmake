@@ -1,6 +1,7 @@
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/backend_kind.cpp
   ${CMAKE_CURRENT_LIST_DIR}/backend_registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/c_types.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiled_code.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_attribute.cpp
