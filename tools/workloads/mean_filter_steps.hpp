@@ -126,6 +126,16 @@ __device__ __forceinline__ void load_window(const unsigned char* row, int b0, in
     }
   }
 }
+// Row r's window, or zeros outside rows 0..height-1.
+__device__ __forceinline__ void load_row(const unsigned char* input, int r, int height, int b0,
+                                         int row_bytes, bool vector_ok, unsigned w[6]) {
+  if (r >= 0 && r < height) {
+    load_window(input + (size_t)r * row_bytes, b0, row_bytes, vector_ok, w);
+  } else {
+#pragma unroll
+    for (int k = 0; k < 6; ++k) w[k] = 0;
+  }
+}
 __global__ void mean_filter_vectorized(const unsigned char* __restrict__ input,
                                        unsigned char* __restrict__ output, int width, int height) {
   const int row_bytes = width * CH;
@@ -135,23 +145,20 @@ __global__ void mean_filter_vectorized(const unsigned char* __restrict__ input,
   const bool vector_ok = (row_bytes % 16) == 0;  // every row starts 16-byte aligned
   const int y_end = min(y0 + ROWS, height);
   unsigned h0[16], h1[16], h2[16];  // horizontal sums of rows y-1, y, y+1
-  unsigned centre[6], next_centre[6];
-  unsigned w[6];
+  unsigned centre[6];
+  unsigned w[6], ahead[6];  // this row's window, and the next row's (loaded early)
 #pragma unroll
   for (int i = 0; i < 16; ++i) h0[i] = h1[i] = 0;
-  for (int k = 0; k < 6; ++k) centre[k] = 0;
-  // Rows y0-1 and y0 first, then one new row per output row.
-  for (int r = y0 - 1; r <= y_end; ++r) {
-    if (r >= 0 && r < height) {
-      load_window(input + (size_t)r * row_bytes, b0, row_bytes, vector_ok, w);
-    } else {
 #pragma unroll
-      for (int k = 0; k < 6; ++k) w[k] = 0;
-    }
+  for (int k = 0; k < 6; ++k) centre[k] = 0;
+  load_row(input, y0 - 1, height, b0, row_bytes, vector_ok, w);
+  // Rows y0-1 and y0 first, then one new row per output row. The next row
+  // is requested before this one is used, so each thread keeps two rows of
+  // loads in flight (a memory-bound kernel needs the bytes in flight).
+  for (int r = y0 - 1; r <= y_end; ++r) {
+    load_row(input, r + 1, r + 1 <= y_end ? height : 0, b0, row_bytes, vector_ok, ahead);
 #pragma unroll
     for (int i = 0; i < 16; ++i) h2[i] = byte_at(w, i - 3) + byte_at(w, i) + byte_at(w, i + 3);
-#pragma unroll
-    for (int k = 0; k < 6; ++k) next_centre[k] = w[k];
     const int y = r - 1;  // the output row whose window is now complete
     if (y >= y0 && y < y_end) {
       const bool border_row = y == 0 || y == height - 1;
@@ -167,8 +174,9 @@ __global__ void mean_filter_vectorized(const unsigned char* __restrict__ input,
       if (vector_ok) {
         *reinterpret_cast<uint4*>(dst + b0) = make_uint4(out[0], out[1], out[2], out[3]);
       } else {
-        for (int i = 0; i < 16 && b0 + i < row_bytes; ++i)
-          dst[b0 + i] = (unsigned char)(out[i >> 2] >> (8 * (i & 3)));
+#pragma unroll
+        for (int i = 0; i < 16; ++i)  // constant indices keep out[] in registers
+          if (b0 + i < row_bytes) dst[b0 + i] = (unsigned char)(out[i >> 2] >> (8 * (i & 3)));
       }
     }
 #pragma unroll
@@ -177,7 +185,10 @@ __global__ void mean_filter_vectorized(const unsigned char* __restrict__ input,
       h1[i] = h2[i];
     }
 #pragma unroll
-    for (int k = 0; k < 6; ++k) centre[k] = next_centre[k];
+    for (int k = 0; k < 6; ++k) {
+      centre[k] = w[k];
+      w[k] = ahead[k];
+    }
   }
 }
 )";
