@@ -29,7 +29,7 @@ from .device_array import (  # noqa: E402,F401
     DeviceNDArray, device_array, device_array_like, is_cuda_array, to_device)
 from .dispatcher import Dispatcher, NumbaPerformanceWarning  # noqa: E402,F401
 from .reduction import Reduce, reduce  # noqa: E402,F401
-from .translate import types  # noqa: E402,F401
+from . import types  # noqa: E402,F401
 from .translate.errors import TypingError, UnsupportedError  # noqa: E402,F401
 from .translate.types import (  # noqa: E402,F401
     boolean, float32, float64, int8, int16, int32, int64, intp, uint8, uint16, uint32, uint64)

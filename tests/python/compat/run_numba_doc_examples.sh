@@ -8,7 +8,8 @@
 #
 # PYTHON: the interpreter with cudakit installed (default: .venv/bin/python,
 # else python3). WORKDIR: where the sdist goes (default: a new temporary dir).
-# Extra pytest arguments: PYTEST_ARGS="-x -k vecadd". The backend is the CPU
+# Extra pytest arguments: PYTEST_ARGS="-x", a selection: PYTEST_K="vecadd or matmul".
+# The backend is the CPU
 # one unless CUDAKIT_BACKEND says otherwise.
 #
 # Only import lines are rewritten: `from numba import cuda` and
@@ -116,7 +117,7 @@ done
 
 cd examples
 set +e
-"$python" -m pytest -v -rfEs -p no:cacheprovider ${PYTEST_ARGS:-} test_*.py > pytest.log 2>&1
+"$python" -m pytest -v -rfEs -p no:cacheprovider ${PYTEST_ARGS:-} ${PYTEST_K:+-k "$PYTEST_K"} test_*.py > pytest.log 2>&1
 status=$?
 set -e
 cat pytest.log

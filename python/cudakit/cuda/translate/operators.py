@@ -4,6 +4,7 @@ indexing, attributes and calls (intrinsics, device functions, print)."""
 from __future__ import annotations
 
 import ast
+import inspect
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -100,8 +101,10 @@ class OperatorsMixin:
             folded = NO_VALUE  # wraps in the kernel's type: leave it to the compiler
         if folded is not NO_VALUE and isinstance(result.type, t.Scalar):
             result.py = folded
-            result.code = self.cast(Val(result.type, "", folded), result.type) \
-                if isinstance(folded, (int, float)) else result.code
+            if isinstance(folded, (int, float, np.integer, np.floating)):
+                from .codegen import c_literal
+                # The literal itself: a folded constant has no other code.
+                result.code = c_literal(folded, result.type)
         return result
 
     def fold(self, op: ast.operator, a: Val, b: Val) -> Any:
@@ -410,6 +413,12 @@ class OperatorsMixin:
             if kwargs:
                 raise self.unsupported("keyword arguments to device functions", node)
             return self.device_call(obj, args, node)
+        if inspect.isfunction(getattr(obj, "py_func", None)):
+            # A CPU-compiled function (@numba.jit / @njit): Numba's CUDA target
+            # compiles its Python source again as a device function.
+            if kwargs:
+                raise self.unsupported("keyword arguments to device functions", node)
+            return self.device_call(_device_dispatcher_for(obj.py_func), args, node)
         name = getattr(obj, "__qualname__", None) or repr(obj)
         module = getattr(obj, "__module__", None)
         hint = ""
@@ -487,3 +496,16 @@ class OperatorsMixin:
                    .replace("\t", "\\t"))
         self.program.uses_print = True
         return self.value(t.none, f'printf("{literal}"{"".join(", " + a for a in args)})')
+
+
+_DEVICE_DISPATCHERS: dict[Any, Any] = {}
+
+
+def _device_dispatcher_for(py_func: Any) -> Any:
+    """One device-function dispatcher per Python function, so its
+    specializations are shared by every kernel calling it."""
+    dispatcher = _DEVICE_DISPATCHERS.get(py_func)
+    if dispatcher is None:
+        from ..dispatcher import Dispatcher
+        dispatcher = _DEVICE_DISPATCHERS[py_func] = Dispatcher(py_func, None, device=True)
+    return dispatcher
