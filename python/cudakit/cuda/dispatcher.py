@@ -84,6 +84,8 @@ def _pack_format(ty: t.Type) -> str:
         return "<" + _PACK[ty.name]
     if isinstance(ty, t.TupleT):
         return _tuple_layout(ty)
+    if isinstance(ty, t.PointerT):
+        return "<Q"  # the address, as the integer it was passed as
     return ""
 
 
@@ -93,6 +95,8 @@ def _param_spec(ty: t.Type) -> str:
         return ty.name
     if isinstance(ty, t.TupleT):
         return f"struct:{struct.calcsize(_tuple_layout(ty))}"
+    if isinstance(ty, t.PointerT):
+        return "pointer"
     assert isinstance(ty, t.ArrayT)
     return f"array:{'bool' if ty.dtype.kind == 'b' else ty.dtype.name}:{ty.ndim}"
 
@@ -262,6 +266,9 @@ class Dispatcher:
                                                          or want.layout == got.layout))
                 elif isinstance(want, t.Scalar):
                     ok = isinstance(got, t.Scalar)
+                elif isinstance(want, t.PointerT):
+                    # An address: a Python int (such as __cuda_array_interface__'s).
+                    ok = isinstance(got, t.Scalar) and got.kind in "iu"
                 if not ok:
                     break
             if ok:

@@ -73,3 +73,42 @@ def test_kernel_calls_a_cpu_jitted_function_as_a_device_function():
     apply.forall(N)(out, cuda.to_device(xs), cuda.to_device(ys))
     expected = [business_logic(x, y) for x, y in zip(xs.tolist(), ys.tolist())]
     np.testing.assert_allclose(out.copy_to_host(), expected, rtol=1e-12)
+
+
+def test_cpointer_argument_is_indexed_through_the_address():
+    from cudakit.cuda import types
+
+    @cuda.jit(types.void(types.CPointer(types.float32), types.uint32))
+    def add_one(x, n):
+        i = cuda.grid(1)
+        if i < n:
+            x[i] += 1
+            x[i] = x[i] * 2
+
+    values = RNG.random(N).astype(np.float32)
+    device_values = cuda.to_device(values)
+    add_one[(N + 31) // 32, 32](device_values.__cuda_array_interface__["data"][0], N)
+    np.testing.assert_allclose(device_values.copy_to_host(), (values + 1) * 2, rtol=1e-6)
+
+
+def test_cpointer_bad_uses_are_clear_errors():
+    import pytest
+
+    from cudakit.cuda import TypingError, types
+
+    with pytest.raises(TypeError, match="CPointer.. takes a scalar type"):
+        types.CPointer(np.float32)
+
+    def float_index(x):
+        x[0.5] = 1
+
+    with pytest.raises(TypingError, match="indexed by one integer"):
+        # An explicit signature compiles at once.
+        cuda.jit(types.void(types.CPointer(types.uint8)))(float_index)
+
+    @cuda.jit(types.void(types.CPointer(types.uint8)))
+    def takes_pointer(x):
+        x[0] = 1
+
+    with pytest.raises(TypeError, match="No matching definition"):
+        takes_pointer[1, 1](1.5)

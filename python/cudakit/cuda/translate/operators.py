@@ -218,7 +218,18 @@ class OperatorsMixin:
                 raise self.typing_error(f"tuple index {index.py} out of range", node) from None
         if isinstance(base.type, t.ArrayT):
             return self.value(base.type.dtype, self.element_ref(base, index, node))
+        if isinstance(base.type, t.PointerT):
+            return self.value(base.type.dtype, self.pointer_ref(base, index, node))
         raise self.typing_error(f"{base.describe()} cannot be indexed", node)
+
+    def pointer_ref(self: "FunctionTranslator", pointer: Val, index: Val,
+                    node: ast.AST) -> str:
+        """`p[i]` of a CPointer: C's indexing (no bounds are known)."""
+        if index.items is not None or not (isinstance(index.type, t.Scalar)
+                                           and index.type.kind in "iub"):
+            raise self.typing_error(f"a pointer ({pointer.type}) is indexed by one integer, "
+                                    f"got {index.describe()}", node)
+        return f"{pointer.code}[{self.cast(index, t.int64)}]"
 
     def expr_Slice(self: "FunctionTranslator", node: ast.Slice) -> Val:
         raise self.unsupported("slicing arrays inside kernels (index elements instead)", node)
