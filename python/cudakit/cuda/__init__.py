@@ -16,7 +16,7 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
 
 from . import random  # noqa: E402
 from .api import (  # noqa: E402,F401
-    Event, Stream, activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx,
+    Event, Stream, activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, cg,
     close, const, current_context, declare_device, default_stream, detect, event,
     event_elapsed_time, get_current_device, gpus, grid, gridDim, gridsize, is_available,
     is_simulator, jit, lanemask_lt, laneid, legacy_default_stream, local, managed_array,
