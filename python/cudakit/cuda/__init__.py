@@ -14,7 +14,7 @@ import os
 if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
     os.environ.setdefault("CUDAKIT_BACKEND", "cpu")
 
-from . import random  # noqa: E402
+from . import config, random  # noqa: E402,F401
 from .api import (  # noqa: E402,F401
     Event, Stream, activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, cg,
     close, const, current_context, declare_device, default_stream, detect, event,
@@ -30,7 +30,7 @@ from .device_array import (  # noqa: E402,F401
 from .dispatcher import Dispatcher, NumbaPerformanceWarning  # noqa: E402,F401
 from .reduction import Reduce, reduce  # noqa: E402,F401
 from . import types  # noqa: E402,F401
-from .translate.errors import TypingError, UnsupportedError  # noqa: E402,F401
+from .translate.errors import TranslationError, TypingError, UnsupportedError  # noqa: E402,F401
 from .translate.types import (  # noqa: E402,F401
     boolean, float32, float64, int8, int16, int32, int64, intp, uint8, uint16, uint32, uint64)
 

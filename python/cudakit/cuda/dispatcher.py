@@ -119,6 +119,14 @@ class _Specialization:
         except Exception as error:
             if "compil" not in str(error):
                 raise
+            if translation.linked_files:
+                # The linked CUDA C/C++ is the user's: the likelier culprit.
+                raise TranslationError(
+                    "the kernel, with the CUDA C/C++ it links ("
+                    f"{', '.join(translation.linked_files)}), did not compile; check the "
+                    "linked source and its #includes (searched next to it and in "
+                    "cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS); the compiler said:\n"
+                    f"{error}") from error
             # The translator should only emit C++ that compiles: a failure
             # here is a cudakit bug, reported with the Python lines it names.
             raise TranslationError(

@@ -37,9 +37,12 @@ if ! ls numba_cuda-*.tar.gz > /dev/null 2>&1; then
 fi
 sdist="$(ls numba_cuda-*.tar.gz | sort -V | tail -n 1)"
 rm -rf examples && mkdir -p examples/src
-tar xzf "$sdist" -C examples/src --strip-components=1 --wildcards '*/tests/doc_examples/*'
+tar xzf "$sdist" -C examples/src --strip-components=1 --wildcards \
+  '*/tests/doc_examples/*' '*/tests/data/include/*'
 docs="$(find examples/src -type d -path '*/tests/doc_examples' | head -n 1)"
 cp -r "$docs"/. examples/
+# Headers an example includes from ../data/include (next to doc_examples).
+rm -rf data && mkdir -p data && cp -r "$docs"/../data/include data/
 rm -rf examples/src examples/__init__.py
 echo "== $(basename "$sdist"): running tests/doc_examples/test_*.py against cudakit ($CUDAKIT_BACKEND backend)"
 

@@ -424,6 +424,10 @@ class OperatorsMixin:
             if kwargs:
                 raise self.unsupported("keyword arguments to device functions", node)
             return self.device_call(obj, args, node)
+        if hasattr(obj, "link") and isinstance(getattr(obj, "signature", None), t.Signature):
+            if kwargs:
+                raise self.unsupported("keyword arguments to foreign functions", node)
+            return self.foreign_call(obj, args, node)
         if inspect.isfunction(getattr(obj, "py_func", None)):
             # A CPU-compiled function (@numba.jit / @njit): Numba's CUDA target
             # compiles its Python source again as a device function.
@@ -437,6 +441,38 @@ class OperatorsMixin:
             hint = " (decorate it with @cuda.jit(device=True) to call it from a kernel)"
         raise self.typing_error(f"cannot call {('' if not module else module + '.') + name} "
                                 f"in a kernel: it is not a supported function{hint}", node)
+
+    def foreign_call(self: "FunctionTranslator", function: Any, args: list[Val],
+                     node: ast.AST) -> Val:
+        """A declare_device function: `name(&result, args...)` (Numba's ABI)."""
+        sig = function.signature
+        if len(args) != len(sig.args):
+            raise self.typing_error(f"{function.name}() takes {len(sig.args)} arguments, "
+                                    f"{len(args)} given", node)
+        codes = []
+        for i, (arg, want) in enumerate(zip(args, sig.args)):
+            if isinstance(want, t.PointerT):
+                if isinstance(arg.type, t.PointerT) and arg.type.dtype == want.dtype:
+                    codes.append(arg.code)
+                    continue
+                if isinstance(arg.type, t.ArrayT) and arg.type.dtype == want.dtype \
+                        and arg.type.layout == "C" and arg.type.static_shape is None:
+                    codes.append(f"{arg.code}.data")  # a contiguous array's first element
+                    continue
+            elif isinstance(arg.type, t.Scalar):
+                codes.append(self.cast(arg, want))
+                continue
+            raise self.typing_error(f"argument {i} of {function.name}() is {want}, got "
+                                    f"{arg.describe()}", node)
+        result = sig.return_type
+        params = ", ".join([f"{result.ctype}*"] + [self.ctype(a) for a in sig.args])
+        self.program.declare_foreign(
+            function.name, f'extern "C" __device__ int {function.name}({params});',
+            function.link)
+        temp = self.fresh("ffi")
+        self.emit(f"{result.ctype} {temp};")
+        self.emit(f"(void){function.name}(&{temp}{''.join(', ' + c for c in codes)});")
+        return self.value(result, temp)
 
     def device_call(self: "FunctionTranslator", dispatcher: Any, args: list[Val],
                     node: ast.AST) -> Val:
