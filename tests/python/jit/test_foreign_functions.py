@@ -107,3 +107,31 @@ def test_wrong_argument_to_declared_function_is_a_typing_error(functions_cu):
 
     with pytest.raises(TypingError, match="argument 0 of prefix_sum"):
         wrong[1, 1](cuda.device_array(1, np.float64), cuda.device_array(3, np.float32))
+
+
+def test_cffi_from_buffer_passes_an_array_as_a_pointer(functions_cu):
+    cffi = pytest.importorskip("cffi")
+    ffi = cffi.FFI()
+    prefix_sum = cuda.declare_device("prefix_sum", "float64(CPointer(float64), int32)",
+                                     link=str(functions_cu))
+
+    @cuda.jit
+    def total(result, values):
+        result[()] = prefix_sum(ffi.from_buffer(values), len(values))
+
+    values = RNG.random(N)
+    result = np.ndarray((), dtype=np.float64)
+    total[1, 1](result, values)
+    np.testing.assert_allclose(result[()], values.sum(), rtol=1e-12)
+
+
+def test_zero_d_host_array_stays_zero_d_on_the_device():
+    @cuda.jit
+    def store(result, value):
+        result[()] = value * 2
+
+    host = np.array(RNG.random(), dtype=np.float32)
+    device = cuda.to_device(host)
+    assert device.shape == () and device.copy_to_host().shape == ()
+    store[1, 1](device, 1.25)
+    np.testing.assert_allclose(device.copy_to_host(), 2.5)

@@ -424,6 +424,8 @@ class OperatorsMixin:
             if kwargs:
                 raise self.unsupported("keyword arguments to device functions", node)
             return self.device_call(obj, args, node)
+        if _is_cffi_from_buffer(obj):
+            return self.cffi_from_buffer(args, kwargs, node)
         if hasattr(obj, "link") and isinstance(getattr(obj, "signature", None), t.Signature):
             if kwargs:
                 raise self.unsupported("keyword arguments to foreign functions", node)
@@ -441,6 +443,19 @@ class OperatorsMixin:
             hint = " (decorate it with @cuda.jit(device=True) to call it from a kernel)"
         raise self.typing_error(f"cannot call {('' if not module else module + '.') + name} "
                                 f"in a kernel: it is not a supported function{hint}", node)
+
+    def cffi_from_buffer(self: "FunctionTranslator", args: list[Val], kwargs: dict[str, Val],
+                         node: ast.AST) -> Val:
+        """ffi.from_buffer(array) in a kernel: a pointer to a contiguous array's
+        data (for foreign functions taking CPointer arguments)."""
+        if len(args) != 1 or kwargs or not isinstance(args[0].type, t.ArrayT):
+            raise self.typing_error("ffi.from_buffer() takes one array in a kernel", node)
+        at = args[0].type
+        if at.layout != "C" and at.static_shape is None:
+            raise self.typing_error(f"ffi.from_buffer() needs a C-contiguous array, got {at}",
+                                    node)
+        code = args[0].code if at.static_shape is not None else f"{args[0].code}.data"
+        return self.value(t.PointerT(at.dtype), code)
 
     def foreign_call(self: "FunctionTranslator", function: Any, args: list[Val],
                      node: ast.AST) -> Val:
@@ -546,6 +561,13 @@ class OperatorsMixin:
 
 
 _DEVICE_DISPATCHERS: dict[Any, Any] = {}
+
+
+def _is_cffi_from_buffer(obj: Any) -> bool:
+    """cffi.FFI().from_buffer, recognised without importing cffi."""
+    owner = getattr(obj, "__self__", None)
+    return (getattr(obj, "__name__", None) == "from_buffer" and owner is not None
+            and type(owner).__module__.split(".")[0] in ("cffi", "_cffi_backend"))
 
 
 def _device_dispatcher_for(py_func: Any) -> Any:
