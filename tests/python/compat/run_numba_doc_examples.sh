@@ -17,6 +17,8 @@
 # numba-cuda (numba.cuda.testing, numba.cuda.tests.support) and `import
 # numba` (whose @numba.jit makes a CPU function that kernels may call) point
 # at a small shim written next to the tests.
+# test_ffi.py's from_buffer example imports cffi: without it installed
+# (`pip install cffi`) that example fails at its import.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -560,7 +561,8 @@ class OperatorsMixin:
         return self.value(t.none, f'printf("{literal}"{"".join(", " + a for a in args)})')
 
 
-_DEVICE_DISPATCHERS: dict[Any, Any] = {}
+# Weak: a function that is gone takes its translations with it.
+_DEVICE_DISPATCHERS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
 
 def _is_cffi_from_buffer(obj: Any) -> bool:
