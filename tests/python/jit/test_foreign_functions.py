@@ -135,3 +135,30 @@ def test_zero_d_host_array_stays_zero_d_on_the_device():
     assert device.shape == () and device.copy_to_host().shape == ()
     store[1, 1](device, 1.25)
     np.testing.assert_allclose(device.copy_to_host(), 2.5)
+
+
+def test_foreign_call_in_a_while_condition_runs_before_every_test(functions_cu):
+    product = cuda.declare_device("scaled_product", "float32(float32, float32)",
+                                  link=str(functions_cu))
+
+    @cuda.jit
+    def steps(out, xs):
+        i = cuda.grid(1)
+        if i < out.size:
+            x = xs[i]
+            count = 0
+            while product(x, 1.0) < 100.0:  # 3 * x grows each pass
+                x = x * 2
+                count += 1
+            out[i] = count
+
+    xs = (RNG.random(N) + 0.1).astype(np.float32)
+    out = cuda.device_array(N, np.int64)
+    steps[(N + 31) // 32, 32](out, cuda.to_device(xs))
+    expected = []
+    for x in xs.tolist():
+        x, count = np.float32(x), 0
+        while np.float32(3.0) * x * np.float32(1.0) < 100.0:
+            x, count = x * np.float32(2), count + 1
+        expected.append(count)
+    np.testing.assert_array_equal(out.copy_to_host(), expected)

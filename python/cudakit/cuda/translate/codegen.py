@@ -440,8 +440,19 @@ class FunctionTranslator(OperatorsMixin):
     def stmt_While(self, node: ast.While) -> None:
         if node.orelse:
             raise self.unsupported("while ... else", node)
+        start = len(self.lines)
         condition = self.expr(node.test)
-        self.emit(f"while ({self.truth(condition, node.test)}) {{")
+        test = self.truth(condition, node.test)
+        if len(self.lines) == start:
+            self.emit(f"while ({test}) {{")
+        else:
+            # The condition needed statements (a foreign call's result, a
+            # device function's tuple): they run again before every test.
+            setup = self.lines[start:]
+            del self.lines[start:]
+            self.emit("while (true) {")
+            self.lines.extend("  " + line for line in setup)
+            self.emit(f"  if (!({test})) break;")
         self.block(node.body)
         self.emit("}")
 
