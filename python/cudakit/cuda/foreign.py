@@ -17,7 +17,7 @@ from typing import Any
 from . import config
 from .translate import types as t
 
-_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.MULTILINE)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
 _SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c")
 
 
@@ -77,9 +77,17 @@ def linked_source(path: str) -> str:
                     if candidate in seen:
                         return ""
                     body = expand(candidate)
-                    return f'#line 1 "{candidate}"\n{body}\n#line 1 "{file}"'
+                    # Back in `file`, at the line after the #include.
+                    resume = text.count("\n", 0, match.start()) + 2
+                    return f"{_line(candidate)}\n{body}\n{_line(file, resume)}"
             return match.group(0)
 
         return _INCLUDE.sub(replace, text)
 
-    return f'#line 1 "{path}"\n' + expand(path)
+    return _line(path) + "\n" + expand(path)
+
+
+def _line(path: str, line: int = 1) -> str:
+    """A #line directive: the compiler's messages name the linked file."""
+    escaped = path.replace("\\", "\\\\").replace('"', '\\"')
+    return f'#line {line} "{escaped}"'
