@@ -32,3 +32,4 @@
 #include "cudakit/reduction_kernel.hpp"
 #include "cudakit/scan_kernel.hpp"
 #include "cudakit/stream.hpp"
+#include "cudakit/version.hpp"
