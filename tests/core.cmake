@@ -19,3 +19,7 @@ cudakit_add_backend_test(core_backend_tests
 cudakit_add_test(core_nvrtc_tests
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_nvrtc_test.cpp
   LABELS unit)
+
+# KernelArgs, the run-time built launch, on the CPU backend.
+cudakit_add_test(kernel_args_test SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/kernel_args_test.cpp
+  LABELS unit)

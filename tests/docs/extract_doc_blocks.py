@@ -142,7 +142,10 @@ def render_block(block: Block, wrapper_dir: Path, source_root: Path, hoisted: li
                 f"with a `{BLOCK_PLACEHOLDER}` line")
             out.append("int block_main() { return -1; }")
         else:
-            wrapper_path = (wrapper_dir / f"{block.wrapper}.inc").relative_to(source_root).as_posix()
+            wrapper_file = wrapper_dir / f"{block.wrapper}.inc"
+            wrapper_path = wrapper_file.as_posix()
+            if wrapper_file.is_relative_to(source_root):
+                wrapper_path = wrapper_file.relative_to(source_root).as_posix()
             before, after = template.split(BLOCK_PLACEHOLDER, 1)
             before_lines = before.split("\n")
             hoist_includes(before_lines, hoisted)
@@ -154,9 +157,9 @@ def render_block(block: Block, wrapper_dir: Path, source_root: Path, hoisted: li
     out.append("}  // namespace " + block.symbol)
     gpu = c_string(block.gpu_reason) if block.gpu_reason else "nullptr"
     problem = c_string("; ".join(block.problems)) if block.problems else "nullptr"
+    runner = f"cudakit_doc::as_runner<&{block.symbol}::block_main>()"
     out.append(f"static const bool {block.symbol}_registered = cudakit_doc::register_block("
-               f"{c_string(block.test_name)}, cudakit_doc::as_runner<&{block.symbol}::block_main>(), "
-               f"{gpu}, {problem});")
+               f"{c_string(block.test_name)}, {runner}, {gpu}, {problem});")
     return "\n".join(out)
 
 
@@ -177,7 +180,9 @@ def write_if_changed(path: Path, text: str) -> None:
 
 
 def cmake_quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace(";", "\\;") + '"'
+    for special in ("\\", '"', "$", ";"):
+        text = text.replace(special, "\\" + special)
+    return '"' + text + '"'
 
 
 def main() -> int:
