@@ -38,15 +38,3 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/array_interop.cpp
 )
 
-# TEMPORARY EXCEPTION to the array layer's include root (see
-# cmake/include_roots.cmake): linalg_cublas.cpp still reaches below the backend
-# interface, into the platform's cuBLAS loader and CUDA's headers. It gets only
-# what it includes today; remove the exception as soon as cuBLAS sits behind
-# the backend interface.
-if(EXISTS ${PROJECT_SOURCE_DIR}/src/platform/cublas_library.hpp)
-  cudakit_include_root(array_exception_cublas platform/cublas_library.hpp
-                       platform/library_loader.hpp platform/library_search.hpp)
-  cudakit_include_root_dir(_cudakit_root array_exception_cublas)
-  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/linalg_cublas.cpp
-    PROPERTIES INCLUDE_DIRECTORIES "${_cudakit_root};${CUDAToolkit_INCLUDE_DIRS}")
-endif()
