@@ -46,8 +46,9 @@ test: python-install
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	cd tests/python && $(abspath $(VENV_PY)) -m pytest -q -rs -p no:cacheprovider .
 
-test-gpu: build
+test-gpu: python-install
 	cd $(BUILD_DIR) && ctest --output-on-failure -L gpu
+	cd tests/python && $(abspath $(VENV_PY)) -m pytest -q -rs -p no:cacheprovider -m gpu .
 
 demo: python-install
 	$(BUILD_DIR)/bin/cudakit demo

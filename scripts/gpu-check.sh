@@ -99,8 +99,13 @@ step configure 90 configure.log \
     "-DCMAKE_PREFIX_PATH=$DEPS/usr;$LIBDIR/cmake" \
     "-DCMAKE_LIBRARY_PATH=$LIBDIR" \
     "-DCUDAKIT_EXTRA_INCLUDE_DIRS=$DEPS/usr/include" \
-    "-DCMAKE_CXX_FLAGS=-isystem $DEPS/usr/include" "${BOOST_ARGS[@]}"
+    "-DCMAKE_CXX_FLAGS=-isystem $DEPS/usr/include" "${BOOST_ARGS[@]}" \
+    -DCUDAKIT_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$(command -v python3)"
 step build 330 build.log cmake --build "$BUILD" -j "$JOBS"
+# The Python package, installed from the same build (no second compile).
+PYSITE=$BUILD/pysite
+step python-install 60 python-install.log cmake --install "$BUILD" --component python --prefix "$PYSITE"
+export PYTHONPATH=$PYSITE${PYTHONPATH:+:$PYTHONPATH}
 if [[ ${STATUS[build]} != ok* ]]; then
   # Keep going with whatever did build; show where it broke.
   grep -E "error|FAILED" "$OUT/build.log" | head -20
@@ -112,7 +117,18 @@ CLI=$BUILD/bin/cudakit
 
 # --- tests ------------------------------------------------------------------
 step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 --timeout 120
-step ctest-rest 150 ctest-rest.log ctest --test-dir "$BUILD" -LE gpu --output-on-failure -j "$JOBS" --timeout 120
+[[ ${GPU_CHECK_SKIP_REST:-0} == 1 ]] || step ctest-rest 150 ctest-rest.log ctest --test-dir "$BUILD" -LE gpu --output-on-failure -j "$JOBS" --timeout 120
+
+# --- the Python suite (GPU marker first, then everything) -----------------------
+if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
+  step pytest-gpu 150 pytest-gpu.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider -m gpu "$ROOT/tests/python"
+  step pytest-all 200 pytest-all.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider --timeout=60 "$ROOT/tests/python"
+  for py in "$ROOT"/bench/peers/python_*.py; do
+    [[ -f $py ]] || continue
+    b=$(basename "$py" .py)
+    step "pybench:$b" 120 "pybench-$b.log" env PYTHONUNBUFFERED=1 python3 "$py"
+  done
+fi
 
 # --- the CLI -------------------------------------------------------------------
 step doctor 60 doctor.log "$CLI" doctor
@@ -165,13 +181,22 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
   echo "| step | status |"
   echo "| --- | --- |"
-  for k in configure build build-rest ctest-gpu ctest-rest doctor info demo bench-all peers; do
+  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all doctor info demo bench-all peers; do
     [[ -n ${STATUS[$k]:-} ]] && echo "| $k | ${STATUS[$k]} |"
   done
-  for k in "${!STATUS[@]}"; do [[ $k == bench:* || $k == experiment:* ]] && echo "| $k | ${STATUS[$k]} |"; done
+  for k in "${!STATUS[@]}"; do [[ $k == bench:* || $k == pybench:* || $k == experiment:* ]] && echo "| $k | ${STATUS[$k]} |"; done
   echo
   echo "tests, gpu label : $(tests_line ctest-gpu.log)"
   echo "tests, the rest  : $(tests_line ctest-rest.log)"
+  for log in pytest-gpu pytest-all; do
+    [[ -f $OUT/$log.log ]] && echo "$log: $(grep -E "(passed|failed|error)" "$OUT/$log.log" | tail -1)"
+    grep -E "^(FAILED|ERROR) " "$OUT/$log.log" 2>/dev/null | head -15 | sed 's/^/  /'
+  done
+  for log in "$OUT"/pybench-*.log; do
+    [[ -f $log ]] || continue
+    echo "$(basename "$log" .log):"
+    tail -25 "$log" | sed 's/^/  /'
+  done
   grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)\)" "$OUT"/ctest-*.log 2>/dev/null | head -20 | sed 's/^/  FAILED: /'
   echo
   echo "doctor: $(grep -E "^(GPU path|CPU backend works)" "$OUT/doctor.log" 2>/dev/null | head -2 | tr '\n' ' ')"

@@ -1,6 +1,6 @@
 # Core API. The unit tests run over a fake backend (tests/unit/core_fake_backend.cpp
 # supplies detail::backend()), so they need neither real backend; the backend
-# tests run the same checks on the CPU backend (unit) and on a GPU (gpu).
+# tests run the same checks on every backend (cudakit_add_backend_test).
 cudakit_add_test(core_unit_tests
   SOURCES
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_fake_backend.cpp
@@ -13,16 +13,13 @@ cudakit_add_test(core_unit_tests
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_compile_test.cpp
   LABELS unit)
 
-cudakit_add_test(core_cpu_backend_tests
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gpu/core_backend_test.cpp
-  LABELS unit)
-target_compile_definitions(core_cpu_backend_tests PRIVATE CUDAKIT_TEST_BACKEND=cpu)
-
-cudakit_add_test(core_gpu_tests
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gpu/core_backend_test.cpp
-  LABELS gpu)
-target_compile_definitions(core_gpu_tests PRIVATE CUDAKIT_TEST_BACKEND=cuda)
+cudakit_add_backend_test(core_backend_tests
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/backends/core_backend_test.cpp)
 
 cudakit_add_test(core_nvrtc_tests
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_nvrtc_test.cpp
+  LABELS unit)
+
+# KernelArgs, the run-time built launch, on the CPU backend.
+cudakit_add_test(kernel_args_test SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/kernel_args_test.cpp
   LABELS unit)

@@ -9,4 +9,6 @@ cudakit_add_test(cpu_debug_test SOURCES unit/cpu_debug_test.cpp LABELS unit)
 cudakit_add_test(cpu_public_api_test SOURCES unit/cpu_public_api_test.cpp LABELS unit)
 # The same warp and barrier kernels on the CPU backend and a GPU, compared bit
 # for bit (runs where there is a GPU).
-cudakit_add_test(cpu_gpu_parity_test SOURCES unit/cpu_gpu_parity_test.cpp LABELS gpu)
+cudakit_add_test(cpu_gpu_parity_test SOURCES gpu/cpu_gpu_parity_test.cpp LABELS gpu)
+# Faults in kernels as KernelFault, GPU-like integer division, kernels in headers.
+cudakit_add_test(cpu_fault_test SOURCES unit/cpu_fault_test.cpp LABELS unit)

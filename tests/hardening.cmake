@@ -5,3 +5,16 @@ cudakit_add_test(array_hostile_input_test SOURCES unit/array_hostile_input_test.
 target_compile_definitions(array_hostile_input_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cpu)
 cudakit_add_test(array_hostile_input_gpu_test SOURCES unit/array_hostile_input_test.cpp LABELS gpu)
 target_compile_definitions(array_hostile_input_gpu_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cuda)
+# The CLI binary as a child process, given bad input.
+if(TARGET cudakit_cli)
+  cudakit_add_test(cli_hostile_input_test SOURCES unit/cli_hostile_input_test.cpp LABELS unit)
+  target_compile_definitions(cli_hostile_input_test PRIVATE CUDAKIT_CLI_PATH="$<TARGET_FILE:cudakit_cli>")
+  add_dependencies(cli_hostile_input_test cudakit_cli)
+endif()
+# Files that are not regular files where the cache or the module loader reads.
+cudakit_add_test(cache_special_file_test SOURCES unit/cache_special_file_test.cpp LABELS unit)
+# Launches and kernels: both backends, same source.
+cudakit_add_test(launch_hostile_input_test SOURCES unit/launch_hostile_input_test.cpp LABELS unit)
+target_compile_definitions(launch_hostile_input_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cpu)
+cudakit_add_test(launch_hostile_input_gpu_test SOURCES unit/launch_hostile_input_test.cpp LABELS gpu)
+target_compile_definitions(launch_hostile_input_gpu_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cuda)

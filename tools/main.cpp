@@ -4,9 +4,12 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <limits>
+#include <string>
 
 #include "commands/commands.hpp"
 #include "cudakit/error.hpp"
+#include "debug/debug_commands.hpp"
 
 int main(int argc, char** argv) {
   namespace cli = cudakit::cli;
@@ -56,16 +59,49 @@ int main(int argc, char** argv) {
   demo_cmd->add_option("--size", demo.size, "auto, tiny, small or full")
       ->check(CLI::IsMember({"auto", "tiny", "small", "full"}))
       ->capture_default_str();
-  demo_cmd->add_option("--repeats", demo.repeats, "Timed repeats per workload (0: automatic)");
+  demo_cmd->add_option("--repeats", demo.repeats, "Timed repeats per workload (0: automatic)")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
 
   cli::BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "Launch and compile overhead benchmarks");
   bench_cmd->add_option("WHAT", bench.what, "launch, compile or all")
       ->check(CLI::IsMember({"launch", "compile", "all"}))
       ->capture_default_str();
-  bench_cmd->add_option("--launches", bench.launches, "Launches per repeat (0: automatic)");
+  bench_cmd->add_option("--launches", bench.launches, "Launches per repeat (0: automatic)")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
   bench_cmd->add_option("--repeats", bench.repeats, "Repeats (the median is reported)")
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()))
       ->capture_default_str();
+
+  cli::RunOptions run;
+  auto* run_cmd = app.add_subcommand(
+      "run", "Run a program with cudakit's checking settings, e.g. run --sanitize -- ./prog");
+  run_cmd->add_flag("--sanitize", run.sanitize,
+                    "CPU backend, kernels under AddressSanitizer + UBSan, runtime preloaded");
+  run_cmd->add_option("COMMAND", run.command, "The program and its arguments (after --)")
+      ->required();
+
+  cli::CheckOptions check;
+  auto* check_cmd = app.add_subcommand(
+      "check", "Run a program under compute-sanitizer; summarise problems per kernel and line");
+  check_cmd->add_option("--tool", check.tool, "memcheck, racecheck, initcheck or synccheck")
+      ->check(CLI::IsMember({"memcheck", "racecheck", "initcheck", "synccheck"}))
+      ->capture_default_str();
+  check_cmd->add_option("COMMAND", check.command, "The program and its arguments (after --)")
+      ->required();
+
+  // CLI11 would say only "A subcommand is required" for a mistyped command.
+  std::string names;
+  bool known = false;
+  for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+    known = known || (argc > 1 && sub->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::cerr << "cudakit: unknown command '" << argv[1] << "'; the commands are " << names
+              << " (cudakit --help says what each does)\n";
+    return 2;
+  }
 
   CLI11_PARSE(app, argc, argv);
 
@@ -75,6 +111,8 @@ int main(int argc, char** argv) {
     if (*compile_cmd) return cli::run_compile(compile);
     if (*demo_cmd) return cli::run_demo(demo);
     if (*bench_cmd) return cli::run_bench(bench);
+    if (*run_cmd) return cli::run_run(run);
+    if (*check_cmd) return cli::run_check(check);
   } catch (const cudakit::Error& e) {
     std::cerr << "cudakit: " << e.what() << '\n';
     return 1;

@@ -24,8 +24,13 @@ struct CompileOptions {
   std::vector<std::string> extra_flags;
   // Device debug info: -G -lineinfo on the GPU; -O0 -g on the CPU backend.
   bool debug = false;
-  // -lineinfo only (keeps optimisation).
+  // -lineinfo only (keeps optimisation). Forced on for every compile when
+  // the environment has CUDAKIT_LINEINFO=1 (`cudakit check` sets it), so
+  // compute-sanitizer can name source lines.
   bool line_info = false;
+  // The file name compiler messages, debuggers and sanitizers show for the
+  // source ("my_filter.cu:12"); empty: "kernel.cu".
+  std::string source_name;
   // --use_fast_math.
   bool fast_math = false;
   // PyCUDA's semantics: the source is wrapped in extern "C" { } unless this is

@@ -24,6 +24,7 @@
 #include "cudakit/event.hpp"
 #include "cudakit/host_transfer.hpp"
 #include "cudakit/kernel.hpp"
+#include "cudakit/kernel_args.hpp"
 #include "cudakit/launch_config.hpp"
 #include "cudakit/memory_pool.hpp"
 #include "cudakit/module.hpp"

@@ -38,6 +38,8 @@ enum class ScalarType : std::uint8_t {
 };
 
 std::string_view to_string(ScalarType type) noexcept;
+// Bytes of a value of `type` (1 for bool, 2 for f16/bf16); 0 for unknown.
+std::size_t scalar_size(ScalarType type) noexcept;
 std::string_view to_string(ParamKind kind) noexcept;
 
 struct Param {

@@ -122,8 +122,14 @@ def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: boo
     target = arch or parsed.arch or code or ""
     if backend == "cpu":
         target = ""  # the CPU backend compiles for the host, whatever GPU arch was asked
-    elif target.startswith("compute_") and code and code.startswith("sm_"):
-        target = code
+    else:
+        if target.startswith("compute_") and code and code.startswith("sm_"):
+            target = code
+        # nvcc's -arch=sm_XX embeds PTX beside the sm_XX code, so the program
+        # also runs on newer GPUs; a cubin would not load there. For an arch
+        # other than the device's own, compile that PTX (the driver finishes it).
+        if target.startswith("sm_") and target != _core.Device._current().arch():
+            target = "compute_" + target[3:]
     use_cache = cache_dir is not False
     directory = cache_dir if isinstance(cache_dir, (str, os.PathLike)) else ""
     return _core._compile(
@@ -137,7 +143,7 @@ def compile(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = Non
             keep: bool = False, no_extern_c: bool = False, arch: str | None = None,
             code: str | None = None, cache_dir: Any = None,
             include_dirs: Sequence[str] = (), target: str = "cubin") -> bytes:
-    """Compiles and returns the code as bytes is not offered: use SourceModule."""
+    """PyCUDA's compile() returns the binary; cudakit does not offer that (NotSupported)."""
     raise NotSupported(
         "compiler.compile: returning the compiled binary is not offered; "
         "SourceModule(source, ...) compiles and loads in one step (through the cache)")

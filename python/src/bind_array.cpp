@@ -1,8 +1,536 @@
-// Device arrays: cudakit.gpuarray and the kernels built on it.
+// cudakit.gpuarray.GPUArray: PyCUDA's GPUArray over cudakit::Array. The
+// class, its properties, views, indexing and host transfers; operators are in
+// bind_array_ops.cpp, module functions in bind_array_functions.cpp.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/complex.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <sstream>
+
+#include "array_object.hpp"
 #include "bindings.hpp"
+#include "cudakit/array_expr.hpp"
+#include "cudakit/array_reduce.hpp"
 
 namespace cudakit::python {
+namespace {
 
-void bind_array(nb::module_& /*m*/) {}
+// A contiguous host buffer of a numpy array (or anything with the buffer
+// protocol), released on scope exit.
+class HostBuffer {
+ public:
+  HostBuffer(nb::handle object, bool writable) {
+    const int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(object.ptr(), &view_, flags) != 0) throw nb::python_error();
+  }
+  ~HostBuffer() { PyBuffer_Release(&view_); }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  void* data() const noexcept { return view_.buf; }
+  std::size_t bytes() const noexcept { return static_cast<std::size_t>(view_.len); }
+
+ private:
+  Py_buffer view_{};
+};
+
+nb::object numpy() {
+  // Kept for the process: no Python object may be released after finalisation.
+  static nb::handle np = nb::module_::import_("numpy").release();
+  return nb::borrow(np);
+}
+
+// Keeps a Python object alive as long as a cudakit array views its memory.
+std::shared_ptr<void> keep_alive(nb::handle object) {
+  PyObject* o = object.ptr();
+  Py_INCREF(o);
+  return std::shared_ptr<void>(o, [](void* p) {
+    if (!Py_IsInitialized()) return;
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(p));
+  });
+}
+
+std::int64_t to_int64(nb::handle value) { return nb::cast<std::int64_t>(nb::int_(value)); }
+
+std::optional<std::int64_t> optional_index(nb::handle value) {
+  if (value.is_none()) return std::nullopt;
+  return to_int64(value);
+}
+
+}  // namespace
+
+// NumPy basic indexing: ints, slices, None, Ellipsis; a 1-D integer GPUArray
+// (or a list / numpy array of ints) indexes the first axis through take().
+std::vector<Index> indices_from_python(nb::handle key) {
+  std::vector<Index> out;
+  auto one = [&](nb::handle k) {
+    if (k.is_none()) {
+      out.emplace_back(newaxis);
+    } else if (k.ptr() == Py_Ellipsis) {
+      out.emplace_back(ellipsis);
+    } else if (PySlice_Check(k.ptr())) {
+      const nb::object start = k.attr("start"), stop = k.attr("stop"), step = k.attr("step");
+      const std::int64_t step_value = step.is_none() ? 1 : to_int64(step);
+      if (step_value == 0) throw nb::value_error("slice step cannot be zero");
+      out.emplace_back(Slice(optional_index(start), optional_index(stop), step_value));
+    } else if (PyBool_Check(k.ptr())) {
+      throw nb::index_error("boolean indices are not supported by GPUArray; use where()");
+    } else if (PyLong_Check(k.ptr()) || PyIndex_Check(k.ptr())) {
+      out.emplace_back(to_int64(k));
+    } else {
+      throw nb::index_error(
+          "only integers, slices (`:`), ellipsis (`...`), None and integer arrays are valid "
+          "GPUArray indices");
+    }
+  };
+  if (PyTuple_Check(key.ptr())) {
+    for (nb::handle k : nb::borrow<nb::tuple>(key)) one(k);
+  } else {
+    one(key);
+  }
+  return out;
+}
+
+bool is_integer_array_key(nb::handle key) {
+  if (is_gpuarray(key)) return true;
+  static nb::handle ndarray = nb::object(numpy().attr("ndarray")).release();
+  return PyList_Check(key.ptr()) || PyObject_IsInstance(key.ptr(), ndarray.ptr()) == 1;
+}
+
+Array view_for_key(const Array& array, nb::handle key) {
+  const std::vector<Index> idx = indices_from_python(key);
+  try {
+    return array.index(std::span<const Index>(idx.data(), idx.size()));
+  } catch (const cudakit::ArgumentError& e) {
+    const std::string text = e.what();
+    if (text.find("out of") != std::string::npos || text.find("index") != std::string::npos)
+      throw nb::index_error(text.c_str());
+    raise_numpy_style(e);
+  }
+}
+
+namespace {
+
+// NumPy's view(dtype) with another itemsize: the last axis is rescaled, which
+// needs it contiguous and its byte length divisible by the new itemsize.
+Array view_with_itemsize(const Array& a, DType d) {
+  const auto old_size = static_cast<std::int64_t>(a.itemsize());
+  const auto new_size = static_cast<std::int64_t>(itemsize(d));
+  if (a.ndim() == 0)
+    throw nb::value_error("Changing the dtype of a 0d array is only supported if the itemsize "
+                          "is unchanged");
+  Shape shape = a.shape();
+  Strides strides = a.strides();
+  const std::size_t last = shape.size() - 1;
+  if (strides[last] != 1 && shape[last] != 1)
+    throw nb::value_error("To change to a dtype of a different size, the last axis must be "
+                          "contiguous");
+  const std::int64_t bytes = shape[last] * old_size;
+  if (bytes % new_size != 0 || (a.offset() * old_size) % new_size != 0)
+    throw nb::value_error("When changing to a larger dtype, its size must be a divisor of the "
+                          "total size in bytes of the last axis of the array.");
+  shape[last] = bytes / new_size;
+  for (std::size_t k = 0; k < last; ++k) {
+    if ((strides[k] * old_size) % new_size != 0)
+      throw nb::value_error("the strides of the array do not fit the new dtype's itemsize");
+    strides[k] = strides[k] * old_size / new_size;
+  }
+  strides[last] = 1;
+  return Array(a.storage(), d, shape, strides, a.offset() * old_size / new_size,
+               std::optional<Stream>(a.stream()), a.readonly());
+}
+
+nb::object get_to_host(GPUArrayObject& self, nb::handle ary, bool async, nb::handle stream) {
+  Array a = self.value();
+  if (auto s = stream_from_python(stream)) a.set_stream(*s);
+  nb::object out;
+  if (ary.is_valid() && !ary.is_none()) {
+    out = nb::borrow(ary);
+    const Shape host_shape = shape_from_python(out.attr("shape"));
+    if (shape_size(host_shape) != a.size())
+      throw nb::value_error(("get(): the host array has " + std::to_string(shape_size(host_shape)) +
+                             " elements, the GPUArray " + std::to_string(a.size()))
+                                .c_str());
+    if (!(dtype_from_python(out.attr("dtype")) == a.dtype()))
+      throw nb::type_error("get(): the host array's dtype differs from the GPUArray's");
+    if (!nb::cast<bool>(out.attr("flags").attr("c_contiguous"))) {
+      nb::object tmp = get_to_host(self, nb::none(), false, stream);
+      numpy().attr("copyto")(out, tmp.attr("reshape")(out.attr("shape")));
+      return out;
+    }
+  } else {
+    out = numpy().attr("empty")(shape_to_python(a.shape()), numpy_dtype(a.dtype()));
+  }
+  HostBuffer buffer(out, true);
+  numpy_errors([&] {
+    if (async)
+      a.copy_to_host_async(buffer.data(), buffer.bytes());
+    else
+      a.copy_to_host(buffer.data(), buffer.bytes());
+  });
+  return out;
+}
+
+void set_from_host(GPUArrayObject& self, nb::handle ary, bool async, nb::handle stream) {
+  Array a = self.value();
+  nb::object host = numpy().attr("asarray")(ary);
+  const Shape host_shape = shape_from_python(host.attr("shape"));
+  if (shape_size(host_shape) != a.size())
+    throw nb::value_error(("set(): the host array has shape " + shape_to_string(host_shape) +
+                           ", the GPUArray " + shape_to_string(a.shape()) +
+                           " (the sizes must be equal)")
+                              .c_str());
+  if (!(dtype_from_python(host.attr("dtype")) == a.dtype()))
+    throw nb::type_error(("set(): the host array is " +
+                          std::string(to_string(dtype_from_python(host.attr("dtype")))) +
+                          ", the GPUArray " + std::string(to_string(a.dtype())) +
+                          " (the dtypes must be equal); convert it with ary.astype(...) first")
+                             .c_str());
+  host = numpy().attr("asarray")(host, nb::arg("order") = "C");
+  if (auto s = stream_from_python(stream)) a.set_stream(*s);
+  prepare_write(a);
+  HostBuffer buffer(host, false);
+  numpy_errors([&] {
+    if (a.is_c_contiguous()) {
+      if (async)
+        a.copy_from_host_async(buffer.data(), buffer.bytes());
+      else
+        a.copy_from_host(buffer.data(), buffer.bytes());
+    } else {
+      Array staged = from_host(buffer.data(), a.shape(), a.dtype());
+      a.assign(staged);
+    }
+  });
+}
+
+nb::object make_gpuarray(nb::handle shape, nb::handle dtype, nb::handle allocator, nb::handle base,
+                         nb::handle gpudata, nb::handle strides, const std::string& order) {
+  (void)allocator;  // cudakit's pool allocates; PyCUDA's allocator argument is accepted
+  const Shape s = shape_from_python(shape);
+  const DType d = dtype_from_python(dtype);
+  if (order != "C" && order != "F") throw nb::value_error("order must be 'C' or 'F'");
+  if (!gpudata.is_none()) {
+    const std::uint64_t address = nb::cast<std::uint64_t>(nb::int_(gpudata));
+    std::vector<std::int64_t> strides_bytes;
+    if (!strides.is_none()) {
+      strides_bytes = shape_from_python(strides);
+    } else if (order == "F") {
+      for (std::int64_t st : contiguous_strides(s, Order::F))
+        strides_bytes.push_back(st * static_cast<std::int64_t>(itemsize(d)));
+    }
+    Array a = numpy_errors([&] {
+      return from_pointer(address, s, strides_bytes, d, Device::current(), keep_alive(gpudata));
+    });
+    return wrap(std::move(a), base.is_none() ? nb::borrow(gpudata) : nb::borrow(base));
+  }
+  if (!strides.is_none())
+    throw nb::value_error("strides= needs gpudata= (new arrays are contiguous; use order=)");
+  Array a = numpy_errors([&] { return empty(s, d, order == "F" ? Order::F : Order::C); });
+  return wrap(std::move(a), nb::borrow(base));
+}
+
+struct ArrayFlags {
+  bool c_contiguous = false;
+  bool f_contiguous = false;
+  bool forc = false;
+  bool writeable = true;
+};
+
+std::string repr_of(GPUArrayObject& self) { return self.value().to_string(); }
+
+}  // namespace
+
+void bind_gpuarray_class(nb::module_& m) {
+  nb::class_<ArrayFlags>(m, "ArrayFlags")
+      .def_ro("c_contiguous", &ArrayFlags::c_contiguous)
+      .def_ro("f_contiguous", &ArrayFlags::f_contiguous)
+      .def_ro("forc", &ArrayFlags::forc)
+      .def_ro("writeable", &ArrayFlags::writeable)
+      .def("__repr__", [](const ArrayFlags& f) {
+        std::ostringstream os;
+        os << "  C_CONTIGUOUS : " << (f.c_contiguous ? "True" : "False")
+           << "\n  F_CONTIGUOUS : " << (f.f_contiguous ? "True" : "False")
+           << "\n  WRITEABLE : " << (f.writeable ? "True" : "False");
+        return os.str();
+      });
+
+  auto cls = nb::class_<GPUArrayObject>(m, "GPUArray",
+                                        "A device array (PyCUDA's GPUArray) over cudakit::Array. "
+                                        "Operators build fused expressions that run as one "
+                                        "kernel when the result is first read.");
+  cls.def(
+         "__init__",
+         [](GPUArrayObject* self, nb::handle shape, nb::handle dtype, nb::handle allocator,
+            nb::handle base, nb::handle gpudata, nb::handle strides, const std::string& order) {
+           nb::object made = make_gpuarray(shape, dtype, allocator, base, gpudata, strides, order);
+           new (self) GPUArrayObject(std::move(nb::cast<GPUArrayObject&>(made)));
+         },
+         nb::arg("shape"), nb::arg("dtype").none() = nb::none(),
+         nb::arg("allocator").none() = nb::none(), nb::arg("base").none() = nb::none(),
+         nb::arg("gpudata").none() = nb::none(), nb::arg("strides").none() = nb::none(),
+         nb::arg("order") = "C")
+      .def_prop_ro("shape", [](GPUArrayObject& s) { return shape_to_python(s.shape()); })
+      .def_prop_ro("dtype", [](GPUArrayObject& s) { return numpy_dtype(s.dtype()); })
+      .def_prop_ro("ndim", [](GPUArrayObject& s) { return s.shape().size(); })
+      .def_prop_ro("size", [](GPUArrayObject& s) { return shape_size(s.shape()); })
+      .def_prop_ro("mem_size", [](GPUArrayObject& s) { return shape_size(s.shape()); })
+      .def_prop_ro("itemsize", [](GPUArrayObject& s) { return itemsize(s.dtype()); })
+      .def_prop_ro("nbytes",
+                   [](GPUArrayObject& s) {
+                     return static_cast<std::size_t>(shape_size(s.shape())) * itemsize(s.dtype());
+                   })
+      .def_prop_ro("strides",
+                   [](GPUArrayObject& s) { return shape_to_python(s.value().strides_bytes()); })
+      .def_prop_ro("flags",
+                   [](GPUArrayObject& s) {
+                     const Array& a = s.value();
+                     ArrayFlags f;
+                     f.c_contiguous = a.is_c_contiguous();
+                     f.f_contiguous = a.is_f_contiguous();
+                     f.forc = f.c_contiguous || f.f_contiguous;
+                     f.writeable = !a.readonly();
+                     return f;
+                   })
+      // The device address of element [0, ...]; PyCUDA hands out the
+      // allocation, cudakit the address (int() of either is what kernels take).
+      .def_prop_ro("gpudata",
+                   [](GPUArrayObject& s) {
+                     std::uint64_t address = 0;
+                     gpuarray_launch_argument(nb::cast(&s, nb::rv_policy::reference), address);
+                     return address;
+                   })
+      .def_prop_ro("ptr",
+                   [](GPUArrayObject& s) {
+                     std::uint64_t address = 0;
+                     gpuarray_launch_argument(nb::cast(&s, nb::rv_policy::reference), address);
+                     return address;
+                   })
+      .def_prop_ro("base", [](GPUArrayObject& s) { return s.base; })
+      .def_prop_ro("is_pending", &GPUArrayObject::is_pending,
+                   "True while the value is an unevaluated fused expression.")
+      .def(
+          "evaluate",
+          [](nb::handle self) {
+            as_gpuarray(self).value();
+            return nb::borrow(self);
+          },
+          "Runs the pending expression now (one kernel) and returns self.")
+      .def("__len__",
+           [](GPUArrayObject& s) {
+             if (s.shape().empty()) throw nb::type_error("len() of unsized object");
+             return s.shape()[0];
+           })
+      .def("__repr__", &repr_of)
+      .def("__str__", &repr_of)
+      .def(
+          "get",
+          [](GPUArrayObject& s, nb::handle ary, bool pagelocked, bool async_, nb::handle stream) {
+            (void)pagelocked;
+            return get_to_host(s, ary, async_, stream);
+          },
+          nb::arg("ary").none() = nb::none(), nb::arg("pagelocked") = false,
+          nb::arg("async_") = false, nb::arg("stream").none() = nb::none())
+      .def(
+          "get_async",
+          [](GPUArrayObject& s, nb::handle stream, nb::handle ary) {
+            return get_to_host(s, ary, true, stream);
+          },
+          nb::arg("stream").none() = nb::none(), nb::arg("ary").none() = nb::none())
+      .def(
+          "set",
+          [](GPUArrayObject& s, nb::handle ary, bool async_, nb::handle stream) {
+            set_from_host(s, ary, async_, stream);
+          },
+          nb::arg("ary"), nb::arg("async_") = false, nb::arg("stream").none() = nb::none())
+      .def(
+          "set_async",
+          [](GPUArrayObject& s, nb::handle ary, nb::handle stream) {
+            set_from_host(s, ary, true, stream);
+          },
+          nb::arg("ary"), nb::arg("stream").none() = nb::none())
+      .def(
+          "fill",
+          [](nb::handle self, nb::handle value, nb::handle stream) {
+            (void)stream;
+            GPUArrayObject& s = as_gpuarray(self);
+            Array a = s.value();
+            auto v = scalar_from_python(value);
+            if (!v) throw nb::type_error("fill(): the value must be a number");
+            prepare_write(a);
+            numpy_errors([&] { a.fill(*v); });
+            return nb::borrow(self);
+          },
+          nb::arg("value"), nb::arg("stream").none() = nb::none())
+      .def(
+          "astype",
+          [](GPUArrayObject& s, nb::handle dtype, nb::handle stream) {
+            (void)stream;
+            const DType d = dtype_from_python(dtype);
+            std::vector<const void*> reads = s.reads();
+            return wrap_pending(s.expr().astype(d), std::move(reads), s.nodes() + 1);
+          },
+          nb::arg("dtype"), nb::arg("stream").none() = nb::none())
+      .def("copy",
+           [](GPUArrayObject& s) { return wrap(numpy_errors([&] { return s.value().copy(); })); })
+      .def(
+          "reshape",
+          [](GPUArrayObject& s, nb::args shape, const std::string& order) {
+            Shape target;
+            if (shape.size() == 1 && !PyLong_Check(shape[0].ptr()))
+              target = shape_from_python(shape[0]);
+            else
+              target = shape_from_python(shape);
+            const Order o = order == "F" ? Order::F : Order::C;
+            return wrap(numpy_errors([&] { return s.value().reshape(target, o); }), s.base);
+          },
+          nb::arg("shape"), nb::kw_only(), nb::arg("order") = "C")
+      .def(
+          "ravel",
+          [](GPUArrayObject& s, const std::string& order) {
+            const Order o = order == "F" ? Order::F : Order::C;
+            return wrap(numpy_errors([&] { return s.value().ravel(o); }), s.base);
+          },
+          nb::arg("order") = "C")
+      .def(
+          "view",
+          [](nb::handle self, nb::handle dtype) -> nb::object {
+            GPUArrayObject& s = as_gpuarray(self);
+            if (dtype.is_none()) return wrap(s.value(), s.base);
+            const DType d = dtype_from_python(dtype);
+            const Array& a = s.value();
+            if (itemsize(d) == a.itemsize())
+              return wrap(numpy_errors([&] { return a.view(d); }), s.base);
+            return wrap(view_with_itemsize(a, d), s.base);
+          },
+          nb::arg("dtype").none() = nb::none())
+      .def_prop_ro("T", [](GPUArrayObject& s) { return wrap(s.value().transpose(), s.base); })
+      .def(
+          "transpose",
+          [](GPUArrayObject& s, nb::args axes) {
+            if (axes.size() == 0 || (axes.size() == 1 && axes[0].is_none()))
+              return wrap(s.value().transpose(), s.base);
+            std::vector<int> list;
+            nb::handle source = axes.size() == 1 && !PyLong_Check(axes[0].ptr())
+                                    ? nb::handle(axes[0])
+                                    : nb::handle(axes);
+            for (nb::handle a : nb::iter(source)) list.push_back(nb::cast<int>(nb::int_(a)));
+            return wrap(numpy_errors([&] { return s.value().transpose(list); }), s.base);
+          },
+          nb::arg("axes"))
+      .def(
+          "swapaxes",
+          [](GPUArrayObject& s, int a, int b) {
+            return wrap(numpy_errors([&] { return s.value().swapaxes(a, b); }), s.base);
+          },
+          nb::arg("axis1"), nb::arg("axis2"))
+      .def(
+          "squeeze",
+          [](GPUArrayObject& s, nb::handle axis) {
+            if (axis.is_none()) return wrap(s.value().squeeze(), s.base);
+            const int ax = nb::cast<int>(axis);
+            return wrap(numpy_errors([&] { return s.value().squeeze(ax); }), s.base);
+          },
+          nb::arg("axis").none() = nb::none())
+      .def("reverse",
+           [](GPUArrayObject& s) {
+             if (s.shape().size() != 1)
+               throw nb::value_error("reverse() is defined for 1-D arrays (PyCUDA's rule)");
+             return wrap(s.value().slice(0, std::nullopt, std::nullopt, -1).copy());
+           })
+      .def_prop_ro("real",
+                   [](GPUArrayObject& s) {
+                     std::vector<const void*> reads = s.reads();
+                     return wrap_pending(cudakit::real(s.expr()), std::move(reads), s.nodes() + 1);
+                   })
+      .def_prop_ro("imag",
+                   [](GPUArrayObject& s) {
+                     std::vector<const void*> reads = s.reads();
+                     return wrap_pending(cudakit::imag(s.expr()), std::move(reads), s.nodes() + 1);
+                   })
+      .def(
+          "conj",
+          [](GPUArrayObject& s, nb::handle out) -> nb::object {
+            if (!out.is_none()) {
+              Array target = as_gpuarray(out).value();
+              Expr e = cudakit::conj(s.expr());
+              prepare_write(target);
+              numpy_errors([&] { eval(e, target); });
+              return nb::borrow(out);
+            }
+            std::vector<const void*> reads = s.reads();
+            return wrap_pending(cudakit::conj(s.expr()), std::move(reads), s.nodes() + 1);
+          },
+          nb::arg("out").none() = nb::none())
+      .def("conjugate",
+           [](GPUArrayObject& s) {
+             std::vector<const void*> reads = s.reads();
+             return wrap_pending(cudakit::conj(s.expr()), std::move(reads), s.nodes() + 1);
+           })
+      .def("__getitem__",
+           [](GPUArrayObject& s, nb::handle key) -> nb::object {
+             if (!PyTuple_Check(key.ptr()) && is_integer_array_key(key)) {
+               nb::object take = nb::module_::import_("cudakit.gpuarray").attr("take");
+               return take(nb::cast(&s, nb::rv_policy::reference), key);
+             }
+             return wrap(view_for_key(s.value(), key), s.base);
+           })
+      .def("__setitem__",
+           [](GPUArrayObject& s, nb::handle key, nb::handle value) {
+             Array target = view_for_key(s.value(), key);
+             prepare_write(target);
+             std::optional<Expr> v = operand_from_python(value, nullptr, nullptr, true);
+             if (!v)
+               throw nb::type_error("GPUArray.__setitem__: the value must be a number or array");
+             numpy_errors([&] { target.assign(*v); });
+           })
+      .def("__float__",
+           [](GPUArrayObject& s) {
+             const Array& a = s.value();
+             if (a.size() != 1)
+               throw nb::type_error("only size-1 arrays can be converted to Python scalars");
+             return a.item().as_double();
+           })
+      .def("__int__",
+           [](GPUArrayObject& s) {
+             const Array& a = s.value();
+             if (a.size() != 1)
+               throw nb::type_error("only size-1 arrays can be converted to Python scalars");
+             return a.item().as_int64();
+           })
+      .def("__complex__",
+           [](GPUArrayObject& s) {
+             const Array& a = s.value();
+             if (a.size() != 1)
+               throw nb::type_error("only size-1 arrays can be converted to Python scalars");
+             return a.item().as_complex();
+           })
+      .def("__bool__",
+           [](GPUArrayObject& s) {
+             const Array& a = s.value();
+             if (a.size() != 1)
+               throw nb::value_error(
+                   "The truth value of an array with more than one element is ambiguous. Use "
+                   "a.any() or a.all()");
+             return a.item().as_bool();
+           })
+      .def("bind_to_texref", [](nb::args, nb::kwargs) {
+        throw nb::type_error(
+            "bind_to_texref: texture references are not supported by cudakit (NVRTC and the "
+            "CPU backend have no texture references); pass the array as a pointer");
+      });
+
+  bind_gpuarray_operators(cls);
+  bind_array_interop(m, cls);
+}
+
+void bind_array(nb::module_& m) {
+  bind_gpuarray_class(m);
+  bind_array_functions(m);
+  bind_array_kernels(m);
+  bind_array_random(m);
+}
 
 }  // namespace cudakit::python

@@ -1,8 +1,454 @@
-// The Numba-style cudakit.cuda layer.
+// The C++ side of cudakit.cuda: a translated kernel compiled and loaded once
+// (JitKernel), its launch from arguments the Python dispatcher packed into
+// the bytes of each parameter, and the device arrays DeviceNDArray wraps
+// (cudakit::Array, so they share the pool and streams with the C++ layer).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "bindings.hpp"
+#include "cudakit/array.hpp"
+#include "cudakit/array_view.hpp"
+#include "cudakit/compile_options.hpp"
+#include "cudakit/device.hpp"
+#include "cudakit/error.hpp"
+#include "cudakit/kernel.hpp"
+#include "cudakit/launch_config.hpp"
+#include "cudakit/module.hpp"
+#include "cudakit/program.hpp"
 
 namespace cudakit::python {
+namespace {
 
-void bind_jit(nb::module_& /*m*/) {}
+// The largest parameter list a kernel translated from Python may have; the
+// launch keeps its argument arrays on the stack.
+constexpr std::size_t max_jit_params = 64;
+
+Dim3 to_dim3(const std::tuple<unsigned, unsigned, unsigned>& t) {
+  return Dim3{std::get<0>(t), std::get<1>(t), std::get<2>(t)};
+}
+
+class JitKernel {
+ public:
+  // `param_types`: what the translator declared for each parameter, in
+  // NumPy's names: "float32" for a scalar, "pointer", "array:float32:2" for an
+  // ArrayView<float, 2>. The launch describes the arguments by these (the
+  // layout read back from PTX cannot tell a 64-bit integer from a pointer).
+  JitKernel(const std::string& source, const std::string& name,
+            const std::vector<std::string>& param_types, bool debug, bool line_info, bool fast_math,
+            int max_registers)
+      : module_(compile_source(source, debug, line_info, fast_math, max_registers)),
+        kernel_(module_.kernel(name)) {
+    const auto& params = kernel_.params().params;
+    if (params.size() > max_jit_params || params.size() != param_types.size())
+      throw ArgumentError("cuda.jit", "the compiled kernel has " + std::to_string(params.size()) +
+                                          " parameters, the translation declared " +
+                                          std::to_string(param_types.size()) + " (at most " +
+                                          std::to_string(max_jit_params) + ")");
+    infos_.reserve(params.size());
+    for (std::size_t i = 0; i < params.size(); ++i)
+      infos_.push_back(describe_param(param_types[i], params[i]));
+  }
+
+  // `args`: one bytes object per parameter, holding exactly its bytes (the
+  // dispatcher packs ArrayView structs and scalars of the declared type).
+  void launch(const std::tuple<unsigned, unsigned, unsigned>& grid,
+              const std::tuple<unsigned, unsigned, unsigned>& block, std::uint32_t shared_bytes,
+              std::uintptr_t stream, nb::tuple args) const {
+    const std::size_t n = nb::len(args);
+    if (n != infos_.size())
+      throw ArgumentError("kernel launch", "the kernel takes " + std::to_string(infos_.size()) +
+                                               " arguments, " + std::to_string(n) + " given");
+    std::array<ArgInfo, max_jit_params> infos;
+    std::array<const void*, max_jit_params + 1> values{};
+    std::array<std::uint64_t, max_jit_params + 1> slots{};
+    for (std::size_t i = 0; i < n; ++i) {
+      PyObject* item = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+      if (!PyBytes_Check(item)) throw nb::type_error("packed kernel arguments must be bytes");
+      infos[i] = infos_[i];
+      infos[i].size = static_cast<std::size_t>(PyBytes_GET_SIZE(item));
+      values[i] = PyBytes_AS_STRING(item);
+    }
+    LaunchConfig config;
+    config.grid = to_dim3(grid);
+    config.block = to_dim3(block);
+    config.shared_bytes = shared_bytes;
+    config.stream = StreamRef{reinterpret_cast<void*>(stream)};
+    detail::launch_checked(kernel_, config, std::span<const ArgInfo>(infos.data(), n),
+                           values.data(), slots.data());
+  }
+
+  // The dispatcher's hot path: arguments as the Python objects themselves,
+  // device arrays as their packed ArrayView bytes (`packed_name`), numbers
+  // converted to the parameter's scalar type. Returns false, having launched
+  // nothing, when an argument is anything else (the Python path handles it).
+  bool launch_objects(const LaunchConfig& config, PyObject* const* args, std::size_t n,
+                      PyObject* packed_name) const {
+    if (n != infos_.size()) return false;
+    std::array<ArgInfo, max_jit_params> infos;
+    std::array<const void*, max_jit_params + 1> values{};
+    std::array<std::uint64_t, max_jit_params + 1> slots{};
+    std::array<nb::object, max_jit_params> keep;
+    for (std::size_t i = 0; i < n; ++i) {
+      PyObject* a = args[i];
+      infos[i] = infos_[i];
+      if (infos_[i].kind == ParamKind::scalar) {
+        if (!store_scalar(a, infos_[i].scalar, slots[i])) return false;
+        values[i] = &slots[i];
+        continue;
+      }
+      PyObject* packed = PyObject_GetAttr(a, packed_name);
+      if (packed == nullptr) {
+        PyErr_Clear();
+        return false;
+      }
+      keep[i] = nb::steal(packed);
+      if (!PyBytes_Check(packed)) return false;
+      infos[i].size = static_cast<std::size_t>(PyBytes_GET_SIZE(packed));
+      values[i] = PyBytes_AS_STRING(packed);
+    }
+    detail::launch_checked(kernel_, config, std::span<const ArgInfo>(infos.data(), n),
+                           values.data(), slots.data());
+    return true;
+  }
+
+  const std::string& ptx() const { return module_.code().ptx; }
+  const std::string& log() const { return module_.log(); }
+  std::string arch() const { return module_.code().arch; }
+  std::size_t param_count() const { return infos_.size(); }
+  int max_threads_per_block() const { return kernel_.attributes().max_threads_per_block; }
+  int max_threads_per_block_cached() const {
+    if (max_threads_ < 0) max_threads_ = max_threads_per_block();
+    return max_threads_;
+  }
+
+ private:
+  static ArgInfo describe_param(const std::string& spec, const Param& param) {
+    if (spec.rfind("array:", 0) == 0) {
+      const auto colon = spec.find(':', 6);
+      const auto dtype = parse_dtype(spec.substr(6, colon - 6));
+      const int ndim = std::stoi(spec.substr(colon + 1));
+      if (!dtype || ndim < 0 || ndim > max_view_ndim)
+        throw ArgumentError("cuda.jit", "bad array parameter description '" + spec + "'");
+      return ArgInfo{ParamKind::aggregate, ScalarType::unknown, param.size,
+                     detail::array_view_type_name(*dtype, ndim)};
+    }
+    if (spec == "pointer") return ArgInfo{ParamKind::pointer, ScalarType::unknown, 8, "pointer"};
+    if (spec.rfind("struct:", 0) == 0)  // a tuple of numbers, as a struct of its bytes
+      return ArgInfo{ParamKind::aggregate, ScalarType::unknown,
+                     static_cast<std::size_t>(std::stoull(spec.substr(7))), "tuple"};
+    struct Known {
+      const char* name;
+      ScalarType type;
+      std::size_t size;
+    };
+    static const Known scalars[] = {
+        {"boolean", ScalarType::boolean, 1}, {"int8", ScalarType::i8, 1},
+        {"uint8", ScalarType::u8, 1},        {"int16", ScalarType::i16, 2},
+        {"uint16", ScalarType::u16, 2},      {"int32", ScalarType::i32, 4},
+        {"uint32", ScalarType::u32, 4},      {"int64", ScalarType::i64, 8},
+        {"uint64", ScalarType::u64, 8},      {"float32", ScalarType::f32, 4},
+        {"float64", ScalarType::f64, 8}};
+    for (const Known& known : scalars)
+      if (spec == known.name) return ArgInfo{ParamKind::scalar, known.type, known.size, known.name};
+    throw ArgumentError("cuda.jit", "bad parameter description '" + spec + "'");
+  }
+
+  // A Python int / float / bool as the bytes of `type`, in `slot`.
+  static bool store_scalar(PyObject* a, ScalarType type, std::uint64_t& slot) {
+    bool is_float = PyFloat_Check(a);
+    bool is_int = PyLong_Check(a);  // bool is an int
+    double d = 0;
+    long long i = 0;
+    if (is_float) {
+      d = PyFloat_AS_DOUBLE(a);
+    } else if (is_int) {
+      int overflow = 0;
+      i = PyLong_AsLongLongAndOverflow(a, &overflow);
+      if (overflow != 0) return false;
+    } else if (PyIndex_Check(a)) {  // NumPy integers
+      nb::object index = nb::steal(PyNumber_Index(a));
+      if (!index.is_valid()) {
+        PyErr_Clear();
+        return false;
+      }
+      int overflow = 0;
+      i = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+      if (overflow != 0) return false;
+      is_int = true;
+    } else if (Py_TYPE(a)->tp_as_number != nullptr && Py_TYPE(a)->tp_as_number->nb_float) {
+      d = PyFloat_AsDouble(a);  // NumPy floats (float32 converts exactly)
+      if (d == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return false;
+      }
+      is_float = true;
+    } else {
+      return false;
+    }
+    auto put = [&slot](auto value) { std::memcpy(&slot, &value, sizeof(value)); };
+    switch (type) {
+      case ScalarType::boolean:
+        put(static_cast<bool>(is_float ? d != 0 : i != 0));
+        return true;
+      case ScalarType::i8:
+        put(static_cast<std::int8_t>(i));
+        return !is_float;
+      case ScalarType::u8:
+        put(static_cast<std::uint8_t>(i));
+        return !is_float;
+      case ScalarType::i16:
+        put(static_cast<std::int16_t>(i));
+        return !is_float;
+      case ScalarType::u16:
+        put(static_cast<std::uint16_t>(i));
+        return !is_float;
+      case ScalarType::i32:
+        put(static_cast<std::int32_t>(i));
+        return !is_float;
+      case ScalarType::u32:
+        put(static_cast<std::uint32_t>(i));
+        return !is_float;
+      case ScalarType::i64:
+        put(static_cast<std::int64_t>(i));
+        return !is_float;
+      case ScalarType::u64:
+        put(static_cast<std::uint64_t>(i));
+        return !is_float && i >= 0;
+      case ScalarType::f32:
+        put(static_cast<float>(is_float ? d : static_cast<double>(i)));
+        return true;
+      case ScalarType::f64:
+        put(is_float ? d : static_cast<double>(i));
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  static Module compile_source(const std::string& source, bool debug, bool line_info,
+                               bool fast_math, int max_registers) {
+    CompileOptions options;
+    options.no_extern_c = true;  // the generated source declares its linkage itself
+    options.debug = debug;
+    options.line_info = line_info;
+    options.fast_math = fast_math;
+    // A register limit means nothing to the host compiler of the CPU backend.
+    if (max_registers > 0 && Device::current().backend_kind() == BackendKind::cuda)
+      options.extra_flags.push_back("--maxrregcount=" + std::to_string(max_registers));
+    return compile(source, options, Device::current());
+  }
+
+  Module module_;
+  Kernel kernel_;
+  std::vector<ArgInfo> infos_;
+  mutable int max_threads_ = -1;
+};
+
+// A device array: cudakit::Array with what DeviceNDArray needs.
+class JitArray {
+ public:
+  explicit JitArray(Array array) : array_(std::move(array)) {}
+
+  static JitArray empty(const std::vector<std::int64_t>& shape, const std::string& dtype,
+                        bool fortran) {
+    return JitArray(cudakit::empty(Shape(shape.begin(), shape.end()), parse(dtype),
+                                   fortran ? Order::F : Order::C));
+  }
+  // From host memory laid out in C order (the Python side makes it so).
+  static JitArray from_host(std::uintptr_t address, const std::vector<std::int64_t>& shape,
+                            const std::string& dtype) {
+    return JitArray(cudakit::from_host(reinterpret_cast<const void*>(address),
+                                       Shape(shape.begin(), shape.end()), parse(dtype)));
+  }
+  void copy_to_host(std::uintptr_t address, std::size_t bytes) const {
+    array_.copy_to_host(reinterpret_cast<void*>(address), bytes);
+  }
+  void copy_from_host(std::uintptr_t address, std::size_t bytes) {
+    array_.copy_from_host(reinterpret_cast<const void*>(address), bytes);
+  }
+  std::uint64_t address() const { return array_.address(); }
+  std::vector<std::int64_t> shape() const { return {array_.shape().begin(), array_.shape().end()}; }
+  std::vector<std::int64_t> strides() const {
+    return {array_.strides().begin(), array_.strides().end()};
+  }
+  std::string dtype() const { return std::string(to_string(array_.dtype())); }
+  JitArray copy() const { return JitArray(array_.copy()); }
+  JitArray reshape(const std::vector<std::int64_t>& shape, bool fortran) const {
+    return JitArray(
+        array_.reshape(Shape(shape.begin(), shape.end()), fortran ? Order::F : Order::C));
+  }
+  JitArray transpose() const { return JitArray(array_.transpose()); }
+  JitArray slice(int axis, std::int64_t start, std::int64_t stop, std::int64_t step) const {
+    return JitArray(array_.slice(axis, start, stop, step));
+  }
+  JitArray take(int axis, std::int64_t index) const {
+    // One index on `axis`: a view with that axis removed.
+    std::vector<Index> indices(static_cast<std::size_t>(axis), Index{Slice{}});
+    indices.push_back(Index{index});
+    return JitArray(array_.index(indices));
+  }
+  bool c_contiguous() const { return array_.is_c_contiguous(); }
+  bool f_contiguous() const { return array_.is_f_contiguous(); }
+  void fill_zero() { array_.fill(Scalar(0)); }
+  const Array& array() const { return array_; }
+
+ private:
+  static DType parse(const std::string& name) {
+    auto d = parse_dtype(name);
+    if (!d) throw ArgumentError("device array", "unsupported dtype '" + name + "'");
+    return *d;
+  }
+  Array array_;
+};
+
+// kernel[grid, block, stream, shared]: the configured launch. A call looks
+// the argument types up (ids of the interned types of device arrays and
+// Python numbers) in the dispatcher's table and launches in C++; anything
+// else (first call, host arrays, other objects, errors) goes to the Python
+// dispatcher's launch, which compiles, converts, and raises the messages.
+class JitLauncher {
+ public:
+  JitLauncher(nb::object fallback, nb::dict table, nb::handle device_array_type,
+              nb::dict fast_type_ids, const std::tuple<unsigned, unsigned, unsigned>& grid,
+              const std::tuple<unsigned, unsigned, unsigned>& block, std::uint32_t shared,
+              std::uintptr_t stream)
+      : fallback_(std::move(fallback)),
+        table_(std::move(table)),
+        device_array_type_(nb::borrow(device_array_type)),
+        fast_type_ids_(std::move(fast_type_ids)),
+        type_name_(nb::steal(PyUnicode_InternFromString("_type"))),
+        packed_name_(nb::steal(PyUnicode_InternFromString("_packed"))) {
+    config_.grid = to_dim3(grid);
+    config_.block = to_dim3(block);
+    config_.shared_bytes = shared;
+    config_.stream = StreamRef{reinterpret_cast<void*>(stream)};
+    threads_ = static_cast<unsigned long long>(config_.block.x) * config_.block.y * config_.block.z;
+  }
+
+  nb::object call(nb::args args) const {
+    const std::size_t n = args.size();
+    if (n <= max_jit_params && launch_fast(args, n)) return nb::none();
+    return fallback_(args);
+  }
+
+ private:
+  bool launch_fast(const nb::args& args, std::size_t n) const {
+    PyObject* const* items = &PyTuple_GET_ITEM(args.ptr(), 0);
+    nb::object key = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(n)));
+    for (std::size_t i = 0; i < n; ++i) {
+      PyObject* a = items[i];
+      PyObject* id = nullptr;
+      if (Py_TYPE(a) == reinterpret_cast<PyTypeObject*>(device_array_type_.ptr())) {
+        PyObject* type = PyObject_GetAttr(a, type_name_.ptr());
+        if (type == nullptr) {
+          PyErr_Clear();
+          return false;
+        }
+        id = PyLong_FromVoidPtr(type);
+        Py_DECREF(type);  // interned: the type table keeps it alive
+      } else {
+        PyObject* known =
+            PyDict_GetItem(fast_type_ids_.ptr(), reinterpret_cast<PyObject*>(Py_TYPE(a)));
+        if (known == nullptr) return false;
+        Py_INCREF(known);
+        id = known;
+      }
+      if (id == nullptr) {
+        PyErr_Clear();
+        return false;
+      }
+      PyTuple_SET_ITEM(key.ptr(), static_cast<Py_ssize_t>(i), id);
+    }
+    PyObject* kernel = PyDict_GetItem(table_.ptr(), key.ptr());
+    if (kernel == nullptr) return false;
+    JitKernel* k = nullptr;
+    if (!nb::try_cast<JitKernel*>(nb::handle(kernel), k) || k == nullptr) return false;
+    const int limit = k->max_threads_per_block_cached();
+    if (limit > 0 && threads_ > static_cast<unsigned long long>(limit)) return false;
+    return k->launch_objects(config_, items, n, packed_name_.ptr());
+  }
+
+  nb::object fallback_;
+  nb::dict table_;
+  nb::object device_array_type_;
+  nb::dict fast_type_ids_;
+  nb::object type_name_;
+  nb::object packed_name_;
+  LaunchConfig config_;
+  unsigned long long threads_ = 0;
+};
+
+}  // namespace
+
+void bind_jit(nb::module_& m) {
+  nb::class_<JitKernel>(m, "JitKernel")
+      .def(nb::init<const std::string&, const std::string&, const std::vector<std::string>&, bool,
+                    bool, bool, int>(),
+           nb::arg("source"), nb::arg("name"), nb::arg("param_types"), nb::arg("debug") = false,
+           nb::arg("line_info") = false, nb::arg("fast_math") = false, nb::arg("max_registers") = 0)
+      .def("launch", &JitKernel::launch, nb::arg("grid"), nb::arg("block"), nb::arg("shared"),
+           nb::arg("stream"), nb::arg("args"))
+      .def_prop_ro("ptx", &JitKernel::ptx)
+      .def_prop_ro("log", &JitKernel::log)
+      .def_prop_ro("arch", &JitKernel::arch)
+      .def_prop_ro("param_count", &JitKernel::param_count)
+      .def_prop_ro("max_threads_per_block", &JitKernel::max_threads_per_block_cached);
+
+  nb::class_<JitLauncher>(m, "JitLauncher")
+      .def(nb::init<nb::object, nb::dict, nb::handle, nb::dict,
+                    const std::tuple<unsigned, unsigned, unsigned>&,
+                    const std::tuple<unsigned, unsigned, unsigned>&, std::uint32_t,
+                    std::uintptr_t>())
+      .def("__call__", &JitLauncher::call);
+
+  nb::class_<JitArray>(m, "JitArray")
+      .def_static("empty", &JitArray::empty, nb::arg("shape"), nb::arg("dtype"),
+                  nb::arg("fortran") = false)
+      .def_static("from_host", &JitArray::from_host, nb::arg("address"), nb::arg("shape"),
+                  nb::arg("dtype"))
+      .def("copy_to_host", &JitArray::copy_to_host)
+      .def("copy_from_host", &JitArray::copy_from_host)
+      .def("copy", &JitArray::copy)
+      .def("reshape", &JitArray::reshape)
+      .def("transpose", &JitArray::transpose)
+      .def("slice", &JitArray::slice)
+      .def("take", &JitArray::take)
+      .def("fill_zero", &JitArray::fill_zero)
+      .def_prop_ro("address", &JitArray::address)
+      .def_prop_ro("shape", &JitArray::shape)
+      .def_prop_ro("strides", &JitArray::strides)
+      .def_prop_ro("dtype", &JitArray::dtype)
+      .def_prop_ro("c_contiguous", &JitArray::c_contiguous)
+      .def_prop_ro("f_contiguous", &JitArray::f_contiguous);
+
+  // NVRTC only, no device: checks that a generated source compiles for a GPU
+  // (used by the tests on machines without one). Returns the PTX.
+  m.def(
+      "jit_compile_for_gpu",
+      [](const std::string& source, const std::string& arch) {
+        CompileOptions options;
+        options.no_extern_c = true;
+        options.arch = arch;
+        options.ptx_only = true;
+        options.use_cache = false;
+        return compile_only(source, options, BackendKind::cuda).ptx;
+      },
+      nb::arg("source"), nb::arg("arch") = "compute_90");
+  m.def("jit_synchronize", [] { Device::current().synchronize(); });
+  m.def("jit_backend", [] {
+    return Device::current().backend_kind() == BackendKind::cpu ? std::string("cpu")
+                                                                : std::string("cuda");
+  });
+  m.def("jit_device_name", [] { return Device::current().name(); });
+  m.def("jit_device_count", [] { return Device::count(); });
+}
 
 }  // namespace cudakit::python

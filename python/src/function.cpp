@@ -138,12 +138,10 @@ nb::object call(Function& f, nb::args positional, nb::kwargs keywords) {
   LaunchConfig config;
   Py_ssize_t used = 0;
   bool timed = false;
-  if (PyObject* v = PyDict_GetItemWithError(kw, k.block)) {
-    config.block = dims(v, "block");
+  PyObject* block = PyDict_GetItemWithError(kw, k.block);
+  if (block) {
+    config.block = dims(block, "block");
     ++used;
-  } else {
-    throw ArgumentError("launching kernel " + f.kernel.name(), "no block= was given",
-                        "pass block=(threads_x, threads_y, threads_z), e.g. block=(256, 1, 1)");
   }
   if (PyObject* v = PyDict_GetItemWithError(kw, k.grid)) {
     config.grid = dims(v, "grid");
@@ -178,6 +176,9 @@ nb::object call(Function& f, nb::args positional, nb::kwargs keywords) {
     throw ArgumentError("launching kernel " + f.kernel.name(), "unknown keyword(s): " + unknown,
                         "a launch takes block=, grid=, stream=, shared=, texrefs=, time_kernel=");
   }
+  if (!block)
+    throw ArgumentError("launching kernel " + f.kernel.name(), "no block= was given",
+                        "pass block=(threads_x, threads_y, threads_z), e.g. block=(256, 1, 1)");
   ArgsLease lease;
   convert_args(*lease.args, PySequence_Fast_ITEMS(positional.ptr()),
                static_cast<std::size_t>(PyTuple_GET_SIZE(positional.ptr())), f.kernel);

@@ -275,19 +275,21 @@ void LaunchArgs::resolve_literal(const Kernel& kernel, const LaunchConfig& confi
   const long double value = e.literal == Literal::signed_int     ? (long double)e.signed_value
                             : e.literal == Literal::unsigned_int ? (long double)e.unsigned_value
                                                                  : (long double)e.float_value;
-  const std::string shown = integral ? number_text(value) : std::to_string(e.float_value);
+  // Only for messages: formatting costs more than the whole conversion.
+  auto shown = [&] { return integral ? number_text(value) : std::to_string(e.float_value); };
 
   if (p.kind == ParamKind::pointer) {
     if (integral && ints_are_addresses_ && value >= 0) {
       e.info = {ParamKind::pointer, ScalarType::unknown, sizeof(void*), "device address"};
       return;  // slot already holds the bits
     }
-    fail(std::string("passed a Python ") + (integral ? "int " : "float ") + shown +
+    fail(std::string("passed a Python ") + (integral ? "int " : "float ") + shown() +
              " for a pointer parameter",
          "pass device memory: a DeviceAllocation (mem_alloc), a GPUArray, an object with "
          "__cuda_array_interface__, or cuda.In/Out/InOut(numpy array)");
   }
-  if (p.kind != ParamKind::scalar) return;  // pointer_or_u64, aggregates: the core decides
+  if (p.kind != ParamKind::scalar) return;     // pointer_or_u64, aggregates: the core decides
+  if (CUDAKIT_PYTHON_HAS_KERNEL_ARGS) return;  // the core's launch converts literals
   const ScalarType t = p.scalar;
   if (t == ScalarType::boolean) {
     if (integral && (value == 0 || value == 1)) {
@@ -295,16 +297,16 @@ void LaunchArgs::resolve_literal(const Kernel& kernel, const LaunchConfig& confi
       e.slot = value == 1;
       return;
     }
-    fail("passed " + shown + " for a bool parameter", "pass True/False, 0 or 1");
+    fail("passed " + shown() + " for a bool parameter", "pass True/False, 0 or 1");
   }
   if (is_integer(t)) {
     if (!integral)
-      fail("passed a Python float (" + shown + ") for an integer parameter",
+      fail("passed a Python float (" + shown() + ") for an integer parameter",
            std::string("pass an int (int(x)) or ") + numpy_name(t) + "(x)");
     long double low, high;
     integer_range(t, low, high);
     if (value < low || value > high)
-      fail("the Python int " + shown + " does not fit (range " + number_text(low) + " to " +
+      fail("the Python int " + shown() + " does not fit (range " + number_text(low) + " to " +
                number_text(high) + ")",
            "pass a value in that range, or declare the parameter wider (long long / "
            "unsigned long long) and pass numpy.int64(n)");
@@ -321,7 +323,7 @@ void LaunchArgs::resolve_literal(const Kernel& kernel, const LaunchConfig& confi
     if (t == ScalarType::f64) {
       const double d = integral ? static_cast<double>(value) : e.float_value;
       if (integral && static_cast<long double>(d) != value)
-        fail("the Python int " + shown + " has no exact double", "pass float(n) explicitly");
+        fail("the Python int " + shown() + " has no exact double", "pass float(n) explicitly");
       std::memcpy(&e.slot, &d, 8);
       e.info = {ParamKind::scalar, t, 8, "Python number"};
       return;
@@ -329,10 +331,10 @@ void LaunchArgs::resolve_literal(const Kernel& kernel, const LaunchConfig& confi
     const double d = integral ? static_cast<double>(value) : e.float_value;
     const float f = static_cast<float>(d);
     if (integral && static_cast<long double>(f) != value)
-      fail("the Python int " + shown + " has no exact float",
+      fail("the Python int " + shown() + " has no exact float",
            "pass numpy.float32(n) if rounding is intended");
     if (std::isfinite(d) && !std::isfinite(f))
-      fail("the Python float " + shown + " is beyond the range of float",
+      fail("the Python float " + shown() + " is beyond the range of float",
            "declare the parameter double, or pass a smaller value");
     e.slot = 0;
     std::memcpy(&e.slot, &f, 4);
@@ -376,6 +378,12 @@ void LaunchArgs::resolve(const Kernel& kernel, const LaunchConfig& config) {
   for (std::size_t i = 0; i < n; ++i) {
     Entry& e = entries_[i];
     if (e.literal != Literal::none) resolve_literal(kernel, config, i);
+    // numpy.intp(address) / numpy.uintp: PyCUDA's way to pass a pointer
+    // value (e.g. int(alloc) + offset); an 8-byte integer for a pointer.
+    if (e.literal == Literal::none && e.info.kind == ParamKind::scalar && e.info.size == 8 &&
+        (e.info.scalar == ScalarType::i64 || e.info.scalar == ScalarType::u64) &&
+        i < kernel.params().params.size() && kernel.params().params[i].kind == ParamKind::pointer)
+      e.info = {ParamKind::pointer, ScalarType::unknown, sizeof(void*), "numpy.intp address"};
     if (e.element.kind != 0) check_pointee(kernel, config, i);
     infos_[i] = e.info;
     values_[i] = e.aggregate_index >= 0
@@ -384,6 +392,43 @@ void LaunchArgs::resolve(const Kernel& kernel, const LaunchConfig& config) {
   }
 }
 
+#if CUDAKIT_PYTHON_HAS_KERNEL_ARGS
+void LaunchArgs::fill(KernelArgs& args) const {
+  args.clear();
+  for (const Entry& e : entries_) {
+    if (e.info.host_data != nullptr) {
+      args.host(const_cast<void*>(e.info.host_data), e.info.host_bytes, e.info.direction);
+    } else if (e.aggregate_index >= 0) {
+      const std::string& bytes = aggregates_[e.aggregate_index];
+      args.aggregate(bytes.data(), bytes.size(), e.info.type_name);
+    } else if (e.info.kind == ParamKind::pointer) {
+      args.pointer(e.slot, e.info.type_name);
+    } else if (e.literal != Literal::none) {
+      // Still a literal (resolve leaves scalar parameters to the core).
+      if (e.literal == Literal::signed_int)
+        args.integer_literal(e.signed_value);
+      else if (e.literal == Literal::unsigned_int)
+        args.unsigned_literal(e.unsigned_value);
+      else
+        args.float_literal(e.float_value);
+    } else {
+      args.scalar(e.info.scalar, &e.slot);
+    }
+  }
+}
+
+void LaunchArgs::launch(const Kernel& kernel, const LaunchConfig& config) {
+  resolve(kernel, config);
+  fill(kernel_args_);
+  kernel.launch(config, kernel_args_);
+}
+
+float LaunchArgs::launch_timed(const Kernel& kernel, const LaunchConfig& config) {
+  resolve(kernel, config);
+  fill(kernel_args_);
+  return kernel.launch_timed(config, kernel_args_);
+}
+#else
 void LaunchArgs::launch(const Kernel& kernel, const LaunchConfig& config) {
   resolve(kernel, config);
   std::span<const ArgInfo> infos(infos_.data(), entries_.size());
@@ -404,5 +449,7 @@ float LaunchArgs::launch_timed(const Kernel& kernel, const LaunchConfig& config)
   stop.synchronize();
   return elapsed_ms(start, stop);
 }
+
+#endif
 
 }  // namespace cudakit::python

@@ -20,15 +20,16 @@
 
 #include "array/array_util.hpp"
 #include "array/elementwise_eval.hpp"
-#include "core/kernel_state.hpp"
 #include "cudakit/detail/expr_node.hpp"
+#include "cudakit/kernel.hpp"
 
 namespace cudakit::detail {
 namespace {
 
 constexpr std::size_t kMaxNodes = 64;
 constexpr std::size_t kMaxLeaves = 16;
-constexpr std::size_t kMaxScalars = 16;
+// Out, the leaves, the scalars and n fit KernelArgs' inline capacity.
+constexpr std::size_t kMaxScalars = KernelArgs::inline_capacity - 2 - kMaxLeaves;
 // Below this many elements the general path decides alone (vector width,
 // empty arrays); the fast path is for calls where the host time matters.
 constexpr std::int64_t kMinSize = 16;
@@ -217,39 +218,33 @@ void fill(const Expr& expr, Array& out, Casting casting, const char* context, Wa
 }
 
 void launch(const FastEntry& entry, const Walk& w, const Array& out) {
-  // One 16-byte slot per parameter: out, inputs, scalars, n.
-  constexpr std::size_t kSlots = 2 + kMaxLeaves + kMaxScalars;
-  alignas(16) unsigned char slots[kSlots][16];
-  void* values[kSlots];
-  std::size_t count = 0;
-  auto put_pointer = [&](std::uint64_t address) {
-    std::memcpy(slots[count], &address, sizeof address);
-    values[count] = slots[count];
-    ++count;
-  };
-  put_pointer(out.address());
-  for (std::uint8_t leaf : entry.input_leaf) put_pointer(w.leaves[leaf]->address());
+  // Out, inputs, scalars, n: at most 2 + kMaxLeaves + kMaxScalars arguments,
+  // within KernelArgs' inline capacity (nothing allocated), through the one
+  // checked launch.
+  static_assert(2 + kMaxLeaves + kMaxScalars <= KernelArgs::inline_capacity);
+  KernelArgs args;
+  args.pointer(out.address(), "Array");
+  for (std::uint8_t leaf : entry.input_leaf) args.pointer(w.leaves[leaf]->address(), "Array");
   for (std::size_t k = 0; k < entry.scalar_slot.size(); ++k) {
-    std::memset(slots[count], 0, 16);
-    w.scalars[entry.scalar_slot[k]]->scalar.store(entry.scalar_dtype[k], slots[count]);
-    values[count] = slots[count];
-    ++count;
+    const DType dtype = entry.scalar_dtype[k];
+    alignas(16) unsigned char bytes[16] = {};
+    w.scalars[entry.scalar_slot[k]]->scalar.store(dtype, bytes);
+    if (is_complex(dtype))
+      args.aggregate(bytes, itemsize(dtype), "struct");
+    else
+      args.scalar(scalar_type_for(dtype), bytes);
   }
   const std::int64_t size = out.size();
-  if (entry.index64) {
-    const long long n = size;
-    std::memcpy(slots[count], &n, sizeof n);
-  } else {
-    const int n = static_cast<int>(size);
-    std::memcpy(slots[count], &n, sizeof n);
-  }
-  values[count] = slots[count];
+  if (entry.index64)
+    args.scalar(static_cast<long long>(size));
+  else
+    args.scalar(static_cast<int>(size));
   const std::int64_t work = entry.vector_width > 1 ? size / entry.vector_width : size;
   const std::int64_t blocks =
       std::clamp<std::int64_t>((work + entry.block - 1) / entry.block, 1, entry.grid_limit);
-  const Kernel::State& k = entry.kernel.state();
-  k.backend->launch(k.native, k.name.c_str(), Dim3{static_cast<unsigned>(blocks)},
-                    Dim3{entry.block}, 0, out.stream_ref().native, values);
+  const LaunchConfig config{Dim3{static_cast<unsigned>(blocks)}, Dim3{entry.block}, 0,
+                            out.stream_ref()};
+  entry.kernel.launch(config, args);
   note_array_launch();
 }
 

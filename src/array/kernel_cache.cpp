@@ -21,12 +21,10 @@ std::uint64_t array_kernel_launches() noexcept {
 
 void note_array_launch() noexcept { g_launches.fetch_add(1, std::memory_order_relaxed); }
 
-void ArgPack::push_pointer(std::uint64_t address) {
-  push_raw(ParamKind::pointer, ScalarType::unknown, &address, sizeof(address), "Array");
-}
+void ArgPack::push_pointer(std::uint64_t address) { args_.pointer(address, "Array"); }
 
 void ArgPack::push_aggregate(const void* bytes, std::size_t size) {
-  push_raw(ParamKind::aggregate, ScalarType::unknown, bytes, size, "struct");
+  args_.aggregate(bytes, size, "struct");
 }
 
 void ArgPack::push_raw(ParamKind kind, ScalarType scalar, const void* bytes, std::size_t size,
@@ -36,26 +34,13 @@ void ArgPack::push_raw(ParamKind kind, ScalarType scalar, const void* bytes, std
   info.scalar = scalar;
   info.size = size;
   info.type_name = type_name;
-  infos_.push_back(info);
-  // Keep every value 16-byte aligned in the byte store.
-  std::size_t at = (bytes_.size() + 15) & ~std::size_t{15};
-  bytes_.resize(at + size);
-  std::memcpy(bytes_.data() + at, bytes, size);
-  offsets_.push_back(at);
+  args_.add(info, bytes);
 }
 
-void ArgPack::append(const ArgPack& other) {
-  for (std::size_t k = 0; k < other.infos_.size(); ++k) {
-    const ArgInfo& a = other.infos_[k];
-    push_raw(a.kind, a.scalar, other.bytes_.data() + other.offsets_[k], a.size, a.type_name);
-  }
-}
+void ArgPack::append(const ArgPack& other) { args_.append(other.args_); }
 
 void ArgPack::launch(const Kernel& kernel, const LaunchConfig& config) const {
-  std::vector<const void*> values(infos_.size() + 1);
-  std::vector<std::uint64_t> slots(infos_.size() + 1, 0);
-  for (std::size_t k = 0; k < infos_.size(); ++k) values[k] = bytes_.data() + offsets_[k];
-  launch_checked(kernel, config, std::span<const ArgInfo>(infos_), values.data(), slots.data());
+  kernel.launch(config, args_);
   note_array_launch();
 }
 

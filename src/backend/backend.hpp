@@ -73,6 +73,13 @@ class Backend {
   // Throws OutOfMemory (with requested and free bytes) when it cannot.
   virtual DevicePtr allocate(int ordinal, std::size_t bytes) = 0;
   virtual void deallocate(int ordinal, DevicePtr ptr) noexcept = 0;
+  // A caching allocator hands out `used` bytes of a block of `capacity`:
+  // a backend that checks accesses (the CPU backend under
+  // CUDAKIT_CPU_DEBUG) makes the rest of the block an error to touch, so a
+  // write one element past an array is reported although the block is larger.
+  // `used == capacity` makes the whole block usable again.
+  virtual void set_usable_bytes(DevicePtr /*block*/, std::size_t /*used*/,
+                                std::size_t /*capacity*/) noexcept {}
   // Page-locked host memory (plain aligned memory on the CPU backend).
   virtual void* allocate_pinned(std::size_t bytes) = 0;
   virtual void deallocate_pinned(void* ptr) noexcept = 0;

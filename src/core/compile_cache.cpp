@@ -25,6 +25,7 @@
 
 #include "core/compile_cache_settings.hpp"
 #include "core/compiled_code_format.hpp"
+#include "core/regular_file.hpp"
 #include "cudakit/error.hpp"
 
 namespace cudakit {
@@ -162,13 +163,12 @@ struct CompileCache::Impl {
   std::optional<CompiledCode> disk_load(const std::string& key, bool& corrupt) {
     if (root.empty()) return std::nullopt;
     const std::string path = entry_path(key);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
-      return std::nullopt;
-    }
+    // Not a blocking open: a named pipe at the entry's path must not hang
+    // the compile (it is simply not an entry).
+    const auto file = detail::open_regular_file(path);
+    if (!file) return std::nullopt;
+    const int fd = file->fd;
+    const struct stat& st = file->status;
     if (static_cast<std::uint64_t>(st.st_size) > max_entry_bytes) {
       // No compile produces this: garbage, not worth reading into memory.
       ::close(fd);

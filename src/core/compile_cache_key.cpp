@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <unordered_set>
+#include <vector>
 
+#include "core/regular_file.hpp"
 #include "cudakit/compile_cache.hpp"
 
 namespace cudakit::detail {
@@ -25,24 +27,16 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' |
 // Reads a whole regular file; false when it does not exist or is not a
 // regular file (a directory named like the header, say).
 bool read_file(const std::string& path, std::string& out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      static_cast<std::size_t>(st.st_size) > max_header_bytes) {
-    ::close(fd);
+  // Not a blocking open: a named pipe named like a header must not hang.
+  const auto file = open_regular_file(path);
+  if (!file) return false;
+  if (static_cast<std::size_t>(file->status.st_size) > max_header_bytes) {
+    ::close(file->fd);
     return false;
   }
-  out.resize(static_cast<std::size_t>(st.st_size));
-  std::size_t done = 0;
-  while (done < out.size()) {
-    ssize_t n = ::read(fd, out.data() + done, out.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  out.resize(done);  // a file that shrank while read: hash what is there
-  ::close(fd);
+  const std::vector<char> bytes = read_all(*file);  // a file that shrank: hash what is there
+  ::close(file->fd);
+  out.assign(bytes.begin(), bytes.end());
   return true;
 }
 
@@ -232,6 +226,8 @@ std::string CompileCache::key(std::string_view prepared_source, const CompileOpt
   feed_flag(&state, 'x', options.no_extern_c);
   for (const auto& expr : options.name_expressions) feed(&state, 'N', expr);
   feed_flag(&state, 'p', options.ptx_only);
+  // The name is in the debug information; unnamed sources keep their keys.
+  if (!options.source_name.empty()) feed(&state, 'n', options.source_name);
   // Headers on disk: the content, so that editing one recompiles.
   for (const auto& header : detail::resolve_includes(prepared_source, options)) {
     feed(&state, 'R', header.id);

@@ -242,7 +242,10 @@ std::uint64_t MemoryPool::allocate(std::size_t bytes, void* stream) {
     if (!own) ++impl_->stats.cross_stream_hits;
     return ptr;
   };
-  if (std::uint64_t ptr = from_cache(false)) return ptr;
+  if (std::uint64_t ptr = from_cache(false)) {
+    backend.set_usable_bytes(ptr, bytes, size);
+    return ptr;
+  }
 
   std::uint64_t ptr = 0;
   try {
@@ -250,7 +253,10 @@ std::uint64_t MemoryPool::allocate(std::size_t bytes, void* stream) {
   } catch (const OutOfMemory&) {
     // A block still in use on another stream costs that stream's remaining
     // work as a dependency; cheaper than synchronising the device.
-    if (std::uint64_t reused = from_cache(true)) return reused;
+    if (std::uint64_t reused = from_cache(true)) {
+      backend.set_usable_bytes(reused, bytes, size);
+      return reused;
+    }
     // Cached blocks of other classes may be what is missing: give them back
     // and try once more.
     bool had_cache;
@@ -266,6 +272,7 @@ std::uint64_t MemoryPool::allocate(std::size_t bytes, void* stream) {
   impl_->stats.held_bytes += size;
   impl_->stats.active_bytes += size;
   ++impl_->stats.allocations;
+  backend.set_usable_bytes(ptr, bytes, size);
   return ptr;
 }
 
@@ -273,6 +280,7 @@ void MemoryPool::deallocate(std::uint64_t ptr, std::size_t bytes, void* stream) 
   if (ptr == 0) return;
   const std::size_t size = round_size(bytes);
   auto& backend = device_.backend();
+  backend.set_usable_bytes(ptr, size, size);
   std::vector<Stream> users;  // released after the lock: the last copy may destroy a stream
   {
     std::lock_guard lock(impl_->mutex);

@@ -9,12 +9,15 @@
 // - PTX: text whose first token after comments and blank space is .version.
 #include "module_file.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 
+#include "core/regular_file.hpp"
 #include "cudakit/error.hpp"
 
 namespace cudakit::detail {
@@ -206,11 +209,17 @@ SniffedFormat sniff_code_format(std::span<const std::uint8_t> bytes) {
 
 CompiledCode read_module_file(const std::filesystem::path& path) {
   const std::string context = "loading module " + path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw ArgumentError(context, "the file cannot be opened", "check the path and its permissions");
+  // Not a blocking open, and only a regular file: a named pipe would hang
+  // the load and a device (/dev/zero) would never end.
+  std::string why;
+  const auto file = detail::open_regular_file(path.string(), &why);
+  if (!file)
+    throw ArgumentError(context, "the path " + why,
+                        "pass a module file (a cubin, PTX, fatbin or CPU shared object)");
   CompiledCode code;
-  code.image.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  const std::vector<char> bytes = detail::read_all(*file);
+  ::close(file->fd);
+  code.image.assign(bytes.begin(), bytes.end());
   SniffedFormat sniffed = sniff_code_format(code.image);
   if (sniffed.rejected || code.image.empty())
     throw ArgumentError(context, "the file holds " + sniffed.found + ", which cannot be loaded",

@@ -38,6 +38,31 @@ std::string_view to_string(ScalarType type) noexcept {
   return "unknown";
 }
 
+std::size_t scalar_size(ScalarType type) noexcept {
+  switch (type) {
+    case ScalarType::boolean:
+    case ScalarType::i8:
+    case ScalarType::u8:
+      return 1;
+    case ScalarType::i16:
+    case ScalarType::u16:
+    case ScalarType::f16:
+    case ScalarType::bf16:
+      return 2;
+    case ScalarType::i32:
+    case ScalarType::u32:
+    case ScalarType::f32:
+      return 4;
+    case ScalarType::i64:
+    case ScalarType::u64:
+    case ScalarType::f64:
+      return 8;
+    case ScalarType::unknown:
+      break;
+  }
+  return 0;
+}
+
 std::string_view to_string(ParamKind kind) noexcept {
   switch (kind) {
     case ParamKind::pointer:

@@ -2,10 +2,12 @@
 // -> compile cache (memory, disk) -> the backend's compiler.
 #include "cudakit/program.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -33,11 +35,43 @@ LoadedModules& loaded_modules() {
 // The backend's compile, with the CompileError re-raised against the user's
 // own source: the log's line numbers are the user's (`#line 1`), so the
 // numbered excerpt must come from the unwrapped text.
+// Macro names and include directories become compiler flags ("-DNAME",
+// "-IDIR"): an empty one would be a bare "-D" or "-I", and the compiler would
+// take the next flag as its value.
+void check_flag_values(const CompileOptions& options) {
+  auto is_identifier_start = [](char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  };
+  auto is_identifier_char = [&](char c) {
+    return is_identifier_start(c) || (c >= '0' && c <= '9');
+  };
+  for (const auto& [name, value] : options.defines) {
+    // NAME or a function-like macro NAME(args).
+    std::size_t end = 0;
+    while (end < name.size() && is_identifier_char(name[end])) ++end;
+    const bool ok = !name.empty() && is_identifier_start(name[0]) &&
+                    (end == name.size() || (name[end] == '(' && name.back() == ')'));
+    if (!ok)
+      throw ArgumentError(
+          "compiling with the macro definition '" + name + (value.empty() ? "" : "=" + value) + "'",
+          name.empty() ? "the macro has no name"
+                       : "the macro name '" + name + "' is not a C identifier",
+          "define NAME or NAME=VALUE, NAME a C identifier (cudakit compile -D "
+          "NAME=VALUE)");
+  }
+  for (const auto& dir : options.include_dirs)
+    if (dir.empty())
+      throw ArgumentError("compiling with an include directory", "the directory name is empty",
+                          "give each include directory a path (cudakit compile -I DIR)");
+}
+
 CompiledCode run_compiler(detail::Backend& backend, std::string_view source,
                           const std::string& prepared, const CompileOptions& options) {
+  check_flag_values(options);
   detail::CompileRequest request;
   request.source = prepared;
   request.options = options;
+  if (!options.source_name.empty()) request.source_name = options.source_name;
   try {
     return backend.compile(request);
   } catch (const CompileError& e) {
@@ -60,12 +94,24 @@ CompiledCode compile_code(detail::Backend& backend, std::string_view source,
   return code;
 }
 
+// CUDAKIT_LINEINFO=1 turns line information on for every compile: tools
+// that run a whole program (compute-sanitizer through `cudakit check`)
+// cannot change its CompileOptions.
+bool line_info_forced() {
+  static const bool forced = [] {
+    const char* v = std::getenv("CUDAKIT_LINEINFO");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  return forced;
+}
+
 }  // namespace
 
 Module compile(std::string_view source, const CompileOptions& options, const Device& device) {
   detail::Backend& backend = device.backend();
   const std::string prepared = prepare_source(source, options);
   CompileOptions resolved = options;
+  if (line_info_forced()) resolved.line_info = true;
   if (resolved.arch.empty()) resolved.arch = backend.default_arch(device.ordinal());
 
   std::string key;
@@ -102,6 +148,7 @@ CompiledCode compile_only(std::string_view source, const CompileOptions& options
                           BackendKind kind) {
   detail::Backend& backend = detail::backend(kind);
   CompileOptions resolved = options;
+  if (line_info_forced()) resolved.line_info = true;
   if (resolved.arch.empty()) {
     if (kind == BackendKind::cpu) {
       resolved.arch = backend.default_arch(0);

@@ -9,8 +9,10 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_args.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_signature_scanner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/launch_arguments.cpp
   ${CMAKE_CURRENT_LIST_DIR}/array_view_match.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_pool.cpp
@@ -19,6 +21,8 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/param_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pinned_buffer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/program.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/regular_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/scalar_convert.cpp
   ${CMAKE_CURRENT_LIST_DIR}/source_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream.cpp
 )

@@ -1,5 +1,6 @@
 // Shared by the array tests: the backend under test (CPU, or the GPU in the
-// gpu-labelled build of the same sources), random inputs and host references.
+// gpu-labelled registration of the same program), random inputs and host
+// references.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,28 +12,26 @@
 #include <random>
 #include <vector>
 
+#include "backend_fixture.hpp"
 #include "cudakit/array.hpp"
 #include "cudakit/array_expr.hpp"
 #include "cudakit/backend_kind.hpp"
 #include "cudakit/device.hpp"
 
-#ifndef CUDAKIT_ARRAY_TEST_BACKEND
-#define CUDAKIT_ARRAY_TEST_BACKEND cpu
-#endif
-
 namespace array_test {
 
 namespace ck = cudakit;
 
-inline ck::BackendKind backend_under_test() { return ck::BackendKind::CUDAKIT_ARRAY_TEST_BACKEND; }
+// The backend of this run (tests/backend_fixture.hpp: CUDAKIT_TEST_BACKEND,
+// set by ctest for each registration of a cudakit_add_backend_test program).
+inline ck::BackendKind backend_under_test() { return ck::test::backend_under_test(); }
 
-// Makes the backend's device 0 current for each test; skips (GPU build) when
-// there is no GPU.
+// Makes the backend's device 0 current for each test; skips (GPU run), with
+// the reason, when there is no GPU.
 class ArrayTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!ck::backend_available(backend_under_test()))
-      GTEST_SKIP() << "no " << ck::to_string(backend_under_test()) << " device on this machine";
+    if (auto why = ck::test::backend_unavailable_reason(backend_under_test())) GTEST_SKIP() << *why;
     device_.emplace(ck::Device::get(backend_under_test(), 0));
     scope_.emplace(*device_);
   }

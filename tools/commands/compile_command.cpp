@@ -1,6 +1,7 @@
 // `cudakit compile`: NVRTC (or the CPU backend's host compiler) from the
 // command line, with no GPU needed.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -14,12 +15,55 @@
 namespace cudakit::cli {
 namespace {
 
+// The source file: a regular file, or a pipe (`<(generate)`), read up to a
+// cap; a directory or a device (/dev/zero never ends) is refused.
 std::string read_file(const std::string& path) {
+  constexpr std::size_t max_source_bytes = std::size_t(64) << 20;
+  const std::string context = "reading " + path;
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || status.type() == std::filesystem::file_type::not_found)
+    throw ArgumentError(context, "cannot open the file: " + (ec ? ec.message() : "not found"),
+                        "check the path");
+  const auto type = status.type();
+  if (type == std::filesystem::file_type::directory)
+    throw ArgumentError(context, "it is a directory, not a CUDA C source file",
+                        "pass the .cu file itself");
+  if (type != std::filesystem::file_type::regular && type != std::filesystem::file_type::fifo)
+    throw ArgumentError(context, "it is a device or socket, not a CUDA C source file",
+                        "pass a .cu file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ArgumentError("reading " + path, "cannot open the file", "check the path");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  if (!in) throw ArgumentError(context, "cannot open the file", "check its permissions");
+  std::string text(max_source_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > max_source_bytes)
+    throw ArgumentError(context, "the file is larger than " + format_bytes(max_source_bytes),
+                        "pass a CUDA C source file");
+  return text;
+}
+
+// A NUL byte or other control characters: an executable, an object file or
+// an image, which the compiler would answer with pages of errors.
+void check_is_text(const std::string& source, const std::string& path) {
+  for (std::size_t k = 0; k < source.size(); ++k) {
+    const auto c = static_cast<unsigned char>(source[k]);
+    const bool control =
+        c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v' && c != 0x1b;
+    if (control || c == 0x7f)
+      throw ArgumentError("reading " + path,
+                          "it is binary data, not CUDA C source text (byte " + std::to_string(c) +
+                              " at offset " + std::to_string(k) + ")",
+                          "pass the .cu source file; `cudakit compile` does not take compiled "
+                          "code or other binaries");
+  }
+}
+
+// The target the user asked for, as the compiled code names it: "sm_90",
+// "compute_90" (PTX), "cpu".
+std::string requested_target(const CompileCommandOptions& o) {
+  if (o.ptx && o.arch.rfind("sm_", 0) == 0) return "compute_" + o.arch.substr(3);
+  return o.arch;
 }
 
 void print_numbered(std::ostream& out, const std::string& source) {
@@ -89,7 +133,15 @@ void print_loaded_resources(std::ostream& out, const Module& module) {
 }  // namespace
 
 int run_compile(const CompileCommandOptions& o) {
+  if (o.cubin && o.arch.rfind("compute_", 0) == 0)
+    throw ArgumentError("compiling " + o.file + " for " + o.arch,
+                        o.arch + " is a virtual arch: it yields PTX, not a cubin",
+                        "use --arch sm_" + o.arch.substr(8) + " for a cubin, or --ptx");
+  if (o.ptx && o.arch == "cpu")
+    throw ArgumentError("compiling " + o.file + " for cpu", "the CPU backend makes no PTX",
+                        "use --arch sm_90 --ptx for PTX");
   const std::string source = read_file(o.file);
+  check_is_text(source, o.file);
   // With -o - the compiled code owns stdout; everything else goes to stderr.
   std::ostream& report = o.output == "-" ? std::cerr : std::cout;
 
@@ -122,6 +174,16 @@ int run_compile(const CompileCommandOptions& o) {
     return 1;
   }
   const double ms = clock.ms();
+  // NVRTC falls back to PTX for an arch it does not know (right for a device
+  // newer than it); an arch named on the command line must be met exactly.
+  if (!o.arch.empty() && code.arch != requested_target(o)) {
+    std::cerr << "error: " << o.file << " was not compiled for " << o.arch << ": the compiler "
+              << "produced " << to_string(code.format) << " for " << code.arch << " instead\n";
+    if (!code.log.empty()) std::cerr << code.log << '\n';
+    std::cerr << "hint: choose an arch this compiler supports (cudakit doctor lists them), e.g. "
+                 "--arch sm_90\n";
+    return 1;
+  }
   const auto after = CompileCache::global().stats();
   const bool cached = CompileCache::global().enabled() && after.misses == before.misses;
   report << "compiled " << o.file << " for " << code.arch << ": " << to_string(code.format) << ", "

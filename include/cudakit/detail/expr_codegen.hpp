@@ -17,27 +17,26 @@ namespace cudakit::detail {
 
 // Kernel arguments built at run time (the count is not known at compile
 // time): pointers, scalars and by-value structs, launched through the
-// checked launch path.
+// checked launch path (a KernelArgs, counted as an array kernel launch).
 class ArgPack {
  public:
   void push_pointer(std::uint64_t address);
   template <class T>
   void push_scalar(T value) {
-    push_raw(ParamKind::scalar, scalar_type_of<T>(), &value, sizeof(T), "scalar");
+    args_.scalar(value);
   }
   // A struct passed by value (its bytes as the kernel's struct lays them out).
   void push_aggregate(const void* bytes, std::size_t size);
   void push_raw(ParamKind kind, ScalarType scalar, const void* bytes, std::size_t size,
                 const char* type_name);
   void append(const ArgPack& other);
-  std::size_t size() const noexcept { return infos_.size(); }
+  std::size_t size() const noexcept { return args_.size(); }
   // Launches `kernel` with these arguments (counted by array_kernel_launches()).
   void launch(const Kernel& kernel, const LaunchConfig& config) const;
 
  private:
-  std::vector<ArgInfo> infos_;
-  std::vector<std::size_t> offsets_;
-  std::vector<std::byte> bytes_;
+  // The launch takes a KernelArgs& and leaves it unchanged.
+  mutable KernelArgs args_;
 };
 
 struct CodegenOptions {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/cpu/fault_guard.hpp"
 #include "backend/cpu/fiber_stack.hpp"
 #include "cudakit/error.hpp"
 
@@ -256,11 +257,21 @@ void rt_yield() {
   suspend(w);
 }
 
+// "block (2,0,0), thread (5,0,0)": where the fault happened.
+std::string position(const cudakit_cpu::ThreadStateLayout& s) {
+  auto triple = [](const unsigned v[3]) {
+    return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]) +
+           ")";
+  };
+  return "block " + triple(s.block_idx) + ", thread " + triple(s.thread_idx);
+}
+
 void rt_trap(const char* what) {
   Worker& w = worker();
   throw KernelFault(std::string("running kernel ") + w.launch->kernel_name + " on the CPU backend",
-                    what, {w.launch->kernel_name},
-                    "the kernel stopped itself (__trap or a failed device-side check)");
+                    std::string(what) + " in " + position(*w.state), {w.launch->kernel_name},
+                    "the kernel stopped itself (__trap, assert or a failed device-side check); "
+                    "the next launch runs normally");
 }
 
 const cudakit_cpu::RuntimeTable kRuntime = {cudakit_cpu::kAbiVersion,
@@ -354,7 +365,9 @@ void run_fibers(Worker& w, const BlockLaunch& launch, const unsigned block_idx[3
 
 const cudakit_cpu::RuntimeTable& runtime_table() { return kRuntime; }
 
-void run_block(const BlockLaunch& launch, unsigned long long block_index) {
+namespace {
+
+void run_block_unguarded(const BlockLaunch& launch, unsigned long long block_index) {
   Worker& w = worker();
   const unsigned block_idx[3] = {
       static_cast<unsigned>(block_index % launch.grid.x),
@@ -380,6 +393,39 @@ void run_block(const BlockLaunch& launch, unsigned long long block_index) {
     return;
   }
   run_fibers(w, launch, block_idx);
+}
+
+[[noreturn]] void throw_hardware_fault(const BlockLaunch& launch, const FaultScope& scope) {
+  Worker& w = worker();
+  // The block's other threads are abandoned where they stand, as after a
+  // failed barrier; the worker starts the next block afresh.
+  w.fiber_mode = false;
+  w.error = nullptr;
+  throw KernelFault(std::string("running kernel ") + launch.kernel_name + " on the CPU backend",
+                    describe_fault(scope) + " in " + position(*w.state), {launch.kernel_name},
+                    "find the line with CUDAKIT_CPU_DEBUG=1 (cudakit run --sanitize -- PROGRAM); "
+                    "the backend goes on: the next launch runs normally");
+}
+
+}  // namespace
+
+void run_block(const BlockLaunch& launch, unsigned long long block_index) {
+  if (!fault_guard_enabled()) {
+    run_block_unguarded(launch, block_index);
+    return;
+  }
+  FaultScope scope;
+  // No signal mask saved (a system call per block): the handler runs with
+  // the signal unblocked (SA_NODEFER).
+  if (sigsetjmp(scope.jump, 0) != 0) throw_hardware_fault(launch, scope);
+  arm_fault_scope(scope);
+  try {
+    run_block_unguarded(launch, block_index);
+  } catch (...) {
+    disarm_fault_scope(scope);
+    throw;
+  }
+  disarm_fault_scope(scope);
 }
 
 }  // namespace cudakit::detail::cpu

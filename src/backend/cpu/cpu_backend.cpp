@@ -4,6 +4,7 @@
 // thread pool.
 #include "backend/cpu/cpu_backend.hpp"
 
+#include <dlfcn.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -80,6 +81,25 @@ struct LaunchTask {
 // False once the backend is gone: memory freed during static destruction
 // after it (a pool's cached blocks) has no queued work left to wait for.
 std::atomic<bool> backend_alive{false};
+
+// AddressSanitizer's manual poisoning interface, present only when its
+// runtime is loaded (CUDAKIT_CPU_DEBUG runs preload it); the library itself
+// is not instrumented, so it is looked up rather than linked.
+using AsanRegionFn = void (*)(const volatile void*, std::size_t);
+AsanRegionFn asan_function(const char* name) {
+  if (!debug_enabled()) return nullptr;
+  return reinterpret_cast<AsanRegionFn>(dlsym(RTLD_DEFAULT, name));
+}
+AsanRegionFn asan_poison() {
+  static const AsanRegionFn fn = asan_function("__asan_poison_memory_region");
+  return fn;
+}
+AsanRegionFn asan_unpoison() {
+  static const AsanRegionFn fn = asan_function("__asan_unpoison_memory_region");
+  return fn;
+}
+// Under CUDAKIT_CPU_DEBUG every allocation has exactly the requested size.
+bool exact_allocations() { return debug_enabled(); }
 
 void run_one_block(void* context, unsigned long long index) {
   run_block(*static_cast<const BlockLaunch*>(context), index);
@@ -224,6 +244,15 @@ class CpuBackend final : public Backend {
     if (backend_alive.load()) wait_all();
     std::free(reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr)));
   }
+  void set_usable_bytes(DevicePtr block, std::size_t used, std::size_t capacity) noexcept override {
+    if (used > capacity) return;
+    const AsanRegionFn fn = used < capacity ? asan_poison() : asan_unpoison();
+    if (!fn) return;
+    // Work queued before this block changed hands may still use its tail
+    // legitimately; poisoning under it would report a false overflow.
+    if (used < capacity && backend_alive.load()) wait_all();
+    fn(reinterpret_cast<char*>(static_cast<std::uintptr_t>(block)) + used, capacity - used);
+  }
   void* allocate_pinned(std::size_t bytes) override {
     return aligned(bytes, "allocating pinned host memory");
   }
@@ -366,6 +395,7 @@ class CpuBackend final : public Backend {
     KernelAttributes a;
     a.max_threads_per_block = 1024;
     a.max_dynamic_shared_bytes = k->max_dynamic_shared;
+    a.static_shared_bytes = k->static_shared;
     return a;
   }
   void set_max_dynamic_shared_memory(NativeKernel kernel, std::size_t bytes) override {
@@ -374,7 +404,19 @@ class CpuBackend final : public Backend {
           "setting the dynamic shared memory limit of a kernel on the CPU backend",
           "max dynamic shared memory per block (opt-in)", static_cast<long long>(bytes),
           static_cast<long long>(kOptInSharedLimit));
-    static_cast<CpuKernel*>(kernel)->max_dynamic_shared = bytes;
+    auto* k = static_cast<CpuKernel*>(kernel);
+    // As the driver does: the static part and the raised dynamic limit
+    // together must fit the opt-in maximum.
+    if (bytes + k->static_shared > kOptInSharedLimit)
+      throw LaunchConfigError(
+          "setting the dynamic shared memory limit of a kernel on the CPU backend",
+          "max dynamic shared memory per block (opt-in) less the kernel's " +
+              std::to_string(k->static_shared) + " static bytes",
+          static_cast<long long>(bytes),
+          static_cast<long long>(kOptInSharedLimit -
+                                 std::min(kOptInSharedLimit, k->static_shared)));
+    k->max_dynamic_shared = bytes;
+    k->dynamic_shared_raised = true;
   }
   std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
                                                const std::string& name) override {
@@ -428,7 +470,17 @@ class CpuBackend final : public Backend {
     // With memory overcommit the C library may hand out far more than the
     // machine has and the process is killed on first touch; a GPU refuses
     // such a request, and so does the CPU device: nothing beyond its RAM.
-    void* p = bytes > total_host_memory() ? nullptr : std::aligned_alloc(kAlignment, rounded);
+    void* p = nullptr;
+    if (bytes > total_host_memory()) {
+      p = nullptr;
+    } else if (exact_allocations()) {
+      // Exactly the bytes asked for: the sanitizer's red zone starts at the
+      // first byte past the buffer, so data[n] of an n-element buffer is
+      // reported (a rounded block would hide it).
+      if (posix_memalign(&p, kAlignment, std::max<std::size_t>(bytes, 1)) != 0) p = nullptr;
+    } else {
+      p = std::aligned_alloc(kAlignment, rounded);
+    }
     if (!p)
       throw OutOfMemory(std::string(what) + " on the CPU backend", bytes, available_host_memory(),
                         total_host_memory());
@@ -453,6 +505,16 @@ class CpuBackend final : public Backend {
     if (grid.y > 65535 || grid.z > 65535 || grid.x > 2147483647u)
       throw LaunchConfigError(context(), "max grid dimensions (2147483647x65535x65535)",
                               std::max(grid.y, grid.z), 65535);
+    // Without an opt-in, static and dynamic shared memory share the 48 KiB a
+    // GPU gives a block; the same launch must fail here as it would there.
+    if (!k.dynamic_shared_raised && k.static_shared + dynamic_shared > kStaticSharedLimit)
+      throw LaunchConfigError(context(),
+                              "max shared memory per block (" + std::to_string(k.static_shared) +
+                                  " bytes static + dynamic)",
+                              static_cast<long long>(k.static_shared + dynamic_shared),
+                              static_cast<long long>(kStaticSharedLimit),
+                              "raise the kernel's limit first (set_max_dynamic_shared_memory), "
+                              "as a GPU requires above 48 KiB, or use less shared memory");
     if (dynamic_shared > k.max_dynamic_shared)
       throw LaunchConfigError(context(), "max dynamic shared memory per block", dynamic_shared,
                               static_cast<long long>(k.max_dynamic_shared),

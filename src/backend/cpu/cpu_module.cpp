@@ -11,6 +11,7 @@
 
 #include "backend/cpu/block_runner.hpp"
 #include "backend/cpu/host_compiler.hpp"
+#include "backend/cpu/static_shared.hpp"
 #include "cudakit/error.hpp"
 
 namespace cudakit::detail::cpu {
@@ -104,6 +105,14 @@ CpuModule::CpuModule(const CompiledCode& code) {
                 "clear the compile cache (CUDAKIT_CACHE_DIR) and compile again");
   }
   info_->init(&runtime_table());
+  try {
+    check_static_shared(code.image, kContext, {});
+  } catch (...) {
+    dlclose(handle_);
+    handle_ = nullptr;
+    throw;
+  }
+  const TlsSymbols shared_variables = read_tls_symbols(code.image);
 
   for (unsigned i = 0; i < info_->kernel_count; ++i) {
     const cudakit_cpu::KernelEntry& e = info_->kernels[i];
@@ -117,6 +126,7 @@ CpuModule::CpuModule(const CompiledCode& code) {
     Dl_info where{};
     if (e.address && dladdr(e.address, &where) && where.dli_sname && where.dli_saddr == e.address)
       k->symbol = where.dli_sname;
+    k->static_shared = static_shared_bytes(shared_variables, k->symbol);
     for (std::size_t p = 0; p < e.param_count; ++p)
       k->layout.params.push_back(make_param(e.params[p]));
     std::size_t offset = 0;

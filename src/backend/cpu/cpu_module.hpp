@@ -26,6 +26,8 @@ struct CpuKernel {
   std::string symbol;  // the real symbol: mangled for C++ linkage
   ParamLayout layout;
   std::size_t max_dynamic_shared = kStaticSharedLimit;
+  bool dynamic_shared_raised = false;  // set_max_dynamic_shared_memory was called
+  std::size_t static_shared = 0;       // its __shared__ variables, as ptxas counts them
 };
 
 class CpuModule {

@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -20,11 +22,27 @@ std::size_t fiber_stack_size() {
   static const std::size_t size = [] {
     std::size_t bytes = debug_enabled() ? 256 * 1024 : 64 * 1024;
     if (const char* v = std::getenv("CUDAKIT_CPU_STACK_SIZE"); v && *v) {
+      // Digits, then an optional K or M; from 16 KiB to 1 GiB.
       char* end = nullptr;
-      unsigned long long n = std::strtoull(v, &end, 10);
-      if (end && (*end == 'k' || *end == 'K')) n *= 1024;
-      if (end && (*end == 'm' || *end == 'M')) n *= 1024 * 1024;
-      if (n >= 16 * 1024) bytes = static_cast<std::size_t>(n);
+      errno = 0;
+      unsigned long long n = *v >= '0' && *v <= '9' ? std::strtoull(v, &end, 10) : 0;
+      // (Bounded before a suffix multiplies it, so it cannot wrap around.)
+      bool valid = end != nullptr && end != v && errno == 0 && n <= (1ull << 30);
+      if (valid && (*end == 'k' || *end == 'K')) {
+        n *= 1024;
+        ++end;
+      } else if (valid && (*end == 'm' || *end == 'M')) {
+        n *= 1024 * 1024;
+        ++end;
+      }
+      valid = valid && *end == '\0' && n >= 16 * 1024 && n <= (1ull << 30);
+      if (valid)
+        bytes = static_cast<std::size_t>(n);
+      else  // read once per process (a static), so the warning is printed once
+        std::fprintf(stderr,
+                     "cudakit: warning: CUDAKIT_CPU_STACK_SIZE='%s' is not a size from 16K to "
+                     "1024M (bytes, or with a K or M suffix); using %zu bytes (the default)\n",
+                     v, bytes);
     }
     const std::size_t page = FiberStack::guard_bytes();
     return (bytes + page - 1) / page * page;

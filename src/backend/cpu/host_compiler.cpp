@@ -6,19 +6,23 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "backend/cpu/cpu_module.hpp"
 #include "backend/cpu/kernel_scanner.hpp"
 #include "backend/cpu/prelude/cudakit_cpu_abi.h"
+#include "backend/cpu/static_shared.hpp"
 #include "cudakit/error.hpp"
 #include "platform/file_identity.hpp"
 
@@ -166,6 +170,46 @@ std::string generate_tail(const ScanResult& scan, const CompileOptions& options)
   return out.str();
 }
 
+// The text of line `number` (1-based) of `source`, trimmed.
+std::string source_line(std::string_view source, int number) {
+  std::size_t begin = 0;
+  for (int n = 1; n < number && begin != std::string_view::npos; ++n) {
+    begin = source.find('\n', begin);
+    if (begin != std::string_view::npos) ++begin;
+  }
+  if (begin == std::string_view::npos) return {};
+  std::string_view line = source.substr(begin, source.find('\n', begin) - begin);
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '{'))
+    line.remove_suffix(1);
+  return std::string(line);
+}
+
+// Kernels are found by name, so two __global__ functions of one name (C++
+// overloads) leave a launch with no way to say which; the host compiler
+// would only say it cannot take the address of an overloaded function.
+void check_no_overloads(const ScanResult& scan, const std::string& context,
+                        const std::string& source, const std::string& source_name) {
+  std::map<std::string, std::vector<int>> lines;
+  for (const auto& k : scan.kernels)
+    if (!k.is_template) lines[k.qualified].push_back(k.line);
+  for (const auto& [name, line] : scan.repeated_kernels) lines[name].push_back(line);
+  for (const auto& [name, at] : lines) {
+    if (at.size() < 2) continue;
+    std::string log;
+    for (int line : at)
+      log += source_name + ":" + std::to_string(line) + ": " + source_line(source, line) + "\n";
+    throw CompileError(context + ": kernel '" + name + "' is overloaded (" +
+                           std::to_string(at.size()) + " __global__ functions of that name)",
+                       log, source,
+                       "a kernel is looked up by its name, so each needs its own: rename the "
+                       "overloads (extern \"C\" kernels must have distinct names anyway), or "
+                       "write one template kernel and pick an instantiation with a name "
+                       "expression (CompileOptions::name_expressions, e.g. \"" +
+                           name + "<float>\")");
+  }
+}
+
 std::string file_name_of(const std::string& source_name) {
   std::string name = fs::path(source_name).filename().string();
   if (name.empty()) name = "kernel.cu";
@@ -252,20 +296,94 @@ const std::string& host_compiler_identity() {
   return identity;
 }
 
+// The text of every header `source` includes (transitively), found as the
+// compiler will: in-memory headers by name, then files in the including
+// file's directory (quoted includes), the source's directory and the -I
+// directories. Stub and system headers are not followed.
+std::vector<std::string> included_headers(const std::string& source,
+                                          const CompileRequest& request) {
+  const CompileOptions& options = request.options;
+  std::vector<fs::path> dirs;
+  if (fs::path(request.source_name).has_parent_path())
+    dirs.push_back(fs::path(request.source_name).parent_path());
+  for (const auto& d : options.include_dirs) dirs.emplace_back(d);
+  for (const auto& f : options.extra_flags)
+    if (f.starts_with("-I") && f.size() > 2) dirs.emplace_back(f.substr(2));
+  std::vector<std::string> texts;
+  std::set<std::string> seen;
+  std::vector<std::pair<std::string, fs::path>> work = {{source, fs::path()}};
+  while (!work.empty() && seen.size() < 256) {
+    auto [text, from_dir] = std::move(work.back());
+    work.pop_back();
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      auto hash = line.find_first_not_of(" \t");
+      if (hash == std::string::npos || line[hash] != '#') continue;
+      auto inc = line.find("include", hash);
+      if (inc == std::string::npos) continue;
+      auto open = line.find_first_of("\"<", inc);
+      if (open == std::string::npos) continue;
+      auto close = line.find(line[open] == '"' ? '"' : '>', open + 1);
+      if (close == std::string::npos) continue;
+      const std::string name = line.substr(open + 1, close - open - 1);
+      std::string found_text, id;
+      fs::path found_dir;
+      for (const auto& [header, content] : options.headers)
+        if (header == name) {
+          found_text = content;
+          id = "mem:" + name;
+        }
+      if (id.empty()) {
+        std::vector<fs::path> candidates;
+        if (line[open] == '"' && !from_dir.empty()) candidates.push_back(from_dir / name);
+        for (const auto& d : dirs) candidates.push_back(d / name);
+        for (const auto& c : candidates) {
+          std::error_code ec;
+          if (fs::is_regular_file(c, ec)) {
+            found_text = read_text(c);
+            id = fs::weakly_canonical(c, ec).string();
+            found_dir = c.parent_path();
+            break;
+          }
+        }
+      }
+      if (id.empty() || !seen.insert(id).second) continue;
+      texts.push_back(found_text);
+      work.emplace_back(found_text, found_dir);
+    }
+  }
+  return texts;
+}
+
 CompiledCode compile_host_module(const CompileRequest& request) {
   const std::string context = "compiling " + request.source_name + " for the CPU backend";
   const CompileOptions& options = request.options;
 
   ScanResult scan = scan_kernel_source(request.source);
-  for (const auto& [name, text] : options.headers) {
+  bool header_barrier = false;
+  for (const auto& text : included_headers(request.source, request)) {
     ScanResult h = scan_kernel_source(text);
     scan.unsupported.insert(scan.unsupported.end(), h.unsupported.begin(), h.unsupported.end());
-    // A header's device functions may synchronize for any kernel that
-    // includes it: those kernels take the fiber path.
-    if (h.any_barrier) {
-      scan.any_barrier = true;
-      for (auto& k : scan.kernels) k.uses_barrier = true;
+    // Kernels defined in a header are the module's kernels too, as with NVRTC.
+    for (auto& k : h.kernels) {
+      bool known = false;
+      for (const auto& mine : scan.kernels) known = known || mine.qualified == k.qualified;
+      if (!known) scan.kernels.push_back(k);
     }
+    for (auto& g : h.globals) {
+      bool known = false;
+      for (const auto& mine : scan.globals) known = known || mine.qualified == g.qualified;
+      if (!known) scan.globals.push_back(g);
+    }
+    header_barrier = header_barrier || h.any_barrier;
+  }
+  for (const auto& [name, text] : options.headers)
+    header_barrier = header_barrier || scan_kernel_source(text).any_barrier;
+  // A header's device functions may synchronize for any kernel that
+  // includes it: those kernels take the fiber path.
+  if (header_barrier) {
+    scan.any_barrier = true;
+    for (auto& k : scan.kernels) k.uses_barrier = true;
   }
   if (!scan.unsupported.empty()) {
     std::string log;
@@ -279,9 +397,18 @@ CompiledCode compile_host_module(const CompileRequest& request) {
                        "(#ifdef __CUDAKIT_CPU__)");
   }
 
+  check_no_overloads(scan, context, request.source, request.source_name);
+
   TempDir dir;
   const fs::path include_dir = dir.path() / "include";
   for (const char* h : kStubHeaders) write_text(include_dir / h, "#pragma once\n");
+  // assert() as the prelude defines it, even after a kernel includes these
+  // (they redefine the macro each time they are included, as C requires).
+  for (const char* h : {"assert.h", "cassert"})
+    write_text(include_dir / h,
+               "#undef assert\n#ifdef NDEBUG\n#define assert(e) ((void)0)\n#else\n"
+               "#define assert(e) ((e) ? (void)0 : ::cudakit_cpu::assert_failed(#e, __FILE__, "
+               "__LINE__))\n#endif\n");
   write_text(include_dir / "cudakit_cpu_prelude.h", prelude_text());
   write_text(include_dir / "cudakit_cpu_abi.h", abi_text());
   for (const auto& [name, text] : options.headers) write_text(include_dir / name, text);
@@ -351,6 +478,7 @@ CompiledCode compile_host_module(const CompileRequest& request) {
   std::string image = read_text(dir.path() / "module.so");
   code.image.assign(image.begin(), image.end());
   code.log = log;
+  check_static_shared(code.image, context, request.source);
   return code;
 }
 

@@ -332,6 +332,8 @@ ScanResult scan_kernel_source(std::string_view source) {
       if (kernel_names.insert(qualified).second)
         result.kernels.push_back(
             {std::string(t[k].text), qualified, is_template, false, t[k].line});
+      else if (!is_template)
+        result.repeated_kernels.push_back({qualified, t[k].line});
       continue;
     }
 

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cudakit::detail::cpu {
@@ -43,6 +44,9 @@ struct UnsupportedUse {
 
 struct ScanResult {
   std::vector<ScannedKernel> kernels;
+  // A second (or later) definition of a non-template kernel name: an
+  // overload. Qualified name and line.
+  std::vector<std::pair<std::string, int>> repeated_kernels;
   std::vector<ScannedGlobal> globals;
   std::vector<DynamicSharedDecl> dynamic_shared;
   std::vector<UnsupportedUse> unsupported;

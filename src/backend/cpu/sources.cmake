@@ -18,9 +18,11 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cpu_backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_module.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_stream.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fault_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fiber_stack.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_compiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_scanner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/static_shared.cpp
   ${CMAKE_CURRENT_LIST_DIR}/thread_pool.cpp
   ${CMAKE_CURRENT_BINARY_DIR}/backend_cpu_embedded_prelude.cpp
 )

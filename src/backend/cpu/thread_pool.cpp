@@ -1,17 +1,28 @@
 #include "backend/cpu/thread_pool.hpp"
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 
 namespace cudakit::detail::cpu {
 
 unsigned configured_thread_count() {
   static const unsigned count = [] {
-    if (const char* v = std::getenv("CUDAKIT_CPU_THREADS"); v && *v) {
-      long n = std::strtol(v, nullptr, 10);
-      if (n >= 1 && n <= 4096) return static_cast<unsigned>(n);
-    }
     unsigned hw = std::thread::hardware_concurrency();
-    return hw == 0 ? 1u : hw;
+    if (hw == 0) hw = 1;
+    if (const char* v = std::getenv("CUDAKIT_CPU_THREADS"); v && *v) {
+      char* end = nullptr;
+      errno = 0;
+      const long n = std::strtol(v, &end, 10);
+      if (errno == 0 && end != v && *end == '\0' && n >= 1 && n <= 4096)
+        return static_cast<unsigned>(n);
+      // Read once per process (a static), so the warning is printed once.
+      std::fprintf(stderr,
+                   "cudakit: warning: CUDAKIT_CPU_THREADS='%s' is not a thread count from 1 to "
+                   "4096; using %u (the number of cores)\n",
+                   v, hw);
+    }
+    return hw;
   }();
   return count;
 }

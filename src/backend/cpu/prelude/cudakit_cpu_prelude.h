@@ -121,6 +121,26 @@ static inline int lane_id() { return static_cast<int>(linear_thread_id() & 31u);
 
 }  // namespace cudakit_cpu
 
+// A failed assert() stops the kernel with a KernelFault naming the kernel,
+// block and thread (as a GPU reports it), not by aborting the process.
+// <assert.h> and <cassert> are stubs that define this same macro.
+namespace cudakit_cpu {
+[[noreturn]] static inline void assert_failed(const char* expression, const char* file,
+                                              int line) {
+  char message[512];
+  snprintf(message, sizeof message, "assertion '%s' failed at %s:%d", expression, file, line);
+  runtime->trap(message);
+  __builtin_unreachable();
+}
+}  // namespace cudakit_cpu
+#undef assert
+#ifdef NDEBUG
+#define assert(e) ((void)0)
+#else
+#define assert(e) \
+  ((e) ? (void)0 : ::cudakit_cpu::assert_failed(#e, __FILE__, __LINE__))
+#endif
+
 #define threadIdx (::cudakit_cpu::state.thread_idx)
 #define blockIdx (::cudakit_cpu::state.block_idx)
 #define blockDim (::cudakit_cpu::state.block_dim)

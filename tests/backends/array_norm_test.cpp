@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "array_test_support.hpp"
+#include "unit/array_test_support.hpp"
 #include "cudakit/array_reduce.hpp"
 #include "cudakit/error.hpp"
 

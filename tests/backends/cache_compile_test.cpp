@@ -1,7 +1,7 @@
 // The compile cache seen through cudakit::compile, across processes: a fresh
 // process finds the entry the previous one stored and its kernel computes the
-// right result; a damaged entry is compiled again, never loaded. Built twice:
-// against the CUDA backend (label gpu) and the CPU backend (label unit).
+// right result; a damaged entry is compiled again, never loaded. Registered
+// once per backend (tests/backend_fixture.hpp): CPU (unit) and CUDA (gpu).
 // Each case starts this program again as a child process (recognised before
 // main runs), since the process-wide cache reads its directory once.
 #include <gtest/gtest.h>
@@ -18,18 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "../unit/cache_test_util.hpp"
+#include "backend_fixture.hpp"
 #include "cudakit/cudakit.hpp"
+#include "unit/cache_test_util.hpp"
 
 extern char** environ;
-
-#ifndef CUDAKIT_CACHE_TEST_BACKEND
-#define CUDAKIT_CACHE_TEST_BACKEND "cuda"
-#endif
-// The suite's name says the backend, so the two builds' results read apart.
-#ifndef CUDAKIT_CACHE_TEST_SUITE
-#define CUDAKIT_CACHE_TEST_SUITE CacheCompileCuda
-#endif
 
 namespace cudakit {
 namespace {
@@ -111,8 +104,7 @@ struct ChildReport {
 class CacheCompileFixture : public testing::Test {
  protected:
   void SetUp() override {
-    if (!backend_available(kind_))
-      GTEST_SKIP() << "the " << to_string(kind_) << " backend is not available on this machine";
+    if (auto why = test::backend_unavailable_reason(kind_)) GTEST_SKIP() << *why;
   }
 
   ChildReport run(const std::map<std::string, std::string>& extra = {}) {
@@ -162,15 +154,17 @@ class CacheCompileFixture : public testing::Test {
     return found;
   }
 
-  const BackendKind kind_ = *parse_backend_kind(CUDAKIT_CACHE_TEST_BACKEND);
+  // The backend of this registration (tests/backend_fixture.hpp); children
+  // inherit CUDAKIT_TEST_BACKEND and run on the same one.
+  const BackendKind kind_ = test::backend_under_test();
   std::mt19937_64 rng_{std::random_device{}()};
   const std::uint64_t source_seed_ = rng_();
   test::TempDir dir_;
 };
 
-using CUDAKIT_CACHE_TEST_SUITE = CacheCompileFixture;
+using CacheCompile = CacheCompileFixture;
 
-TEST_F(CUDAKIT_CACHE_TEST_SUITE, FirstProcessCompilesAndStoresEntry) {
+TEST_F(CacheCompile, FirstProcessCompilesAndStoresEntry) {
   const auto first = run();
   ASSERT_EQ(first.error, "");
   EXPECT_EQ(first.wrong, 0);
@@ -179,7 +173,7 @@ TEST_F(CUDAKIT_CACHE_TEST_SUITE, FirstProcessCompilesAndStoresEntry) {
   EXPECT_EQ(entries().size(), 1u);
 }
 
-TEST_F(CUDAKIT_CACHE_TEST_SUITE, FreshProcessLoadsEntryFromDiskAndComputesCorrectly) {
+TEST_F(CacheCompile, FreshProcessLoadsEntryFromDiskAndComputesCorrectly) {
   ASSERT_EQ(run().error, "");
   const auto second = run();
   ASSERT_EQ(second.error, "");
@@ -189,7 +183,7 @@ TEST_F(CUDAKIT_CACHE_TEST_SUITE, FreshProcessLoadsEntryFromDiskAndComputesCorrec
   EXPECT_EQ(second.exit_code, 0);
 }
 
-TEST_F(CUDAKIT_CACHE_TEST_SUITE, DamagedEntryIsCompiledAgainAndComputesCorrectly) {
+TEST_F(CacheCompile, DamagedEntryIsCompiledAgainAndComputesCorrectly) {
   ASSERT_EQ(run().error, "");
   const auto files = entries();
   ASSERT_EQ(files.size(), 1u);
@@ -217,7 +211,7 @@ TEST_F(CUDAKIT_CACHE_TEST_SUITE, DamagedEntryIsCompiledAgainAndComputesCorrectly
   EXPECT_EQ(third.corrupt, 0u);
 }
 
-TEST_F(CUDAKIT_CACHE_TEST_SUITE, CacheOffCompilesEveryTimeAndWritesNothing) {
+TEST_F(CacheCompile, CacheOffCompilesEveryTimeAndWritesNothing) {
   const auto first = run({{"CUDAKIT_CACHE", "0"}});
   ASSERT_EQ(first.error, "");
   EXPECT_EQ(first.wrong, 0);

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "array/expr_checks.hpp"
-#include "array_test_support.hpp"
+#include "unit/array_test_support.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/detail/expr_node.hpp"
 #include "cudakit/error.hpp"

@@ -1,6 +1,7 @@
-// The core API end to end on a real backend: compiled once with
-// CUDAKIT_TEST_BACKEND=cpu (runs everywhere) and once with =cuda (label gpu;
-// skips where there is no GPU). The same checks, so both backends behave alike.
+// The core API end to end on a real backend: registered once per backend
+// (tests/backend_fixture.hpp): on the CPU (runs everywhere) and on a GPU
+// (label gpu; skips where there is none). The same checks, so both backends
+// behave alike.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,16 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "backend_fixture.hpp"
 #include "cudakit/cudakit.hpp"
 
-#ifndef CUDAKIT_TEST_BACKEND
-#error "define CUDAKIT_TEST_BACKEND to cpu or cuda"
-#endif
-
 namespace cudakit {
-
-// Test names and failure messages show "cpu" / "cuda", not bytes.
-inline void PrintTo(BackendKind kind, std::ostream* os) { *os << to_string(kind); }
 
 namespace {
 
@@ -38,24 +33,14 @@ std::vector<float> random_floats(std::size_t n, unsigned seed) {
   return out;
 }
 
-class CoreOnBackend : public ::testing::TestWithParam<BackendKind> {
+class CoreOnBackend : public test::OnBackend {
  protected:
-  void SetUp() override {
-    if (!backend_available(GetParam()))
-      GTEST_SKIP() << "no " << to_string(GetParam())
-                   << " device here (no NVIDIA driver or no GPU); runs on a machine with one";
-    device_.emplace(Device::get(GetParam(), 0));
-    device_->make_current();
-  }
-  const Device& device() const { return *device_; }
   Module build(std::string_view source, CompileOptions options = {}) {
     return compile(source, options, device());
   }
-
-  std::optional<Device> device_;
 };
 
-TEST_P(CoreOnBackend, VecAddWithDeviceBuffers) {
+TEST_F(CoreOnBackend, VecAddWithDeviceBuffers) {
   const std::size_t n = 1000003;
   auto a = random_floats(n, 1), b = random_floats(n, 2);
   auto vec_add = build(kVecAdd).kernel("vec_add");
@@ -67,7 +52,7 @@ TEST_P(CoreOnBackend, VecAddWithDeviceBuffers) {
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << "at " << i;
 }
 
-TEST_P(CoreOnBackend, VecAddWithInAndOut) {
+TEST_F(CoreOnBackend, VecAddWithInAndOut) {
   const std::size_t n = 1000003;
   auto a = random_floats(n, 3), b = random_floats(n, 4);
   std::vector<float> c(n, -1.f);
@@ -76,7 +61,7 @@ TEST_P(CoreOnBackend, VecAddWithInAndOut) {
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << "at " << i;
 }
 
-TEST_P(CoreOnBackend, InOutIsCopiedBothWays) {
+TEST_F(CoreOnBackend, InOutIsCopiedBothWays) {
   const std::size_t n = 4099;
   auto x = random_floats(n, 5);
   auto expected = x;
@@ -91,7 +76,7 @@ TEST_P(CoreOnBackend, InOutIsCopiedBothWays) {
   EXPECT_EQ(x, expected);
 }
 
-TEST_P(CoreOnBackend, LayoutKnowsPointersAndScalarTypes) {
+TEST_F(CoreOnBackend, LayoutKnowsPointersAndScalarTypes) {
   auto vec_add = build(kVecAdd).kernel("vec_add");
   const auto& p = vec_add.params().params;
   ASSERT_EQ(p.size(), 4u);
@@ -102,7 +87,7 @@ TEST_P(CoreOnBackend, LayoutKnowsPointersAndScalarTypes) {
   EXPECT_EQ(p[3].name, "n");
 }
 
-TEST_P(CoreOnBackend, TemplatedKernelByNameExpression) {
+TEST_F(CoreOnBackend, TemplatedKernelByNameExpression) {
   CompileOptions options;
   options.no_extern_c = true;
   options.name_expressions = {"axpy<float>", "axpy<double>"};
@@ -130,7 +115,7 @@ TEST_P(CoreOnBackend, TemplatedKernelByNameExpression) {
                ArgumentError);
 }
 
-TEST_P(CoreOnBackend, PlainNameOfACppKernel) {
+TEST_F(CoreOnBackend, PlainNameOfACppKernel) {
   CompileOptions options;
   options.no_extern_c = true;
   auto vec_add = build(kVecAdd, options).kernel("vec_add");
@@ -142,7 +127,7 @@ TEST_P(CoreOnBackend, PlainNameOfACppKernel) {
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << "at " << i;
 }
 
-TEST_P(CoreOnBackend, GlobalVariableSetFromTheHost) {
+TEST_F(CoreOnBackend, GlobalVariableSetFromTheHost) {
   auto module = build(R"(
     __device__ float factor;
     __global__ void scale(float* x, int n) {
@@ -165,7 +150,7 @@ TEST_P(CoreOnBackend, GlobalVariableSetFromTheHost) {
   EXPECT_THROW(module.get_global("no_such_global"), Error);
 }
 
-TEST_P(CoreOnBackend, StreamsAndEventsOrderWork) {
+TEST_F(CoreOnBackend, StreamsAndEventsOrderWork) {
   const std::size_t n = 200003;
   auto a = random_floats(n, 10), b = random_floats(n, 11);
   auto vec_add = build(kVecAdd).kernel("vec_add");
@@ -190,7 +175,7 @@ TEST_P(CoreOnBackend, StreamsAndEventsOrderWork) {
   EXPECT_GE(elapsed_ms(start, done), 0.f);
 }
 
-TEST_P(CoreOnBackend, LaunchTimedMeasuresTheKernel) {
+TEST_F(CoreOnBackend, LaunchTimedMeasuresTheKernel) {
   const std::size_t n = 100000;
   DeviceBuffer<float> x(device(), n), y(device(), n), z(device(), n);
   x.zero();
@@ -200,7 +185,7 @@ TEST_P(CoreOnBackend, LaunchTimedMeasuresTheKernel) {
   EXPECT_GE(ms, 0.f);
 }
 
-TEST_P(CoreOnBackend, TenTerabytesIsOutOfMemory) {
+TEST_F(CoreOnBackend, TenTerabytesIsOutOfMemory) {
   try {
     DeviceBuffer<char> huge(device(), std::size_t(10) << 40);
     FAIL() << "expected OutOfMemory";
@@ -210,7 +195,7 @@ TEST_P(CoreOnBackend, TenTerabytesIsOutOfMemory) {
   }
 }
 
-TEST_P(CoreOnBackend, CompileErrorShowsTheLogAndTheNumberedLine) {
+TEST_F(CoreOnBackend, CompileErrorShowsTheLogAndTheNumberedLine) {
   CompileOptions options;
   options.use_cache = false;
   try {
@@ -225,14 +210,14 @@ TEST_P(CoreOnBackend, CompileErrorShowsTheLogAndTheNumberedLine) {
   }
 }
 
-TEST_P(CoreOnBackend, SecondCompileOfTheSameSourceIsTheSameModule) {
+TEST_F(CoreOnBackend, SecondCompileOfTheSameSourceIsTheSameModule) {
   if (!CompileCache::global().enabled())
     GTEST_SKIP() << "the compile cache is disabled (CUDAKIT_CACHE=0)";
   auto a = build(kVecAdd), b = build(kVecAdd);
   EXPECT_EQ(a.native(), b.native());
 }
 
-TEST_P(CoreOnBackend, WrongScalarTypeIsRejectedBeforeLaunch) {
+TEST_F(CoreOnBackend, WrongScalarTypeIsRejectedBeforeLaunch) {
   auto vec_add = build(kVecAdd).kernel("vec_add");
   DeviceBuffer<float> x(device(), 16);
   EXPECT_THROW(vec_add.launch(grid_for(16), x, x, x, 16.0), ArgumentError);
@@ -240,7 +225,7 @@ TEST_P(CoreOnBackend, WrongScalarTypeIsRejectedBeforeLaunch) {
   EXPECT_THROW(vec_add.launch(grid_for(16), x, 0, x, 16), ArgumentError);
 }
 
-TEST_P(CoreOnBackend, BlockOf2048ThreadsIsAConfigError) {
+TEST_F(CoreOnBackend, BlockOf2048ThreadsIsAConfigError) {
   auto vec_add = build(kVecAdd).kernel("vec_add");
   DeviceBuffer<float> x(device(), 16);
   EXPECT_THROW(vec_add.launch(LaunchConfig{Dim3(1), Dim3(2048)}, x, x, x, 16), LaunchConfigError);
@@ -248,18 +233,12 @@ TEST_P(CoreOnBackend, BlockOf2048ThreadsIsAConfigError) {
                LaunchConfigError);
 }
 
-TEST_P(CoreOnBackend, DeviceDescribesItself) {
+TEST_F(CoreOnBackend, DeviceDescribesItself) {
   EXPECT_FALSE(device().name().empty());
   EXPECT_GT(device().properties().max_threads_per_block, 0);
   EXPECT_NE(device().describe().find(device().name()), std::string::npos);
   EXPECT_GT(device().memory_info().total, 0u);
 }
-
-INSTANTIATE_TEST_SUITE_P(Backend, CoreOnBackend,
-                         ::testing::Values(BackendKind::CUDAKIT_TEST_BACKEND),
-                         [](const auto& param_info) {
-                           return std::string(to_string(param_info.param));
-                         });
 
 }  // namespace
 }  // namespace cudakit

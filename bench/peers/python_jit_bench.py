@@ -1,0 +1,301 @@
+"""Python kernels: cudakit.cuda against Numba-CUDA (and against cudakit's
+own CUDA C launch), one process per fresh-process figure, a table at the
+end. Targets (docs/performance.md, P9/P10): first call of a new vector add
+in a fresh process <= 0.25x Numba's with the disk cache off and <= 5 ms with
+it; launch overhead <= 0.3x Numba's and <= 1.2x a CUDA C launch; the
+tutorial's matmul in Python within 1.05x of the CUDA C one; on the CPU
+backend the 64x64 tutorial matmul >= 1000x faster than Numba's simulator.
+
+    python bench/peers/python_jit_bench.py [--quick]
+
+Numba is used where it imports (numba-cuda needs `numpy.row_stack`, which
+NumPy 2 removed: it is set to numpy.vstack before the import).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+NUMBA_PRELUDE = "import numpy\nnumpy.row_stack = numpy.vstack\n"
+
+VECTOR_ADD = '''
+@cuda.jit
+def add_kernel_{tag}(a, b, c):
+    idx = cuda.grid(1)
+    if idx < c.size:
+        c[idx] = a[idx] + b[idx]
+'''
+
+FIRST_CALL = '''
+import time, numpy as np
+t0 = time.perf_counter()
+{import_line}
+{kernel}
+a = cuda.to_device(np.ones(1000, np.float32)); c = cuda.device_array_like(a)
+cuda.synchronize()
+t1 = time.perf_counter()
+add_kernel_{tag}[4, 256](a, a, c)
+cuda.synchronize()
+t2 = time.perf_counter()
+print(f"{{(t2 - t1) * 1e3:.3f}} {{(t1 - t0) * 1e3:.3f}}")
+'''
+
+MATMUL = '''
+TPB = 16
+
+@cuda.jit
+def matmul_shared_mem(A, B, C):
+    sA = cuda.shared.array((TPB, TPB), dtype=np.float32)
+    sB = cuda.shared.array((TPB, TPB), dtype=np.float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    bx = cuda.blockIdx.x
+    by = cuda.blockIdx.y
+    row = by * TPB + ty
+    col = bx * TPB + tx
+    tmp = 0.0
+    for k in range(0, A.shape[1], TPB):
+        if row < A.shape[0] and (k + tx) < A.shape[1]:
+            sA[ty, tx] = A[row, k + tx]
+        else:
+            sA[ty, tx] = 0.0
+        if (k + ty) < B.shape[0] and col < B.shape[1]:
+            sB[ty, tx] = B[k + ty, col]
+        else:
+            sB[ty, tx] = 0.0
+        cuda.syncthreads()
+        for i in range(TPB):
+            tmp += sA[ty, i] * sB[i, tx]
+        cuda.syncthreads()
+    if row < C.shape[0] and col < C.shape[1]:
+        C[row, col] = tmp
+'''
+
+SIMULATOR_MATMUL = '''
+import time, math, numpy as np
+{import_line}
+{matmul}
+n = 64
+A = np.random.randn(n, n).astype(np.float32); B = np.random.randn(n, n).astype(np.float32)
+dA, dB, dC = cuda.to_device(A), cuda.to_device(B), cuda.device_array((n, n), np.float32)
+grid = (math.ceil(n / TPB), math.ceil(n / TPB))
+matmul_shared_mem[grid, (TPB, TPB)](dA, dB, dC); cuda.synchronize()
+t = time.perf_counter()
+matmul_shared_mem[grid, (TPB, TPB)](dA, dB, dC); cuda.synchronize()
+elapsed = time.perf_counter() - t
+assert np.allclose(dC.copy_to_host(), A @ B, rtol=1e-4, atol=1e-4)
+print(f"{{elapsed * 1e3:.3f}}")
+'''
+
+
+SCRIPTS = Path(tempfile.mkdtemp(prefix="cudakit_jit_bench_"))
+
+
+def run_python(code: str, env: dict[str, str] | None = None, timeout: int = 600,
+               name: str | None = None) -> str:
+    """Runs `code` as a script in a fresh process; `name` fixes the script's
+    path (the generated source names it in #line, so a cache hit needs it)."""
+    path = str(SCRIPTS / (name or f"script_{time.time_ns()}.py"))
+    Path(path).write_text(code)
+    try:
+        full_env = dict(os.environ, **(env or {}))
+        result = subprocess.run([sys.executable, path], capture_output=True, text=True,
+                                env=full_env, timeout=timeout)
+        if result.returncode != 0:
+            raise RuntimeError(result.stderr.strip().splitlines()[-1] if result.stderr
+                               else f"exit {result.returncode}")
+        return result.stdout.strip().splitlines()[-1]
+    finally:
+        os.unlink(path)
+
+
+def numba_available() -> str | None:
+    try:
+        run_python(NUMBA_PRELUDE + "from numba import cuda\nprint(cuda.is_available())")
+    except Exception as error:  # noqa: BLE001
+        return f"numba not importable ({error})"
+    return None
+
+
+def first_call(import_line: str, env: dict[str, str], repeats: int,
+               same_kernel: bool = False) -> float:
+    """Median first-call time of a vector add in fresh processes: a new
+    kernel (new source) each time, or with `same_kernel` one kernel whose
+    compiled code an earlier process left in the disk cache."""
+    times = []
+    fixed = f"{os.getpid()}_{time.time_ns()}"
+    if same_kernel:  # populate the cache
+        run_python(FIRST_CALL.format(import_line=import_line, tag=fixed,
+                                     kernel=VECTOR_ADD.format(tag=fixed)), env,
+                   name=f"first_call_{fixed}.py")
+    for r in range(repeats):
+        tag = fixed if same_kernel else f"{os.getpid()}_{time.time_ns()}_{r}"
+        code = FIRST_CALL.format(import_line=import_line, tag=tag,
+                                 kernel=VECTOR_ADD.format(tag=tag))
+        times.append(float(run_python(code, env, name=f"first_call_{tag}.py").split()[0]))
+    return float(np.median(times))
+
+
+def per_call(function: Callable[[], Any], sync: Callable[[], Any], n: int) -> float:
+    for _ in range(min(n, 200)):
+        function()
+    sync()
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        for _ in range(n):
+            function()
+        sync()
+        best = min(best, (time.perf_counter() - t) / n)
+    return best * 1e6
+
+
+def load_kernels(source: str) -> Any:
+    """`source` as a module in a file (kernels are translated from their source)."""
+    import importlib.util
+    directory = tempfile.mkdtemp(prefix="cudakit_bench_")
+    path = Path(directory) / "bench_kernels.py"
+    path.write_text("import numpy as np\nfrom cudakit import cuda\n" + source)
+    spec = importlib.util.spec_from_file_location("bench_kernels", path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def cuda_c_matmul_source() -> str:
+    text = (ROOT / "tools" / "workloads" / "tiled_matmul.hpp").read_text()
+    body = text.split('R"(', 1)[1].split(')";', 1)[0]
+    return 'extern "C" {\n' + body + "\n}\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    args = parser.parse_args()
+    repeats = 2 if args.quick else 5
+    rows: list[tuple[str, str, str, str]] = []
+
+    from cudakit import _core
+    from cudakit import cuda
+
+    backend = _core.jit_backend()
+    print(f"backend: {backend} ({_core.jit_device_name()})")
+    numba_missing = numba_available()
+
+    # ---- P10: first call in a fresh process -------------------------------------------
+    ours_cold = first_call("from cudakit import cuda", {"CUDAKIT_CACHE": "0"}, repeats)
+    ours_warm = first_call("from cudakit import cuda", {}, repeats, same_kernel=True)
+    numba_cold = None
+    if numba_missing is None and backend == "cuda":
+        numba_cold = first_call(NUMBA_PRELUDE + "from numba import cuda", {}, repeats)
+    rows.append(("P10 first call, new vector add, disk cache off", f"{ours_cold:.1f} ms",
+                 f"{numba_cold:.1f} ms" if numba_cold else numba_missing or "GPU only",
+                 f"{ours_cold / numba_cold:.2f}x (target <= 0.25x)" if numba_cold else "-"))
+    rows.append(("P10 first call, vector add in the disk cache", f"{ours_warm:.1f} ms", "-",
+                 "target <= 5 ms"))
+
+    # ---- launch overhead ------------------------------------------------------------------
+    kernels = load_kernels(VECTOR_ADD.format(tag="launch") + MATMUL)
+    kernel = kernels.add_kernel_launch
+    a = cuda.to_device(np.ones(256, np.float32))
+    c = cuda.device_array_like(a)
+    n_launch = 2000 if args.quick else 20000
+    ours_launch = per_call(lambda: kernel[1, 256](a, a, c), cuda.synchronize, n_launch)
+    spec = next(iter(kernel.specializations.values()))
+    packed = (a._packed, a._packed, c._packed)
+    core_launch = per_call(lambda: spec.kernel.launch((1, 1, 1), (256, 1, 1), 0, 0, packed),
+                           cuda.synchronize, n_launch)
+    source_module_launch = None
+    try:
+        from cudakit.compiler import SourceModule  # the PyCUDA layer
+        module = SourceModule("__global__ void add(const float* a, const float* b, float* c, "
+                              "int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; "
+                              "if (i < n) c[i] = a[i] + b[i]; }")
+        function = module.get_function("add")
+        n32 = np.int32(256)
+        source_module_launch = per_call(lambda: function(a, a, c, n32, block=(256, 1, 1),
+                                                         grid=(1, 1)),
+                                        cuda.synchronize, n_launch)
+    except Exception as error:  # noqa: BLE001
+        print(f"SourceModule launch not measured: {type(error).__name__}: {error}")
+    numba_launch = None
+    if numba_missing is None and backend == "cuda":
+        numba_launch = float(run_python(NUMBA_PRELUDE + textwrap.dedent(f'''
+            import time, numpy as np
+            from numba import cuda
+            {VECTOR_ADD.format(tag="launch")}
+            a = cuda.to_device(np.ones(256, np.float32)); c = cuda.device_array_like(a)
+            for _ in range(200): add_kernel_launch[1, 256](a, a, c)
+            cuda.synchronize(); best = 1e9
+            for _ in range(3):
+                t = time.perf_counter()
+                for _ in range({n_launch}): add_kernel_launch[1, 256](a, a, c)
+                cuda.synchronize(); best = min(best, (time.perf_counter() - t) / {n_launch})
+            print(best * 1e6)''')))
+    reference = source_module_launch or core_launch
+    rows.append(("launch overhead, kernel[1, 256](a, a, c)", f"{ours_launch:.2f} us",
+                 f"{numba_launch:.2f} us" if numba_launch else numba_missing or "GPU only",
+                 f"{ours_launch / numba_launch:.2f}x (target <= 0.3x)" if numba_launch else "-"))
+    rows.append(("  vs SourceModule launch" if source_module_launch else
+                 "  vs the core's launch of the same kernel", f"{reference:.2f} us",
+                 "-", f"{ours_launch / reference:.2f}x (target <= 1.2x)"))
+
+    # ---- tutorial matmul: Python vs CUDA C ------------------------------------------------
+    matmul = kernels.matmul_shared_mem
+    size = 512 if backend == "cpu" else 2048
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((size, size)).astype(np.float32)
+    B = rng.standard_normal((size, size)).astype(np.float32)
+    dA, dB, dC = cuda.to_device(A), cuda.to_device(B), cuda.device_array((size, size), np.float32)
+    grid = ((size + 15) // 16, (size + 15) // 16)
+    iters = 3 if backend == "cpu" else 50
+    py_time = per_call(lambda: matmul[grid, (16, 16)](dA, dB, dC), cuda.synchronize, iters)
+    assert np.allclose(dC.copy_to_host(), A @ B, rtol=1e-3, atol=1e-3)
+    c_kernel = _core.JitKernel(cuda_c_matmul_source(), "matmul_shared",
+                               ["pointer"] * 3 + ["int32"] * 3)
+    ptrs = [struct.pack("<Q", x.device_ctypes_pointer) for x in (dA, dB, dC)]
+    dims = [struct.pack("<i", size)] * 3
+    c_time = per_call(lambda: c_kernel.launch((grid[0], grid[1], 1), (16, 16, 1), 0, 0,
+                                              tuple(ptrs + dims)), cuda.synchronize, iters)
+    rows.append((f"tutorial matmul {size}x{size}, Python kernel", f"{py_time / 1e3:.3f} ms",
+                 f"CUDA C {c_time / 1e3:.3f} ms", f"{py_time / c_time:.3f}x (target <= 1.05x)"))
+
+    # ---- P9: CPU backend vs Numba's simulator ---------------------------------------------
+    if backend == "cpu":
+        matmul_code = SIMULATOR_MATMUL.format(import_line="from cudakit import cuda",
+                                              matmul=MATMUL)
+        ours_sim = float(run_python(matmul_code))
+        if numba_missing is None:
+            sim = float(run_python(NUMBA_PRELUDE + SIMULATOR_MATMUL.format(
+                import_line="from numba import cuda", matmul=MATMUL),
+                {"NUMBA_ENABLE_CUDASIM": "1"}, timeout=1200))
+            rows.append(("P9 64x64 tutorial matmul, CPU backend vs simulator",
+                         f"{ours_sim:.2f} ms", f"{sim:.1f} ms",
+                         f"{sim / ours_sim:.0f}x faster (target >= 1000x)"))
+        else:
+            rows.append(("P9 64x64 tutorial matmul, CPU backend", f"{ours_sim:.2f} ms",
+                         numba_missing, "-"))
+
+    widths = [max(len(r[i]) for r in rows + [("what", "cudakit", "peer", "ratio")])
+              for i in range(4)]
+    header = ("what", "cudakit", "peer", "ratio")
+    print(" | ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("-+-".join("-" * w for w in widths))
+    for row in rows:
+        print(" | ".join(cell.ljust(w) for cell, w in zip(row, widths)))
+
+
+if __name__ == "__main__":
+    main()

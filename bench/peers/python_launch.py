@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""P2 and P3 from Python: cudakit's launch path against CuPy and cuda.core.
+
+P2: host cost of one launch of a 2-argument kernel (a pointer and an int)
+from Python, cudakit's Function.__call__ and prepared_call against CuPy's
+RawKernel and cuda.core's launch, in one process on one device. Each method
+queues `--launches` launches, then synchronizes once; the figure is the wall
+time per launch, median of `--repeats` runs (the kernel does almost nothing,
+so the host side is what is measured).
+
+P3: the first call of a kernel whose compiled code is in the disk cache, in a
+fresh Python process: from SourceModule(source) (or cupy.RawKernel) to the
+first launch's completion, after the library is imported (import time is
+shown apart). Each peer's cache is warmed by one earlier process.
+
+Usage: python_launch.py [--launches N] [--repeats R] [--fresh F]
+Prints a table and "RESULT name value" lines. Peers that do not import are
+skipped. Runs on the CPU backend too (without peers), as a smoke test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from typing import Callable
+
+import numpy as np
+
+SOURCE = r"""
+extern "C" __global__ void touch(float *data, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && data[i] == 12345.0f) data[i] = 0.0f;
+}
+"""
+N = 1024
+
+
+def per_launch(launch: Callable[[], None], sync: Callable[[], None], launches: int,
+               repeats: int) -> float:
+    """Median wall seconds per launch."""
+    for _ in range(200):
+        launch()
+    sync()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(launches):
+            launch()
+        sync()
+        samples.append((time.perf_counter() - start) / launches)
+    return statistics.median(samples)
+
+
+def bench_cudakit(launches: int, repeats: int) -> dict[str, float]:
+    import cudakit.autoinit  # noqa: F401
+    import cudakit.driver as drv
+    from cudakit.compiler import SourceModule
+
+    func = SourceModule(SOURCE, no_extern_c=True).get_function("touch")
+    data = drv.mem_alloc(N * 4)
+    drv.memset_d32(data, 0, N)
+    n32 = np.int32(N)
+    sync = drv.Context.synchronize
+    out = {
+        "cudakit f(alloc, np.int32)": per_launch(
+            lambda: func(data, n32, block=(256, 1, 1), grid=(4, 1)), sync, launches, repeats),
+        "cudakit f(alloc, int)": per_launch(
+            lambda: func(data, N, block=(256, 1, 1), grid=(4, 1)), sync, launches, repeats),
+    }
+    func.prepare("Pi")
+    grid, block = (4, 1), (256, 1, 1)
+    out["cudakit prepared_call"] = per_launch(
+        lambda: func.prepared_call(grid, block, data, n32), sync, launches, repeats)
+    return out
+
+
+def bench_cupy(launches: int, repeats: int) -> dict[str, float]:
+    import cupy
+
+    kernel = cupy.RawKernel(SOURCE, "touch")
+    data = cupy.zeros(N, dtype=cupy.float32)
+    n32 = np.int32(N)
+    sync = cupy.cuda.get_current_stream().synchronize
+    return {"cupy RawKernel": per_launch(lambda: kernel((4,), (256,), (data, n32)), sync,
+                                         launches, repeats)}
+
+
+def bench_cuda_core(launches: int, repeats: int) -> dict[str, float]:
+    try:
+        from cuda.core import Device, LaunchConfig, Program, ProgramOptions, launch
+    except ImportError:
+        from cuda.core.experimental import (Device, LaunchConfig, Program, ProgramOptions,
+                                            launch)
+    dev = Device()
+    dev.set_current()
+    stream = dev.create_stream()
+    arch = "".join(str(v) for v in dev.compute_capability)
+    program = Program(SOURCE, code_type="c++", options=ProgramOptions(arch=f"sm_{arch}"))
+    kernel = program.compile("cubin").get_kernel("touch")
+    buffer = dev.allocate(N * 4, stream=stream)
+    config = LaunchConfig(grid=4, block=256)
+    n32 = np.int32(N)
+    return {"cuda.core launch": per_launch(lambda: launch(stream, config, kernel, buffer, n32),
+                                           stream.sync, launches, repeats)}
+
+
+FRESH = {
+    "cudakit": """
+        import time; t0 = time.perf_counter()
+        import numpy as np, cudakit.autoinit, cudakit.driver as drv
+        from cudakit.compiler import SourceModule
+        t1 = time.perf_counter()
+        f = SourceModule(SOURCE, no_extern_c=True).get_function("touch")
+        d = drv.mem_alloc(4096); f(d, np.int32(1024), block=(256, 1, 1), grid=(4, 1))
+        drv.Context.synchronize()
+    """,
+    "cupy": """
+        import time; t0 = time.perf_counter()
+        import numpy as np, cupy
+        cupy.cuda.Device(0).use(); cupy.cuda.runtime.free(0)
+        t1 = time.perf_counter()
+        k = cupy.RawKernel(SOURCE, "touch")
+        d = cupy.zeros(1024, dtype=cupy.float32); k((4,), (256,), (d, np.int32(1024)))
+        cupy.cuda.get_current_stream().synchronize()
+    """,
+}
+
+
+def fresh_first_call(peer: str, runs: int) -> tuple[float, float] | None:
+    """(median seconds from source to first result, median import seconds)."""
+    body = textwrap.dedent(FRESH[peer])
+    script = f"SOURCE = {SOURCE!r}\n{body}\nimport json, time\n" \
+             "print(json.dumps([time.perf_counter() - t1, t1 - t0]))\n"
+    results = []
+    for _ in range(runs + 1):  # the first run warms the disk cache
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"  {peer}: fresh process failed: {done.stderr.strip().splitlines()[-1:]}")
+            return None
+        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    first = [r[0] for r in results[1:]]
+    imports = [r[1] for r in results[1:]]
+    return statistics.median(first), statistics.median(imports)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--launches", type=int, default=20000)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--fresh", type=int, default=5)
+    args = parser.parse_args()
+
+    times: dict[str, float] = {}
+    for name, bench in (("cudakit", bench_cudakit), ("cupy", bench_cupy),
+                        ("cuda.core", bench_cuda_core)):
+        try:
+            times.update(bench(args.launches, args.repeats))
+        except Exception as error:  # a peer that is missing or fails is reported, not fatal
+            print(f"  {name}: skipped ({type(error).__name__}: {error})")
+
+    print("\nP2: launch of a 2-argument kernel from Python (us per launch, lower is better)")
+    print(f"{'method':32} {'us':>8} {'/cupy':>8} {'/cuda.core':>11}")
+    cupy_t = times.get("cupy RawKernel")
+    core_t = times.get("cuda.core launch")
+    for name, seconds in times.items():
+        ratio_cupy = f"{seconds / cupy_t:8.2f}" if cupy_t else f"{'-':>8}"
+        ratio_core = f"{seconds / core_t:11.2f}" if core_t else f"{'-':>11}"
+        print(f"{name:32} {seconds * 1e6:8.2f} {ratio_cupy} {ratio_core}")
+        print(f"RESULT p2_{name.replace(' ', '_')}_us {seconds * 1e6:.3f}")
+    if cupy_t:
+        print("target: cudakit <= 0.75x CuPy RawKernel")
+    if core_t:
+        print("target: cudakit <= 1.0x cuda.core")
+
+    print("\nP3: first call of a disk-cached kernel in a fresh process (ms, after import)")
+    print(f"{'library':12} {'first call':>11} {'import':>9}")
+    fresh: dict[str, tuple[float, float]] = {}
+    for peer in ("cudakit", "cupy"):
+        if peer == "cupy" and "cupy RawKernel" not in times:
+            continue
+        result = fresh_first_call(peer, args.fresh)
+        if result:
+            fresh[peer] = result
+            print(f"{peer:12} {result[0] * 1e3:11.2f} {result[1] * 1e3:9.1f}")
+            print(f"RESULT p3_{peer}_first_call_ms {result[0] * 1e3:.3f}")
+    if "cudakit" in fresh and "cupy" in fresh:
+        print(f"cudakit / cupy: {fresh['cudakit'][0] / fresh['cupy'][0]:.2f} (target <= 1.0)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""Numba-CUDA's API on cudakit: `from cudakit import cuda` runs programs
+written for `from numba import cuda`.
+
+@cuda.jit functions are translated from their Python source to CUDA C++,
+compiled by cudakit's core (NVRTC on a GPU, the host compiler on the CPU
+backend) and launched through its checked launch. NUMBA_ENABLE_CUDASIM=1 is
+honoured as CUDAKIT_BACKEND=cpu: the same translated kernels run on the CPU.
+"""
+
+from __future__ import annotations
+
+import os
+
+if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+    os.environ.setdefault("CUDAKIT_BACKEND", "cpu")
+
+from . import random  # noqa: E402
+from .api import (  # noqa: E402,F401
+    Event, Stream, activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx,
+    close, const, current_context, declare_device, default_stream, detect, event,
+    event_elapsed_time, get_current_device, gpus, grid, gridDim, gridsize, is_available,
+    is_simulator, jit, lanemask_lt, laneid, legacy_default_stream, local, managed_array,
+    mapped, mapped_array, per_thread_default_stream, pinned, pinned_array, profile_start,
+    profile_stop, select_device, shared, shfl_down_sync, shfl_sync, shfl_up_sync,
+    shfl_xor_sync, stream, synchronize, syncthreads, syncthreads_and, syncthreads_count,
+    syncthreads_or, syncwarp, threadfence, threadfence_block, threadfence_system, threadIdx,
+    void, warpsize)
+from .device_array import (  # noqa: E402,F401
+    DeviceNDArray, device_array, device_array_like, is_cuda_array, to_device)
+from .dispatcher import Dispatcher, NumbaPerformanceWarning  # noqa: E402,F401
+from .reduction import Reduce, reduce  # noqa: E402,F401
+from .translate import types  # noqa: E402,F401
+from .translate.errors import TypingError, UnsupportedError  # noqa: E402,F401
+from .translate.types import (  # noqa: E402,F401
+    boolean, float32, float64, int8, int16, int32, int64, intp, uint8, uint16, uint32, uint64)
+
+b1 = boolean
+f4, f8 = float32, float64
+i1, i2, i4, i8 = int8, int16, int32, int64
+u1, u2, u4, u8 = uint8, uint16, uint32, uint64
+
+
+def as_cuda_array(obj: object) -> DeviceNDArray:
+    """A DeviceNDArray viewing another library's device array (no copy)."""
+    from .device_array import from_cuda_array_interface
+    return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj)  # type: ignore
+
+
+def from_cuda_array_interface(desc: dict, owner: object = None, sync: bool = True
+                              ) -> DeviceNDArray:
+    from .device_array import from_cuda_array_interface as convert
+    return convert(desc, owner)

@@ -1,0 +1,335 @@
+"""The host-side API of numba.cuda that programs use: jit, devices,
+synchronize, streams, events and Numba's type names."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import _core
+from .dispatcher import Dispatcher
+from .translate import types as t
+from .translate.intrinsics import Intrinsic
+
+
+class _Void:
+    """`void` in signature strings: void(float32[:]) builds a signature."""
+
+    def __call__(self, *args: t.Type) -> t.Signature:
+        return t.Signature(t.none, tuple(args))
+
+    def __repr__(self) -> str:
+        return "none"
+
+
+void = _Void()
+none = void
+_SIGNATURE_NAMES: dict[str, Any] = {"void": void, "none": void, **t.SCALARS, **t.ALIASES,
+                                    "int_": t.int64, "float": t.float64, "int": t.int64,
+                                    "b1": t.boolean, "bool": t.boolean}
+
+
+def _signature(spec: Any) -> t.Signature:
+    if isinstance(spec, t.Signature):
+        return spec
+    if isinstance(spec, str):
+        try:
+            value = eval(spec, {"__builtins__": {}}, dict(_SIGNATURE_NAMES))  # noqa: S307
+        except Exception as error:
+            raise TypeError(f"cannot read the signature {spec!r}: {error}") from None
+        if isinstance(value, t.Signature):
+            return value
+        if isinstance(value, tuple):
+            return t.Signature(None, value)
+        raise TypeError(f"{spec!r} is not a signature (write e.g. 'void(float32[:], int32)')")
+    if isinstance(spec, tuple):
+        return t.Signature(None, spec)
+    raise TypeError(f"not a signature: {spec!r}")
+
+
+_JIT_OPTIONS = {"device", "debug", "lineinfo", "fastmath", "cache", "max_registers", "opt",
+                "inline", "link", "boundscheck", "forceinline", "lto", "extensions"}
+
+
+def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
+    """@cuda.jit, @cuda.jit('void(float32[:])'), @cuda.jit(device=True)."""
+    unknown = set(options) - _JIT_OPTIONS
+    if unknown:
+        raise TypeError(f"cuda.jit: unknown option(s) {', '.join(sorted(unknown))}")
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, t.Signature, _Void)):
+        return Dispatcher(func_or_sig, None, device, **options)
+    signatures = None
+    if func_or_sig is not None:
+        specs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
+        signatures = [_signature(s) for s in specs]
+
+    def decorate(func: Callable[..., Any]) -> Dispatcher:
+        return Dispatcher(func, signatures, device, **options)
+
+    return decorate
+
+
+def declare_device(name: str, sig: Any) -> None:
+    raise NotImplementedError("cuda.declare_device (linking external device code) is not "
+                              "supported; write the function in Python with "
+                              "@cuda.jit(device=True)")
+
+
+# ---- devices -----------------------------------------------------------------------------
+
+class _Device:
+    def __init__(self, ordinal: int) -> None:
+        self.id = ordinal
+
+    @property
+    def name(self) -> bytes:
+        return _core.jit_device_name().encode()
+
+    def __repr__(self) -> str:
+        return f"<Managed Device {self.id}>"
+
+    def __enter__(self) -> "_Device":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+    @property
+    def compute_capability(self) -> tuple[int, int]:
+        return (9, 0)
+
+    def reset(self) -> None:
+        synchronize()
+
+
+class _Gpus:
+    """cuda.gpus: the devices (the CPU backend's one device without a GPU)."""
+
+    def __len__(self) -> int:
+        return _core.jit_device_count()
+
+    def __getitem__(self, index: int) -> _Device:
+        if not 0 <= index < len(self):
+            raise IndexError(f"no device {index}")
+        return _Device(index)
+
+    def __iter__(self) -> Any:
+        return iter([_Device(i) for i in range(len(self))])
+
+    @property
+    def current(self) -> _Device:
+        return _Device(0)
+
+    def __repr__(self) -> str:
+        return "<Managed Device " + ">, <Managed Device ".join(
+            str(i) for i in range(len(self))) + ">" if len(self) else "[]"
+
+    def __str__(self) -> str:
+        return repr(self)
+
+
+gpus = _Gpus()
+
+
+def synchronize() -> None:
+    """Waits for all work on the device."""
+    _core.jit_synchronize()
+
+
+def is_available() -> bool:
+    try:
+        return _core.jit_device_count() > 0
+    except Exception:
+        return False
+
+
+def is_simulator() -> bool:
+    return _core.jit_backend() == "cpu"
+
+
+def detect() -> bool:
+    count = _core.jit_device_count()
+    print(f"Found {count} CUDA devices")
+    for i in range(count):
+        print(f"id {i}    {_core.jit_device_name()}    [SUPPORTED]"
+              + (" (cudakit CPU backend)" if _core.jit_backend() == "cpu" else ""))
+    return count > 0
+
+
+def select_device(ordinal: int) -> _Device:
+    if ordinal != 0:
+        raise NotImplementedError("cudakit.cuda uses device 0")
+    return _Device(0)
+
+
+def get_current_device() -> _Device:
+    return _Device(0)
+
+
+def close() -> None:
+    synchronize()
+
+
+class _Context:
+    def get_memory_info(self) -> tuple[int, int]:
+        """(free, total) bytes of device memory."""
+        from .. import driver
+        return tuple(driver.mem_get_info())  # type: ignore[return-value]
+
+    def synchronize(self) -> None:
+        synchronize()
+
+
+def current_context() -> _Context:
+    return _Context()
+
+
+# ---- streams and events ---------------------------------------------------------------------
+
+class Stream:
+    """A stream (cuda.stream()) or the default one (handle 0). Kernels
+    launched on it run in its order; copies of device arrays are made on the
+    default stream, which waits for other (blocking) streams."""
+
+    def __init__(self, handle: int = 0, native: Any = None) -> None:
+        self.handle = handle
+        self._native = native  # a cudakit.driver.Stream that owns the handle
+
+    def synchronize(self) -> None:
+        if self._native is not None:
+            self._native.synchronize()
+        else:
+            synchronize()
+
+    def __enter__(self) -> "Stream":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.synchronize()
+
+    def auto_synchronize(self) -> "Stream":
+        return self
+
+    def __repr__(self) -> str:
+        return f"<cudakit.cuda.Stream {self.handle:#x}>"
+
+
+def stream() -> Stream:
+    """A new stream (cudakit.driver.Stream underneath)."""
+    from .. import driver
+    native = driver.Stream()
+    return Stream(int(native.handle), native)
+
+
+def default_stream() -> Stream:
+    return Stream(0)
+
+
+legacy_default_stream = default_stream
+per_thread_default_stream = default_stream
+
+
+class Event:
+    """Event timing measured on the host after a synchronize (the launch
+    path orders everything on the default stream)."""
+
+    def __init__(self, timing: bool = True) -> None:
+        self._time: float | None = None
+
+    def record(self, stream: Any = 0) -> None:
+        synchronize()
+        self._time = time.perf_counter()
+
+    def synchronize(self) -> None:
+        synchronize()
+
+    def wait(self, stream: Any = 0) -> None:
+        synchronize()
+
+    def query(self) -> bool:
+        return True
+
+    def elapsed_time(self, end: "Event") -> float:
+        return event_elapsed_time(self, end)
+
+
+def event(timing: bool = True) -> Event:
+    return Event(timing)
+
+
+def event_elapsed_time(start: Event, end: Event) -> float:
+    if start._time is None or end._time is None:
+        raise RuntimeError("record() both events before asking for the time between them")
+    return (end._time - start._time) * 1000.0
+
+
+def profile_start() -> None:
+    pass
+
+
+def profile_stop() -> None:
+    pass
+
+
+# ---- host memory ------------------------------------------------------------------------------
+
+def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None,
+                 order: str = "C") -> np.ndarray:
+    return np.empty(shape, dtype, order=order)
+
+
+def mapped_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
+                 stream: Any = 0, portable: bool = False, wc: bool = False) -> np.ndarray:
+    return np.empty(shape, dtype, order=order)
+
+
+managed_array = mapped_array
+
+
+class pinned:  # noqa: N801 (Numba's name)
+    """`with cuda.pinned(a):` (host memory stays as it is)."""
+
+    def __init__(self, *arrays: Any) -> None:
+        pass
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+
+mapped = pinned
+
+# ---- kernel-only names (their meaning is in translate/intrinsics.py) ------------------------------
+threadIdx = Intrinsic("threadIdx")  # noqa: N816
+blockIdx = Intrinsic("blockIdx")  # noqa: N816
+blockDim = Intrinsic("blockDim")  # noqa: N816
+gridDim = Intrinsic("gridDim")  # noqa: N816
+laneid = Intrinsic("laneid")
+warpsize = Intrinsic("warpsize")
+grid = Intrinsic("grid")
+gridsize = Intrinsic("gridsize")
+shared = Intrinsic("shared")
+local = Intrinsic("local")
+const = Intrinsic("const")
+atomic = Intrinsic("atomic")
+syncthreads = Intrinsic("syncthreads")
+syncthreads_count = Intrinsic("syncthreads_count")
+syncthreads_and = Intrinsic("syncthreads_and")
+syncthreads_or = Intrinsic("syncthreads_or")
+syncwarp = Intrinsic("syncwarp")
+threadfence = Intrinsic("threadfence")
+threadfence_block = Intrinsic("threadfence_block")
+threadfence_system = Intrinsic("threadfence_system")
+shfl_sync = Intrinsic("shfl_sync")
+shfl_up_sync = Intrinsic("shfl_up_sync")
+shfl_down_sync = Intrinsic("shfl_down_sync")
+shfl_xor_sync = Intrinsic("shfl_xor_sync")
+ballot_sync = Intrinsic("ballot_sync")
+all_sync = Intrinsic("all_sync")
+any_sync = Intrinsic("any_sync")
+activemask = Intrinsic("activemask")
+lanemask_lt = Intrinsic("lanemask_lt")

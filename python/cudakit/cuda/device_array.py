@@ -1,0 +1,268 @@
+"""DeviceNDArray: Numba's device array on cudakit's C++ Array (the same
+memory pool and streams as the C++ layer and cudakit.gpuarray)."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import numpy as np
+
+from .. import _core
+from .translate import types as t
+
+
+def _shape_tuple(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(n) for n in shape)
+
+
+class DeviceNDArray:
+    """An array in device memory (numba.cuda.cudadrv.devicearray.DeviceNDArray)."""
+
+    __slots__ = ("_array", "dtype", "shape", "_strides_el", "stream", "_type", "_packed",
+                 "__weakref__")
+
+    def __init__(self, array: "_core.JitArray", dtype: np.dtype, stream: Any = 0) -> None:
+        self._array = array
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(array.shape)
+        self._strides_el = tuple(array.strides)
+        self.stream = stream
+        layout = t.layout_from(self.shape, self.strides, self.dtype.itemsize)
+        self._type = t.intern(t.ArrayT(t.from_dtype(self.dtype), len(self.shape), layout))
+        # The ArrayView<T, N> bytes a kernel receives: pointer, extents, strides.
+        n = len(self.shape)
+        self._packed = struct.pack(f"<Q{2 * n}q", array.address, *self.shape, *self._strides_el)
+
+    # ---- attributes -------------------------------------------------------------------
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return tuple(s * self.dtype.itemsize for s in self._strides_el)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def alloc_size(self) -> int:
+        return self.nbytes
+
+    @property
+    def device_ctypes_pointer(self) -> int:
+        return self._array.address
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        strides = None if self.is_c_contiguous() else self.strides
+        return {"shape": self.shape, "strides": strides, "typestr": self.dtype.str,
+                "data": (self._array.address, False), "version": 3, "stream": None}
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d device array")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"<cudakit.cuda.DeviceNDArray shape={self.shape} dtype={self.dtype}>"
+
+    def is_c_contiguous(self) -> bool:
+        return bool(self._array.c_contiguous)
+
+    def is_f_contiguous(self) -> bool:
+        return bool(self._array.f_contiguous)
+
+    # ---- copies ------------------------------------------------------------------------
+    def copy_to_host(self, ary: np.ndarray | None = None, stream: Any = 0) -> np.ndarray:
+        """The data as a NumPy array (into `ary` when given, which must have
+        this shape and dtype)."""
+        source = self if self.is_c_contiguous() else DeviceNDArray(self._array.copy(),
+                                                                  self.dtype)
+        if ary is None:
+            out = np.empty(self.shape, self.dtype)
+            if out.nbytes:
+                source._array.copy_to_host(out.ctypes.data, out.nbytes)
+            return out
+        if not isinstance(ary, np.ndarray):
+            raise TypeError(f"copy_to_host(ary): ary must be a numpy array, got "
+                            f"{type(ary).__name__}")
+        if ary.dtype != self.dtype or ary.size != self.size:
+            raise ValueError(f"copy_to_host: the host array is {ary.dtype} {ary.shape}, the "
+                             f"device array {self.dtype} {self.shape}")
+        if not ary.flags.writeable:
+            raise ValueError("copy_to_host: the host array is read-only")
+        if ary.flags.c_contiguous and (ary.shape == self.shape or ary.ndim == 1):
+            if ary.nbytes:
+                source._array.copy_to_host(ary.ctypes.data, ary.nbytes)
+        else:
+            ary[...] = self.copy_to_host().reshape(ary.shape)
+        return ary
+
+    def copy_to_device(self, ary: Any, stream: Any = 0) -> None:
+        """Overwrites the contents with `ary` (host array or device array)."""
+        if isinstance(ary, DeviceNDArray):
+            host = ary.copy_to_host()
+        else:
+            host = np.asarray(ary)
+        if host.size != self.size:
+            raise ValueError(f"copy_to_device: {host.shape} elements into an array of "
+                             f"shape {self.shape}")
+        host = np.ascontiguousarray(host.astype(self.dtype, copy=False).reshape(self.shape))
+        if self.is_c_contiguous():
+            if host.nbytes:
+                self._array.copy_from_host(host.ctypes.data, host.nbytes)
+        else:
+            raise NotImplementedError("copy_to_device into a non-contiguous view")
+
+    def copy(self) -> "DeviceNDArray":
+        return DeviceNDArray(self._array.copy(), self.dtype, self.stream)
+
+    # ---- views -------------------------------------------------------------------------
+    def reshape(self, *newshape: Any, order: str = "C") -> "DeviceNDArray":
+        shape = _shape_tuple(newshape[0] if len(newshape) == 1 else newshape)
+        if -1 in shape:
+            known = int(np.prod([n for n in shape if n != -1]))
+            shape = tuple(self.size // max(known, 1) if n == -1 else n for n in shape)
+        return DeviceNDArray(self._array.reshape(list(shape), order == "F"), self.dtype,
+                             self.stream)
+
+    def ravel(self, order: str = "C") -> "DeviceNDArray":
+        return self.reshape(self.size, order=order)
+
+    @property
+    def T(self) -> "DeviceNDArray":  # noqa: N802 (NumPy's name)
+        return self.transpose()
+
+    def transpose(self) -> "DeviceNDArray":
+        return DeviceNDArray(self._array.transpose(), self.dtype, self.stream)
+
+    def __getitem__(self, key: Any) -> Any:
+        keys = key if isinstance(key, tuple) else (key,)
+        if len(keys) > self.ndim:
+            raise IndexError(f"too many indices for a {self.ndim}-d device array")
+        array = self._array
+        axis = 0
+        for k in keys:
+            if isinstance(k, slice):
+                extent = array.shape[axis]
+                start, stop, step = k.indices(extent)
+                array = array.slice(axis, start, stop, step)
+                axis += 1
+            elif isinstance(k, (int, np.integer)):
+                index = int(k)
+                extent = array.shape[axis]
+                if index < 0:
+                    index += extent
+                if not 0 <= index < extent:
+                    raise IndexError(f"index {int(k)} is out of bounds for axis {axis} with "
+                                     f"size {extent}")
+                array = array.take(axis, index)
+            else:
+                raise TypeError(f"device arrays take integers and slices as indices, got "
+                                f"{type(k).__name__}")
+        if not array.shape:
+            value = np.empty((), self.dtype)
+            DeviceNDArray(array.reshape([1], False), self.dtype).copy_to_host(
+                value.reshape(1))
+            return value[()]
+        return DeviceNDArray(array, self.dtype, self.stream)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        host = self.copy_to_host()
+        host[key] = value
+        self.copy_to_device(host)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        host = self.copy_to_host()
+        return host if dtype is None else host.astype(dtype)
+
+    def split(self, section: int, stream: Any = 0) -> list["DeviceNDArray"]:
+        if self.ndim != 1:
+            raise ValueError("split works on 1-d arrays")
+        return [self[i:i + section] for i in range(0, self.size, section)]
+
+    def get_ipc_handle(self) -> None:
+        raise NotImplementedError("IPC handles are not supported by cudakit.cuda")
+
+
+def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
+                 stream: Any = 0) -> DeviceNDArray:
+    """Uninitialised device memory (Numba's cuda.device_array)."""
+    dt = np.dtype(dtype)
+    t.from_dtype(dt)  # TypeError for dtypes kernels cannot use
+    shape = _shape_tuple(shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return DeviceNDArray(_core.JitArray.empty(list(shape), dt.name, order == "F"), dt, stream)
+
+
+def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
+    order = "F" if (getattr(ary, "flags", None) is not None and ary.flags.f_contiguous
+                    and not ary.flags.c_contiguous) else "C"
+    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+
+
+def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | None = None
+              ) -> DeviceNDArray:
+    """A device copy of a host array (or `to` overwritten with it)."""
+    if to is not None:
+        to.copy_to_device(obj, stream)
+        return to
+    if isinstance(obj, DeviceNDArray):
+        return obj
+    host = np.asarray(obj)
+    t.from_dtype(host.dtype)
+    if host.flags.f_contiguous and not host.flags.c_contiguous:
+        contiguous = np.ascontiguousarray(host.T)
+        array = _core.JitArray.from_host(contiguous.ctypes.data, list(contiguous.shape),
+                                         host.dtype.name)
+        return DeviceNDArray(array.transpose(), host.dtype, stream)
+    host = np.ascontiguousarray(host)
+    if host.size == 0:
+        return device_array(host.shape, host.dtype, stream=stream)
+    array = _core.JitArray.from_host(host.ctypes.data, list(host.shape), host.dtype.name)
+    return DeviceNDArray(array, host.dtype, stream)
+
+
+def is_cuda_array(obj: Any) -> bool:
+    return hasattr(obj, "__cuda_array_interface__")
+
+
+class _Owned:
+    """Keeps another library's array alive while a view of it exists."""
+
+    def __init__(self, owner: Any) -> None:
+        self.owner = owner
+
+
+def from_cuda_array_interface(desc: dict[str, Any], owner: Any = None) -> "ForeignDeviceArray":
+    """A DeviceNDArray-like view of memory described by
+    __cuda_array_interface__ (no copy); it can be passed to kernels."""
+    return ForeignDeviceArray(desc, owner)
+
+
+class ForeignDeviceArray:
+    """Another library's device memory, passed to kernels as a view."""
+
+    def __init__(self, desc: dict[str, Any], owner: Any) -> None:
+        self.__cuda_array_interface__ = dict(desc)
+        self._owner = owner
+        self.dtype = np.dtype(desc["typestr"])
+        self.shape = tuple(desc["shape"])
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)

@@ -1,0 +1,388 @@
+"""@cuda.jit: a Python function, its specializations by argument types, and
+the launch `kernel[grid, block, stream, sharedmem](args)`."""
+
+from __future__ import annotations
+
+import ast
+import struct
+import warnings
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import _core
+from .device_array import DeviceNDArray, to_device
+from .translate import types as t
+from .translate.errors import SourceLocation, TranslationError, TypingError
+from .translate.parse import ParsedFunction, parse_function
+from .translate.program import Program
+from .translate.typing import KernelTranslation, translate_device, translate_kernel
+
+_PACK = {"boolean": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint8": "B",
+         "uint16": "H", "uint32": "I", "uint64": "Q", "float32": "f", "float64": "d"}
+
+
+_FAST_TYPES: dict[type, t.Type] = {int: t.intern(t.int64), float: t.intern(t.float64),
+                                   bool: t.intern(t.boolean)}
+# NumPy scalars keep their type (np.float32(2.5) is a float32 argument).
+for _name, _scalar in t.SCALARS.items():
+    _FAST_TYPES[np.dtype("bool" if _name == "boolean" else _name).type] = t.intern(_scalar)
+
+
+_FAST_TYPE_IDS = {py_type: id(ty) for py_type, ty in _FAST_TYPES.items()}
+
+
+class NumbaPerformanceWarning(UserWarning):
+    """Work that runs but costs more than it needs to (Numba's name)."""
+
+
+def _dim3(value: Any, what: str) -> tuple[int, int, int]:
+    if isinstance(value, (int, np.integer)):
+        items = [int(value)]
+    elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
+        if not all(isinstance(v, (int, np.integer)) for v in value):
+            raise TypeError(f"{what} must be integers, got {value!r} (use // or math.ceil)")
+        items = [int(v) for v in value]
+    elif isinstance(value, float):
+        raise TypeError(f"{what} must be an integer, got the float {value!r} "
+                        "(use // or math.ceil)")
+    else:
+        raise ValueError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
+    if any(v <= 0 for v in items):
+        raise ValueError(f"{what} must be positive in every dimension, got {value!r}")
+    items += [1] * (3 - len(items))
+    return items[0], items[1], items[2]
+
+
+def _stream_handle(stream: Any) -> int:
+    if stream is None or (isinstance(stream, int) and stream == 0):
+        return 0
+    handle = getattr(stream, "handle", None)
+    if handle is not None:
+        return int(handle)
+    if isinstance(stream, int):
+        return stream
+    raise TypeError(f"not a stream: {stream!r}")
+
+
+def _tuple_layout(ty: t.TupleT) -> str:
+    """struct's format for the C struct a tuple of numbers travels in:
+    each field at its natural alignment, the size a multiple of the largest."""
+    fmt, offset, widest = "<", 0, 1
+    for item in ty.items:
+        size = max(1, item.bits // 8)  # type: ignore[union-attr]
+        pad = (-offset) % size
+        fmt += "x" * pad + _PACK[item.name]  # type: ignore[union-attr]
+        offset += pad + size
+        widest = max(widest, size)
+    return fmt + "x" * ((-offset) % widest)
+
+
+def _pack_format(ty: t.Type) -> str:
+    if isinstance(ty, t.Scalar):
+        return "<" + _PACK[ty.name]
+    if isinstance(ty, t.TupleT):
+        return _tuple_layout(ty)
+    return ""
+
+
+def _param_spec(ty: t.Type) -> str:
+    """How JitKernel is told what each parameter is."""
+    if isinstance(ty, t.Scalar):
+        return ty.name
+    if isinstance(ty, t.TupleT):
+        return f"struct:{struct.calcsize(_tuple_layout(ty))}"
+    assert isinstance(ty, t.ArrayT)
+    return f"array:{'bool' if ty.dtype.kind == 'b' else ty.dtype.name}:{ty.ndim}"
+
+
+class _Specialization:
+    """One compiled kernel for one tuple of argument types."""
+
+    def __init__(self, translation: KernelTranslation, options: dict[str, Any]) -> None:
+        self.translation = translation
+        self.arg_types = translation.arg_types
+        # (NumPy's dtype.name costs ~15 ms the first time it is asked for.)
+        param_types = [_param_spec(a) for a in self.arg_types]
+        try:
+            self.kernel = _core.JitKernel(
+                translation.source, translation.kernel_name, param_types,
+                debug=bool(options.get("debug")),
+                line_info=bool(options.get("lineinfo")),
+                fast_math=bool(options.get("fastmath")),
+                max_registers=int(options.get("max_registers") or 0))
+        except Exception as error:
+            if "compil" not in str(error):
+                raise
+            # The translator should only emit C++ that compiles: a failure
+            # here is a cudakit bug, reported with the Python lines it names.
+            raise TranslationError(
+                "the CUDA C++ generated for this kernel did not compile (a cudakit bug: "
+                "please report it with this message); the compiler said, at the Python "
+                f"lines its #line directives point to:\n{error}") from error
+        self.scalar_formats = [_pack_format(a) for a in self.arg_types]
+        self.max_threads = self.kernel.max_threads_per_block
+
+
+class Dispatcher:
+    """What @cuda.jit returns: a kernel (launch with [grid, block]) or, with
+    device=True, a device function callable from kernels."""
+
+    def __init__(self, py_func: Callable[..., Any], signatures: list[t.Signature] | None = None,
+                 device: bool = False, **options: Any) -> None:
+        self.py_func = py_func
+        self.__name__ = py_func.__name__
+        self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
+        self.__doc__ = py_func.__doc__
+        self.__wrapped__ = py_func
+        self.device = device
+        self.options = options
+        self.signatures = list(signatures or [])
+        self.specializations: dict[tuple[t.Type, ...], _Specialization] = {}
+        # (id of each argument's interned type) -> specialization: the hot path.
+        self._by_type_ids: dict[tuple[int, ...], _Specialization] = {}
+        # The same keys -> the compiled JitKernel, read by the C++ launcher.
+        self._kernel_table: dict[tuple[int, ...], Any] = {}
+        self._launchers: dict[Any, Any] = {}
+        self._parsed: ParsedFunction | None = None
+        if signatures and not device:
+            for sig in signatures:
+                self.compile(sig.args)
+
+    # ---- translation ------------------------------------------------------------------
+    @property
+    def parsed(self) -> ParsedFunction:
+        if self._parsed is None:
+            self._parsed = parse_function(self.py_func)  # type: ignore[arg-type]
+        return self._parsed
+
+    def compile(self, arg_types: tuple[t.Type, ...]) -> _Specialization:
+        spec = self.specializations.get(arg_types)
+        if spec is None:
+            # Globals and closure variables are read now and frozen into
+            # this specialization, as Numba does at compile time.
+            translation = translate_kernel(self.parsed, arg_types, self.options)
+            spec = _Specialization(translation, self.options)
+            self.specializations[arg_types] = spec
+        return spec
+
+    def _device_specialization(self, program: Program, arg_types: tuple[t.Type, ...],
+                               where: SourceLocation, node: ast.AST) -> tuple[str, t.Type]:
+        if self.signatures:
+            for sig in self.signatures:
+                if len(sig.args) == len(arg_types):
+                    arg_types = tuple(sig.args)
+                    break
+        return translate_device(self.parsed, arg_types, program, (id(self), arg_types),
+                                where, node)
+
+    # ---- launch -----------------------------------------------------------------------
+    def __getitem__(self, config: Any) -> Any:
+        try:
+            launcher = self._launchers.get(config)
+        except TypeError:  # an unhashable stream object
+            launcher = None
+        if launcher is not None:
+            return launcher
+        launcher = self._configure(config)
+        if len(self._launchers) < 64:
+            try:
+                self._launchers[config] = launcher
+            except TypeError:
+                pass
+        return launcher
+
+    def _configure(self, config: Any) -> Any:
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function: call it from a kernel")
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise ValueError("a launch takes kernel[griddim, blockdim] or kernel[griddim, "
+                             f"blockdim, stream, sharedmem], got kernel[{config!r}]")
+        grid = _dim3(config[0], "griddim")
+        block = _dim3(config[1], "blockdim")
+        stream = config[2] if len(config) > 2 else 0
+        shared = int(config[3]) if len(config) > 3 else 0
+        return self._launcher(grid, block, stream, shared)
+
+    def _launcher(self, grid: tuple[int, int, int], block: tuple[int, int, int], stream: Any,
+                  shared: int) -> Any:
+        # A weak reference: the dispatcher caches its launchers, and a cycle
+        # through a C++ object is one the garbage collector cannot see.
+        dispatcher = weakref.ref(self)
+
+        def fallback(args: tuple[Any, ...]) -> None:
+            owner = dispatcher()
+            if owner is None:
+                raise ReferenceError("the kernel's dispatcher no longer exists")
+            owner.launch(args, grid, block, stream, shared)
+
+        return _core.JitLauncher(fallback, self._kernel_table, DeviceNDArray, _FAST_TYPE_IDS,
+                                 grid, block, shared, _stream_handle(stream))
+
+    def __call__(self, *args: Any) -> Any:
+        if self.device:
+            return self.py_func(*args)  # host call of a device function: plain Python
+        raise ValueError(f"{self.__name__} is a kernel: launch it with "
+                         f"{self.__name__}[griddim, blockdim](...)")
+
+    def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0,
+               sharedmem: int = 0) -> Any:
+        block = tpb or 128
+        grid = max(1, (int(ntasks) + block - 1) // block)
+        return self._launcher((grid, 1, 1), (block, 1, 1), stream, sharedmem)
+
+    def specialize(self, *args: Any) -> "Dispatcher":
+        types = tuple(self._arg_type(a, i) for i, a in enumerate(args))
+        special = Dispatcher(self.py_func, [t.Signature(t.none, types)], self.device,
+                             **self.options)
+        return special
+
+    def _arg_type(self, value: Any, index: int) -> t.Type:
+        if isinstance(value, DeviceNDArray):
+            return value._type
+        ty = t.typeof_value(value)
+        if ty is None:
+            raise TypingError(f"argument {index} of {self.__name__}: cannot pass "
+                              f"{type(value).__name__} {value!r:.60} to a kernel (arrays, "
+                              "device arrays and numbers are accepted)")
+        return ty
+
+    def _match_signature(self, arg_types: tuple[t.Type, ...]) -> tuple[t.Type, ...]:
+        """With explicit signatures, the one the arguments fit (Numba: arrays
+        must match, numbers convert)."""
+        for sig in self.signatures:
+            if len(sig.args) != len(arg_types):
+                continue
+            ok = True
+            for want, got in zip(sig.args, arg_types):
+                if isinstance(want, t.ArrayT):
+                    ok = (isinstance(got, t.ArrayT) and got.dtype == want.dtype
+                          and got.ndim == want.ndim and (want.layout == "A"
+                                                         or want.layout == got.layout))
+                elif isinstance(want, t.Scalar):
+                    ok = isinstance(got, t.Scalar)
+                if not ok:
+                    break
+            if ok:
+                return tuple(sig.args)
+        wanted = " or ".join("(" + ", ".join(str(a) for a in s.args) + ")"
+                             for s in self.signatures)
+        raise TypeError(f"No matching definition for argument type(s) "
+                        f"{', '.join(str(a) for a in arg_types)} in {self.__name__}: it was "
+                        f"compiled for {wanted}")
+
+    def launch(self, args: tuple[Any, ...], grid: tuple[int, int, int],
+               block: tuple[int, int, int], stream: Any, shared: int) -> None:
+        # The common case first: device arrays and Python numbers whose types
+        # are known without inspection, an existing specialization.
+        try:
+            key = tuple([id(a._type) if type(a) is DeviceNDArray else id(_FAST_TYPES[type(a)])
+                         for a in args])
+            spec = self._by_type_ids.get(key)
+        except KeyError:
+            key = None
+            spec = None
+        if spec is None:
+            nparams = len(self.parsed.arg_names)
+            if len(args) != nparams:
+                raise TypeError(f"{self.__name__}() takes {nparams} argument"
+                                f"{'s' if nparams != 1 else ''}, {len(args)} given")
+            arg_types = tuple(self._arg_type(a, i) for i, a in enumerate(args))
+            if self.signatures:
+                arg_types = self._match_signature(arg_types)
+            spec = self.compile(arg_types)
+            if key is not None:
+                self._by_type_ids[key] = spec
+                self._kernel_table[key] = spec.kernel
+        arg_types = spec.arg_types
+        threads = block[0] * block[1] * block[2]
+        if threads > spec.max_threads > 0:
+            raise ValueError(f"{self.__name__}[{grid}, {block}]: a block of {threads} threads;"
+                             f" this kernel on this device allows at most {spec.max_threads} "
+                             "per block")
+        packed = []
+        copy_back = []
+        for value, ty, fmt in zip(args, arg_types, spec.scalar_formats):
+            if fmt:
+                values = value if isinstance(ty, t.TupleT) else (value,)
+                try:
+                    packed.append(struct.pack(fmt, *values))
+                except struct.error:
+                    items = ty.items if isinstance(ty, t.TupleT) else (ty,)
+                    packed.append(struct.pack(fmt, *(it.dtype.type(v)  # type: ignore
+                                                     for it, v in zip(items, values))))
+                continue
+            if isinstance(value, DeviceNDArray):
+                packed.append(value._packed)
+                continue
+            if isinstance(value, np.ndarray):
+                warnings.warn(NumbaPerformanceWarning(
+                    "Host array used in CUDA kernel will incur copy overhead to/from "
+                    "device."), stacklevel=3)
+                device_copy = to_device(value)
+                if value.flags.writeable:
+                    copy_back.append((device_copy, value))
+                packed.append(device_copy._packed)
+                continue
+            packed.append(_pack_interface(value))
+        spec.kernel.launch(grid, block, shared, _stream_handle(stream), tuple(packed))
+        for device_copy, host in copy_back:
+            device_copy.copy_to_host(host)
+
+    # ---- inspection --------------------------------------------------------------------
+    def _select(self, signature: Any) -> dict[tuple[t.Type, ...], _Specialization]:
+        if signature is None:
+            return dict(self.specializations)
+        key = tuple(signature.args) if isinstance(signature, t.Signature) else tuple(signature)
+        return {key: self.specializations[key]}
+
+    def inspect_cuda_source(self, signature: Any = None) -> Any:
+        """The generated CUDA C++ (a dict by argument types, or one string)."""
+        chosen = self._select(signature)
+        sources = {k: s.translation.source for k, s in chosen.items()}
+        return sources if signature is None else next(iter(sources.values()))
+
+    def inspect_asm(self, signature: Any = None) -> Any:
+        """The PTX (NVRTC for compute_90 where the loaded code kept none, as
+        on the CPU backend; the generated C++ when NVRTC is missing)."""
+        chosen = self._select(signature)
+        asm = {k: s.kernel.ptx or _ptx_of(s.translation.source) for k, s in chosen.items()}
+        return asm if signature is None else next(iter(asm.values()))
+
+    def inspect_types(self, file: Any = None) -> None:
+        import sys
+        out = file or sys.stdout
+        for key, spec in self.specializations.items():
+            print(f"{self.__name__} ({', '.join(str(a) for a in key)})", file=out)
+            print("-" * 60, file=out)
+            for name, ty in spec.translation.local_types.items():
+                print(f"  {name} = {ty}", file=out)
+
+    @property
+    def overloads(self) -> dict[tuple[t.Type, ...], _Specialization]:
+        return self.specializations
+
+
+def _ptx_of(source: str) -> str:
+    try:
+        return _core.jit_compile_for_gpu(source, "compute_90")
+    except Exception:  # noqa: BLE001 (no NVRTC here: show what ran)
+        return source
+
+
+def _pack_interface(value: Any) -> bytes:
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is None:
+        raise TypingError(f"cannot pass {type(value).__name__} to a kernel")
+    dtype = np.dtype(interface["typestr"])
+    shape = tuple(interface["shape"])
+    strides = interface.get("strides")
+    if strides is None:
+        elems, step = [], 1
+        for n in reversed(shape):
+            elems.insert(0, step)
+            step *= n
+    else:
+        elems = [s // dtype.itemsize for s in strides]
+    return struct.pack(f"<Q{2 * len(shape)}q", interface["data"][0], *shape, *elems)

@@ -1,0 +1,577 @@
+"""Python function AST -> CUDA C++ function text.
+
+One FunctionTranslator translates one specialization (a function and its
+argument types). It walks the body twice or more: the passes before the last
+only find the types of the local variables (typing.infer_locals drives them
+to a fixed point with Numba's unification), the last one emits C++ with
+every variable declared at the top, as Python scopes are function-wide.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any
+
+import numpy as np
+
+from . import intrinsics
+from . import types as t
+from .errors import TypingError, UnsupportedError
+from .operators import OperatorsMixin
+from .parse import ParsedFunction
+from .program import Program
+from .values import NO_VALUE, StaticArray, Val
+
+CPP_RESERVED = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "int", "long", "register", "return",
+    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+    "unsigned", "void", "volatile", "while", "bool", "class", "delete", "new", "this",
+    "template", "typename", "namespace", "using", "private", "public", "protected",
+    "virtual", "friend", "operator", "inline", "explicit", "mutable", "true", "false",
+    "throw", "try", "catch", "asm", "export", "threadIdx", "blockIdx", "blockDim", "gridDim",
+    "warpSize", "min", "max", "printf", "main", "signed", "double", "float", "sqrt", "exp",
+    "log", "sin", "cos", "tan", "pow", "abs", "data", "shape", "strides",
+}
+
+
+def c_name(name: str) -> str:
+    if name in CPP_RESERVED or name.startswith(("ck_", "__")):
+        return name + "_"
+    return name
+
+
+def c_literal(value: Any, ty: t.Scalar) -> str:
+    """`value` as a C++ literal of type `ty`."""
+    if ty.kind == "b":
+        return "true" if value else "false"
+    if ty.kind == "f":
+        value = float(value)
+        # Bit patterns: NVRTC has no NAN / INFINITY macros without headers.
+        if math.isnan(value):
+            return ("__int_as_float(0x7fc00000)" if ty == t.float32
+                    else "__longlong_as_double(0x7ff8000000000000LL)")
+        if math.isinf(value):
+            sign = "-" if value < 0 else ""
+            return (f"({sign}__int_as_float(0x7f800000))" if ty == t.float32
+                    else f"({sign}__longlong_as_double(0x7ff0000000000000LL))")
+        text = repr(value)
+        if "e" not in text and "." not in text:
+            text += ".0"
+        return text + ("f" if ty == t.float32 else "")
+    value = int(value)
+    if ty.kind == "u":
+        return f"{value}ULL" if ty.bits == 64 else f"{value}u"
+    if ty.bits == 64:
+        # -2**63 has no literal: write it as an expression.
+        return f"({value + 1}LL - 1)" if value == -(2**63) else f"{value}LL"
+    return str(value) if ty == t.int32 else f"({ty.ctype}){value}"
+
+
+class FunctionTranslator(OperatorsMixin):
+    def __init__(self, parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
+                 program: Program, is_kernel: bool, c_function_name: str) -> None:
+        self.parsed = parsed
+        self.where = parsed.where
+        self.arg_types = arg_types
+        self.program = program
+        self.is_kernel = is_kernel
+        self.c_function_name = c_function_name
+        self.debug = bool(program.options.get("debug"))
+        self.locals: dict[str, t.Type] = dict(zip(parsed.arg_names, arg_types))
+        self.assigned_at: dict[str, int] = {}
+        self.static_arrays: dict[str, StaticArray] = {}
+        # Names bound to a fixed-shape array that lives elsewhere (constant
+        # memory, another name's shared array): used in place, not copied.
+        self.aliases: dict[str, Val] = {}
+        self.return_type: t.Type | None = None
+        self.emitting = False
+        self.lines: list[str] = []
+        self.indent = 1
+        self.counter = 0
+        self.uses_barrier = False
+
+    # ---- helpers used by intrinsics and operators ---------------------------------
+    def typing_error(self, message: str, node: ast.AST | None) -> TypingError:
+        return TypingError(message, self.where, node)
+
+    def unsupported(self, message: str, node: ast.AST | None) -> UnsupportedError:
+        return UnsupportedError(message, self.where, node)
+
+    def value(self, ty: t.Type, code: str, py: Any = NO_VALUE) -> Val:
+        return Val(ty, code, py)
+
+    def tuple_value(self, items: list[Val]) -> Val:
+        return Val(t.TupleT(tuple(v.type for v in items)), "", NO_VALUE, items)  # type: ignore
+
+    def is_number(self, val: Val) -> bool:
+        return isinstance(val.type, t.Scalar)
+
+    def cast(self, val: Val, ty: t.Type) -> str:
+        """`val`'s code converted to `ty` (a scalar type)."""
+        if val.type == ty:
+            return val.code
+        if not isinstance(ty, t.Scalar) or not isinstance(val.type, t.Scalar):
+            raise TypingError(f"cannot convert {val.describe()} to {ty}", self.where,
+                              self.current)
+        if val.known and isinstance(val.py, (int, float, bool, np.generic)):
+            if ty.kind in "iu" and isinstance(val.py, (float, np.floating)):
+                return f"({ty.ctype})({c_literal(val.py, t.float64)})"
+            return c_literal(val.py, ty)
+        if ty.kind == "b":
+            return f"({val.code} != 0)"
+        return f"({ty.ctype})({val.code})"
+
+    def truth(self, val: Val, node: ast.AST) -> str:
+        if val.type == t.boolean:
+            return val.code
+        if isinstance(val.type, t.Scalar):
+            return f"({val.code} != 0)"
+        raise self.typing_error(f"{val.describe()} has no truth value in a kernel", node)
+
+    def dtype_of(self, val: Val, node: ast.AST) -> t.Scalar:
+        try:
+            return t.as_type(val.py)
+        except Exception:
+            raise self.typing_error(f"not a dtype: {val.describe()}", node) from None
+
+    def static_array_request(self, space: str, dtype: t.Scalar, shape: tuple[int, ...],
+                             node: ast.AST) -> Val:
+        return Val(None, "", StaticArray(space, dtype, shape))
+
+    def constant_array(self, array: np.ndarray, node: ast.AST) -> Val:
+        name = self.program.constant_array(array)
+        return Val(t.ArrayT(t.from_dtype(array.dtype), array.ndim, "C", tuple(array.shape),
+                            "const"), name)
+
+    def fresh(self, base: str) -> str:
+        self.counter += 1
+        return f"ck_{base}{self.counter}"
+
+    # ---- output ------------------------------------------------------------------
+    def emit(self, text: str) -> None:
+        if self.emitting:
+            self.lines.append("  " * self.indent + text)
+
+    def emit_line_directive(self, node: ast.AST) -> None:
+        if self.emitting:
+            path = self.where.filename.replace("\\", "\\\\").replace('"', '\\"')
+            self.lines.append(f'#line {self.where.line_of(node)} "{path}"')
+
+    # ---- names -------------------------------------------------------------------
+    def load_name(self, node: ast.Name) -> Val:
+        name = node.id
+        if name in self.aliases:
+            return self.aliases[name]
+        if name in self.static_arrays:
+            return Val(self.locals[name], c_name(name))
+        if name in self.locals:
+            ty = self.locals[name]
+            if isinstance(ty, t.TupleT):
+                # A tuple parameter is a struct; a tuple local, one variable per item.
+                form = "{}.f{}" if name in self.parsed.arg_names else "{}_{}"
+                return self.tuple_value([Val(it, form.format(c_name(name), i))
+                                         for i, it in enumerate(ty.items)])
+            return Val(ty, c_name(name))
+        found, value = self.parsed.lookup(name)
+        if not found:
+            if name in self.parsed.arg_names or self.assigned_anywhere(name):
+                raise self.typing_error(f"variable '{name}' is used before it is assigned",
+                                        node)
+            raise self.typing_error(f"name '{name}' is not defined", node)
+        return self.python_object(value, node)
+
+    def assigned_anywhere(self, name: str) -> bool:
+        for sub in ast.walk(self.parsed.tree):
+            if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store):
+                return True
+        return False
+
+    def python_object(self, value: Any, node: ast.AST) -> Val:
+        """A global, closure variable or attribute value, frozen now."""
+        scalar = t.scalar_of(value)
+        if scalar is not None:
+            return Val(scalar, c_literal(value, scalar), value)
+        if isinstance(value, tuple):
+            return self.tuple_value([self.python_object(v, node) for v in value])
+        if isinstance(value, np.ndarray):
+            return self.constant_array(value, node)
+        if value is None:
+            return Val(t.none, "", None)
+        if isinstance(value, intrinsics.Intrinsic) and value.intrinsic_name in intrinsics.VALUES:
+            ty, code = intrinsics.VALUES[value.intrinsic_name]
+            return Val(ty, code)
+        if isinstance(value, str):
+            return Val(t.string, "", value)
+        interface = getattr(value, "__cuda_array_interface__", None)
+        if interface is not None:
+            return self.captured_device_array(interface, node)
+        return Val(None, "", value)
+
+    def captured_device_array(self, interface: dict[str, Any], node: ast.AST) -> Val:
+        """A device array named as a global: its address is captured into the
+        code (as Numba does), so another array means another compile."""
+        dtype = np.dtype(interface["typestr"])
+        scalar = t.from_dtype(dtype)
+        shape = tuple(int(n) for n in interface["shape"])
+        strides = interface.get("strides")
+        if strides is None:
+            elements, step = [], 1
+            for n in reversed(shape):
+                elements.insert(0, step)
+                step *= n
+        else:
+            elements = [int(s) // dtype.itemsize for s in strides]
+        layout = t.layout_from(shape, strides, dtype.itemsize)
+        ty = t.ArrayT(scalar, len(shape), layout)
+        address = int(interface["data"][0])
+        code = (f"{ty.view_ctype}{{({scalar.ctype}*){address:#x}ULL, "
+                f"{{{', '.join(f'{n}LL' for n in shape)}}}, "
+                f"{{{', '.join(f'{s}LL' for s in elements)}}}}}")
+        return Val(ty, code)
+
+    # ---- the function --------------------------------------------------------------
+    def translate_body(self) -> None:
+        for statement in self.parsed.tree.body:
+            self.statement(statement)
+
+    def declarations(self) -> list[str]:
+        out = []
+        for name, ty in self.locals.items():
+            if name in self.parsed.arg_names:
+                continue
+            if name in self.static_arrays:
+                spec = self.static_arrays[name]
+                size = max(1, int(np.prod(spec.shape)))
+                qualifier = "__shared__ " if spec.space == "shared" else ""
+                out.append(f"{qualifier}{spec.dtype.ctype} {c_name(name)}[{size}];")
+            elif isinstance(ty, t.TupleT):
+                for i, it in enumerate(ty.items):
+                    out.append(f"{self.ctype(it)} {c_name(name)}_{i}{self.zero(it)};")
+            else:
+                out.append(f"{self.ctype(ty)} {c_name(name)}{self.zero(ty)};")
+        return out
+
+    def zero(self, ty: t.Type) -> str:
+        # Initialised so a path that skips the assignment reads 0, not garbage
+        # (and the host compiler's -Werror=maybe-uninitialized stays quiet).
+        return " = 0" if isinstance(ty, t.Scalar) else " = {}"
+
+    def ctype(self, ty: t.Type) -> str:
+        if isinstance(ty, t.Scalar):
+            return ty.ctype
+        if isinstance(ty, t.ArrayT):
+            return ty.view_ctype
+        if isinstance(ty, t.NoneT):
+            return "void"
+        if isinstance(ty, t.TupleT) and all(isinstance(i, t.Scalar) for i in ty.items):
+            return self.program.tuple_struct(ty)
+        raise self.unsupported(f"a value of type {ty} cannot be stored in a variable",
+                               self.current)
+
+    def signature(self) -> str:
+        params = []
+        for name, ty in zip(self.parsed.arg_names, self.arg_types):
+            if isinstance(ty, t.TupleT) and not all(isinstance(i, t.Scalar) for i in ty.items):
+                raise self.unsupported("tuple arguments hold numbers only", self.parsed.tree)
+            params.append(f"{self.ctype(ty)} {c_name(name)}")
+        if self.is_kernel:
+            head = 'extern "C" __global__ void'
+        else:
+            head = f"__device__ __noinline__ {self.ctype(self.return_type or t.none)}"
+            if self.program.options.get("inline", True):
+                head = f"__device__ __forceinline__ {self.ctype(self.return_type or t.none)}"
+        return f"{head} {self.c_function_name}({', '.join(params)})"
+
+    current: ast.AST | None = None
+
+    # ---- statements ------------------------------------------------------------------
+    def block(self, statements: list[ast.stmt]) -> None:
+        self.indent += 1
+        for statement in statements:
+            self.statement(statement)
+        self.indent -= 1
+
+    def statement(self, node: ast.stmt) -> None:
+        self.current = node
+        self.emit_line_directive(node)
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            raise self.unsupported(f"the statement '{type(node).__name__}' "
+                                   f"({_construct(node)}) is not supported in kernels", node)
+        method(node)
+
+    def stmt_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def stmt_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        val = self.expr(node.value)
+        if val.code:
+            self.emit(val.code + ";")
+
+    def stmt_Assign(self, node: ast.Assign) -> None:
+        val = self.expr(node.value)
+        for target in node.targets:
+            self.assign(target, val, node)
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.assign(node.target, self.expr(node.value), node)
+
+    def stmt_AugAssign(self, node: ast.AugAssign) -> None:
+        target = node.target
+        if isinstance(target, ast.Name):
+            load: ast.expr = ast.Name(target.id, ast.Load())
+        elif isinstance(target, ast.Subscript):
+            load = ast.Subscript(target.value, target.slice, ast.Load())
+        else:
+            raise self.unsupported("augmented assignment to this target", node)
+        ast.copy_location(load, target)
+        current = self.expr(load)
+        result = self.binary_op(node.op, current, self.expr(node.value), node)
+        self.assign(target, result, node)
+
+    def assign(self, target: ast.expr, val: Val, node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.assign_name(target.id, val, node)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if val.items is None:
+                raise self.typing_error(f"cannot unpack {val.describe()}", node)
+            if len(val.items) != len(target.elts):
+                raise self.typing_error(f"cannot unpack {len(val.items)} values into "
+                                        f"{len(target.elts)} names", node)
+            # Evaluate every item first: `a, b = b, a` swaps.
+            temps = []
+            for item in val.items:
+                if isinstance(item.type, t.Scalar) and not item.known and self.emitting:
+                    temp = self.fresh("tmp")
+                    self.emit(f"const {item.type.ctype} {temp} = {item.code};")
+                    temps.append(Val(item.type, temp))
+                else:
+                    temps.append(item)
+            for sub, item in zip(target.elts, temps):
+                self.assign(sub, item, node)
+        elif isinstance(target, ast.Subscript):
+            array = self.expr(target.value)
+            if not isinstance(array.type, t.ArrayT):
+                raise self.typing_error(f"cannot assign to an item of {array.describe()}",
+                                        node)
+            if array.type.space == "const":
+                raise self.typing_error("constant arrays are read-only in kernels", node)
+            index = self.expr(target.slice)
+            if not isinstance(val.type, t.Scalar):
+                raise self.typing_error(f"cannot store {val.describe()} in an element of "
+                                        f"{array.type}", node)
+            ref = self.element_ref(array, index, target)
+            self.emit(f"{ref} = {self.cast(val, array.type.dtype)};")
+        else:
+            raise self.unsupported(f"assignment to {_construct(target)}", node)
+
+    def assign_name(self, name: str, val: Val, node: ast.AST) -> None:
+        if isinstance(val.py, StaticArray):
+            spec = val.py
+            ty = t.ArrayT(spec.dtype, len(spec.shape), "C", spec.shape, spec.space)
+            if name in self.static_arrays and self.static_arrays[name] != spec:
+                raise self.typing_error(f"'{name}' is bound to two different "
+                                        f"{spec.space} arrays", node)
+            if name in self.parsed.arg_names:
+                raise self.unsupported(f"rebinding the parameter '{name}' to a "
+                                       f"{spec.space} array", node)
+            self.static_arrays[name] = spec
+            self.locals[name] = ty
+            return
+        if isinstance(val.type, t.ArrayT) and val.type.static_shape is not None:
+            bound = self.aliases.get(name)
+            if (bound is not None and bound.code != val.code) or name in self.locals:
+                raise self.typing_error(f"'{name}' is bound to a {val.type.space} array here "
+                                        "and to another value elsewhere", node)
+            self.aliases[name] = val
+            return
+        if val.type is None or isinstance(val.type, (t.StringT, t.NoneT)):
+            raise self.typing_error(f"cannot assign {val.describe()} to a kernel variable "
+                                    f"'{name}'", node)
+        if name in self.static_arrays:
+            raise self.typing_error(f"'{name}' holds a {self.static_arrays[name].space} array "
+                                    "and cannot be reassigned", node)
+        previous = self.locals.get(name)
+        if previous is None:
+            self.locals[name] = val.type
+            self.assigned_at[name] = self.where.line_of(node)
+        elif previous != val.type:
+            merged = t.unify(previous, val.type)
+            if merged is None or (name in self.parsed.arg_names and merged != previous):
+                raise self.typing_error(
+                    f"variable '{name}' is {previous} (line {self.assigned_at.get(name, '?')})"
+                    f" and here {val.type}; a variable keeps one type in a kernel", node)
+            self.locals[name] = merged
+        ty = self.locals[name]
+        if isinstance(ty, t.TupleT) and name in self.parsed.arg_names:
+            raise self.unsupported(f"assigning to the tuple parameter '{name}'", node)
+        if isinstance(ty, t.TupleT):
+            assert val.items is not None
+            for i, (item, it) in enumerate(zip(val.items, ty.items)):
+                self.emit(f"{c_name(name)}_{i} = {self.cast(item, it)};")
+        elif isinstance(ty, t.ArrayT):
+            self.emit(f"{c_name(name)} = {val.code};")
+        else:
+            self.emit(f"{c_name(name)} = {self.cast(val, ty)};")
+
+    def stmt_If(self, node: ast.If) -> None:
+        condition = self.expr(node.test)
+        self.emit(f"if ({self.truth(condition, node.test)}) {{")
+        self.block(node.body)
+        if node.orelse:
+            self.emit("} else {")
+            self.block(node.orelse)
+        self.emit("}")
+
+    def stmt_While(self, node: ast.While) -> None:
+        if node.orelse:
+            raise self.unsupported("while ... else", node)
+        condition = self.expr(node.test)
+        self.emit(f"while ({self.truth(condition, node.test)}) {{")
+        self.block(node.body)
+        self.emit("}")
+
+    def stmt_Break(self, node: ast.Break) -> None:
+        self.emit("break;")
+
+    def stmt_Continue(self, node: ast.Continue) -> None:
+        self.emit("continue;")
+
+    def stmt_For(self, node: ast.For) -> None:
+        if node.orelse:
+            raise self.unsupported("for ... else", node)
+        iterator = node.iter
+        if not (isinstance(iterator, ast.Call) and isinstance(iterator.func, ast.Name)
+                and iterator.func.id == "range"
+                and self.parsed.lookup("range")[1] is range and "range" not in self.locals):
+            self.for_over_array(node)
+            return
+        if iterator.keywords or not 1 <= len(iterator.args) <= 3:
+            raise self.typing_error("range() takes 1 to 3 integer arguments", iterator)
+        args = [self.expr(a) for a in iterator.args]
+        for a, a_node in zip(args, iterator.args):
+            if not (isinstance(a.type, t.Scalar) and a.type.kind in "iub"):
+                raise self.typing_error(f"range() takes integers, got {a.describe()}", a_node)
+        if len(args) == 1:
+            args = [Val(t.int64, "0LL", 0)] + args
+        if len(args) == 2:
+            args.append(Val(t.int64, "1LL", 1))
+        start, stop, step = args
+        index_type: t.Scalar = t.int64
+        for a in args:
+            index_type = t.unify(index_type, a.type)  # type: ignore[assignment]
+        if index_type.kind == "f":
+            index_type = t.int64
+        if step.known and step.py == 0:
+            raise self.typing_error("range() step must not be zero", iterator)
+        counter, end = self.fresh("i"), self.fresh("stop")
+        ct = index_type.ctype
+        if step.known:
+            compare = "<" if step.py > 0 else ">"
+            increment = (f"++{counter}" if step.py == 1 else
+                         f"{counter} += {self.cast(step, index_type)}")
+            self.emit(f"for ({ct} {counter} = {self.cast(start, index_type)}, {end} = "
+                      f"{self.cast(stop, index_type)}; {counter} {compare} {end}; {increment}) {{")
+        else:
+            stride = self.fresh("step")
+            self.emit(f"const {ct} {stride} = {self.cast(step, index_type)};")
+            self.emit(f"for ({ct} {counter} = {self.cast(start, index_type)}, {end} = "
+                      f"{self.cast(stop, index_type)}; {stride} > 0 ? {counter} < {end} : "
+                      f"{counter} > {end}; {counter} += {stride}) {{")
+        self.indent += 1
+        self.assign(node.target, Val(index_type, counter), node)
+        self.indent -= 1
+        self.block(node.body)
+        self.emit("}")
+
+    def for_over_array(self, node: ast.For) -> None:
+        """`for x in a` over the first axis of an array (elements of a 1-d one)."""
+        array = self.expr(node.iter)
+        if not isinstance(array.type, t.ArrayT) or array.type.ndim != 1:
+            raise self.unsupported("for loops run over range(...) or a 1-d array (iterating "
+                                   f"over {_construct(node.iter)} is not supported)", node)
+        counter, end = self.fresh("i"), self.fresh("stop")
+        extent = self.extent(array, 0)
+        self.emit(f"for (long long {counter} = 0, {end} = {extent}; {counter} < {end}; "
+                  f"++{counter}) {{")
+        self.indent += 1
+        element = self.element_ref(array, Val(t.int64, counter), node.iter)
+        self.assign(node.target, Val(array.type.dtype, element), node)
+        self.indent -= 1
+        self.block(node.body)
+        self.emit("}")
+
+    def stmt_Return(self, node: ast.Return) -> None:
+        val = self.expr(node.value) if node.value is not None else Val(t.none, "", None)
+        if self.is_kernel:
+            if val.type != t.none:
+                raise self.typing_error("a kernel cannot return a value (kernels return None;"
+                                        " write results into an array argument)", node)
+            self.emit("return;")
+            return
+        if val.items is not None and not all(isinstance(i.type, t.Scalar) for i in val.items):
+            raise self.unsupported("device functions returning tuples of anything but "
+                                   "numbers", node)
+        if val.type is None or isinstance(val.type, (t.StringT,)):
+            raise self.typing_error(f"cannot return {val.describe()}", node)
+        if self.return_type is None:
+            self.return_type = val.type
+        elif self.return_type != val.type:
+            merged = t.unify(self.return_type, val.type)
+            if merged is None:
+                raise self.typing_error(f"the function returns {self.return_type} and here "
+                                        f"{val.type}", node)
+            self.return_type = merged
+        if isinstance(val.type, t.NoneT):
+            self.emit("return;")
+        elif isinstance(self.return_type, t.TupleT):
+            assert val.items is not None
+            fields = ", ".join(self.cast(item, it) for item, it in
+                               zip(val.items, self.return_type.items))
+            self.emit(f"return {self.ctype(self.return_type)}{{{fields}}};")
+        else:
+            self.emit(f"return {self.cast(val, self.return_type)};")
+
+    def stmt_Raise(self, node: ast.Raise) -> None:
+        # Numba's CUDA target reports exceptions raised in kernels only with
+        # debug=True; without it the thread just stops (here: returns).
+        text = _construct(node.exc) if node.exc is not None else "exception"
+        message = (f'{text} raised in {self.where.function} (File "{self.where.filename}", '
+                   f"line {self.where.line_of(node)})")
+        literal = message.replace("\\", "\\\\").replace('"', '\\"')
+        if self.debug:
+            self.program.need_helper("fail")
+            self.emit(f'ck_fail("{literal}");')
+        if self.is_kernel or self.return_type in (None, t.none):
+            self.emit("return;")
+        else:
+            self.emit("return {};")
+
+    def stmt_Assert(self, node: ast.Assert) -> None:
+        if not self.debug:
+            return  # Numba ignores assertions unless debug=True
+        condition = self.expr(node.test)
+        message = (f'AssertionError: {_construct(node.test)} in {self.where.function} '
+                   f'(File "{self.where.filename}", line {self.where.line_of(node)})')
+        literal = message.replace("\\", "\\\\").replace('"', '\\"')
+        self.program.need_helper("fail")
+        self.emit(f"if (!({self.truth(condition, node.test)})) ck_fail(\"{literal}\");")
+
+    def stmt_Global(self, node: ast.Global) -> None:
+        raise self.unsupported("'global' statements (kernels cannot write Python globals)",
+                               node)
+
+
+def _construct(node: ast.AST | None) -> str:
+    if node is None:
+        return ""
+    try:
+        text = ast.unparse(node)
+    except Exception:  # pragma: no cover
+        return type(node).__name__
+    return text if len(text) < 60 else text[:57] + "..."

@@ -1,0 +1,489 @@
+"""Expressions: operators with Python's semantics and Numba's result types,
+indexing, attributes and calls (intrinsics, device functions, print)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import intrinsics
+from . import types as t
+from .values import NO_VALUE, Val
+
+if TYPE_CHECKING:
+    from .codegen import FunctionTranslator
+
+_ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+_BITWISE = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
+            ast.RShift: ">>"}
+_COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+            ast.GtE: ">="}
+_PRINTF = {"b": "%s", "i": "%lld", "u": "%llu", "f": "%f"}
+
+
+class OperatorsMixin:
+    def expr(self: "FunctionTranslator", node: ast.expr) -> Val:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            from .codegen import _construct
+            what = {"List": "building a list", "Dict": "building a dict", "Set":
+                    "building a set", "ListComp": "a list comprehension", "Lambda":
+                    "a lambda", "GeneratorExp": "a generator expression", "JoinedStr":
+                    "an f-string (print the values instead)"}.get(type(node).__name__,
+                                                               f"'{type(node).__name__}'")
+            raise self.unsupported(f"{what} ({_construct(node)}) is not supported in kernels",
+                                   node)
+        return method(node)
+
+    def expr_Constant(self: "FunctionTranslator", node: ast.Constant) -> Val:
+        return self.python_object(node.value, node)
+
+    def expr_Name(self: "FunctionTranslator", node: ast.Name) -> Val:
+        return self.load_name(node)
+
+    def expr_Tuple(self: "FunctionTranslator", node: ast.Tuple) -> Val:
+        return self.tuple_value([self.expr(e) for e in node.elts])
+
+    # ---- operators -------------------------------------------------------------
+    def expr_BinOp(self: "FunctionTranslator", node: ast.BinOp) -> Val:
+        return self.binary_op(node.op, self.expr(node.left), self.expr(node.right), node)
+
+    def binary_op(self: "FunctionTranslator", op: ast.operator, a: Val, b: Val,
+                  node: ast.AST) -> Val:
+        if not (isinstance(a.type, t.Scalar) and isinstance(b.type, t.Scalar)):
+            if isinstance(a.type, t.ArrayT) or isinstance(b.type, t.ArrayT):
+                raise self.unsupported("arithmetic on whole arrays inside a kernel (index the"
+                                       " elements, or use the array expressions on the host)",
+                                       node)
+            raise self.typing_error(f"unsupported operand types for {type(op).__name__}: "
+                                    f"{a.describe()} and {b.describe()}", node)
+        ta, tb = a.type, b.type
+        folded = self.fold(op, a, b)
+        if type(op) in _ARITH:
+            rt = t.promote(ta, tb)
+            result = self.value(rt, f"({self.cast(a, rt)} {_ARITH[type(op)]} "
+                                    f"{self.cast(b, rt)})")
+        elif isinstance(op, ast.Div):
+            rt = t.promote(ta, tb)
+            if rt.kind != "f":
+                rt = t.float64
+            result = self.value(rt, f"({self.cast(a, rt)} / {self.cast(b, rt)})")
+        elif isinstance(op, ast.FloorDiv):
+            rt = t.promote(ta, tb)
+            if rt.kind == "f":
+                fn = "floorf" if rt == t.float32 else "floor"
+                result = self.value(rt, f"{fn}({self.cast(a, rt)} / {self.cast(b, rt)})")
+            else:
+                self.program.need_helper("floordiv")
+                result = self.value(rt, f"ck_floordiv({self.cast(a, rt)}, {self.cast(b, rt)})")
+        elif isinstance(op, ast.Mod):
+            rt = t.promote(ta, tb)
+            self.program.need_helper("mod")
+            fn = "ck_fmod" if rt.kind == "f" else "ck_mod"
+            result = self.value(rt, f"{fn}({self.cast(a, rt)}, {self.cast(b, rt)})")
+        elif isinstance(op, ast.Pow):
+            result = self.power(a, b)
+        elif type(op) in _BITWISE:
+            if ta.kind == "f" or tb.kind == "f":
+                raise self.typing_error(f"bitwise {type(op).__name__} needs integers, got "
+                                        f"{a.describe()} and {b.describe()}", node)
+            rt = t.boolean if ta.kind == tb.kind == "b" else t.integer_result(ta, tb)
+            if rt.kind == "f":
+                raise self.typing_error("bitwise operation between int64 and uint64", node)
+            result = self.value(rt, f"({self.cast(a, rt)} {_BITWISE[type(op)]} "
+                                    f"{self.cast(b, rt)})")
+        else:
+            raise self.unsupported(f"the operator {type(op).__name__}", node)
+        if isinstance(folded, int) and not -(2**63) <= folded < 2**63:
+            folded = NO_VALUE  # wraps in the kernel's type: leave it to the compiler
+        if folded is not NO_VALUE and isinstance(result.type, t.Scalar):
+            result.py = folded
+            result.code = self.cast(Val(result.type, "", folded), result.type) \
+                if isinstance(folded, (int, float)) else result.code
+        return result
+
+    def fold(self, op: ast.operator, a: Val, b: Val) -> Any:
+        """The value of an operation on two constants (shapes like TPB * 2)."""
+        if not (a.known and b.known):
+            return NO_VALUE
+        if not all(isinstance(v.py, (int, float, np.integer, np.floating)) for v in (a, b)):
+            return NO_VALUE
+        x, y = a.py, b.py
+        try:
+            return {ast.Add: lambda: x + y, ast.Sub: lambda: x - y, ast.Mult: lambda: x * y,
+                    ast.FloorDiv: lambda: x // y, ast.Mod: lambda: x % y,
+                    ast.Div: lambda: x / y,
+                    ast.Pow: lambda: x ** y if y >= 0 or isinstance(x, float) else NO_VALUE,
+                    }.get(type(op), lambda: NO_VALUE)()
+        except (ZeroDivisionError, OverflowError):
+            return NO_VALUE
+
+    def power(self: "FunctionTranslator", a: Val, b: Val) -> Val:
+        ta, tb = a.type, b.type
+        assert isinstance(ta, t.Scalar) and isinstance(tb, t.Scalar)
+        if tb.kind in "iub":
+            self.program.need_helper("ipow")
+            if ta.kind in "iub":
+                rt = t.integer_result(ta, tb)
+                if rt.kind == "f":
+                    rt = t.int64
+                return self.value(rt, f"ck_ipow({self.cast(a, rt)}, "
+                                      f"{self.cast(b, t.int64)})")
+            rt = ta
+            if b.known and b.py == 2:
+                return self.value(rt, f"({a.code} * {a.code})" if a.code.isidentifier()
+                                  else f"ck_fpowi({a.code}, 2LL)")
+            return self.value(rt, f"ck_fpowi({a.code}, {self.cast(b, t.int64)})")
+        rt = t.promote(ta, tb)
+        fn = "powf" if rt == t.float32 else "pow"
+        return self.value(rt, f"{fn}({self.cast(a, rt)}, {self.cast(b, rt)})")
+
+    def expr_UnaryOp(self: "FunctionTranslator", node: ast.UnaryOp) -> Val:
+        val = self.expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            return self.value(t.boolean, f"(!{self.truth(val, node)})")
+        if not isinstance(val.type, t.Scalar):
+            raise self.typing_error(f"bad operand for unary {type(node.op).__name__}: "
+                                    f"{val.describe()}", node)
+        ty = val.type if val.type.kind != "b" else t.int64
+        if isinstance(node.op, ast.USub):
+            if val.known:
+                return self.python_object(-val.py, node) if not isinstance(
+                    val.py, np.generic) else self.value(ty, f"(-{self.cast(val, ty)})", -val.py)
+            return self.value(ty, f"(-{self.cast(val, ty)})")
+        if isinstance(node.op, ast.UAdd):
+            return self.value(ty, self.cast(val, ty), val.py)
+        if val.type.kind == "f":
+            raise self.typing_error("~ needs an integer", node)
+        if val.type.kind == "b":
+            return self.value(t.boolean, f"(!{val.code})")
+        return self.value(ty, f"(~{val.code})")
+
+    def expr_BoolOp(self: "FunctionTranslator", node: ast.BoolOp) -> Val:
+        op = " && " if isinstance(node.op, ast.And) else " || "
+        parts = [self.truth(self.expr(v), v) for v in node.values]
+        return self.value(t.boolean, "(" + op.join(parts) + ")")
+
+    def expr_Compare(self: "FunctionTranslator", node: ast.Compare) -> Val:
+        left = self.expr(node.left)
+        parts = []
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.expr(right_node)
+            if type(op) in (ast.Is, ast.IsNot) and right.type == t.none:
+                parts.append("false" if isinstance(op, ast.Is) else "true")
+                left = right
+                continue
+            if type(op) not in _COMPARE:
+                raise self.unsupported(f"the comparison '{type(op).__name__}'", node)
+            if not (isinstance(left.type, t.Scalar) and isinstance(right.type, t.Scalar)):
+                raise self.typing_error(f"cannot compare {left.describe()} and "
+                                        f"{right.describe()}", node)
+            common = t.promote(left.type, right.type) if left.type != right.type else left.type
+            parts.append(f"({self.cast(left, common)} {_COMPARE[type(op)]} "
+                         f"{self.cast(right, common)})")
+            left = right
+        return self.value(t.boolean, parts[0] if len(parts) == 1 else
+                          "(" + " && ".join(parts) + ")")
+
+    def expr_IfExp(self: "FunctionTranslator", node: ast.IfExp) -> Val:
+        condition = self.truth(self.expr(node.test), node.test)
+        a, b = self.expr(node.body), self.expr(node.orelse)
+        merged = t.unify(a.type, b.type) if a.type and b.type else None
+        if not isinstance(merged, t.Scalar):
+            raise self.typing_error(f"the branches of a conditional expression are "
+                                    f"{a.describe()} and {b.describe()}", node)
+        return self.value(merged, f"({condition} ? {self.cast(a, merged)} : "
+                                  f"{self.cast(b, merged)})")
+
+    # ---- indexing and attributes ---------------------------------------------------------
+    def expr_Subscript(self: "FunctionTranslator", node: ast.Subscript) -> Val:
+        base = self.expr(node.value)
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if isinstance(base.type, t.ArrayT) and (
+                any(isinstance(p, ast.Slice) for p in parts) or len(parts) < base.type.ndim):
+            return self.array_view(base, parts, node)
+        index = self.expr(node.slice)
+        if base.items is not None:
+            if not (index.known and isinstance(index.py, (int, np.integer))):
+                raise self.typing_error("tuples are indexed by integer constants in kernels",
+                                        node)
+            try:
+                return base.items[int(index.py)]
+            except IndexError:
+                raise self.typing_error(f"tuple index {index.py} out of range", node) from None
+        if isinstance(base.type, t.ArrayT):
+            return self.value(base.type.dtype, self.element_ref(base, index, node))
+        raise self.typing_error(f"{base.describe()} cannot be indexed", node)
+
+    def expr_Slice(self: "FunctionTranslator", node: ast.Slice) -> Val:
+        raise self.unsupported("slicing arrays inside kernels (index elements instead)", node)
+
+    def array_view(self: "FunctionTranslator", array: Val, parts: list[ast.expr],
+                   node: ast.AST) -> Val:
+        """`a[i]`, `a[i, :]`, `a[2:n:2]`: a view (no copy), Python's slice rules."""
+        at = array.type
+        assert isinstance(at, t.ArrayT)
+        if at.static_shape is not None:
+            raise self.unsupported(f"views of {at.space} arrays (index their elements)", node)
+        if len(parts) > at.ndim:
+            raise self.typing_error(f"too many indices for a {at.ndim}-d array", node)
+        self.program.need_helper("slice")
+        offset: list[str] = []
+        shape: list[str] = []
+        strides: list[str] = []
+        for d in range(at.ndim):
+            stride = f"{array.code}.strides[{d}]"
+            extent = f"{array.code}.shape[{d}]"
+            part = parts[d] if d < len(parts) else ast.Slice()
+            if not isinstance(part, ast.Slice):
+                index = self.expr(part)
+                if not (isinstance(index.type, t.Scalar) and index.type.kind in "iub"):
+                    raise self.typing_error(f"array index {d} must be an integer or a slice, "
+                                            f"got {index.describe()}", node)
+                code = self.cast(index, t.int64)
+                if index.known and index.py < 0:
+                    code = f"({extent} + {code})"
+                offset.append(f"{code} * {stride}")
+                continue
+            step = self.expr(part.step) if part.step is not None else Val(t.int64, "1LL", 1)
+            if not (step.known and isinstance(step.py, int) and step.py != 0):
+                raise self.unsupported("slices in kernels need a non-zero constant step", node)
+            start = (self.cast(self.expr(part.lower), t.int64) if part.lower is not None
+                     else ("0LL" if step.py > 0 else "-1LL"))
+            stop = (self.cast(self.expr(part.upper), t.int64) if part.upper is not None
+                    else None)
+            temp = self.fresh("range")
+            stop_code = stop if stop is not None else (extent if step.py > 0 else "0LL")
+            self.emit(f"const ck_slice_range {temp} = ck_slice({extent}, {start}, {stop_code}, "
+                      f"{step.py}LL, {'true' if part.lower is not None else 'false'}, "
+                      f"{'true' if stop is not None else 'false'});")
+            offset.append(f"{temp}.start * {stride}")
+            shape.append(f"{temp}.length")
+            strides.append(f"{stride} * {step.py}LL")
+        view = t.ArrayT(at.dtype, len(shape), "A")
+        pointer = f"{array.code}.data" + ("".join(f" + {o}" for o in offset))
+        if not shape:
+            return self.value(at.dtype, f"{array.code}.data[{' + '.join(offset) or '0'}]")
+        temp = self.fresh("view")
+        self.emit(f"const {view.view_ctype} {temp} = {{{pointer}, {{{', '.join(shape)}}}, "
+                  f"{{{', '.join(strides)}}}}};")
+        return self.value(view, temp)
+
+    def element_ref(self: "FunctionTranslator", array: Val, index: Val,
+                    node: ast.AST) -> str:
+        """The C++ lvalue of one element: `a.data[i * a.strides[0] + j]`."""
+        at = array.type
+        assert isinstance(at, t.ArrayT)
+        indices = index.items if index.items is not None else [index]
+        if len(indices) != at.ndim:
+            if len(indices) < at.ndim:
+                raise self.unsupported(f"indexing a {at.ndim}-d array with {len(indices)} "
+                                       "index (views by partial indexing are not supported "
+                                       "in kernels; give every index)", node)
+            raise self.typing_error(f"too many indices for a {at.ndim}-d array: "
+                                    f"{len(indices)}", node)
+        terms = []
+        for d, item in enumerate(indices):
+            if not (isinstance(item.type, t.Scalar) and item.type.kind in "iub"):
+                raise self.typing_error(f"array index {d} must be an integer, got "
+                                        f"{item.describe()}", node)
+            code = self.cast(item, t.int64)
+            if item.known and item.py < 0:  # a[-1]: Python's wraparound
+                code = f"({self.extent(array, d)} + {code})"
+            if self.debug:
+                code = self.checked_index(array, d, code, node)
+            terms.append(code)
+        if at.static_shape is not None:
+            flat = terms[0]
+            for d in range(1, at.ndim):
+                flat = f"({flat}) * {at.static_shape[d]} + {terms[d]}"
+            return f"{array.code}[{flat}]" if at.ndim else f"{array.code}[0]"
+        parts = []
+        for d, term in enumerate(terms):
+            unit = (at.layout == "C" and d == at.ndim - 1) or (at.layout == "F" and d == 0)
+            parts.append(term if unit else f"{term} * {array.code}.strides[{d}]")
+        return f"{array.code}.data[{' + '.join(parts) if parts else '0'}]"
+
+    def extent(self, array: Val, d: int) -> str:
+        at = array.type
+        assert isinstance(at, t.ArrayT)
+        if at.static_shape is not None:
+            return f"{at.static_shape[d]}LL"
+        return f"{array.code}.shape[{d}]"
+
+    def checked_index(self: "FunctionTranslator", array: Val, d: int, code: str,
+                      node: ast.AST) -> str:
+        self.program.need_helper("bounds_check")
+        line = self.where.line_of(node)
+        from .codegen import _construct
+        what = _construct(node).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+        path = self.where.filename.replace("\\", "\\\\").replace('"', '\\"')
+        return (f"ck_check_index({code}, {self.extent(array, d)}, {d}, \"{what}\", "
+                f"\"{path}\", {line})")
+
+    def expr_Attribute(self: "FunctionTranslator", node: ast.Attribute) -> Val:
+        base = self.expr(node.value)
+        if isinstance(base.type, t.ArrayT):
+            return self.array_attribute(base, node.attr, node)
+        if base.type is None:
+            obj = base.py
+            if isinstance(obj, intrinsics.Intrinsic):
+                name = f"{obj.intrinsic_name}.{node.attr}"
+                if name in intrinsics.VALUES:
+                    ty, code = intrinsics.VALUES[name]
+                    return self.value(ty, code)
+                return Val(None, "", intrinsics.Intrinsic(name))
+            if obj is np and node.attr in ("pi", "e", "inf", "nan"):
+                return self.python_object(float(getattr(np, node.attr)), node)
+            try:
+                value = getattr(obj, node.attr)
+            except AttributeError:
+                raise self.typing_error(f"{obj!r} has no attribute '{node.attr}'",
+                                        node) from None
+            return self.python_object(value, node)
+        if isinstance(base.type, t.Scalar) and node.attr in ("real", "imag"):
+            return base if node.attr == "real" else self.value(base.type, "0")
+        raise self.typing_error(f"{base.describe()} has no attribute '{node.attr}' in kernels",
+                                node)
+
+    def array_attribute(self: "FunctionTranslator", array: Val, attr: str,
+                        node: ast.AST) -> Val:
+        at = array.type
+        assert isinstance(at, t.ArrayT)
+        if attr == "shape":
+            if at.static_shape is not None:
+                return self.tuple_value([Val(t.int64, f"{n}LL", n) for n in at.static_shape])
+            return self.tuple_value([Val(t.int64, f"{array.code}.shape[{d}]")
+                                     for d in range(at.ndim)])
+        if attr == "ndim":
+            return Val(t.int64, f"{at.ndim}LL", at.ndim)
+        if attr == "size":
+            if at.static_shape is not None:
+                n = int(np.prod(at.static_shape))
+                return Val(t.int64, f"{n}LL", n)
+            if at.ndim == 1:
+                return Val(t.int64, f"{array.code}.shape[0]")
+            return Val(t.int64, "(" + " * ".join(f"{array.code}.shape[{d}]"
+                                                for d in range(at.ndim)) + ")")
+        if attr == "strides":
+            if at.static_shape is not None:
+                raise self.unsupported("strides of shared/local arrays", node)
+            size = at.dtype.bits // 8
+            return self.tuple_value([Val(t.int64, f"({array.code}.strides[{d}] * {size})")
+                                     for d in range(at.ndim)])
+        if attr == "dtype":
+            return Val(None, "", at.dtype)
+        raise self.unsupported(f"the array attribute '{attr}' in kernels", node)
+
+    # ---- calls -------------------------------------------------------------------------
+    def expr_Call(self: "FunctionTranslator", node: ast.Call) -> Val:
+        callee = self.expr(node.func)
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.unsupported("*args in calls", node)
+        if callee.type is not None:
+            raise self.typing_error(f"{callee.describe()} is not callable", node)
+        obj = callee.py
+        if obj is print:
+            return self.print_call(node)
+        args = [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg}
+        if isinstance(obj, intrinsics.Intrinsic):
+            handler = intrinsics.HANDLERS.get(obj.intrinsic_name)
+            if handler is None:
+                raise self.unsupported(f"cuda.{obj.intrinsic_name}() is not supported in "
+                                       "kernels", node)
+            return handler(self, node, args, kwargs)
+        handler = intrinsics.object_handler(obj)
+        if handler is not None:
+            return handler(self, node, args, kwargs)
+        target = intrinsics.cast_target(obj)
+        if target is not None:
+            if len(args) != 1 or kwargs or not isinstance(args[0].type, t.Scalar):
+                raise self.typing_error(f"{getattr(obj, '__name__', obj)}() takes one number "
+                                        "in a kernel", node)
+            if target.kind == "b":
+                return self.value(t.boolean, self.truth(args[0], node))
+            return self.value(target, self.cast(args[0], target))
+        if hasattr(obj, "py_func") and hasattr(obj, "_device_specialization"):
+            if kwargs:
+                raise self.unsupported("keyword arguments to device functions", node)
+            return self.device_call(obj, args, node)
+        name = getattr(obj, "__qualname__", None) or repr(obj)
+        module = getattr(obj, "__module__", None)
+        hint = ""
+        if callable(obj) and not isinstance(obj, type):
+            hint = " (decorate it with @cuda.jit(device=True) to call it from a kernel)"
+        raise self.typing_error(f"cannot call {('' if not module else module + '.') + name} "
+                                f"in a kernel: it is not a supported function{hint}", node)
+
+    def device_call(self: "FunctionTranslator", dispatcher: Any, args: list[Val],
+                    node: ast.AST) -> Val:
+        arg_types = []
+        codes = []
+        for a in args:
+            if a.type is None or isinstance(a.type, (t.StringT, t.NoneT, t.TupleT)):
+                raise self.typing_error(f"cannot pass {a.describe()} to a device function",
+                                        node)
+            ty = a.type
+            code = a.code
+            if isinstance(ty, t.ArrayT) and ty.static_shape is not None:
+                # A shared/local array travels as a view of its storage.
+                strides, stride = [], 1
+                for n in reversed(ty.static_shape):
+                    strides.insert(0, stride)
+                    stride *= n
+                shape = ", ".join(f"{n}LL" for n in ty.static_shape)
+                code = (f"{ty.view_ctype}{{{a.code}, {{{shape}}}, "
+                        f"{{{', '.join(f'{s}LL' for s in strides)}}}}}")
+                ty = t.ArrayT(ty.dtype, ty.ndim, "C")
+            arg_types.append(ty)
+            codes.append(code)
+        name, return_type = dispatcher._device_specialization(self.program, tuple(arg_types),
+                                                              self.where, node)
+        call = f"{name}({', '.join(codes)})"
+        if isinstance(return_type, t.TupleT):
+            # The call runs once, into a temporary the items are read from.
+            temp = self.fresh("ret")
+            self.emit(f"const {self.ctype(return_type)} {temp} = {call};")
+            return self.tuple_value([self.value(it, f"{temp}.f{i}")
+                                     for i, it in enumerate(return_type.items)])
+        return self.value(return_type, call)
+
+    def print_call(self: "FunctionTranslator", node: ast.Call) -> Val:
+        fmt: list[str] = []
+        args: list[str] = []
+        sep = " "
+        for k in node.keywords:
+            if k.arg == "sep" and isinstance(k.value, ast.Constant):
+                sep = str(k.value.value)
+            elif k.arg == "end" and isinstance(k.value, ast.Constant):
+                pass
+            else:
+                raise self.unsupported(f"print(..., {k.arg}=...) in kernels", node)
+        for a_node in node.args:
+            val = self.expr(a_node)
+            if isinstance(val.type, t.StringT) or (val.known and isinstance(val.py, str)):
+                fmt.append(str(val.py).replace("%", "%%"))
+            elif isinstance(val.type, t.Scalar):
+                kind = val.type.kind
+                fmt.append(_PRINTF[kind])
+                if kind == "b":
+                    args.append(f'({val.code} ? "True" : "False")')
+                elif kind == "f":
+                    args.append(self.cast(val, t.float64))
+                else:
+                    args.append(self.cast(val, t.int64 if kind == "i" else t.uint64))
+            else:
+                raise self.unsupported(f"printing {val.describe()} (print numbers and "
+                                       "strings)", a_node)
+        end = "\n"
+        for k in node.keywords:
+            if k.arg == "end":
+                end = str(k.value.value)  # type: ignore[attr-defined]
+        text = sep.join(fmt) + end
+        literal = (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+                   .replace("\t", "\\t"))
+        self.program.uses_print = True
+        return self.value(t.none, f'printf("{literal}"{"".join(", " + a for a in args)})')

@@ -1,0 +1,141 @@
+"""A Python function's source as an AST, with what its names refer to.
+
+Globals and closure variables are read once, when a specialization is
+translated, and frozen into the generated code as constants (Numba does the
+same: later changes to a global do not reach an already compiled kernel).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass
+from types import FunctionType
+from typing import Any
+
+from .errors import SourceLocation, UnsupportedError
+
+
+@dataclass
+class ParsedFunction:
+    py_func: FunctionType
+    tree: ast.FunctionDef
+    where: SourceLocation
+    arg_names: list[str]
+    source: str
+
+    def lookup(self, name: str) -> tuple[bool, Any]:
+        """The value a free name has now: closure cell, then global, then
+        builtin. (False, None) when it is none of them."""
+        code = self.py_func.__code__
+        if name in code.co_freevars and self.py_func.__closure__:
+            cell = self.py_func.__closure__[code.co_freevars.index(name)]
+            try:
+                return True, cell.cell_contents
+            except ValueError:
+                return False, None
+        if name in self.py_func.__globals__:
+            return True, self.py_func.__globals__[name]
+        builtins = self.py_func.__globals__.get("__builtins__", {})
+        if isinstance(builtins, dict):
+            if name in builtins:
+                return True, builtins[name]
+        elif hasattr(builtins, name):
+            return True, getattr(builtins, name)
+        return False, None
+
+
+def parse_function(py_func: FunctionType) -> ParsedFunction:
+    """Parse `py_func`'s source; UnsupportedError when there is none
+    (functions typed at the interactive prompt, lambdas, exec'd code)."""
+    filename = py_func.__code__.co_filename
+    found = _quick_source(py_func)
+    if found is None:
+        filename = inspect.getsourcefile(py_func) or filename
+        try:
+            lines, first_line = inspect.getsourcelines(py_func)
+        except (OSError, TypeError) as error:
+            raise UnsupportedError(
+                f"cannot read the source of {py_func.__qualname__} ({error}); kernels are "
+                "translated from their source, so define them in a file") from None
+        source = textwrap.dedent("".join(lines))
+    else:
+        lines, first_line, source = found
+    where = SourceLocation(filename, first_line, [line.rstrip("\n") for line in lines],
+                           py_func.__name__)
+    if py_func.__name__ == "<lambda>":
+        tree = _lambda_as_function(source, py_func, where)
+    else:
+        tree = ast.parse(source, filename=filename).body[0]
+    if not isinstance(tree, ast.FunctionDef):
+        raise UnsupportedError("only functions defined with `def` can be kernels", where, tree)
+    args = tree.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+        raise UnsupportedError("kernels take plain positional parameters (no *args, "
+                               "**kwargs or keyword-only parameters)", where, tree)
+    return ParsedFunction(py_func, tree, where, [a.arg for a in args.args], source)
+
+
+def _quick_source(py_func: FunctionType) -> tuple[list[str], int, str] | None:
+    """The function's lines by indentation from co_firstlineno (inspect
+    tokenizes the whole module, ~5 ms); None when unsure, and inspect
+    decides."""
+    code = py_func.__code__
+    if py_func.__name__ == "<lambda>":
+        return None
+    all_lines = linecache.getlines(code.co_filename)
+    start = code.co_firstlineno - 1
+    if not all_lines or start >= len(all_lines):
+        return None
+    def_at = start
+    while def_at < len(all_lines) and not all_lines[def_at].lstrip().startswith(
+            ("def ", "async def ")):
+        def_at += 1
+    if def_at >= len(all_lines):
+        return None
+    indent = len(all_lines[def_at]) - len(all_lines[def_at].lstrip())
+    end = def_at + 1
+    while end < len(all_lines):
+        line = all_lines[end]
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and len(line) - len(line.lstrip()) <= indent:
+            break
+        end += 1
+    lines = all_lines[start:end]
+    source = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) \
+            or tree.body[0].name != py_func.__name__:
+        return None
+    return lines, start + 1, source
+
+
+def _lambda_as_function(source: str, py_func: FunctionType,
+                        where: SourceLocation) -> ast.FunctionDef:
+    """`lambda a, b: expr` as `def <lambda>(a, b): return expr` (the first
+    lambda on its lines with the same parameter names)."""
+    try:
+        module = ast.parse(source.strip())
+    except SyntaxError:
+        try:
+            module = ast.parse("(" + source.strip().rstrip(",") + ")")
+        except SyntaxError:
+            raise UnsupportedError("cannot isolate the lambda's source; define the function "
+                                   "with def", where) from None
+    code = py_func.__code__
+    names = list(code.co_varnames[:code.co_argcount])
+    for node in ast.walk(module):
+        if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == names:
+            body = ast.Return(node.body)
+            function = ast.FunctionDef(name="<lambda>", args=node.args, body=[body],
+                                       decorator_list=[], returns=None, type_params=[])
+            ast.copy_location(body, node.body)
+            ast.copy_location(function, node)
+            return ast.fix_missing_locations(function)
+    raise UnsupportedError("cannot find the lambda in its source; define the function with "
+                           "def", where)

@@ -1,0 +1,277 @@
+"""One translation unit: the kernel, the device functions it calls, the
+constant arrays it reads and the helpers its operators need, assembled into
+one CUDA C++ source that compiles for NVRTC and for the CPU backend."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from . import types as t
+
+# ArrayView<T, N> as include/cudakit/array_view.hpp defines it for kernels:
+# the data pointer, N extents, N strides in elements (the launch passes the
+# same bytes). Kept in step with cudakit::array_view_source().
+ARRAY_VIEW = r"""#ifndef CUDAKIT_ARRAY_VIEW_CUH
+#define CUDAKIT_ARRAY_VIEW_CUH
+template <class T, int N>
+struct ArrayView {
+  T* data;
+  long long shape[N];
+  long long strides[N];  // in elements
+};
+template <class T>
+struct ArrayView<T, 0> {  // a 0-d array: one element
+  T* data;
+};
+#endif
+"""
+
+# Python's operator semantics where C++ differs (floor division, modulo,
+# integer powers), each only when used.
+HELPERS = {
+    "floordiv": r"""template <class T>
+__device__ __forceinline__ T ck_floordiv(T a, T b) {
+  // Python's //: rounds toward minus infinity; 0 for a zero divisor (Numba's
+  // CUDA error model, which raises nothing on the device).
+  if (b == 0) return 0;
+  T q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+""",
+    "mod": r"""template <class T>
+__device__ __forceinline__ T ck_mod(T a, T b) {
+  // Python's %: the result has the divisor's sign.
+  if (b == 0) return 0;
+  T r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+__device__ __forceinline__ float ck_fmod(float a, float b) {
+  float r = fmodf(a, b);
+  if (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) r += b;
+  return r;
+}
+__device__ __forceinline__ double ck_fmod(double a, double b) {
+  double r = fmod(a, b);
+  if (r != 0.0 && ((r < 0.0) != (b < 0.0))) r += b;
+  return r;
+}
+""",
+    "ipow": r"""template <class T>
+__device__ __forceinline__ T ck_ipow(T base, long long exponent) {
+  // Integer ** non-negative integer by squaring (a negative exponent gives 0,
+  // Python would give a float; Numba's integer power does the same).
+  if (exponent < 0) return 0;
+  T result = 1;
+  while (exponent > 0) {
+    if (exponent & 1) result *= base;
+    base *= base;
+    exponent >>= 1;
+  }
+  return result;
+}
+template <class T>
+__device__ __forceinline__ T ck_fpowi(T base, long long exponent) {
+  // float ** integer: repeated squaring, as Numba does for integer exponents.
+  bool invert = exponent < 0;
+  unsigned long long n = invert ? -exponent : exponent;
+  T result = 1;
+  while (n > 0) {
+    if (n & 1) result *= base;
+    base *= base;
+    n >>= 1;
+  }
+  return invert ? T(1) / result : result;
+}
+""",
+    "fail": r"""// Stops the kernel with `message`: the CPU backend raises it as the launch's
+// error; a GPU prints it and traps (the launch fails with an illegal
+// instruction, the message is on stdout).
+__device__ __noinline__ void ck_fail(const char* message) {
+#ifdef __CUDAKIT_CPU__
+  ::cudakit_cpu::runtime->trap(message);
+#else
+  printf("%s\n", message);
+  __trap();
+#endif
+}
+""",
+    "bounds_check": r"""__device__ __noinline__ long long ck_check_index(long long index, long long extent, int axis,
+                                                  const char* where, const char* file,
+                                                  int line) {
+  // debug=True: an index outside [0, extent) stops the kernel and says where.
+  if (index < 0 || index >= extent) {
+#ifdef __CUDAKIT_CPU__
+    static thread_local char text[768];
+    snprintf(text, sizeof text,
+             "IndexError: index %lld is out of bounds for axis %d with size %lld in '%s' "
+             "(File \"%s\", line %d)", index, axis, extent, where, file, line);
+    ::cudakit_cpu::runtime->trap(text);
+#else
+    printf("IndexError: index %lld is out of bounds for axis %d with size %lld in '%s' "
+           "(File \"%s\", line %d)\n", index, axis, extent, where, file, line);
+    __trap();
+#endif
+  }
+  return index;
+}
+""",
+    "dynamic_shared": r"""// The launch's dynamic shared memory (cuda.shared.array(0, dtype)).
+extern __shared__ __align__(16) unsigned char ck_dynamic_shared[];
+""",
+    "slice": r"""struct ck_slice_range {
+  long long start;
+  long long length;
+};
+// Python's slice rules (negative bounds count from the end, clamping) for
+// an axis of n elements and a non-zero step.
+__device__ __forceinline__ ck_slice_range ck_slice(long long n, long long start, long long stop,
+                                                   long long step, bool has_start,
+                                                   bool has_stop) {
+  if (step > 0) {
+    start = has_start ? (start < 0 ? ck_slice_max(start + n, 0LL) : ck_slice_min(start, n)) : 0;
+    stop = has_stop ? (stop < 0 ? ck_slice_max(stop + n, 0LL) : ck_slice_min(stop, n)) : n;
+    return {start, stop > start ? (stop - start + step - 1) / step : 0};
+  }
+  start = has_start ? (start < 0 ? ck_slice_max(start + n, -1LL) : ck_slice_min(start, n - 1))
+                    : n - 1;
+  stop = has_stop ? (stop < 0 ? ck_slice_max(stop + n, -1LL) : ck_slice_min(stop, n - 1)) : -1;
+  return {start, start > stop ? (start - stop - step - 1) / (-step) : 0};
+}
+""",
+    "min_max": r"""template <class T>
+__device__ __forceinline__ T ck_min(T a, T b) { return b < a ? b : a; }
+template <class T>
+__device__ __forceinline__ T ck_max(T a, T b) { return a < b ? b : a; }
+""",
+    "atomic_update": r"""// Atomic operations CUDA has no instruction for: compare-and-swap on the bits.
+template <class T, class F>
+__device__ __forceinline__ T ck_atomic_update(T* address, F update) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "32- or 64-bit elements");
+  typedef typename ck_bits<sizeof(T)>::type Bits;
+  union Word {
+    T value;
+    Bits bits;
+  };
+  Bits* bits = (Bits*)address;
+  Word seen;
+  seen.bits = *(volatile Bits*)bits;
+  for (;;) {
+    Word next;
+    next.value = update(seen.value);
+    Word before;
+    before.bits = atomicCAS(bits, seen.bits, next.bits);
+    if (before.bits == seen.bits) return seen.value;
+    seen.bits = before.bits;
+  }
+}
+template <class T> __device__ T ck_atomic_add(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o + v); }); }
+template <class T> __device__ T ck_atomic_sub(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o - v); }); }
+template <class T> __device__ T ck_atomic_max(T* a, T v) { return ck_atomic_update(a, [v](T o) { return o < v || o != o ? v : o; }); }
+template <class T> __device__ T ck_atomic_min(T* a, T v) { return ck_atomic_update(a, [v](T o) { return v < o || o != o ? v : o; }); }
+template <class T> __device__ T ck_atomic_exch(T* a, T v) { return ck_atomic_update(a, [v](T) { return v; }); }
+template <class T> __device__ T ck_atomic_and(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o & v); }); }
+template <class T> __device__ T ck_atomic_or(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o | v); }); }
+template <class T> __device__ T ck_atomic_xor(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o ^ v); }); }
+template <class T> __device__ T ck_atomic_inc(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o >= v ? 0 : o + 1); }); }
+template <class T> __device__ T ck_atomic_dec(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)((o == 0 || o > v) ? v : o - 1); }); }
+""",
+}
+HELPER_PRELUDE = {
+    "slice": r"""__device__ __forceinline__ long long ck_slice_min(long long a, long long b) { return a < b ? a : b; }
+__device__ __forceinline__ long long ck_slice_max(long long a, long long b) { return a < b ? b : a; }
+""",
+    "atomic_update": r"""template <int Bytes> struct ck_bits;
+template <> struct ck_bits<4> { typedef unsigned int type; };
+template <> struct ck_bits<8> { typedef unsigned long long type; };
+""",
+}
+
+
+class Program:
+    """Collects the pieces of one translation unit."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        self.helpers: list[str] = []
+        self.device_functions: dict[tuple[Any, tuple[t.Type, ...]], tuple[str, t.Type]] = {}
+        self.device_sources: list[str] = []
+        self.in_progress: set[tuple[Any, tuple[t.Type, ...]]] = set()
+        self.constants: list[str] = []
+        self.constant_names: dict[int, tuple[np.ndarray, str]] = {}
+        self.names: set[str] = set()
+        self.uses_barrier = False
+        self.uses_print = False
+        self.tuple_structs: dict[t.TupleT, str] = {}
+        self.tuple_sources: list[str] = []
+
+    def need_helper(self, name: str) -> None:
+        if name == "bounds_check":
+            self.need_helper("fail")
+        if name not in self.helpers:
+            self.helpers.append(name)
+
+    def unique_name(self, base: str) -> str:
+        # A C++ identifier from a Python name ("<lambda>" -> "lambda_fn").
+        base = re.sub(r"\W", "", base) or "function"
+        if base == "lambda":
+            base = "lambda_fn"
+        if base[0].isdigit():
+            base = "f" + base
+        name, n = base, 1
+        while name in self.names:
+            n += 1
+            name = f"{base}_{n}"
+        self.names.add(name)
+        return name
+
+    def tuple_struct(self, ty: t.TupleT) -> str:
+        """The struct a device function returns a tuple of numbers in."""
+        name = self.tuple_structs.get(ty)
+        if name is None:
+            name = self.unique_name("ck_tuple")
+            fields = " ".join(f"{item.ctype} f{i};" for i, item in  # type: ignore[union-attr]
+                              enumerate(ty.items))
+            self.tuple_sources.append(f"struct {name} {{ {fields} }};  // {ty}")
+            self.tuple_structs[ty] = name
+        return name
+
+    def constant_array(self, array: np.ndarray) -> str:
+        """A NumPy array frozen as __constant__ memory, once per array object."""
+        entry = self.constant_names.get(id(array))
+        if entry is not None and entry[0] is array:
+            return entry[1]
+        dtype = t.from_dtype(array.dtype)
+        name = self.unique_name("ck_const")
+        flat = np.ascontiguousarray(array).ravel()
+        if dtype.kind == "f":
+            values = ", ".join(repr(float(v)) if np.isfinite(v) else (
+                "__int_as_float(0x7fc00000)" if np.isnan(v) else
+                ("__int_as_float(0x7f800000)" if v > 0 else "-__int_as_float(0x7f800000)"))
+                for v in flat)
+        elif dtype.kind == "b":
+            values = ", ".join("true" if v else "false" for v in flat)
+        else:
+            values = ", ".join(f"{int(v)}{'ULL' if dtype.kind == 'u' else 'LL'}" for v in flat)
+        self.constants.append(
+            f"__constant__ {dtype.ctype} {name}[{max(flat.size, 1)}] = {{{values or '0'}}};")
+        self.constant_names[id(array)] = (array, name)
+        return name
+
+    def source(self, kernel_source: str) -> str:
+        parts = ["// Generated by cudakit.cuda from Python source; #line directives point at it.",
+                 'extern "C++" {', ARRAY_VIEW]
+        for name in self.helpers:
+            if name in HELPER_PRELUDE:
+                parts.append(HELPER_PRELUDE[name])
+            parts.append(HELPERS[name])
+        parts.extend(self.tuple_sources)
+        parts.extend(self.constants)
+        parts.extend(self.device_sources)
+        parts.append("}  // extern \"C++\"")
+        parts.append(kernel_source)
+        return "\n".join(parts) + "\n"

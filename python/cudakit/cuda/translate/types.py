@@ -1,0 +1,271 @@
+"""Numba's type model for translated kernels: scalars, arrays, tuples.
+
+Types are small frozen values so that a tuple of them keys the cache of
+specializations. Promotion follows Numba's rules, which differ from NumPy's
+for integers: arithmetic on signed integers is done in int64 (intp).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Type:
+    """Base of every kernel-side type."""
+
+
+@dataclass(frozen=True)
+class Scalar(Type):
+    name: str  # Numba's name: int32, float64, boolean ...
+    ctype: str  # the CUDA C++ spelling
+    kind: str  # 'b' bool, 'i' signed, 'u' unsigned, 'f' float, 'c' complex
+    bits: int
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype("bool" if self.kind == "b" else self.name)
+
+    def __call__(self, *dims: object) -> "Type":
+        # float32[:] / float32[:, ::1] spellings go through __getitem__;
+        # float32(int32, ...) builds a signature.
+        return Signature(self, tuple(dims))  # type: ignore[arg-type]
+
+    def __getitem__(self, item: object) -> "ArrayT":
+        items = item if isinstance(item, tuple) else (item,)
+        layout = "A"
+        if all(isinstance(s, slice) for s in items):
+            if items[-1].step == 1:
+                layout = "C"
+            elif items[0].step == 1:
+                layout = "F"
+            if len(items) == 1 and layout != "A":
+                layout = "C"
+            return ArrayT(self, len(items), layout)
+        raise TypeError(f"{self.name}[...] takes slices, as in {self.name}[:, ::1]")
+
+
+boolean = Scalar("boolean", "bool", "b", 8)
+int8 = Scalar("int8", "signed char", "i", 8)
+int16 = Scalar("int16", "short", "i", 16)
+int32 = Scalar("int32", "int", "i", 32)
+int64 = Scalar("int64", "long long", "i", 64)
+uint8 = Scalar("uint8", "unsigned char", "u", 8)
+uint16 = Scalar("uint16", "unsigned short", "u", 16)
+uint32 = Scalar("uint32", "unsigned int", "u", 32)
+uint64 = Scalar("uint64", "unsigned long long", "u", 64)
+float32 = Scalar("float32", "float", "f", 32)
+float64 = Scalar("float64", "double", "f", 64)
+intp = int64
+
+SCALARS: dict[str, Scalar] = {
+    s.name: s
+    for s in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64)
+}
+ALIASES = {
+    "bool_": boolean, "b1": boolean, "i1": int8, "i2": int16, "i4": int32, "i8": int64,
+    "u1": uint8, "u2": uint16, "u4": uint32, "u8": uint64, "f4": float32, "f8": float64,
+    "float_": float64, "double": float64, "single": float32, "intc": int32, "uintc": uint32,
+    "int_": int64, "uint": uint64, "intp": int64, "uintp": uint64, "byte": int8,
+}
+
+
+@dataclass(frozen=True)
+class ArrayT(Type):
+    dtype: Scalar
+    ndim: int
+    layout: str = "A"  # 'C', 'F' or 'A' (any strides)
+    # Shared and local arrays have a shape fixed at compile time and live in
+    # a plain C array; `space` says which, and codegen indexes them directly.
+    static_shape: tuple[int, ...] | None = None
+    space: str = "global"  # global, shared, local, const
+
+    def __str__(self) -> str:
+        return f"array({self.dtype}, {self.ndim}d, {self.layout})"
+
+    @property
+    def view_ctype(self) -> str:
+        return f"ArrayView<{self.dtype.ctype}, {self.ndim}>"
+
+
+@dataclass(frozen=True)
+class TupleT(Type):
+    items: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        return "(" + ", ".join(str(t) for t in self.items) + ")"
+
+
+@dataclass(frozen=True)
+class NoneT(Type):
+    def __str__(self) -> str:
+        return "none"
+
+
+none = NoneT()
+
+
+@dataclass(frozen=True)
+class StringT(Type):
+    """A string literal: only print() takes one."""
+
+    def __str__(self) -> str:
+        return "unicode_literal"
+
+
+string = StringT()
+
+
+@dataclass(frozen=True)
+class Signature:
+    """`float32(int32, float32[:])` or `void(float32[:])`."""
+
+    return_type: Type | None
+    args: tuple[Type, ...]
+
+
+def from_dtype(dtype: np.dtype) -> Scalar:
+    """The scalar type of a NumPy dtype; TypeError for the unsupported ones."""
+    dtype = np.dtype(dtype)
+    name = "boolean" if dtype.kind == "b" else dtype.name
+    if name not in SCALARS:
+        raise TypeError(f"arrays of {dtype} are not supported in kernels (complex, "
+                        "float16, datetime, object and record dtypes are not translated)")
+    return SCALARS[name]
+
+
+def scalar_of(value: object) -> Scalar | None:
+    """Numba's type of a Python or NumPy scalar value."""
+    if isinstance(value, (bool, np.bool_)):
+        return boolean
+    if isinstance(value, np.generic):
+        return from_dtype(value.dtype)
+    if isinstance(value, int):
+        return int64 if -(2**63) <= value < 2**63 else uint64
+    if isinstance(value, float):
+        return float64
+    return None
+
+
+def as_type(spec: object) -> Scalar:
+    """A dtype argument (np.float32, 'float32', cuda.float32) as a scalar type."""
+    if isinstance(spec, Scalar):
+        return spec
+    if isinstance(spec, str) and spec in SCALARS:
+        return SCALARS[spec]
+    if isinstance(spec, str) and spec in ALIASES:
+        return ALIASES[spec]
+    if spec is float:
+        return float64
+    if spec is int:
+        return int64
+    if spec is bool:
+        return boolean
+    return from_dtype(np.dtype(spec))  # type: ignore[arg-type]
+
+
+def integer_result(a: Scalar, b: Scalar) -> Scalar:
+    """Numba's integer arithmetic: signed -> int64, unsigned -> uint64,
+    mixed signedness -> int64 (or float64 when one side is uint64)."""
+    a_signed = a.kind in "ib"
+    b_signed = b.kind in "ib"
+    if a_signed and b_signed:
+        return int64
+    if not a_signed and not b_signed:
+        return uint64
+    unsigned = b if a_signed else a
+    return float64 if unsigned.bits == 64 else int64
+
+
+def promote(a: Scalar, b: Scalar) -> Scalar:
+    """The type of `a op b` for + - * and of a variable assigned both."""
+    if a == b and a.kind == "f":
+        return a
+    if a.kind in "iub" and b.kind in "iub":
+        if a == b and a.kind != "b" and a.bits == 64:
+            return a
+        return integer_result(a, b)
+    return from_dtype(np.promote_types(a.dtype, b.dtype))
+
+
+def unify(a: Type, b: Type) -> Type | None:
+    """The one type two assignments of a variable can share, or None."""
+    if a == b:
+        return a
+    if isinstance(a, Scalar) and isinstance(b, Scalar):
+        if a.kind in "iub" and b.kind in "iub":
+            if a.kind == b.kind or "b" in (a.kind, b.kind):
+                bits = max(a.bits, b.bits)
+                kind = a.kind if a.kind != "b" else b.kind
+                return SCALARS[("int" if kind == "i" else "uint") + str(bits)]
+            return integer_result(a, b)
+        return from_dtype(np.promote_types(a.dtype, b.dtype))
+    if isinstance(a, ArrayT) and isinstance(b, ArrayT):
+        if a.dtype == b.dtype and a.ndim == b.ndim and a.space == b.space == "global":
+            return ArrayT(a.dtype, a.ndim, a.layout if a.layout == b.layout else "A")
+    if isinstance(a, TupleT) and isinstance(b, TupleT) and len(a.items) == len(b.items):
+        items = [unify(x, y) for x, y in zip(a.items, b.items)]
+        if all(items):
+            return TupleT(tuple(items))  # type: ignore[arg-type]
+    return None
+
+
+def typeof_value(value: object) -> Type | None:
+    """Numba's type of a kernel argument (arrays by dtype, ndim, layout)."""
+    scalar = scalar_of(value)
+    if scalar is not None:
+        return scalar
+    if isinstance(value, np.ndarray):
+        return ArrayT(from_dtype(value.dtype), value.ndim, layout_of(value))
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        dtype = np.dtype(interface["typestr"])
+        shape = tuple(interface["shape"])
+        strides = interface.get("strides")
+        return ArrayT(from_dtype(dtype), len(shape), layout_from(shape, strides, dtype.itemsize))
+    if isinstance(value, tuple):
+        items = [typeof_value(v) for v in value]
+        if all(items):
+            return TupleT(tuple(items))  # type: ignore[arg-type]
+    return None
+
+
+def layout_of(array: np.ndarray) -> str:
+    if array.flags.c_contiguous:
+        return "C"
+    if array.flags.f_contiguous:
+        return "F"
+    return "A"
+
+
+def layout_from(shape: tuple[int, ...], strides: tuple[int, ...] | None, itemsize: int) -> str:
+    if strides is None:
+        return "C"
+    expected = itemsize
+    c_ok = True
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent != 1 and stride != expected:
+            c_ok = False
+        expected *= extent
+    if c_ok:
+        return "C"
+    expected = itemsize
+    for extent, stride in zip(shape, strides):
+        if extent != 1 and stride != expected:
+            return "A"
+        expected *= extent
+    return "F"
+
+
+_INTERNED: dict[Type, Type] = {}
+
+
+def intern(ty: Type) -> Type:
+    """The one shared instance of an equal type, so that a tuple of their
+    ids keys the dispatcher's fast lookup."""
+    return _INTERNED.setdefault(ty, ty)

@@ -1,0 +1,89 @@
+"""Typing a specialization: the local variables' types found by repeated
+passes over the body until Numba's unification settles, then the emission
+pass. Entry points for kernels and device functions."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from . import types as t
+from .codegen import FunctionTranslator
+from .errors import TypingError
+from .parse import ParsedFunction
+from .program import Program
+
+MAX_PASSES = 8
+
+
+def _run(parsed: ParsedFunction, arg_types: tuple[t.Type, ...], program: Program,
+         is_kernel: bool, name: str) -> FunctionTranslator:
+    if len(arg_types) != len(parsed.arg_names):
+        raise TypingError(f"{parsed.where.function}() takes {len(parsed.arg_names)} "
+                          f"argument{'s' if len(parsed.arg_names) != 1 else ''}, "
+                          f"{len(arg_types)} given", parsed.where, parsed.tree)
+    tr = FunctionTranslator(parsed, arg_types, program, is_kernel, name)
+    for _ in range(MAX_PASSES):
+        before = (dict(tr.locals), tr.return_type)
+        tr.counter = 0
+        tr.translate_body()
+        if (dict(tr.locals), tr.return_type) == before:
+            break
+    else:
+        raise TypingError("the local variables' types do not settle", parsed.where,
+                          parsed.tree)
+    tr.emitting = True
+    tr.counter = 0
+    tr.lines = []
+    tr.translate_body()
+    return tr
+
+
+def _function_text(tr: FunctionTranslator) -> str:
+    path = tr.where.filename.replace("\\", "\\\\").replace('"', '\\"')
+    out = [f'#line {tr.where.line_of(tr.parsed.tree)} "{path}"', tr.signature() + " {"]
+    out.extend("  " + d for d in tr.declarations())
+    out.extend(tr.lines)
+    out.append("}")
+    return "\n".join(out)
+
+
+@dataclass
+class KernelTranslation:
+    source: str
+    kernel_name: str
+    arg_types: tuple[t.Type, ...]
+    local_types: dict[str, t.Type]
+    uses_barrier: bool
+
+
+def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
+                     options: dict[str, Any]) -> KernelTranslation:
+    program = Program(options)
+    name = program.unique_name(f"{parsed.py_func.__name__}")
+    tr = _run(parsed, arg_types, program, True, name)
+    source = program.source(_function_text(tr))
+    return KernelTranslation(source, name, arg_types, dict(tr.locals), tr.uses_barrier)
+
+
+def translate_device(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
+                     program: Program, key: Any, where: Any, node: ast.AST) -> tuple[str, t.Type]:
+    """Adds the device function for `arg_types` to `program` (once) and returns
+    its C++ name and return type."""
+    entry = program.device_functions.get(key)
+    if entry is not None:
+        return entry
+    if key in program.in_progress:
+        raise TypingError(f"recursive call of the device function {parsed.py_func.__name__} "
+                          "(recursion is not supported)", where, node)
+    program.in_progress.add(key)
+    try:
+        name = program.unique_name(parsed.py_func.__name__)
+        tr = _run(parsed, arg_types, program, False, name)
+    finally:
+        program.in_progress.discard(key)
+    return_type = tr.return_type or t.none
+    program.device_functions[key] = (name, return_type)
+    program.device_sources.append(_function_text(tr))
+    return name, return_type

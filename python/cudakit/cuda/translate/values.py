@@ -1,0 +1,40 @@
+"""A translated expression: its kernel type and its C++ text, or the Python
+object it names when it is only known at compile time (a module, a
+function, a constant)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import types as t
+
+NO_VALUE = object()
+
+
+@dataclass
+class StaticArray:
+    """cuda.shared.array / cuda.local.array before it is bound to a name."""
+
+    space: str
+    dtype: t.Scalar
+    shape: tuple[int, ...]
+
+
+@dataclass
+class Val:
+    type: t.Type | None  # None: a compile-time Python object (see py)
+    code: str = ""
+    py: Any = NO_VALUE  # the Python value when known at compile time
+    items: list["Val"] | None = field(default=None)  # the elements of a tuple
+
+    @property
+    def known(self) -> bool:
+        return self.py is not NO_VALUE
+
+    def describe(self) -> str:
+        if self.type is None:
+            return f"the Python object {self.py!r}"
+        if self.known and isinstance(self.type, t.Scalar):
+            return f"{self.type} {self.py!r}"
+        return str(self.type)

@@ -1,0 +1,43 @@
+"""PyCUDA's ``pycuda.scan`` kernels on cudakit's scan generator.
+
+As in PyCUDA, calling a scan kernel with one array scans it IN PLACE and
+returns it; ``output_ary=`` writes elsewhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _core
+
+__all__ = ["InclusiveScanKernel", "ExclusiveScanKernel"]
+
+
+class _Scan:
+    def __init__(self, dtype: Any, scan_expr: str, neutral: str | None,
+                 name_prefix: str, preamble: str, exclusive: bool) -> None:
+        self._kernel = _core._ScanKernel(dtype, scan_expr,
+                                         None if neutral is None else str(neutral),
+                                         name_prefix, preamble, exclusive)
+
+    def __call__(self, input_ary: Any, output_ary: Any = None, allocator: Any = None,
+                 stream: Any = None) -> Any:
+        return self._kernel(input_ary, output_ary)
+
+
+class InclusiveScanKernel(_Scan):
+    """out[i] = in[0] op ... op in[i]."""
+
+    def __init__(self, dtype: Any, scan_expr: str, neutral: str | None = None,
+                 name_prefix: str = "scan", options: Any = None, preamble: str = "",
+                 devices: Any = None) -> None:
+        super().__init__(dtype, scan_expr, neutral, name_prefix, preamble, False)
+
+
+class ExclusiveScanKernel(_Scan):
+    """out[i] = neutral op in[0] op ... op in[i-1]."""
+
+    def __init__(self, dtype: Any, scan_expr: str, neutral: str,
+                 name_prefix: str = "scan", options: Any = None, preamble: str = "",
+                 devices: Any = None) -> None:
+        super().__init__(dtype, scan_expr, neutral, name_prefix, preamble, True)

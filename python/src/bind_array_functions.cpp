@@ -1,0 +1,487 @@
+// Module functions of cudakit.gpuarray and cudakit.cumath: creation,
+// transfers, selection, reductions, joining, and the math functions (each a
+// pending fused expression, like the operators).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+
+#include "array_object.hpp"
+#include "cudakit/array_expr.hpp"
+#include "cudakit/array_indexing.hpp"
+#include "cudakit/array_join.hpp"
+#include "cudakit/array_reduce.hpp"
+#include "cudakit/array_scan.hpp"
+#include "cudakit/detail/expr_codegen.hpp"
+
+namespace cudakit::python {
+namespace {
+
+nb::object numpy() {
+  // Kept for the process: no Python object may be released after finalisation.
+  static nb::handle np = nb::module_::import_("numpy").release();
+  return nb::borrow(np);
+}
+
+Expr operand(nb::handle value, std::vector<const void*>& reads, std::size_t& nodes,
+             const char* what) {
+  std::optional<Expr> e = operand_from_python(value, &reads, &nodes, true);
+  if (!e)
+    throw nb::type_error((std::string(what) + ": expected a GPUArray or a number, got " +
+                          std::string(nb::type_name(value.type()).c_str()))
+                             .c_str());
+  return *e;
+}
+
+// A pending result, or written into `out` (evaluating what reads out first).
+nb::object result(Expr expr, std::vector<const void*> reads, std::size_t nodes, nb::handle out) {
+  if (out.is_valid() && !out.is_none()) {
+    Array target = as_gpuarray(out).value();
+    prepare_write(target);
+    numpy_errors([&] { eval(expr, target); });
+    return nb::borrow(out);
+  }
+  return wrap_pending(std::move(expr), std::move(reads), nodes);
+}
+
+nb::object host_to_gpu(nb::handle ary, nb::handle stream, bool async) {
+  nb::object host = numpy().attr("asarray")(ary, nb::arg("order") = "C");
+  const DType d = dtype_from_python(host.attr("dtype"));
+  const Shape shape = shape_from_python(host.attr("shape"));
+  Py_buffer view{};
+  if (PyObject_GetBuffer(host.ptr(), &view, PyBUF_C_CONTIGUOUS) != 0) throw nb::python_error();
+  struct Release {
+    Py_buffer* v;
+    ~Release() { PyBuffer_Release(v); }
+  } release{&view};
+  std::optional<Stream> s = stream_from_python(stream);
+  Array a = numpy_errors([&] { return s ? empty(shape, d, *s) : empty(shape, d); });
+  numpy_errors([&] {
+    if (async)
+      a.copy_from_host_async(view.buf, static_cast<std::size_t>(view.len));
+    else
+      a.copy_from_host(view.buf, static_cast<std::size_t>(view.len));
+  });
+  return wrap(std::move(a));
+}
+
+Array reduce_with(Array (*reduce)(const Expr&, Axes, bool), nb::handle a, nb::handle dtype,
+                  nb::handle axis, bool keepdims) {
+  std::vector<const void*> reads;
+  std::size_t nodes = 0;
+  Expr e = operand(a, reads, nodes, "reduction");
+  if (dtype.is_valid() && !dtype.is_none()) e = e.astype(dtype_from_python(dtype));
+  Axes axes;
+  if (axis.is_valid() && !axis.is_none()) {
+    if (PyLong_Check(axis.ptr())) {
+      axes = Axes(nb::cast<int>(axis));
+    } else {
+      std::vector<int> list;
+      for (nb::handle x : nb::iter(axis)) list.push_back(nb::cast<int>(x));
+      axes = Axes(list);
+    }
+  }
+  return numpy_errors([&] { return reduce(e, axes, keepdims); });
+}
+
+template <Array (*reduce)(const Expr&, Axes, bool)>
+void def_reduction(nb::module_& m, const char* name) {
+  m.def(
+      name,
+      [](nb::handle a, nb::handle dtype, nb::handle stream, nb::handle axis, bool keepdims) {
+        (void)stream;
+        return wrap(reduce_with(reduce, a, dtype, axis, keepdims));
+      },
+      nb::arg("a"), nb::arg("dtype").none() = nb::none(), nb::arg("stream").none() = nb::none(),
+      nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false);
+}
+
+std::vector<Array> arrays_of(nb::handle sequence) {
+  std::vector<Array> out;
+  for (nb::handle h : nb::iter(sequence)) out.push_back(as_gpuarray(h).value());
+  return out;
+}
+
+using UnaryFn = Expr (*)(const Expr&);
+using BinaryFn = Expr (*)(const Expr&, const Expr&);
+
+template <UnaryFn fn>
+void def_unary(nb::module_& m, const char* name) {
+  m.def(
+      name,
+      [](nb::handle a, nb::handle stream, nb::handle out) {
+        (void)stream;
+        std::vector<const void*> reads;
+        std::size_t nodes = 1;
+        Expr e = operand(a, reads, nodes, "cumath");
+        return numpy_errors([&] { return result(fn(e), std::move(reads), nodes, out); });
+      },
+      nb::arg("a"), nb::arg("stream").none() = nb::none(), nb::arg("out").none() = nb::none());
+}
+
+template <BinaryFn fn>
+void def_binary(nb::module_& m, const char* name, const char* first, const char* second) {
+  m.def(
+      name,
+      [](nb::handle a, nb::handle b, nb::handle stream, nb::handle out) {
+        (void)stream;
+        std::vector<const void*> reads;
+        std::size_t nodes = 1;
+        Expr ea = operand(a, reads, nodes, "cumath");
+        Expr eb = operand(b, reads, nodes, "cumath");
+        return numpy_errors([&] { return result(fn(ea, eb), std::move(reads), nodes, out); });
+      },
+      nb::arg(first), nb::arg(second), nb::arg("stream").none() = nb::none(),
+      nb::arg("out").none() = nb::none());
+}
+
+Expr f_maximum(const Expr& a, const Expr& b) { return maximum(a, b); }
+Expr f_minimum(const Expr& a, const Expr& b) { return minimum(a, b); }
+Expr f_fabs(const Expr& a) { return fabs(a); }
+Expr f_ceil(const Expr& a) { return ceil(a); }
+Expr f_floor(const Expr& a) { return floor(a); }
+Expr f_trunc(const Expr& a) { return trunc(a); }
+Expr f_rint(const Expr& a) { return rint(a); }
+Expr f_exp(const Expr& a) { return exp(a); }
+Expr f_exp2(const Expr& a) { return exp2(a); }
+Expr f_expm1(const Expr& a) { return expm1(a); }
+Expr f_log(const Expr& a) { return log(a); }
+Expr f_log2(const Expr& a) { return log2(a); }
+Expr f_log10(const Expr& a) { return log10(a); }
+Expr f_log1p(const Expr& a) { return log1p(a); }
+Expr f_sqrt(const Expr& a) { return sqrt(a); }
+Expr f_cbrt(const Expr& a) { return cbrt(a); }
+Expr f_sin(const Expr& a) { return sin(a); }
+Expr f_cos(const Expr& a) { return cos(a); }
+Expr f_tan(const Expr& a) { return tan(a); }
+Expr f_asin(const Expr& a) { return arcsin(a); }
+Expr f_acos(const Expr& a) { return arccos(a); }
+Expr f_atan(const Expr& a) { return arctan(a); }
+Expr f_sinh(const Expr& a) { return sinh(a); }
+Expr f_cosh(const Expr& a) { return cosh(a); }
+Expr f_tanh(const Expr& a) { return tanh(a); }
+Expr f_asinh(const Expr& a) { return arcsinh(a); }
+Expr f_acosh(const Expr& a) { return arccosh(a); }
+Expr f_atanh(const Expr& a) { return arctanh(a); }
+Expr f_abs(const Expr& a) { return abs(a); }
+Expr f_sign(const Expr& a) { return sign(a); }
+Expr f_isnan(const Expr& a) { return isnan(a); }
+Expr f_isinf(const Expr& a) { return isinf(a); }
+Expr f_isfinite(const Expr& a) { return isfinite(a); }
+Expr f_conj(const Expr& a) { return conj(a); }
+Expr f_real(const Expr& a) { return real(a); }
+Expr f_imag(const Expr& a) { return imag(a); }
+Expr f_fmod(const Expr& a, const Expr& b) { return fmod(a, b); }
+Expr f_ldexp(const Expr& a, const Expr& b) { return ldexp(a, b); }
+Expr f_atan2(const Expr& a, const Expr& b) { return arctan2(a, b); }
+Expr f_hypot(const Expr& a, const Expr& b) { return hypot(a, b); }
+Expr f_copysign(const Expr& a, const Expr& b) { return copysign(a, b); }
+Expr f_fmin(const Expr& a, const Expr& b) { return fmin(a, b); }
+Expr f_fmax(const Expr& a, const Expr& b) { return fmax(a, b); }
+Expr f_logical_and(const Expr& a, const Expr& b) { return logical_and(a, b); }
+Expr f_logical_or(const Expr& a, const Expr& b) { return logical_or(a, b); }
+Expr f_logical_xor(const Expr& a, const Expr& b) { return logical_xor(a, b); }
+Expr f_logical_not(const Expr& a) { return logical_not(a); }
+
+void bind_math(nb::module_& m) {
+  def_unary<f_fabs>(m, "fabs");
+  def_unary<f_ceil>(m, "ceil");
+  def_unary<f_floor>(m, "floor");
+  def_unary<f_trunc>(m, "trunc");
+  def_unary<f_rint>(m, "rint");
+  def_unary<f_exp>(m, "exp");
+  def_unary<f_exp2>(m, "exp2");
+  def_unary<f_expm1>(m, "expm1");
+  def_unary<f_log>(m, "log");
+  def_unary<f_log2>(m, "log2");
+  def_unary<f_log10>(m, "log10");
+  def_unary<f_log1p>(m, "log1p");
+  def_unary<f_sqrt>(m, "sqrt");
+  def_unary<f_cbrt>(m, "cbrt");
+  def_unary<f_sin>(m, "sin");
+  def_unary<f_cos>(m, "cos");
+  def_unary<f_tan>(m, "tan");
+  def_unary<f_asin>(m, "asin");
+  def_unary<f_acos>(m, "acos");
+  def_unary<f_atan>(m, "atan");
+  def_unary<f_sinh>(m, "sinh");
+  def_unary<f_cosh>(m, "cosh");
+  def_unary<f_tanh>(m, "tanh");
+  def_unary<f_asinh>(m, "asinh");
+  def_unary<f_acosh>(m, "acosh");
+  def_unary<f_atanh>(m, "atanh");
+  def_unary<f_abs>(m, "absolute");
+  def_unary<f_sign>(m, "sign");
+  def_unary<f_isnan>(m, "isnan");
+  def_unary<f_isinf>(m, "isinf");
+  def_unary<f_isfinite>(m, "isfinite");
+  def_unary<f_conj>(m, "conj");
+  def_unary<f_real>(m, "real");
+  def_unary<f_imag>(m, "imag");
+  def_binary<f_fmod>(m, "fmod", "arg", "mod");
+  def_binary<f_ldexp>(m, "ldexp", "significand", "exponent");
+  def_binary<f_atan2>(m, "atan2", "y", "x");
+  def_binary<f_hypot>(m, "hypot", "a", "b");
+  def_binary<f_copysign>(m, "copysign", "a", "b");
+  def_binary<f_fmin>(m, "fmin", "a", "b");
+  def_binary<f_fmax>(m, "fmax", "a", "b");
+  def_binary<f_maximum>(m, "maximum", "a", "b");
+  def_binary<f_logical_and>(m, "logical_and", "a", "b");
+  def_binary<f_logical_or>(m, "logical_or", "a", "b");
+  def_binary<f_logical_xor>(m, "logical_xor", "a", "b");
+  def_unary<f_logical_not>(m, "logical_not");
+  def_binary<f_minimum>(m, "minimum", "a", "b");
+  // PyCUDA: frexp -> (significands, exponents), modf -> (fractional, integral).
+  m.def(
+      "frexp",
+      [](nb::handle a, nb::handle stream) {
+        (void)stream;
+        std::vector<const void*> reads;
+        std::size_t nodes = 1;
+        Expr e = operand(a, reads, nodes, "frexp");
+        auto [mantissa, exponent] = numpy_errors([&] { return frexp(e); });
+        return nb::make_tuple(wrap_pending(mantissa, reads, nodes),
+                              wrap_pending(exponent, reads, nodes));
+      },
+      nb::arg("arg"), nb::arg("stream").none() = nb::none());
+  m.def(
+      "modf",
+      [](nb::handle a, nb::handle stream) {
+        (void)stream;
+        std::vector<const void*> reads;
+        std::size_t nodes = 1;
+        Expr e = operand(a, reads, nodes, "modf");
+        auto [fractional, integral] = numpy_errors([&] { return modf(e); });
+        return nb::make_tuple(wrap_pending(fractional, reads, nodes),
+                              wrap_pending(integral, reads, nodes));
+      },
+      nb::arg("arg"), nb::arg("stream").none() = nb::none());
+}
+
+}  // namespace
+
+Array take_indices(const Array& a, nb::handle indices, std::optional<int> axis) {
+  Array idx;
+  if (is_gpuarray(indices)) {
+    idx = as_gpuarray(indices).value();
+  } else {
+    nb::object host = numpy().attr("asarray")(indices);
+    nb::object gpu = host_to_gpu(host, nb::none(), false);
+    idx = as_gpuarray(gpu).value();
+  }
+  return numpy_errors([&] { return take(a, idx, axis); });
+}
+
+void bind_array_functions(nb::module_& m) {
+  m.def(
+      "to_gpu",
+      [](nb::handle ary, nb::handle allocator, nb::handle stream) {
+        (void)allocator;
+        return host_to_gpu(ary, stream, false);
+      },
+      nb::arg("ary"), nb::arg("allocator").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
+  m.def(
+      "to_gpu_async",
+      [](nb::handle ary, nb::handle allocator, nb::handle stream) {
+        (void)allocator;
+        return host_to_gpu(ary, stream, true);
+      },
+      nb::arg("ary"), nb::arg("allocator").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
+  m.def(
+      "_full",
+      [](nb::handle shape, nb::handle dtype, nb::handle value, const std::string& order) {
+        const Shape s = shape_from_python(shape);
+        const DType d = dtype_from_python(dtype);
+        Array a = numpy_errors([&] { return empty(s, d, order == "F" ? Order::F : Order::C); });
+        if (!value.is_none()) {
+          std::optional<Scalar> v = scalar_from_python(value);
+          if (!v) throw nb::type_error("fill value must be a number");
+          numpy_errors([&] { a.fill(*v); });
+        }
+        return wrap(std::move(a));
+      },
+      nb::arg("shape"), nb::arg("dtype").none(), nb::arg("value").none(), nb::arg("order") = "C");
+  m.def(
+      "arange",
+      [](nb::handle start, nb::handle stop, nb::handle step, nb::handle dtype) {
+        // NumPy's signature: arange(stop) or arange(start, stop, step).
+        nb::object lo = nb::borrow(start), hi = nb::borrow(stop);
+        if (hi.is_none()) {
+          hi = lo;
+          lo = nb::int_(0);
+        }
+        nb::object st = step.is_none() ? nb::object(nb::int_(1)) : nb::borrow(step);
+        DType d;
+        if (!dtype.is_none()) {
+          d = dtype_from_python(dtype);
+        } else {
+          d = dtype_from_python(numpy().attr("arange")(lo, lo + st, st).attr("dtype"));
+        }
+        const double a = nb::cast<double>(nb::float_(lo)), b = nb::cast<double>(nb::float_(hi)),
+                     c = nb::cast<double>(nb::float_(st));
+        if (c == 0) throw nb::value_error("arange: the step must not be zero");
+        return wrap(numpy_errors([&] { return arange(a, b, c, d); }));
+      },
+      nb::arg("start"), nb::arg("stop").none() = nb::none(), nb::arg("step").none() = nb::none(),
+      nb::arg("dtype").none() = nb::none());
+  m.def(
+      "take",
+      [](nb::handle a, nb::handle indices, nb::handle out, nb::handle stream,
+         std::optional<int> axis) -> nb::object {
+        (void)stream;
+        Array r = take_indices(as_gpuarray(a).value(), indices, axis);
+        if (!out.is_none()) {
+          Array target = as_gpuarray(out).value();
+          prepare_write(target);
+          numpy_errors([&] { target.assign(r); });
+          return nb::borrow(out);
+        }
+        return wrap(std::move(r));
+      },
+      nb::arg("a"), nb::arg("indices"), nb::arg("out").none() = nb::none(),
+      nb::arg("stream").none() = nb::none(), nb::arg("axis").none() = nb::none());
+  m.def(
+      "where",
+      [](nb::handle condition, nb::handle a, nb::handle b, nb::handle out) {
+        std::vector<const void*> reads;
+        std::size_t nodes = 1;
+        Expr c = operand(condition, reads, nodes, "where");
+        Expr x = operand(a, reads, nodes, "where");
+        Expr y = operand(b, reads, nodes, "where");
+        return numpy_errors([&] { return result(where(c, x, y), std::move(reads), nodes, out); });
+      },
+      nb::arg("condition"), nb::arg("x"), nb::arg("y"), nb::arg("out").none() = nb::none());
+  m.def(
+      "if_positive",
+      [](nb::handle criterion, nb::handle then_, nb::handle else_, nb::handle out,
+         nb::handle stream) {
+        (void)stream;
+        std::vector<const void*> reads;
+        std::size_t nodes = 2;
+        Expr c = operand(criterion, reads, nodes, "if_positive");
+        Expr x = operand(then_, reads, nodes, "if_positive");
+        Expr y = operand(else_, reads, nodes, "if_positive");
+        if (c.shape() != x.shape() || c.shape() != y.shape())
+          throw nb::value_error("if_positive: criterion, then_ and else_ must have the same shape");
+        return numpy_errors(
+            [&] { return result(where(c > Expr(0), x, y), std::move(reads), nodes, out); });
+      },
+      nb::arg("criterion"), nb::arg("then_"), nb::arg("else_"), nb::arg("out").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
+  def_reduction<cudakit::sum>(m, "sum");
+  def_reduction<cudakit::prod>(m, "prod");
+  def_reduction<cudakit::max>(m, "max");
+  def_reduction<cudakit::min>(m, "min");
+  def_reduction<cudakit::mean>(m, "mean");
+  def_reduction<cudakit::any>(m, "any");
+  def_reduction<cudakit::all>(m, "all");
+  m.def(
+      "dot",
+      [](nb::handle a, nb::handle b, nb::handle dtype, nb::handle stream) {
+        (void)stream;
+        std::vector<const void*> reads;
+        std::size_t nodes = 0;
+        Expr x = operand(a, reads, nodes, "dot");
+        Expr y = operand(b, reads, nodes, "dot");
+        if (shape_size(x.shape()) != shape_size(y.shape()))
+          throw nb::value_error("dot: the arrays have different sizes");
+        if (!dtype.is_none()) {
+          const DType d = dtype_from_python(dtype);
+          x = x.astype(d);
+          y = y.astype(d);
+        }
+        // PyCUDA's dot is the sum of the elementwise product over all elements.
+        return wrap(numpy_errors([&] {
+          return x.ndim() == 1 && y.ndim() == 1 ? cudakit::dot(x, y) : cudakit::sum(x * y);
+        }));
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
+  m.def(
+      "vdot",
+      [](nb::handle a, nb::handle b, nb::handle dtype, nb::handle stream) {
+        (void)stream;
+        std::vector<const void*> reads;
+        std::size_t nodes = 0;
+        Expr x = operand(a, reads, nodes, "vdot");
+        Expr y = operand(b, reads, nodes, "vdot");
+        if (!dtype.is_none()) {
+          const DType d = dtype_from_python(dtype);
+          x = x.astype(d);
+          y = y.astype(d);
+        }
+        return wrap(numpy_errors([&] { return cudakit::vdot(x, y); }));
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
+  m.def(
+      "subset_dot",
+      [](nb::handle subset, nb::handle a, nb::handle b, nb::handle dtype, nb::handle stream) {
+        (void)stream;
+        Array x = take_indices(as_gpuarray(a).value(), subset, std::nullopt);
+        Array y = take_indices(as_gpuarray(b).value(), subset, std::nullopt);
+        Expr ex(x), ey(y);
+        if (!dtype.is_none()) {
+          const DType d = dtype_from_python(dtype);
+          ex = ex.astype(d);
+          ey = ey.astype(d);
+        }
+        return wrap(numpy_errors([&] { return cudakit::dot(ex, ey); }));
+      },
+      nb::arg("subset"), nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
+  m.def(
+      "cumsum",
+      [](nb::handle a, std::optional<int> axis) {
+        std::vector<const void*> reads;
+        std::size_t nodes = 0;
+        Expr e = operand(a, reads, nodes, "cumsum");
+        return wrap(numpy_errors([&] { return cudakit::cumsum(e, axis); }));
+      },
+      nb::arg("a"), nb::arg("axis").none() = nb::none());
+  m.def(
+      "concatenate",
+      [](nb::handle arrays, int axis) {
+        std::vector<Array> list = arrays_of(arrays);
+        return wrap(numpy_errors([&] { return concatenate(list, axis); }));
+      },
+      nb::arg("arrays"), nb::arg("axis") = 0);
+  m.def(
+      "stack",
+      [](nb::handle arrays, int axis) {
+        std::vector<Array> list = arrays_of(arrays);
+        return wrap(numpy_errors([&] { return stack(list, axis); }));
+      },
+      nb::arg("arrays"), nb::arg("axis") = 0);
+  m.def("evaluate_all_pending", &evaluate_all_pending,
+        "Evaluates every pending GPUArray expression (streams, events and synchronize call it "
+        "so that work timed between two events is queued between them).");
+  m.def("pending_count", &pending_count, "How many GPUArray results are unevaluated expressions.");
+  m.def(
+      "prepare_launch_argument",
+      [](nb::handle object) -> std::optional<std::uint64_t> {
+        std::uint64_t address = 0;
+        if (gpuarray_launch_argument(object, address)) return address;
+        return std::nullopt;
+      },
+      nb::arg("object"),
+      "For a GPUArray passed to a kernel: evaluates it if pending and the pending results "
+      "that read its memory (the kernel may write it); returns its device address. None for "
+      "other objects.");
+
+  m.def("_array_kernel_launches", &detail::array_kernel_launches,
+        "Array kernels launched so far in this process (for tests of fusion).");
+  m.def(
+      "_c_type_name",
+      [](nb::handle dtype) { return std::string(c_type_name(dtype_from_python(dtype))); },
+      nb::arg("dtype"), "The C type cudakit's generated kernels use for a dtype.");
+
+  nb::module_ cumath = m.def_submodule("cumath", "PyCUDA's cumath: fused elementwise math");
+  bind_math(cumath);
+}
+
+}  // namespace cudakit::python

@@ -1,0 +1,169 @@
+// PyCUDA's generated kernels over cudakit's generators: ElementwiseKernel,
+// ReductionKernel, InclusiveScanKernel / ExclusiveScanKernel. The Python
+// classes in cudakit.elementwise / .reduction / .scan hold these and keep
+// PyCUDA's signatures.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "array_object.hpp"
+#include "cudakit/elementwise_kernel.hpp"
+#include "cudakit/reduction_kernel.hpp"
+#include "cudakit/scan_kernel.hpp"
+
+namespace cudakit::python {
+namespace {
+
+// nvcc-style options as PyCUDA passes them (a list of strings).
+CompileOptions options_from_python(nb::handle options) {
+  CompileOptions out;
+  if (options.is_none()) return out;
+  for (nb::handle h : nb::iter(options)) {
+    const std::string o = nb::cast<std::string>(h);
+    if (o == "--use_fast_math" || o == "-use_fast_math") {
+      out.fast_math = true;
+    } else if (o.rfind("-D", 0) == 0) {
+      const std::string def = o.substr(2);
+      const auto eq = def.find('=');
+      out.defines.emplace_back(def.substr(0, eq),
+                               eq == std::string::npos ? "" : def.substr(eq + 1));
+    } else if (o.rfind("-I", 0) == 0) {
+      out.include_dirs.push_back(o.substr(2));
+    } else if (o == "-G") {
+      out.debug = true;
+    } else if (o == "-lineinfo" || o == "--generate-line-info") {
+      out.line_info = true;
+    } else {
+      out.extra_flags.push_back(o);
+    }
+  }
+  return out;
+}
+
+// The arguments of a generated kernel: GPUArrays (evaluated, and what reads
+// them evaluated, since the kernel may write them) and numbers.
+std::vector<KernelValue> kernel_values(nb::handle args) {
+  std::vector<KernelValue> out;
+  for (nb::handle h : nb::iter(args)) {
+    std::uint64_t address = 0;
+    if (gpuarray_launch_argument(h, address)) {
+      out.emplace_back(as_gpuarray(h).value());
+    } else if (auto s = scalar_from_python(h)) {
+      out.emplace_back(*s);
+    } else {
+      throw nb::type_error(("kernel argument " + std::to_string(out.size()) +
+                            ": expected a GPUArray or a number, got " +
+                            std::string(nb::type_name(h.type()).c_str()))
+                               .c_str());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_array_kernels(nb::module_& m) {
+  nb::class_<ElementwiseKernel>(m, "_ElementwiseKernel")
+      .def(
+          "__init__",
+          [](ElementwiseKernel* self, std::string arguments, std::string operation,
+             std::string name, std::string preamble, nb::handle options) {
+            numpy_errors([&] {
+              new (self)
+                  ElementwiseKernel(std::move(arguments), std::move(operation), std::move(name),
+                                    std::move(preamble), options_from_python(options));
+            });
+          },
+          nb::arg("arguments"), nb::arg("operation"), nb::arg("name") = "elementwise_kernel",
+          nb::arg("preamble") = "", nb::arg("options").none() = nb::none())
+      .def(
+          "__call__",
+          [](const ElementwiseKernel& k, nb::handle args, nb::handle range, nb::handle slice,
+             nb::handle stream) {
+            std::vector<KernelValue> values = kernel_values(args);
+            std::optional<Stream> s = stream_from_python(stream);
+            numpy_errors([&] {
+              if (!range.is_none()) {
+                ElementwiseKernel::Range r;
+                r.start = nb::cast<std::int64_t>(range.attr("start"));
+                r.stop = nb::cast<std::int64_t>(range.attr("stop"));
+                r.step = nb::cast<std::int64_t>(range.attr("step"));
+                k.run(values, r, s ? &*s : nullptr);
+              } else if (!slice.is_none()) {
+                auto idx = [](nb::handle v) -> std::optional<std::int64_t> {
+                  if (v.is_none()) return std::nullopt;
+                  return nb::cast<std::int64_t>(v);
+                };
+                nb::object step = slice.attr("step");
+                Slice sl(idx(slice.attr("start")), idx(slice.attr("stop")),
+                         step.is_none() ? 1 : nb::cast<std::int64_t>(step));
+                k(values, sl);
+              } else {
+                k.run(values, std::nullopt, s ? &*s : nullptr);
+              }
+            });
+          },
+          nb::arg("args"), nb::arg("range").none() = nb::none(),
+          nb::arg("slice").none() = nb::none(), nb::arg("stream").none() = nb::none())
+      .def_prop_ro("name", &ElementwiseKernel::name)
+      .def("source", &ElementwiseKernel::source, nb::arg("index64") = false);
+
+  nb::class_<ReductionKernel>(m, "_ReductionKernel")
+      .def(
+          "__init__",
+          [](ReductionKernel* self, nb::handle dtype_out, std::string neutral,
+             std::string reduce_expr, std::string map_expr, std::string arguments, std::string name,
+             std::string preamble) {
+            const DType d = dtype_from_python(dtype_out);
+            numpy_errors([&] {
+              new (self) ReductionKernel(d, std::move(neutral), std::move(reduce_expr),
+                                         std::move(map_expr), std::move(arguments), std::move(name),
+                                         std::move(preamble));
+            });
+          },
+          nb::arg("dtype_out"), nb::arg("neutral"), nb::arg("reduce_expr"), nb::arg("map_expr"),
+          nb::arg("arguments"), nb::arg("name") = "reduce_kernel", nb::arg("preamble") = "")
+      .def("__call__",
+           [](const ReductionKernel& k, nb::handle args) {
+             std::vector<KernelValue> values = kernel_values(args);
+             return wrap(numpy_errors([&] { return k(values); }));
+           })
+      .def("source", &ReductionKernel::source);
+
+  nb::class_<ScanKernel>(m, "_ScanKernel")
+      .def(
+          "__init__",
+          [](ScanKernel* self, nb::handle dtype, std::string scan_expr,
+             std::optional<std::string> neutral, std::string name, std::string preamble,
+             bool exclusive) {
+            const DType d = dtype_from_python(dtype);
+            numpy_errors([&] {
+              if (exclusive) {
+                if (!neutral)
+                  throw cudakit::ArgumentError("ExclusiveScanKernel",
+                                               "the neutral element is required");
+                new (self) ExclusiveScanKernel(d, std::move(scan_expr), std::move(*neutral),
+                                               std::move(name), std::move(preamble));
+              } else {
+                new (self) InclusiveScanKernel(d, std::move(scan_expr), std::move(neutral),
+                                               std::move(name), std::move(preamble));
+              }
+            });
+          },
+          nb::arg("dtype"), nb::arg("scan_expr"), nb::arg("neutral").none() = nb::none(),
+          nb::arg("name") = "scan", nb::arg("preamble") = "", nb::arg("exclusive") = false)
+      .def(
+          "__call__",
+          [](const ScanKernel& k, nb::handle input, nb::handle output) {
+            Array in = as_gpuarray(input).value();
+            nb::handle target = output.is_none() ? input : output;
+            Array out = as_gpuarray(target).value();
+            prepare_write(out);
+            numpy_errors([&] { k(in, out); });
+            return nb::borrow(target);
+          },
+          nb::arg("input"), nb::arg("output").none() = nb::none());
+}
+
+}  // namespace cudakit::python

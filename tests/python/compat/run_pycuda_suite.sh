@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Runs PyCUDA's own tests (test_gpuarray.py, test_cumath.py, test_driver.py of
+# the PyCUDA sdist) against cudakit as a compatibility measure, and prints the
+# pass / fail / skip counts of each file. PyCUDA's code is downloaded into a
+# scratch directory and never kept in this repository.
+#
+#   tests/python/compat/run_pycuda_suite.sh [PYTHON] [WORKDIR]
+#
+# PYTHON: the interpreter with cudakit installed (default: .venv/bin/python,
+# else python3). WORKDIR: where the sdist goes (default: a new temporary dir).
+# Extra pytest arguments: PYTEST_ARGS="-x", a selection: PYTEST_K="not big_array"
+# (the big-array tests allocate 4 GiB arrays: 8+ GiB of host memory on the CPU backend).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../../.." && pwd)"
+python="${1:-}"
+if [ -z "$python" ]; then
+  if [ -x "$root/.venv/bin/python" ]; then python="$root/.venv/bin/python"; else python=python3; fi
+fi
+work="${2:-$(mktemp -d -t cudakit-pycuda-suite.XXXXXX)}"
+mkdir -p "$work"
+cd "$work"
+
+if ! ls pycuda-*.tar.gz > /dev/null 2>&1; then
+  echo "== downloading the PyCUDA sdist (PyPI) into $work"
+  # pip's client; building the metadata of a source package can take minutes.
+  "$python" -m pip download --no-deps --no-binary :all: pycuda -d . -q
+fi
+sdist="$(ls pycuda-*.tar.gz | sort | tail -n 1)"
+rm -rf suite && mkdir suite
+tar xzf "$sdist" -C suite --strip-components=1 --wildcards '*/test/*.py'
+echo "== $(basename "$sdist"): running test/{test_gpuarray,test_cumath,test_driver}.py against cudakit"
+
+# Test-only helpers of PyCUDA's that the suite imports (not part of the API
+# cudakit provides): a context fixture, a decorator, a capability query.
+cat > suite/test/pycuda_suite_helpers.py <<'PY'
+import cudakit.driver as drv
+
+
+def init_cuda_context_fixture():
+    drv.init()
+    ctx = drv.Context.get_current() if hasattr(drv.Context, "get_current") else None
+    yield
+    if ctx is not None:
+        ctx.synchronize()
+
+
+def mark_cuda_test(inner_f):
+    def f(*args, **kwargs):
+        drv.init()
+        return inner_f(*args, **kwargs)
+
+    f.__name__ = inner_f.__name__
+    return f
+
+
+def has_double_support():
+    return True
+PY
+
+# Import renames only: pycuda -> cudakit, and the helpers above.
+for f in suite/test/test_gpuarray.py suite/test/test_cumath.py suite/test/test_driver.py; do
+  sed -i \
+    -e 's/^from pycuda\.tools import init_cuda_context_fixture$/from pycuda_suite_helpers import init_cuda_context_fixture/' \
+    -e 's/^from pycuda\.tools import mark_cuda_test$/from pycuda_suite_helpers import mark_cuda_test/' \
+    -e 's/^from pycuda\.tools import dtype_to_ctype, mark_cuda_test$/from cudakit.tools import dtype_to_ctype\nfrom pycuda_suite_helpers import mark_cuda_test/' \
+    -e 's/^from pycuda\.characterize import has_double_support$/from pycuda_suite_helpers import has_double_support/' \
+    -e 's/\bpycuda\b/cudakit/g' \
+    "$f"
+done
+
+cd suite/test
+status=0
+total_pass=0 total_fail=0 total_skip=0
+for f in test_gpuarray.py test_cumath.py test_driver.py; do
+  log="$work/${f%.py}.log"
+  set +e
+  "$python" -m pytest -q -p no:cacheprovider -rfEs ${PYTEST_ARGS:-} ${PYTEST_K:+-k "$PYTEST_K"} "$f" \
+    > "$log" 2>&1
+  set -e
+  line="$(grep -E '^(=+ )?[0-9]+ (passed|failed|error)|no tests ran|[0-9]+ (passed|failed|skipped|error)' "$log" | tail -n 1)"
+  passed=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || echo 0)
+  failed=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+' || echo 0)
+  errors=$(echo "$line" | grep -oE '[0-9]+ errors?' | grep -oE '[0-9]+' || echo 0)
+  skipped=$(echo "$line" | grep -oE '[0-9]+ skipped' | grep -oE '[0-9]+' || echo 0)
+  failed=$((failed + errors))
+  printf '%-18s passed %4d  failed %4d  skipped %4d   (log: %s)\n' "$f" "$passed" "$failed" "$skipped" "$log"
+  total_pass=$((total_pass + passed)) total_fail=$((total_fail + failed)) total_skip=$((total_skip + skipped))
+  [ "$failed" -eq 0 ] || status=1
+done
+printf '%-18s passed %4d  failed %4d  skipped %4d\n' "total" "$total_pass" "$total_fail" "$total_skip"
+echo "failures by test: grep -E '^(FAILED|ERROR)' $work/*.log"
+exit $status

@@ -1,0 +1,31 @@
+"""Every kernel source the tests generate is also compiled with NVRTC for
+sm_90 at the end of the session (no GPU needed), so code that only the GPU
+compiler would refuse is caught on machines without one."""
+
+from __future__ import annotations
+
+import pytest
+
+from cudakit.cuda import Dispatcher
+
+GENERATED: dict[str, str] = {}
+
+
+@pytest.fixture(autouse=True)
+def collect_generated_sources():
+    yield
+    for dispatcher in list(_DISPATCHERS):
+        for spec in dispatcher.specializations.values():
+            GENERATED.setdefault(spec.translation.source, spec.translation.kernel_name)
+
+
+_DISPATCHERS: list[Dispatcher] = []
+_original_init = Dispatcher.__init__
+
+
+def _recording_init(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    _original_init(self, *args, **kwargs)
+    _DISPATCHERS.append(self)
+
+
+Dispatcher.__init__ = _recording_init  # type: ignore[method-assign]

@@ -1,0 +1,63 @@
+#include "debug/program_search.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+namespace cudakit::cli {
+
+bool is_executable(const std::string& path) {
+  return !path.empty() && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::string find_in_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) return is_executable(name) ? name : std::string();
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "";
+  while (!dirs.empty()) {
+    auto colon = dirs.find(':');
+    std::string dir(dirs.substr(0, colon));
+    if (!dir.empty() && is_executable(dir + "/" + name)) return dir + "/" + name;
+    dirs = colon == std::string_view::npos ? std::string_view{} : dirs.substr(colon + 1);
+  }
+  return {};
+}
+
+std::string asan_runtime() {
+  std::string cxx = "c++";
+  if (const char* v = std::getenv("CUDAKIT_CXX"); v && *v)
+    cxx = v;
+  else if (const char* w = std::getenv("CXX"); w && *w)
+    cxx = w;
+  std::string out;
+  if (FILE* p = popen((cxx + " -print-file-name=libasan.so 2>/dev/null").c_str(), "r")) {
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  // Without the runtime the compiler echoes the bare name back.
+  if (out.empty() || out.front() != '/' || ::access(out.c_str(), R_OK) != 0) return {};
+  return out;
+}
+
+int exec_command(const std::vector<std::string>& command, const char* who) {
+  std::vector<char*> argv;
+  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+  ::execvp(argv[0], argv.data());
+  const int error = errno;
+  std::cerr << "cudakit " << who << ": cannot start '" << command.front()
+            << "': " << std::strerror(error)
+            << (error == ENOENT ? " (not found; give a path or a program on PATH)" : "") << '\n';
+  return error == ENOENT ? 127 : 126;
+}
+
+}  // namespace cudakit::cli
