@@ -130,6 +130,7 @@ if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
   done
 fi
 
+if [[ ${GPU_CHECK_SKIP_CLI:-0} != 1 ]]; then
 # --- the CLI -------------------------------------------------------------------
 step doctor 60 doctor.log "$CLI" doctor
 step info 30 info.log "$CLI" info
@@ -151,6 +152,7 @@ if [[ -f $BUILD/lib/libcudakit_peers.so ]] && python3 -c "import torch" 2>/dev/n
   step peers 150 peers.log env PYTHONUNBUFFERED=1 python3 "$ROOT/bench/peers/peer_compare.py" "$BUILD/lib/libcudakit_peers.so"
 else
   STATUS[peers]="not run (no libcudakit_peers.so or no torch)"
+fi
 fi
 
 # --- experiments (GPU_CHECK_EXPERIMENTS=1): bench/experiments/*.cu built with nvcc ---

@@ -5,6 +5,7 @@ cudakit_add_test(core_unit_tests
   SOURCES
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_fake_backend.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_kernel_signature_scanner_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_c_types_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_source_text_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_launch_check_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_memory_pool_test.cpp
@@ -20,6 +21,13 @@ cudakit_add_test(core_nvrtc_tests
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_nvrtc_test.cpp
   LABELS unit)
 
-# KernelArgs, the run-time built launch, on the CPU backend.
+# KernelArgs, the run-time built launch, on the CPU backend and on a GPU.
 cudakit_add_test(kernel_args_test SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/kernel_args_test.cpp
   LABELS unit)
+target_compile_definitions(kernel_args_test PRIVATE CUDAKIT_TEST_BACKEND=cpu)
+cudakit_add_test(kernel_args_gpu_test SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/kernel_args_test.cpp
+  LABELS gpu)
+target_compile_definitions(kernel_args_gpu_test PRIVATE CUDAKIT_TEST_BACKEND=cuda)
+# The backend's matrix-product seam (cuBLAS behind the backend interface).
+cudakit_add_test(backend_gemm_seam_test
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/backend_gemm_seam_test.cpp LABELS unit)

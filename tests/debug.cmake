@@ -49,3 +49,9 @@ if(TARGET cudakit_cli)
     PROPERTIES LABELS gpu TIMEOUT 300
     SKIP_REGULAR_EXPRESSION "no GPU: the planted GPU bugs need one;compute-sanitizer was not found")
 endif()
+
+# CUDAKIT_PROFILE=1: per-kernel table at exit and a Chrome trace.
+cudakit_add_test(launch_profile_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/launch_profile_test.cpp
+                 LABELS unit)
+# cudakit::benchmark and cudakit::occupancy.
+cudakit_add_test(profiler_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/profiler_test.cpp LABELS unit)

@@ -64,14 +64,15 @@ int main(int argc, char** argv) {
 
   cli::BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "Launch and compile overhead benchmarks");
-  bench_cmd->add_option("WHAT", bench.what, "launch, compile or all")
-      ->check(CLI::IsMember({"launch", "compile", "all"}))
+  bench_cmd->add_option("WHAT", bench.what, "launch, compile, conv or all")
+      ->check(CLI::IsMember({"launch", "compile", "conv", "all"}))
       ->capture_default_str();
   bench_cmd->add_option("--launches", bench.launches, "Launches per repeat (0: automatic)")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()));
   bench_cmd->add_option("--repeats", bench.repeats, "Repeats (the median is reported)")
       ->check(CLI::Range(1, std::numeric_limits<int>::max()))
       ->capture_default_str();
+  bench_cmd->add_option("--plot", bench.plot, "conv: also draw the result as an SVG chart here");
 
   cli::RunOptions run;
   auto* run_cmd = app.add_subcommand(

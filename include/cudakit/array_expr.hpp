@@ -4,6 +4,7 @@
 // broadcasting and NEP 50 type promotion.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -144,5 +145,10 @@ Expr fmax(const Expr& a, const Expr& b);
 Expr clip(const Expr& a, const Expr& lo, const Expr& hi);
 Expr where(const Expr& condition, const Expr& a, const Expr& b);
 Expr astype(const Expr& a, DType dtype);
+
+// Kernel launches made by the array layer (elementwise, reductions, scans,
+// any generated array kernel) since the process started: how a test or a
+// benchmark sees that `a*b + x*y` ran as one kernel.
+std::uint64_t array_kernel_launches() noexcept;
 
 }  // namespace cudakit

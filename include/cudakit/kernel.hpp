@@ -19,6 +19,10 @@
 
 namespace cudakit {
 
+namespace detail {
+struct KernelAccess;  // the core's own constructor (src/core/kernel_state.hpp)
+}
+
 class Kernel {
  public:
   const std::string& name() const;    // as the user asked for it
@@ -60,11 +64,11 @@ class Kernel {
     return launch_timed(config, pack);
   }
 
-  struct State;  // src/core/kernel_state.hpp
-  explicit Kernel(std::shared_ptr<const State> state) : state_(std::move(state)) {}
-  const State& state() const noexcept { return *state_; }
+  struct State;  // what the handles share; opaque outside the library
 
  private:
+  friend struct detail::KernelAccess;
+  explicit Kernel(std::shared_ptr<const State> state) : state_(std::move(state)) {}
   std::shared_ptr<const State> state_;
 };
 

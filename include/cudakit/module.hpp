@@ -16,6 +16,9 @@
 namespace cudakit {
 
 class Kernel;
+namespace detail {
+struct ModuleAccess;  // the core's own constructors (src/core/module_state.hpp)
+}
 
 // A __device__ or __constant__ variable of a module.
 struct GlobalVariable {
@@ -57,20 +60,13 @@ class Module {
 
   void* native() const;
 
+  struct State;  // what the handles share; opaque outside the library
+
  private:
   friend class Kernel;
-
- public:
-  struct State;  // defined in src/core/module_state.hpp
- private:
+  friend struct detail::ModuleAccess;
   explicit Module(std::shared_ptr<State> state);
   std::shared_ptr<State> state_;
-
- public:
-  // Internal: used by the compile path to attach the source.
-  static Module from_state(std::shared_ptr<State> state);
-  static Module load_with_source(const CompiledCode& code, const Device& device,
-                                 std::string source);
 };
 
 }  // namespace cudakit

@@ -75,7 +75,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> GP
 
 
 def _like_order(other: GPUArray, order: str) -> str:
-    if order == "K":
+    if order in ("K", "A"):
         flags = other.flags
         return "F" if flags.f_contiguous and not flags.c_contiguous else "C"
     return order

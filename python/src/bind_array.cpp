@@ -120,18 +120,21 @@ Array view_with_itemsize(const Array& a, DType d) {
   const auto old_size = static_cast<std::int64_t>(a.itemsize());
   const auto new_size = static_cast<std::int64_t>(itemsize(d));
   if (a.ndim() == 0)
-    throw nb::value_error("Changing the dtype of a 0d array is only supported if the itemsize "
-                          "is unchanged");
+    throw nb::value_error(
+        "Changing the dtype of a 0d array is only supported if the itemsize "
+        "is unchanged");
   Shape shape = a.shape();
   Strides strides = a.strides();
   const std::size_t last = shape.size() - 1;
   if (strides[last] != 1 && shape[last] != 1)
-    throw nb::value_error("To change to a dtype of a different size, the last axis must be "
-                          "contiguous");
+    throw nb::value_error(
+        "To change to a dtype of a different size, the last axis must be "
+        "contiguous");
   const std::int64_t bytes = shape[last] * old_size;
   if (bytes % new_size != 0 || (a.offset() * old_size) % new_size != 0)
-    throw nb::value_error("When changing to a larger dtype, its size must be a divisor of the "
-                          "total size in bytes of the last axis of the array.");
+    throw nb::value_error(
+        "When changing to a larger dtype, its size must be a divisor of the "
+        "total size in bytes of the last axis of the array.");
   shape[last] = bytes / new_size;
   for (std::size_t k = 0; k < last; ++k) {
     if ((strides[k] * old_size) % new_size != 0)
@@ -373,8 +376,16 @@ void bind_gpuarray_class(nb::module_& m) {
             return wrap_pending(s.expr().astype(d), std::move(reads), s.nodes() + 1);
           },
           nb::arg("dtype"), nb::arg("stream").none() = nb::none())
-      .def("copy",
-           [](GPUArrayObject& s) { return wrap(numpy_errors([&] { return s.value().copy(); })); })
+      .def(
+          "copy",
+          [](GPUArrayObject& s, const std::string& order) {
+            // PyCUDA keeps a Fortran-ordered array Fortran-ordered (order 'K' / 'A').
+            const Array& a = s.value();
+            const bool fortran = order == "F" || ((order == "K" || order == "A") &&
+                                                  a.is_f_contiguous() && !a.is_c_contiguous());
+            return wrap(numpy_errors([&] { return a.copy(fortran ? Order::F : Order::C); }));
+          },
+          nb::arg("order") = "K")
       .def(
           "reshape",
           [](GPUArrayObject& s, nb::args shape, const std::string& order) {
@@ -407,19 +418,23 @@ void bind_gpuarray_class(nb::module_& m) {
           },
           nb::arg("dtype").none() = nb::none())
       .def_prop_ro("T", [](GPUArrayObject& s) { return wrap(s.value().transpose(), s.base); })
-      .def(
-          "transpose",
-          [](GPUArrayObject& s, nb::args axes) {
-            if (axes.size() == 0 || (axes.size() == 1 && axes[0].is_none()))
-              return wrap(s.value().transpose(), s.base);
-            std::vector<int> list;
-            nb::handle source = axes.size() == 1 && !PyLong_Check(axes[0].ptr())
-                                    ? nb::handle(axes[0])
-                                    : nb::handle(axes);
-            for (nb::handle a : nb::iter(source)) list.push_back(nb::cast<int>(nb::int_(a)));
-            return wrap(numpy_errors([&] { return s.value().transpose(list); }), s.base);
-          },
-          nb::arg("axes"))
+      .def("transpose",
+           [](GPUArrayObject& s, nb::args axes, nb::kwargs kwargs) {
+             nb::handle source = axes;
+             if (kwargs.contains("axes")) {
+               if (axes.size() != 0) throw nb::type_error("transpose(): axes given twice");
+               source = kwargs["axes"];
+             } else if (axes.size() == 1) {
+               source = axes[0];
+             }
+             if (source.is_none() ||
+                 (PyTuple_Check(source.ptr()) && axes.size() == 0 && !kwargs.contains("axes")))
+               return wrap(s.value().transpose(), s.base);
+             std::vector<int> list;
+             if (PyLong_Check(source.ptr())) source = axes;
+             for (nb::handle a : nb::iter(source)) list.push_back(nb::cast<int>(nb::int_(a)));
+             return wrap(numpy_errors([&] { return s.value().transpose(list); }), s.base);
+           })
       .def(
           "swapaxes",
           [](GPUArrayObject& s, int a, int b) {

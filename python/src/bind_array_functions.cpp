@@ -47,7 +47,16 @@ nb::object result(Expr expr, std::vector<const void*> reads, std::size_t nodes, 
 }
 
 nb::object host_to_gpu(nb::handle ary, nb::handle stream, bool async) {
-  nb::object host = numpy().attr("asarray")(ary, nb::arg("order") = "C");
+  nb::object host = numpy().attr("asarray")(ary);
+  // A Fortran-ordered array keeps its layout (and strides), as in PyCUDA: its
+  // transpose is C-ordered; upload that and transpose back on the device.
+  const bool fortran = nb::cast<bool>(host.attr("flags").attr("f_contiguous")) &&
+                       !nb::cast<bool>(host.attr("flags").attr("c_contiguous"));
+  if (fortran) {
+    nb::object device = host_to_gpu(host.attr("T"), stream, async);
+    return wrap(as_gpuarray(device).value().transpose());
+  }
+  host = numpy().attr("asarray")(host, nb::arg("order") = "C");
   const DType d = dtype_from_python(host.attr("dtype"));
   const Shape shape = shape_from_python(host.attr("shape"));
   Py_buffer view{};

@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "backend/backend.hpp"
+#include "array_object.hpp"
 #include "bindings.hpp"
 #include "cudakit/backend_kind.hpp"
 #include "cudakit/device.hpp"
@@ -62,7 +63,11 @@ void bind_devices(nb::module_& m) {
           nb::arg("attribute"))
       .def("_attributes", [](const Device& d) { return d.attributes(); })
       .def("_make_current", [](const Device& d) { d.make_current(); })
-      .def("_synchronize", [](const Device& d) { d.synchronize(); })
+      .def("_synchronize",
+           [](const Device& d) {
+             evaluate_all_pending();
+             d.synchronize();
+           })
       .def("_limit", [](const Device& d, int which) { return d.limit(to_limit(which)); })
       .def("_set_limit", [](const Device& d, int which,
                             std::size_t value) { d.set_limit(to_limit(which), value); })

@@ -66,23 +66,20 @@ class JitKernel {
     if (n != infos_.size())
       throw ArgumentError("kernel launch", "the kernel takes " + std::to_string(infos_.size()) +
                                                " arguments, " + std::to_string(n) + " given");
-    std::array<ArgInfo, max_jit_params> infos;
-    std::array<const void*, max_jit_params + 1> values{};
-    std::array<std::uint64_t, max_jit_params + 1> slots{};
+    KernelArgs packed;
     for (std::size_t i = 0; i < n; ++i) {
       PyObject* item = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
       if (!PyBytes_Check(item)) throw nb::type_error("packed kernel arguments must be bytes");
-      infos[i] = infos_[i];
-      infos[i].size = static_cast<std::size_t>(PyBytes_GET_SIZE(item));
-      values[i] = PyBytes_AS_STRING(item);
+      ArgInfo info = infos_[i];
+      info.size = static_cast<std::size_t>(PyBytes_GET_SIZE(item));
+      packed.add(info, PyBytes_AS_STRING(item));
     }
     LaunchConfig config;
     config.grid = to_dim3(grid);
     config.block = to_dim3(block);
     config.shared_bytes = shared_bytes;
     config.stream = StreamRef{reinterpret_cast<void*>(stream)};
-    detail::launch_checked(kernel_, config, std::span<const ArgInfo>(infos.data(), n),
-                           values.data(), slots.data());
+    kernel_.launch(config, packed);
   }
 
   // The dispatcher's hot path: arguments as the Python objects themselves,
@@ -92,16 +89,13 @@ class JitKernel {
   bool launch_objects(const LaunchConfig& config, PyObject* const* args, std::size_t n,
                       PyObject* packed_name) const {
     if (n != infos_.size()) return false;
-    std::array<ArgInfo, max_jit_params> infos;
-    std::array<const void*, max_jit_params + 1> values{};
-    std::array<std::uint64_t, max_jit_params + 1> slots{};
-    std::array<nb::object, max_jit_params> keep;
+    KernelArgs list;
     for (std::size_t i = 0; i < n; ++i) {
       PyObject* a = args[i];
-      infos[i] = infos_[i];
       if (infos_[i].kind == ParamKind::scalar) {
-        if (!store_scalar(a, infos_[i].scalar, slots[i])) return false;
-        values[i] = &slots[i];
+        std::uint64_t slot = 0;
+        if (!store_scalar(a, infos_[i].scalar, slot)) return false;
+        list.add(infos_[i], &slot);
         continue;
       }
       PyObject* packed = PyObject_GetAttr(a, packed_name);
@@ -109,13 +103,13 @@ class JitKernel {
         PyErr_Clear();
         return false;
       }
-      keep[i] = nb::steal(packed);
+      const nb::object keep = nb::steal(packed);
       if (!PyBytes_Check(packed)) return false;
-      infos[i].size = static_cast<std::size_t>(PyBytes_GET_SIZE(packed));
-      values[i] = PyBytes_AS_STRING(packed);
+      ArgInfo info = infos_[i];
+      info.size = static_cast<std::size_t>(PyBytes_GET_SIZE(packed));
+      list.add(info, PyBytes_AS_STRING(packed));  // the bytes are copied into the list
     }
-    detail::launch_checked(kernel_, config, std::span<const ArgInfo>(infos.data(), n),
-                           values.data(), slots.data());
+    kernel_.launch(config, list);
     return true;
   }
 
@@ -265,6 +259,12 @@ class JitArray {
   // From host memory laid out in C order (the Python side makes it so).
   static JitArray from_host(std::uintptr_t address, const std::vector<std::int64_t>& shape,
                             const std::string& dtype) {
+    if (shape.empty()) {
+      // A 0-d array: cudakit::from_host would make it 1-d; keep it 0-d.
+      JitArray scalar = empty(shape, dtype, false);
+      scalar.copy_from_host(address, scalar.array_.nbytes());
+      return scalar;
+    }
     return JitArray(cudakit::from_host(reinterpret_cast<const void*>(address),
                                        Shape(shape.begin(), shape.end()), parse(dtype)));
   }

@@ -8,6 +8,7 @@
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
 #include "cudakit/stream.hpp"
+#include "array_object.hpp"
 #include "driver_types.hpp"
 
 namespace cudakit::python {
@@ -48,6 +49,7 @@ void bind_streams(nb::module_& m) {
           "destroys it.")
       .def("synchronize",
            [](const Stream& s) {
+             evaluate_all_pending();  // work the user wrote before this point is queued
              nb::gil_scoped_release unlocked;
              s.synchronize();
            })
@@ -75,6 +77,9 @@ void bind_streams(nb::module_& m) {
           "record",
           [](nb::handle self, nb::handle stream) {
             const Event& e = nb::cast<const Event&>(self);
+            // Pending array results written before the record belong before it,
+            // or the time between two events would miss them.
+            evaluate_all_pending();
             void* native = native_stream(stream);
             e.record(native ? Stream::wrap(e.device(), native) : e.device().default_stream());
             return nb::borrow(self);

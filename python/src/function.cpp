@@ -127,7 +127,13 @@ nb::object launch(const Function& f, LaunchArgs& args, const LaunchConfig& confi
     }
     return nb::float_(ms / 1000.0);
   }
-  args.launch(f.kernel, config);
+  if (args.has_host()) {
+    // The launch waits for the copies back: let other Python threads run.
+    nb::gil_scoped_release unlocked;
+    args.launch(f.kernel, config);
+  } else {
+    args.launch(f.kernel, config);
+  }
   after_launch(f.kernel, config);
   return nb::none();
 }

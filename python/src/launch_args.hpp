@@ -30,6 +30,8 @@ class LaunchArgs {
  public:
   void clear();
   std::size_t size() const noexcept { return entries_.size(); }
+  // In/Out/InOut among the arguments: the launch then copies and waits.
+  bool has_host() const noexcept { return has_host_; }
 
   LaunchArgs& pointer(std::uint64_t device_address, const char* what, ElementType element = {});
   LaunchArgs& scalar(ScalarType type, const void* bytes, std::size_t size);

@@ -15,10 +15,6 @@ namespace {
 std::atomic<std::uint64_t> g_launches{0};
 }
 
-std::uint64_t array_kernel_launches() noexcept {
-  return g_launches.load(std::memory_order_relaxed);
-}
-
 void note_array_launch() noexcept { g_launches.fetch_add(1, std::memory_order_relaxed); }
 
 void ArgPack::push_pointer(std::uint64_t address) { args_.pointer(address, "Array"); }
@@ -65,3 +61,9 @@ Kernel cached_kernel(const Device& device, const std::string& key, const std::st
 }
 
 }  // namespace cudakit::detail
+
+namespace cudakit {
+std::uint64_t array_kernel_launches() noexcept {
+  return detail::g_launches.load(std::memory_order_relaxed);
+}
+}  // namespace cudakit

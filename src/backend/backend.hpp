@@ -26,6 +26,7 @@
 #include "cudakit/device_attribute.hpp"
 #include "cudakit/device_properties.hpp"
 #include "cudakit/dim3.hpp"
+#include "cudakit/error.hpp"
 #include "cudakit/kernel_attributes.hpp"
 #include "cudakit/param_layout.hpp"
 
@@ -44,6 +45,22 @@ struct CompileRequest {
   std::string source;
   std::string source_name = "kernel.cu";  // shown in compiler messages
   CompileOptions options;                 // options.arch is never empty here
+};
+
+// A matrix product C = op(A) op(B) in column-major (BLAS) terms, for the
+// arrays' matmul: C is m x n with leading dimension ldc, op(A) m x k, op(B)
+// k x n; op transposes when asked. Addresses are device addresses, strides of
+// a batch in elements.
+struct GemmRequest {
+  ScalarType type = ScalarType::f32;  // of A, B and C: f16, bf16, f32 or f64
+  bool transpose_a = false;
+  bool transpose_b = false;
+  std::int64_t m = 0, n = 0, k = 0;
+  DevicePtr a = 0, b = 0, c = 0;
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
+  std::int64_t batch = 1;
+  std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  bool allow_tf32 = false;  // f32 on tensor cores, with TF32 inputs
 };
 
 class Backend {
@@ -145,6 +162,23 @@ class Backend {
   // fault reports. Must not allocate on the hot path.
   virtual void launch(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
                       unsigned dynamic_shared_bytes, NativeStream stream, void** args) = 0;
+
+  // ---- dense linear algebra (optional) ------------------------------------------
+  // Whether gemm() runs products of `type` (the CUDA backend when cuBLAS
+  // loads; never the CPU backend, whose arrays use generated kernels).
+  virtual bool gemm_available(ScalarType type) {
+    (void)type;
+    return false;
+  }
+  // Queues the product on `stream`. NotSupported where gemm_available() is
+  // false; CudaError (with the library's status) when the library fails.
+  virtual void gemm(int ordinal, NativeStream stream, const GemmRequest& request) {
+    (void)ordinal;
+    (void)stream;
+    (void)request;
+    throw NotSupported("a matrix product through a vendor library",
+                       "this backend has none; use the generated kernels");
+  }
 };
 
 // The process-wide instance of a backend, created on first use. Throws the

@@ -1,72 +1,35 @@
 #include "core/array_view_match.hpp"
 
-#include <array>
-#include <utility>
+#include "core/c_types.hpp"
 
 namespace cudakit::detail {
 namespace {
 
-// The C element types of a kernel's ArrayView<T, N> and the dtypes they hold.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 27> kElementDtypes{{
-    {"bool", "bool"},
-    {"signedchar", "int8"},
-    {"int8_t", "int8"},
-    {"unsignedchar", "uint8"},
-    {"uint8_t", "uint8"},
-    {"short", "int16"},
-    {"int16_t", "int16"},
-    {"unsignedshort", "uint16"},
-    {"uint16_t", "uint16"},
-    {"int", "int32"},
-    {"int32_t", "int32"},
-    {"unsigned", "uint32"},
-    {"unsignedint", "uint32"},
-    {"uint32_t", "uint32"},
-    {"longlong", "int64"},
-    {"longlongint", "int64"},
-    {"int64_t", "int64"},
-    {"unsignedlonglong", "uint64"},
-    {"uint64_t", "uint64"},
-    {"__half", "float16"},
-    {"half", "float16"},
-    {"__nv_bfloat16", "bfloat16"},
-    {"float", "float32"},
-    {"double", "float64"},
-    {"cudakit_complex64", "complex64"},
-    {"cudakit_complex128", "complex128"},
-    {"float2", "complex64"},
-}};
-
-// The first template argument after "ArrayView<", without qualifiers,
-// namespaces or spaces: "ArrayView<const std::int32_t, 2>" -> "int32_t".
+// The first template argument of "ArrayView<...>" as a bare C type:
+// "ArrayView<const std::int32_t, 2>" -> "int32_t"; empty when there is none.
 std::string element_of(std::string_view type) {
   const auto open = type.find("ArrayView<");
   if (open == std::string_view::npos) return {};
   type.remove_prefix(open + 10);
-  type = type.substr(0, type.find_first_of(",>"));
-  std::string out;
-  std::string word;
-  auto flush = [&] {
-    if (word != "const" && word != "volatile") out += word;
-    word.clear();
-  };
-  for (char ch : type) {
-    if (ch == ' ' || ch == '\t') {
-      flush();
-    } else if (ch == ':') {
-      word.clear();  // drop a namespace qualifier
-    } else {
-      word += ch;
-    }
+  int depth = 1;
+  std::size_t end = 0;
+  while (end < type.size() && depth > 0) {
+    if (type[end] == '<') ++depth;
+    if (type[end] == '>') --depth;
+    ++end;
   }
-  flush();
-  return out;
+  const auto args = split_c_list(type.substr(0, depth == 0 ? end - 1 : end));
+  return args.empty() ? std::string() : bare_c_type(args[0]);
 }
 
-std::string_view dtype_of_element(std::string_view element) {
-  for (const auto& [c_type, dtype] : kElementDtypes)
-    if (c_type == element) return dtype;
-  return {};
+// The dtype name an ArrayView element type holds: a scalar C type by the
+// C-types table (its ScalarType's name is the dtype's), complex by name.
+std::string dtype_of_element(const std::string& element) {
+  if (element == "cudakit_complex64" || element == "float2") return "complex64";
+  if (element == "cudakit_complex128" || element == "double2") return "complex128";
+  const TypeClass c = classify_c_type(element);
+  if (!c.known || c.kind != ParamKind::scalar) return {};
+  return std::string(to_string(c.scalar));
 }
 
 }  // namespace
@@ -75,13 +38,13 @@ std::optional<std::string> array_view_element_mismatch(std::string_view param_ty
                                                        std::string_view argument_type) {
   if (!argument_type.starts_with("ArrayView<")) return std::nullopt;
   const std::string element = element_of(param_type);
-  const std::string_view want = dtype_of_element(element);
+  const std::string want = dtype_of_element(element);
   if (want.empty()) return std::nullopt;
   std::string_view have = argument_type.substr(10);
   have = have.substr(0, have.find(','));
   if (have == want) return std::nullopt;
-  return "the kernel's ArrayView holds " + element + " (" + std::string(want) + "), the array is " +
-         std::string(have) + ": convert it with astype(" + std::string(want) +
+  return "the kernel's ArrayView holds " + element + " (" + want + "), the array is " +
+         std::string(have) + ": convert it with astype(" + want +
          ") or declare the parameter with the array's element type";
 }
 

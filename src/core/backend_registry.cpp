@@ -9,6 +9,7 @@
 #include "backend/backend.hpp"
 #include "backend/cpu/cpu_backend.hpp"
 #include "backend/cuda/cuda_backend.hpp"
+#include "launch_profiler.hpp"
 
 namespace cudakit {
 namespace detail {
@@ -32,6 +33,7 @@ Backend& backend(BackendKind kind) {
   std::call_once(s.once, [&] {
     try {
       s.instance = kind == BackendKind::cuda ? make_cuda_backend() : make_cpu_backend();
+      if (launch_profiling_enabled()) s.instance = make_profiling_backend(std::move(s.instance));
     } catch (...) {
       s.failure = std::current_exception();
     }

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/c_types.hpp"
 #include "cudakit/param_layout.hpp"
 
 namespace cudakit::detail {
@@ -46,13 +47,7 @@ std::string demangled_without_params(std::string_view demangled);
 // the input unchanged when it is not a mangled name.
 std::string demangle(std::string_view symbol);
 
-// What a C type written in a signature is to the launch check.
-struct TypeClass {
-  bool known = false;  // false: a name we cannot resolve (typedef, struct)
-  ParamKind kind = ParamKind::aggregate;
-  ScalarType scalar = ScalarType::unknown;
-  std::size_t size = 0;  // 0 when not known
-};
+// What a C type written in a signature is to the launch check (c_types.hpp).
 TypeClass classify_param_type(std::string_view type);
 
 }  // namespace cudakit::detail

@@ -36,4 +36,14 @@ struct Kernel::State {
   explicit State(Module m) : module(std::move(m)), device(module.device()) {}
 };
 
+namespace detail {
+// Kernel's constructor and state, for the core; not public API.
+struct KernelAccess {
+  static Kernel make(std::shared_ptr<const Kernel::State> state) {
+    return Kernel(std::move(state));
+  }
+  static const Kernel::State& state(const Kernel& kernel) noexcept { return *kernel.state_; }
+};
+}  // namespace detail
+
 }  // namespace cudakit

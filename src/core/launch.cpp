@@ -147,35 +147,41 @@ void launch_staged(const Kernel::State& k, const LaunchConfig& config, const Ker
   backend.synchronize_stream(stream);
 }
 
+void check_and_launch(const Kernel::State& k, const LaunchConfig& config, const KernelArgs& args,
+                      void** values, std::uint64_t* converted) {
+  check_arguments(k, config, args, values, converted);
+  if (args.has_host_transfers()) {
+    launch_staged(k, config, args, values, converted);
+    return;
+  }
+  k.backend->launch(k.native, k.name.c_str(), config.grid, config.block, config.shared_bytes,
+                    config.stream.native, values);
+}
+
+// More arguments than KernelArgs keeps inline: the pointers and converted
+// values on the heap too (kept off the common path's frame).
+[[gnu::noinline]] void launch_many(const Kernel::State& k, const LaunchConfig& config,
+                                   const KernelArgs& args) {
+  const std::size_t n = args.size();
+  auto values = std::make_unique<void*[]>(n);
+  auto converted = std::make_unique<std::uint64_t[]>(n);
+  check_and_launch(k, config, args, values.get(), converted.get());
+}
+
 }  // namespace
 }  // namespace detail
 
 void Kernel::launch(const LaunchConfig& config, KernelArgs& args) const {
   const State& k = *state_;
   detail::check_config(k, config);
-  // The argument pointers and converted values: on the stack up to the
-  // inline capacity, as KernelArgs' own storage.
-  constexpr std::size_t inline_count = KernelArgs::inline_capacity;
-  void* inline_values[inline_count];
-  std::uint64_t inline_converted[inline_count];
-  std::unique_ptr<void*[]> heap_values;
-  std::unique_ptr<std::uint64_t[]> heap_converted;
-  void** values = inline_values;
-  std::uint64_t* converted = inline_converted;
-  const std::size_t n = args.size();
-  if (n > inline_count) {
-    heap_values = std::make_unique<void*[]>(n);
-    heap_converted = std::make_unique<std::uint64_t[]>(n);
-    values = heap_values.get();
-    converted = heap_converted.get();
-  }
-  detail::check_arguments(k, config, args, values, converted);
-  if (args.has_host_transfers()) {
-    detail::launch_staged(k, config, args, values, converted);
+  if (args.size() > KernelArgs::inline_capacity) {
+    detail::launch_many(k, config, args);
     return;
   }
-  k.backend->launch(k.native, k.name.c_str(), config.grid, config.block, config.shared_bytes,
-                    config.stream.native, values);
+  // The argument pointers and converted values, on the stack.
+  void* values[KernelArgs::inline_capacity];
+  std::uint64_t converted[KernelArgs::inline_capacity];
+  detail::check_and_launch(k, config, args, values, converted);
 }
 
 float Kernel::launch_timed(const LaunchConfig& config, KernelArgs& args) const {

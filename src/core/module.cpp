@@ -154,12 +154,10 @@ std::shared_ptr<Kernel::State> make_kernel_state(const Module& module, Module::S
 
 Module::Module(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
-Module Module::from_state(std::shared_ptr<State> state) { return Module(std::move(state)); }
-
-Module Module::load_with_source(const CompiledCode& code, const Device& device,
-                                std::string source) {
+Module detail::ModuleAccess::load_with_source(const CompiledCode& code, const Device& device,
+                                              std::string source) {
   auto& backend = device.backend();
-  auto state = std::make_shared<State>(device, &backend);
+  auto state = std::make_shared<Module::State>(device, &backend);
   state->code = code;
   state->source = std::move(source);
   state->native = backend.load_module(device.ordinal(), state->code);
@@ -167,7 +165,7 @@ Module Module::load_with_source(const CompiledCode& code, const Device& device,
 }
 
 Module Module::load(const CompiledCode& code, const Device& device) {
-  return load_with_source(code, device, {});
+  return detail::ModuleAccess::load_with_source(code, device, {});
 }
 
 Module Module::load(const CompiledCode& code) { return load(code, Device::current()); }
@@ -191,11 +189,11 @@ Kernel Module::kernel(std::string_view name) const {
   std::lock_guard lock(s.mutex);
   std::string key(name);
   if (auto it = s.kernels.find(key); it != s.kernels.end())
-    if (auto alive = it->second.lock()) return Kernel(std::move(alive));
+    if (auto alive = it->second.lock()) return detail::KernelAccess::make(std::move(alive));
   std::string symbol = resolve_symbol(s, name);
   auto k = make_kernel_state(*this, s, key, std::move(symbol));
   s.kernels[std::move(key)] = k;
-  return Kernel(k);
+  return detail::KernelAccess::make(std::move(k));
 }
 
 std::vector<std::string> Module::kernel_names() const {

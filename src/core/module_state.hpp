@@ -37,4 +37,16 @@ struct Module::State {
   }
 };
 
+namespace detail {
+// The constructors the compile path and the tests use; not public API.
+struct ModuleAccess {
+  static Module from_state(std::shared_ptr<Module::State> state) {
+    return Module(std::move(state));
+  }
+  // Loads `code` and keeps the source it was compiled from (Module::source()).
+  static Module load_with_source(const CompiledCode& code, const Device& device,
+                                 std::string source);
+};
+}  // namespace detail
+
 }  // namespace cudakit

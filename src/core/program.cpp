@@ -121,7 +121,7 @@ Module compile(std::string_view source, const CompileOptions& options, const Dev
     auto& loaded = loaded_modules();
     std::lock_guard lock(loaded.mutex);
     auto it = loaded.modules.find({device.backend_kind(), device.ordinal(), key});
-    if (it != loaded.modules.end()) return Module::from_state(it->second);
+    if (it != loaded.modules.end()) return detail::ModuleAccess::from_state(it->second);
   }
 
   CompiledCode code = compile_code(backend, source, prepared, resolved);
@@ -135,9 +135,9 @@ Module compile(std::string_view source, const CompileOptions& options, const Dev
     std::lock_guard lock(loaded.mutex);
     auto [it, inserted] = loaded.modules.emplace(
         std::make_tuple(device.backend_kind(), device.ordinal(), key), state);
-    if (!inserted) return Module::from_state(it->second);
+    if (!inserted) return detail::ModuleAccess::from_state(it->second);
   }
-  return Module::from_state(std::move(state));
+  return detail::ModuleAccess::from_state(std::move(state));
 }
 
 Module compile(std::string_view source, const CompileOptions& options) {

@@ -1,6 +1,7 @@
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/backend_kind.cpp
   ${CMAKE_CURRENT_LIST_DIR}/backend_registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/c_types.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiled_code.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_attribute.cpp
@@ -15,11 +16,13 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/launch_arguments.cpp
   ${CMAKE_CURRENT_LIST_DIR}/array_view_match.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_config.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/launch_profiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/module.cpp
   ${CMAKE_CURRENT_LIST_DIR}/module_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/param_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pinned_buffer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/profiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/regular_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scalar_convert.cpp

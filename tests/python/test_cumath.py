@@ -72,3 +72,9 @@ def test_stream_argument_is_accepted() -> None:
 def test_bad_operand() -> None:
     with pytest.raises(TypeError):
         cumath.exp("x")
+
+
+def test_ldexp_truncates_a_floating_exponent_like_pycuda() -> None:
+    a = random_array(100, np.float32, low=-3, high=3)
+    e = random_array(100, np.float32, low=-4, high=4)
+    assert_matches(cumath.ldexp(ga.to_gpu(a), ga.to_gpu(e)), np.ldexp(a, e.astype(np.int32)))

@@ -103,3 +103,18 @@ def test_float32_uniform_is_philox_bit_for_bit(seed: int) -> None:
     expected = (words >> np.uint32(8)).astype(np.float32) * np.float32(2.0 ** -24)
     got = curandom.PhiloxGenerator(seed).gen_uniform(n, np.float32).get()
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int64])
+def test_rand_of_integer_dtypes_spans_the_range(dtype) -> None:
+    r = curandom.rand(20000, dtype).get()
+    info = np.iinfo(dtype)
+    assert r.dtype == dtype and r.min() >= info.min and r.max() <= info.max
+    assert r.min() < info.min / 2 + info.max / 2 - (info.max - info.min) / 4
+    assert len(np.unique(r)) > min(200, (info.max - info.min) // 2)
+
+
+def test_rand_of_complex_dtype() -> None:
+    r = curandom.rand(1000, np.complex64).get()
+    assert r.dtype == np.complex64
+    assert 0 <= r.real.min() and r.real.max() < 1 and 0 <= r.imag.min() and r.imag.max() < 1

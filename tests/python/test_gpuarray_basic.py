@@ -244,3 +244,55 @@ def test_reverse_and_mul_add() -> None:
 def test_texture_binding_is_not_supported() -> None:
     with pytest.raises(TypeError, match="texture"):
         ga.to_gpu(np.arange(3.0)).bind_to_texref(None)
+
+
+def test_view_to_another_itemsize_rescales_the_last_axis() -> None:
+    a = random_array((8, 16), np.float32)
+    g = ga.to_gpu(a)
+    assert_matches(g.view(np.complex64), a.view(np.complex64))
+    assert_matches(g.view(np.int16), a.view(np.int16))
+    assert_matches(g[:, 2:6].view(np.float64), a[:, 2:6].view(np.float64))
+    with pytest.raises(ValueError):
+        ga.to_gpu(random_array((3, 5), np.float32)).view(np.float64)
+    with pytest.raises(ValueError):
+        g.T.view(np.float64)
+
+
+def test_fortran_ordered_host_arrays_keep_their_layout() -> None:
+    a = np.asfortranarray(random_array((22, 33), np.float64))
+    g = ga.to_gpu(a)
+    assert g.strides == a.strides and g.flags.f_contiguous
+    np.testing.assert_array_equal(g.get(), a)
+
+
+def test_transpose_axes_keyword() -> None:
+    a = random_array((3, 4, 5), np.int32)
+    assert_matches(ga.to_gpu(a).transpose(axes=(1, 0, 2)), a.transpose(1, 0, 2))
+
+
+def test_shapes_given_as_numpy_arrays() -> None:
+    assert ga.empty(np.array(3), np.float32).shape == (3,)
+    assert ga.empty(np.array([2, 3]), np.float32).shape == (2, 3)
+    assert ga.zeros(np.int64(4)).shape == (4,)
+
+
+def test_conj_and_mul_add_with_out() -> None:
+    z = random_array(50, np.complex64)
+    out = ga.empty(50, np.complex64)
+    assert ga.to_gpu(z).conj(out=out) is out
+    assert_matches(out, z.conj())
+    a, b = random_array(50, np.float32), random_array(50, np.float32)
+    c = ga.empty(50, np.float32)
+    assert ga.to_gpu(a).mul_add(2, ga.to_gpu(b), 3, out=c) is c
+    np.testing.assert_allclose(c.get(), 2 * a + 3 * b, rtol=1e-6)
+
+
+def test_copy_keeps_fortran_order_and_like_order_a() -> None:
+    a = np.asfortranarray(random_array((22, 33), np.float64))
+    g = ga.to_gpu(a)
+    assert g.copy().strides == a.strides
+    assert g.copy(order="C").strides == np.ascontiguousarray(a).strides
+    np.testing.assert_array_equal(g.copy().get(), a)
+    for f in (ga.empty_like, ga.zeros_like, ga.ones_like):
+        assert f(g, order="A").flags.f_contiguous
+        assert f(g, order="C").flags.c_contiguous

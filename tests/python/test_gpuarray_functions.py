@@ -111,3 +111,26 @@ def test_as_gpuarray() -> None:
     assert ga.as_gpuarray(g) is g
     np.testing.assert_array_equal(ga.as_gpuarray(a).get(), a)
     assert ga.is_gpuarray(g) and not ga.is_gpuarray(a)
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_binary(name: str) -> None:
+    a = random_array((10, 4), np.float64, low=-1, high=1)
+    a[a < 0] = 0
+    b = random_array((10, 4), np.int32, low=0, high=2)
+    assert_matches(getattr(ga, name)(ga.to_gpu(a), ga.to_gpu(b)), getattr(np, name)(a, b))
+    assert_matches(getattr(ga, name)(ga.to_gpu(a), 0.0), getattr(np, name)(a, 0.0))
+
+
+def test_logical_not() -> None:
+    a = random_array(100, np.float32, low=0, high=2).round()
+    assert_matches(ga.logical_not(ga.to_gpu(a)), np.logical_not(a))
+
+
+def test_subset_sum_min_max() -> None:
+    a = random_array(2000, np.float32)
+    subset = np.array([j for j in range(2000) if j % 5], dtype=np.int32)
+    ga_, gs = ga.to_gpu(a), ga.to_gpu(subset)
+    np.testing.assert_allclose(ga.subset_sum(gs, ga_).get(), a[subset].sum(), rtol=1e-5)
+    assert ga.subset_max(gs, ga_).get() == a[subset].max()
+    assert ga.subset_min(gs, ga_).get() == a[subset].min()

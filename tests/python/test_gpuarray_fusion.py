@@ -166,3 +166,22 @@ def test_shape_and_dtype_of_a_pending_result_need_no_evaluation() -> None:
     r = g * 2.5
     assert r.shape == (3, 4) and r.dtype == np.float64 and r.size == 12
     assert r.is_pending
+
+
+@pytest.mark.parametrize("point", ["event_record", "stream_synchronize", "context_synchronize"])
+def test_timing_points_evaluate_pending_results(point: str) -> None:
+    # Work written between two events must run between them: recording an
+    # event (or synchronizing) evaluates every pending result first.
+    import cudakit.driver as drv
+
+    a, b = random_array(3001, np.float32), random_array(3001, np.float32)
+    c = ga.to_gpu(a) + ga.to_gpu(b)
+    assert c.is_pending
+    if point == "event_record":
+        drv.Event().record()
+    elif point == "stream_synchronize":
+        drv.Stream().synchronize()
+    else:
+        drv.Context.synchronize()
+    assert not c.is_pending
+    np.testing.assert_allclose(c.get(), a + b, rtol=1e-6)

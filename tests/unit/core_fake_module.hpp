@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "core/module_state.hpp"
 #include "cudakit/module.hpp"
 #include "unit/core_fake_backend.hpp"
 
@@ -12,7 +13,7 @@ namespace cudakit::testing {
 inline Module load_fake_module(FakeModuleSpec spec, std::string source = {},
                                CompiledCode code = {}) {
   fake().next_module = std::move(spec);
-  return Module::load_with_source(code, Device::get(0), std::move(source));
+  return detail::ModuleAccess::load_with_source(code, Device::get(0), std::move(source));
 }
 
 }  // namespace cudakit::testing

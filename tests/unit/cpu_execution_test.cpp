@@ -266,13 +266,30 @@ TEST(CpuBarrier, BarrierInAnInMemoryHeaderTakesTheFiberPath) {
   for (int i = 0; i < 64; ++i) EXPECT_EQ(r[i], 63 - i);
 }
 
-TEST(CpuBarrier, BarrierTheScannerCannotSeeIsAKernelFaultThatSaysSo) {
-  std::string dir = testing::TempDir() + "cudakit_cpu_hidden_barrier";
+TEST(CpuBarrier, BarrierInAHeaderFromIncludeDirsTakesTheFiberPath) {
+  std::string dir = testing::TempDir() + "cudakit_cpu_disk_barrier";
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/block_sync.h") << kBlockSyncHeader;
   CompileOptions options;
   options.include_dirs = {dir};
   CpuModuleHandle mod(kCallsHeaderBarrier, options);
+  CpuBuffer<int> d(64);
+  mod.run("k", Dim3(1), Dim3(64), d.get());
+  auto r = d.to_host();
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(r[i], 63 - i);
+}
+
+TEST(CpuBarrier, BarrierTheScannerCannotSeeIsAKernelFaultThatSaysSo) {
+  // A header named through a macro is not followed by the scanner.
+  std::string dir = testing::TempDir() + "cudakit_cpu_hidden_barrier";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/block_sync.h") << kBlockSyncHeader;
+  CompileOptions options;
+  options.include_dirs = {dir};
+  options.defines = {{"SYNC_HEADER", "\"block_sync.h\""}};
+  std::string source = kCallsHeaderBarrier;
+  source.replace(source.find("\"block_sync.h\""), 14, "SYNC_HEADER");
+  CpuModuleHandle mod(source, options);
   CpuBuffer<int> d(64);
   try {
     mod.run("k", Dim3(1), Dim3(64), d.get());

@@ -4,9 +4,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 
+#include "bench/conv_bench.hpp"
 #include "bench/launch_bench.hpp"
 #include "commands/commands.hpp"
 #include "cudakit/cudakit.hpp"
@@ -44,6 +46,23 @@ int run_bench(const BenchOptions& options) {
   int status = 0;
   if (options.what == "launch" || options.what == "all")
     run_launch_bench(device, options.launches, options.repeats, std::cout);
+  if (options.what == "conv") {
+    // Full size on a GPU (P8); a smaller image keeps the CPU backend quick.
+    const bool gpu = device.backend_kind() == BackendKind::cuda;
+    ConvBenchResult result =
+        run_conv_bench(device, gpu ? 3840 : 960, gpu ? 2160 : 540, options.repeats, std::cout);
+    if (!options.plot.empty()) {
+      std::ofstream svg(options.plot);
+      svg << conv_bench_svg(result, device.describe());
+      if (!svg) {
+        std::cerr << "cudakit bench: cannot write " << options.plot << '\n';
+        return 1;
+      }
+      std::cout << "chart written to " << options.plot << '\n';
+    }
+    for (const auto& step : result.steps)
+      if (!step.correct) status = 1;
+  }
   if (options.what == "compile" || options.what == "all") {
     std::cout << "\n" << std::flush;
     status = compile_bench();

@@ -40,6 +40,7 @@ struct BenchOptions {
   std::string what = "all";  // launch | compile | all
   int launches = 0;          // per repeat; 0: chosen per backend
   int repeats = 7;
+  std::string plot;  // conv: an SVG chart written here
 };
 int run_bench(const BenchOptions& options);
 

@@ -27,6 +27,17 @@ void print_device(const Device& device) {
   } catch (const Error& e) {
     std::cout << "  free_memory = unknown (" << e.message() << ")\n";
   }
+  // The device limits of the tutorials' FAQ (printf buffer, per-thread
+  // stack, device malloc heap); Device::set_limit changes them.
+  try {
+    std::cout << "  limits: printf_fifo_size = "
+              << format_bytes(device.limit(ContextLimit::printf_fifo_size))
+              << ", stack_size = " << format_bytes(device.limit(ContextLimit::stack_size))
+              << " per thread, malloc_heap_size = "
+              << format_bytes(device.limit(ContextLimit::malloc_heap_size)) << "\n";
+  } catch (const Error& e) {
+    std::cout << "  limits: unknown (" << e.message() << ")\n";
+  }
   std::cout << "  attributes:\n";
   for (const auto& [name, value] : device.attributes())
     std::cout << "    " << name << " = " << value << "\n";

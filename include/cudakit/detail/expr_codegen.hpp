@@ -83,9 +83,8 @@ const std::string& codegen_prelude();
 Kernel cached_kernel(const Device& device, const std::string& key, const std::string& kernel_name,
                      const std::function<std::string()>& make_source);
 
-// Kernel launches made by the array layer (elementwise, and any other array
-// kernel launched through ArgPack::launch) since the process started.
-std::uint64_t array_kernel_launches() noexcept;
+// The public counter (cudakit/array_expr.hpp), also under its former name.
+using cudakit::array_kernel_launches;
 
 // The generated source for evaluating `expr` into `out` (for tests and
 // `--show-source`), and the key that names it.

@@ -98,6 +98,9 @@ class CudaBackend final : public Backend {
   void launch(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
               unsigned dynamic_shared_bytes, NativeStream stream, void** args) override;
 
+  bool gemm_available(ScalarType type) override;  // cuda_gemm.cpp
+  void gemm(int ordinal, NativeStream stream, const GemmRequest& request) override;
+
   // Throws the mapped exception for `result`; for kernel faults it names the
   // kernels recorded on `stream` (or, with no stream known, the latest ones).
   [[noreturn]] void fail(CUresult result, const std::string& context, NativeStream stream,

@@ -28,6 +28,8 @@ if ! ls pycuda-*.tar.gz > /dev/null 2>&1; then
   "$python" -m pip download --no-deps --no-binary :all: pycuda -d . -q
 fi
 sdist="$(ls pycuda-*.tar.gz | sort | tail -n 1)"
+# PyCUDA's tests use pytools (a PyCUDA dependency, not cudakit's).
+"$python" -c "import pytools" 2> /dev/null || "$python" -m pip install -q pytools
 rm -rf suite && mkdir suite
 tar xzf "$sdist" -C suite --strip-components=1 --wildcards '*/test/*.py'
 echo "== $(basename "$sdist"): running test/{test_gpuarray,test_cumath,test_driver}.py against cudakit"

@@ -1,0 +1,46 @@
+// The C types of kernel signatures, in one place: the tokenizer, the
+// argument-list splitter, and what a C type name is (its ScalarType and
+// size). The signature scanner, the demangled-name reader, the ArrayView
+// check and the array layer's generated-kernel parameters all read C types
+// through these, so `size_t`, `long long`, `unsigned char`, `int8_t` or
+// `__half` mean the same everywhere.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cudakit/param_layout.hpp"
+
+namespace cudakit::detail {
+
+// Identifiers, numbers, "::" and single punctuation characters. Comments,
+// string and character literals and preprocessor lines produce no tokens.
+std::vector<std::string_view> tokenize_c(std::string_view source);
+bool is_c_identifier(std::string_view token);
+// const, volatile, restrict spellings, __grid_constant__, struct/class/typename/enum/union.
+bool is_c_qualifier(std::string_view token);
+
+// Splits a comma-separated list at the top level only, respecting (), <>,
+// [] and {} nesting: "T<a, b>, int n" -> {"T<a, b>", "int n"}. Each piece is
+// trimmed; an empty (or all-blank) list gives no pieces.
+std::vector<std::string> split_c_list(std::string_view list);
+
+// The type without qualifiers and namespace prefixes, words joined by one
+// space: "const std::uint8_t" -> "uint8_t", "unsigned  long long" -> "unsigned long long".
+std::string bare_c_type(std::string_view type);
+
+// What a C type written in a signature is to the launch check.
+struct TypeClass {
+  bool known = false;  // false: a name we cannot resolve (typedef, struct)
+  ParamKind kind = ParamKind::aggregate;
+  ScalarType scalar = ScalarType::unknown;
+  std::size_t size = 0;  // 0 when not known
+};
+// bool, char (signed, unsigned), short, int, long, long long in any order and
+// signedness, int8_t..uint64_t, size_t, ptrdiff_t, intptr_t, uintptr_t,
+// float, double, __half/half, __nv_bfloat16/nv_bfloat16; any pointer.
+TypeClass classify_c_type(std::string_view type);
+
+}  // namespace cudakit::detail

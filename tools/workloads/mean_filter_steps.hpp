@@ -1,0 +1,232 @@
+// The 3x3 mean filter of mean_filter.hpp taken through the tutorial's
+// optimisation checklist, one kernel per step. Every step computes exactly
+// what the naive kernel computes (interior pixels: the integer mean of the
+// 3x3 neighbourhood per channel; border pixels: copied), so each is checked
+// byte for byte against workloads::mean_filter_rows. Shared by
+// examples/cpp/mean_filter_steps.cpp, `cudakit bench conv` and the demo;
+// docs/guide/optimizing.md walks through them.
+#pragma once
+
+#include <cudakit/launch_config.hpp>
+
+#include "workloads/mean_filter.hpp"
+
+namespace cudakit::workloads {
+
+// Step 2: a shared-memory tile with a one-pixel halo. Each block loads the
+// (32+2) x (8+2) pixels it needs once, with consecutive threads reading
+// consecutive bytes (coalesced), instead of every thread reading 27 bytes of
+// global memory.
+inline constexpr const char* mean_filter_tiled_source = R"(
+#define TILE_W 32
+#define TILE_H 8
+#define CH 3
+__global__ void mean_filter_tiled(const unsigned char* __restrict__ input,
+                                  unsigned char* __restrict__ output, int width, int height) {
+  __shared__ unsigned char tile[TILE_H + 2][(TILE_W + 2) * CH];
+  const int row_bytes = width * CH;
+  const int x0 = blockIdx.x * TILE_W - 1, y0 = blockIdx.y * TILE_H - 1;
+  const int tid = threadIdx.y * TILE_W + threadIdx.x;
+  for (int i = tid; i < (TILE_H + 2) * (TILE_W + 2) * CH; i += TILE_W * TILE_H) {
+    const int ty = i / ((TILE_W + 2) * CH), tb = i % ((TILE_W + 2) * CH);
+    const int gy = y0 + ty, gb = x0 * CH + tb;
+    tile[ty][tb] = (gy >= 0 && gy < height && gb >= 0 && gb < row_bytes)
+                       ? input[(size_t)gy * row_bytes + gb] : 0;
+  }
+  __syncthreads();
+  const int x = blockIdx.x * TILE_W + threadIdx.x, y = blockIdx.y * TILE_H + threadIdx.y;
+  if (x >= width || y >= height) return;
+  const bool interior = x >= 1 && x < width - 1 && y >= 1 && y < height - 1;
+  for (int c = 0; c < CH; ++c) {
+    const unsigned char centre = tile[threadIdx.y + 1][(threadIdx.x + 1) * CH + c];
+    int value = centre;
+    if (interior) {
+      int sum = 0;
+      for (int ky = 0; ky < 3; ++ky)
+        for (int kx = 0; kx < 3; ++kx) sum += tile[threadIdx.y + ky][(threadIdx.x + kx) * CH + c];
+      value = sum / 9;
+    }
+    output[(size_t)y * row_bytes + x * CH + c] = (unsigned char)value;
+  }
+}
+)";
+
+// Step 3: the same tile, with the filter's weights in constant memory (one
+// broadcast read for all threads of a warp), as the checklist suggests for
+// filter coefficients. The mean's weights are all one.
+inline constexpr const char* mean_filter_constant_source = R"(
+#define TILE_W 32
+#define TILE_H 8
+#define CH 3
+__constant__ int mean_weights[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+__global__ void mean_filter_constant(const unsigned char* __restrict__ input,
+                                     unsigned char* __restrict__ output, int width, int height) {
+  __shared__ unsigned char tile[TILE_H + 2][(TILE_W + 2) * CH];
+  const int row_bytes = width * CH;
+  const int x0 = blockIdx.x * TILE_W - 1, y0 = blockIdx.y * TILE_H - 1;
+  const int tid = threadIdx.y * TILE_W + threadIdx.x;
+  for (int i = tid; i < (TILE_H + 2) * (TILE_W + 2) * CH; i += TILE_W * TILE_H) {
+    const int ty = i / ((TILE_W + 2) * CH), tb = i % ((TILE_W + 2) * CH);
+    const int gy = y0 + ty, gb = x0 * CH + tb;
+    tile[ty][tb] = (gy >= 0 && gy < height && gb >= 0 && gb < row_bytes)
+                       ? input[(size_t)gy * row_bytes + gb] : 0;
+  }
+  __syncthreads();
+  const int x = blockIdx.x * TILE_W + threadIdx.x, y = blockIdx.y * TILE_H + threadIdx.y;
+  if (x >= width || y >= height) return;
+  const bool interior = x >= 1 && x < width - 1 && y >= 1 && y < height - 1;
+  for (int c = 0; c < CH; ++c) {
+    int value = tile[threadIdx.y + 1][(threadIdx.x + 1) * CH + c];
+    if (interior) {
+      int sum = 0;
+#pragma unroll
+      for (int ky = 0; ky < 3; ++ky)
+#pragma unroll
+        for (int kx = 0; kx < 3; ++kx)
+          sum += mean_weights[ky * 3 + kx] * tile[threadIdx.y + ky][(threadIdx.x + kx) * CH + c];
+      value = sum / 9;
+    }
+    output[(size_t)y * row_bytes + x * CH + c] = (unsigned char)value;
+  }
+}
+)";
+
+// Step 4: vectorised loads and several pixels per thread. In an interleaved
+// RGB row a byte's horizontal neighbours of the same channel are 3 bytes
+// away whatever its channel, so a row is filtered as plain bytes: each
+// thread owns a 16-byte column strip (one uint4 load and store per row, plus
+// the 4-byte words either side for the halo) over ROWS rows, keeping the
+// horizontal sums of the last three rows in registers so every input row is
+// read once per strip. Rows whose length is not a multiple of 16 bytes take
+// a byte-wise path with the same arithmetic.
+inline constexpr const char* mean_filter_vectorized_source = R"(
+#define CH 3
+#define ROWS 8
+__device__ __forceinline__ unsigned byte_at(const unsigned w[6], int j) {
+  // byte j (-4..19) of the window whose word 1 starts at the strip
+  return (w[(j + 4) >> 2] >> (((j + 4) & 3) * 8)) & 0xffu;
+}
+__device__ __forceinline__ void load_window(const unsigned char* row, int b0, int row_bytes,
+                                            bool vector_ok, unsigned w[6]) {
+  if (vector_ok) {
+    const uint4 v = *reinterpret_cast<const uint4*>(row + b0);
+    w[1] = v.x; w[2] = v.y; w[3] = v.z; w[4] = v.w;
+    w[0] = b0 >= 4 ? *reinterpret_cast<const unsigned*>(row + b0 - 4) : 0u;
+    w[5] = b0 + 20 <= row_bytes ? *reinterpret_cast<const unsigned*>(row + b0 + 16) : 0u;
+  } else {
+#pragma unroll
+    for (int k = 0; k < 6; ++k) {
+      unsigned word = 0;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int b = b0 - 4 + k * 4 + j;
+        if (b >= 0 && b < row_bytes) word |= (unsigned)row[b] << (8 * j);
+      }
+      w[k] = word;
+    }
+  }
+}
+// Row r's window, or zeros outside rows 0..height-1.
+__device__ __forceinline__ void load_row(const unsigned char* input, int r, int height, int b0,
+                                         int row_bytes, bool vector_ok, unsigned w[6]) {
+  if (r >= 0 && r < height) {
+    load_window(input + (size_t)r * row_bytes, b0, row_bytes, vector_ok, w);
+  } else {
+#pragma unroll
+    for (int k = 0; k < 6; ++k) w[k] = 0;
+  }
+}
+__global__ void mean_filter_vectorized(const unsigned char* __restrict__ input,
+                                       unsigned char* __restrict__ output, int width, int height) {
+  const int row_bytes = width * CH;
+  const int b0 = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * ROWS;
+  if (b0 >= row_bytes || y0 >= height) return;
+  const bool vector_ok = (row_bytes % 16) == 0;  // every row starts 16-byte aligned
+  const int y_end = min(y0 + ROWS, height);
+  unsigned h0[16], h1[16], h2[16];  // horizontal sums of rows y-1, y, y+1
+  unsigned centre[6];
+  unsigned w[6], ahead[6];  // this row's window, and the next row's (loaded early)
+#pragma unroll
+  for (int i = 0; i < 16; ++i) h0[i] = h1[i] = 0;
+#pragma unroll
+  for (int k = 0; k < 6; ++k) centre[k] = 0;
+  load_row(input, y0 - 1, height, b0, row_bytes, vector_ok, w);
+  // Rows y0-1 and y0 first, then one new row per output row. The next row
+  // is requested before this one is used, so each thread keeps two rows of
+  // loads in flight (a memory-bound kernel needs the bytes in flight).
+  for (int r = y0 - 1; r <= y_end; ++r) {
+    load_row(input, r + 1, r + 1 <= y_end ? height : 0, b0, row_bytes, vector_ok, ahead);
+#pragma unroll
+    for (int i = 0; i < 16; ++i) h2[i] = byte_at(w, i - 3) + byte_at(w, i) + byte_at(w, i + 3);
+    const int y = r - 1;  // the output row whose window is now complete
+    if (y >= y0 && y < y_end) {
+      const bool border_row = y == 0 || y == height - 1;
+      unsigned out[4] = {0, 0, 0, 0};
+#pragma unroll
+      for (int i = 0; i < 16; ++i) {
+        const int b = b0 + i;
+        unsigned value = byte_at(centre, i);
+        if (!border_row && b >= CH && b < row_bytes - CH) value = (h0[i] + h1[i] + h2[i]) / 9;
+        out[i >> 2] |= value << (8 * (i & 3));
+      }
+      unsigned char* dst = output + (size_t)y * row_bytes;
+      if (vector_ok) {
+        *reinterpret_cast<uint4*>(dst + b0) = make_uint4(out[0], out[1], out[2], out[3]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < 16; ++i)  // constant indices keep out[] in registers
+          if (b0 + i < row_bytes) dst[b0 + i] = (unsigned char)(out[i >> 2] >> (8 * (i & 3)));
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      h0[i] = h1[i];
+      h1[i] = h2[i];
+    }
+#pragma unroll
+    for (int k = 0; k < 6; ++k) {
+      centre[k] = w[k];
+      w[k] = ahead[k];
+    }
+  }
+}
+)";
+
+// The steps in the checklist's order; the last is the fastest (the one the
+// demo runs).
+struct MeanFilterStep {
+  const char* title;
+  const char* kernel;
+  const char* source;
+};
+inline constexpr MeanFilterStep mean_filter_steps[] = {
+    {"1 naive (tutorial)", "convolution_3x3", mean_filter_source},
+    {"2 shared-memory tile + halo", "mean_filter_tiled", mean_filter_tiled_source},
+    {"3 + constant-memory weights", "mean_filter_constant", mean_filter_constant_source},
+    {"4 + 16-byte loads, 8 rows/thread", "mean_filter_vectorized", mean_filter_vectorized_source},
+};
+inline constexpr int mean_filter_step_count = 4;
+inline constexpr int mean_filter_fastest_step = 3;
+
+// The launch shape of step `step` (0-based) for a width x height image.
+inline LaunchConfig mean_filter_step_launch(int step, int width, int height,
+                                            StreamRef stream = {}) {
+  auto up = [](long long a, long long b) { return static_cast<unsigned>((a + b - 1) / b); };
+  LaunchConfig c;
+  c.stream = stream;
+  if (step == 0) {
+    c.block = Dim3(16, 16);
+    c.grid = Dim3(up(width, 16), up(height, 16));
+  } else if (step == 1 || step == 2) {
+    c.block = Dim3(32, 8);
+    c.grid = Dim3(up(width, 32), up(height, 8));
+  } else {
+    const long long strips = (static_cast<long long>(width) * 3 + 15) / 16;
+    c.block = Dim3(32, 4);
+    c.grid = Dim3(up(strips, 32), up(up(height, 8), 4));
+  }
+  return c;
+}
+
+}  // namespace cudakit::workloads
