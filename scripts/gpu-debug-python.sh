@@ -9,6 +9,7 @@ ROOT=$PWD
 OUT=${OUT:-$ROOT/out}
 mkdir -p "$OUT"
 GPU_CHECK_BUILD_ONLY=1 BUDGET=${BUILD_BUDGET:-200} bash scripts/gpu-check.sh >"$OUT/build-steps.log" 2>&1
+export LD_LIBRARY_PATH=$ROOT/.deps/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONPATH=$ROOT/build-gpu/pysite${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONUNBUFFERED=1
 cd tests/python
