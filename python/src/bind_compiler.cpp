@@ -17,6 +17,7 @@
 #include "backend/backend.hpp"
 #include "bindings.hpp"
 #include "cudakit/compile_cache.hpp"
+#include "cudakit/detail/module_load.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/program.hpp"
 #include "function.hpp"
@@ -52,7 +53,7 @@ Module compile_in(std::string_view source, const CompileOptions& options,
     code = compile_only(source, uncached, device.backend_kind());
     cache.store(key, *code);
   }
-  return Module::load_with_source(*code, device, prepared);
+  return detail::load_module_with_source(*code, device, prepared);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "cudakit/detail/module_load.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/kernel.hpp"
 #include "kernel_state.hpp"
@@ -162,6 +163,11 @@ Module detail::ModuleAccess::load_with_source(const CompiledCode& code, const De
   state->source = std::move(source);
   state->native = backend.load_module(device.ordinal(), state->code);
   return Module(std::move(state));
+}
+
+Module detail::load_module_with_source(const CompiledCode& code, const Device& device,
+                                       std::string source) {
+  return ModuleAccess::load_with_source(code, device, std::move(source));
 }
 
 Module Module::load(const CompiledCode& code, const Device& device) {
