@@ -501,12 +501,14 @@ void run_cooperative_grid(const BlockLaunch& launch) {
       for (unsigned long long i = 1; i < blocks; ++i) threads.emplace_back(run_one, i);
     } catch (const std::system_error& e) {
       barrier.abandon("the CPU backend could not start a thread per block");
+      // The blocks already running plus this thread's: what the system allowed.
+      const auto started = static_cast<long long>(threads.size()) + 1;
       threads.clear();  // joins those started
       throw LaunchConfigError(
           std::string("launching kernel ") + launch.kernel_name +
               " cooperatively on the CPU backend",
           "OS threads for a cooperative grid (one per block)", static_cast<long long>(blocks),
-          static_cast<long long>(threads.capacity()),
+          started,
           std::string("the system refused a thread (") + e.what() + "); launch fewer blocks");
     }
     run_one(0);
