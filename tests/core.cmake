@@ -16,6 +16,9 @@ cudakit_add_test(core_unit_tests
 
 cudakit_add_backend_test(core_backend_tests
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/backends/core_backend_test.cpp)
+# Cooperative launches and the grid barrier (this_grid().sync()).
+cudakit_add_backend_test(cooperative_launch_test
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/backends/cooperative_launch_test.cpp)
 
 cudakit_add_test(core_nvrtc_tests
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_nvrtc_test.cpp

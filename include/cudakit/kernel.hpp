@@ -35,6 +35,10 @@ class Kernel {
   int max_active_blocks_per_multiprocessor(int block_size, std::size_t dynamic_shared = 0) const;
   // {min grid size for full occupancy, block size}.
   std::pair<int, int> suggest_block_size(std::size_t dynamic_shared = 0) const;
+  // The most blocks of `block_size` threads a cooperative launch
+  // (LaunchConfig::cooperative) may have: all of them resident at once
+  // (occupancy x multiprocessors on a GPU). 0 when the block cannot run.
+  long long max_cooperative_grid_blocks(int block_size, std::size_t dynamic_shared = 0) const;
   // Allows more than 48 KiB of dynamic shared memory (up to the device's opt-in limit).
   void set_max_dynamic_shared_memory(std::size_t bytes) const;
   void* native() const;

@@ -14,6 +14,10 @@ struct LaunchConfig {
   Dim3 block{1};
   std::uint32_t shared_bytes = 0;  // dynamic shared memory per block
   StreamRef stream{};              // default stream when null
+  // A cooperative launch: every block is resident at once, so the kernel may
+  // wait for the whole grid (cooperative_groups::this_grid().sync()). The
+  // grid must fit on the device at once: Kernel::max_cooperative_grid_blocks.
+  bool cooperative = false;
   // "grid 4x1x1, block 256x1x1, 0 B shared"
   std::string describe() const;
 };

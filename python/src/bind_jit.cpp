@@ -43,9 +43,10 @@ class JitKernel {
   // layout read back from PTX cannot tell a 64-bit integer from a pointer).
   JitKernel(const std::string& source, const std::string& name,
             const std::vector<std::string>& param_types, bool debug, bool line_info, bool fast_math,
-            int max_registers)
+            int max_registers, bool cooperative)
       : module_(compile_source(source, debug, line_info, fast_math, max_registers)),
-        kernel_(module_.kernel(name)) {
+        kernel_(module_.kernel(name)),
+        cooperative_(cooperative) {
     const auto& params = kernel_.params().params;
     if (params.size() > max_jit_params || params.size() != param_types.size())
       throw ArgumentError("cuda.jit", "the compiled kernel has " + std::to_string(params.size()) +
@@ -79,8 +80,16 @@ class JitKernel {
     config.block = to_dim3(block);
     config.shared_bytes = shared_bytes;
     config.stream = StreamRef{reinterpret_cast<void*>(stream)};
+    config.cooperative = cooperative_;
     kernel_.launch(config, packed);
   }
+
+  // A kernel that waits for the whole grid (this_grid().sync()) is launched
+  // cooperatively, as Numba does; this is its largest grid.
+  long long max_cooperative_grid_blocks(int block_size, std::size_t shared_bytes) const {
+    return kernel_.max_cooperative_grid_blocks(block_size, shared_bytes);
+  }
+  bool cooperative() const { return cooperative_; }
 
   // The dispatcher's hot path: arguments as the Python objects themselves,
   // device arrays as their packed ArrayView bytes (`packed_name`), numbers
@@ -108,6 +117,12 @@ class JitKernel {
       ArgInfo info = infos_[i];
       info.size = static_cast<std::size_t>(PyBytes_GET_SIZE(packed));
       list.add(info, PyBytes_AS_STRING(packed));  // the bytes are copied into the list
+    }
+    if (cooperative_) {
+      LaunchConfig cooperative_config = config;
+      cooperative_config.cooperative = true;
+      kernel_.launch(cooperative_config, list);
+      return true;
     }
     kernel_.launch(config, list);
     return true;
@@ -242,6 +257,7 @@ class JitKernel {
 
   Module module_;
   Kernel kernel_;
+  bool cooperative_ = false;  // launched with LaunchConfig::cooperative (it syncs the grid)
   std::vector<ArgInfo> infos_;
   mutable int max_threads_ = -1;
 };
@@ -391,9 +407,13 @@ class JitLauncher {
 void bind_jit(nb::module_& m) {
   nb::class_<JitKernel>(m, "JitKernel")
       .def(nb::init<const std::string&, const std::string&, const std::vector<std::string>&, bool,
-                    bool, bool, int>(),
+                    bool, bool, int, bool>(),
            nb::arg("source"), nb::arg("name"), nb::arg("param_types"), nb::arg("debug") = false,
-           nb::arg("line_info") = false, nb::arg("fast_math") = false, nb::arg("max_registers") = 0)
+           nb::arg("line_info") = false, nb::arg("fast_math") = false, nb::arg("max_registers") = 0,
+           nb::arg("cooperative") = false)
+      .def("max_cooperative_grid_blocks", &JitKernel::max_cooperative_grid_blocks,
+           nb::arg("block_size"), nb::arg("shared_bytes") = 0)
+      .def_prop_ro("cooperative", &JitKernel::cooperative)
       .def("launch", &JitKernel::launch, nb::arg("grid"), nb::arg("block"), nb::arg("shared"),
            nb::arg("stream"), nb::arg("args"))
       .def_prop_ro("ptx", &JitKernel::ptx)

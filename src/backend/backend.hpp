@@ -162,6 +162,30 @@ class Backend {
   // fault reports. Must not allocate on the hot path.
   virtual void launch(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
                       unsigned dynamic_shared_bytes, NativeStream stream, void** args) = 0;
+  // A launch whose blocks are all resident at once, so the kernel may wait
+  // for the whole grid (cooperative_groups::this_grid().sync()). The core
+  // has checked the grid against max_cooperative_grid_blocks().
+  virtual void launch_cooperative(NativeKernel kernel, const char* kernel_name, Dim3 grid,
+                                  Dim3 block, unsigned dynamic_shared_bytes, NativeStream stream,
+                                  void** args) {
+    (void)kernel;
+    (void)grid;
+    (void)block;
+    (void)dynamic_shared_bytes;
+    (void)stream;
+    (void)args;
+    throw NotSupported(
+        std::string("a cooperative launch of kernel ") + (kernel_name ? kernel_name : "(unnamed)"),
+        "this backend cannot launch a grid whose blocks wait for each other");
+  }
+  // The most blocks of `block_size` threads that can be resident at once:
+  // occupancy x multiprocessors, as a GPU computes it.
+  virtual long long max_cooperative_grid_blocks(int ordinal, NativeKernel kernel, int block_size,
+                                                std::size_t dynamic_shared_bytes) {
+    const long long per_sm =
+        max_active_blocks_per_multiprocessor(kernel, block_size, dynamic_shared_bytes);
+    return per_sm * attribute(ordinal, DeviceAttribute::multiprocessor_count);
+  }
 
   // ---- dense linear algebra (optional) ------------------------------------------
   // Whether gemm() runs products of `type` (the CUDA backend when cuBLAS

@@ -26,6 +26,14 @@ int Kernel::max_active_blocks_per_multiprocessor(int block_size, std::size_t dyn
                                                                dynamic_shared);
 }
 
+long long Kernel::max_cooperative_grid_blocks(int block_size, std::size_t dynamic_shared) const {
+  if (block_size <= 0)
+    throw ArgumentError("computing the largest cooperative grid of kernel " + state_->name,
+                        "block size " + std::to_string(block_size) + " is not positive");
+  return state_->backend->max_cooperative_grid_blocks(state_->device.ordinal(), state_->native,
+                                                      block_size, dynamic_shared);
+}
+
 std::pair<int, int> Kernel::suggest_block_size(std::size_t dynamic_shared) const {
   return state_->backend->suggest_block_size(state_->native, dynamic_shared);
 }

@@ -84,6 +84,33 @@ void check_config(const Kernel::State& k, const LaunchConfig& c) {
   }
 }
 
+// A cooperative grid must be resident at once, or its grid barrier never
+// completes: refused here with the maximum, as the driver would refuse it
+// (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) without saying how many fit.
+[[gnu::noinline]] void check_cooperative(const Kernel::State& k, const LaunchConfig& c) {
+  const auto threads = static_cast<int>(c.block.volume());
+  const long long max_blocks =
+      k.backend->max_cooperative_grid_blocks(k.device.ordinal(), k.native, threads, c.shared_bytes);
+  const auto blocks = static_cast<long long>(c.grid.volume());
+  if (blocks > max_blocks)
+    config_error(k, c, "max co-resident blocks for a cooperative launch", blocks, max_blocks,
+                 "a cooperative launch of blocks of " + std::to_string(threads) + " threads (" +
+                     std::to_string(c.shared_bytes) + " B dynamic shared) may have at most " +
+                     std::to_string(max_blocks) +
+                     " blocks (Kernel::max_cooperative_grid_blocks); launch fewer blocks and "
+                     "loop over the data in the kernel (a grid-stride loop)");
+}
+
+void launch_on_backend(const Kernel::State& k, const LaunchConfig& config, void** values) {
+  if (config.cooperative) [[unlikely]] {
+    k.backend->launch_cooperative(k.native, k.name.c_str(), config.grid, config.block,
+                                  config.shared_bytes, config.stream.native, values);
+    return;
+  }
+  k.backend->launch(k.native, k.name.c_str(), config.grid, config.block, config.shared_bytes,
+                    config.stream.native, values);
+}
+
 void* as_pointer(std::uint64_t address) {
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address));
 }
@@ -135,8 +162,7 @@ void launch_staged(const Kernel::State& k, const LaunchConfig& config, const Ker
     if (a.direction != TransferDirection::out)
       backend.copy(as_pointer(staged[i]), a.host_data, a.host_bytes, stream, true);
   }
-  backend.launch(k.native, k.name.c_str(), config.grid, config.block, config.shared_bytes, stream,
-                 values);
+  launch_on_backend(k, config, values);
   for (std::size_t i = 0; i < list.size(); ++i) {
     const KernelArgs::Arg& a = list[i];
     if (a.kind != KernelArgs::Kind::host || a.host_bytes == 0 ||
@@ -154,8 +180,7 @@ void check_and_launch(const Kernel::State& k, const LaunchConfig& config, const 
     launch_staged(k, config, args, values, converted);
     return;
   }
-  k.backend->launch(k.native, k.name.c_str(), config.grid, config.block, config.shared_bytes,
-                    config.stream.native, values);
+  launch_on_backend(k, config, values);
 }
 
 // More arguments than KernelArgs keeps inline: the pointers and converted
@@ -174,6 +199,8 @@ void check_and_launch(const Kernel::State& k, const LaunchConfig& config, const 
 void Kernel::launch(const LaunchConfig& config, KernelArgs& args) const {
   const State& k = *state_;
   detail::check_config(k, config);
+  if (config.cooperative) [[unlikely]]
+    detail::check_cooperative(k, config);
   if (args.size() > KernelArgs::inline_capacity) {
     detail::launch_many(k, config, args);
     return;

@@ -9,7 +9,7 @@ namespace cudakit {
 
 std::string LaunchConfig::describe() const {
   return "grid " + grid.to_string() + ", block " + block.to_string() + ", " +
-         std::to_string(shared_bytes) + " B shared";
+         std::to_string(shared_bytes) + " B shared" + (cooperative ? ", cooperative" : "");
 }
 
 namespace {

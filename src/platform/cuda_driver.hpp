@@ -71,7 +71,8 @@ namespace cudakit::detail {
   X(cuModuleGetFunctionCount)      \
   X(cuModuleEnumerateFunctions)    \
   X(cuFuncGetName)                 \
-  X(cuFuncGetParamInfo)
+  X(cuFuncGetParamInfo)            \
+  X(cuLaunchCooperativeKernel)
 
 struct CudaDriver {
 #define CUDAKIT_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

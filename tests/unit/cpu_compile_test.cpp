@@ -233,11 +233,11 @@ TEST(CpuUnsupported, SurfaceWriteIsRefused) {
                  "surface access", 3);
 }
 
-TEST(CpuUnsupported, GridWideCooperativeSyncIsRefused) {
+TEST(CpuUnsupported, MultiGridCooperativeSyncIsRefused) {
   expect_refused(
       "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
-      "__global__ void k() {\n  cg::grid_group grid = cg::this_grid();\n  grid.sync();\n}\n",
-      "grid-wide cooperative synchronization", 4);
+      "__global__ void k() {\n  cg::this_multi_grid().sync();\n}\n",
+      "multi-grid cooperative synchronization", 4);
 }
 
 TEST(CpuUnsupported, WmmaIsRefused) {

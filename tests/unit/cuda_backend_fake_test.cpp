@@ -268,6 +268,26 @@ TEST_F(CudaBackendFake, LaunchDoesNotTouchTheContext) {
   backend.unload_module(module);
 }
 
+TEST_F(CudaBackendFake, CooperativeLaunchUsesCuLaunchCooperativeKernel) {
+  backend.make_current(0);
+  void* module = backend.load_module(0, fake_cubin());
+  void* kernel = backend.get_kernel(module, "vec_add");
+  // 2048 / 256 resident blocks per multiprocessor, 132 multiprocessors.
+  EXPECT_EQ(backend.max_cooperative_grid_blocks(0, kernel, 256, 0), 8 * 132);
+  backend.launch_cooperative(kernel, "vec_add", Dim3(8 * 132), Dim3(256), 0, nullptr, no_args());
+  EXPECT_EQ(fake().cooperative_launches.load(), 1);
+  try {
+    backend.launch_cooperative(kernel, "vec_add", Dim3(8 * 132 + 1), Dim3(256), 0, nullptr,
+                               no_args());
+    FAIL() << "the driver's refusal was not reported";
+  } catch (const LaunchConfigError& e) {
+    EXPECT_EQ(e.device_value(), 8 * 132);
+    EXPECT_EQ(e.requested(), 8 * 132 + 1);
+  }
+  EXPECT_EQ(fake().cooperative_launches.load(), 1);
+  backend.unload_module(module);
+}
+
 TEST_F(CudaBackendFake, LaunchOnAThreadWithoutContextAdoptsTheOnlyRetainedOne) {
   backend.make_current(0);
   void* module = backend.load_module(0, fake_cubin());

@@ -56,6 +56,7 @@ extern "C" void fake_cuda_reset() {
   control.retain_calls = 0;
   control.set_current_calls = 0;
   control.launches = 0;
+  control.cooperative_launches = 0;
   current = nullptr;
 }
 
@@ -344,6 +345,19 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy, u
   control.launches++;
   if (std::strcmp(function->name, "faulty") == 0) control.sticky_error = CUDA_ERROR_ILLEGAL_ADDRESS;
   return CUDA_SUCCESS;
+}
+// As a GPU of 132 multiprocessors with the occupancy above: a grid larger
+// than can be resident at once is refused.
+CUresult cuLaunchCooperativeKernel(CUfunction function, unsigned int gx, unsigned int gy,
+                                   unsigned int gz, unsigned int bx, unsigned int by,
+                                   unsigned int bz, unsigned int shared, CUstream stream,
+                                   void** args) {
+  const std::size_t threads = std::size_t(bx) * by * bz;
+  if (threads > 0 && threads <= 1024 && std::size_t(gx) * gy * gz > (2048 / threads) * 132)
+    return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+  CUresult result = cuLaunchKernel(function, gx, gy, gz, bx, by, bz, shared, stream, args, nullptr);
+  if (result == CUDA_SUCCESS) control.cooperative_launches++;
+  return result;
 }
 CUresult cuModuleGetFunctionCount(unsigned int* count, CUmodule) {
   *count = 3;

@@ -23,6 +23,7 @@ struct FakeCudaControl {
   std::atomic<int> retain_calls{0};
   std::atomic<int> set_current_calls{0};
   std::atomic<int> launches{0};
+  std::atomic<int> cooperative_launches{0};
   std::atomic<int> live_allocations{0};
 };
 

@@ -115,7 +115,8 @@ class _Specialization:
                 debug=bool(options.get("debug")),
                 line_info=bool(options.get("lineinfo")),
                 fast_math=bool(options.get("fastmath")),
-                max_registers=int(options.get("max_registers") or 0))
+                max_registers=int(options.get("max_registers") or 0),
+                cooperative=translation.cooperative)
         except Exception as error:
             if "compil" not in str(error):
                 raise
@@ -135,6 +136,14 @@ class _Specialization:
                 f"lines its #line directives point to:\n{error}") from error
         self.scalar_formats = [_pack_format(a) for a in self.arg_types]
         self.max_threads = self.kernel.max_threads_per_block
+        # Numba launches a kernel that calls grid.sync() cooperatively.
+        self.cooperative = translation.cooperative
+
+    def max_cooperative_grid_blocks(self, blockdim: Any, dynsmemsize: int = 0) -> int:
+        """The most blocks of `blockdim` a cooperative launch of this kernel
+        may have (all resident at once), as Numba's overload method."""
+        x, y, z = _dim3(blockdim, "blockdim")
+        return int(self.kernel.max_cooperative_grid_blocks(x * y * z, int(dynsmemsize)))
 
 
 class Dispatcher:

@@ -5,12 +5,15 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "backend/cpu/fault_guard.hpp"
 #include "backend/cpu/fiber_stack.hpp"
+#include "backend/cpu/grid_barrier.hpp"
 #include "cudakit/error.hpp"
 
 namespace cudakit::detail::cpu {
@@ -56,6 +59,7 @@ struct Worker {
   unsigned arrived = 0;
   int sum = 0;
   int result = 0;
+  bool grid_pending = false;  // the barrier being gathered is a grid.sync()
   std::exception_ptr error;
 
   ~Worker() { std::free(dynamic_shared); }
@@ -132,6 +136,20 @@ void release_barrier(Worker& w) {
     if (th.state == FiberState::at_barrier) th.state = FiberState::runnable;
 }
 
+// Every live thread of the block has arrived. For a grid.sync() the block
+// then waits (this OS thread, with all its fibers) for the other blocks.
+void complete_barrier(Worker& w) {
+  if (w.grid_pending) {
+    w.grid_pending = false;
+    try {
+      w.launch->grid_barrier->arrive_and_wait();
+    } catch (...) {
+      if (!w.error) w.error = std::current_exception();
+    }
+  }
+  release_barrier(w);
+}
+
 void try_release_warp(Worker& w, unsigned warp, unsigned lane) {
   WarpState& ws = w.warps[warp];
   const unsigned group = ws.needed[lane] & ws.live;
@@ -162,7 +180,7 @@ void thread_exit(Worker& w) {
   WarpState& ws = w.warps[i >> 5];
   ws.live &= ~(1u << (i & 31u));
   // Exited threads no longer count at barriers (as on the GPU).
-  if (w.arrived > 0 && w.arrived == w.live) release_barrier(w);
+  if (w.arrived > 0 && w.arrived == w.live) complete_barrier(w);
   for (unsigned bits = ws.arrived; bits; bits &= bits - 1)
     try_release_warp(w, i >> 5, static_cast<unsigned>(__builtin_ctz(bits)));
 }
@@ -191,9 +209,35 @@ int rt_syncthreads_count(int predicate) {
   ++w.arrived;
   w.sum += predicate;
   w.threads[w.current].state = FiberState::at_barrier;
-  if (w.arrived == w.live) release_barrier(w);
+  if (w.arrived == w.live) complete_barrier(w);
   if (w.threads[w.current].state != FiberState::runnable) suspend(w);
   return w.result;
+}
+
+void rt_grid_sync() {
+  Worker& w = worker();
+  if (!w.launch->grid_barrier)
+    throw KernelFault(
+        std::string("running kernel ") + w.launch->kernel_name + " on the CPU backend",
+        "the kernel called cooperative_groups::this_grid().sync(), but it was not launched "
+        "cooperatively: its blocks are not all resident at once, so the grid barrier can never "
+        "complete (undefined on a GPU)",
+        {w.launch->kernel_name},
+        "launch it with LaunchConfig::cooperative = true and at most "
+        "Kernel::max_cooperative_grid_blocks(block size) blocks");
+  if (!w.fiber_mode) {
+    if (w.block_threads == 1) {
+      w.launch->grid_barrier->arrive_and_wait();
+      return;
+    }
+    throw_undetected("cooperative_groups::this_grid().sync()");
+  }
+  ++w.arrived;
+  w.grid_pending = true;
+  w.threads[w.current].state = FiberState::at_barrier;
+  if (w.arrived == w.live) complete_barrier(w);
+  // After a failed grid barrier the scheduler takes over (suspend sees the error).
+  if (w.error || w.threads[w.current].state != FiberState::runnable) suspend(w);
 }
 
 void rt_syncwarp(unsigned mask) {
@@ -282,7 +326,8 @@ const cudakit_cpu::RuntimeTable kRuntime = {cudakit_cpu::kAbiVersion,
                                             &rt_activemask,
                                             &rt_dynamic_shared,
                                             &rt_yield,
-                                            &rt_trap};
+                                            &rt_trap,
+                                            &rt_grid_sync};
 
 void ensure_dynamic_shared(Worker& w, std::size_t bytes) {
   if (bytes <= w.dynamic_capacity && w.dynamic_shared) return;
@@ -318,6 +363,7 @@ void run_fibers(Worker& w, const BlockLaunch& launch, const unsigned block_idx[3
   w.live = n;
   w.arrived = 0;
   w.sum = 0;
+  w.grid_pending = false;
   w.error = nullptr;
   w.fiber_mode = true;
 
@@ -426,6 +472,48 @@ void run_block(const BlockLaunch& launch, unsigned long long block_index) {
     throw;
   }
   disarm_fault_scope(scope);
+}
+
+void run_cooperative_grid(const BlockLaunch& launch) {
+  const unsigned long long blocks = launch.grid.volume();
+  GridBarrier barrier(blocks, launch.kernel_name);
+  BlockLaunch cooperative = launch;
+  cooperative.grid_barrier = &barrier;
+
+  std::mutex error_mutex;
+  std::exception_ptr first_error;
+  auto run_one = [&](unsigned long long index) {
+    try {
+      run_block(cooperative, index);
+      barrier.block_finished(index);
+    } catch (...) {
+      {
+        std::lock_guard lock(error_mutex);
+        if (!first_error) first_error = std::current_exception();
+      }
+      barrier.abandon("block " + std::to_string(index) + " (linear index) failed");
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(blocks > 0 ? blocks - 1 : 0);
+    try {
+      for (unsigned long long i = 1; i < blocks; ++i) threads.emplace_back(run_one, i);
+    } catch (const std::system_error& e) {
+      barrier.abandon("the CPU backend could not start a thread per block");
+      // The blocks already running plus this thread's: what the system allowed.
+      const auto started = static_cast<long long>(threads.size()) + 1;
+      threads.clear();  // joins those started
+      throw LaunchConfigError(
+          std::string("launching kernel ") + launch.kernel_name +
+              " cooperatively on the CPU backend",
+          "OS threads for a cooperative grid (one per block)", static_cast<long long>(blocks),
+          started,
+          std::string("the system refused a thread (") + e.what() + "); launch fewer blocks");
+    }
+    run_one(0);
+  }  // joins every block's thread
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 }  // namespace cudakit::detail::cpu

@@ -10,6 +10,10 @@
 #include "cudakit/dim3.hpp"
 
 namespace cudakit::detail::cpu {
+class GridBarrier;
+}
+
+namespace cudakit::detail::cpu {
 
 // The functions given to every module at load.
 const cudakit_cpu::RuntimeTable& runtime_table();
@@ -22,10 +26,19 @@ struct BlockLaunch {
   Dim3 block;
   unsigned dynamic_shared_bytes = 0;
   void** args = nullptr;
+  // Set for a cooperative launch, whose blocks each run on their own OS
+  // thread: this_grid().sync() waits here. Null otherwise (grid sync is then
+  // an error, as it is undefined on a GPU).
+  GridBarrier* grid_barrier = nullptr;
 };
 
 // Runs block `block_index` (x fastest) of `launch`. Throws KernelFault when
 // the block cannot complete (a barrier not every thread reaches, __trap()).
 void run_block(const BlockLaunch& launch, unsigned long long block_index);
+
+// Runs every block of a cooperative launch at once, each on its own OS
+// thread, with a grid barrier between them. Throws the first block's
+// KernelFault when one fails.
+void run_cooperative_grid(const BlockLaunch& launch);
 
 }  // namespace cudakit::detail::cpu

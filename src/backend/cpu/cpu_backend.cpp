@@ -438,10 +438,55 @@ class CpuBackend final : public Backend {
   // ---- launch -----------------------------------------------------------------------------
   void launch(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
               unsigned dynamic_shared_bytes, NativeStream stream, void** args) override {
+    auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, args);
+    submit(stream, [this, task] {
+      task->launch.kernel_name = task->name.c_str();
+      pool_.parallel_for(task->launch.grid.volume(), &run_one_block, &task->launch);
+    });
+  }
+
+  // Every block on its own OS thread (all resident at once, as a GPU
+  // guarantees for a cooperative launch), so a grid barrier can complete.
+  void launch_cooperative(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
+                          unsigned dynamic_shared_bytes, NativeStream stream,
+                          void** args) override {
+    const long long max_blocks = max_cooperative_grid_blocks(
+        0, kernel, static_cast<int>(block.volume()), dynamic_shared_bytes);
+    if (static_cast<long long>(grid.volume()) > max_blocks)
+      throw LaunchConfigError(
+          std::string("launching kernel ") + (kernel_name ? kernel_name : "(unnamed)") +
+              " cooperatively on the CPU backend (grid " + grid.to_string() + ", block " +
+              block.to_string() + ")",
+          "max co-resident blocks for a cooperative launch", static_cast<long long>(grid.volume()),
+          max_blocks, "launch fewer blocks (Kernel::max_cooperative_grid_blocks)");
+    auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, args);
+    submit(stream, [task] {
+      task->launch.kernel_name = task->name.c_str();
+      run_cooperative_grid(task->launch);
+    });
+  }
+
+  // Occupancy x "multiprocessors" (the pool's threads), as on a GPU, and at
+  // most kMaxCooperativeBlocks: each block of a cooperative launch takes an
+  // OS thread.
+  long long max_cooperative_grid_blocks(int ordinal, NativeKernel kernel, int block_size,
+                                        std::size_t dynamic_shared_bytes) override {
+    check_ordinal(ordinal, "computing the largest cooperative grid");
+    const long long per_sm =
+        max_active_blocks_per_multiprocessor(kernel, block_size, dynamic_shared_bytes);
+    return std::min<long long>(kMaxCooperativeBlocks,
+                               per_sm * static_cast<long long>(pool_.size()));
+  }
+
+ private:
+  static constexpr long long kMaxCooperativeBlocks = 1024;
+
+  // The launch as it will run later on the stream's thread: the argument
+  // values are copied now (the caller's array lives on its stack).
+  std::shared_ptr<LaunchTask> make_task(NativeKernel kernel, const char* kernel_name, Dim3 grid,
+                                        Dim3 block, unsigned dynamic_shared_bytes, void** args) {
     auto* k = static_cast<CpuKernel*>(kernel);
     check_launch(*k, kernel_name, grid, block, dynamic_shared_bytes);
-    // The values are copied now: the caller's argument array lives on its
-    // stack, and the launch runs later on the stream's thread.
     auto task = std::make_shared<LaunchTask>();
     task->name = kernel_name ? kernel_name : k->name;
     std::size_t bytes = 0;
@@ -455,15 +500,11 @@ class CpuBackend final : public Backend {
       task->args[i] = base + p.offset;
     }
     task->launch = BlockLaunch{
-        k->entry,         k->module, task->name.c_str(), grid, block, dynamic_shared_bytes,
-        task->args.data()};
-    submit(stream, [this, task] {
-      task->launch.kernel_name = task->name.c_str();
-      pool_.parallel_for(task->launch.grid.volume(), &run_one_block, &task->launch);
-    });
+        k->entry,          k->module, task->name.c_str(), grid, block, dynamic_shared_bytes,
+        task->args.data(), nullptr};
+    return task;
   }
 
- private:
   void* aligned(std::size_t bytes, const char* what) {
     std::size_t rounded =
         (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;

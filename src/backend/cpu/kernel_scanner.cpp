@@ -161,8 +161,6 @@ const std::map<std::string_view, std::string_view>& unsupported_names() {
       {"surf2DLayeredread", "surface access"},
       {"surf2DLayeredwrite", "surface access"},
       {"cudaSurfaceObject_t", "surface objects"},
-      {"this_grid", "grid-wide cooperative synchronization (cooperative_groups::this_grid)"},
-      {"grid_group", "grid-wide cooperative synchronization (cooperative_groups::grid_group)"},
       {"this_multi_grid", "multi-grid cooperative synchronization"},
       {"wmma", "warp matrix multiply-accumulate (nvcuda::wmma, tensor cores)"},
       {"mma_sync", "warp matrix multiply-accumulate (nvcuda::wmma, tensor cores)"},
@@ -424,7 +422,8 @@ ScanResult scan_kernel_source(std::string_view source) {
         if (t[k].kind != TokenKind::identifier) continue;
         auto it = uses.find(std::string(t[k].text));
         if (barriers.count(t[k].text) || (it != uses.end() && it->second) ||
-            is(t[k], "this_thread_block") || is(t[k], "tiled_partition")) {
+            is(t[k], "this_thread_block") || is(t[k], "tiled_partition") || is(t[k], "this_grid") ||
+            is(t[k], "grid_group")) {
           uses[f.name] = true;
           changed = true;
           break;

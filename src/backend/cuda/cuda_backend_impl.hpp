@@ -97,6 +97,8 @@ class CudaBackend final : public Backend {
 
   void launch(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
               unsigned dynamic_shared_bytes, NativeStream stream, void** args) override;
+  void launch_cooperative(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
+                          unsigned dynamic_shared_bytes, NativeStream stream, void** args) override;
 
   bool gemm_available(ScalarType type) override;  // cuda_gemm.cpp
   void gemm(int ordinal, NativeStream stream, const GemmRequest& request) override;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
+#include <system_error>
 
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "cudakit/error.hpp"
@@ -132,7 +134,14 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
   for (const auto& [name, value] : options.defines)
     flags.push_back(value.empty() ? "-D" + name : "-D" + name + "=" + value);
   for (const auto& dir : options.include_dirs) flags.push_back("-I" + dir);
-  if (!api.include_dir.empty()) flags.push_back("-I" + api.include_dir);
+  if (!api.include_dir.empty()) {
+    flags.push_back("-I" + api.include_dir);
+    // CUDA 13 keeps libcu++ (cuda/std/..., which <cooperative_groups.h>
+    // includes) in include/cccl.
+    std::error_code ignored;
+    if (std::filesystem::is_directory(api.include_dir + "/cccl", ignored))
+      flags.push_back("-I" + api.include_dir + "/cccl");
+  }
   if (options.debug) {
     flags.push_back("-G");
     flags.push_back("-lineinfo");

@@ -26,6 +26,34 @@ void CudaBackend::launch(NativeKernel kernel, const char* kernel_name, Dim3 grid
   }
 }
 
+void CudaBackend::launch_cooperative(NativeKernel kernel, const char* kernel_name, Dim3 grid,
+                                     Dim3 block, unsigned dynamic_shared_bytes, NativeStream stream,
+                                     void** args) {
+  if (!driver_->cuLaunchCooperativeKernel)
+    throw NotSupported(
+        std::string("a cooperative launch of kernel ") + (kernel_name ? kernel_name : "(unnamed)"),
+        "the CUDA driver in use has no cuLaunchCooperativeKernel");
+  history_.record(stream, kernel_name);
+  auto run = [&] {
+    return driver_->cuLaunchCooperativeKernel(
+        static_cast<CUfunction>(kernel), grid.x, grid.y, grid.z, block.x, block.y, block.z,
+        dynamic_shared_bytes, static_cast<CUstream>(stream), args);
+  };
+  CUresult result = run();
+  if (result == CUDA_ERROR_INVALID_CONTEXT && adopt_only_context()) result = run();
+  if (result == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)
+    throw LaunchConfigError(
+        std::string("launching kernel ") + (kernel_name ? kernel_name : "(unnamed)") +
+            " cooperatively (grid " + grid.to_string() + ", block " + block.to_string() + ")",
+        "max co-resident blocks for a cooperative launch", static_cast<long long>(grid.volume()),
+        max_cooperative_grid_blocks(current_device(), kernel, static_cast<int>(block.volume()),
+                                    dynamic_shared_bytes),
+        "launch fewer blocks (Kernel::max_cooperative_grid_blocks)");
+  if (result != CUDA_SUCCESS)
+    fail_launch(result, static_cast<CUfunction>(kernel), kernel_name, grid, block,
+                dynamic_shared_bytes, stream);
+}
+
 bool CudaBackend::adopt_only_context() {
   CUcontext current = nullptr;
   if (driver_->cuCtxGetCurrent(&current) != CUDA_SUCCESS || current) return false;

@@ -112,18 +112,3 @@ def test_cpointer_bad_uses_are_clear_errors():
 
     with pytest.raises(TypeError, match="No matching definition"):
         takes_pointer[1, 1](1.5)
-
-
-def test_grid_sync_is_a_clear_unsupported_error():
-    import pytest
-
-    from cudakit.cuda import UnsupportedError
-
-    @cuda.jit
-    def heat_step(buf):
-        grid = cuda.cg.this_grid()
-        buf[0] = 1
-        grid.sync()
-
-    with pytest.raises(UnsupportedError, match="grid-wide synchronization.*separate launches"):
-        heat_step[1, 1](cuda.device_array(3, np.float64))

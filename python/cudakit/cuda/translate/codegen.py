@@ -399,6 +399,13 @@ class FunctionTranslator(OperatorsMixin):
                                         "and to another value elsewhere", node)
             self.aliases[name] = val
             return
+        if isinstance(val.py, intrinsics.Intrinsic) and val.py.intrinsic_name == "cg.grid":
+            # g = cuda.cg.this_grid(): a name for the grid group, no variable.
+            if name in self.locals:
+                raise self.typing_error(f"'{name}' holds a number elsewhere and cannot name "
+                                        "the grid group", node)
+            self.aliases[name] = val
+            return
         if val.type is None or isinstance(val.type, (t.StringT, t.NoneT)):
             raise self.typing_error(f"cannot assign {val.describe()} to a kernel variable "
                                     f"'{name}'", node)

@@ -169,12 +169,22 @@ for _name in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
 
 
 def _grid_group(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
-    # A grid-wide barrier needs a cooperative launch (every block resident at
-    # once), which neither cudakit's launch nor its CPU backend provides.
-    raise tr.unsupported("grid-wide synchronization (cuda.cg.this_grid() and grid.sync()): "
-                         "cudakit does not launch cooperative kernels; split the kernel at "
-                         "each grid.sync() into separate launches (consecutive launches on a "
-                         "stream see each other's writes)", node)
+    # cuda.cg.this_grid(): a compile-time handle; its sync() is the grid-wide
+    # barrier. A kernel that uses it is launched cooperatively (every block
+    # resident at once), as Numba does.
+    from .values import Val
+    if args or kw:
+        raise tr.typing_error("cuda.cg.this_grid() takes no arguments", node)
+    return Val(None, "", Intrinsic("cg.grid"))
+
+
+@handler("cg.grid.sync")
+def _grid_sync(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
+    if args or kw:
+        raise tr.typing_error("grid.sync() takes no arguments", node)
+    tr.uses_barrier = True
+    tr.program.uses_grid_sync = True
+    return tr.value(t.none, "cooperative_groups::this_grid().sync()")
 
 
 HANDLERS["cg.this_grid"] = _grid_group

@@ -57,6 +57,7 @@ class KernelTranslation:
     local_types: dict[str, t.Type]
     uses_barrier: bool
     linked_files: tuple[str, ...] = ()  # CUDA C/C++ sources joined to the kernel's
+    cooperative: bool = False  # waits for the grid (this_grid().sync()): a cooperative launch
 
 
 def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
@@ -66,7 +67,7 @@ def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
     tr = _run(parsed, arg_types, program, True, name)
     source = program.source(_function_text(tr))
     return KernelTranslation(source, name, arg_types, dict(tr.locals), tr.uses_barrier,
-                             tuple(program.linked_files))
+                             tuple(program.linked_files), program.uses_grid_sync)
 
 
 def translate_device(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],

@@ -12,7 +12,7 @@
 
 namespace cudakit_cpu {
 
-constexpr unsigned kAbiVersion = 1;
+constexpr unsigned kAbiVersion = 2;
 
 // Per OS thread: the coordinates of the CUDA thread running now. The
 // module owns the storage (a thread_local); the runtime writes it before it
@@ -47,6 +47,9 @@ struct RuntimeTable {
   void (*yield)();
   // __trap(): ends the kernel with an error naming `what`.
   void (*trap)(const char* what);
+  // cooperative_groups::this_grid().sync(): waits for every thread of every
+  // block of a cooperative launch; a fault (KernelFault) in any other launch.
+  void (*grid_sync)();
 };
 
 // One parameter as the compiled code declares it. scalar_kind numbers

@@ -286,6 +286,45 @@ static inline unsigned long long __globaltimer() {
   return static_cast<unsigned long long>(clock64());
 }
 static inline void __nanosleep(unsigned) { ::cudakit_cpu::runtime->yield(); }
+
+// ---- cooperative groups: the whole grid -----------------------------------------
+// As <cooperative_groups.h> declares them, so one source compiles for both
+// backends. sync() needs a cooperative launch (all blocks resident at once).
+namespace cooperative_groups {
+class grid_group {
+ public:
+  void sync() const { ::cudakit_cpu::runtime->grid_sync(); }
+  unsigned long long size() const {
+    return static_cast<unsigned long long>(num_blocks()) * block_threads();
+  }
+  unsigned long long num_threads() const { return size(); }
+  unsigned long long thread_rank() const {
+    return block_rank() * block_threads() + ::cudakit_cpu::linear_thread_id();
+  }
+  unsigned long long block_rank() const {
+    const auto& s = ::cudakit_cpu::state;
+    return s.block_idx.x +
+           static_cast<unsigned long long>(s.grid_dim.x) *
+               (s.block_idx.y + static_cast<unsigned long long>(s.grid_dim.y) * s.block_idx.z);
+  }
+  unsigned long long num_blocks() const {
+    const auto& s = ::cudakit_cpu::state;
+    return static_cast<unsigned long long>(s.grid_dim.x) * s.grid_dim.y * s.grid_dim.z;
+  }
+  bool is_valid() const { return true; }
+  dim3 group_dim() const { return ::cudakit_cpu::state.grid_dim; }
+  dim3 dim_blocks() const { return ::cudakit_cpu::state.grid_dim; }
+  uint3 block_index() const { return ::cudakit_cpu::state.block_idx; }
+
+ private:
+  static unsigned long long block_threads() {
+    const auto& s = ::cudakit_cpu::state;
+    return static_cast<unsigned long long>(s.block_dim.x) * s.block_dim.y * s.block_dim.z;
+  }
+};
+static inline grid_group this_grid() { return grid_group(); }
+static inline void sync(const grid_group& g) { g.sync(); }
+}  // namespace cooperative_groups
 static inline void __trap() { ::cudakit_cpu::runtime->trap("__trap() called"); }
 static inline void __brkpt() { __builtin_trap(); }
 static inline unsigned __smid() { return 0; }
