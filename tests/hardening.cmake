@@ -18,3 +18,9 @@ cudakit_add_test(launch_hostile_input_test SOURCES unit/launch_hostile_input_tes
 target_compile_definitions(launch_hostile_input_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cpu)
 cudakit_add_test(launch_hostile_input_gpu_test SOURCES unit/launch_hostile_input_test.cpp LABELS gpu)
 target_compile_definitions(launch_hostile_input_gpu_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cuda)
+# Every operation over every dtype it accepts, against a host reference, and
+# each kernel it ran compiled with NVRTC for sm_90.
+cudakit_add_test(array_dtype_matrix_test SOURCES unit/array_dtype_matrix_test.cpp LABELS unit)
+target_compile_definitions(array_dtype_matrix_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cpu)
+cudakit_add_test(array_dtype_matrix_gpu_test SOURCES unit/array_dtype_matrix_test.cpp LABELS gpu)
+target_compile_definitions(array_dtype_matrix_gpu_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cuda)
