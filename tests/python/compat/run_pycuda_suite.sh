@@ -21,6 +21,8 @@ python="${1:-}"
 if [ -z "$python" ]; then
   if [ -x "$root/.venv/bin/python" ]; then python="$root/.venv/bin/python"; else python=python3; fi
 fi
+# A relative path to the interpreter keeps working after the cd below.
+case "$python" in */*) python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")" ;; esac
 work="${2:-$(mktemp -d -t cudakit-pycuda-suite.XXXXXX)}"
 mkdir -p "$work"
 cd "$work"
