@@ -65,7 +65,7 @@ __all__ = [
     "memcpy_dtoh", "memcpy_dtoh_async", "memcpy_htod", "memcpy_htod_async", "memset_d8",
     "memset_d16", "memset_d32", "pagelocked_empty", "pagelocked_empty_like",
     "pagelocked_zeros", "pagelocked_zeros_like", "register_host_memory", "backend",
-    "PointerHolderBase",
+    "PointerHolderBase", "mem_alloc_like",
 ]
 
 # PyCUDA's enums, with the driver's numbering.
@@ -300,6 +300,11 @@ class PointerHolderBase:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} at 0x{int(self):x}>"
+
+
+def mem_alloc_like(array: Any) -> DeviceAllocation:
+    """An allocation of ``array.nbytes`` bytes (contents undefined)."""
+    return mem_alloc(max(int(array.nbytes), 1))
 
 
 def mem_alloc_pitch(width: int, height: int, access_size: int) -> tuple[DeviceAllocation, int]:

@@ -342,3 +342,15 @@ def test_pointer_holder_base_without_get_pointer_says_so() -> None:
 
     with pytest.raises(NotImplementedError, match="get_pointer"):
         int(Incomplete())
+
+
+def test_mem_alloc_like_and_bitlog2() -> None:
+    host = np.random.default_rng(5).standard_normal((7, 13)).astype(np.float32)
+    dev = drv.mem_alloc_like(host)
+    drv.memcpy_htod(dev, host)
+    back = np.empty_like(host)
+    drv.memcpy_dtoh(back, dev)
+    np.testing.assert_array_equal(back, host)
+    assert [tools.bitlog2(v) for v in (1, 2, 3, 1023, 1024, 2**40 + 1)] == [0, 1, 1, 9, 10, 40]
+    with pytest.raises(ValueError):
+        tools.bitlog2(0)
