@@ -65,6 +65,7 @@ __all__ = [
     "memcpy_dtoh", "memcpy_dtoh_async", "memcpy_htod", "memcpy_htod_async", "memset_d8",
     "memset_d16", "memset_d32", "pagelocked_empty", "pagelocked_empty_like",
     "pagelocked_zeros", "pagelocked_zeros_like", "register_host_memory", "backend",
+    "PointerHolderBase", "mem_alloc_like",
 ]
 
 # PyCUDA's enums, with the driver's numbering.
@@ -275,6 +276,35 @@ class Context:
 
     def __hash__(self) -> int:
         return hash(self._device)
+
+
+class PointerHolderBase:
+    """PyCUDA's base for objects that hold device memory allocated elsewhere.
+
+    A subclass defines ``get_pointer()`` (the device address as an int); its
+    instances are then accepted wherever a pointer is: kernel arguments,
+    memory copies, ``int()``, and ``GPUArray(..., gpudata=holder)``. The
+    holder keeps the memory alive; cudakit never frees it.
+    """
+
+    def get_pointer(self) -> int:
+        raise NotImplementedError(
+            f"{type(self).__name__} derives from PointerHolderBase and must define "
+            "get_pointer(), returning the device address as an int")
+
+    def __int__(self) -> int:
+        return int(self.get_pointer())
+
+    def __index__(self) -> int:
+        return int(self.get_pointer())
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} at 0x{int(self):x}>"
+
+
+def mem_alloc_like(array: Any) -> DeviceAllocation:
+    """An allocation of ``array.nbytes`` bytes (contents undefined)."""
+    return mem_alloc(max(int(array.nbytes), 1))
 
 
 def mem_alloc_pitch(width: int, height: int, access_size: int) -> tuple[DeviceAllocation, int]:

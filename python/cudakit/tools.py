@@ -12,8 +12,16 @@ from . import driver as cuda
 __all__ = [
     "DeviceData", "OccupancyRecord", "clear_context_caches", "context_dependent_memoize",
     "dtype_to_ctype", "get_default_device", "make_default_context", "DeviceMemoryPool",
-    "PageLockedMemoryPool",
+    "PageLockedMemoryPool", "bitlog2",
 ]
+
+
+def bitlog2(value: int) -> int:
+    """floor(log2(value)) of a positive int (PyCUDA's pool bin helper)."""
+    value = int(value)
+    if value <= 0:
+        raise ValueError(f"bitlog2: expected a positive int, got {value}")
+    return value.bit_length() - 1
 
 
 def get_default_device(default: int = 0) -> cuda.Device:

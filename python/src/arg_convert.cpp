@@ -1,7 +1,8 @@
 // Each Python argument becomes one kernel argument. Checked in the order of
 // how common they are: DeviceAllocation, Python int/float, numpy scalars
 // (their type is kept: numpy.float32 is a float), In/Out/InOut, then device
-// memory by protocol (__cuda_array_interface__, gpudata), records.
+// memory by protocol (__cuda_array_interface__, gpudata), records. GPUArrays
+// are read through their C++ object, without building the protocol's dict.
 #include "arg_convert.hpp"
 
 #include <nanobind/stl/string.h>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "array_object.hpp"
 #include "cudakit/error.hpp"
 
 namespace cudakit::python {
@@ -88,6 +90,45 @@ NumpyTypes& numpy_types() {
   return types;
 }
 
+// A GPUArray's element type as __cuda_array_interface__'s typestr states it
+// (kind, size), so the pointee check treats both paths alike. bfloat16 has no
+// typestr kind of its own: 'V' leaves it unchecked.
+ElementType element_of(DType dtype) {
+  const auto size = static_cast<unsigned char>(itemsize(dtype));
+  switch (dtype) {
+    case DType::bool_:
+      return {'b', size};
+    case DType::int8:
+    case DType::int16:
+    case DType::int32:
+    case DType::int64:
+      return {'i', size};
+    case DType::uint8:
+    case DType::uint16:
+    case DType::uint32:
+    case DType::uint64:
+      return {'u', size};
+    case DType::float16:
+    case DType::float32:
+    case DType::float64:
+      return {'f', size};
+    case DType::complex64:
+    case DType::complex128:
+      return {'c', size};
+    case DType::bfloat16:
+      break;
+  }
+  return {'V', size};
+}
+
+bool append_gpuarray(LaunchArgs& out, PyObject* obj) {
+  std::uint64_t address = 0;
+  DType dtype{};
+  if (!gpuarray_launch_argument(obj, address, dtype)) return false;
+  out.pointer(address, "GPUArray", element_of(dtype));
+  return true;
+}
+
 std::string type_name_of(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
 
 [[noreturn]] void refuse(const Kernel& kernel, std::size_t index, PyObject* obj,
@@ -111,13 +152,15 @@ bool append_record(LaunchArgs& out, PyObject* obj, const char* what) {
 }
 
 void convert_one(LaunchArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel,
-                 PyTypeObject* allocation_type, PyTypeObject* host_type) {
+                 PyTypeObject* allocation_type, PyTypeObject* host_type,
+                 PyTypeObject* gpuarray_type) {
   PyTypeObject* type = Py_TYPE(obj);
   if (type == allocation_type) {
     const auto* a = nb::inst_ptr<DeviceAllocation>(obj);
     out.pointer(a->address("launching kernel"), "DeviceAllocation");
     return;
   }
+  if (type == gpuarray_type && append_gpuarray(out, obj)) return;
   if (type == &PyLong_Type) {
     int overflow = 0;
     const long long value = PyLong_AsLongLongAndOverflow(obj, &overflow);
@@ -170,6 +213,7 @@ void convert_one(LaunchArgs& out, PyObject* obj, std::size_t index, const Kernel
     refuse(kernel, index, obj, "a numpy array is host memory, which a kernel cannot read",
            "wrap it: cuda.In(a) (read), cuda.Out(a) (written), cuda.InOut(a) (both), or copy it "
            "to the device first (mem_alloc + memcpy_htod, gpuarray.to_gpu)");
+  if (PyType_IsSubtype(type, gpuarray_type) && append_gpuarray(out, obj)) return;
   DeviceTarget target;
   if (try_device_target(obj, target, "launching kernel")) {
     out.pointer(target.address, "device array", target.element);
@@ -199,8 +243,10 @@ void convert_args(LaunchArgs& out, PyObject* const* args, std::size_t n, const K
   static PyTypeObject* allocation_type =
       reinterpret_cast<PyTypeObject*>(nb::type<DeviceAllocation>().ptr());
   static PyTypeObject* host_type = reinterpret_cast<PyTypeObject*>(nb::type<HostArg>().ptr());
+  static PyTypeObject* gpuarray_type =
+      reinterpret_cast<PyTypeObject*>(nb::type<GPUArrayObject>().ptr());
   for (std::size_t i = 0; i < n; ++i)
-    convert_one(out, args[i], i, kernel, allocation_type, host_type);
+    convert_one(out, args[i], i, kernel, allocation_type, host_type, gpuarray_type);
 }
 
 }  // namespace cudakit::python

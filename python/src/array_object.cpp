@@ -126,13 +126,19 @@ GPUArrayObject& as_gpuarray(nb::handle object) {
   return *p;
 }
 
-bool gpuarray_launch_argument(nb::handle object, std::uint64_t& address) {
+bool gpuarray_launch_argument(nb::handle object, std::uint64_t& address, DType& dtype) {
   GPUArrayObject* p = nullptr;
   if (!nb::try_cast<GPUArrayObject*>(object, p) || p == nullptr) return false;
   const Array& a = p->value();
   prepare_write(a);
   address = a.address();
+  dtype = a.dtype();
   return true;
+}
+
+bool gpuarray_launch_argument(nb::handle object, std::uint64_t& address) {
+  DType dtype{};
+  return gpuarray_launch_argument(object, address, dtype);
 }
 
 nb::object wrap(Array array, nb::object base) {

@@ -79,6 +79,8 @@ std::size_t pending_count() noexcept;
 // results that read its allocation (the kernel may write it), stores its
 // device address in `address` and returns true. False for other objects.
 bool gpuarray_launch_argument(nb::handle object, std::uint64_t& address);
+// The same, also giving the element type (for the launch's pointee check).
+bool gpuarray_launch_argument(nb::handle object, std::uint64_t& address, DType& dtype);
 
 // ---- conversions shared by the array bindings --------------------------------
 // numpy dtype (or anything numpy.dtype() takes) -> DType; TypeError otherwise.

@@ -183,6 +183,21 @@ bool try_device_target(nb::handle obj, DeviceTarget& out, const char* use) {
     return try_device_target(inner, out, use);
   }
   PyErr_Clear();
+  // PyCUDA's PointerHolderBase: memory allocated elsewhere, its address
+  // from get_pointer().
+  PyObject* get_pointer = PyObject_GetAttrString(obj.ptr(), "get_pointer");
+  if (get_pointer) {
+    nb::object method = nb::steal(get_pointer);
+    nb::object pointer = method();
+    if (!PyLong_Check(pointer.ptr()))
+      throw ArgumentError(use,
+                          python_type_name(obj) + ".get_pointer() returned a " +
+                              python_type_name(pointer) + ", not an int device address",
+                          "return int(address) from get_pointer()");
+    out = {nb::cast<std::uint64_t>(pointer), DeviceTarget{}.capacity, {}};
+    return true;
+  }
+  PyErr_Clear();
   return false;
 }
 

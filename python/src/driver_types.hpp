@@ -71,7 +71,8 @@ struct DeviceTarget {
   ElementType element;
 };
 // DeviceAllocation, int, an object with __cuda_array_interface__ (torch,
-// CuPy, GPUArray), or an object with `gpudata` holding one of those.
+// CuPy, GPUArray), an object with `gpudata` holding one of those, or one with
+// get_pointer() (PyCUDA's PointerHolderBase).
 // ArgumentError saying what is accepted otherwise.
 DeviceTarget device_target(nb::handle obj, const char* use);
 // The same, or nullopt-like {false} when `obj` is none of those (the launch

@@ -302,3 +302,55 @@ def test_torch_current_stream_and_tensor() -> None:
                              stream=torch.cuda.current_stream())
     torch.cuda.current_stream().synchronize()
     assert torch.equal(y, 2 * tensor)
+
+
+class WrappedAllocation(drv.PointerHolderBase):
+    """Memory allocated elsewhere, as PyCUDA's users wrap it."""
+
+    def __init__(self, wrapped: drv.DeviceAllocation) -> None:
+        super().__init__()
+        self.wrapped = wrapped
+
+    def get_pointer(self) -> int:
+        return int(self.wrapped)
+
+
+def test_pointer_holder_base_is_a_pointer_everywhere() -> None:
+    import cudakit.gpuarray as gpuarray
+
+    host = np.random.default_rng(11).standard_normal(257).astype(np.float32)
+    holder = WrappedAllocation(drv.mem_alloc(host.nbytes))
+    drv.memcpy_htod(holder, host)
+    assert int(holder) == int(holder.wrapped)
+    mod = SourceModule("""
+    __global__ void twice(float *x, int n)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) x[i] *= 2.0f;
+    }""")
+    mod.get_function("twice")(holder, np.int32(host.size), block=(64, 1, 1), grid=(5, 1))
+    back = np.empty_like(host)
+    drv.memcpy_dtoh(back, holder)
+    np.testing.assert_allclose(back, host * 2, rtol=1e-6)
+    view = gpuarray.GPUArray(host.shape, np.float32, gpudata=holder)
+    np.testing.assert_allclose(view.get(), host * 2, rtol=1e-6)
+
+
+def test_pointer_holder_base_without_get_pointer_says_so() -> None:
+    class Incomplete(drv.PointerHolderBase):
+        pass
+
+    with pytest.raises(NotImplementedError, match="get_pointer"):
+        int(Incomplete())
+
+
+def test_mem_alloc_like_and_bitlog2() -> None:
+    host = np.random.default_rng(5).standard_normal((7, 13)).astype(np.float32)
+    dev = drv.mem_alloc_like(host)
+    drv.memcpy_htod(dev, host)
+    back = np.empty_like(host)
+    drv.memcpy_dtoh(back, dev)
+    np.testing.assert_array_equal(back, host)
+    assert [tools.bitlog2(v) for v in (1, 2, 3, 1023, 1024, 2**40 + 1)] == [0, 1, 1, 9, 10, 40]
+    with pytest.raises(ValueError):
+        tools.bitlog2(0)

@@ -75,6 +75,37 @@ def test_float_device_array_for_int_pointer_through_cuda_array_interface(mod, da
     np.testing.assert_array_equal(device_copy(dev, host), host)
 
 
+def test_float_gpuarray_for_int_pointer(mod) -> None:
+    import cudakit.gpuarray as gpuarray
+
+    host = np.random.default_rng(2).standard_normal(300).astype(np.float32)
+    array = gpuarray.to_gpu(host)
+    with pytest.raises(drv.ArgumentError, match="float32") as info:
+        mod.get_function("count")(array, np.int32(300), block=(128, 1, 1), grid=(3, 1))
+    assert "GPUArray" in str(info.value) and "int32" in str(info.value)
+    assert "astype" in info.value.hint
+    np.testing.assert_array_equal(array.get(), host)
+    # The same array is accepted where the kernel reads float.
+    mod.get_function("scale")(array, np.float32(2), np.int32(300), block=(128, 1, 1), grid=(3, 1))
+    np.testing.assert_allclose(array.get(), host * 2, rtol=1e-6)
+
+
+def test_gpuarray_shape_mismatch_is_value_error() -> None:
+    import cudakit.gpuarray as gpuarray
+
+    rng = np.random.default_rng(3)
+    host = rng.standard_normal((3, 4)).astype(np.float32)
+    a = gpuarray.to_gpu(host)
+    b = gpuarray.to_gpu(rng.standard_normal(5).astype(np.float32))
+    with pytest.raises(ValueError):
+        a + b
+    with pytest.raises(ValueError):
+        a += b
+    with pytest.raises(ValueError):
+        a.set(np.zeros((2, 3), np.float32))
+    np.testing.assert_array_equal(a.get(), host)
+
+
 def test_python_int_too_large_for_int(mod, data) -> None:
     host, dev = data
     with pytest.raises(drv.ArgumentError, match=r"1099511627776,? (which )?does not fit") as info:
