@@ -1,6 +1,8 @@
 #include "core/c_types.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 
 namespace cudakit::detail {
 namespace {
@@ -119,6 +121,41 @@ std::vector<std::string> split_c_list(std::string_view list) {
   }
   out.push_back(trimmed(list.substr(start)));
   return out;
+}
+
+CDeclaration split_c_declaration(std::string_view declaration) {
+  const std::string text = trimmed(declaration);
+  std::size_t name_start = text.size();
+  while (name_start > 0 && is_ident_char(text[name_start - 1])) --name_start;
+  CDeclaration out;
+  out.name = text.substr(name_start);
+  if (!is_c_identifier(out.name)) out.name.clear();
+  out.type = trimmed(std::string_view(text).substr(0, name_start));
+  // A qualifier or a built-in type word last ("unsigned int", "float const")
+  // ends a type without a name.
+  static constexpr std::string_view type_words[] = {
+      "void", "bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned"};
+  const bool type_word_last =
+      std::find(std::begin(type_words), std::end(type_words), out.name) != std::end(type_words);
+  if (out.type.empty() || out.name.empty() || is_c_qualifier(out.name) || type_word_last)
+    return {text, {}};
+  return out;
+}
+
+std::string pointee_c_type(std::string_view pointer_type) {
+  int depth = 0;
+  std::size_t last_star = std::string_view::npos;
+  for (std::size_t i = 0; i < pointer_type.size(); ++i) {
+    const char c = pointer_type[i];
+    if (c == '(' || c == '<' || c == '[' || c == '{')
+      ++depth;
+    else if ((c == ')' || c == '>' || c == ']' || c == '}') && depth > 0)
+      --depth;
+    else if (c == '*' && depth == 0)
+      last_star = i;
+  }
+  if (last_star == std::string_view::npos) return std::string(pointer_type);
+  return std::string(pointer_type.substr(0, last_star));
 }
 
 std::string bare_c_type(std::string_view type) {
