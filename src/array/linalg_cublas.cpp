@@ -40,7 +40,7 @@ bool describe(const MatmulOperand& op, std::int64_t rows, std::int64_t cols, boo
 
 bool cublas_usable(const Device& device, DType dtype) {
   if (device.backend_kind() != BackendKind::cuda || !gemm_dtype(dtype)) return false;
-  return device.backend().gemm_available(scalar_type_of(dtype));
+  return detail::backend_of(device).gemm_available(scalar_type_of(dtype));
 }
 
 void matmul_cublas(const MatmulProblem& p, const Device& device, const Stream& stream, bool tf32) {
@@ -69,7 +69,7 @@ void matmul_cublas(const MatmulProblem& p, const Device& device, const Stream& s
   r.batch = p.batch;
   r.allow_tf32 = tf32;
   try {
-    device.backend().gemm(device.ordinal(), stream.native(), r);
+    detail::backend_of(device).gemm(device.ordinal(), stream.native(), r);
   } catch (const CudaError& e) {
     // Name the product as the user wrote it (row-major, before the swap).
     throw CudaError("matmul (" + std::to_string(p.m) + "x" + std::to_string(p.k) + " @ " +
