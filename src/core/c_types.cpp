@@ -1,8 +1,6 @@
 #include "core/c_types.hpp"
 
-#include <algorithm>
 #include <cctype>
-#include <iterator>
 
 namespace cudakit::detail {
 namespace {
@@ -94,6 +92,11 @@ bool is_c_qualifier(std::string_view t) {
          t == "typename" || t == "enum" || t == "union";
 }
 
+bool is_c_builtin_type_word(std::string_view t) {
+  return t == "unsigned" || t == "signed" || t == "int" || t == "long" || t == "short" ||
+         t == "char" || t == "float" || t == "double" || t == "bool" || t == "void";
+}
+
 namespace {
 std::string trimmed(std::string_view s) {
   const auto begin = s.find_first_not_of(" \t\r\n");
@@ -133,11 +136,8 @@ CDeclaration split_c_declaration(std::string_view declaration) {
   out.type = trimmed(std::string_view(text).substr(0, name_start));
   // A qualifier or a built-in type word last ("unsigned int", "float const")
   // ends a type without a name.
-  static constexpr std::string_view type_words[] = {
-      "void", "bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned"};
-  const bool type_word_last =
-      std::find(std::begin(type_words), std::end(type_words), out.name) != std::end(type_words);
-  if (out.type.empty() || out.name.empty() || is_c_qualifier(out.name) || type_word_last)
+  if (out.type.empty() || out.name.empty() || is_c_qualifier(out.name) ||
+      is_c_builtin_type_word(out.name))
     return {text, {}};
   return out;
 }

@@ -21,6 +21,9 @@ std::vector<std::string_view> tokenize_c(std::string_view source);
 bool is_c_identifier(std::string_view token);
 // const, volatile, restrict spellings, __grid_constant__, struct/class/typename/enum/union.
 bool is_c_qualifier(std::string_view token);
+// The words of built-in type names: void, bool, char, short, int, long, float,
+// double, signed, unsigned (a declaration ending in one has no name).
+bool is_c_builtin_type_word(std::string_view token);
 
 // Splits a comma-separated list at the top level only, respecting (), <>,
 // [] and {} nesting: "T<a, b>, int n" -> {"T<a, b>", "int n"}. Each piece is
