@@ -10,7 +10,7 @@
 #   core          core/, backend/backend.hpp, the two backends' factories
 #   array         array/, backend/backend.hpp (the backend interface only),
 #                 core/c_types.hpp (the one reader of C type names)
-#   tools, bench  backend/backend.hpp, platform/library_search.hpp (the one
+#   tools, bench, python  backend/backend.hpp, platform/library_search.hpp (the one
 #                 search plan doctor reports) and the public include/
 #
 # Everything sees the public headers (include/cudakit). Tests are white-box

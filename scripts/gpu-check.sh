@@ -136,6 +136,8 @@ step doctor 60 doctor.log "$CLI" doctor
 step info 30 info.log "$CLI" info
 step demo 150 demo.log "$CLI" demo
 step bench-all 90 bench-all.log "$CLI" bench all
+step bench-conv 90 bench-conv.log "$CLI" bench conv --repeats 20 --plot "$OUT/conv.svg"
+step bench-launch-profiled 60 bench-launch-profiled.log env CUDAKIT_PROFILE=1 "$CLI" bench launch
 
 # --- the bench/ programs --------------------------------------------------------
 BENCHES=$(grep -ho 'add_executable([A-Za-z0-9_]*' "$ROOT"/bench/*.cmake 2>/dev/null | sed 's/add_executable(//' | sort -u)
@@ -183,7 +185,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
   echo "| step | status |"
   echo "| --- | --- |"
-  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all doctor info demo bench-all peers; do
+  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all doctor info demo bench-all bench-conv bench-launch-profiled peers; do
     [[ -n ${STATUS[$k]:-} ]] && echo "| $k | ${STATUS[$k]} |"
   done
   for k in "${!STATUS[@]}"; do [[ $k == bench:* || $k == pybench:* || $k == experiment:* ]] && echo "| $k | ${STATUS[$k]} |"; done
@@ -217,6 +219,12 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
     tail -40 "$log" | sed 's/^/  /'
   done
   grep -h "RESULT" "$OUT"/bench-array_overhead_bench.log 2>/dev/null | sed 's/^/  overhead: /'
+  echo "conv (3x3 filter steps):"
+  grep -E "GB/s|naive|tile|const|vector|copy" "$OUT/bench-conv.log" 2>/dev/null | head -12 | sed 's/^/  /'
+  echo "launch with CUDAKIT_PROFILE=1:"
+  grep -iE "us|launch" "$OUT/bench-launch-profiled.log" 2>/dev/null | head -6 | sed 's/^/  /'
+  echo "launch plain:"
+  grep -iE "us|launch" "$OUT/bench-all.log" 2>/dev/null | head -6 | sed 's/^/  /'
   echo "bench ratios:"
   grep -hiE "ratio|x \(target" "$OUT"/bench-*.log 2>/dev/null | sed 's/^/  /' || echo "  (none)"
   echo

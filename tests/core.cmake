@@ -22,12 +22,7 @@ cudakit_add_test(core_nvrtc_tests
   LABELS unit)
 
 # KernelArgs, the run-time built launch, on the CPU backend and on a GPU.
-cudakit_add_test(kernel_args_test SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/kernel_args_test.cpp
-  LABELS unit)
-target_compile_definitions(kernel_args_test PRIVATE CUDAKIT_TEST_BACKEND=cpu)
-cudakit_add_test(kernel_args_gpu_test SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/kernel_args_test.cpp
-  LABELS gpu)
-target_compile_definitions(kernel_args_gpu_test PRIVATE CUDAKIT_TEST_BACKEND=cuda)
+cudakit_add_backend_test(kernel_args_test SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/backends/kernel_args_test.cpp)
 # The backend's matrix-product seam (cuBLAS behind the backend interface).
 cudakit_add_test(backend_gemm_seam_test
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/backend_gemm_seam_test.cpp LABELS unit)

@@ -1,10 +1,7 @@
 # Hostile and careless input: each defect found by trying to break the API has
-# a test here. The array tests build twice: on the CPU backend (unit) and on
-# the GPU (gpu, skipped without one).
-cudakit_add_test(array_hostile_input_test SOURCES unit/array_hostile_input_test.cpp LABELS unit)
-target_compile_definitions(array_hostile_input_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cpu)
-cudakit_add_test(array_hostile_input_gpu_test SOURCES unit/array_hostile_input_test.cpp LABELS gpu)
-target_compile_definitions(array_hostile_input_gpu_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cuda)
+# a test here. The array and launch tests run on every backend
+# (cudakit_add_backend_test).
+cudakit_add_backend_test(array_hostile_input_test SOURCES backends/array_hostile_input_test.cpp)
 # The CLI binary as a child process, given bad input.
 if(TARGET cudakit_cli)
   cudakit_add_test(cli_hostile_input_test SOURCES unit/cli_hostile_input_test.cpp LABELS unit)
@@ -13,8 +10,11 @@ if(TARGET cudakit_cli)
 endif()
 # Files that are not regular files where the cache or the module loader reads.
 cudakit_add_test(cache_special_file_test SOURCES unit/cache_special_file_test.cpp LABELS unit)
-# Launches and kernels: both backends, same source.
-cudakit_add_test(launch_hostile_input_test SOURCES unit/launch_hostile_input_test.cpp LABELS unit)
-target_compile_definitions(launch_hostile_input_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cpu)
-cudakit_add_test(launch_hostile_input_gpu_test SOURCES unit/launch_hostile_input_test.cpp LABELS gpu)
-target_compile_definitions(launch_hostile_input_gpu_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cuda)
+# Launches and kernels, on every backend.
+cudakit_add_backend_test(launch_hostile_input_test SOURCES backends/launch_hostile_input_test.cpp)
+# Every operation over every dtype it accepts, against a host reference, and
+# each kernel it ran compiled with NVRTC for sm_90.
+cudakit_add_test(array_dtype_matrix_test SOURCES unit/array_dtype_matrix_test.cpp LABELS unit)
+target_compile_definitions(array_dtype_matrix_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cpu)
+cudakit_add_test(array_dtype_matrix_gpu_test SOURCES unit/array_dtype_matrix_test.cpp LABELS gpu)
+target_compile_definitions(array_dtype_matrix_gpu_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cuda)

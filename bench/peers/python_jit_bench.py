@@ -232,10 +232,10 @@ def main() -> None:
         print(f"SourceModule launch not measured: {type(error).__name__}: {error}")
     numba_launch = None
     if numba_missing is None and backend == "cuda":
-        numba_launch = float(run_python(NUMBA_PRELUDE + textwrap.dedent(f'''
-            import time, numpy as np
-            from numba import cuda
-            {VECTOR_ADD.format(tag="launch")}
+        # The kernel's text is not indented: put it outside the dedented block.
+        numba_launch = float(run_python(NUMBA_PRELUDE + "import time, numpy as np\n"
+                                        "from numba import cuda\n" + VECTOR_ADD.format(tag="launch")
+                                        + textwrap.dedent(f'''
             a = cuda.to_device(np.ones(256, np.float32)); c = cuda.device_array_like(a)
             for _ in range(200): add_kernel_launch[1, 256](a, a, c)
             cuda.synchronize(); best = 1e9

@@ -33,3 +33,4 @@
 #include "cudakit/reduction_kernel.hpp"
 #include "cudakit/scan_kernel.hpp"
 #include "cudakit/stream.hpp"
+#include "cudakit/version.hpp"

@@ -35,6 +35,9 @@ class Module {
   // Loads compiled code (cubin / PTX / fatbin / host object) on `device`.
   static Module load(const CompiledCode& code, const Device& device);
   static Module load(const CompiledCode& code);
+  // Loads code compiled from `source` (e.g. taken from a compile cache), kept
+  // for source() and for reading the kernels' parameter lists.
+  static Module load(const CompiledCode& code, const Device& device, std::string source);
   // From a file holding a cubin, fatbin, PTX or (CPU backend) shared object,
   // told apart by content (the extension only when the content is none of
   // them); ArgumentError naming the file and what it holds otherwise.

@@ -52,7 +52,7 @@ Module compile_in(std::string_view source, const CompileOptions& options,
     code = compile_only(source, uncached, device.backend_kind());
     cache.store(key, *code);
   }
-  return Module::load_with_source(*code, device, prepared);
+  return Module::load(*code, device, prepared);
 }
 
 }  // namespace

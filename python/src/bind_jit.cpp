@@ -259,6 +259,12 @@ class JitArray {
   // From host memory laid out in C order (the Python side makes it so).
   static JitArray from_host(std::uintptr_t address, const std::vector<std::int64_t>& shape,
                             const std::string& dtype) {
+    if (shape.empty()) {
+      // A 0-d array: cudakit::from_host would make it 1-d; keep it 0-d.
+      JitArray scalar = empty(shape, dtype, false);
+      scalar.copy_from_host(address, scalar.array_.nbytes());
+      return scalar;
+    }
     return JitArray(cudakit::from_host(reinterpret_cast<const void*>(address),
                                        Shape(shape.begin(), shape.end()), parse(dtype)));
   }

@@ -2,6 +2,7 @@
 // pointee check, then the core's checked launch.
 #include "launch_args.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -99,10 +100,11 @@ void integer_range(ScalarType t, long double& low, long double& high) {
 }
 
 std::string number_text(long double v) {
-  std::ostringstream out;
-  out.precision(21);
-  out << v;
-  return out.str();
+  // std::to_chars: shortest exact text, and no iostream locale facets (which
+  // are unusable in this module on some toolchains; see Scalar::to_string).
+  char text[128];
+  const auto result = std::to_chars(text, text + sizeof text, v);
+  return std::string(text, result.ptr);
 }
 
 // The pointee of a parameter type as written ("const float *__restrict__"

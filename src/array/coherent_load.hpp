@@ -19,8 +19,10 @@ inline std::string coherent_load_source(const std::string& fn, const std::string
          type + " " + fn + "(const " + type + "* p) {\n" +
          "#if defined(__CUDA_ARCH__) && !defined(__CUDAKIT_CPU__)\n"
          "  if (sizeof(" +
-         type + ") % 4 == 0) {\n" + "    union { " + type + " v; unsigned int w[sizeof(" + type +
-         ") / 4]; } u;\n" +
+         type + ") % 4 == 0) {\n" +
+         // (sizeof + 3) / 4: never a zero-length array, which NVRTC refuses
+         // for 1- and 2-byte types even in this branch they never take.
+         "    union { " + type + " v; unsigned int w[(sizeof(" + type + ") + 3) / 4]; } u;\n" +
          "    const unsigned int* src = (const unsigned int*)p;\n"
          "    for (int k = 0; k < (int)(sizeof(" +
          type + ") / 4); ++k) u.w[k] = __ldcg(src + k);\n" +

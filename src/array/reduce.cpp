@@ -1,3 +1,4 @@
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -302,9 +303,9 @@ std::string NormOrder::to_string() const {
       break;
   }
   if (std::isinf(p_)) return p_ > 0 ? "inf" : "-inf";
-  std::ostringstream s;
-  s << p_;
-  return s.str();
+  char text[64];  // std::to_chars: no locale (see Scalar::to_string)
+  const auto result = std::to_chars(text, text + sizeof text, p_);
+  return std::string(text, result.ptr);
 }
 
 namespace {

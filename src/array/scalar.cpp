@@ -1,4 +1,5 @@
 // Scalar: conversions, range checks and storing into an element of any dtype.
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -145,26 +146,31 @@ void Scalar::store(DType dtype, void* dst) const noexcept {
   }
 }
 
+namespace {
+// Numbers as text without iostreams: std::to_chars is independent of the
+// process's locale (a locale with a decimal comma must not reach generated
+// code), and a C++ stream's locale facets are unusable in some extension
+// modules that link their own copies of the standard library's templates.
+template <class T>
+std::string number_text(T value) {
+  char text[64];
+  const auto result = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, result.ptr);
+}
+}  // namespace
+
 std::string Scalar::to_string() const {
-  std::ostringstream os;
   switch (kind_) {
     case ScalarKind::boolean:
-      os << (as_bool() ? "True" : "False");
-      break;
+      return as_bool() ? "True" : "False";
     case ScalarKind::integer:
-      if (unsigned_)
-        os << u_;
-      else
-        os << i_;
-      break;
+      return unsigned_ ? number_text(u_) : number_text(i_);
     case ScalarKind::floating:
-      os << d_;
-      break;
+      return number_text(d_);
     default:
-      os << "(" << d_ << (im_ < 0 ? "-" : "+") << std::abs(im_) << "j)";
-      break;
+      return "(" + number_text(d_) + (im_ < 0 || std::signbit(im_) ? "-" : "+") +
+             number_text(std::abs(im_)) + "j)";
   }
-  return os.str();
 }
 
 }  // namespace cudakit

@@ -38,22 +38,3 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/array_interop.cpp
 )
 
-# TEMPORARY EXCEPTIONS to the array layer's include root (see
-# cmake/include_roots.cmake): these two files still reach below the backend
-# interface, elementwise_fast.cpp into the core's kernel state and
-# linalg_cublas.cpp into the platform's cuBLAS loader and CUDA's headers.
-# Each gets only what it includes today; remove an exception as soon as its
-# file goes through the public launch path / the backend interface.
-if(EXISTS ${PROJECT_SOURCE_DIR}/src/core/kernel_state.hpp)
-  cudakit_include_root(array_exception_kernel_state core/kernel_state.hpp)
-  cudakit_include_root_dir(_cudakit_root array_exception_kernel_state)
-  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/elementwise_fast.cpp
-                              PROPERTIES INCLUDE_DIRECTORIES "${_cudakit_root}")
-endif()
-if(EXISTS ${PROJECT_SOURCE_DIR}/src/platform/cublas_library.hpp)
-  cudakit_include_root(array_exception_cublas platform/cublas_library.hpp
-                       platform/library_loader.hpp platform/library_search.hpp)
-  cudakit_include_root_dir(_cudakit_root array_exception_cublas)
-  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/linalg_cublas.cpp
-    PROPERTIES INCLUDE_DIRECTORIES "${_cudakit_root};${CUDAToolkit_INCLUDE_DIRS}")
-endif()

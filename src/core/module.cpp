@@ -168,6 +168,10 @@ Module Module::load(const CompiledCode& code, const Device& device) {
   return detail::ModuleAccess::load_with_source(code, device, {});
 }
 
+Module Module::load(const CompiledCode& code, const Device& device, std::string source) {
+  return detail::ModuleAccess::load_with_source(code, device, std::move(source));
+}
+
 Module Module::load(const CompiledCode& code) { return load(code, Device::current()); }
 
 Module Module::load_file(const std::filesystem::path& path, const Device& device) {

@@ -214,7 +214,7 @@ CompiledCode read_module_file(const std::filesystem::path& path) {
   std::string why;
   const auto file = detail::open_regular_file(path.string(), &why);
   if (!file)
-    throw ArgumentError(context, "the path " + why,
+    throw ArgumentError(context, "the file cannot be opened: the path " + why,
                         "pass a module file (a cubin, PTX, fatbin or CPU shared object)");
   CompiledCode code;
   const std::vector<char> bytes = detail::read_all(*file);

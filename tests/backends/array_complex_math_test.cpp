@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "array/expr_checks.hpp"
-#include "unit/array_test_support.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/detail/expr_node.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/program.hpp"
+#include "unit/array_test_support.hpp"
 
 namespace array_test {
 namespace {

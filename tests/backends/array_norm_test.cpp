@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "unit/array_test_support.hpp"
 #include "cudakit/array_reduce.hpp"
 #include "cudakit/error.hpp"
+#include "unit/array_test_support.hpp"
 
 namespace array_test {
 namespace {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Turns every ```cpp block of the given Markdown files into a test.
+"""Turns every ```cpp (or ```c++, ```cxx) block of the given Markdown files
+into a test.
 
 For each Markdown file one C++ translation unit is written, holding each of
 its blocks as a function, and a CMake file lists the sources and one test
@@ -37,6 +38,8 @@ GPU_MARKER = re.compile(r"<!--\s*needs-gpu:\s*(.*?)\s*-->")
 MAIN_DEFINITION = re.compile(r"^(\s*)int\s+main\s*\(\s*\)", re.MULTILINE)
 INCLUDE_LINE = re.compile(r"^\s*#\s*include\s*[<\"].*[>\"]\s*$")
 BLOCK_PLACEHOLDER = "// @block"
+# Fence languages that mean C++ (GitHub highlights all three as C++).
+CPP_LANGUAGES = ("cpp", "c++", "cxx")
 
 
 @dataclass
@@ -71,7 +74,7 @@ def find_blocks(document: str, text: str) -> list[Block]:
         end = fence_line + 1
         while end < len(lines) and lines[end].strip() != "```":
             end += 1
-        if language == "cpp":
+        if language in CPP_LANGUAGES:
             block = Block(document, fence_line + 1, lines[fence_line + 1 : end])
             read_markers(block, lines, fence_line)
             blocks.append(block)

@@ -48,6 +48,11 @@ echo not C++
 ```
 
 <!-- fragment: wrapper=main -->
+```c++
+int spelled_cxx = 5;
+```
+
+<!-- fragment: wrapper=main -->
 ```cpp
 const char* source = R"(
 #include "not/hoisted.h"
@@ -71,7 +76,7 @@ class ExtractorTest(unittest.TestCase):
         shutil.rmtree(self.root)
 
     def test_every_cpp_block_is_a_test_named_after_its_line(self) -> None:
-        for line in (3, 12, 18, 22, 27, 36):
+        for line in (3, 12, 18, 22, 27, 36, 41):
             self.assertIn(f'"docs/page.md:{line}"', self.cmake)
         self.assertNotIn("echo", self.unit)
 

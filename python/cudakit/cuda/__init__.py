@@ -14,9 +14,9 @@ import os
 if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
     os.environ.setdefault("CUDAKIT_BACKEND", "cpu")
 
-from . import random  # noqa: E402
+from . import config, random  # noqa: E402,F401
 from .api import (  # noqa: E402,F401
-    Event, Stream, activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx,
+    Event, Stream, activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, cg,
     close, const, current_context, declare_device, default_stream, detect, event,
     event_elapsed_time, get_current_device, gpus, grid, gridDim, gridsize, is_available,
     is_simulator, jit, lanemask_lt, laneid, legacy_default_stream, local, managed_array,
@@ -29,8 +29,8 @@ from .device_array import (  # noqa: E402,F401
     DeviceNDArray, device_array, device_array_like, is_cuda_array, to_device)
 from .dispatcher import Dispatcher, NumbaPerformanceWarning  # noqa: E402,F401
 from .reduction import Reduce, reduce  # noqa: E402,F401
-from .translate import types  # noqa: E402,F401
-from .translate.errors import TypingError, UnsupportedError  # noqa: E402,F401
+from . import types  # noqa: E402,F401
+from .translate.errors import TranslationError, TypingError, UnsupportedError  # noqa: E402,F401
 from .translate.types import (  # noqa: E402,F401
     boolean, float32, float64, int8, int16, int32, int64, intp, uint8, uint16, uint32, uint64)
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _core
 from .dispatcher import Dispatcher
+from .foreign import ForeignFunction, check_link_paths
 from .translate import types as t
 from .translate.intrinsics import Intrinsic
 
@@ -28,7 +29,8 @@ void = _Void()
 none = void
 _SIGNATURE_NAMES: dict[str, Any] = {"void": void, "none": void, **t.SCALARS, **t.ALIASES,
                                     "int_": t.int64, "float": t.float64, "int": t.int64,
-                                    "b1": t.boolean, "bool": t.boolean}
+                                    "b1": t.boolean, "bool": t.boolean,
+                                    "CPointer": t.CPointer}
 
 
 def _signature(spec: Any) -> t.Signature:
@@ -58,6 +60,8 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
     unknown = set(options) - _JIT_OPTIONS
     if unknown:
         raise TypeError(f"cuda.jit: unknown option(s) {', '.join(sorted(unknown))}")
+    if options.get("link"):
+        options["link"] = check_link_paths(options["link"], "cuda.jit(link=...)")
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, t.Signature, _Void)):
         return Dispatcher(func_or_sig, None, device, **options)
     signatures = None
@@ -71,10 +75,21 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
     return decorate
 
 
-def declare_device(name: str, sig: Any) -> None:
-    raise NotImplementedError("cuda.declare_device (linking external device code) is not "
-                              "supported; write the function in Python with "
-                              "@cuda.jit(device=True)")
+def declare_device(name: str, sig: Any, link: Any = None) -> ForeignFunction:
+    """A device function written in CUDA C/C++ (Numba's ABI: `extern "C"
+    __device__ int name(T* result, args...)`), defined in the .cu file(s)
+    `link` or in one given to @cuda.jit(link=...)."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"cuda.declare_device: {name!r} is not a C function name")
+    signature = _signature(sig)
+    if signature.return_type is None or not isinstance(signature.return_type, t.Scalar):
+        raise TypeError(f"cuda.declare_device({name!r}): the return type must be a number "
+                        f"type, as in 'float32(float32, float32)' (got {sig!r})")
+    for arg in signature.args:
+        if not isinstance(arg, (t.Scalar, t.PointerT)):
+            raise TypeError(f"cuda.declare_device({name!r}): the arguments are numbers or "
+                            f"CPointer(type)s, got {arg}")
+    return ForeignFunction(name, signature, check_link_paths(link, "cuda.declare_device"))
 
 
 # ---- devices -----------------------------------------------------------------------------
@@ -317,6 +332,7 @@ local = Intrinsic("local")
 const = Intrinsic("const")
 atomic = Intrinsic("atomic")
 syncthreads = Intrinsic("syncthreads")
+cg = Intrinsic("cg")  # cooperative groups: cuda.cg.this_grid()
 syncthreads_count = Intrinsic("syncthreads_count")
 syncthreads_and = Intrinsic("syncthreads_and")
 syncthreads_or = Intrinsic("syncthreads_or")

@@ -226,7 +226,8 @@ def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | 
         array = _core.JitArray.from_host(contiguous.ctypes.data, list(contiguous.shape),
                                          host.dtype.name)
         return DeviceNDArray(array.transpose(), host.dtype, stream)
-    host = np.ascontiguousarray(host)
+    # (ascontiguousarray makes a 0-d array 1-d: keep the shape.)
+    host = np.ascontiguousarray(host).reshape(host.shape)
     if host.size == 0:
         return device_array(host.shape, host.dtype, stream=stream)
     array = _core.JitArray.from_host(host.ctypes.data, list(host.shape), host.dtype.name)

@@ -84,6 +84,8 @@ def _pack_format(ty: t.Type) -> str:
         return "<" + _PACK[ty.name]
     if isinstance(ty, t.TupleT):
         return _tuple_layout(ty)
+    if isinstance(ty, t.PointerT):
+        return "<Q"  # the address, as the integer it was passed as
     return ""
 
 
@@ -93,6 +95,8 @@ def _param_spec(ty: t.Type) -> str:
         return ty.name
     if isinstance(ty, t.TupleT):
         return f"struct:{struct.calcsize(_tuple_layout(ty))}"
+    if isinstance(ty, t.PointerT):
+        return "pointer"
     assert isinstance(ty, t.ArrayT)
     return f"array:{'bool' if ty.dtype.kind == 'b' else ty.dtype.name}:{ty.ndim}"
 
@@ -115,6 +119,14 @@ class _Specialization:
         except Exception as error:
             if "compil" not in str(error):
                 raise
+            if translation.linked_files:
+                # The linked CUDA C/C++ is the user's: the likelier culprit.
+                raise TranslationError(
+                    "the kernel, with the CUDA C/C++ it links ("
+                    f"{', '.join(translation.linked_files)}), did not compile; check the "
+                    "linked source and its #includes (searched next to it and in "
+                    "cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS); the compiler said:\n"
+                    f"{error}") from error
             # The translator should only emit C++ that compiles: a failure
             # here is a cudakit bug, reported with the Python lines it names.
             raise TranslationError(
@@ -262,6 +274,9 @@ class Dispatcher:
                                                          or want.layout == got.layout))
                 elif isinstance(want, t.Scalar):
                     ok = isinstance(got, t.Scalar)
+                elif isinstance(want, t.PointerT):
+                    # An address: a Python int (such as __cuda_array_interface__'s).
+                    ok = isinstance(got, t.Scalar) and got.kind in "iu"
                 if not ok:
                     break
             if ok:

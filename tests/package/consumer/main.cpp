@@ -1,10 +1,9 @@
 // Compiles and runs a kernel through an installed cudakit: on the CPU backend
 // (no GPU needed), checked against a host reference. Exit status 0 = right.
-#include <cudakit/cudakit.hpp>
-#include <cudakit/version.hpp>
-
 #include <cmath>
 #include <cstdio>
+#include <cudakit/cudakit.hpp>
+#include <cudakit/version.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,8 +16,7 @@ int main() {
   if (version != std::to_string(CUDAKIT_VERSION_MAJOR) + "." +
                      std::to_string(CUDAKIT_VERSION_MINOR) + "." +
                      std::to_string(CUDAKIT_VERSION_PATCH)) {
-    std::fprintf(stderr, "version string %s does not match the version macros\n",
-                 version.c_str());
+    std::fprintf(stderr, "version string %s does not match the version macros\n", version.c_str());
     return 1;
   }
   try {
@@ -40,8 +38,8 @@ __global__ void saxpy(float a, const float* x, float* y, int n) {
     }
     const std::vector<float> y_before = y;
     const float a = 2.5f;
-    module.kernel("saxpy").launch(cudakit::grid_for(n, 128), a, cudakit::In(x),
-                                  cudakit::InOut(y), n);
+    module.kernel("saxpy").launch(cudakit::grid_for(n, 128), a, cudakit::In(x), cudakit::InOut(y),
+                                  n);
     for (int i = 0; i < n; ++i) {
       const float expected = a * x[i] + y_before[i];
       if (std::fabs(y[i] - expected) > 1e-5f) {

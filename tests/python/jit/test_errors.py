@@ -117,7 +117,7 @@ def test_out_of_bounds_write_with_debug_names_the_python_line():
     line = line_of("writes_past_the_end", "out[i] = i")
     output = run_isolated(
         "from cudakit import cuda\n"
-        "from cuda import bad_kernels as bad\n"
+        "from jit import bad_kernels as bad\n"
         "out = cuda.device_array(5, 'int32')\n"
         "try:\n"
         "    bad.writes_past_the_end[1, 8](out)\n"
@@ -135,7 +135,7 @@ def test_kernel_raising_zero_division_error_with_debug():
     assert out.copy_to_host()[0] == 0
     output = run_isolated(
         "from cudakit import cuda\n"
-        "from cuda import bad_kernels as bad\n"
+        "from jit import bad_kernels as bad\n"
         "out = cuda.device_array(1, 'int32')\n"
         "try:\n"
         "    bad.raises_zero_division[1, 1](out, 0)\n"

@@ -263,6 +263,8 @@ class FunctionTranslator(OperatorsMixin):
             return ty.ctype
         if isinstance(ty, t.ArrayT):
             return ty.view_ctype
+        if isinstance(ty, t.PointerT):
+            return f"{ty.dtype.ctype}*"
         if isinstance(ty, t.NoneT):
             return "void"
         if isinstance(ty, t.TupleT) and all(isinstance(i, t.Scalar) for i in ty.items):
@@ -356,6 +358,13 @@ class FunctionTranslator(OperatorsMixin):
                 self.assign(sub, item, node)
         elif isinstance(target, ast.Subscript):
             array = self.expr(target.value)
+            if isinstance(array.type, t.PointerT):
+                if not isinstance(val.type, t.Scalar):
+                    raise self.typing_error(f"cannot store {val.describe()} through "
+                                            f"{array.type}", node)
+                ref = self.pointer_ref(array, self.expr(target.slice), target)
+                self.emit(f"{ref} = {self.cast(val, array.type.dtype)};")
+                return
             if not isinstance(array.type, t.ArrayT):
                 raise self.typing_error(f"cannot assign to an item of {array.describe()}",
                                         node)
@@ -431,8 +440,19 @@ class FunctionTranslator(OperatorsMixin):
     def stmt_While(self, node: ast.While) -> None:
         if node.orelse:
             raise self.unsupported("while ... else", node)
+        start = len(self.lines)
         condition = self.expr(node.test)
-        self.emit(f"while ({self.truth(condition, node.test)}) {{")
+        test = self.truth(condition, node.test)
+        if len(self.lines) == start:
+            self.emit(f"while ({test}) {{")
+        else:
+            # The condition needed statements (a foreign call's result, a
+            # device function's tuple): they run again before every test.
+            setup = self.lines[start:]
+            del self.lines[start:]
+            self.emit("while (true) {")
+            self.lines.extend("  " + line for line in setup)
+            self.emit(f"  if (!({test})) break;")
         self.block(node.body)
         self.emit("}")
 

@@ -168,6 +168,18 @@ for _name in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
     HANDLERS[_name] = _predicate(_name)
 
 
+def _grid_group(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
+    # A grid-wide barrier needs a cooperative launch (every block resident at
+    # once), which neither cudakit's launch nor its CPU backend provides.
+    raise tr.unsupported("grid-wide synchronization (cuda.cg.this_grid() and grid.sync()): "
+                         "cudakit does not launch cooperative kernels; split the kernel at "
+                         "each grid.sync() into separate launches (consecutive launches on a "
+                         "stream see each other's writes)", node)
+
+
+HANDLERS["cg.this_grid"] = _grid_group
+
+
 @handler("syncwarp")
 def _syncwarp(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
     mask = tr.cast(args[0], t.uint32) if args else "0xffffffffu"

@@ -4,6 +4,8 @@ indexing, attributes and calls (intrinsics, device functions, print)."""
 from __future__ import annotations
 
 import ast
+import inspect
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -100,8 +102,10 @@ class OperatorsMixin:
             folded = NO_VALUE  # wraps in the kernel's type: leave it to the compiler
         if folded is not NO_VALUE and isinstance(result.type, t.Scalar):
             result.py = folded
-            result.code = self.cast(Val(result.type, "", folded), result.type) \
-                if isinstance(folded, (int, float)) else result.code
+            if isinstance(folded, (int, float, np.integer, np.floating)):
+                from .codegen import c_literal
+                # The literal itself: a folded constant has no other code.
+                result.code = c_literal(folded, result.type)
         return result
 
     def fold(self, op: ast.operator, a: Val, b: Val) -> Any:
@@ -215,7 +219,18 @@ class OperatorsMixin:
                 raise self.typing_error(f"tuple index {index.py} out of range", node) from None
         if isinstance(base.type, t.ArrayT):
             return self.value(base.type.dtype, self.element_ref(base, index, node))
+        if isinstance(base.type, t.PointerT):
+            return self.value(base.type.dtype, self.pointer_ref(base, index, node))
         raise self.typing_error(f"{base.describe()} cannot be indexed", node)
+
+    def pointer_ref(self: "FunctionTranslator", pointer: Val, index: Val,
+                    node: ast.AST) -> str:
+        """`p[i]` of a CPointer: C's indexing (no bounds are known)."""
+        if index.items is not None or not (isinstance(index.type, t.Scalar)
+                                           and index.type.kind in "iub"):
+            raise self.typing_error(f"a pointer ({pointer.type}) is indexed by one integer, "
+                                    f"got {index.describe()}", node)
+        return f"{pointer.code}[{self.cast(index, t.int64)}]"
 
     def expr_Slice(self: "FunctionTranslator", node: ast.Slice) -> Val:
         raise self.unsupported("slicing arrays inside kernels (index elements instead)", node)
@@ -410,6 +425,18 @@ class OperatorsMixin:
             if kwargs:
                 raise self.unsupported("keyword arguments to device functions", node)
             return self.device_call(obj, args, node)
+        if _is_cffi_from_buffer(obj):
+            return self.cffi_from_buffer(args, kwargs, node)
+        if hasattr(obj, "link") and isinstance(getattr(obj, "signature", None), t.Signature):
+            if kwargs:
+                raise self.unsupported("keyword arguments to foreign functions", node)
+            return self.foreign_call(obj, args, node)
+        if inspect.isfunction(getattr(obj, "py_func", None)):
+            # A CPU-compiled function (@numba.jit / @njit): Numba's CUDA target
+            # compiles its Python source again as a device function.
+            if kwargs:
+                raise self.unsupported("keyword arguments to device functions", node)
+            return self.device_call(_device_dispatcher_for(obj.py_func), args, node)
         name = getattr(obj, "__qualname__", None) or repr(obj)
         module = getattr(obj, "__module__", None)
         hint = ""
@@ -417,6 +444,51 @@ class OperatorsMixin:
             hint = " (decorate it with @cuda.jit(device=True) to call it from a kernel)"
         raise self.typing_error(f"cannot call {('' if not module else module + '.') + name} "
                                 f"in a kernel: it is not a supported function{hint}", node)
+
+    def cffi_from_buffer(self: "FunctionTranslator", args: list[Val], kwargs: dict[str, Val],
+                         node: ast.AST) -> Val:
+        """ffi.from_buffer(array) in a kernel: a pointer to a contiguous array's
+        data (for foreign functions taking CPointer arguments)."""
+        if len(args) != 1 or kwargs or not isinstance(args[0].type, t.ArrayT):
+            raise self.typing_error("ffi.from_buffer() takes one array in a kernel", node)
+        at = args[0].type
+        if at.layout != "C" and at.static_shape is None:
+            raise self.typing_error(f"ffi.from_buffer() needs a C-contiguous array, got {at}",
+                                    node)
+        code = args[0].code if at.static_shape is not None else f"{args[0].code}.data"
+        return self.value(t.PointerT(at.dtype), code)
+
+    def foreign_call(self: "FunctionTranslator", function: Any, args: list[Val],
+                     node: ast.AST) -> Val:
+        """A declare_device function: `name(&result, args...)` (Numba's ABI)."""
+        sig = function.signature
+        if len(args) != len(sig.args):
+            raise self.typing_error(f"{function.name}() takes {len(sig.args)} arguments, "
+                                    f"{len(args)} given", node)
+        codes = []
+        for i, (arg, want) in enumerate(zip(args, sig.args)):
+            if isinstance(want, t.PointerT):
+                if isinstance(arg.type, t.PointerT) and arg.type.dtype == want.dtype:
+                    codes.append(arg.code)
+                    continue
+                if isinstance(arg.type, t.ArrayT) and arg.type.dtype == want.dtype \
+                        and arg.type.layout == "C" and arg.type.static_shape is None:
+                    codes.append(f"{arg.code}.data")  # a contiguous array's first element
+                    continue
+            elif isinstance(arg.type, t.Scalar):
+                codes.append(self.cast(arg, want))
+                continue
+            raise self.typing_error(f"argument {i} of {function.name}() is {want}, got "
+                                    f"{arg.describe()}", node)
+        result = sig.return_type
+        params = ", ".join([f"{result.ctype}*"] + [self.ctype(a) for a in sig.args])
+        self.program.declare_foreign(
+            function.name, f'extern "C" __device__ int {function.name}({params});',
+            function.link)
+        temp = self.fresh("ffi")
+        self.emit(f"{result.ctype} {temp};")
+        self.emit(f"(void){function.name}(&{temp}{''.join(', ' + c for c in codes)});")
+        return self.value(result, temp)
 
     def device_call(self: "FunctionTranslator", dispatcher: Any, args: list[Val],
                     node: ast.AST) -> Val:
@@ -487,3 +559,24 @@ class OperatorsMixin:
                    .replace("\t", "\\t"))
         self.program.uses_print = True
         return self.value(t.none, f'printf("{literal}"{"".join(", " + a for a in args)})')
+
+
+# Weak: a function that is gone takes its translations with it.
+_DEVICE_DISPATCHERS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+
+def _is_cffi_from_buffer(obj: Any) -> bool:
+    """cffi.FFI().from_buffer, recognised without importing cffi."""
+    owner = getattr(obj, "__self__", None)
+    return (getattr(obj, "__name__", None) == "from_buffer" and owner is not None
+            and type(owner).__module__.split(".")[0] in ("cffi", "_cffi_backend"))
+
+
+def _device_dispatcher_for(py_func: Any) -> Any:
+    """One device-function dispatcher per Python function, so its
+    specializations are shared by every kernel calling it."""
+    dispatcher = _DEVICE_DISPATCHERS.get(py_func)
+    if dispatcher is None:
+        from ..dispatcher import Dispatcher
+        dispatcher = _DEVICE_DISPATCHERS[py_func] = Dispatcher(py_func, None, device=True)
+    return dispatcher

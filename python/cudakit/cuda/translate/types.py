@@ -94,6 +94,23 @@ class ArrayT(Type):
 
 
 @dataclass(frozen=True)
+class PointerT(Type):
+    """CPointer(uint8): a raw device address passed as an integer; indexed
+    like a 1-d array with no bounds (Numba's types.CPointer)."""
+
+    dtype: Scalar
+
+    def __str__(self) -> str:
+        return f"{self.dtype}*"
+
+
+def CPointer(dtype: Scalar) -> PointerT:  # noqa: N802 (Numba's name)
+    if not isinstance(dtype, Scalar):
+        raise TypeError(f"CPointer() takes a scalar type such as uint8, got {dtype!r}")
+    return PointerT(dtype)
+
+
+@dataclass(frozen=True)
 class TupleT(Type):
     items: tuple[Type, ...]
 

@@ -56,6 +56,7 @@ class KernelTranslation:
     arg_types: tuple[t.Type, ...]
     local_types: dict[str, t.Type]
     uses_barrier: bool
+    linked_files: tuple[str, ...] = ()  # CUDA C/C++ sources joined to the kernel's
 
 
 def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
@@ -64,7 +65,8 @@ def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
     name = program.unique_name(f"{parsed.py_func.__name__}")
     tr = _run(parsed, arg_types, program, True, name)
     source = program.source(_function_text(tr))
-    return KernelTranslation(source, name, arg_types, dict(tr.locals), tr.uses_barrier)
+    return KernelTranslation(source, name, arg_types, dict(tr.locals), tr.uses_barrier,
+                             tuple(program.linked_files))
 
 
 def translate_device(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],

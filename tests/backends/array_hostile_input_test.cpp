@@ -14,6 +14,7 @@
 #include "cudakit/array.hpp"
 #include "cudakit/array_reduce.hpp"
 #include "cudakit/device_buffer.hpp"
+#include "cudakit/elementwise_kernel.hpp"
 #include "cudakit/error.hpp"
 #include "unit/array_test_support.hpp"
 
@@ -136,6 +137,29 @@ TEST_F(ArrayHostileInput, SlicesFollowPythonForEveryStep) {
     for (auto v : c.expected) first_column.push_back(2 * v);
     EXPECT_EQ(rows.index({ck::Slice(), 0}).copy().to_host<std::int64_t>(), first_column);
   }
+}
+
+// ElementwiseKernel's slice= and range= take the same rules: a huge step
+// selects one index, and no index computation overflows on the way.
+TEST_F(ArrayHostileInput, ElementwiseKernelSlicesAndRangesWithHugeSteps) {
+  const ck::ElementwiseKernel mark("long long* x", "x[i] = 100 + i", "mark_selected");
+  auto run_slice = [&](const ck::Slice& slice) {
+    ck::Array x = ck::zeros({5}, DType::int64);
+    mark({x}, slice);
+    return x.to_host<std::int64_t>();
+  };
+  EXPECT_EQ(run_slice(ck::Slice({}, {}, i64_max)), (std::vector<std::int64_t>{100, 0, 0, 0, 0}));
+  EXPECT_EQ(run_slice(ck::Slice({}, {}, i64_min)), (std::vector<std::int64_t>{0, 0, 0, 0, 104}));
+  EXPECT_EQ(run_slice(ck::Slice(i64_min, i64_max, 2)),
+            (std::vector<std::int64_t>{100, 0, 102, 0, 104}));
+  EXPECT_EQ(run_slice(ck::Slice(i64_max, i64_min, -3)),
+            (std::vector<std::int64_t>{0, 101, 0, 0, 104}));
+  ck::Array x = ck::zeros({5}, DType::int64);
+  mark({x}, ck::ElementwiseKernel::Range{1, i64_max, i64_max - 1});
+  EXPECT_EQ(x.to_host<std::int64_t>(), (std::vector<std::int64_t>{0, 101, 0, 0, 0}));
+  x = ck::zeros({5}, DType::int64);
+  mark({x}, ck::ElementwiseKernel::Range{4, -1, -2});
+  EXPECT_EQ(x.to_host<std::int64_t>(), (std::vector<std::int64_t>{100, 0, 102, 0, 104}));
 }
 
 TEST_F(ArrayHostileInput, VarianceWithDdofAtLeastTheCountIsNan) {

@@ -1,9 +1,9 @@
 // KernelArgs, the run-time built argument list: every
 // kind of argument reaches the kernel with the parameter's type and value,
 // literals are converted only where the value is kept, and every refusal
-// names the parameter, the value and the type. Built twice: with
-// CUDAKIT_TEST_BACKEND=cpu (label unit) and =cuda (label gpu; skipped
-// without a GPU), where the parameter layout comes from the PTX.
+// names the parameter, the value and the type. Runs on every backend
+// (tests/backend_fixture.hpp): the CPU (label unit) and a GPU (label gpu;
+// skipped without one), where the parameter layout comes from the PTX.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,15 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "backend_fixture.hpp"
 #include "cudakit/cudakit.hpp"
 
 namespace cudakit {
 namespace {
 
-#ifndef CUDAKIT_TEST_BACKEND
-#define CUDAKIT_TEST_BACKEND cpu
-#endif
-constexpr BackendKind kBackend = BackendKind::CUDAKIT_TEST_BACKEND;
+const BackendKind kBackend = test::backend_under_test();
 
 bool have_device() { return backend_available(kBackend); }
 Device cpu_device() { return Device::get(kBackend, 0); }

@@ -1,0 +1,10 @@
+"""`numba.cuda.config`: the settings of Numba's CUDA target that cudakit
+reads. Assign to them before the kernels that need them are compiled."""
+
+from __future__ import annotations
+
+import os
+
+# Directories (":"-separated) searched for the files that the CUDA C/C++
+# sources given to declare_device(link=...) or @cuda.jit(link=...) include.
+CUDA_NVRTC_EXTRA_SEARCH_PATHS: str = os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
