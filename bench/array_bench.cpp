@@ -118,8 +118,8 @@ int main(int argc, char** argv) {
                       median_ms(
                           device,
                           [&] {
-                            device.backend().copy(c.data(), a.data(),
-                                                  static_cast<std::size_t>(n) * 4, nullptr, true);
+                            ck::detail::backend_of(device).copy(
+                                c.data(), a.data(), static_cast<std::size_t>(n) * 4, nullptr, true);
                           },
                           repeats)});
       if (device.backend_kind() == ck::BackendKind::cuda) {

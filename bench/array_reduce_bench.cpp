@@ -96,8 +96,8 @@ int main(int argc, char** argv) {
     const double copy_ms = median_ms(
         device,
         [&] {
-          device.backend().copy(scratch.data(), a.data(), static_cast<std::size_t>(n) * 4, nullptr,
-                                true);
+          ck::detail::backend_of(device).copy(scratch.data(), a.data(),
+                                              static_cast<std::size_t>(n) * 4, nullptr, true);
         },
         repeats);
     rows.push_back({"copy_ceiling", 2 * bytes / (copy_ms * 1e6), "GB/s", copy_ms});

@@ -8,7 +8,8 @@
 #   backend/cpu   backend/backend.hpp, backend/cpu/, platform/
 #   backend/cuda  backend/backend.hpp, backend/cuda/, platform/ (+ CUDA headers)
 #   core          core/, backend/backend.hpp, the two backends' factories
-#   array         array/, backend/backend.hpp (the backend interface only)
+#   array         array/, backend/backend.hpp (the backend interface only),
+#                 core/c_types.hpp (the one reader of C type names)
 #   tools, bench, python  backend/backend.hpp, platform/library_search.hpp (the one
 #                 search plan doctor reports) and the public include/
 #
@@ -41,6 +42,6 @@ cudakit_include_root(backend_cpu ${_cudakit_backend_interface} backend/cpu platf
 cudakit_include_root(backend_cuda ${_cudakit_backend_interface} backend/cuda platform)
 cudakit_include_root(core core ${_cudakit_backend_interface} backend/cpu/cpu_backend.hpp
                      backend/cuda/cuda_backend.hpp)
-cudakit_include_root(array array ${_cudakit_backend_interface})
+cudakit_include_root(array array ${_cudakit_backend_interface} core/c_types.hpp)
 cudakit_include_root(tools ${_cudakit_backend_interface} platform/library_loader.hpp
                      platform/library_search.hpp)

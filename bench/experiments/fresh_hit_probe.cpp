@@ -27,7 +27,7 @@ int main() {
   ck::CompileOptions options;
   options.arch = dev.arch();
   std::string prepared = ck::prepare_source(src, options);
-  std::string identity = dev.backend().compiler_identity();
+  std::string identity = ck::detail::backend_of(dev).compiler_identity();
   auto t2 = Clock::now();
   std::string key = ck::CompileCache::key(prepared, options, identity);
   auto t3 = Clock::now();

@@ -18,9 +18,6 @@ namespace cudakit {
 
 class Stream;
 class Event;
-namespace detail {
-class Backend;
-}
 
 class Device {
  public:
@@ -63,8 +60,6 @@ class Device {
   Stream default_stream() const;
   Stream create_stream(bool non_blocking = true) const;
   Event create_event(bool timing = true) const;
-
-  detail::Backend& backend() const;
 
   friend bool operator==(const Device&, const Device&) = default;
   // "device 0 (NVIDIA H200, sm_90)"

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "cudakit/param_layout.hpp"
+
 namespace cudakit {
 
 enum class DType : std::uint8_t {
@@ -67,6 +69,13 @@ std::string_view c_type_name(DType dtype) noexcept;
 DType compute_dtype(DType dtype) noexcept;
 // NumPy names and common aliases ("float", "double", "int", "half", "f4", "i8", ...).
 std::optional<DType> parse_dtype(std::string_view name) noexcept;
+
+// The two scalar vocabularies side by side: DType names array elements,
+// ScalarType (param_layout.hpp) the arithmetic kernel parameters the launch
+// check knows. Every ScalarType but unknown is a DType; complex dtypes have
+// no ScalarType (they are passed as aggregates) and give ScalarType::unknown.
+std::optional<DType> dtype_of(ScalarType type) noexcept;
+ScalarType scalar_type_of(DType dtype) noexcept;
 
 bool is_bool(DType d) noexcept;
 bool is_integer(DType d) noexcept;  // signed or unsigned, not bool

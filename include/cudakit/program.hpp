@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "cudakit/compile_options.hpp"
 #include "cudakit/compiled_code.hpp"
@@ -17,15 +18,50 @@ namespace cudakit {
 // options.no_extern_c (PyCUDA's rule).
 std::string prepare_source(std::string_view source, const CompileOptions& options);
 
+// A program as compiled: the source and how to compile it (defines, headers
+// given as text, name expressions and the rest are CompileOptions fields).
+// A value: build it once, compile it for several devices or backends.
+//   Program program(source);
+//   program.header("params.h", "#define N 256").name_expression("scale<float>");
+//   Module m = compile(program, device);
+struct Program {
+  std::string source;
+  CompileOptions options;
+
+  Program() = default;
+  explicit Program(std::string source_text, CompileOptions compile_options = {})
+      : source(std::move(source_text)), options(std::move(compile_options)) {}
+
+  // A header the source #includes by `name`, given as text.
+  Program& header(std::string name, std::string content) {
+    options.headers.emplace_back(std::move(name), std::move(content));
+    return *this;
+  }
+  // -D name=value (value empty: -D name).
+  Program& define(std::string name, std::string value = {}) {
+    options.defines.emplace_back(std::move(name), std::move(value));
+    return *this;
+  }
+  // A template instantiation to compile and look up later by this
+  // expression, e.g. "vec_add<float>".
+  Program& name_expression(std::string expression) {
+    options.name_expressions.push_back(std::move(expression));
+    return *this;
+  }
+};
+
 // Compiles `source` for `device` and loads it (cache: in memory, then disk,
 // then the compiler). Throws CompileError with the log and numbered source.
 Module compile(std::string_view source, const CompileOptions& options, const Device& device);
 Module compile(std::string_view source, const CompileOptions& options = {});
+Module compile(const Program& program, const Device& device);
+Module compile(const Program& program);
 
 // Compiles without loading; needs no device when options.arch is given
 // ("sm_90", "compute_90" for the GPU; "cpu" for the CPU backend).
 CompiledCode compile_only(std::string_view source, const CompileOptions& options,
                           BackendKind backend = BackendKind::cuda);
+CompiledCode compile_only(const Program& program, BackendKind backend = BackendKind::cuda);
 
 // The numbered source lines around `line` (1-based), for error messages:
 //   "  12 |   c[i] = a[i] + b[i]\n>>13 |   oops;\n"

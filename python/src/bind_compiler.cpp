@@ -39,7 +39,7 @@ Module compile_in(std::string_view source, const CompileOptions& options,
                   const std::string& cache_dir) {
   Device device = Device::current();
   if (cache_dir.empty()) return compile(source, options, device);
-  detail::Backend& backend = device.backend();
+  detail::Backend& backend = detail::backend_of(device);
   CompileOptions resolved = options;
   if (resolved.arch.empty()) resolved.arch = backend.default_arch(device.ordinal());
   const std::string prepared = prepare_source(source, resolved);

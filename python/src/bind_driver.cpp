@@ -7,8 +7,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include "backend/backend.hpp"
 #include "array_object.hpp"
+#include "backend/backend.hpp"
 #include "bindings.hpp"
 #include "cudakit/backend_kind.hpp"
 #include "cudakit/device.hpp"
@@ -95,7 +95,7 @@ void bind_devices(nb::module_& m) {
   });
   m.def("_driver_version", [] {
     const BackendKind kind = default_backend_kind();
-    return kind == BackendKind::cuda ? Device::get(0).backend().driver_version() : 0;
+    return kind == BackendKind::cuda ? detail::backend_of(Device::get(0)).driver_version() : 0;
   });
   m.def("_toolkit_version", [] { return CUDAKIT_TOOLKIT_VERSION; });
   m.def("_backend", [] { return std::string(to_string(default_backend_kind())); });

@@ -41,7 +41,7 @@ void copy(void* dst, const void* src, std::size_t bytes, nb::handle stream, bool
   Device d = current_device();
   void* native = native_stream(stream);
   nb::gil_scoped_release unlocked;
-  d.backend().copy(dst, src, bytes, native, async);
+  detail::backend_of(d).copy(dst, src, bytes, native, async);
 }
 
 void htod(nb::handle dest, nb::handle src, nb::handle stream, bool async, const char* use) {
@@ -73,7 +73,7 @@ void memset(nb::handle dest, std::uint32_t value, unsigned element_bytes, std::s
   if (count == 0) return;
   Device d = current_device();
   void* native = native_stream(stream);
-  d.backend().fill(target.address, value, element_bytes, count, native, async);
+  detail::backend_of(d).fill(target.address, value, element_bytes, count, native, async);
 }
 
 // Page-locked bytes as a 1-D uint8 numpy array that frees them when the last

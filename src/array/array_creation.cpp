@@ -44,7 +44,7 @@ Array zeros(const Shape& shape, DType dtype) {
 Array zeros(const Shape& shape, DType dtype, const Stream& stream) {
   Array a = allocate(shape, dtype, stream, Order::C, "zeros");
   if (a.nbytes() > 0)
-    a.device().backend().fill(a.address(), 0, 1, a.nbytes(), stream.native(), true);
+    detail::backend_of(a.device()).fill(a.address(), 0, 1, a.nbytes(), stream.native(), true);
   return a;
 }
 Array ones(const Shape& shape, DType dtype) { return full(shape, 1, dtype); }
@@ -188,7 +188,8 @@ void Array::fill(const Scalar& value) {
       if (!repeats) continue;
       std::uint32_t pattern = 0;
       std::memcpy(&pattern, bytes, unit);
-      device().backend().fill(address(), pattern, unit, nbytes() / unit, stream().native(), true);
+      detail::backend_of(device()).fill(address(), pattern, unit, nbytes() / unit,
+                                        stream().native(), true);
       return;
     }
   }
@@ -199,7 +200,7 @@ Array Array::copy(Order order) const {
   detail::check_valid(*this, "Array::copy");
   Array out = empty(shape_, dtype_, stream(), order);
   if (size() > 0 && is_c_contiguous() && order == Order::C) {
-    device().backend().copy(out.data(), data(), nbytes(), stream().native(), true);
+    detail::backend_of(device()).copy(out.data(), data(), nbytes(), stream().native(), true);
     return out;
   }
   detail::eval_into(Expr(*this), out, Casting::unsafe, "Array::copy");

@@ -71,7 +71,7 @@ void Array::copy_to_host(void* dst, std::size_t bytes) const {
     return;
   }
   // Ordered after the work queued on the array's stream, then waited for.
-  device().backend().copy(dst, data(), bytes, s.native(), true);
+  detail::backend_of(device()).copy(dst, data(), bytes, s.native(), true);
   s.synchronize();
 }
 
@@ -82,7 +82,7 @@ void Array::copy_to_host_async(void* dst, std::size_t bytes) const {
   // temporary's memory returns to the pool stream-ordered, so it stays valid
   // until the copy has run.
   Array src = is_c_contiguous() ? *this : copy();
-  device().backend().copy(dst, src.data(), bytes, stream().native(), true);
+  detail::backend_of(device()).copy(dst, src.data(), bytes, stream().native(), true);
 }
 
 void Array::copy_from_host(const void* src, std::size_t bytes) {
@@ -96,7 +96,7 @@ void Array::copy_from_host(const void* src, std::size_t bytes) {
     s.synchronize();
     return;
   }
-  device().backend().copy(data(), src, bytes, s.native(), true);
+  detail::backend_of(device()).copy(data(), src, bytes, s.native(), true);
   s.synchronize();
 }
 
@@ -110,7 +110,7 @@ void Array::copy_from_host_async(const void* src, std::size_t bytes) {
     assign(Expr(packed));
     return;
   }
-  device().backend().copy(data(), src, bytes, stream().native(), true);
+  detail::backend_of(device()).copy(data(), src, bytes, stream().native(), true);
 }
 
 Scalar Array::item(std::int64_t flat_index) const {
@@ -129,8 +129,9 @@ Scalar Array::item(std::int64_t flat_index) const {
   Stream s = stream();
   std::uint64_t at =
       address() + static_cast<std::uint64_t>(offset * static_cast<std::int64_t>(itemsize()));
-  device().backend().copy(bytes, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(at)),
-                          itemsize(), s.native(), true);
+  detail::backend_of(device()).copy(bytes,
+                                    reinterpret_cast<const void*>(static_cast<std::uintptr_t>(at)),
+                                    itemsize(), s.native(), true);
   s.synchronize();
   return detail::scalar_from_bytes(bytes, dtype_);
 }

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "cudakit/array.hpp"
 #include "cudakit/array_expr.hpp"
@@ -11,8 +13,13 @@
 
 namespace cudakit::detail {
 
-// The launch-check scalar type of a dtype's C type (unknown for complex).
-ScalarType scalar_type_for(DType d) noexcept;
+// The dtype of a C type written in a kernel's argument list, read by the
+// core's C-types module (core/c_types.hpp) so that every spelling the launch
+// check knows ("size_t", "unsigned long long", "std::int8_t", "__half") means
+// the same here; also the generated kernels' element names ("cudakit_half",
+// "cudakit_complex64") and complex<float>/complex<double>. nullopt for
+// pointers and types cudakit does not know.
+std::optional<DType> dtype_of_c_type(std::string_view type);
 
 [[noreturn]] inline void array_error(const std::string& context, const std::string& message,
                                      const std::string& hint = {}) {

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "array/array_util.hpp"
+#include "core/c_types.hpp"
 #include "cudakit/param_layout.hpp"
 
 namespace cudakit {
@@ -298,9 +300,7 @@ bool can_cast(DType from, DType to, Casting casting) noexcept {
   return false;
 }
 
-namespace detail {
-
-ScalarType scalar_type_for(DType d) noexcept {
+ScalarType scalar_type_of(DType d) noexcept {
   switch (d) {
     case DType::bool_:
       return ScalarType::boolean;
@@ -331,6 +331,29 @@ ScalarType scalar_type_for(DType d) noexcept {
     default:
       return ScalarType::unknown;
   }
+}
+
+std::optional<DType> dtype_of(ScalarType type) noexcept {
+  for (int d = 0; d < dtype_count; ++d)
+    if (type != ScalarType::unknown && scalar_type_of(static_cast<DType>(d)) == type)
+      return static_cast<DType>(d);
+  return std::nullopt;
+}
+
+namespace detail {
+
+std::optional<DType> dtype_of_c_type(std::string_view type) {
+  const TypeClass c = classify_c_type(type);
+  if (c.known && c.kind == ParamKind::scalar) return dtype_of(c.scalar);
+  if (c.known) return std::nullopt;  // a pointer
+  // The names generated kernels use for the element types the launch check
+  // passes as aggregates (complex) or through the prelude's typedefs.
+  const std::string bare = bare_c_type(type);
+  for (int d = 0; d < dtype_count; ++d)
+    if (c_type_name(static_cast<DType>(d)) == bare) return static_cast<DType>(d);
+  if (bare == "complex<float>") return DType::complex64;
+  if (bare == "complex<double>") return DType::complex128;
+  return std::nullopt;
 }
 
 }  // namespace detail

@@ -232,7 +232,7 @@ void launch(const FastEntry& entry, const Walk& w, const Array& out) {
     if (is_complex(dtype))
       args.aggregate(bytes, itemsize(dtype), "struct");
     else
-      args.scalar(scalar_type_for(dtype), bytes);
+      args.scalar(scalar_type_of(dtype), bytes);
   }
   const std::int64_t size = out.size();
   if (entry.index64)

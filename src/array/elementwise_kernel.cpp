@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <map>
 
 #include "array/array_util.hpp"
 #include "array/elementwise_eval.hpp"
 #include "array/kernel_view.hpp"
 #include "array/reduce_source_hook.hpp"
 #include "array/stream_order.hpp"
+#include "core/c_types.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/program.hpp"
@@ -33,87 +33,22 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
-// "const unsigned int" -> uint32 (qualifiers and spacing ignored).
-std::optional<DType> dtype_of_c_type(std::string type) {
-  for (const char* q : {"const", "volatile", "__restrict__", "restrict"}) {
-    for (auto pos = type.find(q); pos != std::string::npos; pos = type.find(q))
-      type.erase(pos, std::string(q).size());
-  }
-  std::string words;
-  std::string w;
-  for (char c : type + " ") {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
-      w += c;
-    else if (!w.empty()) {
-      words += (words.empty() ? "" : " ") + w;
-      w.clear();
-    }
-  }
-  static const std::map<std::string, DType> names = {
-      {"bool", DType::bool_},
-      {"char", DType::int8},
-      {"signed char", DType::int8},
-      {"int8_t", DType::int8},
-      {"unsigned char", DType::uint8},
-      {"uint8_t", DType::uint8},
-      {"short", DType::int16},
-      {"short int", DType::int16},
-      {"int16_t", DType::int16},
-      {"unsigned short", DType::uint16},
-      {"uint16_t", DType::uint16},
-      {"int", DType::int32},
-      {"signed", DType::int32},
-      {"int32_t", DType::int32},
-      {"unsigned", DType::uint32},
-      {"unsigned int", DType::uint32},
-      {"uint32_t", DType::uint32},
-      {"long long", DType::int64},
-      {"long", DType::int64},
-      {"long long int", DType::int64},
-      {"int64_t", DType::int64},
-      {"ptrdiff_t", DType::int64},
-      {"unsigned long long", DType::uint64},
-      {"unsigned long", DType::uint64},
-      {"uint64_t", DType::uint64},
-      {"size_t", DType::uint64},
-      {"float", DType::float32},
-      {"double", DType::float64},
-      {"cudakit_half", DType::float16},
-      {"__half", DType::float16},
-      {"half", DType::float16},
-      {"cudakit_bfloat16", DType::bfloat16},
-      {"__nv_bfloat16", DType::bfloat16},
-      {"cudakit_complex64", DType::complex64},
-      {"cudakit_complex128", DType::complex128},
-      {"pycuda::complex<float>", DType::complex64},
-  };
-  auto it = names.find(words);
-  if (it == names.end()) return std::nullopt;
-  return it->second;
-}
-
+// The argument list, split at its top-level commas by the core's C-types
+// module (so "Pair<int, float>* p" stays one argument).
 std::vector<ElementwiseKernel::Param> parse_arguments(const std::string& text) {
   std::vector<ElementwiseKernel::Param> out;
-  std::string cur;
-  int depth = 0;
-  auto flush = [&] {
-    std::string a = trim(cur);
-    cur.clear();
-    if (a.empty())
+  for (const std::string& piece : detail::split_c_list(text)) {
+    if (piece.empty())
       array_error("ElementwiseKernel", "empty entry in the argument list \"" + text + "\"");
-    std::size_t end = a.size();
-    while (end > 0 && (std::isalnum(static_cast<unsigned char>(a[end - 1])) || a[end - 1] == '_'))
-      --end;
-    ElementwiseKernel::Param p;
-    p.name = a.substr(end);
-    p.type = trim(a.substr(0, end));
-    if (p.name.empty() || p.type.empty())
+    const detail::CDeclaration decl = detail::split_c_declaration(piece);
+    if (decl.name.empty() || decl.type.empty())
       array_error("ElementwiseKernel",
-                  "cannot read argument \"" + a + "\": write it as \"type name\"");
-    p.pointer = p.type.find('*') != std::string::npos;
-    std::string base = p.type;
-    base.erase(std::remove(base.begin(), base.end(), '*'), base.end());
-    p.dtype = dtype_of_c_type(base);
+                  "cannot read argument \"" + piece + "\": write it as \"type name\"");
+    ElementwiseKernel::Param p;
+    p.name = decl.name;
+    p.type = decl.type;
+    p.pointer = detail::classify_c_type(p.type).kind == ParamKind::pointer;
+    p.dtype = detail::dtype_of_c_type(p.pointer ? detail::pointee_c_type(p.type) : p.type);
     if (!p.pointer && !p.dtype)
       array_error(
           "ElementwiseKernel",
@@ -121,16 +56,7 @@ std::vector<ElementwiseKernel::Param> parse_arguments(const std::string& text) {
               "', which is not a number type cudakit can pass",
           "scalar arguments are bool, integers, float, double, complex; arrays are pointers");
     out.push_back(p);
-  };
-  for (char c : text) {
-    if (c == '<' || c == '(') ++depth;
-    if (c == '>' || c == ')') --depth;
-    if (c == ',' && depth == 0)
-      flush();
-    else
-      cur += c;
   }
-  if (!trim(cur).empty() || !out.empty()) flush();
   return out;
 }
 
@@ -367,7 +293,7 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
     if (is_complex(d) || d == DType::float16 || d == DType::bfloat16)
       pack.push_aggregate(bytes, itemsize(d));
     else
-      pack.push_raw(ParamKind::scalar, detail::scalar_type_for(d), bytes, itemsize(d), "scalar");
+      pack.push_raw(ParamKind::scalar, scalar_type_of(d), bytes, itemsize(d), "scalar");
   }
   if (index64) {
     pack.push_scalar<long long>(r.start);

@@ -243,7 +243,7 @@ void pack_params(const Plan& plan, ArgPack& args) {
     if (is_complex(d))
       args.push_aggregate(bytes, itemsize(d));
     else
-      args.push_raw(ParamKind::scalar, scalar_type_for(d), bytes, itemsize(d), "scalar");
+      args.push_raw(ParamKind::scalar, scalar_type_of(d), bytes, itemsize(d), "scalar");
   }
   if (plan.strided_rows > 0) {
     std::vector<std::int64_t> values(plan.shape.begin(), plan.shape.end());

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/c_types.hpp"
 #include "cudakit/array.hpp"
 
 namespace cudakit::detail {
@@ -73,9 +75,10 @@ inline bool used_other_than_indexed(const std::string& code, const std::string& 
 // The struct type that carries parameter `name` as a view.
 inline std::string kernel_view_type(const std::string& name) { return "ck_view_" + name; }
 
-// The element type as declared, qualifiers kept: "const float * __restrict__" -> "const float".
+// The element type as declared, qualifiers kept: "const float * __restrict__" -> "const float"
+// (read by the core's C-types module: "Pair<int*, float>*" -> "Pair<int*, float>").
 inline std::string kernel_view_pointee(const std::string& declared_type) {
-  std::string t = declared_type.substr(0, declared_type.find('*'));
+  const std::string t = pointee_c_type(declared_type);
   const auto b = t.find_first_not_of(" \t\n\r");
   const auto e = t.find_last_not_of(" \t\n\r");
   return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
@@ -85,15 +88,8 @@ inline std::string kernel_view_pointee(const std::string& declared_type) {
 // "float const *"): the code only reads through it.
 inline bool kernel_view_pointee_is_const(const std::string& declared_type) {
   const std::string t = kernel_view_pointee(declared_type);
-  std::string word;
-  for (char c : t + " ") {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
-      word += c;
-    } else {
-      if (word == "const") return true;
-      word.clear();
-    }
-  }
+  for (const std::string_view token : tokenize_c(t))
+    if (token == "const") return true;
   return false;
 }
 

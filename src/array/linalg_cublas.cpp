@@ -40,7 +40,7 @@ bool describe(const MatmulOperand& op, std::int64_t rows, std::int64_t cols, boo
 
 bool cublas_usable(const Device& device, DType dtype) {
   if (device.backend_kind() != BackendKind::cuda || !gemm_dtype(dtype)) return false;
-  return device.backend().gemm_available(scalar_type_for(dtype));
+  return detail::backend_of(device).gemm_available(scalar_type_of(dtype));
 }
 
 void matmul_cublas(const MatmulProblem& p, const Device& device, const Stream& stream, bool tf32) {
@@ -51,7 +51,7 @@ void matmul_cublas(const MatmulProblem& p, const Device& device, const Stream& s
                         "pass contiguous operands");
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
   GemmRequest r;
-  r.type = scalar_type_for(p.dtype);
+  r.type = scalar_type_of(p.dtype);
   r.transpose_a = transpose_b;
   r.transpose_b = transpose_a;
   r.m = p.n;
@@ -69,7 +69,7 @@ void matmul_cublas(const MatmulProblem& p, const Device& device, const Stream& s
   r.batch = p.batch;
   r.allow_tf32 = tf32;
   try {
-    device.backend().gemm(device.ordinal(), stream.native(), r);
+    detail::backend_of(device).gemm(device.ordinal(), stream.native(), r);
   } catch (const CudaError& e) {
     // Name the product as the user wrote it (row-major, before the swap).
     throw CudaError("matmul (" + std::to_string(p.m) + "x" + std::to_string(p.k) + " @ " +

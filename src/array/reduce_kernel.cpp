@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cctype>
-#include <map>
 #include <string>
 
 #include "array/array_util.hpp"
@@ -10,6 +9,7 @@
 #include "array/reduce_source_hook.hpp"
 #include "array/reduce_workspace.hpp"
 #include "array/stream_order.hpp"
+#include "core/c_types.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/reduction_kernel.hpp"
@@ -34,84 +34,20 @@ bool is_identifier(const std::string& s) {
   });
 }
 
-// "const float * __restrict__" -> "float"; "unsigned   int" -> "unsigned int".
-std::string base_type(const std::string& type) {
-  std::string words, word;
-  auto flush = [&] {
-    if (!word.empty() && word != "const" && word != "volatile" && word != "__restrict__" &&
-        word != "restrict") {
-      if (!words.empty()) words += ' ';
-      words += word;
-    }
-    word.clear();
-  };
-  for (char c : type) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
-      word += c;
-    else
-      flush();
-  }
-  flush();
-  return words;
-}
-
-std::optional<DType> dtype_of_c_type(const std::string& name) {
-  static const std::map<std::string, DType> table = {
-      {"bool", DType::bool_},
-      {"char", DType::int8},
-      {"signed char", DType::int8},
-      {"unsigned char", DType::uint8},
-      {"short", DType::int16},
-      {"unsigned short", DType::uint16},
-      {"int", DType::int32},
-      {"unsigned int", DType::uint32},
-      {"unsigned", DType::uint32},
-      {"long", DType::int64},
-      {"unsigned long", DType::uint64},
-      {"long long", DType::int64},
-      {"unsigned long long", DType::uint64},
-      {"int8_t", DType::int8},
-      {"int16_t", DType::int16},
-      {"int32_t", DType::int32},
-      {"int64_t", DType::int64},
-      {"uint8_t", DType::uint8},
-      {"uint16_t", DType::uint16},
-      {"uint32_t", DType::uint32},
-      {"uint64_t", DType::uint64},
-      {"float", DType::float32},
-      {"double", DType::float64},
-      {"__half", DType::float16},
-      {"half", DType::float16},
-      {"__nv_bfloat16", DType::bfloat16},
-  };
-  auto it = table.find(name);
-  if (it != table.end()) return it->second;
-  for (int d = 0; d < dtype_count; ++d)
-    if (c_type_name(static_cast<DType>(d)) == name) return static_cast<DType>(d);
-  return std::nullopt;
-}
-
+// The argument list, split at its top-level commas by the core's C-types
+// module (so "Pair<int, float>* p" stays one argument).
 std::vector<ReductionKernel::Param> parse_arguments(const std::string& arguments) {
   std::vector<ReductionKernel::Param> params;
-  if (trim(arguments).empty()) return params;
-  std::size_t start = 0;
-  while (start <= arguments.size()) {
-    std::size_t comma = arguments.find(',', start);
-    if (comma == std::string::npos) comma = arguments.size();
-    const std::string piece = trim(arguments.substr(start, comma - start));
-    std::size_t end = piece.size();
-    while (end > 0 &&
-           (std::isalnum(static_cast<unsigned char>(piece[end - 1])) || piece[end - 1] == '_'))
-      --end;
-    ReductionKernel::Param p;
-    p.name = piece.substr(end);
-    p.type = trim(piece.substr(0, end));
-    p.pointer = p.type.find('*') != std::string::npos;
-    if (!is_identifier(p.name) || p.type.empty())
+  for (const std::string& piece : detail::split_c_list(arguments)) {
+    const detail::CDeclaration decl = detail::split_c_declaration(piece);
+    if (decl.name.empty() || decl.type.empty())
       throw ArgumentError(what, "cannot read parameter '" + piece + "' of \"" + arguments + "\"",
                           "write parameters as in C: \"const float* x, int n\"");
+    ReductionKernel::Param p;
+    p.name = decl.name;
+    p.type = decl.type;
+    p.pointer = detail::classify_c_type(p.type).kind == ParamKind::pointer;
     params.push_back(std::move(p));
-    start = comma + 1;
   }
   return params;
 }
@@ -189,7 +125,7 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
     if (p.pointer) {
       const Array* a = std::get_if<Array>(&args[k]);
       if (a == nullptr || !a->valid()) throw ArgumentError(context, which + " needs an Array");
-      const auto pointee = dtype_of_c_type(base_type(p.type.substr(0, p.type.find('*'))));
+      const auto pointee = detail::dtype_of_c_type(detail::pointee_c_type(p.type));
       if (pointee && *pointee != a->dtype())
         throw ArgumentError(context,
                             which + " got an array of " + std::string(to_string(a->dtype())));
@@ -223,14 +159,13 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
       params += p.type + " " + p.name;
       const Scalar* s = std::get_if<Scalar>(&args[k]);
       if (s == nullptr) throw ArgumentError(context, which + " needs a number, got an Array");
-      const auto type = dtype_of_c_type(base_type(p.type));
+      const auto type = detail::dtype_of_c_type(p.type);
       if (!type)
         throw ArgumentError(context, which + ": unknown scalar type",
                             "use a plain C arithmetic type");
       unsigned char bytes[16] = {};
       s->store(*type, bytes);
-      pack.push_raw(ParamKind::scalar, detail::scalar_type_for(*type), bytes, itemsize(*type),
-                    "scalar");
+      pack.push_raw(ParamKind::scalar, scalar_type_of(*type), bytes, itemsize(*type), "scalar");
     }
   }
   const Device device = first->device();

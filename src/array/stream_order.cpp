@@ -26,7 +26,7 @@ class StreamEvents {
  public:
   // Queues on `launch` a wait for the work queued so far on `producer`.
   void order(const Stream& launch, const Stream& producer) {
-    Backend& backend = launch.device().backend();
+    Backend& backend = detail::backend_of(launch.device());
     // The legacy default stream is the current context's.
     backend.make_current(launch.device().ordinal());
     std::optional<Entry> evicted;  // destroyed after the lock
@@ -52,7 +52,7 @@ class StreamEvents {
       backend.record_event(entry->event, producer.native());
       backend.stream_wait_event(launch.native(), entry->event);
     }
-    if (evicted) evicted->stream.device().backend().destroy_event(evicted->event);
+    if (evicted) detail::backend_of(evicted->stream.device()).destroy_event(evicted->event);
   }
 
  private:

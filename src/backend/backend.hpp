@@ -30,6 +30,10 @@
 #include "cudakit/kernel_attributes.hpp"
 #include "cudakit/param_layout.hpp"
 
+namespace cudakit {
+class Device;
+}
+
 namespace cudakit::detail {
 
 using DevicePtr = std::uint64_t;  // CUdeviceptr, or a host address on the CPU backend
@@ -208,5 +212,8 @@ class Backend {
 // The process-wide instance of a backend, created on first use. Throws the
 // backend's not-found error (DriverNotFound, ...) when it cannot be created.
 Backend& backend(BackendKind kind);
+// The backend `device` runs on. A free function here rather than a member of
+// the public Device, because Backend exists only under src/ (defined with Device).
+Backend& backend_of(const Device& device);
 
 }  // namespace cudakit::detail

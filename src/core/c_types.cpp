@@ -92,6 +92,11 @@ bool is_c_qualifier(std::string_view t) {
          t == "typename" || t == "enum" || t == "union";
 }
 
+bool is_c_builtin_type_word(std::string_view t) {
+  return t == "unsigned" || t == "signed" || t == "int" || t == "long" || t == "short" ||
+         t == "char" || t == "float" || t == "double" || t == "bool" || t == "void";
+}
+
 namespace {
 std::string trimmed(std::string_view s) {
   const auto begin = s.find_first_not_of(" \t\r\n");
@@ -119,6 +124,38 @@ std::vector<std::string> split_c_list(std::string_view list) {
   }
   out.push_back(trimmed(list.substr(start)));
   return out;
+}
+
+CDeclaration split_c_declaration(std::string_view declaration) {
+  const std::string text = trimmed(declaration);
+  std::size_t name_start = text.size();
+  while (name_start > 0 && is_ident_char(text[name_start - 1])) --name_start;
+  CDeclaration out;
+  out.name = text.substr(name_start);
+  if (!is_c_identifier(out.name)) out.name.clear();
+  out.type = trimmed(std::string_view(text).substr(0, name_start));
+  // A qualifier or a built-in type word last ("unsigned int", "float const")
+  // ends a type without a name.
+  if (out.type.empty() || out.name.empty() || is_c_qualifier(out.name) ||
+      is_c_builtin_type_word(out.name))
+    return {text, {}};
+  return out;
+}
+
+std::string pointee_c_type(std::string_view pointer_type) {
+  int depth = 0;
+  std::size_t last_star = std::string_view::npos;
+  for (std::size_t i = 0; i < pointer_type.size(); ++i) {
+    const char c = pointer_type[i];
+    if (c == '(' || c == '<' || c == '[' || c == '{')
+      ++depth;
+    else if ((c == ')' || c == '>' || c == ']' || c == '}') && depth > 0)
+      --depth;
+    else if (c == '*' && depth == 0)
+      last_star = i;
+  }
+  if (last_star == std::string_view::npos) return std::string(pointer_type);
+  return std::string(pointer_type.substr(0, last_star));
 }
 
 std::string bare_c_type(std::string_view type) {

@@ -21,11 +21,28 @@ std::vector<std::string_view> tokenize_c(std::string_view source);
 bool is_c_identifier(std::string_view token);
 // const, volatile, restrict spellings, __grid_constant__, struct/class/typename/enum/union.
 bool is_c_qualifier(std::string_view token);
+// The words of built-in type names: void, bool, char, short, int, long, float,
+// double, signed, unsigned (a declaration ending in one has no name).
+bool is_c_builtin_type_word(std::string_view token);
 
 // Splits a comma-separated list at the top level only, respecting (), <>,
 // [] and {} nesting: "T<a, b>, int n" -> {"T<a, b>", "int n"}. Each piece is
 // trimmed; an empty (or all-blank) list gives no pieces.
 std::vector<std::string> split_c_list(std::string_view list);
+
+// One declaration of a parameter list split into its type and its name:
+// "const float* __restrict__ x" -> {"const float* __restrict__", "x"}. The
+// name is the trailing identifier; an empty name or type means the piece is
+// not "type name" (e.g. "float*" alone, or "x").
+struct CDeclaration {
+  std::string type;
+  std::string name;
+};
+CDeclaration split_c_declaration(std::string_view declaration);
+
+// The type a pointer type points to: "const float * __restrict__" -> "const float ";
+// "Pair<int*, float>*" -> "Pair<int*, float>". The type itself when it has no top-level '*'.
+std::string pointee_c_type(std::string_view pointer_type);
 
 // The type without qualifiers and namespace prefixes, words joined by one
 // space: "const std::uint8_t" -> "uint8_t", "unsigned  long long" -> "unsigned long long".

@@ -55,7 +55,9 @@ Device Device::current() {
   return Device(kind, detail::backend(kind).current_device());
 }
 
-detail::Backend& Device::backend() const { return detail::backend(kind_); }
+namespace detail {
+Backend& backend_of(const Device& device) { return backend(device.backend_kind()); }
+}  // namespace detail
 
 const DeviceProperties& Device::properties() const { return cached_properties(kind_, ordinal_); }
 
@@ -70,10 +72,10 @@ std::string Device::arch() const {
   return "sm_" + std::to_string(p.compute_major) + std::to_string(p.compute_minor);
 }
 
-MemoryInfo Device::memory_info() const { return backend().memory_info(ordinal_); }
+MemoryInfo Device::memory_info() const { return detail::backend(kind_).memory_info(ordinal_); }
 
 std::int64_t Device::attribute(DeviceAttribute which) const {
-  return backend().attribute(ordinal_, which);
+  return detail::backend(kind_).attribute(ordinal_, which);
 }
 
 std::int64_t Device::attribute(std::string_view name) const {
@@ -89,7 +91,7 @@ std::int64_t Device::attribute(std::string_view name) const {
 
 std::vector<std::pair<std::string, std::int64_t>> Device::attributes() const {
   std::vector<std::pair<std::string, std::int64_t>> out;
-  auto& b = backend();
+  auto& b = detail::backend(kind_);
   for (const auto& entry : device_attribute_names()) {
     try {
       out.emplace_back(std::string(entry.name), b.attribute(ordinal_, entry.attribute));
@@ -101,16 +103,18 @@ std::vector<std::pair<std::string, std::int64_t>> Device::attributes() const {
 }
 
 void Device::make_current() const {
-  backend().make_current(ordinal_);
+  detail::backend(kind_).make_current(ordinal_);
   t_current = *this;
 }
 
-void Device::synchronize() const { backend().synchronize(ordinal_); }
+void Device::synchronize() const { detail::backend(kind_).synchronize(ordinal_); }
 
-std::size_t Device::limit(ContextLimit which) const { return backend().limit(ordinal_, which); }
+std::size_t Device::limit(ContextLimit which) const {
+  return detail::backend(kind_).limit(ordinal_, which);
+}
 
 void Device::set_limit(ContextLimit which, std::size_t value) const {
-  backend().set_limit(ordinal_, which, value);
+  detail::backend(kind_).set_limit(ordinal_, which, value);
 }
 
 Stream Device::default_stream() const {
@@ -118,7 +122,7 @@ Stream Device::default_stream() const {
 }
 
 Stream Device::create_stream(bool non_blocking) const {
-  void* native = backend().create_stream(ordinal_, non_blocking);
+  void* native = detail::backend(kind_).create_stream(ordinal_, non_blocking);
   // Built empty and filled in place: a temporary State would destroy the
   // stream when it goes out of scope.
   auto state = std::make_shared<Stream::State>(Stream::State{*this, nullptr, false});

@@ -50,8 +50,9 @@ UntypedBuffer::UntypedBuffer(const Device& device, std::size_t bytes, Allocator 
     : device_(new Device(device)), bytes_(bytes), allocator_(allocator) {
   try {
     if (bytes == 0) return;
-    ptr_ = allocator == Allocator::pool ? MemoryPool::of(device).allocate(bytes)
-                                        : device.backend().allocate(device.ordinal(), bytes);
+    ptr_ = allocator == Allocator::pool
+               ? MemoryPool::of(device).allocate(bytes)
+               : detail::backend_of(device).allocate(device.ordinal(), bytes);
   } catch (...) {
     delete device_;
     throw;
@@ -82,7 +83,7 @@ void UntypedBuffer::release() noexcept {
   if (allocator_ == Allocator::pool)
     MemoryPool::of(*device_).deallocate(ptr_, bytes_);
   else
-    device_->backend().deallocate(device_->ordinal(), ptr_);
+    detail::backend_of(*device_).deallocate(device_->ordinal(), ptr_);
   ptr_ = 0;
 }
 
@@ -104,35 +105,38 @@ const Device& UntypedBuffer::device() const {
 void UntypedBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_t offset) {
   check_range("copying host data to a device buffer", offset, bytes, bytes_);
   if (bytes == 0) return;
-  device().backend().copy(static_cast<char*>(data()) + offset, src, bytes, nullptr, false);
+  detail::backend_of(device()).copy(static_cast<char*>(data()) + offset, src, bytes, nullptr,
+                                    false);
 }
 
 void UntypedBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t offset) const {
   check_range("copying a device buffer to the host", offset, bytes, bytes_);
   if (bytes == 0) return;
-  device().backend().copy(dst, static_cast<const char*>(data()) + offset, bytes, nullptr, false);
+  detail::backend_of(device()).copy(dst, static_cast<const char*>(data()) + offset, bytes, nullptr,
+                                    false);
 }
 
 void UntypedBuffer::copy_from(const UntypedBuffer& src, std::size_t bytes) {
   check_range("copying between device buffers (destination)", 0, bytes, bytes_);
   check_range("copying between device buffers (source)", 0, bytes, src.bytes_);
   if (bytes == 0) return;
-  device().backend().copy(data(), src.data(), bytes, nullptr, false);
+  detail::backend_of(device()).copy(data(), src.data(), bytes, nullptr, false);
 }
 
 void UntypedBuffer::copy_from_host_async(const void* src, std::size_t bytes, const Stream& stream,
                                          std::size_t offset) {
   check_range("copying host data to a device buffer", offset, bytes, bytes_);
   if (bytes == 0) return;
-  device().backend().copy(static_cast<char*>(data()) + offset, src, bytes, stream.native(), true);
+  detail::backend_of(device()).copy(static_cast<char*>(data()) + offset, src, bytes,
+                                    stream.native(), true);
 }
 
 void UntypedBuffer::copy_to_host_async(void* dst, std::size_t bytes, const Stream& stream,
                                        std::size_t offset) const {
   check_range("copying a device buffer to the host", offset, bytes, bytes_);
   if (bytes == 0) return;
-  device().backend().copy(dst, static_cast<const char*>(data()) + offset, bytes, stream.native(),
-                          true);
+  detail::backend_of(device()).copy(dst, static_cast<const char*>(data()) + offset, bytes,
+                                    stream.native(), true);
 }
 
 namespace {
@@ -151,14 +155,14 @@ void check_fill(unsigned element_bytes, std::size_t count, std::size_t size) {
 void UntypedBuffer::fill_bytes(std::uint32_t value, unsigned element_bytes, std::size_t count) {
   check_fill(element_bytes, count, bytes_);
   if (count == 0) return;
-  device().backend().fill(ptr_, value, element_bytes, count, nullptr, false);
+  detail::backend_of(device()).fill(ptr_, value, element_bytes, count, nullptr, false);
 }
 
 void UntypedBuffer::fill_bytes_async(std::uint32_t value, unsigned element_bytes, std::size_t count,
                                      const Stream& stream) {
   check_fill(element_bytes, count, bytes_);
   if (count == 0) return;
-  device().backend().fill(ptr_, value, element_bytes, count, stream.native(), true);
+  detail::backend_of(device()).fill(ptr_, value, element_bytes, count, stream.native(), true);
 }
 
 }  // namespace cudakit

@@ -8,7 +8,7 @@
 namespace cudakit {
 
 Event::State::~State() {
-  if (native) device.backend().destroy_event(native);
+  if (native) detail::backend_of(device).destroy_event(native);
 }
 
 Event::Event() : Event(Device::current()) {}
@@ -16,18 +16,18 @@ Event::Event() : Event(Device::current()) {}
 Event::Event(const Device& device, bool timing)
     : device_(device), state_(std::make_shared<State>(State{device, nullptr})) {
   // Filled in place: a temporary State holding the event would destroy it.
-  state_->native = device.backend().create_event(device.ordinal(), timing);
+  state_->native = detail::backend_of(device).create_event(device.ordinal(), timing);
 }
 
 void Event::record(const Stream& stream) const {
-  device_.backend().record_event(state_->native, stream.native());
+  detail::backend_of(device_).record_event(state_->native, stream.native());
 }
 
-void Event::record() const { device_.backend().record_event(state_->native, nullptr); }
+void Event::record() const { detail::backend_of(device_).record_event(state_->native, nullptr); }
 
-void Event::synchronize() const { device_.backend().synchronize_event(state_->native); }
+void Event::synchronize() const { detail::backend_of(device_).synchronize_event(state_->native); }
 
-bool Event::query() const { return device_.backend().query_event(state_->native); }
+bool Event::query() const { return detail::backend_of(device_).query_event(state_->native); }
 
 float Event::elapsed_ms_since(const Event& start) const { return elapsed_ms(start, *this); }
 
@@ -36,7 +36,7 @@ float elapsed_ms(const Event& start, const Event& stop) {
     throw ArgumentError("measuring elapsed time", "the events belong to different devices (" +
                                                       start.device().describe() + " and " +
                                                       stop.device().describe() + ")");
-  return start.device().backend().elapsed_ms(start.native(), stop.native());
+  return detail::backend_of(start.device()).elapsed_ms(start.native(), stop.native());
 }
 
 }  // namespace cudakit

@@ -54,11 +54,6 @@ bool is_attribute_macro(std::string_view t) {
          t == "__maxnreg__" || t == "__cluster_dims__" || t == "__align__" || t == "decltype";
 }
 
-bool is_builtin_type_word(std::string_view t) {
-  return t == "unsigned" || t == "signed" || t == "int" || t == "long" || t == "short" ||
-         t == "char" || t == "float" || t == "double" || t == "bool" || t == "void";
-}
-
 ScannedParam parse_param(std::vector<std::string_view> toks) {
   ScannedParam p;
   // Drop a default value and the qualifiers that do not change what is passed.
@@ -86,7 +81,7 @@ ScannedParam parse_param(std::vector<std::string_view> toks) {
     kept.resize(i);
     array = true;
   }
-  if (kept.size() > 1 && is_ident(kept.back()) && !is_builtin_type_word(kept.back()) &&
+  if (kept.size() > 1 && is_ident(kept.back()) && !is_c_builtin_type_word(kept.back()) &&
       !is_qualifier(kept.back())) {
     bool only_qualifiers_before = true;
     for (std::size_t i = 0; i + 1 < kept.size(); ++i)

@@ -224,7 +224,7 @@ std::size_t MemoryPool::round_size(std::size_t bytes) noexcept {
 std::uint64_t MemoryPool::allocate(std::size_t bytes, void* stream) {
   if (bytes == 0) return 0;
   const std::size_t size = round_size(bytes);
-  auto& backend = device_.backend();
+  auto& backend = detail::backend_of(device_);
   // From the cache: this stream's list, blocks other streams released since,
   // then other streams' blocks whose work is done.
   auto from_cache = [&](bool wait) -> std::uint64_t {
@@ -279,7 +279,7 @@ std::uint64_t MemoryPool::allocate(std::size_t bytes, void* stream) {
 void MemoryPool::deallocate(std::uint64_t ptr, std::size_t bytes, void* stream) noexcept {
   if (ptr == 0) return;
   const std::size_t size = round_size(bytes);
-  auto& backend = device_.backend();
+  auto& backend = detail::backend_of(device_);
   backend.set_usable_bytes(ptr, size, size);
   std::vector<Stream> users;  // released after the lock: the last copy may destroy a stream
   {
@@ -341,7 +341,7 @@ void MemoryPool::free_all() {
     events.swap(impl_->spare_events);
   }
   if (blocks.empty() && pending.empty() && events.empty()) return;
-  auto& backend = device_.backend();
+  auto& backend = detail::backend_of(device_);
   // A cached block may still be read by work queued before it was freed.
   backend.synchronize(device_.ordinal());
   std::size_t released = 0;

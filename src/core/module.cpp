@@ -156,7 +156,7 @@ Module::Module(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 Module detail::ModuleAccess::load_with_source(const CompiledCode& code, const Device& device,
                                               std::string source) {
-  auto& backend = device.backend();
+  auto& backend = detail::backend_of(device);
   auto state = std::make_shared<Module::State>(device, &backend);
   state->code = code;
   state->source = std::move(source);
@@ -218,7 +218,7 @@ void GlobalVariable::copy_from_host(const void* src, std::size_t n) const {
     throw ArgumentError(
         "copying to a module global",
         std::to_string(n) + " bytes do not fit in the variable's " + std::to_string(bytes));
-  if (n) device.backend().copy(as_pointer(address), src, n, nullptr, false);
+  if (n) detail::backend_of(device).copy(as_pointer(address), src, n, nullptr, false);
 }
 
 void GlobalVariable::copy_to_host(void* dst, std::size_t n) const {
@@ -226,7 +226,7 @@ void GlobalVariable::copy_to_host(void* dst, std::size_t n) const {
     throw ArgumentError(
         "copying from a module global",
         std::to_string(n) + " bytes exceed the variable's " + std::to_string(bytes));
-  if (n) device.backend().copy(dst, as_pointer(address), n, nullptr, false);
+  if (n) detail::backend_of(device).copy(dst, as_pointer(address), n, nullptr, false);
 }
 
 }  // namespace cudakit

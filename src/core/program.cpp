@@ -108,7 +108,7 @@ bool line_info_forced() {
 }  // namespace
 
 Module compile(std::string_view source, const CompileOptions& options, const Device& device) {
-  detail::Backend& backend = device.backend();
+  detail::Backend& backend = detail::backend_of(device);
   const std::string prepared = prepare_source(source, options);
   CompileOptions resolved = options;
   if (line_info_forced()) resolved.line_info = true;
@@ -142,6 +142,16 @@ Module compile(std::string_view source, const CompileOptions& options, const Dev
 
 Module compile(std::string_view source, const CompileOptions& options) {
   return compile(source, options, Device::current());
+}
+
+Module compile(const Program& program, const Device& device) {
+  return compile(program.source, program.options, device);
+}
+
+Module compile(const Program& program) { return compile(program.source, program.options); }
+
+CompiledCode compile_only(const Program& program, BackendKind backend) {
+  return compile_only(program.source, program.options, backend);
 }
 
 CompiledCode compile_only(std::string_view source, const CompileOptions& options,

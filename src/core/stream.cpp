@@ -8,7 +8,7 @@
 namespace cudakit {
 
 Stream::State::~State() {
-  if (owned && native) device.backend().destroy_stream(native);
+  if (owned && native) detail::backend_of(device).destroy_stream(native);
 }
 
 Stream::Stream() : Stream(Device::current().default_stream()) {}
@@ -20,12 +20,12 @@ Stream Stream::wrap(const Device& device, void* native_stream) {
   return Stream(device, std::make_shared<State>(State{device, native_stream, false}));
 }
 
-void Stream::synchronize() const { device_.backend().synchronize_stream(native()); }
+void Stream::synchronize() const { detail::backend_of(device_).synchronize_stream(native()); }
 
-bool Stream::query() const { return device_.backend().query_stream(native()); }
+bool Stream::query() const { return detail::backend_of(device_).query_stream(native()); }
 
 void Stream::wait(const Event& event) const {
-  device_.backend().stream_wait_event(native(), event.native());
+  detail::backend_of(device_).stream_wait_event(native(), event.native());
 }
 
 Event Stream::record() const {

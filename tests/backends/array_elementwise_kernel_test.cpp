@@ -220,3 +220,94 @@ TEST_F(ElementwiseKernelTest, SourceIsReadable) {
   EXPECT_EQ(k.params()[0].dtype, DType::float32);
   EXPECT_TRUE(k.params()[0].pointer);
 }
+
+// Every C spelling of a scalar type reads as its dtype, for values and for
+// the element type of pointers (the core's C-types module decides).
+TEST_F(ElementwiseKernelTest, EveryScalarSpellingReadsAsItsDType) {
+  const std::pair<const char*, DType> spellings[] = {
+      {"bool", DType::bool_},
+      {"char", DType::int8},
+      {"signed char", DType::int8},
+      {"int8_t", DType::int8},
+      {"std::int8_t", DType::int8},
+      {"unsigned char", DType::uint8},
+      {"uint8_t", DType::uint8},
+      {"short", DType::int16},
+      {"short int", DType::int16},
+      {"signed short", DType::int16},
+      {"int16_t", DType::int16},
+      {"unsigned short", DType::uint16},
+      {"uint16_t", DType::uint16},
+      {"int", DType::int32},
+      {"signed", DType::int32},
+      {"int32_t", DType::int32},
+      {"unsigned", DType::uint32},
+      {"unsigned int", DType::uint32},
+      {"uint32_t", DType::uint32},
+      {"long", DType::int64},
+      {"long long", DType::int64},
+      {"long long int", DType::int64},
+      {"int64_t", DType::int64},
+      {"ptrdiff_t", DType::int64},
+      {"unsigned long", DType::uint64},
+      {"unsigned long long", DType::uint64},
+      {"unsigned long long int", DType::uint64},
+      {"uint64_t", DType::uint64},
+      {"size_t", DType::uint64},
+      {"float", DType::float32},
+      {"double", DType::float64},
+      {"__half", DType::float16},
+      {"half", DType::float16},
+      {"cudakit_half", DType::float16},
+      {"__nv_bfloat16", DType::bfloat16},
+      {"cudakit_bfloat16", DType::bfloat16},
+      {"cudakit_complex64", DType::complex64},
+      {"cudakit_complex128", DType::complex128},
+      {"const unsigned long long", DType::uint64},
+  };
+  for (const auto& [spelling, dtype] : spellings) {
+    const std::string type = spelling;
+    ck::ElementwiseKernel k(type + " v, " + type + " *out, const " + type + "* __restrict__ in",
+                            "out[i] = in[i] + v", "spelled");
+    ASSERT_EQ(k.params().size(), 3u) << type;
+    EXPECT_FALSE(k.params()[0].pointer) << type;
+    EXPECT_EQ(k.params()[0].dtype, dtype) << type;
+    EXPECT_TRUE(k.params()[1].pointer) << type;
+    EXPECT_EQ(k.params()[1].dtype, dtype) << type;
+    EXPECT_EQ(k.params()[2].dtype, dtype) << type;
+  }
+}
+
+TEST_F(ElementwiseKernelTest, SizeTAndUnsignedLongLongCarry64BitValues) {
+  ck::ElementwiseKernel k("size_t base, unsigned long long step, unsigned long long *out",
+                          "out[i] = base + step * (unsigned long long)i", "wide_ramp");
+  const std::uint64_t base = (std::uint64_t{1} << 40) + 12345, step = (std::uint64_t{1} << 33) + 7;
+  const std::int64_t n = 1003;
+  ck::Array out = ck::zeros({n}, DType::uint64);
+  k({ck::Scalar(base), ck::Scalar(step), out});
+  const auto h = out.to_host<std::uint64_t>();
+  for (std::int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(h[static_cast<std::size_t>(i)], base + step * static_cast<std::uint64_t>(i))
+        << "index " << i;
+  // The pointee of an unsigned long long* is uint64: an int64 array is refused.
+  ck::Array wrong = ck::zeros({n}, DType::int64);
+  EXPECT_THROW(k({ck::Scalar(base), ck::Scalar(step), wrong}), ck::ArgumentError);
+}
+
+TEST_F(ElementwiseKernelTest, TemplateTypesKeepTheirCommas) {
+  // "Pick<int, float>::type" is one argument, not two: the list is split at
+  // top-level commas only.
+  const std::string preamble = "template <class A, class B> struct Pick { typedef B type; };";
+  ck::ElementwiseKernel k("const Pick<int, float>::type *x, Pick<char, float>::type *y, float a",
+                          "y[i] = a * x[i]", "picked", preamble);
+  ASSERT_EQ(k.params().size(), 3u);
+  EXPECT_EQ(k.params()[0].type, "const Pick<int, float>::type *");
+  EXPECT_TRUE(k.params()[0].pointer);
+  EXPECT_EQ(k.params()[1].name, "y");
+  EXPECT_EQ(k.params()[2].dtype, DType::float32);
+  auto x = random_values<float>(777);
+  ck::Array dx = ck::from_host(x), dy = ck::empty({777});
+  k({dx, dy, 1.5});
+  const auto y = dy.to_host<float>();
+  for (std::size_t i = 0; i < x.size(); ++i) ASSERT_FLOAT_EQ(y[i], 1.5f * x[i]) << "index " << i;
+}

@@ -178,3 +178,21 @@ TEST(ArrayScalar, StoreConvertsToEveryDtype) {
   ck::Scalar(std::complex<double>(1, -2)).store(ck::DType::complex64, &c);
   EXPECT_EQ(c, std::complex<float>(1, -2));
 }
+
+TEST(DTypeNames, ScalarTypeMappingIsPublicAndRoundTrips) {
+  // Every dtype but complex has a ScalarType, and back.
+  for (int d = 0; d < ck::dtype_count; ++d) {
+    const auto dtype = static_cast<ck::DType>(d);
+    const ck::ScalarType scalar = ck::scalar_type_of(dtype);
+    if (ck::is_complex(dtype)) {
+      EXPECT_EQ(scalar, ck::ScalarType::unknown) << ck::to_string(dtype);
+      continue;
+    }
+    ASSERT_NE(scalar, ck::ScalarType::unknown) << ck::to_string(dtype);
+    EXPECT_EQ(ck::scalar_size(scalar), ck::itemsize(dtype)) << ck::to_string(dtype);
+    EXPECT_EQ(ck::dtype_of(scalar), dtype) << ck::to_string(dtype);
+  }
+  EXPECT_EQ(ck::dtype_of(ck::ScalarType::unknown), std::nullopt);
+  EXPECT_EQ(ck::dtype_of(ck::ScalarType::u64), ck::DType::uint64);
+  EXPECT_EQ(ck::dtype_of(ck::ScalarType::bf16), ck::DType::bfloat16);
+}

@@ -176,4 +176,93 @@ TEST_F(ArrayReductionKernel, BadDefinitionsAreErrors) {
                ArgumentError);
 }
 
+// size_t and unsigned long long are scalar types of the argument list (they
+// were unknown to the reduction's own table), read by the core's C-types module.
+TEST_F(ArrayReductionKernel, SizeTAndUnsignedLongLongArguments) {
+  ReductionKernel count_above(DType::uint64, "0", "a + b",
+                              "(x[i] > threshold ? offset : (unsigned long long)0) + bias",
+                              "const unsigned long long* x, size_t threshold, "
+                              "unsigned long long offset, size_t bias");
+  ASSERT_EQ(count_above.params().size(), 4u);
+  EXPECT_TRUE(count_above.params()[0].pointer);
+  EXPECT_FALSE(count_above.params()[1].pointer);
+  const std::uint64_t big = std::uint64_t{1} << 40;
+  std::vector<std::uint64_t> x(4099);
+  const auto r = random_values<double>(x.size(), 0.0, 2.0, seed);
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = big + static_cast<std::uint64_t>(r[k] * 1e6);
+  const std::uint64_t threshold = big + 1000000, offset = (std::uint64_t{1} << 36) + 3, bias = 5;
+  std::uint64_t want = 0;
+  for (std::uint64_t v : x) want += (v > threshold ? offset : 0) + bias;
+  const Array got = count_above(upload(x, {4099}), Scalar(threshold), Scalar(offset), Scalar(bias));
+  EXPECT_EQ(got.item().as_uint64(), want);
+  // The pointee type is checked: an int64 array does not pass as unsigned long long*.
+  std::vector<std::int64_t> signed_values(10, 1);
+  EXPECT_THROW(
+      count_above(upload(signed_values, {10}), Scalar(threshold), Scalar(offset), Scalar(bias)),
+      ArgumentError);
+}
+
+// A template type's comma does not split the argument list.
+TEST_F(ArrayReductionKernel, TemplateTypesKeepTheirCommas) {
+  ReductionKernel sum(DType::float32, "0", "a + b", "x[i] * scale",
+                      "const Pick<int, float>::type* x, Pick<long, float>::type scale", "picked",
+                      "template <class A, class B> struct Pick { typedef B type; };");
+  ASSERT_EQ(sum.params().size(), 2u);
+  EXPECT_EQ(sum.params()[0].type, "const Pick<int, float>::type*");
+  EXPECT_EQ(sum.params()[1].name, "scale");
+  EXPECT_FALSE(sum.params()[1].pointer);
+  const auto x = random_values<float>(3001, -1.0, 1.0, seed);
+  double want = 0;
+  for (float v : x) want += 0.5 * v;
+  // "Pick<long, float>::type" is not a type cudakit can convert a number to.
+  EXPECT_THROW(sum(upload(x, {3001}), 0.5), ArgumentError);
+  ReductionKernel plain(DType::float32, "0", "a + b", "x[i] * scale",
+                        "const Pick<int, float>::type* x, float scale", "picked_plain",
+                        "template <class A, class B> struct Pick { typedef B type; };");
+  EXPECT_NEAR(plain(upload(x, {3001}), 0.5).item().as_double(), want, 1e-3);
+}
+
+// Every scalar spelling of the argument list is accepted and converted.
+TEST_F(ArrayReductionKernel, EveryScalarSpellingIsAnArgument) {
+  const char* spellings[] = {"bool",
+                             "char",
+                             "signed char",
+                             "int8_t",
+                             "unsigned char",
+                             "uint8_t",
+                             "short",
+                             "unsigned short",
+                             "int16_t",
+                             "uint16_t",
+                             "int",
+                             "unsigned",
+                             "unsigned int",
+                             "int32_t",
+                             "uint32_t",
+                             "long",
+                             "unsigned long",
+                             "long long",
+                             "unsigned long long",
+                             "int64_t",
+                             "uint64_t",
+                             "size_t",
+                             "ptrdiff_t",
+                             "float",
+                             "double"};
+  const std::vector<int> x{3, 1, 4, 1, 5, 9, 2, 6, 5};
+  for (const std::string type : spellings) {
+    ReductionKernel k(DType::int64, "0", "a + b", "x[i] + (long long)v",
+                      "const int* x, const " + type + " v", "spelled");
+    ASSERT_EQ(k.params().size(), 2u) << type;
+    EXPECT_FALSE(k.params()[1].pointer) << type;
+  }
+  // Each run compiles a kernel: a few spellings of each kind run.
+  for (const std::string type :
+       {"bool", "unsigned char", "size_t", "unsigned long long", "double"}) {
+    ReductionKernel k(DType::int64, "0", "a + b", "x[i] + (long long)v",
+                      "const int* x, const " + type + " v", "spelled");
+    EXPECT_EQ(k(upload(x, {9}), 1).item().as_int64(), 36 + 9) << type;
+  }
+}
+
 }  // namespace

@@ -121,5 +121,28 @@ TEST(CTypes, TokenizerSkipsCommentsLiteralsAndDirectives) {
   EXPECT_FALSE(is_c_qualifier("float"));
 }
 
+TEST(CTypes, DeclarationSplitsIntoTypeAndName) {
+  auto decl = split_c_declaration(" const float * __restrict__ x ");
+  EXPECT_EQ(decl.type, "const float * __restrict__");
+  EXPECT_EQ(decl.name, "x");
+  decl = split_c_declaration("Pair<int, float>* p");
+  EXPECT_EQ(decl.type, "Pair<int, float>*");
+  EXPECT_EQ(decl.name, "p");
+  decl = split_c_declaration("unsigned long long n_1");
+  EXPECT_EQ(decl.type, "unsigned long long");
+  EXPECT_EQ(decl.name, "n_1");
+  EXPECT_TRUE(split_c_declaration("float*").name.empty());
+  EXPECT_TRUE(split_c_declaration("x").name.empty());
+  EXPECT_TRUE(split_c_declaration("unsigned int").name.empty());
+  EXPECT_TRUE(split_c_declaration("const").name.empty());
+}
+
+TEST(CTypes, PointeeDropsTheLastTopLevelStar) {
+  EXPECT_EQ(pointee_c_type("const float * __restrict__"), "const float ");
+  EXPECT_EQ(pointee_c_type("float**"), "float*");
+  EXPECT_EQ(pointee_c_type("Pair<int*, float>*"), "Pair<int*, float>");
+  EXPECT_EQ(pointee_c_type("int"), "int");
+}
+
 }  // namespace
 }  // namespace cudakit::detail

@@ -32,6 +32,32 @@ __global__ void vec_add(const float* a, const float* b, float* c, int n) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]);
 }
 
+TEST(CpuPublicApi, ProgramCarriesSourceHeadersDefinesAndNameExpressions) {
+  // One Program value, with a header given as text, a define and a name
+  // expression, compiled for the device and compiled without loading.
+  Program program(R"(
+#include "scale.h"
+template <typename T>
+__global__ void scale(T* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = x[i] * SCALE + OFFSET;
+}
+)");
+  program.options.no_extern_c = true;
+  program.header("scale.h", "#define SCALE 3")
+      .define("OFFSET", "1")
+      .name_expression("scale<float>");
+  ASSERT_EQ(program.options.headers.size(), 1u);
+  Module mod = compile(program, cpu_device());
+  const int n = 1001;
+  auto x = random_floats(n);
+  const std::vector<float> original = x;
+  mod.kernel("scale<float>").launch(grid_for(n, 128), InOut(x), n);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(x[i], original[i] * 3 + 1) << "index " << i;
+  const CompiledCode code = compile_only(program, BackendKind::cpu);
+  EXPECT_FALSE(code.image.empty());
+}
+
 TEST(CpuPublicApi, LaunchArgumentsAreCheckedAgainstTheParameters) {
   Module mod = compile("__global__ void k(float* x, int n) { x[0] = n; }", {}, cpu_device());
   DeviceBuffer<float> x(cpu_device(), 4);

@@ -56,7 +56,7 @@ LaunchBenchResult run_launch_bench(const Device& device, int launches, int repea
   void* native_stream = stream.native();
   void* native_kernel = kernel.native();
   RawDriver driver = gpu ? RawDriver::load() : RawDriver{};
-  detail::Backend& backend = device.backend();
+  detail::Backend& backend = detail::backend_of(device);
   if (gpu && !driver.launch)
     throw NotSupported("benchmarking launches", "cuLaunchKernel not found in libcuda.so.1",
                        "check the driver installation with `cudakit doctor`");
