@@ -17,6 +17,27 @@ std::string prepare_source(std::string_view source, const CompileOptions& option
   // count lines as the user wrote them, so the log and the numbered source agree.
   std::string out;
   out.reserve(source.size() + 32);
+  // A system header named with <...> (cooperative_groups.h, cuda_fp16.h)
+  // holds C++ templates, which may not have C linkage: include it once before
+  // the block, where the user's own #include inside it is then a no-op
+  // (include guards). PyCUDA makes such sources need no_extern_c=True.
+  std::size_t at = 0;
+  while (at < source.size()) {
+    std::size_t end = source.find('\n', at);
+    if (end == std::string_view::npos) end = source.size();
+    std::string_view line = source.substr(at, end - at);
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos && line[first] == '#') {
+      std::string_view rest = line.substr(first + 1);
+      rest.remove_prefix(std::min(rest.find_first_not_of(" \t"), rest.size()));
+      if (rest.starts_with("include") && rest.find('<') != std::string_view::npos) {
+        out += "#include ";
+        out += rest.substr(rest.find('<'), rest.find('>') - rest.find('<') + 1);
+        out += '\n';
+      }
+    }
+    at = end + 1;
+  }
   out += "extern \"C\" {\n#line 1\n";
   out += source;
   if (!source.empty() && source.back() != '\n') out += '\n';

@@ -151,12 +151,13 @@ def test_gpuarray_to_torch_zero_copy() -> None:
     torch_module = _torch()
     a = random_array((5, 6), np.float32)
     g = ga.to_gpu(a)
+    pending = g * 3  # reads g; exporting g evaluates it, so torch's write comes after
     t = torch_module.from_dlpack(g)
+    assert not pending.is_pending
     assert t.data_ptr() == g.gpudata
     t2 = torch_module.as_tensor(g, device="cuda")  # __cuda_array_interface__
     assert t2.data_ptr() == g.gpudata
-    pending = g * 3
-    t.mul_(2)  # torch writes: the pending result was evaluated at export
+    t.mul_(2)  # torch writes g in place
     torch_module.cuda.synchronize()
     np.testing.assert_array_equal(g.get(), a * 2)
     np.testing.assert_allclose(pending.get(), a * 3)

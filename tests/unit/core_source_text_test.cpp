@@ -77,5 +77,18 @@ TEST(CompileErrorMessage, HoldsTheLogAndTheNumberedFailingLine) {
   EXPECT_EQ(e.log(), "kernel.cu(3): error: identifier \"oops\" is undefined");
 }
 
+TEST(PrepareSource, SystemHeadersAreIncludedBeforeTheExternCBlock) {
+  // Templates in <cooperative_groups.h> may not have C linkage; the include
+  // inside the block is then a no-op through the header's guard.
+  CompileOptions options;
+  const std::string out = prepare_source(
+      "  #  include <cooperative_groups.h>\n#include \"mine.h\"\n__global__ void k() {}\n",
+      options);
+  EXPECT_EQ(out,
+            "#include <cooperative_groups.h>\nextern \"C\" {\n#line 1\n"
+            "  #  include <cooperative_groups.h>\n#include \"mine.h\"\n__global__ void k() {}\n}\n");
+}
+
+
 }  // namespace
 }  // namespace cudakit

@@ -223,11 +223,16 @@ std::size_t CudaBackend::limit(int ordinal, ContextLimit which) {
 void CudaBackend::set_limit(int ordinal, ContextLimit which, std::size_t value) {
   make_current(ordinal);
   CUresult result = driver_->cuCtxSetLimit(to_cu_limit(which), value);
-  if (result != CUDA_SUCCESS)
-    fail(result,
-         std::string("setting the ") + limit_name(which) + " of device " + std::to_string(ordinal) +
-             " to " + std::to_string(value) + " bytes",
-         nullptr, false);
+  if (result != CUDA_SUCCESS) {
+    std::string context = std::string("setting the ") + limit_name(which) + " of device " +
+                          std::to_string(ordinal) + " to " + std::to_string(value) + " bytes";
+    // The driver refuses these two once a kernel that uses them has run in
+    // the context (the primary context, which PyTorch and CuPy share).
+    if (result == CUDA_ERROR_INVALID_VALUE && which != ContextLimit::stack_size)
+      context += " (the printf FIFO and malloc heap sizes can only change before the first "
+                 "kernel launch in this process's context: set them at start-up)";
+    fail(result, context, nullptr, false);
+  }
 }
 
 int CudaBackend::driver_version() {
