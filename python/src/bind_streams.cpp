@@ -4,11 +4,11 @@
 // ordered with the other library's work.
 #include <nanobind/stl/string.h>
 
+#include "array_object.hpp"
 #include "cudakit/device.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
 #include "cudakit/stream.hpp"
-#include "array_object.hpp"
 #include "driver_types.hpp"
 
 namespace cudakit::python {

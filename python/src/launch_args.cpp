@@ -14,91 +14,6 @@
 namespace cudakit::python {
 namespace {
 
-bool is_integer(ScalarType t) {
-  switch (t) {
-    case ScalarType::i8:
-    case ScalarType::u8:
-    case ScalarType::i16:
-    case ScalarType::u16:
-    case ScalarType::i32:
-    case ScalarType::u32:
-    case ScalarType::i64:
-    case ScalarType::u64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_signed(ScalarType t) {
-  return t == ScalarType::i8 || t == ScalarType::i16 || t == ScalarType::i32 ||
-         t == ScalarType::i64;
-}
-
-std::size_t size_of(ScalarType t) {
-  switch (t) {
-    case ScalarType::boolean:
-    case ScalarType::i8:
-    case ScalarType::u8:
-      return 1;
-    case ScalarType::i16:
-    case ScalarType::u16:
-    case ScalarType::f16:
-    case ScalarType::bf16:
-      return 2;
-    case ScalarType::i32:
-    case ScalarType::u32:
-    case ScalarType::f32:
-      return 4;
-    default:
-      return 8;
-  }
-}
-
-// The numpy spelling of a scalar type, for hints.
-const char* numpy_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::boolean:
-      return "numpy.bool_";
-    case ScalarType::i8:
-      return "numpy.int8";
-    case ScalarType::u8:
-      return "numpy.uint8";
-    case ScalarType::i16:
-      return "numpy.int16";
-    case ScalarType::u16:
-      return "numpy.uint16";
-    case ScalarType::i32:
-      return "numpy.int32";
-    case ScalarType::u32:
-      return "numpy.uint32";
-    case ScalarType::i64:
-      return "numpy.int64";
-    case ScalarType::u64:
-      return "numpy.uint64";
-    case ScalarType::f16:
-      return "numpy.float16";
-    case ScalarType::f32:
-      return "numpy.float32";
-    case ScalarType::f64:
-      return "numpy.float64";
-    default:
-      return "a value of the parameter's type";
-  }
-}
-
-// Inclusive range of an integer type, as long double (exact for 64 bits).
-void integer_range(ScalarType t, long double& low, long double& high) {
-  const std::size_t bits = size_of(t) * 8;
-  if (is_signed(t)) {
-    low = -std::ldexp(1.0L, int(bits - 1));
-    high = std::ldexp(1.0L, int(bits - 1)) - 1;
-  } else {
-    low = 0;
-    high = std::ldexp(1.0L, int(bits)) - 1;
-  }
-}
-
 std::string number_text(long double v) {
   // std::to_chars: shortest exact text, and no iostream locale facets (which
   // are unusable in this module on some toolchains; see Scalar::to_string).
@@ -290,59 +205,8 @@ void LaunchArgs::resolve_literal(const Kernel& kernel, const LaunchConfig& confi
          "pass device memory: a DeviceAllocation (mem_alloc), a GPUArray, an object with "
          "__cuda_array_interface__, or cuda.In/Out/InOut(numpy array)");
   }
-  if (p.kind != ParamKind::scalar) return;     // pointer_or_u64, aggregates: the core decides
-  if (CUDAKIT_PYTHON_HAS_KERNEL_ARGS) return;  // the core's launch converts literals
-  const ScalarType t = p.scalar;
-  if (t == ScalarType::boolean) {
-    if (integral && (value == 0 || value == 1)) {
-      e.info = {ParamKind::scalar, t, 1, "Python int"};
-      e.slot = value == 1;
-      return;
-    }
-    fail("passed " + shown() + " for a bool parameter", "pass True/False, 0 or 1");
-  }
-  if (is_integer(t)) {
-    if (!integral)
-      fail("passed a Python float (" + shown() + ") for an integer parameter",
-           std::string("pass an int (int(x)) or ") + numpy_name(t) + "(x)");
-    long double low, high;
-    integer_range(t, low, high);
-    if (value < low || value > high)
-      fail("the Python int " + shown() + " does not fit (range " + number_text(low) + " to " +
-               number_text(high) + ")",
-           "pass a value in that range, or declare the parameter wider (long long / "
-           "unsigned long long) and pass numpy.int64(n)");
-    const std::size_t size = size_of(t);
-    std::uint64_t bits = e.literal == Literal::signed_int
-                             ? static_cast<std::uint64_t>(e.signed_value)
-                             : static_cast<std::uint64_t>(e.unsigned_value);
-    e.slot = 0;
-    std::memcpy(&e.slot, &bits, size);
-    e.info = {ParamKind::scalar, t, size, "Python int"};
-    return;
-  }
-  if (t == ScalarType::f32 || t == ScalarType::f64) {
-    if (t == ScalarType::f64) {
-      const double d = integral ? static_cast<double>(value) : e.float_value;
-      if (integral && static_cast<long double>(d) != value)
-        fail("the Python int " + shown() + " has no exact double", "pass float(n) explicitly");
-      std::memcpy(&e.slot, &d, 8);
-      e.info = {ParamKind::scalar, t, 8, "Python number"};
-      return;
-    }
-    const double d = integral ? static_cast<double>(value) : e.float_value;
-    const float f = static_cast<float>(d);
-    if (integral && static_cast<long double>(f) != value)
-      fail("the Python int " + shown() + " has no exact float",
-           "pass numpy.float32(n) if rounding is intended");
-    if (std::isfinite(d) && !std::isfinite(f))
-      fail("the Python float " + shown() + " is beyond the range of float",
-           "declare the parameter double, or pass a smaller value");
-    e.slot = 0;
-    std::memcpy(&e.slot, &f, 4);
-    e.info = {ParamKind::scalar, t, 4, "Python number"};
-  }
-  // f16 / bf16 / unknown: left as the 8-byte value; the core names the mismatch.
+  // Scalars, pointer_or_u64 and aggregates: the core's launch converts the
+  // literal to the parameter's type or refuses it (KernelArgs).
 }
 
 void LaunchArgs::check_pointee(const Kernel& kernel, const LaunchConfig& config,
@@ -394,7 +258,6 @@ void LaunchArgs::resolve(const Kernel& kernel, const LaunchConfig& config) {
   }
 }
 
-#if CUDAKIT_PYTHON_HAS_KERNEL_ARGS
 void LaunchArgs::fill(KernelArgs& args) const {
   args.clear();
   for (const Entry& e : entries_) {
@@ -430,28 +293,5 @@ float LaunchArgs::launch_timed(const Kernel& kernel, const LaunchConfig& config)
   fill(kernel_args_);
   return kernel.launch_timed(config, kernel_args_);
 }
-#else
-void LaunchArgs::launch(const Kernel& kernel, const LaunchConfig& config) {
-  resolve(kernel, config);
-  std::span<const ArgInfo> infos(infos_.data(), entries_.size());
-  if (has_host_)
-    detail::launch_with_transfers(kernel, config, infos, values_.data(), scratch_.data());
-  else
-    detail::launch_checked(kernel, config, infos, values_.data(), scratch_.data());
-}
-
-float LaunchArgs::launch_timed(const Kernel& kernel, const LaunchConfig& config) {
-  const Device& device = kernel.device();
-  Stream stream =
-      config.stream.native ? Stream::wrap(device, config.stream.native) : device.default_stream();
-  Event start(device), stop(device);
-  start.record(stream);
-  launch(kernel, config);
-  stop.record(stream);
-  stop.synchronize();
-  return elapsed_ms(start, stop);
-}
-
-#endif
 
 }  // namespace cudakit::python

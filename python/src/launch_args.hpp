@@ -15,14 +15,9 @@
 #include "cudakit/kernel.hpp"
 #include "driver_types.hpp"
 
-// The core's run-time argument list, where this version of the core has it:
-// literals are then given their parameter's type by the core's launch.
-#if __has_include("cudakit/kernel_args.hpp")
+// The core's run-time argument list: literals are given their parameter's
+// type by the core's launch.
 #include "cudakit/kernel_args.hpp"
-#define CUDAKIT_PYTHON_HAS_KERNEL_ARGS 1
-#else
-#define CUDAKIT_PYTHON_HAS_KERNEL_ARGS 0
-#endif
 
 namespace cudakit::python {
 
@@ -66,10 +61,8 @@ class LaunchArgs {
   void resolve_literal(const Kernel& kernel, const LaunchConfig& config, std::size_t index);
   void check_pointee(const Kernel& kernel, const LaunchConfig& config, std::size_t index) const;
 
-#if CUDAKIT_PYTHON_HAS_KERNEL_ARGS
   void fill(KernelArgs& args) const;
   KernelArgs kernel_args_;
-#endif
   std::vector<Entry> entries_;
   std::vector<std::string> aggregates_;
   std::vector<ArgInfo> infos_;

@@ -84,11 +84,11 @@ TEST(PrepareSource, SystemHeadersAreIncludedBeforeTheExternCBlock) {
   const std::string out = prepare_source(
       "  #  include <cooperative_groups.h>\n#include \"mine.h\"\n__global__ void k() {}\n",
       options);
-  EXPECT_EQ(out,
-            "#include <cooperative_groups.h>\nextern \"C\" {\n#line 1\n"
-            "  #  include <cooperative_groups.h>\n#include \"mine.h\"\n__global__ void k() {}\n}\n");
+  EXPECT_EQ(
+      out,
+      "#include <cooperative_groups.h>\nextern \"C\" {\n#line 1\n"
+      "  #  include <cooperative_groups.h>\n#include \"mine.h\"\n__global__ void k() {}\n}\n");
 }
-
 
 }  // namespace
 }  // namespace cudakit

@@ -229,8 +229,9 @@ void CudaBackend::set_limit(int ordinal, ContextLimit which, std::size_t value) 
     // The driver refuses these two once a kernel that uses them has run in
     // the context (the primary context, which PyTorch and CuPy share).
     if (result == CUDA_ERROR_INVALID_VALUE && which != ContextLimit::stack_size)
-      context += " (the printf FIFO and malloc heap sizes can only change before the first "
-                 "kernel launch in this process's context: set them at start-up)";
+      context +=
+          " (the printf FIFO and malloc heap sizes can only change before the first "
+          "kernel launch in this process's context: set them at start-up)";
     fail(result, context, nullptr, false);
   }
 }
