@@ -14,7 +14,4 @@ cudakit_add_test(cache_special_file_test SOURCES unit/cache_special_file_test.cp
 cudakit_add_backend_test(launch_hostile_input_test SOURCES backends/launch_hostile_input_test.cpp)
 # Every operation over every dtype it accepts, against a host reference, and
 # each kernel it ran compiled with NVRTC for sm_90.
-cudakit_add_test(array_dtype_matrix_test SOURCES unit/array_dtype_matrix_test.cpp LABELS unit)
-target_compile_definitions(array_dtype_matrix_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cpu)
-cudakit_add_test(array_dtype_matrix_gpu_test SOURCES unit/array_dtype_matrix_test.cpp LABELS gpu)
-target_compile_definitions(array_dtype_matrix_gpu_test PRIVATE CUDAKIT_ARRAY_TEST_BACKEND=cuda)
+cudakit_add_backend_test(array_dtype_matrix_test SOURCES backends/array_dtype_matrix_test.cpp)

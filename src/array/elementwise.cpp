@@ -10,6 +10,7 @@
 #include "array/expr_plan.hpp"
 #include "array/stream_order.hpp"
 #include "cudakit/array_expr.hpp"
+#include "cudakit/array_source.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/detail/expr_node.hpp"
 #include "cudakit/error.hpp"
@@ -344,5 +345,9 @@ CUDAKIT_INPLACE(^=, Expr(*this) ^ rhs)
 CUDAKIT_INPLACE(<<=, Expr(*this) << rhs)
 CUDAKIT_INPLACE(>>=, Expr(*this) >> rhs)
 #undef CUDAKIT_INPLACE
+
+std::string generated_source(const Expr& expr, const Array& out) {
+  return detail::elementwise_source(expr, out);
+}
 
 }  // namespace cudakit

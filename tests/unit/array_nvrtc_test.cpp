@@ -5,6 +5,7 @@
 
 #include "cudakit/array.hpp"
 #include "cudakit/array_expr.hpp"
+#include "cudakit/array_source.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/elementwise_kernel.hpp"
 #include "cudakit/error.hpp"
@@ -51,8 +52,7 @@ TEST_F(ArrayNvrtc, ContiguousVectorisedKernelsCompileForEveryDtype) {
     auto d = static_cast<DType>(k);
     ck::Array a = ck::ones({1001}, d), out = ck::empty({1001}, d);
     ck::Expr e = ck::is_bool(d) ? ck::Expr(ck::logical_and(a, a)) : ck::Expr(a + a);
-    expect_compiles(ck::detail::elementwise_source(e, out),
-                    "a + a for " + std::string(ck::to_string(d)));
+    expect_compiles(ck::generated_source(e, out), "a + a for " + std::string(ck::to_string(d)));
   }
 }
 
@@ -83,13 +83,13 @@ TEST_F(ArrayNvrtc, EveryOperationCompiles) {
       {"complex",
        ck::abs(c * c / c - c + ck::conj(c)) + ck::real(c) + ck::imag(c) + ck::abs(-c * 2.5)},
   };
-  for (const auto& [what, e] : cases) expect_compiles(ck::detail::elementwise_source(e, out), what);
+  for (const auto& [what, e] : cases) expect_compiles(ck::generated_source(e, out), what);
 }
 
 TEST_F(ArrayNvrtc, StridedAndBroadcastKernelsCompile) {
   ck::Array a = ck::ones({6, 8}, DType::bfloat16), b = ck::ones({8}, DType::float32);
   ck::Array out = ck::empty({8, 6}, DType::float16);
-  expect_compiles(ck::detail::elementwise_source(a.T() * b.index({ck::Slice(), ck::newaxis}), out),
+  expect_compiles(ck::generated_source(a.T() * b.index({ck::Slice(), ck::newaxis}), out),
                   "strided");
   EXPECT_NE(last_ptx_.find(".param .align"), std::string::npos);
 }
