@@ -11,16 +11,28 @@
 
 namespace cudakit {
 
+namespace {
+// Headers of the CUDA toolkit that hold C++ templates (and include guards).
+bool is_toolkit_cxx_header(std::string_view name) {
+  for (std::string_view prefix : {"cooperative_groups", "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h",
+                                  "cuda/", "cub/", "thrust/", "mma.h", "cuda_pipeline"})
+    if (name.starts_with(prefix)) return true;
+  return false;
+}
+}  // namespace
+
 std::string prepare_source(std::string_view source, const CompileOptions& options) {
   if (options.no_extern_c) return std::string(source);
   // PyCUDA's wrapping, whole source included. `#line 1` makes the compiler
   // count lines as the user wrote them, so the log and the numbered source agree.
   std::string out;
   out.reserve(source.size() + 32);
-  // A system header named with <...> (cooperative_groups.h, cuda_fp16.h)
-  // holds C++ templates, which may not have C linkage: include it once before
-  // the block, where the user's own #include inside it is then a no-op
-  // (include guards). PyCUDA makes such sources need no_extern_c=True.
+  // The toolkit's C++ headers (cooperative_groups.h, cuda_fp16.h, cuda/...)
+  // hold templates, which may not have C linkage: include them once before
+  // the block, where the user's own #include inside it is then a no-op (the
+  // toolkit's include guards). PyCUDA makes such sources need
+  // no_extern_c=True. Other headers stay where the user put them: a header
+  // of the user's may have no guard.
   std::size_t at = 0;
   while (at < source.size()) {
     std::size_t end = source.find('\n', at);
@@ -30,9 +42,12 @@ std::string prepare_source(std::string_view source, const CompileOptions& option
     if (first != std::string_view::npos && line[first] == '#') {
       std::string_view rest = line.substr(first + 1);
       rest.remove_prefix(std::min(rest.find_first_not_of(" \t"), rest.size()));
-      if (rest.starts_with("include") && rest.find('<') != std::string_view::npos) {
+      const std::size_t open = rest.find('<'), close = rest.find('>');
+      if (rest.starts_with("include") && open != std::string_view::npos &&
+          close != std::string_view::npos && close > open &&
+          is_toolkit_cxx_header(rest.substr(open + 1, close - open - 1))) {
         out += "#include ";
-        out += rest.substr(rest.find('<'), rest.find('>') - rest.find('<') + 1);
+        out += rest.substr(open, close - open + 1);
         out += '\n';
       }
     }

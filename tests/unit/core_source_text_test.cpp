@@ -77,17 +77,19 @@ TEST(CompileErrorMessage, HoldsTheLogAndTheNumberedFailingLine) {
   EXPECT_EQ(e.log(), "kernel.cu(3): error: identifier \"oops\" is undefined");
 }
 
-TEST(PrepareSource, SystemHeadersAreIncludedBeforeTheExternCBlock) {
+TEST(PrepareSource, ToolkitTemplateHeadersAreIncludedBeforeTheExternCBlock) {
   // Templates in <cooperative_groups.h> may not have C linkage; the include
-  // inside the block is then a no-op through the header's guard.
+  // inside the block is then a no-op through the header's guard. The user's
+  // own headers (which may have no guard) stay where they are.
   CompileOptions options;
   const std::string out = prepare_source(
-      "  #  include <cooperative_groups.h>\n#include \"mine.h\"\n__global__ void k() {}\n",
+      "  #  include <cooperative_groups.h>\n#include <mine.cuh>\n#include \"mine.h\"\n"
+      "__global__ void k() {}\n",
       options);
-  EXPECT_EQ(
-      out,
-      "#include <cooperative_groups.h>\nextern \"C\" {\n#line 1\n"
-      "  #  include <cooperative_groups.h>\n#include \"mine.h\"\n__global__ void k() {}\n}\n");
+  EXPECT_EQ(out,
+            "#include <cooperative_groups.h>\nextern \"C\" {\n#line 1\n"
+            "  #  include <cooperative_groups.h>\n#include <mine.cuh>\n#include \"mine.h\"\n"
+            "__global__ void k() {}\n}\n");
 }
 
 }  // namespace
