@@ -17,14 +17,14 @@
 #include <string>
 #include <thread>
 
+#include "unit/child_process.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+// stdout and stderr together (the commands redirect 2>&1).
+using Result = ::test::ProcessResult;
 
 class CliHostileInput : public ::testing::Test {
  protected:
@@ -44,16 +44,7 @@ class CliHostileInput : public ::testing::Test {
   static Result run(const std::string& args) {
     const std::string command =
         "timeout 60 " + std::string(CUDAKIT_CLI_PATH) + " " + args + " 2>&1 </dev/null";
-    Result r;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return r;
-    std::array<char, 4096> buffer;
-    std::size_t n;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-      r.output.append(buffer.data(), n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return ::test::run_process(command);
   }
 
   static std::string write_file(const std::string& name, const std::string& text) {

@@ -11,6 +11,7 @@
 
 #include "cpu_test_util.hpp"
 #include "cudakit/error.hpp"
+#include "unit/child_process.hpp"
 
 namespace cudakit::test {
 namespace {
@@ -23,21 +24,8 @@ __global__ void planted(float* data, int n) {
 }
 )";
 
-std::string run_command(const std::string& command) {
-  std::string out;
-  if (FILE* p = popen(command.c_str(), "r")) {
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-    pclose(p);
-  }
-  return out;
-}
-
-std::string self_path() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
-}
+std::string run_command(const std::string& command) { return ::test::run_process(command).output; }
+using ::test::self_path;
 
 // The child: compiles and runs the planted kernel under the sanitizer.
 TEST(CpuDebugChild, RunsThePlantedKernel) {

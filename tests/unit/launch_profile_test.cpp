@@ -13,24 +13,12 @@
 #include <string>
 
 #include "cudakit/cudakit.hpp"
+#include "unit/child_process.hpp"
 
 namespace {
 
-std::string run_command(const std::string& command) {
-  std::string out;
-  if (FILE* p = popen(command.c_str(), "r")) {
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-    pclose(p);
-  }
-  return out;
-}
-
-std::string self_path() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
-}
+std::string run_command(const std::string& command) { return ::test::run_process(command).output; }
+using ::test::self_path;
 
 TEST(LaunchProfileChild, LaunchesTwoKernels) {
   if (!std::getenv("CUDAKIT_TEST_PROFILE_CHILD")) GTEST_SKIP() << "runs only as the child";
