@@ -5,7 +5,7 @@
 // byte against the CPU reference on random images whose sizes are not
 // multiples of any block, including rows that are a multiple of 16 bytes
 // (the vector path) and rows that are not. `cudakit bench conv` times the
-// same kernels. Pass a step label ("5b") to check only that step.
+// same kernels.
 #include "workloads/mean_filter_steps.hpp"
 
 #include <cstdint>
@@ -21,36 +21,65 @@
 namespace ck = cudakit;
 namespace wl = cudakit::workloads;
 
+// Runs `kernel` with `config` on a fresh random width x height image and
+// returns the number of bytes that differ from the CPU reference.
+std::size_t wrong_bytes(const ck::Kernel& kernel, const ck::LaunchConfig& config, int width,
+                        int height, std::mt19937& gen) {
+  const std::size_t bytes = std::size_t(width) * height * wl::mean_filter_channels;
+  std::uniform_int_distribution<int> dist(0, 255);
+  std::vector<std::uint8_t> image(bytes), filtered(bytes), expected(bytes);
+  for (auto& v : image) v = static_cast<std::uint8_t>(dist(gen));
+  auto input = ck::to_device(image);
+  ck::DeviceBuffer<std::uint8_t> output(kernel.device(), bytes);
+  kernel.launch(config, input, output, width, height);
+  output.copy_to(filtered);
+  wl::parallel_for(std::size_t(height), [&](std::size_t lo, std::size_t hi) {
+    wl::mean_filter_rows(image.data(), expected.data(), width, height, lo, hi);
+  });
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < bytes; ++i) wrong += filtered[i] != expected[i];
+  return wrong;
+}
+
+// Usage: example_mean_filter_steps [LABEL [WIDTHxHEIGHT]]: only the steps
+// whose title starts with LABEL ("5" for every 5x variant), and one more
+// image size (e.g. 3840x2160).
 int main(int argc, char** argv) try {
   ck::Device device = ck::Device::current();
   std::printf("mean_filter_steps on %s\n", device.describe().c_str());
   std::mt19937 gen(std::random_device{}());
-  std::uniform_int_distribution<int> dist(0, 255);
-  // 256x67 and 1024x70: rows of 768 and 3072 bytes (multiples of 16, the
-  // vector path; 3072 bytes is 6 warps of strips); 1001x37 and 333x217: rows
-  // of 3003 and 999 bytes (the byte-wise path); the small ones: borders only.
-  const std::pair<int, int> sizes[] = {{333, 217}, {256, 67}, {1001, 37}, {1024, 70},
-                                       {3, 3},     {1, 5},    {37, 1},    {16, 2}};
+  // 256x67, 1280x37 and 1024x70: rows of 768, 3840 and 3072 bytes (multiples
+  // of 16: the vector path; 48 and 240 strips a row put a warp's lanes in two
+  // row groups); 1001x37 and 333x217: rows of 3003 and 999 bytes (the
+  // byte-wise path); the small ones: borders only.
+  std::vector<std::pair<int, int>> sizes = {
+      {333, 217}, {256, 67}, {1001, 37}, {1280, 37}, {1024, 70}, {3, 3}, {1, 5}, {37, 1}, {16, 2}};
   const std::string only = argc > 1 ? argv[1] : "";
+  int extra_width = 0, extra_height = 0;
+  if (argc > 2 && std::sscanf(argv[2], "%dx%d", &extra_width, &extra_height) == 2 &&
+      extra_width > 0 && extra_height > 0)
+    sizes.emplace_back(extra_width, extra_height);
   int failures = 0;
   const auto& steps = wl::mean_filter_steps();
   for (int step = 0; step < static_cast<int>(steps.size()); ++step) {
     const wl::MeanFilterStep& s = steps[std::size_t(step)];
-    if (!only.empty() && s.title.rfind(only + " ", 0) != 0) continue;
+    if (!only.empty() && s.title.rfind(only, 0) != 0) continue;  // "5": every 5x variant
     ck::Kernel kernel = ck::compile(s.source, {}, device).kernel(s.kernel);
     for (auto [width, height] : sizes) {
-      const std::size_t bytes = std::size_t(width) * height * wl::mean_filter_channels;
-      std::vector<std::uint8_t> image(bytes), filtered(bytes), expected(bytes);
-      for (auto& v : image) v = static_cast<std::uint8_t>(dist(gen));
-      auto input = ck::to_device(image);
-      ck::DeviceBuffer<std::uint8_t> output(device, bytes);
-      kernel.launch(wl::mean_filter_step_launch(step, width, height), input, output, width, height);
-      output.copy_to(filtered);
-      wl::mean_filter_rows(image.data(), expected.data(), width, height, 0, height);
-      std::size_t wrong = 0;
-      for (std::size_t i = 0; i < bytes; ++i) wrong += filtered[i] != expected[i];
-      std::printf("%-44s %4dx%-4d %zu wrong bytes\n", s.title.c_str(), width, height, wrong);
+      const std::size_t wrong = wrong_bytes(
+          kernel, wl::mean_filter_step_launch(step, kernel, width, height), width, height, gen);
+      std::printf("%-60s %4dx%-4d %zu wrong bytes\n", s.title.c_str(), width, height, wrong);
       failures += wrong != 0;
+      // A resident-grid kernel is correct with any grid: also 1 and 7 blocks.
+      if (s.persistent)
+        for (unsigned blocks : {1u, 7u}) {
+          ck::LaunchConfig config = wl::mean_filter_step_launch(step, kernel, width, height);
+          config.grid = ck::Dim3(blocks);
+          const std::size_t off_grid = wrong_bytes(kernel, config, width, height, gen);
+          std::printf("%-60s %4dx%-4d %zu wrong bytes (%u blocks)\n", s.title.c_str(), width,
+                      height, off_grid, blocks);
+          failures += off_grid != 0;
+        }
     }
   }
   return failures == 0 ? 0 : 1;

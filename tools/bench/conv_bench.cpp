@@ -151,7 +151,7 @@ ConvBenchResult run_conv_bench(const Device& device, int width, int height, int 
   for (int step : step_indices) {
     const wl::MeanFilterStep& s = wl::mean_filter_steps().at(std::size_t(step));
     Kernel kernel = compile(s.source, {}, device).kernel(s.kernel);
-    const LaunchConfig config = wl::mean_filter_step_launch(step, width, height);
+    const LaunchConfig config = wl::mean_filter_step_launch(step, kernel, width, height);
     output.untyped().fill_bytes(0, 1, bytes);
     ConvStepResult row;
     row.step = step;

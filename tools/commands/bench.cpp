@@ -42,6 +42,9 @@ int compile_bench() {
 }  // namespace
 
 int run_bench(const BenchOptions& options) {
+  // A mistyped --steps is reported before any work starts.
+  const std::vector<int> steps =
+      options.what == "conv" ? select_conv_steps(options.steps) : std::vector<int>{};
   Device device = Device::current();
   if (device.backend_kind() != BackendKind::cuda)
     std::cout << "no GPU: benchmarking the CPU backend (figures say nothing about a GPU)\n";
@@ -51,7 +54,6 @@ int run_bench(const BenchOptions& options) {
   if (options.what == "conv") {
     // Full size on a GPU (P8); a smaller image keeps the CPU backend quick.
     const bool gpu = device.backend_kind() == BackendKind::cuda;
-    const std::vector<int> steps = select_conv_steps(options.steps);
     ConvBenchResult result = run_conv_bench(device, gpu ? 3840 : 960, gpu ? 2160 : 540,
                                             options.repeats, steps, std::cout);
     if (!options.plot.empty()) {

@@ -210,7 +210,7 @@ Row mean_filter(const Device& device, const Stream& stream, const Sizes& s) {
   DeviceBuffer<std::uint8_t> din(device, bytes), dout(device, bytes);
   din.copy_from(image);
   const LaunchConfig config =
-      workloads::mean_filter_step_launch(workloads::mean_filter_shipped_step, w, h, stream);
+      workloads::mean_filter_step_launch(workloads::mean_filter_shipped_step, kernel, w, h, stream);
   kernel.launch(config, din, dout, w, h);
   stream.synchronize();
   dout.copy_to(out);

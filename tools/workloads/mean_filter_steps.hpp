@@ -206,7 +206,8 @@ struct MeanFilterStep {
   std::string kernel;
   std::string source;
   MeanFilterShape shape;
-  int rows = 0;  // strips: output rows per thread
+  int rows = 0;  // strips: output rows per thread (per unrolled chunk when persistent)
+  bool persistent = false;
 };
 
 // The steps in the checklist's order, then the variants of step 5.
@@ -223,22 +224,19 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
         {"4 + 16-byte loads, 8 rows/thread", "mean_filter_vectorized",
          mean_filter_vectorized_source, S::strip_8rows},
     };
-    struct Variant {
-      const char* title;
-      MeanFilterStripsParams params;
+    // The variants of step 5 that the benchmark compares (labels 5a, 5b, ...).
+    const MeanFilterStripsParams variants[] = {
+        // rows, ahead, halo_shuffle, min_blocks, persistent
+        {8, 4, true, 1, false},  {16, 4, true, 1, false},  {32, 4, true, 1, false},
+        {64, 4, true, 1, false}, {16, 4, false, 1, false}, {16, 8, true, 1, false},
+        {32, 8, true, 1, false}, {8, 4, true, 6, false},   {8, 2, true, 8, false},
+        {8, 4, true, 1, true},   {8, 4, false, 1, true},   {4, 4, true, 6, true},
     };
-    const Variant variants[] = {
-        {"5a strips: 8 rows, shuffle halo, 4 ahead", {8, 4, true}},
-        {"5b strips: 16 rows, shuffle halo, 4 ahead", {16, 4, true}},
-        {"5c strips: 32 rows, shuffle halo, 4 ahead", {32, 4, true}},
-        {"5d strips: 64 rows, shuffle halo, 4 ahead", {64, 4, true}},
-        {"5e strips: 16 rows, loaded halo, 4 ahead", {16, 4, false}},
-        {"5f strips: 16 rows, shuffle halo, 8 ahead", {16, 8, true}},
-        {"5g strips: 32 rows, shuffle halo, 8 ahead", {32, 8, true}},
-    };
-    for (const Variant& v : variants)
-      list.push_back({v.title, "mean_filter_strips", mean_filter_strips_source(v.params), S::strips,
-                      v.params.rows});
+    char label = 'a';
+    for (const MeanFilterStripsParams& v : variants)
+      list.push_back({std::string("5") + label++ + " " + mean_filter_strips_title(v),
+                      "mean_filter_strips", mean_filter_strips_source(v), S::strips, v.rows,
+                      v.persistent});
     return list;
   }();
   return steps;
@@ -250,12 +248,13 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
 inline constexpr int mean_filter_shipped_step = 5;
 
 // The launch shape of step `step` (an index into mean_filter_steps()) for a
-// width x height image.
-inline LaunchConfig mean_filter_step_launch(int step, int width, int height,
+// width x height image; `kernel` is the step's compiled kernel (a resident
+// grid is sized from its occupancy).
+inline LaunchConfig mean_filter_step_launch(int step, const Kernel& kernel, int width, int height,
                                             StreamRef stream = {}) {
   const MeanFilterStep& s = mean_filter_steps().at(static_cast<std::size_t>(step));
   if (s.shape == MeanFilterShape::strips)
-    return mean_filter_strips_launch(s.rows, width, height, stream);
+    return mean_filter_strips_launch(kernel, s.rows, s.persistent, width, height, stream);
   auto up = [](long long a, long long b) { return static_cast<unsigned>((a + b - 1) / b); };
   LaunchConfig c;
   c.stream = stream;

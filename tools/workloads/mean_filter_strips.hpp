@@ -9,7 +9,9 @@
 //                 a warp's edges load them; 0: every thread loads them
 #pragma once
 
+#include <algorithm>
 #include <cudakit/error.hpp>
+#include <cudakit/kernel.hpp>
 #include <cudakit/launch_config.hpp>
 #include <string>
 
@@ -19,6 +21,10 @@ struct MeanFilterStripsParams {
   int rows = 16;
   int ahead = 4;
   bool halo_shuffle = true;
+  int min_blocks = 1;  // __launch_bounds__(128, MIN_BLOCKS): 4 caps registers at 128, 8 at 64
+  // A resident grid whose threads each walk height / (threads / strips)
+  // rows (ROWS is then the unrolled chunk), instead of ROWS rows a thread.
+  bool persistent = false;
 };
 
 // The kernel text after the #defines. Why it is shaped this way:
@@ -44,90 +50,121 @@ inline constexpr const char* mean_filter_strips_body = R"(
 #define EVEN_BYTES 0x00ff00ffu
 #define FULL_WARP 0xffffffffu
 
-__device__ __forceinline__ unsigned even_bytes(unsigned x) { return x & EVEN_BYTES; }
+#ifdef __CUDAKIT_CPU__
+// __byte_perm as CUDA defines it: byte n of the result is byte (s >> 4n) & 7
+// of the 8 bytes y:x.
+__device__ __forceinline__ unsigned perm_bytes(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long v = ((unsigned long long)y << 32) | x;
+  unsigned out = 0;
+  for (int n = 0; n < 4; ++n) out |= (unsigned)((v >> (8 * ((s >> (4 * n)) & 7))) & 0xffu) << (8 * n);
+  return out;
+}
+#else
+#define perm_bytes(x, y, s) __byte_perm((x), (y), (s))
+#endif
 
-// Horizontal 3-sums (bytes -3, 0, +3) of the 4 bytes of word c, given the
-// words left (l) and right (r) of it: bytes 0 and 2 in e's 16-bit lanes,
-// bytes 1 and 3 in o's.
-__device__ __forceinline__ void horizontal_sums(unsigned l, unsigned c, unsigned r, unsigned& e,
-                                                unsigned& o) {
-  e = even_bytes(__funnelshift_r(l, c, 8)) + even_bytes(c) + even_bytes(__funnelshift_r(c, r, 24));
-  o = even_bytes(__funnelshift_r(l, c, 16)) + even_bytes(c >> 8) + even_bytes(r);
+// Bytes 0 and 2 (even) or 1 and 3 (odd) of a word, in 16-bit lanes.
+__device__ __forceinline__ unsigned even_bytes(unsigned x) { return x & EVEN_BYTES; }
+__device__ __forceinline__ unsigned odd_bytes(unsigned x) { return perm_bytes(x, 0u, 0x4341u); }
+
+// Horizontal 3-sums (bytes -3, 0, +3) of a strip row: words w[0..3], with
+// l the word left of the strip and r the word right of it. Bytes 0 and 2 of
+// word k land in e[k]'s 16-bit lanes, bytes 1 and 3 in o[k]'s.
+__device__ __forceinline__ void row_sums(unsigned l, const unsigned w[4], unsigned r,
+                                         unsigned e[4], unsigned o[4]) {
+  const unsigned word[6] = {l, w[0], w[1], w[2], w[3], r};
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const unsigned left = word[k], c = word[k + 1], right = word[k + 2];
+    // byte 0: -3, 0, 3; byte 2: -1, 2, 5
+    e[k] = odd_bytes(left) + even_bytes(c) + even_bytes(__funnelshift_r(c, right, 24));
+    // byte 1: -2, 1, 4; byte 3: 0, 3, 6
+    o[k] = even_bytes(__funnelshift_r(left, c, 16)) + odd_bytes(c) + even_bytes(right);
+  }
 }
 
 // floor(lane / 9) of the four 16-bit lanes of e (bytes 0, 2) and o (1, 3).
 __device__ __forceinline__ unsigned mean_of_nine(unsigned e, unsigned o) {
   const unsigned q0 = __umulhi(e << 16, 7284u), q2 = __umulhi(e, 7284u);
   const unsigned q1 = __umulhi(o << 16, 7284u), q3 = __umulhi(o, 7284u);
-  return q0 | (q1 << 8) | (q2 << 16) | (q3 << 24);
+  return (q0 + (q1 << 8)) + ((q2 + (q3 << 8)) << 16);
 }
 
-// Row r's strip (w) and the words either side (l, r_word; at a warp's edges
-// only when HALO_SHUFFLE), zeros outside the image. Rows that are not a
-// multiple of 16 bytes long are read byte by byte.
-__device__ __forceinline__ void load_strip(const unsigned char* __restrict__ input, int r,
-                                           int height, int b0, int row_bytes, bool live,
-                                           bool aligned, int lane, unsigned w[4], unsigned& l,
-                                           unsigned& r_word) {
+// Row r_index's strip at row_ptr (w) and the words either side (l, r; at a
+// warp's edges only when HALO_SHUFFLE), zeros outside rows 0..load_end-1
+// (load_end is 0 for a thread with no strip).
+__device__ __forceinline__ void load_strip(const unsigned char* __restrict__ row_ptr, int r_index,
+                                           int load_end, int b0, int row_bytes, int lane,
+                                           unsigned w[4], unsigned& l, unsigned& r) {
+  w[0] = w[1] = w[2] = w[3] = l = r = 0;
+  if ((unsigned)r_index >= (unsigned)load_end) return;
+  const uint4 v = *reinterpret_cast<const uint4*>(row_ptr);
+  w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+  const bool load_left = HALO_SHUFFLE ? lane == 0 : true;
+  const bool load_right = HALO_SHUFFLE ? lane == 31 : true;
+  if (load_left && b0 > 0) l = *reinterpret_cast<const unsigned*>(row_ptr - 4);
+  if (load_right && b0 + 16 < row_bytes) r = *reinterpret_cast<const unsigned*>(row_ptr + 16);
+}
+
+// The output row y of a strip at dst from its three rows' horizontal sums;
+// bytes of the image's border (first and last pixel of a row, first and
+// last row) are copied from the input row at src instead.
+__device__ __forceinline__ void store_row(const unsigned* e0, const unsigned* e1,
+                                          const unsigned* e2, const unsigned* o0,
+                                          const unsigned* o1, const unsigned* o2,
+                                          const unsigned char* __restrict__ src,
+                                          unsigned char* __restrict__ dst, int y, int height,
+                                          int b0, int row_bytes) {
+  unsigned out[4];
 #pragma unroll
-  for (int k = 0; k < 4; ++k) w[k] = 0;
-  l = r_word = 0;
-  if (!live || r < 0 || r >= height) return;
-  const unsigned char* row = input + (size_t)r * row_bytes;
-  if (aligned) {
-    const uint4 v = *reinterpret_cast<const uint4*>(row + b0);
-    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
-    const bool load_left = HALO_SHUFFLE ? lane == 0 : true;
-    const bool load_right = HALO_SHUFFLE ? lane == 31 : true;
-    if (load_left && b0 > 0) l = *reinterpret_cast<const unsigned*>(row + b0 - 4);
-    if (load_right && b0 + 16 < row_bytes) r_word = *reinterpret_cast<const unsigned*>(row + b0 + 16);
-  } else {
+  for (int k = 0; k < 4; ++k) out[k] = mean_of_nine(e0[k] + e1[k] + e2[k], o0[k] + o1[k] + o2[k]);
+  const bool border_row = y == 0 || y == height - 1;
+  if (border_row || b0 == 0 || b0 + 16 >= row_bytes) {
+    // Rare: the row's input again (a cache hit) for the bytes copied.
+    const uint4 in = *reinterpret_cast<const uint4*>(src);
+    const unsigned centre[4] = {in.x, in.y, in.z, in.w};
 #pragma unroll
-    for (int j = 0; j < 24; ++j) {
-      const int b = b0 - 4 + j;
-      const unsigned byte = (b >= 0 && b < row_bytes) ? row[b] : 0u;
-      if (j < 4) l |= byte << (8 * j);
-      else if (j < 20) w[(j - 4) >> 2] |= byte << (8 * (j & 3));
-      else r_word |= byte << (8 * (j & 3));
+    for (int k = 0; k < 4; ++k) {
+      unsigned keep = border_row ? 0xffffffffu : 0u;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int b = b0 + 4 * k + j;
+        if (b < CH || b >= row_bytes - CH) keep |= 0xffu << (8 * j);
+      }
+      out[k] = (out[k] & ~keep) | (centre[k] & keep);
     }
   }
+  *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
 }
 
-// One thread's strip from row y0 down ROWS rows. Called with a literal
-// `aligned` so the vector and the byte-wise paths are compiled apart.
+// One thread's strip at byte b0 for output rows y_begin .. y_end-1, on rows
+// that are a multiple of 16 bytes long (so every strip is 16-byte aligned).
+// Input row y_begin-1+i is step i; rows pass through a ring of AHEAD loaded
+// rows; the walk runs `chunks` unrolled chunks of ROWS steps, the same
+// number for every lane of a warp (the shuffles need the whole warp).
 __device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ input,
                                            unsigned char* __restrict__ output, int height,
-                                           int row_bytes, int b0, int y0, bool live, int lane,
-                                           bool aligned) {
-  unsigned border_mask[4];  // bytes of the first and last pixel of a row
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    unsigned m = 0;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int b = b0 + 4 * k + j;
-      if (b < CH || b >= row_bytes - CH) m |= 0xffu << (8 * j);
-    }
-    border_mask[k] = m;
-  }
-
-  // Rows y0-1 .. y0+ROWS pass through a ring of AHEAD loaded rows.
+                                           int row_bytes, int b0, int y_begin, int y_end,
+                                           int chunks, int lane) {
+  // Steps with an input row (none for a lane without a strip).
+  const int load_end = y_end > y_begin ? min(height, y_end + 1) - (y_begin - 1) : 0;
+  const int store_end = y_end - y_begin;                         // output rows
+  const unsigned char* src = input + (size_t)y_begin * row_bytes + b0;  // row y_begin
+  unsigned char* dst = output + (size_t)y_begin * row_bytes + b0;
+  const int first = y_begin - 1;  // the input row of step 0
   unsigned ring[AHEAD][4], ring_l[AHEAD], ring_r[AHEAD];
-#pragma unroll
-  for (int i = 0; i < AHEAD; ++i)
-    load_strip(input, y0 - 1 + i, height, b0, row_bytes, live, aligned, lane, ring[i], ring_l[i],
-               ring_r[i]);
-  unsigned sum_e[3][4] = {}, sum_o[3][4] = {};  // horizontal sums of rows y-1, y, y+1
-  unsigned centre[4] = {}, above[4] = {};       // the input words of rows y and y-1
-#pragma unroll
-  for (int i = 0; i < ROWS + 2; ++i) {
-    const int slot = i % AHEAD;
-    unsigned w[4] = {ring[slot][0], ring[slot][1], ring[slot][2], ring[slot][3]};
+  // Horizontal sums of rows y-1 (e0, o0), y (e1, o1) and y+1 (e2, o2).
+  unsigned e0[4] = {}, e1[4] = {}, e2[4] = {}, o0[4] = {}, o1[4] = {}, o2[4] = {};
+
+  // Step i: take row i from the ring, ask for row i+AHEAD, sum row i; from
+  // step 2 on, write output row i-2.
+  auto step = [&](int i, int slot) {
+    const unsigned w[4] = {ring[slot][0], ring[slot][1], ring[slot][2], ring[slot][3]};
     unsigned l = ring_l[slot], r = ring_r[slot];
-    if (i + AHEAD < ROWS + 2)  // keep AHEAD rows in flight
-      load_strip(input, y0 - 1 + i + AHEAD, height, b0, row_bytes, live, aligned, lane,
-                 ring[slot], ring_l[slot], ring_r[slot]);
-    if (HALO_SHUFFLE && aligned) {
+    const int ahead = i + AHEAD;
+    load_strip(src + (long long)(ahead - 1) * row_bytes, first + ahead < 0 ? -1 : ahead,
+               load_end, b0, row_bytes, lane, ring[slot], ring_l[slot], ring_r[slot]);
+    if (HALO_SHUFFLE) {
       const unsigned from_left = __shfl_up_sync(FULL_WARP, w[3], 1);
       const unsigned from_right = __shfl_down_sync(FULL_WARP, w[0], 1);
       if (lane != 0) l = from_left;
@@ -135,72 +172,115 @@ __device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ inp
     }
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      sum_e[0][k] = sum_e[1][k];
-      sum_o[0][k] = sum_o[1][k];
-      sum_e[1][k] = sum_e[2][k];
-      sum_o[1][k] = sum_o[2][k];
+      e0[k] = e1[k];
+      o0[k] = o1[k];
+      e1[k] = e2[k];
+      o1[k] = o2[k];
     }
-    horizontal_sums(l, w[0], w[1], sum_e[2][0], sum_o[2][0]);
-    horizontal_sums(w[0], w[1], w[2], sum_e[2][1], sum_o[2][1]);
-    horizontal_sums(w[1], w[2], w[3], sum_e[2][2], sum_o[2][2]);
-    horizontal_sums(w[2], w[3], r, sum_e[2][3], sum_o[2][3]);
+    row_sums(l, w, r, e2, o2);
+    if (i >= 2 && i - 2 < store_end)
+      store_row(e0, e1, e2, o0, o1, o2, src + (long long)(i - 2) * row_bytes,
+                dst + (long long)(i - 2) * row_bytes, y_begin + i - 2, height, b0, row_bytes);
+  };
+
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      above[k] = centre[k];
-      centre[k] = w[k];
-    }
-    const int y = y0 + i - 2;  // the output row whose three input rows are now summed
-    if (i >= 2 && live && y < height) {
-      const bool border_row = y == 0 || y == height - 1;
-      unsigned out[4];
+  for (int i = 0; i < AHEAD; ++i)
+    load_strip(src + (long long)(i - 1) * row_bytes, first + i < 0 ? -1 : i, load_end, b0,
+               row_bytes, lane, ring[i], ring_l[i], ring_r[i]);
+  step(0, 0);
+  step(1, 1 % AHEAD);
+  for (int c = 0; c < chunks; ++c) {
 #pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        const unsigned mean = mean_of_nine(sum_e[0][k] + sum_e[1][k] + sum_e[2][k],
-                                           sum_o[0][k] + sum_o[1][k] + sum_o[2][k]);
-        const unsigned keep = border_row ? 0xffffffffu : border_mask[k];
-        out[k] = (mean & ~keep) | (above[k] & keep);
+    for (int j = 0; j < ROWS; ++j) step(2 + c * ROWS + j, (2 + j) % AHEAD);  // ROWS % AHEAD == 0
+  }
+}
+
+// The same strip, byte by byte from global memory, for rows whose length is
+// not a multiple of 16 bytes (unaligned strips); kept small so it does not
+// raise the kernel's register count.
+__device__ void filter_strip_bytes(const unsigned char* __restrict__ input,
+                                   unsigned char* __restrict__ output, int height, int row_bytes,
+                                   int b0, int y_begin, int y_end) {
+  const int b_end = min(b0 + 16, row_bytes);
+#pragma unroll 1
+  for (int y = y_begin; y < y_end; ++y) {
+#pragma unroll 1
+    for (int b = b0; b < b_end; ++b) {
+      const size_t at = (size_t)y * row_bytes + b;
+      unsigned value = input[at];
+      if (y > 0 && y < height - 1 && b >= CH && b < row_bytes - CH) {
+        unsigned sum = 0;
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -CH; dx <= CH; dx += CH) sum += input[at + (long long)dy * row_bytes + dx];
+        value = sum / 9;
       }
-      unsigned char* dst = output + (size_t)y * row_bytes;
-      if (aligned) {
-        *reinterpret_cast<uint4*>(dst + b0) = make_uint4(out[0], out[1], out[2], out[3]);
-      } else {
-#pragma unroll
-        for (int j = 0; j < 16; ++j)
-          if (b0 + j < row_bytes) dst[b0 + j] = (unsigned char)(out[j >> 2] >> (8 * (j & 3)));
-      }
+      output[at] = (unsigned char)value;
     }
   }
 }
 
-__global__ void __launch_bounds__(128)
+// Work items are (strip, group of rows), numbered group-major so no thread
+// idles at the right edge. PERSISTENT 0: a group is ROWS rows and the grid
+// covers every item. PERSISTENT 1: the grid is what the GPU holds at once
+// (mean_filter_strips_launch) and the rows are split into as many groups as
+// its threads cover, so every thread walks one equal group (no second wave,
+// no tail). Either way any grid is correct: threads loop over items.
+__global__ void __launch_bounds__(128, MIN_BLOCKS)
 mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
                    int width, int height) {
   const int row_bytes = width * CH;
   const unsigned strips = (row_bytes + 15) / 16;
-  const unsigned groups = (height + ROWS - 1) / ROWS;
-  // The launch keeps strips * groups below 2^32 (mean_filter_strips_launch).
+  const unsigned threads = gridDim.x * blockDim.x;  // a multiple of 32
+#if PERSISTENT
+  const unsigned group_count = max(1u, min(threads / strips, (unsigned)height));
+  const int group_rows = (height + group_count - 1) / group_count;
+#else
+  const int group_rows = ROWS;
+#endif
+  const unsigned groups = (height + group_rows - 1) / group_rows;
+  const unsigned items = strips * groups;  // the launch keeps this below 2^32
   const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
-  const bool live = id < strips * groups;
-  const int b0 = live ? (int)(id % strips) * 16 : 0;
-  const int y0 = live ? (int)(id / strips) * ROWS : 0;
   const int lane = threadIdx.x & 31;
-  // Rows that are a multiple of 16 bytes long start 16-byte aligned.
-  if ((row_bytes & 15) == 0)
-    walk_strip(input, output, height, row_bytes, b0, y0, live, lane, true);
-  else
-    walk_strip(input, output, height, row_bytes, b0, y0, live, lane, false);
+  const bool aligned = (row_bytes & 15) == 0;  // the same for every thread
+  // The warp's lanes take consecutive items, so they loop together.
+  for (unsigned warp_item = id - lane; warp_item < items; warp_item += threads) {
+    const unsigned item = warp_item + lane;
+    const bool live = item < items;
+    const int b0 = live ? (int)(item % strips) * 16 : 0;
+    const int y_begin = live ? (int)(item / strips) * group_rows : 0;
+    const int y_end = live ? min(y_begin + group_rows, height) : 0;
+    if (aligned)
+      walk_strip(input, output, height, row_bytes, b0, y_begin, y_end,
+                 (group_rows + ROWS - 1) / ROWS, lane);
+    else if (live)
+      filter_strip_bytes(input, output, height, row_bytes, b0, y_begin, y_end);
+  }
 }
 )";
 
 inline std::string mean_filter_strips_source(const MeanFilterStripsParams& p) {
   return "#define ROWS " + std::to_string(p.rows) + "\n#define AHEAD " + std::to_string(p.ahead) +
-         "\n#define HALO_SHUFFLE " + std::string(p.halo_shuffle ? "1" : "0") + "\n" +
-         mean_filter_strips_body;
+         "\n#define HALO_SHUFFLE " + std::string(p.halo_shuffle ? "1" : "0") +
+         "\n#define MIN_BLOCKS " + std::to_string(p.min_blocks) + "\n#define PERSISTENT " +
+         std::string(p.persistent ? "1" : "0") + "\n" + mean_filter_strips_body;
 }
 
-// One thread per (16-byte strip, group of `rows` rows), 128 threads a block.
-inline LaunchConfig mean_filter_strips_launch(int rows, int width, int height,
-                                              StreamRef stream = {}) {
+// What a variant is, for tables: "strips: 16 rows/thread, shuffle halo, 4 ahead".
+inline std::string mean_filter_strips_title(const MeanFilterStripsParams& p) {
+  std::string t = p.persistent ? "strips: resident grid, " + std::to_string(p.rows) + "-row chunks"
+                               : "strips: " + std::to_string(p.rows) + " rows/thread";
+  t += p.halo_shuffle ? ", shuffle halo" : ", loaded halo";
+  t += ", " + std::to_string(p.ahead) + " ahead";
+  if (p.min_blocks > 1)
+    t += ", <=" + std::to_string(65536 / (128 * p.min_blocks) / 8 * 8) + " regs";
+  return t;
+}
+
+// 128 threads a block; one thread per (16-byte strip, group of `rows` rows),
+// or for a persistent variant as many blocks as `kernel` can keep resident
+// on the device at once (no more than that).
+inline LaunchConfig mean_filter_strips_launch(const Kernel& kernel, int rows, bool persistent,
+                                              int width, int height, StreamRef stream = {}) {
   const long long strips = (static_cast<long long>(width) * 3 + 15) / 16;
   const long long threads = strips * ((height + rows - 1) / rows);
   if (threads >= (1ll << 32) - 128)
@@ -208,10 +288,12 @@ inline LaunchConfig mean_filter_strips_launch(int rows, int width, int height,
         "mean_filter_strips",
         "image of " + std::to_string(width) + "x" + std::to_string(height) + " pixels is too large",
         "split it into bands of fewer rows");
+  long long blocks = (threads + 127) / 128;
+  if (persistent) blocks = std::min(blocks, std::max(1ll, kernel.max_cooperative_grid_blocks(128)));
   LaunchConfig c;
   c.stream = stream;
   c.block = Dim3(128);
-  c.grid = Dim3(static_cast<unsigned>((threads + 127) / 128));
+  c.grid = Dim3(static_cast<unsigned>(std::max(1ll, blocks)));
   return c;
 }
 
