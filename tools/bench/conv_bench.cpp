@@ -38,8 +38,14 @@ double time_ms(const Device& device, int repeats, F work) {
 // loop so one launch shape can cover the image in one pass or run as a
 // resident (persistent) grid. A cuMemcpyDtoD of a 25 MB image pays for its
 // own launch path and tail; this is what a filter kernel competes with.
+// STREAM 1 stores with __stcs (evict-first), as the filters that do.
 constexpr const char* copy_kernel_source = R"(
 #define UNROLL 4
+#if STREAM
+#define STORE(p, v) __stcs(p, v)
+#else
+#define STORE(p, v) (*(p) = (v))
+#endif
 __global__ void copy_bytes_16(const unsigned char* __restrict__ src,
                               unsigned char* __restrict__ dst, long long bytes) {
   const long long n16 = bytes / 16;
@@ -53,7 +59,7 @@ __global__ void copy_bytes_16(const unsigned char* __restrict__ src,
 #pragma unroll
     for (int k = 0; k < UNROLL; ++k) v[k] = in[i + k * stride];
 #pragma unroll
-    for (int k = 0; k < UNROLL; ++k) out[i + k * stride] = v[k];
+    for (int k = 0; k < UNROLL; ++k) STORE(out + i + k * stride, v[k]);
   }
   for (; i < n16; i += stride) out[i] = in[i];
   if (first < bytes - n16 * 16) dst[n16 * 16 + first] = src[n16 * 16 + first];
@@ -126,7 +132,13 @@ ConvBenchResult run_conv_bench(const Device& device, int width, int height, int 
 
   // The copy kernel, checked, then timed with a grid that covers the image
   // in one pass and with a resident grid (occupancy x multiprocessors).
-  Kernel copy = compile(copy_kernel_source, {}, device).kernel("copy_bytes_16");
+  const auto copy_kernel = [&](bool stream) {
+    return compile(
+               std::string("#define STREAM ") + (stream ? "1" : "0") + "\n" + copy_kernel_source,
+               {}, device)
+        .kernel("copy_bytes_16");
+  };
+  const Kernel copy = copy_kernel(false), copy_stream = copy_kernel(true);
   const long long n16 = static_cast<long long>(bytes / 16);
   const long long one_pass =
       std::max<long long>(1, (n16 + copy_kernel_block * copy_kernel_unroll - 1) /
@@ -134,18 +146,27 @@ ConvBenchResult run_conv_bench(const Device& device, int width, int height, int 
   const long long resident =
       std::max<long long>(1, copy.max_cooperative_grid_blocks(copy_kernel_block));
   const long long byte_count = static_cast<long long>(bytes);
-  for (auto [title, blocks] :
-       {std::pair<std::string, long long>{"copy kernel: 16-byte, one pass", one_pass},
-        {"copy kernel: 16-byte, resident grid", resident}}) {
+  struct CopyRun {
+    std::string title;
+    const Kernel* kernel;
+    long long blocks;
+  };
+  const CopyRun copy_runs[] = {
+      {"copy kernel: 16-byte, one pass", &copy, one_pass},
+      {"copy kernel: 16-byte, resident grid", &copy, resident},
+      {"copy kernel: 16-byte, one pass, streaming stores", &copy_stream, one_pass},
+  };
+  for (const CopyRun& run : copy_runs) {
     LaunchConfig config;
     config.block = Dim3(copy_kernel_block);
-    config.grid = Dim3(static_cast<unsigned>(blocks));
+    config.grid = Dim3(static_cast<unsigned>(run.blocks));
     output.untyped().fill_bytes(0, 1, bytes);
-    copy.launch(config, input, output, byte_count);
+    run.kernel->launch(config, input, output, byte_count);
     output.copy_to(result);
     if (result != image) throw Error("cudakit bench conv", "the copy kernel's output is wrong");
-    add_ceiling(title + " (" + std::to_string(blocks) + " blocks)",
-                time_ms(device, repeats, [&] { copy.launch(config, input, output, byte_count); }));
+    add_ceiling(
+        run.title + " (" + std::to_string(run.blocks) + " blocks)",
+        time_ms(device, repeats, [&] { run.kernel->launch(config, input, output, byte_count); }));
   }
 
   for (int step : step_indices) {

@@ -4,6 +4,9 @@
 // variant is that text under a few #defines:
 //   ROWS          output rows a thread walks down (input read (ROWS+2)/ROWS times)
 //   AHEAD         rows whose loads are in flight while a row is computed
+//   MIN_BLOCKS    __launch_bounds__'s blocks per multiprocessor (caps registers)
+//   PERSISTENT    1: a resident grid, rows split equally among its threads
+//   STREAM_STORES 1: output stored with __stcs (evict-first)
 //   HALO_SHUFFLE  1: the 4 bytes either side of a strip come from the
 //                 neighbouring lanes (__shfl_up/down_sync), only the lanes at
 //                 a warp's edges load them; 0: every thread loads them
@@ -25,6 +28,9 @@ struct MeanFilterStripsParams {
   // A resident grid whose threads each walk height / (threads / strips)
   // rows (ROWS is then the unrolled chunk), instead of ROWS rows a thread.
   bool persistent = false;
+  // Stores marked evict-first (__stcs), so the output does not push the
+  // input (and the rows read twice at group edges) out of L2.
+  bool stream_stores = false;
 };
 
 // The kernel text after the #defines. Why it is shaped this way:
@@ -134,7 +140,12 @@ __device__ __forceinline__ void store_row(const unsigned* e0, const unsigned* e1
       out[k] = (out[k] & ~keep) | (centre[k] & keep);
     }
   }
-  *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
+  const uint4 row_out = make_uint4(out[0], out[1], out[2], out[3]);
+#if STREAM_STORES
+  __stcs(reinterpret_cast<uint4*>(dst), row_out);  // evict-first: L2 keeps the input
+#else
+  *reinterpret_cast<uint4*>(dst) = row_out;
+#endif
 }
 
 // One thread's strip at byte b0 for output rows y_begin .. y_end-1, on rows
@@ -262,7 +273,8 @@ inline std::string mean_filter_strips_source(const MeanFilterStripsParams& p) {
   return "#define ROWS " + std::to_string(p.rows) + "\n#define AHEAD " + std::to_string(p.ahead) +
          "\n#define HALO_SHUFFLE " + std::string(p.halo_shuffle ? "1" : "0") +
          "\n#define MIN_BLOCKS " + std::to_string(p.min_blocks) + "\n#define PERSISTENT " +
-         std::string(p.persistent ? "1" : "0") + "\n" + mean_filter_strips_body;
+         std::string(p.persistent ? "1" : "0") + "\n#define STREAM_STORES " +
+         std::string(p.stream_stores ? "1" : "0") + "\n" + mean_filter_strips_body;
 }
 
 // What a variant is, for tables: "strips: 16 rows/thread, shuffle halo, 4 ahead".
@@ -273,6 +285,7 @@ inline std::string mean_filter_strips_title(const MeanFilterStripsParams& p) {
   t += ", " + std::to_string(p.ahead) + " ahead";
   if (p.min_blocks > 1)
     t += ", <=" + std::to_string(65536 / (128 * p.min_blocks) / 8 * 8) + " regs";
+  if (p.stream_stores) t += ", streaming stores";
   return t;
 }
 
