@@ -61,6 +61,8 @@ int main(int argc, char** argv) try {
     sizes.emplace_back(extra_width, extra_height);
   int failures = 0;
   const auto& steps = wl::mean_filter_steps();
+  std::printf("shipped (cudakit demo): %s\n",
+              steps[std::size_t(wl::mean_filter_shipped_step())].title.c_str());
   for (int step = 0; step < static_cast<int>(steps.size()); ++step) {
     const wl::MeanFilterStep& s = steps[std::size_t(step)];
     if (!only.empty() && s.title.rfind(only, 0) != 0) continue;  // "5": every 5x variant

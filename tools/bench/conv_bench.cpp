@@ -92,7 +92,7 @@ std::vector<int> select_conv_steps(const std::string& selection) {
                               own.compare(0, label.size(), label) == 0 &&
                               std::isalpha(static_cast<unsigned char>(own[label.size()]));
       if (label == "all" || own == label || variant_of ||
-          (label == "shipped" && i == wl::mean_filter_shipped_step)) {
+          (label == "shipped" && i == wl::mean_filter_shipped_step())) {
         add(i);
         found = true;
       }
@@ -197,7 +197,7 @@ ConvBenchResult run_conv_bench(const Device& device, int width, int height, int 
     table.add({"(ceiling) " + c.title, fixed(c.ms, 4), fixed(c.gbps, 1),
                fixed(100.0 * c.gbps / r.best_ceiling_gbps, 0) + "%", "", ""});
   for (const auto& s : r.steps)
-    table.add({s.title + (s.step == wl::mean_filter_shipped_step ? " [shipped]" : ""),
+    table.add({s.title + (s.step == wl::mean_filter_shipped_step() ? " [shipped]" : ""),
                fixed(s.ms, 4), fixed(s.gbps, 1),
                fixed(100.0 * s.gbps / r.best_ceiling_gbps, 0) + "%",
                naive ? fixed(naive->ms / s.ms, 2) + "x" : "", s.correct ? "exact" : "WRONG"});
@@ -206,7 +206,7 @@ ConvBenchResult run_conv_bench(const Device& device, int width, int height, int 
   for (const auto& s : r.steps)
     if (s.correct && (!fastest || s.ms < fastest->ms)) fastest = &s;
   for (const auto& s : r.steps)
-    if (naive && s.step == wl::mean_filter_shipped_step)
+    if (naive && s.step == wl::mean_filter_shipped_step())
       out << "shipped filter (" << s.title << "): " << fixed(naive->ms / s.ms, 2)
           << "x the tutorial's naive kernel (P8 target >= 5x), "
           << fixed(100.0 * s.gbps / r.best_ceiling_gbps, 0) << "% of the best ceiling\n";

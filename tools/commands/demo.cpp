@@ -198,7 +198,7 @@ Row mean_filter(const Device& device, const Stream& stream, const Sizes& s) {
   // (mean_filter_steps.hpp); `cudakit bench conv` compares it with the
   // tutorial's naive kernel.
   const workloads::MeanFilterStep& step =
-      workloads::mean_filter_steps().at(workloads::mean_filter_shipped_step);
+      workloads::mean_filter_steps().at(workloads::mean_filter_shipped_step());
   Module module = compile_noting(step.source.c_str(), device, row);
   Kernel kernel = module.kernel(step.kernel);
   auto image = random_bytes(bytes, fresh_seed());
@@ -209,8 +209,8 @@ Row mean_filter(const Device& device, const Stream& stream, const Sizes& s) {
 
   DeviceBuffer<std::uint8_t> din(device, bytes), dout(device, bytes);
   din.copy_from(image);
-  const LaunchConfig config =
-      workloads::mean_filter_step_launch(workloads::mean_filter_shipped_step, kernel, w, h, stream);
+  const LaunchConfig config = workloads::mean_filter_step_launch(
+      workloads::mean_filter_shipped_step(), kernel, w, h, stream);
   kernel.launch(config, din, dout, w, h);
   stream.synchronize();
   dout.copy_to(out);

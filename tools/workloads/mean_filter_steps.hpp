@@ -8,8 +8,10 @@
 // them.
 #pragma once
 
+#include <cudakit/error.hpp>
 #include <cudakit/launch_config.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "workloads/mean_filter.hpp"
@@ -245,10 +247,27 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
   return steps;
 }
 
-// The step `cudakit demo` runs and `cudakit bench conv` reports against P8
-// (an index into mean_filter_steps()). Switching the shipped filter is this
-// one line.
-inline constexpr int mean_filter_shipped_step = 5;
+// The step `cudakit demo` runs and `cudakit bench conv` reports against P8,
+// named by its label (the first word of its title). Switching the shipped
+// filter is this one line.
+inline constexpr std::string_view mean_filter_shipped_label = "5j";
+
+// The index in mean_filter_steps() of the step labelled `label`; -1 if none.
+inline int mean_filter_step_index(std::string_view label) {
+  const auto& steps = mean_filter_steps();
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (std::string_view(steps[i].title).substr(0, steps[i].title.find(' ')) == label)
+      return static_cast<int>(i);
+  return -1;
+}
+
+inline int mean_filter_shipped_step() {
+  static const int index = mean_filter_step_index(mean_filter_shipped_label);
+  if (index < 0)
+    throw Error("mean filter steps",
+                "the shipped step '" + std::string(mean_filter_shipped_label) + "' is not a step");
+  return index;
+}
 
 // The launch shape of step `step` (an index into mean_filter_steps()) for a
 // width x height image; `kernel` is the step's compiled kernel (a resident
