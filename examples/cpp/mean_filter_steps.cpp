@@ -70,15 +70,15 @@ int main(int argc, char** argv) try {
     for (auto [width, height] : sizes) {
       const std::size_t wrong = wrong_bytes(
           kernel, wl::mean_filter_step_launch(step, kernel, width, height), width, height, gen);
-      std::printf("%-60s %4dx%-4d %zu wrong bytes\n", s.title.c_str(), width, height, wrong);
+      std::printf("%-78s %4dx%-4d %zu wrong bytes\n", s.title.c_str(), width, height, wrong);
       failures += wrong != 0;
       // A resident-grid kernel is correct with any grid: also 1 and 7 blocks.
-      if (s.persistent)
+      if (s.persistent())
         for (unsigned blocks : {1u, 7u}) {
           ck::LaunchConfig config = wl::mean_filter_step_launch(step, kernel, width, height);
           config.grid = ck::Dim3(blocks);
           const std::size_t off_grid = wrong_bytes(kernel, config, width, height, gen);
-          std::printf("%-60s %4dx%-4d %zu wrong bytes (%u blocks)\n", s.title.c_str(), width,
+          std::printf("%-78s %4dx%-4d %zu wrong bytes (%u blocks)\n", s.title.c_str(), width,
                       height, off_grid, blocks);
           failures += off_grid != 0;
         }

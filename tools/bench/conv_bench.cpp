@@ -218,7 +218,11 @@ ConvBenchResult run_conv_bench(const Device& device, int width, int height, int 
 }
 
 std::string conv_bench_svg(const ConvBenchResult& result, const std::string& device_name) {
-  const int bar_h = 34, gap = 12, left = 340, chart_w = 520, top = 50;
+  std::size_t longest_title = 20;
+  for (const auto& s : result.steps) longest_title = std::max(longest_title, s.title.size());
+  // About 7 px a character at font-size 13.
+  const int bar_h = 34, gap = 12, left = 20 + 7 * static_cast<int>(longest_title), chart_w = 520,
+            top = 50;
   const int rows = static_cast<int>(result.steps.size());
   const int height = top + rows * (bar_h + gap) + 60;
   double top_value = result.best_ceiling_gbps;

@@ -200,7 +200,7 @@ enum class MeanFilterShape {
   pixel_16x16,  // one thread per pixel, 16x16 blocks (the tutorial's)
   tile_32x8,    // one thread per pixel, 32x8 blocks sharing a tile
   strip_8rows,  // step 4: 16-byte strips x 8 rows, 32x4 blocks
-  strips,       // step 5: 16-byte strips x `rows` rows, 128-thread blocks
+  strips,       // step 5: 16-byte strips walked down rows (MeanFilterStripsParams)
 };
 
 struct MeanFilterStep {
@@ -208,8 +208,8 @@ struct MeanFilterStep {
   std::string kernel;
   std::string source;
   MeanFilterShape shape;
-  int rows = 0;  // strips: output rows per thread (per unrolled chunk when persistent)
-  bool persistent = false;
+  MeanFilterStripsParams strips;  // shape strips: the variant
+  bool persistent() const { return shape == MeanFilterShape::strips && strips.persistent; }
 };
 
 // The steps in the checklist's order, then the variants of step 5.
@@ -228,20 +228,21 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
     };
     // The variants of step 5 that the benchmark compares (labels 5a, 5b, ...).
     const MeanFilterStripsParams variants[] = {
-        // rows, ahead, halo_shuffle, min_blocks, persistent, stream_stores
-        {8, 4, true, 1, false, false},   {16, 4, true, 1, false, false},
-        {32, 4, true, 1, false, false},  {64, 4, true, 1, false, false},
-        {16, 4, false, 1, false, false}, {16, 8, true, 1, false, false},
-        {32, 8, true, 1, false, false},  {8, 4, true, 6, false, false},
-        {8, 2, true, 8, false, false},   {8, 4, true, 1, true, false},
-        {8, 4, false, 1, true, false},   {4, 4, true, 6, true, false},
-        {16, 4, true, 1, false, true},   {8, 4, true, 1, true, true},
+        // rows, ahead, halo_shuffle, min_blocks, persistent, stream_stores, block
+        {8, 4, true, 1, false, false},    {16, 4, true, 1, false, false},
+        {32, 4, true, 1, false, false},   {64, 4, true, 1, false, false},
+        {16, 4, false, 1, false, false},  {16, 8, true, 1, false, false},
+        {32, 8, true, 1, false, false},   {8, 4, true, 6, false, false},
+        {8, 2, true, 8, false, false},    {8, 4, true, 1, true, false},
+        {8, 4, false, 1, true, false},    {4, 4, true, 6, true, false},
+        {16, 4, true, 1, false, true},    {8, 4, true, 1, true, true},
+        {8, 4, true, 5, true, false},     {4, 4, true, 5, true, false},
+        {8, 4, true, 1, true, false, 64}, {16, 4, true, 1, false, false, 64},
     };
     char label = 'a';
     for (const MeanFilterStripsParams& v : variants)
       list.push_back({std::string("5") + label++ + " " + mean_filter_strips_title(v),
-                      "mean_filter_strips", mean_filter_strips_source(v), S::strips, v.rows,
-                      v.persistent});
+                      "mean_filter_strips", mean_filter_strips_source(v), S::strips, v});
     return list;
   }();
   return steps;
@@ -276,7 +277,7 @@ inline LaunchConfig mean_filter_step_launch(int step, const Kernel& kernel, int 
                                             StreamRef stream = {}) {
   const MeanFilterStep& s = mean_filter_steps().at(static_cast<std::size_t>(step));
   if (s.shape == MeanFilterShape::strips)
-    return mean_filter_strips_launch(kernel, s.rows, s.persistent, width, height, stream);
+    return mean_filter_strips_launch(kernel, s.strips, width, height, stream);
   auto up = [](long long a, long long b) { return static_cast<unsigned>((a + b - 1) / b); };
   LaunchConfig c;
   c.stream = stream;

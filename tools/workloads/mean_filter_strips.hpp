@@ -4,6 +4,7 @@
 // variant is that text under a few #defines:
 //   ROWS          output rows a thread walks down (input read (ROWS+2)/ROWS times)
 //   AHEAD         rows whose loads are in flight while a row is computed
+//   BLOCK         threads a block
 //   MIN_BLOCKS    __launch_bounds__'s blocks per multiprocessor (caps registers)
 //   PERSISTENT    1: a resident grid, rows split equally among its threads
 //   STREAM_STORES 1: output stored with __stcs (evict-first)
@@ -24,13 +25,14 @@ struct MeanFilterStripsParams {
   int rows = 16;
   int ahead = 4;
   bool halo_shuffle = true;
-  int min_blocks = 1;  // __launch_bounds__(128, MIN_BLOCKS): 4 caps registers at 128, 8 at 64
+  int min_blocks = 1;  // __launch_bounds__(BLOCK, MIN_BLOCKS): caps the registers
   // A resident grid whose threads each walk height / (threads / strips)
   // rows (ROWS is then the unrolled chunk), instead of ROWS rows a thread.
   bool persistent = false;
   // Stores marked evict-first (__stcs), so the output does not push the
   // input (and the rows read twice at group edges) out of L2.
   bool stream_stores = false;
+  int block = 128;  // threads a block (BLOCK), a multiple of 32
 };
 
 // The kernel text after the #defines. Why it is shaped this way:
@@ -236,7 +238,7 @@ __device__ void filter_strip_bytes(const unsigned char* __restrict__ input,
 // (mean_filter_strips_launch) and the rows are split into as many groups as
 // its threads cover, so every thread walks one equal group (no second wave,
 // no tail). Either way any grid is correct: threads loop over items.
-__global__ void __launch_bounds__(128, MIN_BLOCKS)
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
                    int width, int height) {
   const int row_bytes = width * CH;
@@ -274,7 +276,8 @@ inline std::string mean_filter_strips_source(const MeanFilterStripsParams& p) {
          "\n#define HALO_SHUFFLE " + std::string(p.halo_shuffle ? "1" : "0") +
          "\n#define MIN_BLOCKS " + std::to_string(p.min_blocks) + "\n#define PERSISTENT " +
          std::string(p.persistent ? "1" : "0") + "\n#define STREAM_STORES " +
-         std::string(p.stream_stores ? "1" : "0") + "\n" + mean_filter_strips_body;
+         std::string(p.stream_stores ? "1" : "0") + "\n#define BLOCK " + std::to_string(p.block) +
+         "\n" + mean_filter_strips_body;
 }
 
 // What a variant is, for tables: "strips: 16 rows/thread, shuffle halo, 4 ahead".
@@ -284,28 +287,30 @@ inline std::string mean_filter_strips_title(const MeanFilterStripsParams& p) {
   t += p.halo_shuffle ? ", shuffle halo" : ", loaded halo";
   t += ", " + std::to_string(p.ahead) + " ahead";
   if (p.min_blocks > 1)
-    t += ", <=" + std::to_string(65536 / (128 * p.min_blocks) / 8 * 8) + " regs";
+    t += ", <=" + std::to_string(65536 / (p.block * p.min_blocks) / 8 * 8) + " regs";
+  if (p.block != 128) t += ", " + std::to_string(p.block) + "-thread blocks";
   if (p.stream_stores) t += ", streaming stores";
   return t;
 }
 
-// 128 threads a block; one thread per (16-byte strip, group of `rows` rows),
-// or for a persistent variant as many blocks as `kernel` can keep resident
-// on the device at once (no more than that).
-inline LaunchConfig mean_filter_strips_launch(const Kernel& kernel, int rows, bool persistent,
+// p.block threads a block; one thread per (16-byte strip, group of p.rows
+// rows), or for a persistent variant as many blocks as `kernel` can keep
+// resident on the device at once (no more than that).
+inline LaunchConfig mean_filter_strips_launch(const Kernel& kernel, const MeanFilterStripsParams& p,
                                               int width, int height, StreamRef stream = {}) {
   const long long strips = (static_cast<long long>(width) * 3 + 15) / 16;
-  const long long threads = strips * ((height + rows - 1) / rows);
-  if (threads >= (1ll << 32) - 128)
+  const long long threads = strips * ((height + p.rows - 1) / p.rows);
+  if (threads >= (1ll << 32) - 1024)
     throw Error(
         "mean_filter_strips",
         "image of " + std::to_string(width) + "x" + std::to_string(height) + " pixels is too large",
         "split it into bands of fewer rows");
-  long long blocks = (threads + 127) / 128;
-  if (persistent) blocks = std::min(blocks, std::max(1ll, kernel.max_cooperative_grid_blocks(128)));
+  long long blocks = (threads + p.block - 1) / p.block;
+  if (p.persistent)
+    blocks = std::min(blocks, std::max(1ll, kernel.max_cooperative_grid_blocks(p.block)));
   LaunchConfig c;
   c.stream = stream;
-  c.block = Dim3(128);
+  c.block = Dim3(static_cast<unsigned>(p.block));
   c.grid = Dim3(static_cast<unsigned>(std::max(1ll, blocks)));
   return c;
 }
