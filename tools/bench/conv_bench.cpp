@@ -177,6 +177,10 @@ ConvBenchResult run_conv_bench(const Device& device, int width, int height, int 
     ConvStepResult row;
     row.step = step;
     row.title = s.title;
+    row.registers = kernel.attributes().registers;
+    row.blocks = static_cast<long long>(config.grid.x) * config.grid.y * config.grid.z;
+    const int block_threads = int(config.block.x * config.block.y * config.block.z);
+    row.threads_per_sm = kernel.max_active_blocks_per_multiprocessor(block_threads) * block_threads;
     kernel.launch(config, input, output, width, height);
     output.copy_to(result);
     row.correct = result == expected;
@@ -192,15 +196,17 @@ ConvBenchResult run_conv_bench(const Device& device, int width, int height, int 
   const ConvStepResult* naive = nullptr;
   for (const auto& s : r.steps)
     if (s.step == 0) naive = &s;
-  Table table({"step", "ms", "GB/s", "of best ceiling", "x naive", "output"});
+  Table table({"step", "ms", "GB/s", "of best ceiling", "x naive", "output", "regs", "threads/SM",
+               "blocks"});
   for (const auto& c : r.ceilings)
     table.add({"(ceiling) " + c.title, fixed(c.ms, 4), fixed(c.gbps, 1),
                fixed(100.0 * c.gbps / r.best_ceiling_gbps, 0) + "%", "", ""});
   for (const auto& s : r.steps)
-    table.add({s.title + (s.step == wl::mean_filter_shipped_step() ? " [shipped]" : ""),
-               fixed(s.ms, 4), fixed(s.gbps, 1),
-               fixed(100.0 * s.gbps / r.best_ceiling_gbps, 0) + "%",
-               naive ? fixed(naive->ms / s.ms, 2) + "x" : "", s.correct ? "exact" : "WRONG"});
+    table.add(
+        {s.title + (s.step == wl::mean_filter_shipped_step() ? " [shipped]" : ""), fixed(s.ms, 4),
+         fixed(s.gbps, 1), fixed(100.0 * s.gbps / r.best_ceiling_gbps, 0) + "%",
+         naive ? fixed(naive->ms / s.ms, 2) + "x" : "", s.correct ? "exact" : "WRONG",
+         std::to_string(s.registers), std::to_string(s.threads_per_sm), std::to_string(s.blocks)});
   table.print(out);
   const ConvStepResult* fastest = nullptr;
   for (const auto& s : r.steps)

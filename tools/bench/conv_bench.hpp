@@ -25,6 +25,9 @@ struct ConvStepResult {
   double ms = 0;    // median per launch
   double gbps = 0;  // bytes read once + written once, per second
   bool correct = false;
+  int registers = 0;       // per thread
+  int threads_per_sm = 0;  // resident at once (occupancy), 0 when unknown
+  long long blocks = 0;    // in the grid
 };
 
 struct ConvBenchResult {
