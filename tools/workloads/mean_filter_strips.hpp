@@ -49,10 +49,12 @@ struct MeanFilterStripsParams {
 //   bit 16 that is __umulhi(word, 4 * 1821) (the low lane adds less than
 //   0.004, which never crosses an integer there; checked exhaustively).
 // - Border bytes (the first and last pixel of a row, the first and last row)
-//   are copied by a mask per word, without a branch around the loads.
+//   are copied from the input in a branch only edge strips and border rows
+//   take, so the interior path has no per-byte selects.
 // - Threads are numbered row-group-major over (strip, group) so no thread is
 //   idle at the right edge; threads past the end still take part in the warp
 //   shuffles (they load and store nothing).
+// - Rows not a multiple of 16 bytes long take a small byte-wise path.
 inline constexpr const char* mean_filter_strips_body = R"(
 #define CH 3
 #define EVEN_BYTES 0x00ff00ffu
