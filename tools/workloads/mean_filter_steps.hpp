@@ -228,16 +228,17 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
     };
     // The variants of step 5 that the benchmark compares (labels 5a, 5b, ...).
     const MeanFilterStripsParams variants[] = {
-        // rows, ahead, halo_shuffle, min_blocks, persistent, stream_stores, block
-        {8, 4, true, 1, false, false},    {16, 4, true, 1, false, false},
-        {32, 4, true, 1, false, false},   {64, 4, true, 1, false, false},
-        {16, 4, false, 1, false, false},  {16, 8, true, 1, false, false},
-        {32, 8, true, 1, false, false},   {8, 4, true, 6, false, false},
-        {8, 2, true, 8, false, false},    {8, 4, true, 1, true, false},
-        {8, 4, false, 1, true, false},    {4, 4, true, 6, true, false},
-        {16, 4, true, 1, false, true},    {8, 4, true, 1, true, true},
-        {8, 4, true, 5, true, false},     {4, 4, true, 5, true, false},
-        {8, 4, true, 1, true, false, 64}, {16, 4, true, 1, false, false, 64},
+        // rows, ahead, halo_shuffle, min_blocks, persistent, stream_stores, block, words
+        {8, 4, true, 1, false, false},        {16, 4, true, 1, false, false},
+        {32, 4, true, 1, false, false},       {64, 4, true, 1, false, false},
+        {16, 4, false, 1, false, false},      {16, 8, true, 1, false, false},
+        {32, 8, true, 1, false, false},       {8, 4, true, 6, false, false},
+        {8, 2, true, 8, false, false},        {8, 4, true, 1, true, false},
+        {8, 4, false, 1, true, false},        {4, 4, true, 6, true, false},
+        {16, 4, true, 1, false, true},        {8, 4, true, 1, true, true},
+        {8, 4, true, 5, true, false},         {4, 4, true, 5, true, false},
+        {8, 4, true, 1, true, false, 64},     {16, 4, true, 1, false, false, 64},
+        {8, 2, true, 1, true, false, 128, 8}, {16, 2, true, 1, false, false, 128, 8},
     };
     char label = 'a';
     for (const MeanFilterStripsParams& v : variants)

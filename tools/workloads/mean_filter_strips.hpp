@@ -4,6 +4,7 @@
 // variant is that text under a few #defines:
 //   ROWS          output rows a thread walks down (input read (ROWS+2)/ROWS times)
 //   AHEAD         rows whose loads are in flight while a row is computed
+//   WORDS         4-byte words a strip: 4 (16 bytes, one uint4 a row) or 8
 //   BLOCK         threads a block
 //   MIN_BLOCKS    __launch_bounds__'s blocks per multiprocessor (caps registers)
 //   PERSISTENT    1: a resident grid, rows split equally among its threads
@@ -33,6 +34,7 @@ struct MeanFilterStripsParams {
   // input (and the rows read twice at group edges) out of L2.
   bool stream_stores = false;
   int block = 128;  // threads a block (BLOCK), a multiple of 32
+  int words = 4;    // 4-byte words a strip (WORDS): 4 (16 bytes) or 8 (32 bytes)
 };
 
 // The kernel text after the #defines. Why it is shaped this way:
@@ -57,6 +59,7 @@ struct MeanFilterStripsParams {
 // - Rows not a multiple of 16 bytes long take a small byte-wise path.
 inline constexpr const char* mean_filter_strips_body = R"(
 #define CH 3
+#define STRIP (4 * WORDS)  // bytes a strip
 #define EVEN_BYTES 0x00ff00ffu
 #define FULL_WARP 0xffffffffu
 
@@ -77,14 +80,18 @@ __device__ __forceinline__ unsigned perm_bytes(unsigned x, unsigned y, unsigned 
 __device__ __forceinline__ unsigned even_bytes(unsigned x) { return x & EVEN_BYTES; }
 __device__ __forceinline__ unsigned odd_bytes(unsigned x) { return perm_bytes(x, 0u, 0x4341u); }
 
-// Horizontal 3-sums (bytes -3, 0, +3) of a strip row: words w[0..3], with
+// Horizontal 3-sums (bytes -3, 0, +3) of a strip row: words w[0..WORDS-1], with
 // l the word left of the strip and r the word right of it. Bytes 0 and 2 of
 // word k land in e[k]'s 16-bit lanes, bytes 1 and 3 in o[k]'s.
-__device__ __forceinline__ void row_sums(unsigned l, const unsigned w[4], unsigned r,
-                                         unsigned e[4], unsigned o[4]) {
-  const unsigned word[6] = {l, w[0], w[1], w[2], w[3], r};
+__device__ __forceinline__ void row_sums(unsigned l, const unsigned w[WORDS], unsigned r,
+                                         unsigned e[WORDS], unsigned o[WORDS]) {
+  unsigned word[WORDS + 2];
+  word[0] = l;
+  word[WORDS + 1] = r;
 #pragma unroll
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < WORDS; ++k) word[k + 1] = w[k];
+#pragma unroll
+  for (int k = 0; k < WORDS; ++k) {
     const unsigned left = word[k], c = word[k + 1], right = word[k + 2];
     // byte 0: -3, 0, 3; byte 2: -1, 2, 5
     e[k] = odd_bytes(left) + even_bytes(c) + even_bytes(__funnelshift_r(c, right, 24));
@@ -105,15 +112,20 @@ __device__ __forceinline__ unsigned mean_of_nine(unsigned e, unsigned o) {
 // (load_end is 0 for a thread with no strip).
 __device__ __forceinline__ void load_strip(const unsigned char* __restrict__ row_ptr, int r_index,
                                            int load_end, int b0, int row_bytes, int lane,
-                                           unsigned w[4], unsigned& l, unsigned& r) {
-  w[0] = w[1] = w[2] = w[3] = l = r = 0;
+                                           unsigned w[WORDS], unsigned& l, unsigned& r) {
+#pragma unroll
+  for (int k = 0; k < WORDS; ++k) w[k] = 0;
+  l = r = 0;
   if ((unsigned)r_index >= (unsigned)load_end) return;
-  const uint4 v = *reinterpret_cast<const uint4*>(row_ptr);
-  w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+#pragma unroll
+  for (int k = 0; k < WORDS; k += 4) {
+    const uint4 v = *reinterpret_cast<const uint4*>(row_ptr + 4 * k);
+    w[k] = v.x; w[k + 1] = v.y; w[k + 2] = v.z; w[k + 3] = v.w;
+  }
   const bool load_left = HALO_SHUFFLE ? lane == 0 : true;
   const bool load_right = HALO_SHUFFLE ? lane == 31 : true;
   if (load_left && b0 > 0) l = *reinterpret_cast<const unsigned*>(row_ptr - 4);
-  if (load_right && b0 + 16 < row_bytes) r = *reinterpret_cast<const unsigned*>(row_ptr + 16);
+  if (load_right && b0 + STRIP < row_bytes) r = *reinterpret_cast<const unsigned*>(row_ptr + STRIP);
 }
 
 // The output row y of a strip at dst from its three rows' horizontal sums;
@@ -125,31 +137,34 @@ __device__ __forceinline__ void store_row(const unsigned* e0, const unsigned* e1
                                           const unsigned char* __restrict__ src,
                                           unsigned char* __restrict__ dst, int y, int height,
                                           int b0, int row_bytes) {
-  unsigned out[4];
+  unsigned out[WORDS];
 #pragma unroll
-  for (int k = 0; k < 4; ++k) out[k] = mean_of_nine(e0[k] + e1[k] + e2[k], o0[k] + o1[k] + o2[k]);
+  for (int k = 0; k < WORDS; ++k) out[k] = mean_of_nine(e0[k] + e1[k] + e2[k], o0[k] + o1[k] + o2[k]);
   const bool border_row = y == 0 || y == height - 1;
-  if (border_row || b0 == 0 || b0 + 16 >= row_bytes) {
+  if (border_row || b0 == 0 || b0 + STRIP >= row_bytes) {
     // Rare: the row's input again (a cache hit) for the bytes copied.
-    const uint4 in = *reinterpret_cast<const uint4*>(src);
-    const unsigned centre[4] = {in.x, in.y, in.z, in.w};
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < WORDS; ++k) {
+      const unsigned centre = *reinterpret_cast<const unsigned*>(src + 4 * k);
       unsigned keep = border_row ? 0xffffffffu : 0u;
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const int b = b0 + 4 * k + j;
         if (b < CH || b >= row_bytes - CH) keep |= 0xffu << (8 * j);
       }
-      out[k] = (out[k] & ~keep) | (centre[k] & keep);
+      out[k] = (out[k] & ~keep) | (centre & keep);
     }
   }
-  const uint4 row_out = make_uint4(out[0], out[1], out[2], out[3]);
+#pragma unroll
+  for (int k = 0; k < WORDS; k += 4) {
+    const uint4 v = make_uint4(out[k], out[k + 1], out[k + 2], out[k + 3]);
+    uint4* at = reinterpret_cast<uint4*>(dst + 4 * k);
 #if STREAM_STORES
-  __stcs(reinterpret_cast<uint4*>(dst), row_out);  // evict-first: L2 keeps the input
+    __stcs(at, v);  // evict-first: L2 keeps the input
 #else
-  *reinterpret_cast<uint4*>(dst) = row_out;
+    *at = v;
 #endif
+  }
 }
 
 // One thread's strip at byte b0 for output rows y_begin .. y_end-1, on rows
@@ -167,26 +182,29 @@ __device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ inp
   const unsigned char* src = input + (size_t)y_begin * row_bytes + b0;  // row y_begin
   unsigned char* dst = output + (size_t)y_begin * row_bytes + b0;
   const int first = y_begin - 1;  // the input row of step 0
-  unsigned ring[AHEAD][4], ring_l[AHEAD], ring_r[AHEAD];
+  unsigned ring[AHEAD][WORDS], ring_l[AHEAD], ring_r[AHEAD];
   // Horizontal sums of rows y-1 (e0, o0), y (e1, o1) and y+1 (e2, o2).
-  unsigned e0[4] = {}, e1[4] = {}, e2[4] = {}, o0[4] = {}, o1[4] = {}, o2[4] = {};
+  unsigned e0[WORDS] = {}, e1[WORDS] = {}, e2[WORDS] = {}, o0[WORDS] = {}, o1[WORDS] = {},
+           o2[WORDS] = {};
 
   // Step i: take row i from the ring, ask for row i+AHEAD, sum row i; from
   // step 2 on, write output row i-2.
   auto step = [&](int i, int slot) {
-    const unsigned w[4] = {ring[slot][0], ring[slot][1], ring[slot][2], ring[slot][3]};
+    unsigned w[WORDS];
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) w[k] = ring[slot][k];
     unsigned l = ring_l[slot], r = ring_r[slot];
     const int ahead = i + AHEAD;
     load_strip(src + (long long)(ahead - 1) * row_bytes, first + ahead < 0 ? -1 : ahead,
                load_end, b0, row_bytes, lane, ring[slot], ring_l[slot], ring_r[slot]);
     if (HALO_SHUFFLE) {
-      const unsigned from_left = __shfl_up_sync(FULL_WARP, w[3], 1);
+      const unsigned from_left = __shfl_up_sync(FULL_WARP, w[WORDS - 1], 1);
       const unsigned from_right = __shfl_down_sync(FULL_WARP, w[0], 1);
       if (lane != 0) l = from_left;
       if (lane != 31) r = from_right;
     }
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < WORDS; ++k) {
       e0[k] = e1[k];
       o0[k] = o1[k];
       e1[k] = e2[k];
@@ -216,7 +234,7 @@ __device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ inp
 __device__ void filter_strip_bytes(const unsigned char* __restrict__ input,
                                    unsigned char* __restrict__ output, int height, int row_bytes,
                                    int b0, int y_begin, int y_end) {
-  const int b_end = min(b0 + 16, row_bytes);
+  const int b_end = min(b0 + STRIP, row_bytes);
 #pragma unroll 1
   for (int y = y_begin; y < y_end; ++y) {
 #pragma unroll 1
@@ -244,7 +262,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
                    int width, int height) {
   const int row_bytes = width * CH;
-  const unsigned strips = (row_bytes + 15) / 16;
+  const unsigned strips = (row_bytes + STRIP - 1) / STRIP;
   const unsigned threads = gridDim.x * blockDim.x;  // a multiple of 32
 #if PERSISTENT
   const unsigned group_count = max(1u, min(threads / strips, (unsigned)height));
@@ -256,12 +274,12 @@ mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __res
   const unsigned items = strips * groups;  // the launch keeps this below 2^32
   const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
   const int lane = threadIdx.x & 31;
-  const bool aligned = (row_bytes & 15) == 0;  // the same for every thread
+  const bool aligned = row_bytes % STRIP == 0;  // every strip 16-byte aligned; the same for all
   // The warp's lanes take consecutive items, so they loop together.
   for (unsigned warp_item = id - lane; warp_item < items; warp_item += threads) {
     const unsigned item = warp_item + lane;
     const bool live = item < items;
-    const int b0 = live ? (int)(item % strips) * 16 : 0;
+    const int b0 = live ? (int)(item % strips) * STRIP : 0;
     const int y_begin = live ? (int)(item / strips) * group_rows : 0;
     const int y_end = live ? min(y_begin + group_rows, height) : 0;
     if (aligned)
@@ -279,7 +297,7 @@ inline std::string mean_filter_strips_source(const MeanFilterStripsParams& p) {
          "\n#define MIN_BLOCKS " + std::to_string(p.min_blocks) + "\n#define PERSISTENT " +
          std::string(p.persistent ? "1" : "0") + "\n#define STREAM_STORES " +
          std::string(p.stream_stores ? "1" : "0") + "\n#define BLOCK " + std::to_string(p.block) +
-         "\n" + mean_filter_strips_body;
+         "\n#define WORDS " + std::to_string(p.words) + "\n" + mean_filter_strips_body;
 }
 
 // What a variant is, for tables: "strips: 16 rows/thread, shuffle halo, 4 ahead".
@@ -292,6 +310,7 @@ inline std::string mean_filter_strips_title(const MeanFilterStripsParams& p) {
     t += ", <=" + std::to_string(65536 / (p.block * p.min_blocks) / 8 * 8) + " regs";
   if (p.block != 128) t += ", " + std::to_string(p.block) + "-thread blocks";
   if (p.stream_stores) t += ", streaming stores";
+  if (p.words != 4) t += ", " + std::to_string(4 * p.words) + "-byte strips";
   return t;
 }
 
@@ -300,7 +319,7 @@ inline std::string mean_filter_strips_title(const MeanFilterStripsParams& p) {
 // resident on the device at once (no more than that).
 inline LaunchConfig mean_filter_strips_launch(const Kernel& kernel, const MeanFilterStripsParams& p,
                                               int width, int height, StreamRef stream = {}) {
-  const long long strips = (static_cast<long long>(width) * 3 + 15) / 16;
+  const long long strips = (static_cast<long long>(width) * 3 + 4 * p.words - 1) / (4 * p.words);
   const long long threads = strips * ((height + p.rows - 1) / p.rows);
   if (threads >= (1ll << 32) - 1024)
     throw Error(
