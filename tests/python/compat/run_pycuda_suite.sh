@@ -12,6 +12,12 @@
 # CPU backend PYTEST_K defaults to leaving out the tests that allocate 4 to 16
 # GiB arrays (big_array, curand_wrappers_8gb/16gb): they need that much host
 # memory. PYCUDA_VERSION picks the sdist (default below).
+#
+# Offline (a machine without internet): the sdist is taken from the deps
+# directory (CUDAKIT_DEPS_DIR, default .deps/ at the repository root, which
+# scripts/fetch-gpu-deps.sh fills) when WORKDIR has none, and pytools, which
+# PyCUDA's tests import, from the wheels there (unpacked into WORKDIR and put
+# on PYTHONPATH) when PYTHON lacks it.
 set -euo pipefail
 pycuda_version="${PYCUDA_VERSION:-2025.1.2}"
 
@@ -23,10 +29,15 @@ if [ -z "$python" ]; then
 fi
 # A relative path to the interpreter keeps working after the cd below.
 case "$python" in */*) python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")" ;; esac
+deps="${CUDAKIT_DEPS_DIR:-$root/.deps}"
 work="${2:-$(mktemp -d -t cudakit-pycuda-suite.XXXXXX)}"
 mkdir -p "$work"
 cd "$work"
 
+if ! ls pycuda-*.tar.gz > /dev/null 2>&1 && [ -f "$deps/pycuda-$pycuda_version.tar.gz" ]; then
+  echo "== the PyCUDA sdist from $deps"
+  cp "$deps/pycuda-$pycuda_version.tar.gz" .
+fi
 if ! ls pycuda-*.tar.gz > /dev/null 2>&1; then
   echo "== downloading the PyCUDA sdist (PyPI) into $work"
   # pip's client, the sdist only: --no-binary names pycuda alone, so pip does
@@ -37,8 +48,22 @@ if [ -z "${PYTEST_K+set}" ] && [ "$("$python" -c 'import cudakit.driver as d; pr
   PYTEST_K="not big_array and not curand_wrappers_8gb and not curand_wrappers_16gb"
 fi
 sdist="$(ls pycuda-*.tar.gz | sort | tail -n 1)"
-# PyCUDA's tests use pytools (a PyCUDA dependency, not cudakit's).
-"$python" -c "import pytools" 2> /dev/null || "$python" -m pip install -q pytools
+# PyCUDA's tests use pytools (a PyCUDA dependency, not cudakit's): from the
+# deps directory's wheels (those of its modules PYTHON lacks), else from PyPI.
+if ! "$python" -c "import pytools" 2> /dev/null; then
+  if ls "$deps"/pytools-*.whl > /dev/null 2>&1; then
+    rm -rf site && mkdir site
+    for module in pytools platformdirs siphash24 typing_extensions; do
+      "$python" -c "import $module" 2> /dev/null && continue
+      for wheel in "$deps/$module"-*.whl; do
+        [ -f "$wheel" ] && "$python" -m zipfile -e "$wheel" site
+      done
+    done
+    export PYTHONPATH="$work/site${PYTHONPATH:+:$PYTHONPATH}"
+  else
+    "$python" -m pip install -q pytools
+  fi
+fi
 rm -rf suite && mkdir suite
 tar xzf "$sdist" -C suite --strip-components=1 --wildcards '*/test/*.py'
 echo "== $(basename "$sdist"): running test/{test_gpuarray,test_cumath,test_driver}.py against cudakit"
