@@ -258,6 +258,104 @@ def matmul_rows(kernels: Any, size: int, iters: int) -> list[tuple[str, str, str
     return rows
 
 
+def _longest_loop(lines: list[str], label_of: Callable[[str], str | None],
+                  target_of: Callable[[str], str | None]) -> list[str]:
+    """The instructions of the longest loop (the span of a backward branch):
+    the matmul's k loop, as the 16-step inner loop is unrolled."""
+    labels, body, loops = {}, [], []
+    for line in lines:
+        label = label_of(line)
+        if label is not None:
+            labels[label] = len(body)
+        elif line:
+            target = target_of(line)
+            if target is not None and labels.get(target, len(body) + 1) <= len(body):
+                loops.append((labels[target], len(body)))
+            body.append(line)
+    if not loops:
+        return []
+    start, end = max(loops, key=lambda span: span[1] - span[0])
+    return body[start:end + 1]
+
+
+def _opcode_counts(instructions: list[str], groups: dict[str, str]) -> str:
+    import re
+    ops = [(i.split(None, 1)[1] if i.startswith("@") else i).split()[0].rstrip(";")
+           for i in instructions]
+    parts = [f"{name} {sum(1 for op in ops if re.match(pattern, op))}"
+             for name, pattern in groups.items()]
+    return f"{len(ops)} instructions ({', '.join(parts)})"
+
+
+PTX_GROUPS = {"fma.f32": r"fma\.rn\.f32", "mul.f32": r"mul(\.rn)?\.f32",
+              "cvt.f64.f32": r"cvt\.f64\.f32", "add.f64": r"add(\.rn)?\.f64",
+              "ld.shared": r"ld\.shared", "64-bit integer": r"(add|sub|mul|mad|setp\.\w+)\.[su]64|"
+              r"mul\.wide|cvt\.[su]64\.[su]32"}
+SASS_GROUPS = {"FFMA": r"FFMA$", "FMUL": r"FMUL$", "F2F": r"F2F", "DADD": r"DADD|DFMA",
+               "LDS": r"LDS", "integer": r"(I|UI)(ADD3|MAD|SETP)|LEA|SHF|LOP3|IMNMX|VIADD|MOV"}
+
+
+def _sass_branch_target(line: str) -> str | None:
+    """BRA `(.L_x_1) (nvdisasm) or BRA 0x320 (cuobjdump): the target."""
+    import re
+    match = re.search(r"BRA\s+(?:`\((\.L_x_\d+)\)|(0x[0-9a-f]+))", line)
+    return (match.group(1) or match.group(2)) if match else None
+
+
+def loop_counts(kernels: Any) -> list[str]:
+    """The matmul's k loop in each variant, counted in PTX (NVRTC for sm_90)
+    and, where ptxas and nvdisasm or cuobjdump are on PATH, in SASS."""
+    import re
+    import shutil
+    from cudakit import _core
+    sources = {
+        "CUDA C, float sum": cuda_c_matmul_source(),
+        "CUDA C, double sum": cuda_c_matmul_source().replace("float sum = 0.0f;",
+                                                             "double sum = 0.0;"),
+        "Python, tmp = 0.": next(iter(kernels.matmul_shared_mem.inspect_cuda_source().values())),
+        "Python, tmp = np.float32(0.)": next(iter(
+            kernels.matmul_shared_mem_f32.inspect_cuda_source().values())),
+    }
+    disassembler = shutil.which("nvdisasm") or shutil.which("cuobjdump")
+    out = []
+    for name, source in sources.items():
+        try:
+            ptx = _core.jit_compile_for_gpu(source, "compute_90")
+        except Exception as error:  # noqa: BLE001
+            out.append(f"{name}: no PTX ({error})")
+            continue
+        loop = _longest_loop(
+            [line.strip() for line in ptx.splitlines()
+             if line.strip() and not line.strip().startswith(("//", "{", "}"))],
+            lambda line: line[:-1] if re.fullmatch(r"\$L__\w+:", line) else None,
+            lambda line: (m.group(1) if (m := re.search(r"\bbra(?:\.uni)?\s+(\$L__\w+);",
+                                                        line)) else None))
+        text = f"{name}: k loop PTX {_opcode_counts(loop, PTX_GROUPS)}"
+        if disassembler and shutil.which("ptxas"):
+            with tempfile.TemporaryDirectory() as tmp:
+                Path(tmp, "k.ptx").write_text(ptx)
+                subprocess.run(["ptxas", "-arch=sm_90", "-O3", f"{tmp}/k.ptx", "-o",
+                                f"{tmp}/k.cubin"], check=True)
+                flag = "-c" if disassembler.endswith("nvdisasm") else "-sass"
+                sass = subprocess.run([disassembler, flag, f"{tmp}/k.cubin"],
+                                      capture_output=True, text=True).stdout
+            lines = []
+            for line in sass.splitlines():
+                label = re.match(r"\s*(\.L_x_\d+):", line)
+                code = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s*(.*?);", line)
+                if label:
+                    lines.append(label.group(1) + ":")
+                elif code and code.group(2) and not code.group(2).startswith("NOP"):
+                    # A cuobjdump address doubles as a label.
+                    lines.append(f"0x{int(code.group(1), 16):x}:")
+                    lines.append(code.group(2))
+            loop = _longest_loop(lines, lambda line: line[:-1] if line.endswith(":") else None,
+                                 _sass_branch_target)
+            text += f"; SASS {_opcode_counts(loop, SASS_GROUPS)}"
+        out.append(text)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
@@ -279,6 +377,7 @@ def main() -> None:
         size = args.size or (512 if backend == "cpu" else 2048)
         for name, ms, note in matmul_rows(kernels, size, 3 if backend == "cpu" else 50):
             print(f"{name}: {ms}  {note}")
+        print("\n".join(loop_counts(kernels)))
         return
     numba_missing = numba_available()
 
@@ -369,6 +468,8 @@ def main() -> None:
     print("-+-".join("-" * w for w in widths))
     for row in rows:
         print(" | ".join(cell.ljust(w) for cell, w in zip(row, widths)))
+    print("\ntutorial matmul, the k loop of each variant:")
+    print("\n".join(loop_counts(kernels)))
 
 
 if __name__ == "__main__":
