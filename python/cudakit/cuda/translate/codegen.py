@@ -91,6 +91,10 @@ class FunctionTranslator(OperatorsMixin):
         self.indent = 1
         self.counter = 0
         self.uses_barrier = False
+        # Integer locals that may hold a negative value (an index through them
+        # wraps around as in Python); the others are assigned only values that
+        # never are. Grows over the typing passes until it settles.
+        self.maybe_negative: set[str] = set(parsed.arg_names)
 
     # ---- helpers used by intrinsics and operators ---------------------------------
     def typing_error(self, message: str, node: ast.AST | None) -> TypingError:
@@ -99,8 +103,8 @@ class FunctionTranslator(OperatorsMixin):
     def unsupported(self, message: str, node: ast.AST | None) -> UnsupportedError:
         return UnsupportedError(message, self.where, node)
 
-    def value(self, ty: t.Type, code: str, py: Any = NO_VALUE) -> Val:
-        return Val(ty, code, py)
+    def value(self, ty: t.Type, code: str, py: Any = NO_VALUE, nonneg: bool = False) -> Val:
+        return Val(ty, code, py, nonneg=nonneg)
 
     def tuple_value(self, items: list[Val]) -> Val:
         return Val(t.TupleT(tuple(v.type for v in items)), "", NO_VALUE, items)  # type: ignore
@@ -173,7 +177,7 @@ class FunctionTranslator(OperatorsMixin):
                 form = "{}.f{}" if name in self.parsed.arg_names else "{}_{}"
                 return self.tuple_value([Val(it, form.format(c_name(name), i))
                                          for i, it in enumerate(ty.items)])
-            return Val(ty, c_name(name))
+            return Val(ty, c_name(name), nonneg=name not in self.maybe_negative)
         found, value = self.parsed.lookup(name)
         if not found:
             if name in self.parsed.arg_names or self.assigned_anywhere(name):
@@ -201,7 +205,7 @@ class FunctionTranslator(OperatorsMixin):
             return Val(t.none, "", None)
         if isinstance(value, intrinsics.Intrinsic) and value.intrinsic_name in intrinsics.VALUES:
             ty, code = intrinsics.VALUES[value.intrinsic_name]
-            return Val(ty, code)
+            return Val(ty, code, nonneg=True)
         if isinstance(value, str):
             return Val(t.string, "", value)
         interface = getattr(value, "__cuda_array_interface__", None)
@@ -412,6 +416,8 @@ class FunctionTranslator(OperatorsMixin):
         if name in self.static_arrays:
             raise self.typing_error(f"'{name}' holds a {self.static_arrays[name].space} array "
                                     "and cannot be reassigned", node)
+        if not val.never_negative:
+            self.maybe_negative.add(name)
         previous = self.locals.get(name)
         if previous is None:
             self.locals[name] = val.type
@@ -510,8 +516,9 @@ class FunctionTranslator(OperatorsMixin):
             self.emit(f"for ({ct} {counter} = {self.cast(start, index_type)}, {end} = "
                       f"{self.cast(stop, index_type)}; {stride} > 0 ? {counter} < {end} : "
                       f"{counter} > {end}; {counter} += {stride}) {{")
+        ascending_from_zero = start.never_negative and step.known and step.py > 0
         self.indent += 1
-        self.assign(node.target, Val(index_type, counter), node)
+        self.assign(node.target, Val(index_type, counter, nonneg=ascending_from_zero), node)
         self.indent -= 1
         self.block(node.body)
         self.emit("}")

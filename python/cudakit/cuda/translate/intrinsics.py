@@ -85,15 +85,16 @@ def _ndim_arg(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], name: 
 @handler("grid")
 def _grid(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
     ndim = _ndim_arg(tr, node, args, "grid")
-    items = [tr.value(t.int64, f"((long long)blockIdx.{a} * blockDim.{a} + threadIdx.{a})")
-             for a in "xyz"[:ndim]]
+    items = [tr.value(t.int64, f"((long long)blockIdx.{a} * blockDim.{a} + threadIdx.{a})",
+                      nonneg=True) for a in "xyz"[:ndim]]
     return items[0] if ndim == 1 else tr.tuple_value(items)
 
 
 @handler("gridsize")
 def _gridsize(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
     ndim = _ndim_arg(tr, node, args, "gridsize")
-    items = [tr.value(t.int64, f"((long long)blockDim.{a} * gridDim.{a})") for a in "xyz"[:ndim]]
+    items = [tr.value(t.int64, f"((long long)blockDim.{a} * gridDim.{a})", nonneg=True)
+             for a in "xyz"[:ndim]]
     return items[0] if ndim == 1 else tr.tuple_value(items)
 
 

@@ -98,6 +98,9 @@ class OperatorsMixin:
                                     f"{self.cast(b, rt)})")
         else:
             raise self.unsupported(f"the operator {type(op).__name__}", node)
+        if isinstance(op, (ast.Add, ast.Mult, ast.FloorDiv, ast.Mod)) \
+                and a.never_negative and b.never_negative:
+            result.nonneg = True  # (an index made of thread indices and shapes)
         if isinstance(folded, int) and not -(2**63) <= folded < 2**63:
             folded = NO_VALUE  # wraps in the kernel's type: leave it to the compiler
         if folded is not NO_VALUE and isinstance(result.type, t.Scalar):
@@ -257,26 +260,36 @@ class OperatorsMixin:
                 if not (isinstance(index.type, t.Scalar) and index.type.kind in "iub"):
                     raise self.typing_error(f"array index {d} must be an integer or a slice, "
                                             f"got {index.describe()}", node)
-                code = self.cast(index, t.int64)
-                if index.known and index.py < 0:
-                    code = f"({extent} + {code})"
-                offset.append(f"{code} * {stride}")
+                offset.append(f"{self.index_term(array, d, index, node)} * {stride}")
                 continue
             step = self.expr(part.step) if part.step is not None else Val(t.int64, "1LL", 1)
-            if not (step.known and isinstance(step.py, int) and step.py != 0):
-                raise self.unsupported("slices in kernels need a non-zero constant step", node)
-            start = (self.cast(self.expr(part.lower), t.int64) if part.lower is not None
-                     else ("0LL" if step.py > 0 else "-1LL"))
-            stop = (self.cast(self.expr(part.upper), t.int64) if part.upper is not None
-                    else None)
+            if not (isinstance(step.type, t.Scalar) and step.type.kind in "iub"):
+                raise self.typing_error(f"a slice step must be an integer, got "
+                                        f"{step.describe()}", node)
+            if step.known and step.py == 0:
+                raise self.typing_error("slice step cannot be zero", node)
+            step_code = f"{int(step.py)}LL" if step.known else self.fresh("step")
+            if not step.known:
+                # A step known only at run time: evaluated once; zero gives an
+                # empty view (and, with debug=True, Python's ValueError).
+                self.emit(f"const long long {step_code} = {self.cast(step, t.int64)};")
+                if self.debug:
+                    self.program.need_helper("fail")
+                    text = self.python_error_text("ValueError: slice step cannot be zero",
+                                                  node)
+                    self.emit(f'if ({step_code} == 0) ck_fail("{text}");')
+            bounds = []
+            for bound in (part.lower, part.upper):
+                bounds.append(self.cast(self.expr(bound), t.int64) if bound is not None
+                              else "0LL")
             temp = self.fresh("range")
-            stop_code = stop if stop is not None else (extent if step.py > 0 else "0LL")
-            self.emit(f"const ck_slice_range {temp} = ck_slice({extent}, {start}, {stop_code}, "
-                      f"{step.py}LL, {'true' if part.lower is not None else 'false'}, "
-                      f"{'true' if stop is not None else 'false'});")
+            self.emit(f"const ck_slice_range {temp} = ck_slice({extent}, {bounds[0]}, "
+                      f"{bounds[1]}, {step_code}, "
+                      f"{'true' if part.lower is not None else 'false'}, "
+                      f"{'true' if part.upper is not None else 'false'});")
             offset.append(f"{temp}.start * {stride}")
             shape.append(f"{temp}.length")
-            strides.append(f"{stride} * {step.py}LL")
+            strides.append(f"{stride} * {step_code}")
         view = t.ArrayT(at.dtype, len(shape), "A")
         pointer = f"{array.code}.data" + ("".join(f" + {o}" for o in offset))
         if not shape:
@@ -304,12 +317,7 @@ class OperatorsMixin:
             if not (isinstance(item.type, t.Scalar) and item.type.kind in "iub"):
                 raise self.typing_error(f"array index {d} must be an integer, got "
                                         f"{item.describe()}", node)
-            code = self.cast(item, t.int64)
-            if item.known and item.py < 0:  # a[-1]: Python's wraparound
-                code = f"({self.extent(array, d)} + {code})"
-            if self.debug:
-                code = self.checked_index(array, d, code, node)
-            terms.append(code)
+            terms.append(self.index_term(array, d, item, node))
         if at.static_shape is not None:
             flat = terms[0]
             for d in range(1, at.ndim):
@@ -320,6 +328,28 @@ class OperatorsMixin:
             unit = (at.layout == "C" and d == at.ndim - 1) or (at.layout == "F" and d == 0)
             parts.append(term if unit else f"{term} * {array.code}.strides[{d}]")
         return f"{array.code}.data[{' + '.join(parts) if parts else '0'}]"
+
+    def index_term(self: "FunctionTranslator", array: Val, d: int, item: Val,
+                   node: ast.AST) -> str:
+        """Index `item` on axis `d` as an offset in [0, extent): Python's
+        wraparound for a negative one (a select, skipped for values that are
+        never negative such as thread indices), and with debug=True a bounds
+        check naming the Python line."""
+        code = self.cast(item, t.int64)
+        if self.debug:
+            return self.checked_index(array, d, code, node)
+        if item.known and item.py < 0:  # a[-1]
+            return f"({self.extent(array, d)} + {code})"
+        if item.never_negative:
+            return code
+        self.program.need_helper("wrap")
+        return f"ck_wrap({code}, {self.extent(array, d)})"
+
+    def python_error_text(self: "FunctionTranslator", message: str, node: ast.AST) -> str:
+        """`message` and where it happened, as the body of a C string literal."""
+        text = (f'{message} in {self.where.function} (File "{self.where.filename}", '
+                f"line {self.where.line_of(node)})")
+        return text.replace("\\", "\\\\").replace('"', '\\"')
 
     def extent(self, array: Val, d: int) -> str:
         at = array.type
@@ -333,7 +363,7 @@ class OperatorsMixin:
         self.program.need_helper("bounds_check")
         line = self.where.line_of(node)
         from .codegen import _construct
-        what = _construct(node).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+        what = _construct(node).replace("\\", "\\\\").replace('"', '\\"')
         path = self.where.filename.replace("\\", "\\\\").replace('"', '\\"')
         return (f"ck_check_index({code}, {self.extent(array, d)}, {d}, \"{what}\", "
                 f"\"{path}\", {line})")
@@ -348,7 +378,7 @@ class OperatorsMixin:
                 name = f"{obj.intrinsic_name}.{node.attr}"
                 if name in intrinsics.VALUES:
                     ty, code = intrinsics.VALUES[name]
-                    return self.value(ty, code)
+                    return self.value(ty, code, nonneg=True)
                 return Val(None, "", intrinsics.Intrinsic(name))
             if obj is np and node.attr in ("pi", "e", "inf", "nan"):
                 return self.python_object(float(getattr(np, node.attr)), node)
@@ -370,7 +400,7 @@ class OperatorsMixin:
         if attr == "shape":
             if at.static_shape is not None:
                 return self.tuple_value([Val(t.int64, f"{n}LL", n) for n in at.static_shape])
-            return self.tuple_value([Val(t.int64, f"{array.code}.shape[{d}]")
+            return self.tuple_value([Val(t.int64, f"{array.code}.shape[{d}]", nonneg=True)
                                      for d in range(at.ndim)])
         if attr == "ndim":
             return Val(t.int64, f"{at.ndim}LL", at.ndim)
@@ -379,9 +409,9 @@ class OperatorsMixin:
                 n = int(np.prod(at.static_shape))
                 return Val(t.int64, f"{n}LL", n)
             if at.ndim == 1:
-                return Val(t.int64, f"{array.code}.shape[0]")
+                return Val(t.int64, f"{array.code}.shape[0]", nonneg=True)
             return Val(t.int64, "(" + " * ".join(f"{array.code}.shape[{d}]"
-                                                for d in range(at.ndim)) + ")")
+                                                for d in range(at.ndim)) + ")", nonneg=True)
         if attr == "strides":
             if at.static_shape is not None:
                 raise self.unsupported("strides of shared/local arrays", node)

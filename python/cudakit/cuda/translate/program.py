@@ -103,8 +103,12 @@ __device__ __noinline__ void ck_fail(const char* message) {
     "bounds_check": r"""__device__ __noinline__ long long ck_check_index(long long index, long long extent, int axis,
                                                   const char* where, const char* file,
                                                   int line) {
-  // debug=True: an index outside [0, extent) stops the kernel and says where.
+  // debug=True: Python's wraparound for a negative index, then an index
+  // outside [0, extent) stops the kernel and says where.
+  const long long given = index;
+  if (index < 0) index += extent;
   if (index < 0 || index >= extent) {
+    index = given;
 #ifdef __CUDAKIT_CPU__
     static thread_local char text[768];
     snprintf(text, sizeof text,
@@ -120,6 +124,11 @@ __device__ __noinline__ void ck_fail(const char* message) {
   return index;
 }
 """,
+    "wrap": r"""// Python's negative indices count from the end (a select, no branch).
+__device__ __forceinline__ long long ck_wrap(long long index, long long extent) {
+  return index < 0 ? index + extent : index;
+}
+""",
     "dynamic_shared": r"""// The launch's dynamic shared memory (cuda.shared.array(0, dtype)).
 extern __shared__ __align__(16) unsigned char ck_dynamic_shared[];
 """,
@@ -132,6 +141,7 @@ extern __shared__ __align__(16) unsigned char ck_dynamic_shared[];
 __device__ __forceinline__ ck_slice_range ck_slice(long long n, long long start, long long stop,
                                                    long long step, bool has_start,
                                                    bool has_stop) {
+  if (step == 0) return {0, 0};  // (a run-time step of zero: an empty view)
   if (step > 0) {
     start = has_start ? (start < 0 ? ck_slice_max(start + n, 0LL) : ck_slice_min(start, n)) : 0;
     stop = has_stop ? (stop < 0 ? ck_slice_max(stop + n, 0LL) : ck_slice_min(stop, n)) : n;
