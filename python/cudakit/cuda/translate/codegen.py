@@ -315,7 +315,7 @@ class FunctionTranslator(OperatorsMixin):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # a docstring
         val = self.expr(node.value)
-        if val.code:
+        if val.code and not isinstance(val.type, t.ArrayT):  # (a ufunc returns its out)
             self.emit(val.code + ";")
 
     def stmt_Assign(self, node: ast.Assign) -> None:

@@ -326,31 +326,8 @@ def float_type_of(value_type: t.Type) -> t.Scalar:
     return t.float64
 
 
-def _ufunc_on_arrays(tr: "FunctionTranslator", node: ast.AST, name: str, cname: str,
-                     args: list["Val"], kw: dict) -> "Val":
-    """np.sin(x, out) in a kernel: this thread applies the function to every
-    element of the 1-d array x, into out (Numba's ufuncs in kernels)."""
-    out = args[1] if len(args) > 1 else kw.get("out")
-    source = args[0]
-    if out is None or not isinstance(out.type, t.ArrayT) or out.type.ndim != 1 \
-            or source.type.ndim != 1:  # type: ignore[union-attr]
-        raise tr.unsupported(f"numpy.{name} on arrays in a kernel takes a 1-d array and a "
-                             "1-d out array: np.{name}(x, out)", node)
-    from .values import Val
-    counter = tr.fresh("u")
-    ft = float_type_of(source.type.dtype)  # type: ignore[union-attr]
-    tr.emit(f"for (long long {counter} = 0; {counter} < {tr.extent(out, 0)}; ++{counter})")
-    element = Val(source.type.dtype, tr.element_ref(source, Val(t.int64, counter), node))  # type: ignore
-    value = Val(ft, f"{cname}{'f' if ft == t.float32 else ''}({tr.cast(element, ft)})")
-    tr.emit(f"  {tr.element_ref(out, Val(t.int64, counter), node)} = "
-            f"{tr.cast(value, out.type.dtype)};")
-    return tr.value(t.none, "")
-
-
 def _math_unary(name: str, cname: str, numpy: bool) -> Handler:
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
-        if numpy and args and isinstance(args[0].type, t.ArrayT):
-            return _ufunc_on_arrays(tr, node, name, cname, args, kw)
         if len(args) != 1 or not tr.is_number(args[0]):
             raise tr.typing_error(f"{'numpy' if numpy else 'math'}.{name}() takes one number",
                                   node)
@@ -531,3 +508,9 @@ def cast_target(obj: Any) -> t.Scalar | None:
 def object_handler(obj: Any) -> Handler | None:
     entry = OBJECT_HANDLERS.get(id(obj))
     return entry[1] if entry is not None and entry[0] is obj else None
+
+
+# NumPy's ufuncs, on numbers and (elementwise in the calling thread) on arrays.
+from . import ufuncs  # noqa: E402 (it wraps the handlers registered above)
+
+ufuncs.register()
