@@ -16,6 +16,7 @@
 #include "bindings.hpp"
 #include "cudakit/array.hpp"
 #include "cudakit/array_view.hpp"
+#include "cudakit/compile_cache.hpp"
 #include "cudakit/compile_options.hpp"
 #include "cudakit/device.hpp"
 #include "cudakit/error.hpp"
@@ -469,6 +470,22 @@ void bind_jit(nb::module_& m) {
   });
   m.def("jit_device_name", [] { return Device::current().name(); });
   m.def("jit_device_count", [] { return Device::count(); });
+  // cuda.select_device / cuda.gpus[i]: device `ordinal` of the default backend
+  // made current on this thread (ArgumentError naming how many there are).
+  m.def("jit_select_device", [](int ordinal) { Device::get(ordinal).make_current(); });
+  m.def("jit_current_device", [] { return Device::current().ordinal(); });
+  // (name, compute capability major, minor, PCI bus id) of device `ordinal`.
+  m.def("jit_device_info", [](int ordinal) {
+    const Device device = Device::get(ordinal);
+    const auto [major, minor] = device.compute_capability();
+    return std::make_tuple(device.name(), major, minor, device.pci_bus_id());
+  });
+  // Where translated kernels are cached on disk (cuda.jit(cache=True)): next
+  // to the compile cache, and off when it is (CUDAKIT_CACHE=0).
+  m.def("jit_cache_directory", [] {
+    const CompileCache& cache = CompileCache::global();
+    return std::make_tuple(cache.enabled(), cache.directory().string());
+  });
 }
 
 }  // namespace cudakit::python

@@ -7,6 +7,8 @@ import ast
 import struct
 import warnings
 import weakref
+from collections import Counter
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import numpy as np
@@ -167,6 +169,8 @@ class Dispatcher:
         self._kernel_table: dict[tuple[int, ...], Any] = {}
         self._launchers: dict[Any, Any] = {}
         self._parsed: ParsedFunction | None = None
+        # Numba's kernel.stats: disk cache hits and misses by argument types.
+        self.stats = SimpleNamespace(cache_hits=Counter(), cache_misses=Counter())
         if signatures and not device:
             for sig in signatures:
                 self.compile(sig.args)
@@ -183,7 +187,15 @@ class Dispatcher:
         if spec is None:
             # Globals and closure variables are read now and frozen into
             # this specialization, as Numba does at compile time.
-            translation = translate_kernel(self.parsed, arg_types, self.options)
+            if self.options.get("cache"):
+                from .disk_cache import load_or_translate
+                translation, from_disk = load_or_translate(
+                    self.parsed, arg_types, self.options,
+                    lambda: translate_kernel(self.parsed, arg_types, self.options))
+                (self.stats.cache_hits if from_disk else self.stats.cache_misses)[
+                    arg_types] += 1
+            else:
+                translation = translate_kernel(self.parsed, arg_types, self.options)
             spec = _Specialization(translation, self.options)
             self.specializations[arg_types] = spec
         return spec
