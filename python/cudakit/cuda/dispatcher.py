@@ -148,6 +148,19 @@ class _Specialization:
         return int(self.kernel.max_cooperative_grid_blocks(x * y * z, int(dynsmemsize)))
 
 
+class _OnDevice:
+    """A dispatcher's compiled kernels on one device (a module belongs to the
+    device it was loaded on; the translations are shared by all devices)."""
+
+    def __init__(self) -> None:
+        self.specializations: dict[tuple[t.Type, ...], _Specialization] = {}
+        # (id of each argument's interned type) -> specialization: the hot path.
+        self.by_type_ids: dict[tuple[int, ...], _Specialization] = {}
+        # The same keys -> the compiled JitKernel, read by the C++ launcher.
+        self.kernel_table: dict[tuple[int, ...], Any] = {}
+        self.launchers: dict[Any, Any] = {}
+
+
 class Dispatcher:
     """What @cuda.jit returns: a kernel (launch with [grid, block]) or, with
     device=True, a device function callable from kernels."""
@@ -162,18 +175,27 @@ class Dispatcher:
         self.device = device
         self.options = options
         self.signatures = list(signatures or [])
-        self.specializations: dict[tuple[t.Type, ...], _Specialization] = {}
-        # (id of each argument's interned type) -> specialization: the hot path.
-        self._by_type_ids: dict[tuple[int, ...], _Specialization] = {}
-        # The same keys -> the compiled JitKernel, read by the C++ launcher.
-        self._kernel_table: dict[tuple[int, ...], Any] = {}
-        self._launchers: dict[Any, Any] = {}
+        self._devices: dict[int, _OnDevice] = {}  # by device ordinal
+        self._translations: dict[tuple[t.Type, ...], KernelTranslation] = {}
         self._parsed: ParsedFunction | None = None
         # Numba's kernel.stats: disk cache hits and misses by argument types.
         self.stats = SimpleNamespace(cache_hits=Counter(), cache_misses=Counter())
         if signatures and not device:
             for sig in signatures:
                 self.compile(sig.args)
+
+    def _on_device(self) -> _OnDevice:
+        """The kernels of the device current on this thread."""
+        ordinal = _core.jit_current_device()
+        state = self._devices.get(ordinal)
+        if state is None:
+            state = self._devices[ordinal] = _OnDevice()
+        return state
+
+    @property
+    def specializations(self) -> dict[tuple[t.Type, ...], _Specialization]:
+        """The compiled kernels by argument types (on the current device)."""
+        return self._on_device().specializations
 
     # ---- translation ------------------------------------------------------------------
     @property
@@ -183,11 +205,15 @@ class Dispatcher:
         return self._parsed
 
     def compile(self, arg_types: tuple[t.Type, ...]) -> _Specialization:
-        spec = self.specializations.get(arg_types)
+        state = self._on_device()
+        spec = state.specializations.get(arg_types)
         if spec is None:
+            translation = self._translations.get(arg_types)
             # Globals and closure variables are read now and frozen into
             # this specialization, as Numba does at compile time.
-            if self.options.get("cache"):
+            if translation is not None:
+                pass  # translated for another device already
+            elif self.options.get("cache"):
                 from .disk_cache import load_or_translate
                 translation, from_disk = load_or_translate(
                     self.parsed, arg_types, self.options,
@@ -196,8 +222,9 @@ class Dispatcher:
                     arg_types] += 1
             else:
                 translation = translate_kernel(self.parsed, arg_types, self.options)
+            self._translations[arg_types] = translation
             spec = _Specialization(translation, self.options)
-            self.specializations[arg_types] = spec
+            state.specializations[arg_types] = spec
         return spec
 
     def _device_specialization(self, program: Program, arg_types: tuple[t.Type, ...],
@@ -212,16 +239,17 @@ class Dispatcher:
 
     # ---- launch -----------------------------------------------------------------------
     def __getitem__(self, config: Any) -> Any:
+        launchers = self._on_device().launchers
         try:
-            launcher = self._launchers.get(config)
+            launcher = launchers.get(config)
         except TypeError:  # an unhashable stream object
             launcher = None
         if launcher is not None:
             return launcher
         launcher = self._configure(config)
-        if len(self._launchers) < 64:
+        if len(launchers) < 64:
             try:
-                self._launchers[config] = launcher
+                launchers[config] = launcher
             except TypeError:
                 pass
         return launcher
@@ -250,7 +278,8 @@ class Dispatcher:
                 raise ReferenceError("the kernel's dispatcher no longer exists")
             owner.launch(args, grid, block, stream, shared)
 
-        return _core.JitLauncher(fallback, self._kernel_table, DeviceNDArray, _FAST_TYPE_IDS,
+        table = self._on_device().kernel_table
+        return _core.JitLauncher(fallback, table, DeviceNDArray, _FAST_TYPE_IDS,
                                  grid, block, shared, _stream_handle(stream))
 
     def __call__(self, *args: Any) -> Any:
@@ -315,7 +344,7 @@ class Dispatcher:
         try:
             key = tuple([id(a._type) if type(a) is DeviceNDArray else id(_FAST_TYPES[type(a)])
                          for a in args])
-            spec = self._by_type_ids.get(key)
+            spec = self._on_device().by_type_ids.get(key)
         except KeyError:
             key = None
             spec = None
@@ -329,8 +358,9 @@ class Dispatcher:
                 arg_types = self._match_signature(arg_types)
             spec = self.compile(arg_types)
             if key is not None:
-                self._by_type_ids[key] = spec
-                self._kernel_table[key] = spec.kernel
+                state = self._on_device()
+                state.by_type_ids[key] = spec
+                state.kernel_table[key] = spec.kernel
         arg_types = spec.arg_types
         threads = block[0] * block[1] * block[2]
         if threads > spec.max_threads > 0:

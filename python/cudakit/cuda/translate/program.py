@@ -237,6 +237,9 @@ class Program:
             base = "lambda_fn"
         if base[0].isdigit():
             base = "f" + base
+        from .codegen import CPP_RESERVED
+        if base in CPP_RESERVED:  # a kernel named `double` or `int`
+            base += "_fn"
         name, n = base, 1
         while name in self.names:
             n += 1
