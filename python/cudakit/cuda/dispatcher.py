@@ -100,6 +100,8 @@ def _param_spec(ty: t.Type) -> str:
     if isinstance(ty, t.PointerT):
         return "pointer"
     assert isinstance(ty, t.ArrayT)
+    if isinstance(ty.dtype, t.RecordT):
+        return f"array:uint8:{ty.ndim}"  # (the name only labels messages; the size is the view's)
     return f"array:{'bool' if ty.dtype.kind == 'b' else ty.dtype.name}:{ty.ndim}"
 
 

@@ -1,9 +1,10 @@
 """cuda.random: Numba's xoroshiro128+ generators, with its API and its
 numbers (the same seeding, jumps and conversions).
 
-A state array holds one generator per thread: shape (n, 2) uint64 here
-(s0, s1), where Numba uses a record dtype. The functions called in kernels
-are device functions written in Python and translated like user code.
+A state array holds one generator per thread: a 1-d array of Numba's
+record dtype xoroshiro128p_dtype (fields s0, s1: uint64). The functions
+called in kernels are Numba's, device functions written in Python and
+translated like user code.
 """
 
 from __future__ import annotations
@@ -35,12 +36,12 @@ def rotl(x, k):
 @jit(device=True)
 def xoroshiro128p_next(states, index):
     """The next 64 random bits of generator `index`."""
-    s0 = states[index, 0]
-    s1 = states[index, 1]
+    s0 = states[index]["s0"]
+    s1 = states[index]["s1"]
     result = s0 + s1
     s1 ^= s0
-    states[index, 0] = rotl(s0, np.uint32(55)) ^ s1 ^ (s1 << np.uint32(14))
-    states[index, 1] = rotl(s1, np.uint32(36))
+    states[index]["s0"] = rotl(s0, np.uint32(55)) ^ s1 ^ (s1 << np.uint32(14))
+    states[index]["s1"] = rotl(s1, np.uint32(36))
     return result
 
 
@@ -174,8 +175,8 @@ def _make_seed_kernel() -> Any:
                         n1 ^= columns[k, bit, 1]
                 a = n0
                 b = n1
-        states[i, 0] = a
-        states[i, 1] = b
+        states[i]["s0"] = a
+        states[i]["s1"] = b
 
     return seed_states
 
@@ -188,6 +189,10 @@ def init_xoroshiro128p_states(states: DeviceNDArray, seed: int, subsequence_star
     """Seeds every generator of `states` as Numba does: generator 0 from
     splitmix64(seed) jumped `subsequence_start` times, generator i jumped i
     more times (2^64 steps each)."""
+    if getattr(states, "dtype", None) != xoroshiro128p_dtype or len(states.shape) != 1:
+        raise TypeError("init_xoroshiro128p_states: states must be a 1-d device array of "
+                        f"xoroshiro128p_dtype, got {getattr(states, 'dtype', type(states))} "
+                        f"{getattr(states, 'shape', '')}")
     n = states.shape[0]
     if n == 0:
         return
@@ -211,6 +216,6 @@ def create_xoroshiro128p_states(n: int, seed: int, subsequence_start: int = 0,
                                 stream: Any = 0) -> DeviceNDArray:
     """`n` generators (one per thread), seeded as Numba seeds them."""
     from .device_array import device_array
-    states = device_array((int(n), 2), np.uint64, stream=stream)
+    states = device_array(int(n), xoroshiro128p_dtype, stream=stream)
     init_xoroshiro128p_states(states, seed, subsequence_start, stream)
     return states

@@ -266,6 +266,7 @@ class FunctionTranslator(OperatorsMixin):
         if isinstance(ty, t.Scalar):
             return ty.ctype
         if isinstance(ty, t.ArrayT):
+            self.program.need_record(ty)
             return ty.view_ctype
         if isinstance(ty, t.PointerT):
             return f"{ty.dtype.ctype}*"
@@ -279,6 +280,7 @@ class FunctionTranslator(OperatorsMixin):
     def signature(self) -> str:
         params = []
         for name, ty in zip(self.parsed.arg_names, self.arg_types):
+            self.program.need_record(ty)
             if isinstance(ty, t.TupleT) and not all(isinstance(i, t.Scalar) for i in ty.items):
                 raise self.unsupported("tuple arguments hold numbers only", self.parsed.tree)
             params.append(f"{self.ctype(ty)} {c_name(name)}")
@@ -333,6 +335,8 @@ class FunctionTranslator(OperatorsMixin):
             load: ast.expr = ast.Name(target.id, ast.Load())
         elif isinstance(target, ast.Subscript):
             load = ast.Subscript(target.value, target.slice, ast.Load())
+        elif isinstance(target, ast.Attribute):  # a record's field: a[i].n += 1
+            load = ast.Attribute(target.value, target.attr, ast.Load())
         else:
             raise self.unsupported("augmented assignment to this target", node)
         ast.copy_location(load, target)
@@ -360,8 +364,20 @@ class FunctionTranslator(OperatorsMixin):
                     temps.append(item)
             for sub, item in zip(target.elts, temps):
                 self.assign(sub, item, node)
+        elif isinstance(target, ast.Attribute):
+            record = self.expr(target.value)
+            self.emit(f"{self.record_field(record, target.attr, target)} = "
+                      f"{self.cast(val, record.type.field(target.attr))};")  # type: ignore
         elif isinstance(target, ast.Subscript):
             array = self.expr(target.value)
+            if isinstance(array.type, t.RecordT):
+                name = self.expr(target.slice)
+                if not isinstance(name.py, str):
+                    raise self.typing_error("a record is indexed by a field name constant",
+                                            target)
+                self.emit(f"{self.record_field(array, name.py, target)} = "
+                          f"{self.cast(val, array.type.field(name.py))};")  # type: ignore
+                return
             if isinstance(array.type, t.PointerT):
                 if not isinstance(val.type, t.Scalar):
                     raise self.typing_error(f"cannot store {val.describe()} through "
@@ -375,6 +391,9 @@ class FunctionTranslator(OperatorsMixin):
             if array.type.space == "const":
                 raise self.typing_error("constant arrays are read-only in kernels", node)
             index = self.expr(target.slice)
+            if isinstance(array.type.dtype, t.RecordT) and val.type == array.type.dtype:
+                self.emit(f"{self.element_ref(array, index, target)} = {val.code};")
+                return
             if not isinstance(val.type, t.Scalar):
                 raise self.typing_error(f"cannot store {val.describe()} in an element of "
                                         f"{array.type}", node)
@@ -413,6 +432,10 @@ class FunctionTranslator(OperatorsMixin):
         if val.type is None or isinstance(val.type, (t.StringT, t.NoneT)):
             raise self.typing_error(f"cannot assign {val.describe()} to a kernel variable "
                                     f"'{name}'", node)
+        if isinstance(val.type, t.RecordT):
+            raise self.unsupported(f"keeping a record in a variable ('{name}'): read and write "
+                                   "its fields where the array is indexed, as in "
+                                   "a[i]['s0'] or a[i].s0", node)
         if name in self.static_arrays:
             raise self.typing_error(f"'{name}' holds a {self.static_arrays[name].space} array "
                                     "and cannot be reassigned", node)

@@ -212,6 +212,12 @@ class OperatorsMixin:
                 any(isinstance(p, ast.Slice) for p in parts) or len(parts) < base.type.ndim):
             return self.array_view(base, parts, node)
         index = self.expr(node.slice)
+        if isinstance(base.type, t.RecordT):
+            if not isinstance(index.py, str):
+                raise self.typing_error("a record is indexed by a field name constant, as in "
+                                        "a[i]['s0']", node)
+            return self.value(base.type.field(index.py), self.record_field(base, index.py,
+                                                                           node))
         if base.items is not None:
             if not (index.known and isinstance(index.py, (int, np.integer))):
                 raise self.typing_error("tuples are indexed by integer constants in kernels",
@@ -221,10 +227,21 @@ class OperatorsMixin:
             except IndexError:
                 raise self.typing_error(f"tuple index {index.py} out of range", node) from None
         if isinstance(base.type, t.ArrayT):
+            self.program.need_record(base.type)
             return self.value(base.type.dtype, self.element_ref(base, index, node))
         if isinstance(base.type, t.PointerT):
             return self.value(base.type.dtype, self.pointer_ref(base, index, node))
         raise self.typing_error(f"{base.describe()} cannot be indexed", node)
+
+    def record_field(self: "FunctionTranslator", record: Val, name: str, node: ast.AST) -> str:
+        """The C++ lvalue of field `name` of a record element."""
+        rt = record.type
+        if not isinstance(rt, t.RecordT):
+            raise self.typing_error(f"{record.describe()} has no field '{name}'", node)
+        if rt.field(name) is None:
+            raise self.typing_error(f"the record has no field '{name}' (its fields: "
+                                    f"{', '.join(n for n, _, _ in rt.fields)})", node)
+        return f"{record.code}.{name}"
 
     def pointer_ref(self: "FunctionTranslator", pointer: Val, index: Val,
                     node: ast.AST) -> str:
@@ -388,6 +405,9 @@ class OperatorsMixin:
                 raise self.typing_error(f"{obj!r} has no attribute '{node.attr}'",
                                         node) from None
             return self.python_object(value, node)
+        if isinstance(base.type, t.RecordT):
+            return self.value(base.type.field(node.attr) or t.none,
+                              self.record_field(base, node.attr, node))
         if isinstance(base.type, t.Scalar) and node.attr in ("real", "imag"):
             return base if node.attr == "real" else self.value(base.type, "0")
         raise self.typing_error(f"{base.describe()} has no attribute '{node.attr}' in kernels",

@@ -217,6 +217,7 @@ class Program:
         self.uses_barrier = False
         self.uses_grid_sync = False  # this_grid().sync(): the kernel needs a cooperative launch
         self.uses_print = False
+        self.records: dict[str, str] = {}  # record structs: C name -> declaration
         self.tuple_structs: dict[t.TupleT, str] = {}
         self.tuple_sources: list[str] = []
         # Foreign device functions: their declarations, and the .cu files
@@ -246,6 +247,12 @@ class Program:
             name = f"{base}_{n}"
         self.names.add(name)
         return name
+
+    def need_record(self, ty: t.Type) -> None:
+        """Declares the struct of a record type (or of an array's records)."""
+        record = ty.dtype if isinstance(ty, t.ArrayT) else ty
+        if isinstance(record, t.RecordT) and record.ctype not in self.records:
+            self.records[record.ctype] = record.declaration()
 
     def tuple_struct(self, ty: t.TupleT) -> str:
         """The struct a device function returns a tuple of numbers in."""
@@ -296,6 +303,7 @@ class Program:
             if name in HELPER_PRELUDE:
                 parts.append(HELPER_PRELUDE[name])
             parts.append(HELPERS[name])
+        parts.extend(self.records.values())
         parts.extend(self.tuple_sources)
         parts.extend(self.constants)
         parts.extend(self.device_sources)

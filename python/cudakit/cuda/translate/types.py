@@ -76,6 +76,91 @@ ALIASES = {
 
 
 @dataclass(frozen=True)
+class RecordT(Type):
+    """A NumPy record dtype of scalar fields (np.dtype([('s0', np.uint64),
+    ...])): a C struct with NumPy's offsets. Elements of record arrays are
+    read and written by field: a[i]['s0'], a[i].s0."""
+
+    fields: tuple[tuple[str, Scalar, int], ...]  # (name, type, byte offset)
+    itemsize: int
+    kind = "V"
+    bits = 0
+
+    def __str__(self) -> str:
+        return "Record(" + ", ".join(f"{n}[type={ty};offset={o}]"
+                                     for n, ty, o in self.fields) + f";{self.itemsize})"
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+    @property
+    def ctype(self) -> str:
+        name = "ck_record_" + "_".join(f"{n}_{ty.name}" for n, ty, _ in self.fields)
+        natural, at, widest = [], 0, 1
+        for _, ty, _ in self.fields:
+            size = max(1, ty.bits // 8)
+            at = (at + size - 1) // size * size
+            natural.append(at)
+            at += size
+            widest = max(widest, size)
+        if natural != [o for _, _, o in self.fields] or \
+                self.itemsize != (at + widest - 1) // widest * widest:
+            # Extra padding: another struct than the plain one of these fields.
+            name += "_at_" + "_".join(str(o) for _, _, o in self.fields) + f"_{self.itemsize}"
+        return name
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype({"names": [n for n, _, _ in self.fields],
+                         "formats": [ty.dtype for _, ty, _ in self.fields],
+                         "offsets": [o for _, _, o in self.fields],
+                         "itemsize": self.itemsize})
+
+    def field(self, name: str) -> Scalar | None:
+        for field_name, ty, _ in self.fields:
+            if field_name == name:
+                return ty
+        return None
+
+    def declaration(self) -> str:
+        """The C struct, padded to NumPy's offsets and item size."""
+        lines, at, pad = [f"struct {self.ctype} {{"], 0, 0
+        for name, ty, offset in self.fields:
+            if offset > at:
+                lines.append(f"  unsigned char ck_pad{pad}[{offset - at}];")
+                pad += 1
+            lines.append(f"  {ty.ctype} {name};")
+            at = offset + ty.bits // 8
+        if self.itemsize > at:
+            lines.append(f"  unsigned char ck_pad{pad}[{self.itemsize - at}];")
+        return "\n".join(lines + ["};"])
+
+
+def record_of(dtype: np.dtype) -> RecordT:
+    """The record type of a structured dtype whose fields are numbers at
+    their natural alignment (as align=True makes them)."""
+    fields = []
+    for name in dtype.names or ():
+        field_dtype, offset = dtype.fields[name][:2]
+        if field_dtype.subdtype is not None or field_dtype.names is not None:
+            raise TypeError(f"record field '{name}' is {field_dtype}: kernels take records "
+                            "of numbers only")
+        scalar = from_dtype(field_dtype)
+        size = max(1, scalar.bits // 8)
+        if offset % size or not name.isidentifier():
+            raise TypeError(f"record field '{name}' of {dtype} is at offset {offset}, not a "
+                            f"multiple of its size {size}: kernels need aligned records "
+                            "(np.dtype(..., align=True))")
+        fields.append((name, scalar, int(offset)))
+    widest = max((max(1, f[1].bits // 8) for f in fields), default=1)
+    if not fields or dtype.itemsize % widest:
+        raise TypeError(f"the record dtype {dtype} is not padded as a C struct (use "
+                        "np.dtype(..., align=True))")
+    return RecordT(tuple(fields), dtype.itemsize)
+
+
+@dataclass(frozen=True)
 class ArrayT(Type):
     dtype: Scalar
     ndim: int
@@ -149,6 +234,8 @@ class Signature:
 def from_dtype(dtype: np.dtype) -> Scalar:
     """The scalar type of a NumPy dtype; TypeError for the unsupported ones."""
     dtype = np.dtype(dtype)
+    if dtype.names is not None:
+        return record_of(dtype)  # type: ignore[return-value]
     name = "boolean" if dtype.kind == "b" else dtype.name
     if name not in SCALARS:
         raise TypeError(f"arrays of {dtype} are not supported in kernels (complex, "

@@ -1,0 +1,126 @@
+"""Record dtypes in kernels (Numba's Record: a[i]['f'], a[i].f) and
+cuda.random's states as Numba's xoroshiro128p_dtype records, with the
+generators' numbers checked against Numba's published algorithm."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cudakit import cuda
+from cudakit.cuda.random import (
+    create_xoroshiro128p_states, xoroshiro128p_dtype, xoroshiro128p_normal_float32,
+    xoroshiro128p_normal_float64, xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64)
+from cudakit.cuda.translate.errors import TypingError, UnsupportedError
+
+from .interpreted import run_threads
+
+RNG = np.random.default_rng(808)
+N = 29  # not a multiple of the block
+MASK = (1 << 64) - 1
+PARTICLE = np.dtype([("x", np.float64), ("count", np.int32), ("flag", np.uint8)], align=True)
+
+
+def move_particles(p, source, shifted, out):
+    i = cuda.grid(1)
+    if i < p.shape[0]:
+        p[i]["x"] = p[i]["x"] * 2 + p[i].count
+        p[i].count += 1
+        shifted[i] = source[source.shape[0] - 1 - i]  # a whole record
+        out[i] = p[i].x + p[i]["flag"]
+
+
+def test_record_fields_read_written_and_whole_records_copied():
+    p = np.zeros(N, PARTICLE)
+    p["x"] = RNG.standard_normal(N)
+    p["count"] = RNG.integers(-5, 5, N)
+    p["flag"] = RNG.integers(0, 2, N)
+    source = p.copy()
+    source["x"] = RNG.standard_normal(N)
+    # (np.recarray: the interpreter reads fields as attributes too.)
+    expected = run_threads(move_particles, 40, p.view(np.recarray), source.view(np.recarray),
+                           np.zeros(N, PARTICLE).view(np.recarray), np.zeros(N))
+    d_p, d_shifted, d_out = cuda.to_device(p), cuda.device_array(N, PARTICLE), \
+        cuda.device_array(N)
+    cuda.jit(move_particles)[2, 32](d_p, cuda.to_device(source), d_shifted, d_out)
+    np.testing.assert_array_equal(d_p.copy_to_host(), expected[0].view(np.ndarray))
+    np.testing.assert_array_equal(d_shifted.copy_to_host(), expected[2].view(np.ndarray))
+    np.testing.assert_array_equal(d_out.copy_to_host(), expected[3])
+
+
+def test_a_record_in_a_variable_and_a_missing_field_are_clear_errors():
+    @cuda.jit
+    def keeps(p):
+        r = p[0]
+        r["x"] = 1.0
+
+    @cuda.jit
+    def misspelt(p, out):
+        out[0] = p[0]["y"]
+
+    with pytest.raises(UnsupportedError, match=r"keeping a record in a variable(.|\n)*line"):
+        keeps[1, 1](cuda.to_device(np.zeros(2, PARTICLE)))
+    with pytest.raises(TypingError, match=r"no field 'y' \(its fields: x, count, flag\)"):
+        misspelt[1, 1](cuda.to_device(np.zeros(2, PARTICLE)), cuda.device_array(1))
+
+
+def test_unaligned_records_are_refused_with_the_fix():
+    packed = np.dtype([("a", np.int8), ("b", np.float64)])  # b at offset 1
+    with pytest.raises(TypeError, match="align=True"):
+        cuda.to_device(np.zeros(3, packed))
+
+
+def numba_next(state):
+    s0, s1 = state
+    result = (s0 + s1) & MASK
+    s1 ^= s0
+    state[0] = (((s0 << 55) | (s0 >> 9)) & MASK) ^ s1 ^ ((s1 << 14) & MASK)
+    state[1] = ((s1 << 36) | (s1 >> 28)) & MASK
+    return result
+
+
+def unit_float64(bits):
+    return np.float64(bits >> 11) * (np.float64(1.0) / np.float64(9007199254740992.0))
+
+
+@cuda.jit
+def draw(states, out64, out32, normal64, normal32):
+    i = cuda.grid(1)
+    if i < states.shape[0]:
+        out64[i] = xoroshiro128p_uniform_float64(states, i)
+        out32[i] = xoroshiro128p_uniform_float32(states, i)
+        normal64[i] = xoroshiro128p_normal_float64(states, i)
+        normal32[i] = xoroshiro128p_normal_float32(states, i)
+
+
+def test_generators_give_numbas_numbers():
+    states = create_xoroshiro128p_states(N, seed=2024)
+    assert states.dtype == xoroshiro128p_dtype
+    start = states.copy_to_host()
+    outs = [cuda.device_array(N, dt) for dt in (np.float64, np.float32, np.float64,
+                                                 np.float32)]
+    draw[1, 32](states, *outs)
+    got = [o.copy_to_host() for o in outs]
+    after = states.copy_to_host()
+    for i in range(N):
+        state = [int(start["s0"][i]), int(start["s1"][i])]
+        assert got[0][i] == unit_float64(numba_next(state))
+        assert got[1][i] == np.float32(unit_float64(numba_next(state)))
+        u1, u2 = unit_float64(numba_next(state)), unit_float64(numba_next(state))
+        assert math.isclose(got[2][i], math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2),
+                            rel_tol=1e-12, abs_tol=1e-12)
+        u1 = np.float32(unit_float64(numba_next(state)))
+        u2 = np.float32(unit_float64(numba_next(state)))
+        assert math.isclose(got[3][i], math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2),
+                            rel_tol=1e-4, abs_tol=1e-5)
+        assert [int(after["s0"][i]), int(after["s1"][i])] == state  # states advanced in place
+
+
+def test_states_round_trip_through_the_host():
+    states = create_xoroshiro128p_states(5, seed=1)
+    host = states.copy_to_host()
+    again = cuda.to_device(host)
+    np.testing.assert_array_equal(again.copy_to_host(), host)
+    assert states[2]["s0"] == host[2]["s0"]
