@@ -18,6 +18,7 @@
 #include "cudakit/array_view.hpp"
 #include "cudakit/compile_cache.hpp"
 #include "cudakit/compile_options.hpp"
+#include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/device.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/kernel.hpp"
@@ -482,6 +483,9 @@ void bind_jit(nb::module_& m) {
   });
   // Where translated kernels are cached on disk (cuda.jit(cache=True)): next
   // to the compile cache, and off when it is (CUDAKIT_CACHE=0).
+  // The array kernels' prelude (complex numbers and their math, 16-bit float
+  // conversions): translated kernels using complex or float16 values share it.
+  m.def("jit_array_prelude", [] { return detail::codegen_prelude(); });
   m.def("jit_cache_directory", [] {
     const CompileCache& cache = CompileCache::global();
     return std::make_tuple(cache.enabled(), cache.directory().string());

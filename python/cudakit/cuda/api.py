@@ -384,6 +384,7 @@ const = Intrinsic("const")
 atomic = Intrinsic("atomic")
 syncthreads = Intrinsic("syncthreads")
 cg = Intrinsic("cg")  # cooperative groups: cuda.cg.this_grid()
+fp16 = Intrinsic("fp16")  # half-precision intrinsics: cuda.fp16.hadd(a, b) ...
 syncthreads_count = Intrinsic("syncthreads_count")
 syncthreads_and = Intrinsic("syncthreads_and")
 syncthreads_or = Intrinsic("syncthreads_or")

@@ -22,7 +22,8 @@ from .translate.program import Program
 from .translate.typing import KernelTranslation, translate_device, translate_kernel
 
 _PACK = {"boolean": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint8": "B",
-         "uint16": "H", "uint32": "I", "uint64": "Q", "float32": "f", "float64": "d"}
+         "uint16": "H", "uint32": "I", "uint64": "Q", "float32": "f", "float64": "d",
+         "float16": "e", "complex64": "ff", "complex128": "dd"}
 
 
 _FAST_TYPES: dict[type, t.Type] = {int: t.intern(t.int64), float: t.intern(t.float64),
@@ -94,6 +95,8 @@ def _pack_format(ty: t.Type) -> str:
 def _param_spec(ty: t.Type) -> str:
     """How JitKernel is told what each parameter is."""
     if isinstance(ty, t.Scalar):
+        if ty.kind == "c" or ty == t.float16:  # passed as the bytes of its struct
+            return f"struct:{ty.bits // 8}"
         return ty.name
     if isinstance(ty, t.TupleT):
         return f"struct:{struct.calcsize(_tuple_layout(ty))}"
@@ -373,7 +376,8 @@ class Dispatcher:
         copy_back = []
         for value, ty, fmt in zip(args, arg_types, spec.scalar_formats):
             if fmt:
-                values = value if isinstance(ty, t.TupleT) else (value,)
+                values = value if isinstance(ty, t.TupleT) else (
+                    (value.real, value.imag) if getattr(ty, "kind", "") == "c" else (value,))
                 try:
                     packed.append(struct.pack(fmt, *values))
                 except struct.error:

@@ -46,6 +46,13 @@ def c_literal(value: Any, ty: t.Scalar) -> str:
     """`value` as a C++ literal of type `ty`."""
     if ty.kind == "b":
         return "true" if value else "false"
+    if ty.kind == "c":
+        value = complex(value)
+        part = t.float32 if ty == t.complex64 else t.float64
+        make = "cudakit_c64" if ty == t.complex64 else "cudakit_c128"
+        return f"{make}({c_literal(value.real, part)}, {c_literal(value.imag, part)})"
+    if ty == t.float16:
+        return f"ck_half({c_literal(value, t.float32)})"
     if ty.kind == "f":
         value = float(value)
         # Bit patterns: NVRTC has no NAN / INFINITY macros without headers.
@@ -119,17 +126,26 @@ class FunctionTranslator(OperatorsMixin):
         if not isinstance(ty, t.Scalar) or not isinstance(val.type, t.Scalar):
             raise TypingError(f"cannot convert {val.describe()} to {ty}", self.where,
                               self.current)
-        if val.known and isinstance(val.py, (int, float, bool, np.generic)):
+        if val.type.kind == "c" and ty.kind != "c":
+            raise TypingError(f"cannot convert {val.describe()} to {ty} (take .real, .imag or "
+                              "abs() of a complex number)", self.where, self.current)
+        if val.known and isinstance(val.py, (int, float, bool, complex, np.generic)):
             if ty.kind in "iu" and isinstance(val.py, (float, np.floating)):
                 return f"({ty.ctype})({c_literal(val.py, t.float64)})"
             return c_literal(val.py, ty)
         if ty.kind == "b":
             return f"({val.code} != 0)"
+        if ty.kind == "c":
+            return f"{'cudakit_c64' if ty == t.complex64 else 'cudakit_c128'}({val.code})"
+        if val.type == t.float16 and ty.kind in "iu":
+            return f"({ty.ctype})(float)({val.code})"
         return f"({ty.ctype})({val.code})"
 
     def truth(self, val: Val, node: ast.AST) -> str:
         if val.type == t.boolean:
             return val.code
+        if isinstance(val.type, t.Scalar) and val.type.kind == "c":
+            return f"cudakit_truth({val.code})"
         if isinstance(val.type, t.Scalar):
             return f"({val.code} != 0)"
         raise self.typing_error(f"{val.describe()} has no truth value in a kernel", node)
@@ -145,6 +161,9 @@ class FunctionTranslator(OperatorsMixin):
         return Val(None, "", StaticArray(space, dtype, shape))
 
     def constant_array(self, array: np.ndarray, node: ast.AST) -> Val:
+        if array.dtype == np.float16 or array.dtype.names is not None:
+            raise self.unsupported(f"a global NumPy array of {array.dtype} as constant memory "
+                                   "(pass it to the kernel as an argument instead)", node)
         name = self.program.constant_array(array)
         return Val(t.ArrayT(t.from_dtype(array.dtype), array.ndim, "C", tuple(array.shape),
                             "const"), name)
@@ -260,7 +279,7 @@ class FunctionTranslator(OperatorsMixin):
     def zero(self, ty: t.Type) -> str:
         # Initialised so a path that skips the assignment reads 0, not garbage
         # (and the host compiler's -Werror=maybe-uninitialized stays quiet).
-        return " = 0" if isinstance(ty, t.Scalar) else " = {}"
+        return " = 0" if isinstance(ty, t.Scalar) and ty.kind != "c" else " = {}"
 
     def ctype(self, ty: t.Type) -> str:
         if isinstance(ty, t.Scalar):

@@ -216,7 +216,8 @@ def _shuffle(name: str) -> Handler:
         if len(args) != 3:
             raise tr.typing_error(f"cuda.{name}(mask, value, lane) takes three arguments", node)
         value = args[1]
-        if not isinstance(value.type, t.Scalar) or value.type.kind == "b":
+        if not isinstance(value.type, t.Scalar) or value.type.kind in "bc" \
+                or value.type == t.float16:
             raise tr.typing_error(f"cuda.{name} shuffles integers and floats, got "
                                   f"{value.describe()}", node)
         lane_type = t.uint32 if name in ("shfl_up_sync", "shfl_down_sync") else t.int32
@@ -270,9 +271,9 @@ def _atomic(op: str) -> Handler:
             else:
                 code = f"atomicCAS({element}, {value}, {new})"
             return tr.value(dtype, code)
-        if dtype.kind == "b" or dtype.bits < 32:
-            raise tr.typing_error(f"cuda.atomic.{op} needs 32- or 64-bit elements, the array "
-                                  f"is {dtype}", node)
+        if dtype.kind in "bc" or dtype.bits < 32:
+            raise tr.typing_error(f"cuda.atomic.{op} needs 32- or 64-bit integer or float "
+                                  f"elements, the array is {dtype}", node)
         if dtype.kind == "f" and op in ("and", "or", "xor", "inc", "dec"):
             raise tr.typing_error(f"cuda.atomic.{op} needs an integer array, got {dtype}", node)
         native = f"atomic{op.capitalize()}"
@@ -510,7 +511,9 @@ def object_handler(obj: Any) -> Handler | None:
     return entry[1] if entry is not None and entry[0] is obj else None
 
 
-# NumPy's ufuncs, on numbers and (elementwise in the calling thread) on arrays.
-from . import ufuncs  # noqa: E402 (it wraps the handlers registered above)
+# Complex and float16 numbers (cmath, cuda.fp16), then NumPy's ufuncs, on
+# numbers and (elementwise in the calling thread) on arrays.
+from . import complex_half, ufuncs  # noqa: E402 (they wrap the handlers registered above)
 
+complex_half.register()
 ufuncs.register()

@@ -22,7 +22,7 @@ _BITWISE = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
             ast.RShift: ">>"}
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
             ast.GtE: ">="}
-_PRINTF = {"b": "%s", "i": "%lld", "u": "%llu", "f": "%f"}
+_PRINTF = {"b": "%s", "i": "%lld", "u": "%llu", "f": "%f", "c": "%f"}
 
 
 class OperatorsMixin:
@@ -62,6 +62,12 @@ class OperatorsMixin:
             raise self.typing_error(f"unsupported operand types for {type(op).__name__}: "
                                     f"{a.describe()} and {b.describe()}", node)
         ta, tb = a.type, b.type
+        if t.float16 in (ta, tb) and not isinstance(op, tuple(_BITWISE)):
+            half = self.half_op(op, a, b, node)
+            if half is not None:
+                return half
+        if "c" in (ta.kind, tb.kind):
+            return self.complex_op(op, a, b, node)
         folded = self.fold(op, a, b)
         if type(op) in _ARITH:
             rt = t.promote(ta, tb)
@@ -111,6 +117,36 @@ class OperatorsMixin:
                 result.code = c_literal(folded, result.type)
         return result
 
+    def half_op(self: "FunctionTranslator", op: ast.operator, a: Val, b: Val,
+                node: ast.AST) -> Val | None:
+        """float16 arithmetic: computed in float and rounded to half, which is
+        what the GPU's half instructions give (float holds every exact sum and
+        product of two halves closely enough for one correct rounding). None
+        when the result is not float16 (float16 with int64 is float64)."""
+        ta, tb = a.type, b.type
+        assert isinstance(ta, t.Scalar) and isinstance(tb, t.Scalar)
+        integer_power = isinstance(op, ast.Pow) and ta == t.float16 and tb.kind in "iub"
+        if t.promote(ta, tb) != t.float16 and not integer_power:
+            return None
+        as_float = [b if integer_power and v is b else
+                    Val(t.float32, f"(float)({self.cast(v, t.float16)})") for v in (a, b)]
+        result = self.binary_op(op, as_float[0], as_float[1], node)
+        return self.value(t.float16, f"ck_half({result.code})")
+
+    def complex_op(self: "FunctionTranslator", op: ast.operator, a: Val, b: Val,
+                   node: ast.AST) -> Val:
+        """Complex arithmetic (the array layer's operators and power)."""
+        rt = t.promote(a.type, b.type)  # type: ignore[arg-type]
+        x, y = self.cast(a, rt), self.cast(b, rt)
+        symbol = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(type(op))
+        if symbol is not None:
+            return self.value(rt, f"({x} {symbol} {y})")
+        if isinstance(op, ast.Pow):
+            return self.value(rt, f"cudakit_cpower({x}, {y})")
+        raise self.typing_error(f"unsupported operand types for {type(op).__name__}: "
+                                f"{a.describe()} and {b.describe()} (complex numbers have "
+                                "no //, % or bitwise operations)", node)
+
     def fold(self, op: ast.operator, a: Val, b: Val) -> Any:
         """The value of an operation on two constants (shapes like TPB * 2)."""
         if not (a.known and b.known):
@@ -155,6 +191,9 @@ class OperatorsMixin:
             raise self.typing_error(f"bad operand for unary {type(node.op).__name__}: "
                                     f"{val.describe()}", node)
         ty = val.type if val.type.kind != "b" else t.int64
+        if ty == t.float16 and isinstance(node.op, (ast.USub, ast.UAdd)):
+            sign = "-" if isinstance(node.op, ast.USub) else ""
+            return self.value(ty, f"ck_half({sign}(float)({val.code}))")
         if isinstance(node.op, ast.USub):
             if val.known:
                 return self.python_object(-val.py, node) if not isinstance(
@@ -162,7 +201,7 @@ class OperatorsMixin:
             return self.value(ty, f"(-{self.cast(val, ty)})")
         if isinstance(node.op, ast.UAdd):
             return self.value(ty, self.cast(val, ty), val.py)
-        if val.type.kind == "f":
+        if val.type.kind in "fc":
             raise self.typing_error("~ needs an integer", node)
         if val.type.kind == "b":
             return self.value(t.boolean, f"(!{val.code})")
@@ -187,6 +226,10 @@ class OperatorsMixin:
             if not (isinstance(left.type, t.Scalar) and isinstance(right.type, t.Scalar)):
                 raise self.typing_error(f"cannot compare {left.describe()} and "
                                         f"{right.describe()}", node)
+            if "c" in (left.type.kind, right.type.kind) and type(op) not in (ast.Eq,
+                                                                           ast.NotEq):
+                raise self.typing_error("complex numbers are not ordered (compare abs() or "
+                                        ".real)", node)
             common = t.promote(left.type, right.type) if left.type != right.type else left.type
             parts.append(f"({self.cast(left, common)} {_COMPARE[type(op)]} "
                          f"{self.cast(right, common)})")
@@ -408,6 +451,10 @@ class OperatorsMixin:
         if isinstance(base.type, t.RecordT):
             return self.value(base.type.field(node.attr) or t.none,
                               self.record_field(base, node.attr, node))
+        if isinstance(base.type, t.Scalar) and base.type.kind == "c" \
+                and node.attr in ("real", "imag"):
+            part = t.float32 if base.type == t.complex64 else t.float64
+            return self.value(part, f"({base.code}).{node.attr[:2]}")
         if isinstance(base.type, t.Scalar) and node.attr in ("real", "imag"):
             return base if node.attr == "real" else self.value(base.type, "0")
         raise self.typing_error(f"{base.describe()} has no attribute '{node.attr}' in kernels",
@@ -444,6 +491,13 @@ class OperatorsMixin:
 
     # ---- calls -------------------------------------------------------------------------
     def expr_Call(self: "FunctionTranslator", node: ast.Call) -> Val:
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
+            base = self.expr(node.func.value)
+            if isinstance(base.type, t.Scalar):  # z.conjugate(): a number's method
+                if node.args or node.keywords:
+                    raise self.typing_error(f"{node.func.attr}() takes no arguments", node)
+                return (self.value(base.type, f"cudakit_conj({base.code})")
+                        if base.type.kind == "c" else base)
         callee = self.expr(node.func)
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.unsupported("*args in calls", node)
@@ -591,7 +645,10 @@ class OperatorsMixin:
             elif isinstance(val.type, t.Scalar):
                 kind = val.type.kind
                 fmt.append(_PRINTF[kind])
-                if kind == "b":
+                if kind == "c":  # Python's (re+imj)
+                    fmt[-1] = "(%f%+fj)"
+                    args.extend([f"(double)({val.code}).re", f"(double)({val.code}).im"])
+                elif kind == "b":
                     args.append(f'({val.code} ? "True" : "False")')
                 elif kind == "f":
                     args.append(self.cast(val, t.float64))

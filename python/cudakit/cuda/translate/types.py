@@ -61,15 +61,24 @@ uint32 = Scalar("uint32", "unsigned int", "u", 32)
 uint64 = Scalar("uint64", "unsigned long long", "u", 64)
 float32 = Scalar("float32", "float", "f", 32)
 float64 = Scalar("float64", "double", "f", 64)
+# float16 values are rounded to half precision after every operation (as the
+# GPU's half arithmetic does); ck_half holds the bits and converts through
+# float. Complex numbers are the array layer's {re, im} structs.
+float16 = Scalar("float16", "ck_half", "f", 16)
+complex64 = Scalar("complex64", "cudakit_complex64", "c", 64)
+complex128 = Scalar("complex128", "cudakit_complex128", "c", 128)
 intp = int64
 
 SCALARS: dict[str, Scalar] = {
     s.name: s
-    for s in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64)
+    for s in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
+              float32, float64, complex64, complex128)
 }
 ALIASES = {
     "bool_": boolean, "b1": boolean, "i1": int8, "i2": int16, "i4": int32, "i8": int64,
     "u1": uint8, "u2": uint16, "u4": uint32, "u8": uint64, "f4": float32, "f8": float64,
+    "f2": float16, "half": float16, "c8": complex64, "c16": complex128, "csingle": complex64,
+    "cdouble": complex128, "complex_": complex128,
     "float_": float64, "double": float64, "single": float32, "intc": int32, "uintc": uint32,
     "int_": int64, "uint": uint64, "intp": int64, "uintp": uint64, "byte": int8,
 }
@@ -238,8 +247,8 @@ def from_dtype(dtype: np.dtype) -> Scalar:
         return record_of(dtype)  # type: ignore[return-value]
     name = "boolean" if dtype.kind == "b" else dtype.name
     if name not in SCALARS:
-        raise TypeError(f"arrays of {dtype} are not supported in kernels (complex, "
-                        "float16, datetime, object and record dtypes are not translated)")
+        raise TypeError(f"arrays of {dtype} are not supported in kernels (datetime, string, "
+                        "object and nested record dtypes are not translated)")
     return SCALARS[name]
 
 
@@ -253,6 +262,8 @@ def scalar_of(value: object) -> Scalar | None:
         return int64 if -(2**63) <= value < 2**63 else uint64
     if isinstance(value, float):
         return float64
+    if isinstance(value, complex):
+        return complex128
     return None
 
 
