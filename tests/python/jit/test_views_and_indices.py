@@ -107,6 +107,19 @@ def test_thread_indices_need_no_wraparound_but_parameters_do():
     assert "out.data[i]" in body
 
 
+def test_grid_stride_loop_counters_need_no_wraparound():
+    @cuda.jit
+    def grid_stride(x, out):
+        for i in range(cuda.grid(1), x.shape[0], cuda.gridsize(1)):
+            out[i] = x[i] * 2
+
+    x = RNG.standard_normal(N)
+    out = cuda.device_array(N)
+    grid_stride[2, 16](cuda.to_device(x), out)
+    np.testing.assert_array_equal(out.copy_to_host(), 2 * x)
+    assert "ck_wrap(" not in next(iter(grid_stride.inspect_cuda_source().values()))
+
+
 def test_debug_bounds_check_reports_the_wrapped_out_of_range_index_and_line():
     kernel = cuda.jit(debug=True)(negative_indices)
     with pytest.raises(Exception, match=r"index -\d+ is out of bounds.*line \d+"):

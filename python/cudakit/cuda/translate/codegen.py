@@ -558,7 +558,8 @@ class FunctionTranslator(OperatorsMixin):
             self.emit(f"for ({ct} {counter} = {self.cast(start, index_type)}, {end} = "
                       f"{self.cast(stop, index_type)}; {stride} > 0 ? {counter} < {end} : "
                       f"{counter} > {end}; {counter} += {stride}) {{")
-        ascending_from_zero = start.never_negative and step.known and step.py > 0
+        # (A grid-stride loop, range(cuda.grid(1), n, cuda.gridsize(1)), counts up from 0.)
+        ascending_from_zero = start.never_negative and step.never_negative
         self.indent += 1
         self.assign(node.target, Val(index_type, counter, nonneg=ascending_from_zero), node)
         self.indent -= 1
@@ -576,7 +577,7 @@ class FunctionTranslator(OperatorsMixin):
         self.emit(f"for (long long {counter} = 0, {end} = {extent}; {counter} < {end}; "
                   f"++{counter}) {{")
         self.indent += 1
-        element = self.element_ref(array, Val(t.int64, counter), node.iter)
+        element = self.element_ref(array, Val(t.int64, counter, nonneg=True), node.iter)
         self.assign(node.target, Val(array.type.dtype, element), node)
         self.indent -= 1
         self.block(node.body)
