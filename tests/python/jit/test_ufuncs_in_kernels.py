@@ -90,6 +90,25 @@ def test_integer_ufuncs_with_python_remainder():
     np.testing.assert_array_equal(out.copy_to_host(), expected)
 
 
+def test_ufuncs_on_numbers_take_numpys_loop_types():
+    @cuda.jit
+    def typed(a, out, neg):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            s = np.add(a[i], a[i])  # int32 + int32 in NumPy's loop: int32 (wraps)
+            out[i] = s
+            neg[i] = np.negative(np.float32(a[i]))
+
+    a = np.array([2**30 + 5, -7, 3], np.int32)
+    out = cuda.to_device(np.zeros(3, np.int64))
+    neg = cuda.to_device(np.zeros(3, np.float32))
+    typed[1, 32](cuda.to_device(a), out, neg)
+    np.testing.assert_array_equal(out.copy_to_host(), np.add(a, a).astype(np.int64))
+    np.testing.assert_array_equal(neg.copy_to_host(), -a.astype(np.float32))
+    (types,) = typed.overloads
+    assert typed.overloads[types].translation.local_types["s"].name == "int32"
+
+
 def test_ufunc_on_arrays_without_out_is_unsupported_naming_the_line():
     @cuda.jit
     def no_out(x, y):

@@ -49,7 +49,13 @@ def _logical(symbol: str) -> Scalar:
 
 
 def _negative(tr: "FunctionTranslator", node: ast.AST, args: list[Val]) -> Val:
-    return tr.binary_op(ast.Sub(), tr.value(t.int64, "0LL", 0), args[0], node)
+    (value,) = args
+    if not isinstance(value.type, t.Scalar) or value.type.kind == "b":
+        raise tr.typing_error(f"numpy.negative takes a number (not a boolean), got "
+                              f"{value.describe()}", node)
+    if value.type == t.float16:
+        return tr.value(t.float16, f"ck_half(-(float)({value.code}))")
+    return tr.value(value.type, f"(-{value.code})")
 
 
 def _square(tr: "FunctionTranslator", node: ast.AST, args: list[Val]) -> Val:
@@ -69,6 +75,23 @@ _SCALAR: dict[np.ufunc, Scalar] = {
     np.logical_and: _logical("&&"), np.logical_or: _logical("||"),
     np.logical_not: _logical("!"), np.negative: _negative, np.square: _square,
 }
+
+
+def _resolved(tr: "FunctionTranslator", ufunc: np.ufunc, args: list[Val], result: Val) -> Val:
+    """`result` in the type of NumPy's loop for the inputs, as Numba types a
+    ufunc call (np.add of two int32 is int32, where `a + b` is int64)."""
+    if not isinstance(result.type, t.Scalar) or not all(isinstance(a.type, t.Scalar)
+                                                        for a in args):
+        return result
+    try:
+        loop = ufunc.resolve_dtypes(tuple(a.type.dtype for a in args)  # type: ignore
+                                    + (None,) * ufunc.nout)
+        wanted = t.from_dtype(loop[ufunc.nin])
+    except (TypeError, np.exceptions.DTypePromotionError):
+        return result
+    if wanted == result.type or (result.type.kind == "c") != (wanted.kind == "c"):
+        return result
+    return tr.value(wanted, tr.cast(result, wanted))
 
 
 def _scalar_of_handler(handler: intrinsics.Handler) -> Scalar:
@@ -98,8 +121,9 @@ def _element(tr: "FunctionTranslator", val: Val, out: Val, counters: list[str],
     return tr.value(at.dtype, tr.element_ref(val, index, node))
 
 
-def _over_arrays(tr: "FunctionTranslator", node: ast.AST, name: str, nin: int,
-                 scalar: Scalar, args: list[Val], kw: dict[str, Val]) -> Val:
+def _over_arrays(tr: "FunctionTranslator", node: ast.AST, ufunc: np.ufunc, scalar: Scalar,
+                 args: list[Val], kw: dict[str, Val]) -> Val:
+    name, nin = ufunc.__name__, ufunc.nin
     inputs, rest = args[:nin], args[nin:]
     out = rest[0] if rest else kw.get("out")
     if out is not None and out.items is not None and len(out.items) == 1:
@@ -127,7 +151,7 @@ def _over_arrays(tr: "FunctionTranslator", node: ast.AST, name: str, nin: int,
         tr.emit("  " * d + f"for (long long {counter} = 0; {counter} < {tr.extent(out, d)}; "
                 f"++{counter}) {{")
     elements = [_element(tr, v, out, counters, node) for v in inputs]
-    result = scalar(tr, node, elements)
+    result = _resolved(tr, ufunc, elements, scalar(tr, node, elements))
     if not isinstance(result.type, t.Scalar):
         raise tr.typing_error(f"numpy.{name} of {', '.join(v.describe() for v in inputs)}",
                               node)
@@ -143,14 +167,14 @@ def _ufunc_handler(ufunc: np.ufunc, scalar: Scalar) -> intrinsics.Handler:
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list[Val],
              kw: dict[str, Val]) -> Val:
         if any(isinstance(a.type, t.ArrayT) for a in args[:ufunc.nin]):
-            return _over_arrays(tr, node, ufunc.__name__, ufunc.nin, scalar, args, kw)
+            return _over_arrays(tr, node, ufunc, scalar, args, kw)
         if len(args) != ufunc.nin or kw:
             if "out" in kw or len(args) > ufunc.nin:
                 raise tr.unsupported(f"numpy.{ufunc.__name__} with an out argument on "
                                      "numbers (out= goes with array inputs)", node)
             raise tr.typing_error(f"numpy.{ufunc.__name__} takes {ufunc.nin} "
                                   f"argument{'s' if ufunc.nin > 1 else ''}", node)
-        return scalar(tr, node, args)
+        return _resolved(tr, ufunc, args, scalar(tr, node, args))
     return emit
 
 
