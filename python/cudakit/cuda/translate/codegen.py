@@ -302,6 +302,11 @@ class FunctionTranslator(OperatorsMixin):
             self.program.need_record(ty)
             if isinstance(ty, t.TupleT) and not all(isinstance(i, t.Scalar) for i in ty.items):
                 raise self.unsupported("tuple arguments hold numbers only", self.parsed.tree)
+            if self.is_kernel and isinstance(ty, t.TupleT) and any(
+                    i.kind == "c" or i == t.float16 for i in ty.items):  # type: ignore[union-attr]
+                raise self.unsupported(f"a tuple argument holding complex or float16 numbers "
+                                       f"('{name}'): pass them as separate arguments",
+                                       self.parsed.tree)
             params.append(f"{self.ctype(ty)} {c_name(name)}")
         if self.is_kernel:
             head = 'extern "C" __global__ void'
