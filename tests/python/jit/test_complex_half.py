@@ -93,6 +93,8 @@ def half_arithmetic(x, y, k, out, wide):
         h = h / y[i] - np.float16(0.1) * h
         out[i] = -h + np.sqrt(abs(h)) + h ** 2
         wide[i] = x[i] + k[i]  # float16 with int64: float64
+        if h and x[i] < y[i]:
+            wide[i] += (x[i] > 0) + (h == x[i])
 
 
 def test_float16_rounds_after_every_operation():
