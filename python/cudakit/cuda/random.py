@@ -77,10 +77,11 @@ def xoroshiro128p_normal_float32(states, index):
 
 @jit(device=True)
 def xoroshiro128p_normal_float64(states, index):
-    """A standard normal float64."""
-    u1 = xoroshiro128p_uniform_float64(states, index)
-    u2 = xoroshiro128p_uniform_float64(states, index)
-    return math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI_FLOAT64 * u2)
+    """A standard normal float64. As in Numba, from two float32 uniforms (whose
+    log is taken in float32): the same numbers as Numba's for the same seed."""
+    u1 = xoroshiro128p_uniform_float32(states, index)
+    u2 = xoroshiro128p_uniform_float32(states, index)
+    return math.sqrt(-np.float64(2.0) * math.log(u1)) * math.cos(_TWO_PI_FLOAT64 * u2)
 
 
 # ---- seeding (host) ------------------------------------------------------------------
