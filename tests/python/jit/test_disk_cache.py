@@ -47,8 +47,8 @@ PROGRAM = textwrap.dedent('''
 ''')
 
 
-def run(tmp_path, scale: str, mode: str) -> str:
-    env = dict(os.environ, CUDAKIT_CACHE_DIR=str(tmp_path / "cache"))
+def run(tmp_path, scale: str, mode: str, **extra: str) -> str:
+    env = dict(os.environ, CUDAKIT_CACHE_DIR=str(tmp_path / "cache"), **extra)
     done = subprocess.run([sys.executable, str(tmp_path / "program.py"), scale, mode],
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -65,6 +65,9 @@ def test_a_fresh_process_skips_the_translation(tmp_path):
     entries = [f for _, _, files in os.walk(tmp_path / "cache" / "python-kernels")
                for f in files]
     assert len(entries) == 2 and all(f.endswith(".pickle") for f in entries)
+    # CUDAKIT_CACHE=0 turns the disk off for translations too.
+    assert run(tmp_path, "7.0", "translate", CUDAKIT_CACHE="0") == "hits 0 misses 1"
+    assert run(tmp_path, "7.0", "translate", CUDAKIT_CACHE="0") == "hits 0 misses 1"
 
 
 LIMIT = 3
