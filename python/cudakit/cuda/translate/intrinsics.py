@@ -439,6 +439,8 @@ def _min_max(which: str) -> Handler:
             args = args[0].items
         if len(args) < 2 or not all(tr.is_number(a) for a in args):
             raise tr.typing_error(f"{which}() in a kernel takes two or more numbers", node)
+        if any(a.type.kind == "c" for a in args):  # type: ignore[union-attr]
+            raise tr.typing_error(f"{which}() of complex numbers (they are not ordered)", node)
         result_type = args[0].type
         for a in args[1:]:
             result_type = t.unify(result_type, a.type)  # type: ignore[arg-type]
