@@ -116,3 +116,23 @@ def test_ufunc_on_arrays_without_out_is_unsupported_naming_the_line():
 
     with pytest.raises(UnsupportedError, match=r"needs the out array(.|\n)*line \d+"):
         no_out[1, 1](cuda.to_device(np.ones(3)), cuda.to_device(np.ones(3)))
+
+
+def complex_and_half_arrays(z, zout, h, hout):
+    if cuda.grid(1) == 0:
+        np.exp(z, zout)
+        np.multiply(zout, z, zout)
+        np.multiply(h, h, hout)
+        np.sqrt(hout, hout)
+
+
+def test_ufuncs_on_complex_and_float16_arrays():
+    z = (RNG.uniform(-1, 1, N) + 1j * RNG.uniform(-1, 1, N)).astype(np.complex64)
+    h = RNG.uniform(-3, 3, N).astype(np.float16)
+    expected = run_threads(complex_and_half_arrays, 1, z, np.zeros_like(z), h,
+                           np.zeros_like(h))
+    d_z, d_h = cuda.to_device(np.zeros_like(z)), cuda.to_device(np.zeros_like(h))
+    cuda.jit(complex_and_half_arrays)[1, 32](cuda.to_device(z), d_z, cuda.to_device(h), d_h)
+    np.testing.assert_allclose(d_z.copy_to_host(), expected[1], rtol=2e-6)
+    # (float16: the square rounds to half, then the root rounds again: exact.)
+    np.testing.assert_array_equal(d_h.copy_to_host(), expected[3])
