@@ -153,6 +153,15 @@ class _Specialization:
         return int(self.kernel.max_cooperative_grid_blocks(x * y * z, int(dynsmemsize)))
 
 
+_DEVICE_COUNT: list[int] = []
+
+
+def _several_devices() -> bool:
+    if not _DEVICE_COUNT:
+        _DEVICE_COUNT.append(_core.jit_device_count())
+    return _DEVICE_COUNT[0] > 1
+
+
 class _OnDevice:
     """A dispatcher's compiled kernels on one device (a module belongs to the
     device it was loaded on; the translations are shared by all devices)."""
@@ -191,7 +200,8 @@ class Dispatcher:
 
     def _on_device(self) -> _OnDevice:
         """The kernels of the device current on this thread."""
-        ordinal = _core.jit_current_device()
+        # (One device, the common case: no need to ask which is current.)
+        ordinal = _core.jit_current_device() if _several_devices() else 0
         state = self._devices.get(ordinal)
         if state is None:
             state = self._devices[ordinal] = _OnDevice()
