@@ -10,20 +10,27 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
-__global__ void touch(float* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n && data[i] == 12345.0f) data[i] = 0.0f;
+// Counts its launches (block 0, thread 0), so a launch the driver refused
+// cannot pass for a cheap one.
+__global__ void touch(unsigned long long* launches, int n) {
+  if (blockIdx.x == 0 && threadIdx.x == 0 && n > 0) atomicAdd(launches, 1ull);
 }
 
 using LaunchKernel = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                   unsigned, unsigned, CUstream, void**, void**);
 using LaunchKernelEx = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
 
+unsigned long long expected = 0;
+
 template <class F>
 double us_per_launch(F launch, CUstream stream) {
   const int launches = 20000;
+  if (CUresult r = launch(); r != CUDA_SUCCESS) std::printf("launch failed: error %d\n", int(r));
+  ++expected;
+  expected += 500 + 7 * launches;
   for (int i = 0; i < 500; ++i) launch();
   cudaStreamSynchronize(stream);
   cudaDeviceSynchronize();
@@ -51,16 +58,16 @@ int main() {
   cudaFunction_t rf;
   cudaGetFuncBySymbol(&rf, reinterpret_cast<const void*>(touch));
   CUfunction f = reinterpret_cast<CUfunction>(rf);
-  float* data;
-  cudaMalloc(&data, 4096);
-  cudaMemset(data, 0, 4096);
+  unsigned long long* data;
+  cudaMalloc(&data, 8);
+  cudaMemset(data, 0, 8);
   int n = 1024;
   void* params[] = {&data, &n};
-  struct {
-    float* p;
-    int n;
-    int pad;
-  } packed{data, n, 0};
+  // The parameter buffer as the kernel lays it out: 8-byte pointer, 4-byte
+  // int, 12 bytes (a padded 16-byte struct is refused with error 701).
+  alignas(8) unsigned char packed[12];
+  std::memcpy(packed, &data, 8);
+  std::memcpy(packed + 8, &n, 4);
   size_t packed_size = sizeof(packed);
   void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &packed_size,
                    CU_LAUNCH_PARAM_END};
@@ -77,9 +84,9 @@ int main() {
                {"created, non-blocking", reinterpret_cast<CUstream>(nonblocking)}};
   std::printf("%-24s %12s %12s %12s\n", "stream", "params us", "extra us", "Ex us");
   for (const Kind& k : kinds) {
-    double a = us_per_launch([&] { launch_kernel(f, 4, 1, 1, 256, 1, 1, 0, k.stream, params, nullptr); },
+    double a = us_per_launch([&] { return launch_kernel(f, 4, 1, 1, 256, 1, 1, 0, k.stream, params, nullptr); },
                              k.stream);
-    double b = us_per_launch([&] { launch_kernel(f, 4, 1, 1, 256, 1, 1, 0, k.stream, nullptr, extra); },
+    double b = us_per_launch([&] { return launch_kernel(f, 4, 1, 1, 256, 1, 1, 0, k.stream, nullptr, extra); },
                              k.stream);
     CUlaunchConfig config{};
     config.gridDimX = 4;
@@ -87,12 +94,15 @@ int main() {
     config.blockDimX = 256;
     config.blockDimY = config.blockDimZ = 1;
     config.hStream = k.stream;
-    double c = us_per_launch([&] { launch_kernel_ex(&config, f, params, nullptr); }, k.stream);
+    double c = us_per_launch([&] { return launch_kernel_ex(&config, f, params, nullptr); }, k.stream);
     std::printf("%-24s %12.3f %12.3f %12.3f\n", k.name, a, b, c);
   }
   // The first row again: drift over the run.
-  double a = us_per_launch([&] { launch_kernel(f, 4, 1, 1, 256, 1, 1, 0, nullptr, params, nullptr); },
+  double a = us_per_launch([&] { return launch_kernel(f, 4, 1, 1, 256, 1, 1, 0, nullptr, params, nullptr); },
                            nullptr);
   std::printf("%-24s %12.3f\n", "legacy NULL, again", a);
+  unsigned long long counted = 0;
+  cudaMemcpy(&counted, data, 8, cudaMemcpyDeviceToHost);
+  std::printf("launches counted on the device: %llu of %llu\n", counted, expected);
   return 0;
 }
