@@ -234,15 +234,33 @@ PyObject* vectorcall_impl(PyObject* self, PyObject* const* args, std::size_t nar
     Function& f = *nb::inst_ptr<Function>(self);
     const Py_ssize_t count = PyVectorcall_NARGS(nargsf);
     const Py_ssize_t given = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    // Each keyword name, matched once to a launch keyword: names in a call
+    // are interned, as the keys are, so a pointer match is the rule and the
+    // text comparison is for built-up names.
+    const Keys& k = keys();
+    PyObject* const launch_keys[] = {k.block, k.grid, k.stream, k.shared, k.texrefs, k.time_kernel};
+    PyObject* matched_keys[std::size(launch_keys)];
+    PyObject* matched_values[std::size(launch_keys)];
+    std::size_t matched = 0;
+    for (Py_ssize_t i = 0; i < given && matched < std::size(launch_keys); ++i) {
+      PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+      PyObject* key = nullptr;
+      for (PyObject* candidate : launch_keys)
+        if (candidate == name) key = candidate;
+      if (!key)
+        for (PyObject* candidate : launch_keys)
+          if (PyUnicode_Compare(name, candidate) == 0) key = candidate;
+      if (key) {
+        matched_keys[matched] = key;
+        matched_values[matched++] = args[count + i];
+      }
+    }
     bool timed = false, has_unknown = false;
     const LaunchConfig config = read_launch_keywords(
         f, given,
         [&](PyObject* key) -> PyObject* {
-          for (Py_ssize_t i = 0; i < given; ++i) {
-            PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-            // Keyword names are interned: compare pointers first.
-            if (name == key || PyUnicode_Compare(name, key) == 0) return args[count + i];
-          }
+          for (std::size_t j = 0; j < matched; ++j)
+            if (matched_keys[j] == key) return matched_values[j];
           return nullptr;
         },
         timed, has_unknown);
