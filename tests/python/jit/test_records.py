@@ -50,6 +50,28 @@ def test_record_fields_read_written_and_whole_records_copied():
     np.testing.assert_array_equal(d_out.copy_to_host(), expected[3])
 
 
+def test_shared_and_local_arrays_of_records_and_complex_numbers():
+    @cuda.jit
+    def staged(p, out):
+        tile = cuda.shared.array(32, PARTICLE)
+        pair = cuda.local.array(2, np.complex128)
+        t = cuda.threadIdx.x
+        i = cuda.grid(1)
+        if i < p.shape[0]:
+            tile[t] = p[i]
+            tile[t].count *= 3
+            pair[0] = complex(tile[t].x, tile[t]["count"])
+            pair[1] = pair[0] * 1j
+            out[i] = pair[1].real * 2 + pair[1].imag  # (x + 3cj) * j = -3c + xj
+
+    p = np.zeros(N, PARTICLE)
+    p["x"] = RNG.standard_normal(N)
+    p["count"] = RNG.integers(-5, 5, N)
+    out = cuda.device_array(N)
+    staged[2, 32](cuda.to_device(p), out)
+    np.testing.assert_allclose(out.copy_to_host(), -6.0 * p["count"] + p["x"], rtol=1e-12)
+
+
 def test_a_record_in_a_variable_and_a_missing_field_are_clear_errors():
     @cuda.jit
     def keeps(p):

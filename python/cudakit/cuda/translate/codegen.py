@@ -268,6 +268,7 @@ class FunctionTranslator(OperatorsMixin):
                 spec = self.static_arrays[name]
                 size = max(1, int(np.prod(spec.shape)))
                 qualifier = "__shared__ " if spec.space == "shared" else ""
+                self.program.need_record(spec.dtype)
                 out.append(f"{qualifier}{spec.dtype.ctype} {c_name(name)}[{size}];")
             elif isinstance(ty, t.TupleT):
                 for i, it in enumerate(ty.items):
