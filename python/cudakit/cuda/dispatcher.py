@@ -319,6 +319,10 @@ class Dispatcher:
         if isinstance(value, DeviceNDArray):
             return value._type
         ty = t.typeof_value(value)
+        if isinstance(ty, t.RecordT):
+            raise TypingError(f"argument {index} of {self.__name__}: a single record "
+                              f"({value.dtype}) cannot be passed to a kernel; pass the record "
+                              "array (or a slice of it, a[i:i + 1]) and index it")
         if ty is None:
             raise TypingError(f"argument {index} of {self.__name__}: cannot pass "
                               f"{type(value).__name__} {value!r:.60} to a kernel (arrays, "

@@ -72,20 +72,61 @@ def test_shared_and_local_arrays_of_records_and_complex_numbers():
     np.testing.assert_allclose(out.copy_to_host(), -6.0 * p["count"] + p["x"], rtol=1e-12)
 
 
-def test_a_record_in_a_variable_and_a_missing_field_are_clear_errors():
-    @cuda.jit
-    def keeps(p):
-        r = p[0]
-        r["x"] = 1.0
+def record_references(p, out):
+    i = cuda.grid(1)
+    if i < p.shape[0]:
+        r = p[i]  # a reference into p, as in Numba
+        r.x = r.x + 1
+        r["count"] += 2
+        other = p[0]
+        out[i] = bump(r) + other.flag
 
+
+@cuda.jit(device=True)
+def bump(record):
+    record.flag = 1
+    return record.x * 10
+
+
+def test_a_record_in_a_variable_is_a_reference():
+    p = np.zeros(N, PARTICLE)
+    p["x"] = RNG.standard_normal(N)
+    p["count"] = RNG.integers(-5, 5, N)
+    d_p, out = cuda.to_device(p), cuda.device_array(N)
+    cuda.jit(record_references)[2, 32](d_p, out)
+    got = d_p.copy_to_host()
+    np.testing.assert_array_equal(got["x"], p["x"] + 1)
+    np.testing.assert_array_equal(got["count"], p["count"] + 2)
+    np.testing.assert_array_equal(got["flag"], 1)
+    # (other.flag is thread 0's record: 0 or 1 depending on the order.)
+    flag0 = out.copy_to_host() - (p["x"] + 1) * 10
+    assert np.all(np.isclose(flag0, 0) | np.isclose(flag0, 1))
+
+
+def test_record_misuse_is_a_clear_error():
     @cuda.jit
     def misspelt(p, out):
         out[0] = p[0]["y"]
 
-    with pytest.raises(UnsupportedError, match=r"keeping a record in a variable(.|\n)*line"):
-        keeps[1, 1](cuda.to_device(np.zeros(2, PARTICLE)))
+    @cuda.jit(device=True)
+    def give(p):
+        return p[0]
+
+    @cuda.jit
+    def returns(p, out):
+        out[0] = give(p).x
+
+    @cuda.jit
+    def takes(r, out):
+        out[0] = r.x
+
+    records = cuda.to_device(np.zeros(2, PARTICLE))
     with pytest.raises(TypingError, match=r"no field 'y' \(its fields: x, count, flag\)"):
-        misspelt[1, 1](cuda.to_device(np.zeros(2, PARTICLE)), cuda.device_array(1))
+        misspelt[1, 1](records, cuda.device_array(1))
+    with pytest.raises(UnsupportedError, match=r"returning a record(.|\n)*line \d+"):
+        returns[1, 1](records, cuda.device_array(1))
+    with pytest.raises(TypingError, match=r"a single record"):
+        takes[1, 1](np.zeros(2, PARTICLE)[0], cuda.device_array(1))
 
 
 def test_unaligned_records_are_refused_with_the_fix():

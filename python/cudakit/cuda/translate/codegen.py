@@ -196,6 +196,8 @@ class FunctionTranslator(OperatorsMixin):
                 form = "{}.f{}" if name in self.parsed.arg_names else "{}_{}"
                 return self.tuple_value([Val(it, form.format(c_name(name), i))
                                          for i, it in enumerate(ty.items)])
+            if isinstance(ty, t.RecordT):
+                return Val(ty, f"(*{c_name(name)})")  # (a pointer into the array)
             return Val(ty, c_name(name), nonneg=name not in self.maybe_negative)
         found, value = self.parsed.lookup(name)
         if not found:
@@ -288,6 +290,9 @@ class FunctionTranslator(OperatorsMixin):
         if isinstance(ty, t.ArrayT):
             self.program.need_record(ty)
             return ty.view_ctype
+        if isinstance(ty, t.RecordT):
+            self.program.need_record(ty)
+            return f"{ty.ctype}*"
         if isinstance(ty, t.PointerT):
             return f"{ty.dtype.ctype}*"
         if isinstance(ty, t.NoneT):
@@ -457,10 +462,6 @@ class FunctionTranslator(OperatorsMixin):
         if val.type is None or isinstance(val.type, (t.StringT, t.NoneT)):
             raise self.typing_error(f"cannot assign {val.describe()} to a kernel variable "
                                     f"'{name}'", node)
-        if isinstance(val.type, t.RecordT):
-            raise self.unsupported(f"keeping a record in a variable ('{name}'): read and write "
-                                   "its fields where the array is indexed, as in "
-                                   "a[i]['s0'] or a[i].s0", node)
         if name in self.static_arrays:
             raise self.typing_error(f"'{name}' holds a {self.static_arrays[name].space} array "
                                     "and cannot be reassigned", node)
@@ -486,6 +487,10 @@ class FunctionTranslator(OperatorsMixin):
                 self.emit(f"{c_name(name)}_{i} = {self.cast(item, it)};")
         elif isinstance(ty, t.ArrayT):
             self.emit(f"{c_name(name)} = {val.code};")
+        elif isinstance(ty, t.RecordT):
+            # As in Numba, a record is a reference into its array: r = a[i]
+            # then r.x = 1 writes a[i].
+            self.emit(f"{c_name(name)} = &({val.code});")
         else:
             self.emit(f"{c_name(name)} = {self.cast(val, ty)};")
 
@@ -602,6 +607,9 @@ class FunctionTranslator(OperatorsMixin):
                                    "numbers", node)
         if val.type is None or isinstance(val.type, (t.StringT,)):
             raise self.typing_error(f"cannot return {val.describe()}", node)
+        if isinstance(val.type, t.RecordT):
+            raise self.unsupported("returning a record from a device function (return its "
+                                   "fields, or pass the array and an index)", node)
         if self.return_type is None:
             self.return_type = val.type
         elif self.return_type != val.type:

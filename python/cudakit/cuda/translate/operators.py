@@ -614,6 +614,8 @@ class OperatorsMixin:
                 code = (f"{ty.view_ctype}{{{a.code}, {{{shape}}}, "
                         f"{{{', '.join(f'{s}LL' for s in strides)}}}}}")
                 ty = t.ArrayT(ty.dtype, ty.ndim, "C")
+            if isinstance(ty, t.RecordT):
+                code = f"&({a.code})"  # records travel by reference, as in Numba
             arg_types.append(ty)
             codes.append(code)
         name, return_type = dispatcher._device_specialization(self.program, tuple(arg_types),
