@@ -16,9 +16,10 @@ import numpy as np
 
 from .api import jit
 from .device_array import DeviceNDArray, to_device
+from .translate.types import from_dtype
 
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
-xoroshiro128p_type = xoroshiro128p_dtype
+xoroshiro128p_type = from_dtype(xoroshiro128p_dtype)  # Numba's type, for signatures
 
 _MASK = (1 << 64) - 1
 _JUMP = (0xBEAC0467EBA5FACB, 0xD86B048B86AA9922)

@@ -185,6 +185,23 @@ def test_generators_give_numbas_numbers():
         assert [int(after["s0"][i]), int(after["s1"][i])] == state  # states advanced in place
 
 
+def test_record_array_types_in_signatures():
+    from cudakit.cuda.random import xoroshiro128p_type
+    from cudakit.cuda.types import from_dtype, void
+
+    @cuda.jit(void(xoroshiro128p_type[:], from_dtype(PARTICLE)[::1]))
+    def copy_bits(states, p):
+        i = cuda.grid(1)
+        if i < p.shape[0]:
+            p[i].count = states[i]["s0"] & np.uint64(0xFF)
+
+    states = create_xoroshiro128p_states(N, seed=9)
+    p = cuda.to_device(np.zeros(N, PARTICLE))
+    copy_bits[1, 32](states, p)
+    np.testing.assert_array_equal(p.copy_to_host()["count"],
+                                  states.copy_to_host()["s0"] & np.uint64(0xFF))
+
+
 def test_states_round_trip_through_the_host():
     states = create_xoroshiro128p_states(5, seed=1)
     host = states.copy_to_host()

@@ -37,17 +37,22 @@ class Scalar(Type):
         return Signature(self, tuple(dims))  # type: ignore[arg-type]
 
     def __getitem__(self, item: object) -> "ArrayT":
-        items = item if isinstance(item, tuple) else (item,)
-        layout = "A"
-        if all(isinstance(s, slice) for s in items):
-            if items[-1].step == 1:
-                layout = "C"
-            elif items[0].step == 1:
-                layout = "F"
-            if len(items) == 1 and layout != "A":
-                layout = "C"
-            return ArrayT(self, len(items), layout)
-        raise TypeError(f"{self.name}[...] takes slices, as in {self.name}[:, ::1]")
+        return _array_of(self, item)
+
+
+def _array_of(dtype: "Scalar | RecordT", item: object) -> "ArrayT":
+    """float32[:, ::1]: the array type a signature spells with slices."""
+    items = item if isinstance(item, tuple) else (item,)
+    layout = "A"
+    if all(isinstance(s, slice) for s in items):
+        if items[-1].step == 1:
+            layout = "C"
+        elif items[0].step == 1:
+            layout = "F"
+        if len(items) == 1 and layout != "A":
+            layout = "C"
+        return ArrayT(dtype, len(items), layout)  # type: ignore[arg-type]
+    raise TypeError(f"{dtype.name}[...] takes slices, as in {dtype.name}[:, ::1]")
 
 
 boolean = Scalar("boolean", "bool", "b", 8)
@@ -125,6 +130,9 @@ class RecordT(Type):
                          "formats": [ty.dtype for _, ty, _ in self.fields],
                          "offsets": [o for _, _, o in self.fields],
                          "itemsize": self.itemsize})
+
+    def __getitem__(self, item: object) -> "ArrayT":
+        return _array_of(self, item)  # xoroshiro128p_type[:] in a signature
 
     def field(self, name: str) -> Scalar | None:
         for field_name, ty, _ in self.fields:
