@@ -42,15 +42,18 @@ class _Uncacheable(Exception):
 
 
 def _translator_digest() -> str:
-    """A hash of the translator's own source: a new cudakit drops old entries."""
+    """The translator's files by size and modification time (a new or edited
+    cudakit drops old entries; stat is a fraction of reading them)."""
     if not _TRANSLATOR_DIGEST:
         digest = hashlib.sha256()
         here = os.path.dirname(os.path.abspath(__file__))
         for folder in (here, os.path.join(here, "translate")):
-            for name in sorted(os.listdir(folder)):
-                if name.endswith(".py"):
-                    with open(os.path.join(folder, name), "rb") as f:
-                        digest.update(name.encode() + f.read())
+            with os.scandir(folder) as entries:
+                for entry in sorted(entries, key=lambda e: e.name):
+                    if entry.name.endswith(".py"):
+                        info = entry.stat()
+                        digest.update(f"{entry.name}:{info.st_size}:{info.st_mtime_ns};"
+                                      .encode())
         _TRANSLATOR_DIGEST.append(digest.hexdigest())
     return _TRANSLATOR_DIGEST[0]
 
