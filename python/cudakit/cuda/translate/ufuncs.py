@@ -87,7 +87,7 @@ def _resolved(tr: "FunctionTranslator", ufunc: np.ufunc, args: list[Val], result
         loop = ufunc.resolve_dtypes(tuple(a.type.dtype for a in args)  # type: ignore
                                     + (None,) * ufunc.nout)
         wanted = t.from_dtype(loop[ufunc.nin])
-    except (TypeError, np.exceptions.DTypePromotionError):
+    except Exception:  # noqa: BLE001 (no loop for these types: keep the operator's type)
         return result
     if wanted == result.type or (result.type.kind == "c") != (wanted.kind == "c"):
         return result
