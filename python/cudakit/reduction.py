@@ -4,35 +4,81 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from . import _core
-from .elementwise import _arguments_text
+from .elementwise import _arguments_text, _keep_source
 
 __all__ = ["ReductionKernel"]
 
 
+def _defines_from_options(options: Any, what: str) -> str:
+    """nvcc-style options of a generated reduction or scan: ``-DNAME[=VALUE]``
+    become #defines; others are refused (these kernels compile with cudakit's
+    own options)."""
+    if not options:
+        return ""
+    lines = []
+    for option in options:
+        option = str(option)
+        if option.startswith("-D") and len(option) > 2:
+            name, _, value = option[2:].partition("=")
+            lines.append(f"#define {name} {value}".rstrip())
+        else:
+            raise TypeError(f"{what}: option {option!r} is not supported (only -DNAME[=VALUE]); "
+                            "ElementwiseKernel and SourceModule take every option")
+    return "\n".join(lines) + "\n"
+
+
 class ReductionKernel:
     """``ReductionKernel(dtype_out, neutral, reduce_expr, map_expr, arguments, ...)``:
-    one launch, deterministic; calling it returns a 0-d GPUArray."""
+    one launch, deterministic; calling it returns a 0-d GPUArray.
 
-    def __init__(self, dtype_out: Any, neutral: str, reduce_expr: str,
+    ``map_expr`` may use every argument (``"x[i]*y[i]"``); without one it is
+    the first argument's ``[i]``. A call takes ``stream=`` (the reduction
+    runs there, after the work queued on the arrays' streams), ``out=`` (a
+    GPUArray written with the result) and ``allocator=`` (the result's memory,
+    as ``allocator=`` at construction)."""
+
+    def __init__(self, dtype_out: Any, neutral: Any, reduce_expr: str,
                  map_expr: str | None = None, arguments: str | Sequence[Any] | None = None,
                  name: str = "reduce_kernel", keep: bool = False, options: Any = None,
                  preamble: str = "", allocator: Any = None) -> None:
         if arguments is None:
             raise ValueError("ReductionKernel: arguments is required (e.g. 'const float *in')")
+        self.dtype_out = np.dtype(dtype_out)
+        if self.dtype_out.fields is not None:
+            raise TypeError(f"ReductionKernel: dtype_out {self.dtype_out} is a struct; cudakit's "
+                            "reductions produce number dtypes (reduce each field separately)")
         text = _arguments_text(arguments)
         if map_expr is None:
             first = text.split(",")[0].replace("*", " ").split()[-1]
             map_expr = f"{first}[i]"
-        self._kernel = _core._ReductionKernel(dtype_out, str(neutral), reduce_expr, map_expr,
-                                              text, name, preamble)
+        preamble = _defines_from_options(options, f"ReductionKernel {name}") + preamble
+        self._allocator = allocator
+        self._kernel = _core._ReductionKernel(self.dtype_out, str(neutral), reduce_expr,
+                                              map_expr, text, name, preamble)
+        if keep:
+            _keep_source(f"ReductionKernel {name}", self._kernel.source())
 
     def __call__(self, *args: Any, stream: Any = None, out: Any = None,
-                 **kwargs: Any) -> Any:
-        result = self._kernel(args)
+                 allocator: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            raise TypeError("ReductionKernel: unknown keyword arguments "
+                            f"{', '.join(sorted(kwargs))} (it takes stream=, out=, allocator=)")
+        result = self._kernel(args, stream)
         if out is not None:
-            out[...] = result
+            if np.dtype(out.dtype) != self.dtype_out:
+                raise ValueError(f"ReductionKernel: out is {out.dtype}, the result "
+                                 f"{self.dtype_out}")
+            if stream is not None:
+                _core._on_stream(out, stream)[...] = result
+            else:
+                out[...] = result
             return out
+        allocator = allocator if allocator is not None else self._allocator
+        if allocator is not None:
+            return _core._into_allocated(result, allocator, stream)
         return result
 
     def get_source(self) -> str:
