@@ -405,14 +405,17 @@ void bind_gpuarray_class(nb::module_& m) {
             if (order != "C" && order != "F" && order != "A")
               throw nb::value_error("reshape: order must be 'C', 'F' or 'A'");
             const Array& a = s.value();
-            if (order == "C" || (order == "A" && !(a.is_f_contiguous() && !a.is_c_contiguous())))
-              return wrap(numpy_errors([&] { return s.value().reshape(target); }), s.base);
-            // NumPy's values; the result is Fortran-ordered, as PyCUDA's
-            // reshape(order="F") always is: a view where the layout allows
-            // one, else a Fortran-ordered copy.
-            Array view = numpy_errors([&] { return s.value().reshape(target, Order::F); });
-            if (view.is_f_contiguous()) return wrap(std::move(view), s.base);
-            return wrap(numpy_errors([&] { return view.copy(Order::F); }));
+            const Order o = order == "F" || (order == "A" && a.is_f_contiguous() &&
+                                             !a.is_c_contiguous())
+                                ? Order::F
+                                : Order::C;
+            // NumPy's values, in PyCUDA's layout: reshape(order=o) always
+            // gives an o-contiguous array; a view where the layout allows
+            // one, else an o-ordered copy.
+            Array view = numpy_errors([&] { return a.reshape(target, o); });
+            if (o == Order::C ? view.is_c_contiguous() : view.is_f_contiguous())
+              return wrap(std::move(view), s.base);
+            return wrap(numpy_errors([&] { return view.copy(o); }));
           },
           nb::arg("shape"), nb::kw_only(), nb::arg("order") = "C")
       .def(
