@@ -56,6 +56,10 @@ class PhiloxRandomNumberGenerator(PhiloxGenerator):
     ``gen_log_normal``, ``fill_uniform(ary)``, ``fill_normal(ary)``."""
 
     def __init__(self, seed: int = 0, seed_getter: Any = None, offset: int = 0) -> None:
+        if seed_getter is not None:
+            raise TypeError("PhiloxRandomNumberGenerator: seed_getter= (cuRAND's per-thread "
+                            "seeds) does not apply to Philox, whose numbers depend on one seed "
+                            "and the offset; pass seed=<int> (and offset=)")
         super().__init__(seed)
         if offset:
             self.offset = offset

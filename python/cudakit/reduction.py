@@ -7,7 +7,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _core
+from ._struct_reduction import StructReductionKernel
 from .elementwise import _arguments_text, _keep_source
+from .tools import dtype_to_ctype
 
 __all__ = ["ReductionKernel"]
 
@@ -32,7 +34,9 @@ def _defines_from_options(options: Any, what: str) -> str:
 
 class ReductionKernel:
     """``ReductionKernel(dtype_out, neutral, reduce_expr, map_expr, arguments, ...)``:
-    one launch, deterministic; calling it returns a 0-d GPUArray.
+    one launch, deterministic; calling it returns a 0-d GPUArray. A struct
+    ``dtype_out`` (registered with ``cudakit.tools.get_or_register_dtype``)
+    returns a ``StructResult`` whose ``get()`` is the 0-d structured value.
 
     ``map_expr`` may use every argument (``"x[i]*y[i]"``); without one it is
     the first argument's ``[i]``. A call takes ``stream=`` (the reduction
@@ -47,25 +51,37 @@ class ReductionKernel:
         if arguments is None:
             raise ValueError("ReductionKernel: arguments is required (e.g. 'const float *in')")
         self.dtype_out = np.dtype(dtype_out)
-        if self.dtype_out.fields is not None:
-            raise TypeError(f"ReductionKernel: dtype_out {self.dtype_out} is a struct; cudakit's "
-                            "reductions produce number dtypes (reduce each field separately)")
         text = _arguments_text(arguments)
         if map_expr is None:
             first = text.split(",")[0].replace("*", " ").split()[-1]
             map_expr = f"{first}[i]"
         preamble = _defines_from_options(options, f"ReductionKernel {name}") + preamble
         self._allocator = allocator
-        self._kernel = _core._ReductionKernel(self.dtype_out, str(neutral), reduce_expr,
-                                              map_expr, text, name, preamble)
+        self._struct: StructReductionKernel | None = None
+        if self.dtype_out.fields is not None:
+            # A struct result (PyCUDA's struct reductions): a kernel of its own.
+            self._struct = StructReductionKernel(
+                self.dtype_out, dtype_to_ctype(self.dtype_out), str(neutral), reduce_expr,
+                map_expr, text, name, preamble)
+            source = self._struct.source
+        else:
+            self._kernel = _core._ReductionKernel(self.dtype_out, str(neutral), reduce_expr,
+                                                  map_expr, text, name, preamble)
+            source = self._kernel.source()
         if keep:
-            _keep_source(f"ReductionKernel {name}", self._kernel.source())
+            _keep_source(f"ReductionKernel {name}", source)
 
     def __call__(self, *args: Any, stream: Any = None, out: Any = None,
                  allocator: Any = None, **kwargs: Any) -> Any:
         if kwargs:
             raise TypeError("ReductionKernel: unknown keyword arguments "
                             f"{', '.join(sorted(kwargs))} (it takes stream=, out=, allocator=)")
+        allocator = allocator if allocator is not None else self._allocator
+        if self._struct is not None:
+            if out is not None:
+                raise TypeError("ReductionKernel: out= is not supported for a struct dtype_out "
+                                "(GPUArrays hold numbers); use the returned StructResult")
+            return self._struct(args, stream, allocator)
         result = self._kernel(args, stream)
         if out is not None:
             if np.dtype(out.dtype) != self.dtype_out:
@@ -76,10 +92,11 @@ class ReductionKernel:
             else:
                 out[...] = result
             return out
-        allocator = allocator if allocator is not None else self._allocator
         if allocator is not None:
             return _core._into_allocated(result, allocator, stream)
         return result
 
     def get_source(self) -> str:
+        if self._struct is not None:
+            return self._struct.source
         return self._kernel.source()

@@ -98,7 +98,8 @@ def test_multi_take_put_bad_input() -> None:
 
 
 def test_register_dtype() -> None:
-    pair = np.dtype([("lo", np.float32), ("hi", np.float32)])
+    # (The registry is process-wide: a dtype no other test registers.)
+    pair = np.dtype([("registry_test_a", np.float32), ("registry_test_b", np.int32)])
     assert tools.get_or_register_dtype("cudakit_test_pair", pair) == pair
     assert tools.dtype_to_ctype(pair) == "cudakit_test_pair"
     assert tools.get_or_register_dtype("cudakit_test_pair") == pair
@@ -136,3 +137,12 @@ def test_reshape_order_gives_that_layout_with_numpys_values(shape: tuple[int, ..
     flat = ga.to_gpu(random_array(128, np.float32))
     flat.reshape((4, 32), order="F")[0, 1] = 7
     assert flat.get()[4] == 7
+
+
+def test_philox_refuses_a_seed_getter() -> None:
+    from cudakit.curandom import PhiloxRandomNumberGenerator
+
+    with pytest.raises(TypeError, match="seed_getter"):
+        PhiloxRandomNumberGenerator(seed_getter=lambda count: None)
+    g = PhiloxRandomNumberGenerator(seed=3, offset=8)
+    assert g.offset == 8
