@@ -22,8 +22,8 @@ nb::object allocate_array(nb::handle allocator, const Shape& shape, DType dtype,
                           const std::optional<Stream>& stream) {
   const std::size_t bytes = static_cast<std::size_t>(shape_size(shape)) * itemsize(dtype);
   if (bytes == 0) {
-    Array a = numpy_errors([&] { return stream ? empty(shape, dtype, *stream, order)
-                                               : empty(shape, dtype, order); });
+    Array a = numpy_errors(
+        [&] { return stream ? empty(shape, dtype, *stream, order) : empty(shape, dtype, order); });
     nb::object out = wrap(std::move(a));
     as_gpuarray(out).allocator = nb::borrow(allocator);
     return out;
@@ -41,9 +41,8 @@ nb::object allocate_array(nb::handle allocator, const Shape& shape, DType dtype,
                              .c_str());
   }
   if (address == 0)
-    throw nb::value_error(("allocator(" + std::to_string(bytes) +
-                           ") returned a null device address")
-                              .c_str());
+    throw nb::value_error(
+        ("allocator(" + std::to_string(bytes) + ") returned a null device address").c_str());
   std::vector<std::int64_t> strides_bytes;
   for (std::int64_t st : contiguous_strides(shape, order))
     strides_bytes.push_back(st * static_cast<std::int64_t>(itemsize(dtype)));

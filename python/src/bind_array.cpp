@@ -405,10 +405,10 @@ void bind_gpuarray_class(nb::module_& m) {
             if (order != "C" && order != "F" && order != "A")
               throw nb::value_error("reshape: order must be 'C', 'F' or 'A'");
             const Array& a = s.value();
-            const Order o = order == "F" || (order == "A" && a.is_f_contiguous() &&
-                                             !a.is_c_contiguous())
-                                ? Order::F
-                                : Order::C;
+            const Order o =
+                order == "F" || (order == "A" && a.is_f_contiguous() && !a.is_c_contiguous())
+                    ? Order::F
+                    : Order::C;
             // NumPy's values, in PyCUDA's layout: reshape(order=o) always
             // gives an o-contiguous array; a view where the layout allows
             // one, else an o-ordered copy.

@@ -140,7 +140,8 @@ void def_unary(nb::module_& m, const char* name) {
         std::size_t nodes = 1;
         Expr e = operand(a, reads, nodes, "cumath");
         return numpy_errors([&] {
-          return elementwise_result(fn(e), std::move(reads), nodes, out, stream_from_python(stream));
+          return elementwise_result(fn(e), std::move(reads), nodes, out,
+                                    stream_from_python(stream));
         });
       },
       nb::arg("a"), nb::arg("stream").none() = nb::none(), nb::arg("out").none() = nb::none());
@@ -457,8 +458,8 @@ void bind_array_functions(nb::module_& m) {
       [](nb::handle subset, nb::handle a, nb::handle b, nb::handle dtype, nb::handle stream) {
         const std::optional<Stream> s = stream_from_python(stream);
         GPUArrayObject& source = as_gpuarray(a);
-        Array x = take_indices(s ? value_on_stream(source, *s) : source.value(), subset,
-                               std::nullopt);
+        Array x =
+            take_indices(s ? value_on_stream(source, *s) : source.value(), subset, std::nullopt);
         Array y = take_indices(as_gpuarray(b).value(), subset, std::nullopt);
         Expr ex(x), ey(y);
         if (!dtype.is_none()) {

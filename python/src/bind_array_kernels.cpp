@@ -81,10 +81,9 @@ void bind_array_kernels(nb::module_& m) {
              std::string name, std::string preamble, nb::handle options, std::string loop_prep,
              std::string after_loop) {
             numpy_errors([&] {
-              new (self) ElementwiseKernel(std::move(arguments), std::move(operation),
-                                           std::move(name), std::move(preamble),
-                                           options_from_python(options), std::move(loop_prep),
-                                           std::move(after_loop));
+              new (self) ElementwiseKernel(
+                  std::move(arguments), std::move(operation), std::move(name), std::move(preamble),
+                  options_from_python(options), std::move(loop_prep), std::move(after_loop));
             });
           },
           nb::arg("arguments"), nb::arg("operation"), nb::arg("name") = "elementwise_kernel",

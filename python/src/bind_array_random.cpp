@@ -34,8 +34,7 @@ Array drawn(Generator& g, const std::string& kind, const Shape& shape, DType dty
 
 // fill_*: the draw written into an existing array (evaluating what reads it
 // first), on `stream` when given.
-void fill_into(Generator& g, const std::string& kind, nb::handle target_handle,
-               nb::handle stream) {
+void fill_into(Generator& g, const std::string& kind, nb::handle target_handle, nb::handle stream) {
   Array target = as_gpuarray(target_handle).value();
   if (auto s = stream_from_python(stream)) target = on_stream(target, *s);
   Array values = drawn(g, kind, target.shape(), target.dtype(), stream);
@@ -71,8 +70,8 @@ void bind_array_random(nb::module_& m) {
              nb::handle stream) {
             const Shape s = shape_from_python(shape);
             const DType d = dtype_from_python(dtype);
-            return wrap(
-                draw_on(g, stream, [&](Generator& gen) { return gen.lognormal(mean, sigma, s, d); }));
+            return wrap(draw_on(g, stream,
+                                [&](Generator& gen) { return gen.lognormal(mean, sigma, s, d); }));
           },
           nb::arg("shape"), nb::arg("dtype"), nb::arg("mean") = 0.0, nb::arg("sigma") = 1.0,
           nb::arg("stream").none() = nb::none())
