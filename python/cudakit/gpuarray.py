@@ -10,7 +10,7 @@ pending results that read it.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
