@@ -220,3 +220,20 @@ def test_struct_reduction_bad_input() -> None:
     unregistered = np.dtype([("p", np.int32), ("q", np.int8)])
     with pytest.raises(drv.ArgumentError, match="register"):
         ReductionKernel(unregistered, "0", "a", "x[i]", "const int *x")
+
+
+def test_scan_output_new_uses_the_allocator() -> None:
+    requests: list[int] = []
+
+    def alloc(nbytes: int) -> drv.DeviceAllocation:
+        requests.append(nbytes)
+        return drv.mem_alloc(nbytes)
+
+    x = random_array(1001, np.float64)
+    gx = ga.to_gpu(x)
+    out = InclusiveScanKernel(np.float64, "a + b")(gx, "new", allocator=alloc)
+    assert requests == [8008] and out.allocator is alloc
+    np.testing.assert_allclose(out.get(), np.cumsum(x), rtol=1e-12, atol=1e-9)
+    np.testing.assert_array_equal(gx.get(), x)  # the input is untouched
+    with pytest.raises(ValueError, match="'new'"):
+        InclusiveScanKernel(np.float64, "a + b")(gx, "fresh")
