@@ -79,17 +79,17 @@ def _like_order(other: Any, order: str) -> str:
 def empty_like(other: Any, dtype: Any = None, order: str = "K") -> Any:
     """Same shape (and allocator, as PyCUDA's) as ``other``."""
     return empty(other.shape, other.dtype if dtype is None else dtype,
-                 allocator=other.allocator, order=_like_order(other, order))
+                 allocator=getattr(other, "allocator", None), order=_like_order(other, order))
 
 
 def zeros_like(other: Any, dtype: Any = None, order: str = "K") -> Any:
     return zeros(other.shape, other.dtype if dtype is None else dtype,
-                 allocator=other.allocator, order=_like_order(other, order))
+                 allocator=getattr(other, "allocator", None), order=_like_order(other, order))
 
 
 def ones_like(other: Any, dtype: Any = None, order: str = "K") -> Any:
     return ones(other.shape, other.dtype if dtype is None else dtype,
-                allocator=other.allocator, order=_like_order(other, order))
+                allocator=getattr(other, "allocator", None), order=_like_order(other, order))
 
 
 def _host_order(host: np.ndarray) -> str:

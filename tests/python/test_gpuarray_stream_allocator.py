@@ -125,17 +125,23 @@ __global__ void hold(volatile int *flag, long long max_spins)
 def test_work_given_a_stream_waits_behind_that_stream() -> None:
     # A kernel holds stream s until a flag is set. fill(stream=s) queued
     # behind it has not run while s is held (a copy on another stream still
-    # sees the old values); once released, it has.
+    # sees the old values); once released, it has. The hold gives up after a
+    # bounded spin (seconds), so a broken release fails instead of hanging.
     s = drv.Stream(flags=1)
     other = drv.Stream(flags=1)
     flag = drv.mem_alloc(4)
     drv.memset_d32(flag, 0, 1)
     a = ga.to_gpu(np.ones(1001, np.float32))
-    HOLD(flag, np.int64(2_000_000_000), block=(1, 1, 1), grid=(1, 1), stream=s)
+    a.fill(1, stream=s)  # compile what runs while s is held first
+    float(ga.sum(a, stream=s).get())
+    spins = 2_000_000_000 if drv.backend() == "cpu" else 20_000_000
+    one = drv.pagelocked_zeros(1, np.int32)
+    one[0] = 1
+    HOLD(flag, np.int64(spins), block=(1, 1, 1), grid=(1, 1), stream=s)
     a.fill(5, stream=s)
     total = ga.sum(a, stream=s)
     before = a.get(stream=other)
-    drv.memcpy_htod_async(flag, np.ones(1, np.int32), stream=other)
+    drv.memcpy_htod_async(flag, one, stream=other)
     s.synchronize()
     assert (before == 1).all()
     assert (a.get() == 5).all()
