@@ -90,6 +90,8 @@ class StructReductionKernel:
     __syncthreads();
   }}"""
 
+        stage1_body = fold(f"({map_expr})")
+        stage2_body = fold("cudakit_partials[i]")
         self.source = f"""
 {preamble}
 
@@ -100,12 +102,13 @@ static_assert(sizeof({c_type}) == {dtype_out.itemsize},
 __device__ {c_type} {name}_fold({c_type} a, {c_type} b) {{ return ({reduce_expr}); }}
 
 extern "C" __global__ void {name}_stage1({c_type} *cudakit_partials, {arguments},
-                                         long long n) {{{fold(f"({map_expr})")}
+                                         long long n) {{{stage1_body}
   if (threadIdx.x == 0) cudakit_partials[blockIdx.x] = folded[0];
 }}
 
 extern "C" __global__ void {name}_stage2({c_type} *cudakit_out,
-                                         const {c_type} *cudakit_partials, long long n) {{{fold("cudakit_partials[i]")}
+                                         const {c_type} *cudakit_partials,
+                                         long long n) {{{stage2_body}
   if (threadIdx.x == 0) cudakit_out[0] = folded[0];
 }}
 """
