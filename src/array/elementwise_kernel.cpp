@@ -160,8 +160,9 @@ LoopFrame loop_frame(const std::string& loop_prep, const std::string& after_loop
   return f;
 }
 
-// Options that change the compiled code, for the kernel cache key (the
-// generated kernels' cache compiles with the default options otherwise).
+// Whether the options are the defaults the generated kernels' cache compiles
+// with; other options (-D, --use_fast_math, -G, extra flags) must reach the
+// compiler, so such kernels compile through the compile cache instead.
 bool default_options(const CompileOptions& o) {
   return o.defines.empty() && o.include_dirs.empty() && o.headers.empty() &&
          o.extra_flags.empty() && !o.debug && !o.line_info && !o.fast_math && o.arch.empty() &&
