@@ -116,7 +116,8 @@ CLI=$BUILD/bin/cudakit
 [[ ${GPU_CHECK_BUILD_ONLY:-0} == 1 ]] && exit 0
 
 # --- tests ------------------------------------------------------------------
-step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 --timeout 120
+# GPU_CHECK_CTEST_REGEX: only the GPU tests whose names match (ctest -R).
+step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu ${GPU_CHECK_CTEST_REGEX:+-R "$GPU_CHECK_CTEST_REGEX"} --output-on-failure -j 4 --timeout 120
 [[ ${GPU_CHECK_SKIP_REST:-0} == 1 ]] || step ctest-rest 150 ctest-rest.log ctest --test-dir "$BUILD" -LE gpu --output-on-failure -j "$JOBS" --timeout 120
 
 # --- the Python suite (GPU marker first, then everything) -----------------------
