@@ -9,6 +9,7 @@
 #include <string>
 
 #include "arg_convert.hpp"
+#include "cudakit/cache_config.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
 #include "launch_args.hpp"
@@ -309,12 +310,28 @@ void bind_function(nb::module_& m) {
           },
           nb::arg("attribute"), nb::arg("value"))
       .def(
-          "set_cache_config", [](const Function&, int) {}, nb::arg("config"),
-          "Accepted and ignored: a preference the driver may also ignore (Hopper sizes the L1 / "
-          "shared split from each launch's shared memory).")
+          "set_cache_config",
+          [](const Function& f, long long config) {
+            f.kernel.set_cache_preference(
+                cache_preference_from_int(config, "Function.set_cache_config"));
+          },
+          nb::arg("config"),
+          "Sets the kernel's L1 / shared memory preference (func_cache; cuFuncSetCacheConfig). "
+          "A hint: the driver sizes the split for each launch's shared memory where it must.")
+      .def_prop_ro(
+          "cache_config",
+          [](const Function& f) { return static_cast<int>(f.kernel.cache_preference()); },
+          "The func_cache value last set with set_cache_config (PREFER_NONE at first).")
       .def(
-          "set_shared_config", [](const Function&, int) {}, nb::arg("config"),
-          "Accepted and ignored (as set_cache_config).")
+          "set_shared_config",
+          [](const Function&, long long config) {
+            // Checked, then dropped: the driver's per-kernel call is deprecated
+            // and every GPU cudakit runs on has fixed 4-byte banks.
+            (void)shared_memory_bank_size_from_int(config, "Function.set_shared_config");
+          },
+          nb::arg("config"),
+          "Checks a shared_config value; banks are fixed at 4 bytes on every GPU since "
+          "Maxwell, so nothing changes.")
       .def_prop_ro("num_regs", [](const Function& f) { return attribute(f, num_regs); })
       .def_prop_ro("shared_size_bytes",
                    [](const Function& f) { return attribute(f, shared_size_bytes); })
