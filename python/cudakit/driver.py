@@ -17,6 +17,20 @@ from typing import Any, Iterable
 import numpy as np
 
 from . import _core
+from ._textures import (  # noqa: F401  (PyCUDA's names; each raises NotSupported)
+    Array,
+    ArrayDescriptor,
+    ArrayDescriptor3D,
+    Memcpy2D,
+    Memcpy3D,
+    bind_array_to_texref,
+    dtype_to_array_format,
+    gpuarray_to_array,
+    make_multichannel_2d_array,
+    matrix_to_array,
+    matrix_to_texref,
+    np_to_array,
+)
 from ._host_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     HostAllocation,
     RegisteredHostMemory,

@@ -41,6 +41,7 @@ from ._core import (  # noqa: F401  (re-exported)
 )
 from ._core.cumath import (  # noqa: F401
     logical_and, logical_not, logical_or, logical_xor, maximum, minimum)
+from ._vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA vector types)
 
 __all__ = [
     "GPUArray", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",

@@ -8,11 +8,12 @@ from typing import Any
 import numpy as np
 
 from . import driver as cuda
+from ._vec import VECTOR_CTYPES
 
 __all__ = [
     "DeviceData", "OccupancyRecord", "clear_context_caches", "context_dependent_memoize",
     "dtype_to_ctype", "get_default_device", "make_default_context", "DeviceMemoryPool",
-    "PageLockedMemoryPool", "bitlog2",
+    "PageLockedMemoryPool", "bitlog2", "get_or_register_dtype", "register_dtype",
 ]
 
 
@@ -82,15 +83,41 @@ _CTYPES = {
 }
 
 
+_CTYPES.update(VECTOR_CTYPES)  # gpuarray.vec.float3 -> "float3", ...
+
+
 def dtype_to_ctype(dtype: Any, with_fp_tex_hack: bool = False) -> str:
-    """The C type of a numpy dtype ('float' for float32, ...)."""
+    """The C type of a numpy dtype ('float' for float32, 'float3' for vec.float3, ...)."""
     if dtype is None:
         raise cuda.ArgumentError("dtype_to_ctype: dtype may not be None")
     dtype = np.dtype(dtype)
     try:
         return _CTYPES[dtype]
     except KeyError:
-        raise cuda.ArgumentError(f"dtype_to_ctype: no C type for {dtype}") from None
+        raise cuda.ArgumentError(
+            f"dtype_to_ctype: no C type for {dtype}; register a record type with "
+            "get_or_register_dtype(c_name, dtype)") from None
+
+
+def get_or_register_dtype(c_name: str | list[str], dtype: Any = None) -> np.dtype:
+    """PyCUDA's dtype registry: the dtype named ``c_name``, or registers ``dtype``
+    under that C name (for dtype_to_ctype, e.g. of a struct's numpy record)."""
+    names = [c_name] if isinstance(c_name, str) else list(c_name)
+    if dtype is None:
+        for known, name in _CTYPES.items():
+            if name in names:
+                return known
+        raise cuda.ArgumentError(f"get_or_register_dtype: no dtype is registered as {names[0]!r}")
+    dtype = np.dtype(dtype)
+    existing = _CTYPES.get(dtype)
+    if existing is not None and existing not in names:
+        raise cuda.ArgumentError(
+            f"get_or_register_dtype: {dtype} is already registered as {existing!r}")
+    _CTYPES[dtype] = names[0]
+    return dtype
+
+
+register_dtype = get_or_register_dtype
 
 
 class DeviceData:
@@ -157,11 +184,46 @@ class OccupancyRecord:
         self.occupancy = self.warps_per_mp / devdata.warps_per_mp
 
 
+# cudakit's pool size classes (MemoryPool::round_size): multiples of 512 B up
+# to 1 MiB, multiples of 2 MiB above. Bin n <= 2048 holds blocks of n * 512
+# bytes; bin 2048 + m blocks of m * 2 MiB.
+_SMALL_GRANULE = 512
+_LARGE_THRESHOLD = 1 << 20
+_LARGE_GRANULE = 2 << 20
+_SMALL_BINS = _LARGE_THRESHOLD // _SMALL_GRANULE
+
+
 class DeviceMemoryPool:
-    """PyCUDA's pool: cudakit's allocations already come from a caching pool."""
+    """PyCUDA's pool: cudakit's allocations already come from a caching pool.
+
+    ``bin_number`` / ``alloc_size`` describe that pool's size classes (not
+    PyCUDA's): a request of ``size`` bytes takes a block of
+    ``alloc_size(bin_number(size))`` bytes.
+    """
 
     def allocate(self, size: int) -> cuda.DeviceAllocation:
         return cuda.mem_alloc(size)
+
+    @staticmethod
+    def bin_number(size: int) -> int:
+        size = int(size)
+        if size < 0:
+            raise cuda.ArgumentError(f"DeviceMemoryPool.bin_number: negative size {size}")
+        if size <= _LARGE_THRESHOLD:
+            # An empty request counts in the smallest class, as in PyCUDA
+            # (whose bins never have a zero size).
+            return max(1, -(-size // _SMALL_GRANULE))
+        return _SMALL_BINS + -(-size // _LARGE_GRANULE)
+
+    @staticmethod
+    def alloc_size(bin_nr: int) -> int:
+        bin_nr = int(bin_nr)
+        if bin_nr < 1:
+            raise cuda.ArgumentError(
+                f"DeviceMemoryPool.alloc_size: bin {bin_nr} does not exist (bins start at 1)")
+        if bin_nr <= _SMALL_BINS:
+            return bin_nr * _SMALL_GRANULE
+        return (bin_nr - _SMALL_BINS) * _LARGE_GRANULE
 
     def free_held(self) -> None:
         pass
