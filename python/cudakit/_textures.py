@@ -30,6 +30,9 @@ class TexturesNotSupported(NotSupported, CompileError):
     """
 
 
+TexturesNotSupported.__module__ = "cudakit.driver"
+
+
 def uses_texture_references(source: str) -> bool:
     return _TEXTURE_SOURCE.search(source) is not None
 

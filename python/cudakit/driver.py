@@ -23,6 +23,7 @@ from ._textures import (  # noqa: F401  (PyCUDA's names; each raises NotSupporte
     ArrayDescriptor3D,
     Memcpy2D,
     Memcpy3D,
+    TexturesNotSupported,
     bind_array_to_texref,
     dtype_to_array_format,
     gpuarray_to_array,

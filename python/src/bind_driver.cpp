@@ -71,8 +71,7 @@ void bind_devices(nb::module_& m) {
       .def("_limit", [](const Device& d, int which) { return d.limit(to_limit(which)); })
       .def("_set_limit", [](const Device& d, int which,
                             std::size_t value) { d.set_limit(to_limit(which), value); })
-      .def("_cache_config",
-           [](const Device& d) { return static_cast<int>(d.cache_preference()); })
+      .def("_cache_config", [](const Device& d) { return static_cast<int>(d.cache_preference()); })
       .def("_set_cache_config",
            [](const Device& d, long long value) {
              d.set_cache_preference(cache_preference_from_int(value, "Context.set_cache_config"));

@@ -46,22 +46,21 @@ void bind_host_memory(nb::module_& m) {
           "Ends the registration now; a second call is an ArgumentError.")
       .def_prop_ro("registered",
                    [](const HostRegistrationObject& r) { return r.registration.registered(); })
-      .def_prop_ro("address",
-                   [](const HostRegistrationObject& r) {
-                     return address_of(r.registration.registered() ? r.registration.data()
-                                                                   : nullptr);
-                   })
-      .def_prop_ro("nbytes",
-                   [](const HostRegistrationObject& r) { return r.registration.bytes(); })
-      .def_prop_ro("flags",
-                   [](const HostRegistrationObject& r) { return r.registration.flags(); })
+      .def_prop_ro(
+          "address",
+          [](const HostRegistrationObject& r) {
+            return address_of(r.registration.registered() ? r.registration.data() : nullptr);
+          })
+      .def_prop_ro("nbytes", [](const HostRegistrationObject& r) { return r.registration.bytes(); })
+      .def_prop_ro("flags", [](const HostRegistrationObject& r) { return r.registration.flags(); })
       .def("device_pointer",
            [](const HostRegistrationObject& r) { return r.registration.device_pointer(); });
 
   m.def(
       "_host_device_pointer",
       [](std::uint64_t address) {
-        return host_device_pointer(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address)));
+        return host_device_pointer(
+            reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address)));
       },
       nb::arg("address"));
   m.def("_live_host_registrations", [] { return live_host_registrations(); });

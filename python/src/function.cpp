@@ -259,9 +259,13 @@ void bind_function(nb::module_& m) {
            "time_kernel is true.")
       .def(
           "prepare",
-          [](nb::handle self, nb::handle arg_types, nb::handle /*block*/, nb::handle shared,
-             nb::handle texrefs) {
+          [](nb::handle self, nb::handle arg_types, nb::handle shared, nb::handle texrefs,
+             nb::handle block) {
             Function& f = nb::cast<Function&>(self);
+            if (!block.is_none())
+              throw ArgumentError("Function.prepare",
+                                  "block= is not a prepare() argument (PyCUDA dropped it)",
+                                  "pass the block to the call: prepared_call(grid, block, *args)");
             refuse_texrefs(texrefs.ptr());
             std::string format;
             if (PyUnicode_Check(arg_types.ptr())) {
@@ -274,8 +278,11 @@ void bind_function(nb::module_& m) {
             if (!shared.is_none()) f.prepared_shared = nb::cast<std::uint32_t>(shared);
             return nb::borrow(self);
           },
-          nb::arg("arg_types"), nb::arg("block") = nb::none(), nb::arg("shared") = nb::none(),
-          nb::arg("texrefs") = nb::list())
+          nb::arg("arg_types"), nb::arg("shared") = nb::none(), nb::arg("texrefs") = nb::list(),
+          nb::kw_only(), nb::arg("block") = nb::none(),
+          "Declares the argument types (a format string or a list of dtypes) and the dynamic "
+          "shared memory of prepared calls, as PyCUDA's prepare(arg_types, shared=None, "
+          "texrefs=[]).")
       .def(
           "prepared_call",
           [](Function& f, nb::handle grid, nb::handle block, nb::args a, nb::kwargs kw) {

@@ -3,8 +3,6 @@ kernels reach the backend, read back where readable, and refuse bad values."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -75,17 +73,3 @@ def test_bad_function_cache_config_is_a_clear_error() -> None:
     with pytest.raises(drv.ArgumentError, match="bank size"):
         kernel.set_shared_config(9)
     kernel.set_shared_config(drv.shared_config.EIGHT_BYTE_BANK_SIZE)  # valid: checked, no-op
-
-
-def test_init_and_context_flags_are_not_silently_dropped() -> None:
-    drv.init()
-    with pytest.raises(drv.ArgumentError, match="flags must be 0"):
-        drv.init(1)
-    device = drv.Device(0)
-    with pytest.warns(RuntimeWarning, match="primary context"):
-        ctx = device.make_context(drv.ctx_flags.SCHED_BLOCKING_SYNC)
-    ctx.pop()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        ctx = device.make_context()
-        ctx.pop()
