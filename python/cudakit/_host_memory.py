@@ -99,11 +99,22 @@ class HostAllocation:
     def get_device_pointer(self) -> int:
         return int(_core._host_device_pointer(self._address))
 
+    def get_flags(self) -> host_alloc_flags:
+        return host_alloc_flags(self.mem_flags)
+
+    def free(self) -> None:
+        raise NotSupported(
+            "HostAllocation.free(): page-locked memory is freed when the last array viewing "
+            "it is gone (so no array outlives its memory): drop the references (del a)")
+
     def __int__(self) -> int:
         return self._address
 
     def __repr__(self) -> str:
         return f"<HostAllocation of {self.nbytes} page-locked bytes at 0x{self._address:x}>"
+
+
+PagelockedHostAllocation = HostAllocation  # PyCUDA's other name for it
 
 
 class RegisteredHostMemory:

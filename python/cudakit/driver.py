@@ -34,6 +34,7 @@ from ._textures import (  # noqa: F401  (PyCUDA's names; each raises NotSupporte
 )
 from ._host_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     HostAllocation,
+    PagelockedHostAllocation,
     RegisteredHostMemory,
     _as_shape,
     aligned_empty,

@@ -14,6 +14,11 @@ import cudakit.driver as drv
 from cudakit import _core
 
 
+def drv_vec_float3() -> np.dtype:
+    from cudakit.gpuarray import vec
+    return vec.float3
+
+
 def live() -> int:
     return int(_core._live_host_registrations())
 
@@ -113,7 +118,11 @@ def test_pagelocked_arrays_know_their_allocation() -> None:
 def test_pagelocked_mem_flags_are_honoured_or_refused() -> None:
     flags = drv.host_alloc_flags
     a = drv.pagelocked_empty(10, np.float32, mem_flags=flags.PORTABLE | flags.DEVICEMAP)
-    assert a.base.mem_flags == 3
+    assert a.base.mem_flags == 3 and a.base.get_flags() == flags.PORTABLE | flags.DEVICEMAP
+    with pytest.raises(drv.NotSupported, match="last array"):
+        a.base.free()
+    records = drv.pagelocked_zeros(7, drv_vec_float3())
+    assert records.dtype.itemsize == 12 and records.shape == (7,) and (records["y"] == 0).all()
     with pytest.raises(drv.NotSupported, match="WRITECOMBINED"):
         drv.pagelocked_empty(10, np.float32, mem_flags=flags.WRITECOMBINED)
     with pytest.raises(drv.ArgumentError, match="unknown mem_flags"):

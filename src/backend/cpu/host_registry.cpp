@@ -9,10 +9,14 @@
 namespace cudakit::detail {
 namespace {
 
-std::string describe_range(const void* data, std::size_t bytes) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%zu bytes at %p", bytes, data);
+std::string describe_address(const void* data) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%p", data);
   return text;
+}
+
+std::string describe_range(const void* data, std::size_t bytes) {
+  return std::to_string(bytes) + " bytes at " + describe_address(data);
 }
 
 }  // namespace
@@ -42,7 +46,7 @@ void HostRegistry::remove(void* data) {
   std::lock_guard lock(mutex_);
   auto found = ranges_.find(static_cast<const char*>(data));
   if (found == ranges_.end())
-    throw ArgumentError("unregistering host memory at " + describe_range(data, 0).substr(9),
+    throw ArgumentError("unregistering host memory at " + describe_address(data),
                         "the address does not start registered host memory [as "
                         "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED]",
                         "unregister only what register_host_memory returned, once");
