@@ -158,3 +158,28 @@ def test_async_copy_from_registered_memory_returns_before_it_is_done() -> None:
     total = time.perf_counter() - start
     assert queued < 0.25 * total, (queued, total)
     a.base.unregister()
+
+
+def test_kernels_reach_page_locked_memory_through_its_device_pointer() -> None:
+    from cudakit.compiler import SourceModule
+
+    twice = SourceModule("""
+    __global__ void twice(float *x, int n)
+    {
+        const int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) x[i] *= 2.0f;
+    }
+    """).get_function("twice")
+    n = 1000
+    rng = np.random.default_rng(8)
+    registered = drv.register_host_memory(rng.standard_normal(n).astype(np.float32),
+                                          drv.mem_host_register_flags.DEVICEMAP)
+    pinned = drv.pagelocked_empty(n, np.float32)
+    pinned[:] = rng.standard_normal(n)
+    for host in (registered, pinned):
+        expected = host * 2
+        twice(np.intp(host.base.get_device_pointer()), np.int32(n), block=(128, 1, 1),
+              grid=(8, 1))
+        drv.Context.synchronize()
+        np.testing.assert_array_equal(host, expected)
+    registered.base.unregister()
