@@ -30,9 +30,10 @@ void CudaBackend::register_host(void* ptr, std::size_t bytes, unsigned flags) {
   if (result == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
     throw ArgumentError(
         context,
-        "the range overlaps memory that is already registered [" + cu_error_name(result) + "]",
-        "register each array once and keep the returned registration; "
-        "unregister it before registering the memory again");
+        "the range overlaps memory that is already registered (or allocated page-locked) [" +
+            cu_error_name(result) + "]",
+        "register each array once and keep the returned registration, unregister it before "
+        "registering the memory again; memory from pagelocked_empty needs no registration");
   if (result == CUDA_ERROR_OUT_OF_MEMORY)
     throw OutOfMemory(context, bytes, 0, 0, static_cast<int>(result), cu_error_name(result));
   fail(result, context, nullptr, false);
