@@ -1,5 +1,5 @@
 """PyCUDA names the compatibility suite needs beyond the basics: gpuarray.vec
-(CUDA's vector types), tools' dtype registry and pool size classes, and the
+(CUDA's vector types, registered as C types), the pool's size classes, and the
 texture API failing with a NotSupported that names textures."""
 
 from __future__ import annotations
@@ -68,17 +68,6 @@ def test_prepared_call_takes_a_vector_type() -> None:
     host = np.zeros(1, np.float32)
     drv.memcpy_dtoh(host, out)
     assert host[0] == 321.0
-
-
-def test_get_or_register_dtype() -> None:
-    point = np.dtype([("a", np.int32), ("b", np.float32)])
-    assert tools.get_or_register_dtype("test_point", point) == point
-    assert tools.dtype_to_ctype(point) == "test_point"
-    assert tools.get_or_register_dtype("test_point") == point
-    with pytest.raises(drv.ArgumentError, match="already registered"):
-        tools.get_or_register_dtype("other_name", point)
-    with pytest.raises(drv.ArgumentError, match="get_or_register_dtype"):
-        tools.dtype_to_ctype(np.dtype([("q", np.int8)]))
 
 
 def test_memory_pool_bins_are_the_pool_size_classes() -> None:
