@@ -37,12 +37,21 @@ void bind_host_memory(nb::module_& m) {
             if (span.bytes == 0)
               throw ArgumentError("register_host_memory", "the array is empty",
                                   "register an array of at least one element");
-            HostRegistration registration(span.data, span.bytes, flags);
+            HostRegistration registration;
+            {
+              // Page-locking gigabytes takes a while; `array` keeps the memory alive.
+              nb::gil_scoped_release unlocked;
+              registration = HostRegistration(span.data, span.bytes, flags);
+            }
             new (self) HostRegistrationObject{std::move(array), std::move(registration)};
           },
           nb::arg("array"), nb::arg("flags") = 0)
       .def(
-          "unregister", [](HostRegistrationObject& r) { r.registration.unregister(); },
+          "unregister",
+          [](HostRegistrationObject& r) {
+            nb::gil_scoped_release unlocked;
+            r.registration.unregister();
+          },
           "Ends the registration now; a second call is an ArgumentError.")
       .def_prop_ro("registered",
                    [](const HostRegistrationObject& r) { return r.registration.registered(); })
