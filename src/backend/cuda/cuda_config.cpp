@@ -102,6 +102,9 @@ void CudaBackend::set_shared_memory_bank_size(int ordinal, SharedMemoryBankSize 
     return;
   }
   CUresult result = driver_->cuCtxSetSharedMemConfig(static_cast<CUsharedconfig>(size));
+  // A driver that keeps the call but refuses it: the banks are fixed there
+  // too, and the setting is only a preference.
+  if (result == CUDA_ERROR_NOT_SUPPORTED) result = CUDA_SUCCESS;
   if (result != CUDA_SUCCESS)
     fail(result,
          std::string("setting the shared memory bank size of device ") + std::to_string(ordinal) +
@@ -115,6 +118,7 @@ SharedMemoryBankSize CudaBackend::shared_memory_bank_size(int ordinal) {
   if (driver_->cuCtxGetSharedMemConfig == nullptr) return bank_size_.load();
   CUsharedconfig value = CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
   CUresult result = driver_->cuCtxGetSharedMemConfig(&value);
+  if (result == CUDA_ERROR_NOT_SUPPORTED) return bank_size_.load();
   if (result != CUDA_SUCCESS)
     fail(result, "reading the shared memory bank size of device " + std::to_string(ordinal),
          nullptr, false);
