@@ -389,7 +389,7 @@ class FunctionTranslator(OperatorsMixin):
                 if isinstance(item.type, t.Scalar) and not item.known and self.emitting:
                     temp = self.fresh("tmp")
                     self.emit(f"const {item.type.ctype} {temp} = {item.code};")
-                    temps.append(Val(item.type, temp))
+                    temps.append(Val(item.type, temp, nonneg=item.nonneg))
                 else:
                     temps.append(item)
             for sub, item in zip(target.elts, temps):
@@ -577,10 +577,13 @@ class FunctionTranslator(OperatorsMixin):
             self.emit(f"for ({ct} {counter} = {self.cast(start, index_type)}, {end} = "
                       f"{self.cast(stop, index_type)}; {stride} > 0 ? {counter} < {end} : "
                       f"{counter} > {end}; {counter} += {stride}) {{")
-        # (A grid-stride loop, range(cuda.grid(1), n, cuda.gridsize(1)), counts up from 0.)
-        ascending_from_zero = start.never_negative and step.never_negative
+        # (A grid-stride loop, range(cuda.grid(1), n, cuda.gridsize(1)), counts up from 0;
+        # range(n - 1, -1, -1) counts down to 0: its counter stays above stop >= -1.)
+        counter_nonneg = (start.never_negative and step.never_negative) or (
+            step.known and step.py < 0 and (stop.never_negative
+                                            or (stop.known and stop.py >= -1)))
         self.indent += 1
-        self.assign(node.target, Val(loop_type, counter, nonneg=ascending_from_zero), node)
+        self.assign(node.target, Val(loop_type, counter, nonneg=counter_nonneg), node)
         self.indent -= 1
         self.block(node.body)
         self.emit("}")
