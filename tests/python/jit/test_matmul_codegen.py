@@ -99,6 +99,9 @@ def test_generated_source_indexes_shared_arrays_without_strides(tmp_path: Path) 
     shared_refs = re.findall(r"\bs[AB]\[[^\]]*\]", source)
     assert shared_refs, source
     assert not [ref for ref in shared_refs if "strides" in ref or "shape" in ref], shared_refs
+    # Every index is provably >= 0 (thread and block indices, range counters
+    # from 0): no wraparound test for Python's negative indices.
+    assert "ck_wrap(" not in source, source
     # range(TPB): constant bounds, a 32-bit counter as in CUDA C.
     assert re.search(r"for \(int ck_i\d+ = 0, ck_stop\d+ = 16;", source), source
     # One conversion per product, none for the indices: Numba's float64 sum.
