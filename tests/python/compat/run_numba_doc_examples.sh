@@ -15,8 +15,9 @@
 # Where the examples come from (NUMBA_DOCS_FROM, default auto):
 #   sdist      the numba-cuda sdist (version NUMBA_CUDA_SDIST_VERSION, default
 #              below): one in WORKDIR, else one in the deps directory
-#              (CUDAKIT_DEPS_DIR, default .deps/ at the repository root, which
-#              scripts/fetch-gpu-deps.sh fills), else downloaded from PyPI.
+#              (CUDAKIT_DEPS_DIR, default .deps/ at the repository root, its
+#              sdist/ folder or itself, which scripts/fetch-gpu-deps.sh
+#              fills), else downloaded from PyPI.
 #   installed  the numba-cuda package installed in PYTHON: its wheels ship
 #              the examples (numba_cuda/numba/cuda/tests/doc_examples).
 #   auto       a local sdist if there is one, else the installed package,
@@ -28,7 +29,8 @@
 # numba` (whose @numba.jit makes a CPU function that kernels may call) point
 # at a small shim written next to the tests.
 # test_ffi.py's from_buffer example imports cffi: where PYTHON lacks it, a
-# cffi wheel (and pycparser's) in the deps directory is unpacked into WORKDIR
+# cffi wheel (and pycparser's) in the deps directory (its wheels/ folder or
+# itself) is unpacked into WORKDIR
 # and put on PYTHONPATH; without either, that example fails at its import.
 set -euo pipefail
 
@@ -67,7 +69,10 @@ local_sdist() {
   local found
   found="$(ls numba_cuda-*.tar.gz 2> /dev/null | sort -V | tail -n 1)"
   if [ -n "$found" ]; then echo "$work/$found"; return; fi
-  [ -f "$deps/numba_cuda-$sdist_version.tar.gz" ] && echo "$deps/numba_cuda-$sdist_version.tar.gz"
+  for found in "$deps/sdist/numba_cuda-$sdist_version.tar.gz" \
+    "$deps/numba_cuda-$sdist_version.tar.gz"; do
+    if [ -f "$found" ]; then echo "$found"; return 0; fi
+  done
   return 0
 }
 
@@ -113,9 +118,12 @@ cp -r "$docs"/../data/include data/
 rm -rf examples/src examples/__init__.py examples/__pycache__
 
 # cffi for test_ffi.py, from wheels in the deps directory where PYTHON lacks it.
-if ! "$python" -c "import cffi" 2> /dev/null && ls "$deps"/cffi-*.whl > /dev/null 2>&1; then
+any_file() { for f in "$@"; do [ -f "$f" ] && return 0; done; return 1; }
+if ! "$python" -c "import cffi" 2> /dev/null \
+    && any_file "$deps"/cffi-*.whl "$deps"/wheels/cffi-*.whl; then
   rm -rf site && mkdir site
-  for wheel in "$deps"/cffi-*.whl "$deps"/pycparser-*.whl; do
+  for wheel in "$deps"/cffi-*.whl "$deps"/pycparser-*.whl "$deps"/wheels/cffi-*.whl \
+    "$deps"/wheels/pycparser-*.whl; do
     [ -f "$wheel" ] && "$python" -m zipfile -e "$wheel" site
   done
   export PYTHONPATH="$work/site${PYTHONPATH:+:$PYTHONPATH}"

@@ -14,8 +14,9 @@
 # memory. PYCUDA_VERSION picks the sdist (default below).
 #
 # Offline (a machine without internet): the sdist is taken from the deps
-# directory (CUDAKIT_DEPS_DIR, default .deps/ at the repository root, which
-# scripts/fetch-gpu-deps.sh fills) when WORKDIR has none, and pytools, which
+# directory (CUDAKIT_DEPS_DIR, default .deps/ at the repository root: its
+# sdist/ and wheels/ folders or itself, which scripts/fetch-gpu-deps.sh
+# fills) when WORKDIR has none, and pytools, which
 # PyCUDA's tests import, from the wheels there (unpacked into WORKDIR and put
 # on PYTHONPATH) when PYTHON lacks it.
 set -euo pipefail
@@ -34,10 +35,13 @@ work="${2:-$(mktemp -d -t cudakit-pycuda-suite.XXXXXX)}"
 mkdir -p "$work"
 cd "$work"
 
-if ! ls pycuda-*.tar.gz > /dev/null 2>&1 && [ -f "$deps/pycuda-$pycuda_version.tar.gz" ]; then
-  echo "== the PyCUDA sdist from $deps"
-  cp "$deps/pycuda-$pycuda_version.tar.gz" .
-fi
+for local_sdist in "$deps/sdist/pycuda-$pycuda_version.tar.gz" \
+  "$deps/pycuda-$pycuda_version.tar.gz"; do
+  if ! ls pycuda-*.tar.gz > /dev/null 2>&1 && [ -f "$local_sdist" ]; then
+    echo "== the PyCUDA sdist from $(dirname "$local_sdist")"
+    cp "$local_sdist" .
+  fi
+done
 if ! ls pycuda-*.tar.gz > /dev/null 2>&1; then
   echo "== downloading the PyCUDA sdist (PyPI) into $work"
   # pip's client, the sdist only: --no-binary names pycuda alone, so pip does
@@ -51,11 +55,12 @@ sdist="$(ls pycuda-*.tar.gz | sort | tail -n 1 || true)"
 # PyCUDA's tests use pytools (a PyCUDA dependency, not cudakit's): from the
 # deps directory's wheels (those of its modules PYTHON lacks), else from PyPI.
 if ! "$python" -c "import pytools" 2> /dev/null; then
-  if ls "$deps"/pytools-*.whl > /dev/null 2>&1; then
+  any_file() { for f in "$@"; do [ -f "$f" ] && return 0; done; return 1; }
+  if any_file "$deps"/pytools-*.whl "$deps"/wheels/pytools-*.whl; then
     rm -rf site && mkdir site
     for module in pytools platformdirs siphash24 typing_extensions; do
       "$python" -c "import $module" 2> /dev/null && continue
-      for wheel in "$deps/$module"-*.whl; do
+      for wheel in "$deps/$module"-*.whl "$deps/wheels/$module"-*.whl; do
         [ -f "$wheel" ] && "$python" -m zipfile -e "$wheel" site
       done
     done
