@@ -4,12 +4,15 @@ function run by the interpreter on NumPy arrays."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from cudakit import cuda
 
 from .interpreted import run_threads
+from .test_errors import run_isolated
 
 RNG = np.random.default_rng(4321)
 N = 45  # not a multiple of the block
@@ -71,11 +74,21 @@ def test_negative_constant_steps_compose():
     np.testing.assert_array_equal(out.copy_to_host(), expected)
 
 
+# A kernel stopped by a debug check traps on a GPU, which leaves the process's
+# context unusable: these run in a process of their own.
 def test_zero_runtime_step_is_a_python_error_with_debug():
-    kernel = cuda.jit(debug=True)(strided_copy)
-    with pytest.raises(Exception, match=r"slice step cannot be zero.*line \d+"):
-        kernel[1, 32](cuda.to_device(np.ones(N)), cuda.to_device(np.zeros(N + 1)), 0, 0)
-        cuda.synchronize()
+    output = run_isolated(
+        "import numpy as np\n"
+        "from cudakit import cuda\n"
+        "from jit.test_views_and_indices import strided_copy, N\n"
+        "kernel = cuda.jit(debug=True)(strided_copy)\n"
+        "try:\n"
+        "    kernel[1, 32](cuda.to_device(np.ones(N)), cuda.to_device(np.zeros(N + 1)), 0, 0)\n"
+        "    cuda.synchronize()\n"
+        "except Exception as error:\n"
+        "    print('raised:', error)\n")
+    assert "raised:" in output, output
+    assert re.search(r"slice step cannot be zero.*line \d+", output, re.S), output
 
 
 @pytest.mark.parametrize("shift", [0, 7, N - 1])
@@ -121,8 +134,16 @@ def test_grid_stride_loop_counters_need_no_wraparound():
 
 
 def test_debug_bounds_check_reports_the_wrapped_out_of_range_index_and_line():
-    kernel = cuda.jit(debug=True)(negative_indices)
-    with pytest.raises(Exception, match=r"index -\d+ is out of bounds.*line \d+"):
-        kernel[1, 32](cuda.to_device(np.ones(N, np.float32)),
-                      cuda.to_device(np.zeros(N, np.float32)), 2 * N)
-        cuda.synchronize()
+    output = run_isolated(
+        "import numpy as np\n"
+        "from cudakit import cuda\n"
+        "from jit.test_views_and_indices import negative_indices, N\n"
+        "kernel = cuda.jit(debug=True)(negative_indices)\n"
+        "try:\n"
+        "    kernel[1, 32](cuda.to_device(np.ones(N, np.float32)),\n"
+        "                  cuda.to_device(np.zeros(N, np.float32)), 2 * N)\n"
+        "    cuda.synchronize()\n"
+        "except Exception as error:\n"
+        "    print('raised:', error)\n")
+    assert "raised:" in output, output
+    assert re.search(r"index -\d+ is out of bounds.*line \d+", output, re.S), output
