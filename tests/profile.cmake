@@ -3,3 +3,16 @@
 # and `cudakit profile -- CMD...` on a small program.
 cudakit_add_backend_test(profile_session_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/backends/profile_session_test.cpp)
+
+# NVTX ranges through a fake injection library (what a tool like Nsight
+# Systems provides), where the build has NVTX.
+if(CUDAKIT_NVTX)
+  add_library(fake_nvtx_injection SHARED ${CMAKE_CURRENT_LIST_DIR}/unit/nvtx/fake_nvtx_injection.cpp)
+  target_include_directories(fake_nvtx_injection SYSTEM PRIVATE ${CUDAKIT_NVTX3_INCLUDE_DIR})
+  target_link_libraries(fake_nvtx_injection PRIVATE cudakit_warnings)
+  cudakit_add_test(nvtx_ranges_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/nvtx/nvtx_ranges_test.cpp
+                   LABELS unit)
+  add_dependencies(nvtx_ranges_test fake_nvtx_injection)
+  target_compile_definitions(nvtx_ranges_test PRIVATE
+    FAKE_NVTX_INJECTION="$<TARGET_FILE:fake_nvtx_injection>")
+endif()

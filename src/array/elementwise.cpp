@@ -175,7 +175,7 @@ void run(const Expr& expr, const Array& out) {
 }  // namespace
 
 namespace {
-// "add(mul(in0, in1), 2)": arrays by their input number in the plan.
+// "add(multiply(in0, in1), 2)": arrays by their input number in the plan.
 std::string expression_label(const Plan& plan, const ExprNode& n) {
   if (n.kind == NodeKind::array) {
     auto it = plan.input_of.find(&n);
