@@ -16,3 +16,14 @@ if(CUDAKIT_NVTX)
   target_compile_definitions(nvtx_ranges_test PRIVATE
     FAKE_NVTX_INJECTION="$<TARGET_FILE:fake_nvtx_injection>")
 endif()
+
+# `cudakit profile -- CMD...` on a small program.
+add_executable(profile_workload ${CMAKE_CURRENT_LIST_DIR}/profile/profile_workload.cpp)
+target_link_libraries(profile_workload PRIVATE cudakit cudakit_warnings)
+if(TARGET cudakit_cli)
+  cudakit_add_test(profile_cli_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/profile_cli_test.cpp
+                   LABELS unit)
+  add_dependencies(profile_cli_test cudakit_cli profile_workload)
+  target_compile_definitions(profile_cli_test PRIVATE
+    PROFILE_WORKLOAD="$<TARGET_FILE:profile_workload>")
+endif()
