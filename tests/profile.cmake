@@ -27,3 +27,9 @@ if(TARGET cudakit_cli)
   target_compile_definitions(profile_cli_test PRIVATE
     PROFILE_WORKLOAD="$<TARGET_FILE:profile_workload>")
 endif()
+
+# On a GPU with Nsight Systems: nsys sees the workload's NVTX ranges.
+add_test(NAME profile.nsys_nvtx_ranges
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/profile/nsys_ranges.sh $<TARGET_FILE:profile_workload>)
+set_tests_properties(profile.nsys_nvtx_ranges PROPERTIES LABELS gpu TIMEOUT 300
+                     SKIP_REGULAR_EXPRESSION "SKIPPED")

@@ -107,6 +107,27 @@ TEST_F(ProfileSessionTest, FusedExpressionShowsItsBytesAndBandwidth) {
   EXPECT_NE(report.to_string().find(figure), std::string::npos) << report.to_string();
 }
 
+TEST_F(ProfileSessionTest, ReductionsCountTheirOperandsAndResult) {
+  constexpr std::int64_t n = 50003;
+  auto ha = random_values<float>(n), hb = random_values<float>(n);
+  ck::Array a = ck::from_host(ha), b = ck::from_host(hb);
+  ck::ProfileSession session;
+  const float total = ck::sum(a).to_host<float>()[0];          // one operand
+  const float fused = ck::sum(a * b + a).to_host<float>()[0];  // two, read once each
+  ck::ProfileReport report = session.stop();
+  double want_total = 0, want_fused = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    want_total += ha[k];
+    want_fused += double(ha[k]) * hb[k] + ha[k];
+  }
+  EXPECT_NEAR(total, want_total, 1e-3 * (1 + std::fabs(want_total)));
+  EXPECT_NEAR(fused, want_fused, 1e-3 * (1 + std::fabs(want_fused)));
+  ASSERT_EQ(report.launches.size(), 2u) << report.to_string();
+  EXPECT_EQ(report.launches[0].bytes_moved, std::size_t{4} * n + 4);
+  EXPECT_EQ(report.launches[1].bytes_moved, std::size_t{8} * n + 4);
+  for (const ck::ProfileRow& row : report.rows) EXPECT_GT(row.gb_per_s, 0.0) << row.name;
+}
+
 TEST_F(ProfileSessionTest, KernelBandwidthFromLaunchConfigBytesAndLabel) {
   ck::Module m = ck::compile(kKernels);
   constexpr int n = 4099;
