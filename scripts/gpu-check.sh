@@ -245,7 +245,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   done
   grep -h "RESULT" "$OUT"/bench-array_overhead_bench.log 2>/dev/null | sed 's/^/  overhead: /'
   echo "conv (3x3 filter steps):"
-  grep -E "GB/s|naive|tile|const|vector|copy" "$OUT/bench-conv.log" 2>/dev/null | head -12 | sed 's/^/  /'
+  grep -E "^\||shipped|fastest" "$OUT/bench-conv.log" 2>/dev/null | sed 's/^/  /'
   echo "launch with CUDAKIT_PROFILE=1:"
   grep -iE "us|launch" "$OUT/bench-launch-profiled.log" 2>/dev/null | head -6 | sed 's/^/  /'
   echo "launch plain:"
