@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/launch_arguments.hpp"
+#include "core/launch_profiler.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
 #include "cudakit/kernel.hpp"
@@ -102,6 +103,11 @@ void check_config(const Kernel::State& k, const LaunchConfig& c) {
 }
 
 void launch_on_backend(const Kernel::State& k, const LaunchConfig& config, void** values) {
+  // A profile session or an NVTX tool: the launch with its record and range.
+  if (launches_observed()) [[unlikely]] {
+    observed_launch(k, config, values);
+    return;
+  }
   if (config.cooperative) [[unlikely]] {
     k.backend->launch_cooperative(k.native, k.name.c_str(), config.grid, config.block,
                                   config.shared_bytes, config.stream.native, values);

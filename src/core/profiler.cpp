@@ -56,13 +56,19 @@ BenchmarkResult benchmark(const std::function<void()>& work, const BenchmarkOpti
                         "n_repeat must be at least 1 and n_warmup at least 0 (got " +
                             std::to_string(options.n_repeat) + " and " +
                             std::to_string(options.n_warmup) + ")");
+  if (!(options.max_duration_s > 0))
+    throw ArgumentError(
+        "benchmarking '" + options.name + "'",
+        "max_duration must be positive (got " + std::to_string(options.max_duration_s) + " s)",
+        "leave it at its default (no limit) or give a time in seconds");
   const Device& device = stream.device();
   for (int i = 0; i < options.n_warmup; ++i) work();
   stream.synchronize();
   BenchmarkResult r;
   r.name = options.name;
   Event start(device), stop(device);
-  for (int i = 0; i < options.n_repeat; ++i) {
+  double spent_ms = 0;
+  for (int i = 0; i < options.n_repeat && spent_ms < options.max_duration_s * 1000.0; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     start.record(stream);
     work();
@@ -70,6 +76,7 @@ BenchmarkResult benchmark(const std::function<void()>& work, const BenchmarkOpti
     stop.synchronize();
     const auto t1 = std::chrono::steady_clock::now();
     r.cpu_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    spent_ms += r.cpu_ms.back();
     r.gpu_ms.push_back(stop.elapsed_ms_since(start));
   }
   return r;
