@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from typing import Any, Sequence
 
 from . import _core
@@ -28,7 +29,19 @@ _PASSED_PREFIXES = (
     "--dopt", "-dopt", "-w", "--disable-warnings",
 )
 # Host-side optimisation levels: device code is optimised anyway.
-_IGNORED = ("-O0", "-O1", "-O2", "-O3", "--optimize", "-Xptxas=-v", "--resource-usage", "-res-usage")
+_IGNORED = ("-O0", "-O1", "-O2", "-O3", "--optimize")
+# nvcc's "show the registers and shared memory each kernel uses" (ptxas -v,
+# the tutorial's advice for a launch that runs out of resources). NVRTC runs
+# no ptxas, so the option is accepted and the warning says where the same
+# figures are.
+_PTXAS_VERBOSE = ("--ptxas-options=-v", "--ptxas-options=--verbose", "-Xptxas=-v",
+                  "-Xptxas=--verbose", "--resource-usage", "-res-usage")
+_PTXAS_PREFIXES = ("--ptxas-options", "-Xptxas")
+_PTXAS_VERBOSE_WARNING = (
+    "SourceModule: {option!r} asks ptxas for each kernel's resource usage; cudakit compiles "
+    "with NVRTC and runs no ptxas, so nothing is printed. The same figures are attributes of "
+    "each kernel: f = mod.get_function(name); f.num_regs, f.shared_size_bytes, "
+    "f.local_size_bytes (spilled registers), f.max_threads_per_block")
 
 
 class _Options:
@@ -90,6 +103,14 @@ def _parse_options(options: Sequence[str], backend: str) -> _Options:
             continue
         elif option in _IGNORED or option.startswith(("-O", "--optimize")):
             pass
+        elif option in _PTXAS_VERBOSE:
+            warnings.warn(_PTXAS_VERBOSE_WARNING.format(option=option), stacklevel=4)
+        elif (option in _PTXAS_PREFIXES and i + 1 < len(options)
+              and str(options[i + 1]) in ("-v", "--verbose")):
+            warnings.warn(_PTXAS_VERBOSE_WARNING.format(option=f"{option} {options[i + 1]}"),
+                          stacklevel=4)
+            i += 2
+            continue
         elif option.startswith(_PASSED_PREFIXES):
             if backend == "cuda":
                 parsed.extra_flags.append(option)

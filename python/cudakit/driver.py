@@ -65,7 +65,7 @@ __all__ = [
     "memcpy_dtoh", "memcpy_dtoh_async", "memcpy_htod", "memcpy_htod_async", "memset_d8",
     "memset_d16", "memset_d32", "pagelocked_empty", "pagelocked_empty_like",
     "pagelocked_zeros", "pagelocked_zeros_like", "register_host_memory", "backend",
-    "PointerHolderBase", "mem_alloc_like",
+    "PointerHolderBase", "mem_alloc_like", "DeviceAddress",
 ]
 
 # PyCUDA's enums, with the driver's numbering.
@@ -276,6 +276,26 @@ class Context:
 
     def __hash__(self) -> int:
         return hash(self._device)
+
+
+class DeviceAddress(int):
+    """``GPUArray.gpudata``: the device address of the array's first element.
+
+    It is an int (arithmetic, ``int()``, comparisons and hashing are the
+    address's), and, like PyCUDA's ``gpudata`` (a DeviceAllocation), it is
+    accepted as a pointer by a kernel launch and by the memory copies:
+    ``kernel(a_gpu.gpudata, ...)``, the tutorials' idiom. A plain Python int
+    stays a number for a launch (so a forgotten array is an error, not a
+    wild pointer). It keeps its array alive, as PyCUDA's allocation does.
+    """
+
+    def __new__(cls, address: int, base: Any = None) -> "DeviceAddress":
+        self = super().__new__(cls, address)
+        self.base = base
+        return self
+
+    def get_pointer(self) -> int:
+        return int(self)
 
 
 class PointerHolderBase:
