@@ -134,6 +134,28 @@ def _set_debug_compile(on: bool) -> None:
     _debug_compile = on
 
 
+def _arch_number(arch: str) -> int | None:
+    """sm_90 / compute_90a / sm_100 -> 90 / 90 / 100 (major * 10 + minor)."""
+    digits = "".join(ch for ch in arch.partition("_")[2] if ch.isdigit())
+    return int(digits) if digits else None
+
+
+def _check_arch_runs_on(target: str, device_arch: str) -> None:
+    """Code for a newer arch than the device's cannot run on it: PyCUDA's
+    "cuModuleLoadDataEx failed" / "no kernel image"; said here, before the
+    driver's JIT log, with the arch to use."""
+    wanted, have = _arch_number(target), _arch_number(device_arch)
+    if wanted is None or have is None or wanted <= have:
+        return
+    raise ArgumentError(
+        f"SourceModule: code for {target} cannot run on this GPU ({device_arch}, compute "
+        f"capability {have // 10}.{have % 10}): a GPU runs code built for its own arch or an "
+        f"older one.\n"
+        f"  hint: compile for {device_arch} or an older arch "
+        f"(options=['-arch={device_arch}']), or leave -arch out: cudakit then compiles for the "
+        f"GPU it runs on (Device(0).compute_capability() tells which that is)")
+
+
 def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: bool,
                     arch: str | None, code: str | None, cache_dir: Any,
                     include_dirs: Sequence[str]) -> Any:
@@ -146,6 +168,7 @@ def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: boo
     else:
         if target.startswith("compute_") and code and code.startswith("sm_"):
             target = code
+        _check_arch_runs_on(target, _core.Device._current().arch())
         # nvcc's -arch=sm_XX embeds PTX beside the sm_XX code, so the program
         # also runs on newer GPUs; a cubin would not load there. For an arch
         # other than the device's own, compile that PTX (the driver finishes it).
