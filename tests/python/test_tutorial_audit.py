@@ -145,7 +145,7 @@ def test_7_2_python_m_cudakit_debug_runs_the_script() -> None:
     assert usage.returncode != 0 and "usage: python -m cudakit.debug SCRIPT.py" in usage.stderr
 
 
-def test_7_2_debug_mode_reports_the_faulting_kernel_and_thread() -> None:
+def test_7_2_debug_mode_reports_the_faulting_kernel() -> None:
     result = run_python(["-m", "cudakit.debug", str(TUTORIAL / "synchronize_after_launch.py")])
     assert result.returncode == 0, result.stderr
     assert "caught KernelFault" in result.stdout and "my_kernel" in result.stdout
