@@ -248,3 +248,38 @@ def test_out_of_memory_says_how_much_was_asked_and_is_free() -> None:
         gpuarray.empty(2**40, np.float32)
     assert "requested 4.00 TiB" in str(e.value) and "free" in str(e.value)
     assert "chunks" in e.value.hint
+
+
+# --- python -m cudakit.doctor -------------------------------------------------------
+
+@pytest.mark.skipif(HAS_GPU, reason="checks the report of a machine without a driver")
+def test_doctor_without_a_driver_explains_and_runs_on_the_cpu() -> None:
+    result = run_python(["-m", "cudakit.doctor"], CUDAKIT_LIBCUDA="/nonexistent/libcuda.so.1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "[FAIL] the GPU path is not usable" in out
+    assert "DriverNotFound" in out and "nvidia-smi must work" in out
+    assert "selected backend: cpu (automatic: no usable GPU)" in out
+    assert "vector add of 100003 random floats on the cpu backend" in out and "max error 0.0" in out
+    assert "Traceback" not in out
+
+
+@pytest.mark.skipif(HAS_GPU, reason="the CPU backend's host compiler")
+def test_doctor_names_a_missing_compiler_and_nvrtc() -> None:
+    result = run_python(["-m", "cudakit.doctor"], CUDAKIT_LIBCUDA="/nonexistent/libcuda.so.1",
+                        CUDAKIT_CXX="/nonexistent/g++", CUDAKIT_NVRTC="/nonexistent/libnvrtc.so")
+    assert result.returncode == 1
+    assert "[FAIL] NVRTC (the run-time compiler GPUs need) does not work" in result.stdout
+    assert "CUDAKIT_NVRTC is set but no NVRTC loads from it" in result.stdout
+    assert "[FAIL] CUDAKIT_CXX=/nonexistent/g++: not found" in result.stdout
+    assert "[FAIL] the vector add on the cpu backend failed" in result.stdout
+
+
+@pytest.mark.gpu
+def test_doctor_on_a_gpu_lists_it_and_runs_there() -> None:
+    result = run_python(["-m", "cudakit.doctor"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    major, minor = drv.Device(0).compute_capability()
+    assert "[ ok ] NVIDIA driver loaded; GPUs:" in result.stdout
+    assert f"sm_{major}{minor}" in result.stdout
+    assert "on the cuda backend" in result.stdout and "max error 0.0" in result.stdout
