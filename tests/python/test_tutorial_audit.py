@@ -132,7 +132,7 @@ def test_7_1_block_over_the_limit_names_the_limit() -> None:
     a = gpuarray.zeros(2048, np.float32)
     with pytest.raises(drv.Error, match="requested 2048, the device allows 1024") as e:
         f(a, a, a, np.int32(2048), block=(2048, 1, 1))
-    assert "more blocks" in e.value.hint
+    assert "more blocks: (n + 255) / 256 of them for n elements" in e.value.hint
 
 
 # --- section 7.2: python -m pycuda.debug --------------------------------------
@@ -283,3 +283,18 @@ def test_doctor_on_a_gpu_lists_it_and_runs_there() -> None:
     assert "[ ok ] NVIDIA driver loaded; GPUs:" in result.stdout
     assert f"sm_{major}{minor}" in result.stdout
     assert "on the cuda backend" in result.stdout and "max error 0.0" in result.stdout
+
+
+def test_7_1_shared_memory_over_the_limit_is_said_on_the_cpu_backend_too() -> None:
+    # 7.1 check 3 (共享内存、寄存器是否超过了一个Block的硬件限制): the GPU's limits hold
+    # on the CPU backend, so a kernel that would not run on a GPU does not pass here.
+    with pytest.raises(drv.CompileError, match="uses too much shared data") as e:
+        SourceModule("__global__ void k(float *a) { __shared__ float s[20000]; "
+                     "s[threadIdx.x] = 1; __syncthreads(); a[threadIdx.x] = s[threadIdx.x + 1]; }")
+    assert "48 KiB" in str(e.value)
+    f = SourceModule("__global__ void k(float *a) { extern __shared__ float s[]; "
+                     "s[threadIdx.x] = 1; a[threadIdx.x] = s[threadIdx.x]; }").get_function("k")
+    limit = drv.Device(0).get_attribute(drv.device_attribute.MAX_SHARED_MEMORY_PER_BLOCK)
+    with pytest.raises(drv.Error, match=f"shared memory per block .*: requested 300000, the "
+                                        f"device allows {limit}"):
+        f(drv.mem_alloc(4096), block=(32, 1, 1), shared=300000)
