@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from typing import Any, Sequence
 
 from . import _core
@@ -29,7 +30,19 @@ _PASSED_PREFIXES = (
     "--dopt", "-dopt", "-w", "--disable-warnings",
 )
 # Host-side optimisation levels: device code is optimised anyway.
-_IGNORED = ("-O0", "-O1", "-O2", "-O3", "--optimize", "-Xptxas=-v", "--resource-usage", "-res-usage")
+_IGNORED = ("-O0", "-O1", "-O2", "-O3", "--optimize")
+# nvcc's "show the registers and shared memory each kernel uses" (ptxas -v,
+# the tutorial's advice for a launch that runs out of resources). NVRTC runs
+# no ptxas, so the option is accepted and the warning says where the same
+# figures are.
+_PTXAS_VERBOSE = ("--ptxas-options=-v", "--ptxas-options=--verbose", "-Xptxas=-v",
+                  "-Xptxas=--verbose", "--resource-usage", "-res-usage")
+_PTXAS_PREFIXES = ("--ptxas-options", "-Xptxas")
+_PTXAS_VERBOSE_WARNING = (
+    "SourceModule: {option!r} asks ptxas for each kernel's resource usage; cudakit compiles "
+    "with NVRTC and runs no ptxas, so nothing is printed. The same figures are attributes of "
+    "each kernel: f = mod.get_function(name); f.num_regs, f.shared_size_bytes, "
+    "f.local_size_bytes (spilled registers), f.max_threads_per_block")
 
 
 class _Options:
@@ -91,6 +104,14 @@ def _parse_options(options: Sequence[str], backend: str) -> _Options:
             continue
         elif option in _IGNORED or option.startswith(("-O", "--optimize")):
             pass
+        elif option in _PTXAS_VERBOSE:
+            warnings.warn(_PTXAS_VERBOSE_WARNING.format(option=option), stacklevel=4)
+        elif (option in _PTXAS_PREFIXES and i + 1 < len(options)
+              and str(options[i + 1]) in ("-v", "--verbose")):
+            warnings.warn(_PTXAS_VERBOSE_WARNING.format(option=f"{option} {options[i + 1]}"),
+                          stacklevel=4)
+            i += 2
+            continue
         elif option.startswith(_PASSED_PREFIXES):
             if backend == "cuda":
                 parsed.extra_flags.append(option)
@@ -114,6 +135,28 @@ def _set_debug_compile(on: bool) -> None:
     _debug_compile = on
 
 
+def _arch_number(arch: str) -> int | None:
+    """sm_90 / compute_90a / sm_100 -> 90 / 90 / 100 (major * 10 + minor)."""
+    digits = "".join(ch for ch in arch.partition("_")[2] if ch.isdigit())
+    return int(digits) if digits else None
+
+
+def _check_arch_runs_on(target: str, device_arch: str) -> None:
+    """Code for a newer arch than the device's cannot run on it: PyCUDA's
+    "cuModuleLoadDataEx failed" / "no kernel image"; said here, before the
+    driver's JIT log, with the arch to use."""
+    wanted, have = _arch_number(target), _arch_number(device_arch)
+    if wanted is None or have is None or wanted <= have:
+        return
+    raise ArgumentError(
+        f"SourceModule: code for {target} cannot run on this GPU ({device_arch}, compute "
+        f"capability {have // 10}.{have % 10}): a GPU runs code built for its own arch or an "
+        f"older one.\n"
+        f"  hint: compile for {device_arch} or an older arch "
+        f"(options=['-arch={device_arch}']), or leave -arch out: cudakit then compiles for the "
+        f"GPU it runs on (Device(0).compute_capability() tells which that is)")
+
+
 def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: bool,
                     arch: str | None, code: str | None, cache_dir: Any,
                     include_dirs: Sequence[str]) -> Any:
@@ -126,6 +169,7 @@ def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: boo
     else:
         if target.startswith("compute_") and code and code.startswith("sm_"):
             target = code
+        _check_arch_runs_on(target, _core.Device._current().arch())
         # nvcc's -arch=sm_XX embeds PTX beside the sm_XX code, so the program
         # also runs on newer GPUs; a cubin would not load there. For an arch
         # other than the device's own, compile that PTX (the driver finishes it).

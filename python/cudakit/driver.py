@@ -101,6 +101,7 @@ __all__ = [
     "PointerHolderBase", "mem_alloc_like", "HostAllocation", "RegisteredHostMemory",
     "aligned_empty", "aligned_empty_like", "aligned_zeros", "aligned_zeros_like",
     "host_alloc_flags", "mem_host_register_flags", "shared_config", "ctx_flags",
+    "DeviceAddress",
 ]
 
 # PyCUDA's enums, with the driver's numbering.
@@ -339,6 +340,26 @@ class Context:
 
     def __hash__(self) -> int:
         return hash(self._device)
+
+
+class DeviceAddress(int):
+    """``GPUArray.gpudata``: the device address of the array's first element.
+
+    It is an int (arithmetic, ``int()``, comparisons and hashing are the
+    address's), and, like PyCUDA's ``gpudata`` (a DeviceAllocation), it is
+    accepted as a pointer by a kernel launch and by the memory copies:
+    ``kernel(a_gpu.gpudata, ...)``, the tutorials' idiom. A plain Python int
+    stays a number for a launch (so a forgotten array is an error, not a
+    wild pointer). It keeps its array alive, as PyCUDA's allocation does.
+    """
+
+    def __new__(cls, address: int, base: Any = None) -> "DeviceAddress":
+        self = super().__new__(cls, address)
+        self.base = base
+        return self
+
+    def get_pointer(self) -> int:
+        return int(self)
 
 
 class PointerHolderBase:

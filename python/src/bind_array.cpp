@@ -297,13 +297,19 @@ void bind_gpuarray_class(nb::module_& m) {
                      f.writeable = !a.readonly();
                      return f;
                    })
-      // The device address of element [0, ...]; PyCUDA hands out the
-      // allocation, cudakit the address (int() of either is what kernels take).
+      // The device address of element [0, ...] as a cudakit.driver.DeviceAddress:
+      // an int that a launch takes as a pointer (PyCUDA hands out the
+      // allocation; the tutorials pass a_gpu.gpudata to kernels).
       .def_prop_ro("gpudata",
-                   [](GPUArrayObject& s) {
+                   [](nb::handle self) {
                      std::uint64_t address = 0;
-                     gpuarray_launch_argument(nb::cast(&s, nb::rv_policy::reference), address);
-                     return address;
+                     gpuarray_launch_argument(self, address);
+                     // Looked up once, kept for the life of the process.
+                     static PyObject* device_address_type =
+                         nb::object(nb::module_::import_("cudakit.driver").attr("DeviceAddress"))
+                             .release()
+                             .ptr();
+                     return nb::handle(device_address_type)(address, self);
                    })
       .def_prop_ro("ptr",
                    [](GPUArrayObject& s) {

@@ -37,13 +37,16 @@ void check_config(const Kernel::State& k, const LaunchConfig& c) {
                  "a block of " + b.to_string() + " has no threads; use e.g. block 256x1x1");
   if (g.x == 0 || g.y == 0 || g.z == 0)
     config_error(k, c, "grid extent (every dimension at least 1)", 0, 1,
-                 "a grid of " + g.to_string() + " has no blocks; grid_for(n, block) computes one");
+                 "a grid of " + g.to_string() +
+                     " has no blocks: (n + block - 1) / block blocks cover n elements "
+                     "(grid_for(n, block) in C++)");
   const auto threads = b.volume();
   if (k.max_threads_per_block != 0 && threads > k.max_threads_per_block)
     config_error(k, c, "max threads per block", static_cast<long long>(threads),
                  k.max_threads_per_block,
                  "use at most " + std::to_string(k.max_threads_per_block) +
-                     " threads per block (e.g. 256) and more blocks: grid_for(n, 256)");
+                     " threads per block (e.g. 256) and more blocks: (n + 255) / 256 of them "
+                     "for n elements (grid_for(n, 256) in C++)");
   if (k.kernel_max_threads_per_block != 0 && threads > k.kernel_max_threads_per_block)
     config_error(k, c, "max threads per block for this kernel", static_cast<long long>(threads),
                  k.kernel_max_threads_per_block,

@@ -354,7 +354,11 @@ class Dispatcher:
                              for s in self.signatures)
         raise TypeError(f"No matching definition for argument type(s) "
                         f"{', '.join(str(a) for a in arg_types)} in {self.__name__}: it was "
-                        f"compiled for {wanted}")
+                        f"compiled for {wanted}\n  hint: convert the data to the signature's "
+                        f"types before the copy to the device (e.g. "
+                        f"a.astype(np.float32): numpy makes float64 unless told), or add a "
+                        f"signature for these types, or leave out the signature so the kernel "
+                        f"compiles for the types it is called with")
 
     def launch(self, args: tuple[Any, ...], grid: tuple[int, int, int],
                block: tuple[int, int, int], stream: Any, shared: int) -> None:
