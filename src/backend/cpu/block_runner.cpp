@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/context/detail/fcontext.hpp>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -15,6 +16,7 @@
 #include "backend/cpu/fault_guard.hpp"
 #include "backend/cpu/fiber_stack.hpp"
 #include "backend/cpu/grid_barrier.hpp"
+#include "backend/cpu/printf_fifo.hpp"
 #include "cudakit/error.hpp"
 
 namespace cudakit::detail::cpu {
@@ -300,6 +302,12 @@ void rt_yield() {
   suspend(w);
 }
 
+int rt_printf_output(const char* text, std::size_t length) {
+  const BlockLaunch* launch = worker().launch;
+  if (launch && launch->printf_fifo) return launch->printf_fifo->write(text, length);
+  return static_cast<int>(std::fwrite(text, 1, length, stdout));
+}
+
 // "block (2,0,0), thread (5,0,0)": where the fault happened.
 std::string position(const cudakit_cpu::ThreadStateLayout& s) {
   auto triple = [](const void* at) {
@@ -328,7 +336,8 @@ const cudakit_cpu::RuntimeTable kRuntime = {cudakit_cpu::kAbiVersion,
                                             &rt_dynamic_shared,
                                             &rt_yield,
                                             &rt_trap,
-                                            &rt_grid_sync};
+                                            &rt_grid_sync,
+                                            &rt_printf_output};
 
 void ensure_dynamic_shared(Worker& w, std::size_t bytes) {
   if (bytes <= w.dynamic_capacity && w.dynamic_shared) return;

@@ -50,6 +50,10 @@ struct RuntimeTable {
   // cooperative_groups::this_grid().sync(): waits for every thread of every
   // block of a cooperative launch; a fault (KernelFault) in any other launch.
   void (*grid_sync)();
+  // printf's formatted text: written if it fits in what is left of the
+  // launch's printf buffer (printf_fifo_size), else counted as lost.
+  // Returns `length`, or -1 when lost.
+  int (*printf_output)(const char* text, size_t length);
 };
 
 // One parameter as the compiled code declares it. scalar_kind numbers

@@ -9,6 +9,7 @@
 #include <assert.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <type_traits>
 #include <utility>
@@ -138,6 +140,41 @@ namespace cudakit_cpu {
 #endif
 
 #define warpSize 32
+
+// ---- printf -------------------------------------------------------------------
+// Output goes through the launch's printf buffer, which holds the context's
+// printf_fifo_size bytes as on a GPU: what does not fit is lost, and the
+// runtime says how much after the launch. <cstdio> is included above, so a
+// kernel's own #include of it cannot undo the macro; `std::printf` finds
+// the same function.
+static inline int cudakit_cpu_printf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+static inline int cudakit_cpu_printf(const char* format, ...) {
+  char small[256];
+  va_list args;
+  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
+  const int length = vsnprintf(small, sizeof small, format, args);
+  va_end(args);
+  int result = length;
+  if (length >= 0 && static_cast<size_t>(length) < sizeof small) {
+    result = ::cudakit_cpu::runtime->printf_output(small, static_cast<size_t>(length));
+  } else if (length >= 0) {
+    char* large = static_cast<char*>(malloc(static_cast<size_t>(length) + 1));
+    if (large) {
+      vsnprintf(large, static_cast<size_t>(length) + 1, format, again);
+      result = ::cudakit_cpu::runtime->printf_output(large, static_cast<size_t>(length));
+      free(large);
+    }
+  }
+  va_end(again);
+  return result;
+}
+namespace std {
+using ::cudakit_cpu_printf;
+}
+#undef printf
+#define printf cudakit_cpu_printf
 
 // ---- barriers and warp operations --------------------------------------------
 static inline void __syncthreads() { ::cudakit_cpu::runtime->syncthreads_count(0); }
