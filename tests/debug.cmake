@@ -64,3 +64,5 @@ target_link_libraries(gdb_kernel PRIVATE cudakit cudakit_warnings)
 add_test(NAME debug.gdb_kernel
          COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/debug/gdb_kernel.sh $<TARGET_FILE:gdb_kernel>)
 set_tests_properties(debug.gdb_kernel PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77)
+# Kernel::occupancy on every backend (the CPU backend's model, the driver's).
+cudakit_add_backend_test(occupancy_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/backends/occupancy_test.cpp)

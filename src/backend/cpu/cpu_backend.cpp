@@ -451,9 +451,23 @@ class CpuBackend final : public Backend {
                           "globals are found when defined at namespace scope in the source");
     return {reinterpret_cast<DevicePtr>(address), size};
   }
-  int max_active_blocks_per_multiprocessor(NativeKernel, int block_size, std::size_t) override {
+  // The model of a GPU's multiprocessor the CPU device describes in its
+  // properties: warps (2048 threads), blocks (32) and shared memory (228
+  // KiB, the kernel's static part plus the launch's dynamic part) each
+  // limit the resident blocks; registers do not (the host has no such limit).
+  int max_active_blocks_per_multiprocessor(NativeKernel kernel, int block_size,
+                                           std::size_t dynamic_shared_bytes) override {
     if (block_size <= 0) return 0;
-    return std::max(1, std::min(32, 2048 / block_size));
+    const int warp = properties_.warp_size;
+    const int warps_per_block = (block_size + warp - 1) / warp;
+    int blocks = std::min(properties_.max_blocks_per_multiprocessor,
+                          properties_.max_threads_per_multiprocessor / warp / warps_per_block);
+    const std::size_t shared =
+        static_cast<CpuKernel*>(kernel)->static_shared + dynamic_shared_bytes;
+    if (shared > 0)
+      blocks = static_cast<int>(std::min<std::size_t>(
+          static_cast<std::size_t>(blocks), properties_.shared_memory_per_multiprocessor / shared));
+    return blocks;
   }
   std::pair<int, int> suggest_block_size(NativeKernel, std::size_t) override {
     return {static_cast<int>(pool_.size()) * 8, 256};
