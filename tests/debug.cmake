@@ -66,3 +66,5 @@ add_test(NAME debug.gdb_kernel
 set_tests_properties(debug.gdb_kernel PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77)
 # Kernel::occupancy on every backend (the CPU backend's model, the driver's).
 cudakit_add_backend_test(occupancy_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/backends/occupancy_test.cpp)
+# Device limits (printf FIFO, stack, malloc heap) on every backend.
+cudakit_add_backend_test(device_limits_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/backends/device_limits_test.cpp)

@@ -1,7 +1,7 @@
 // Debugging aids of the CPU backend through the public API: a debug build
 // (-O0 -g) runs in a plain process and keeps its source, line for line, for
 // gdb; the printf buffer (printf_fifo_size) bounds a launch's output and
-// what was lost is reported; the context limits read back what was set.
+// what was lost is reported.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -200,22 +200,6 @@ __global__ void long_line(int n) {
   ASSERT_EQ(out.size(), 702u) << out;
   EXPECT_EQ(out.substr(0, 3), "abc");
   EXPECT_EQ(out.substr(699), "x|\n");
-}
-
-TEST(CpuLimits, DefaultsAreCudasAndSetValuesReadBack) {
-  Device d = cpu_device();
-  const std::size_t printf_fifo = d.limit(ContextLimit::printf_fifo_size);
-  const std::size_t stack = d.limit(ContextLimit::stack_size);
-  const std::size_t heap = d.limit(ContextLimit::malloc_heap_size);
-  EXPECT_EQ(printf_fifo, std::size_t(1) << 20);
-  EXPECT_EQ(stack, 1024u);
-  EXPECT_EQ(heap, std::size_t(8) << 20);
-  d.set_limit(ContextLimit::stack_size, 4096);
-  d.set_limit(ContextLimit::malloc_heap_size, std::size_t(64) << 20);
-  EXPECT_EQ(d.limit(ContextLimit::stack_size), 4096u);
-  EXPECT_EQ(d.limit(ContextLimit::malloc_heap_size), std::size_t(64) << 20);
-  d.set_limit(ContextLimit::stack_size, stack);
-  d.set_limit(ContextLimit::malloc_heap_size, heap);
 }
 
 }  // namespace
