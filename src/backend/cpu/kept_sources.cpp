@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -25,8 +26,12 @@ bool write_atomically(const fs::path& path, std::string_view text) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   if (ec) return false;
+  // Unique per process and per call: two threads compiling the same source
+  // each write a whole file of their own before the rename.
+  static std::atomic<unsigned long long> counter{0};
   const fs::path temporary =
-      path.parent_path() / (path.filename().string() + ".tmp" + std::to_string(::getpid()));
+      path.parent_path() / (path.filename().string() + ".tmp" + std::to_string(::getpid()) + "." +
+                            std::to_string(counter.fetch_add(1)));
   {
     std::ofstream out(temporary, std::ios::binary);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
