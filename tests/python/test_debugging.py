@@ -144,3 +144,13 @@ def test_source_name_appears_in_compile_errors() -> None:
     assert "my_filter.cu(3)" in str(info.value) or "my_filter.cu:3" in str(info.value)
     with pytest.raises(drv.ArgumentError, match="source_name"):
         SourceModule("__global__ void k() {}", source_name="")
+
+
+def test_debug_build_runs_in_a_plain_process() -> None:
+    # -G: -O0 -g on the CPU backend (no sanitizer runtime needed), -G on a GPU.
+    mod = SourceModule(SCALE, options=["-G"], source_name="scale_debug.cu", cache_dir=False)
+    f = mod.get_function("scale")
+    x = np.random.default_rng(7).standard_normal(1001).astype(np.float32)
+    expected = x * np.float32(1.5)
+    f(drv.InOut(x), np.int32(x.size), block=(128, 1, 1), grid=(8, 1), shared=32 * 4)
+    np.testing.assert_allclose(x, expected, rtol=1e-6)
