@@ -130,6 +130,22 @@ if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
   done
 fi
 
+# --- PyCUDA's test suite and Numba's doc examples (GPU_CHECK_COMPAT=1) -----------
+# Offline: the sdists and the wheels they need (pytools, cffi) come in .deps/
+# (scripts/fetch-gpu-deps.sh).
+if [[ ${GPU_CHECK_COMPAT:-0} == 1 && -d $ROOT/.deps/sdist ]]; then
+  PYDEPS=$BUILD/pydeps
+  python3 -m pip install -q --no-index --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" pytools cffi >"$OUT/pydeps.log" 2>&1 || true
+  export PYTHONPATH=$PYTHONPATH:$PYDEPS
+  mkdir -p "$BUILD/compat-pycuda" "$BUILD/compat-numba"
+  cp "$ROOT"/.deps/sdist/pycuda-*.tar.gz "$BUILD/compat-pycuda/" 2>/dev/null || true
+  cp "$ROOT"/.deps/sdist/numba_cuda-*.tar.gz "$BUILD/compat-numba/" 2>/dev/null || true
+  step compat-pycuda 240 compat-pycuda.log env PYTEST_K="not big_array and not curand_wrappers_8gb and not curand_wrappers_16gb" \
+    bash "$ROOT/tests/python/compat/run_pycuda_suite.sh" python3 "$BUILD/compat-pycuda"
+  step compat-numba 120 compat-numba.log env CUDAKIT_BACKEND=cuda \
+    bash "$ROOT/tests/python/compat/run_numba_doc_examples.sh" python3 "$BUILD/compat-numba"
+fi
+
 if [[ ${GPU_CHECK_SKIP_CLI:-0} != 1 ]]; then
 # --- the CLI -------------------------------------------------------------------
 step doctor 60 doctor.log "$CLI" doctor
@@ -185,7 +201,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
   echo "| step | status |"
   echo "| --- | --- |"
-  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all doctor info demo bench-all bench-conv bench-launch-profiled peers; do
+  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all compat-pycuda compat-numba doctor info demo bench-all bench-conv bench-launch-profiled peers; do
     [[ -n ${STATUS[$k]:-} ]] && echo "| $k | ${STATUS[$k]} |"
   done
   for k in "${!STATUS[@]}"; do [[ $k == bench:* || $k == pybench:* || $k == experiment:* ]] && echo "| $k | ${STATUS[$k]} |"; done
@@ -195,6 +211,11 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   for log in pytest-gpu pytest-all; do
     [[ -f $OUT/$log.log ]] && echo "$log: $(grep -E "(passed|failed|error)" "$OUT/$log.log" | tail -1)"
     grep -E "^(FAILED|ERROR) " "$OUT/$log.log" 2>/dev/null | head -15 | sed 's/^/  /'
+  done
+  for log in compat-pycuda compat-numba; do
+    [[ -f $OUT/$log.log ]] || continue
+    echo "$log:"; tail -8 "$OUT/$log.log" | sed 's/^/  /'
+    grep -hE "^(FAILED|ERROR) " "$BUILD"/compat-*/*.log 2>/dev/null | head -40 | sed 's/^/  /'
   done
   for log in "$OUT"/pybench-*.log; do
     [[ -f $log ]] || continue

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -12,7 +12,7 @@ from . import driver as cuda
 __all__ = [
     "DeviceData", "OccupancyRecord", "clear_context_caches", "context_dependent_memoize",
     "dtype_to_ctype", "get_default_device", "make_default_context", "DeviceMemoryPool",
-    "PageLockedMemoryPool", "bitlog2",
+    "PageLockedMemoryPool", "bitlog2", "get_or_register_dtype", "register_dtype",
 ]
 
 
@@ -82,15 +82,67 @@ _CTYPES = {
 }
 
 
+# C names registered for dtypes (struct types of the user's kernels): the
+# first name of each dtype is the one dtype_to_ctype gives.
+_registered_names: dict[np.dtype, str] = {}
+_registered_dtypes: dict[str, np.dtype] = {}
+
+
+def get_or_register_dtype(c_names: str | Sequence[str], dtype: Any = None) -> np.dtype:
+    """PyCUDA's: registers ``dtype`` under the C type names ``c_names`` (so
+    ``dtype_to_ctype(dtype)`` gives the first), or with ``dtype=None`` returns
+    the dtype registered for them. A name already registered to another dtype
+    is a ValueError; an unknown name (dtype=None) a KeyError."""
+    names = [c_names] if isinstance(c_names, str) else list(c_names)
+    if not names:
+        raise ValueError("get_or_register_dtype: give at least one C type name")
+    if dtype is None:
+        found = {_registered_dtypes[name] for name in names if name in _registered_dtypes}
+        missing = [name for name in names if name not in _registered_dtypes]
+        if missing:
+            raise KeyError(f"get_or_register_dtype: no dtype registered for {missing[0]!r}")
+        if len(found) != 1:
+            raise ValueError(f"get_or_register_dtype: the names {names} have different dtypes")
+        return found.pop()
+    dtype = np.dtype(dtype)
+    for name in names:
+        existing = _registered_dtypes.get(name)
+        if existing is not None and existing != dtype:
+            raise ValueError(f"get_or_register_dtype: {name!r} is already registered to "
+                             f"{existing}, not {dtype}")
+    for name in names:
+        _registered_dtypes[name] = dtype
+    _registered_names.setdefault(dtype, names[0])
+    return dtype
+
+
+def register_dtype(dtype: Any, c_names: str | Sequence[str], alias_ok: bool = False) -> None:
+    """PyCUDA's older spelling of ``get_or_register_dtype(c_names, dtype)``.
+    A dtype registered under another name is a ValueError unless alias_ok."""
+    dtype = np.dtype(dtype)
+    names = [c_names] if isinstance(c_names, str) else list(c_names)
+    existing = _registered_names.get(dtype)
+    if existing is not None and existing not in names and not alias_ok:
+        raise ValueError(f"register_dtype: {dtype} is already registered as {existing!r} "
+                         "(pass alias_ok=True to add names)")
+    get_or_register_dtype(names, dtype)
+
+
 def dtype_to_ctype(dtype: Any, with_fp_tex_hack: bool = False) -> str:
-    """The C type of a numpy dtype ('float' for float32, ...)."""
+    """The C type of a numpy dtype ('float' for float32, ..., or the name a
+    struct dtype was registered under)."""
     if dtype is None:
         raise cuda.ArgumentError("dtype_to_ctype: dtype may not be None")
     dtype = np.dtype(dtype)
+    name = _registered_names.get(dtype)
+    if name is not None:
+        return name
     try:
         return _CTYPES[dtype]
     except KeyError:
-        raise cuda.ArgumentError(f"dtype_to_ctype: no C type for {dtype}") from None
+        raise cuda.ArgumentError(
+            f"dtype_to_ctype: no C type for {dtype}; register one with "
+            "cudakit.tools.get_or_register_dtype(name, dtype)") from None
 
 
 class DeviceData:

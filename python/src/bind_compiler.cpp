@@ -61,7 +61,9 @@ void bind_compiler(nb::module_& m) {
   nb::class_<Module>(m, "_Module")
       .def(
           "get_function",
-          [](const Module& mod, const std::string& name) { return Function(mod.kernel(name)); },
+          [](const Module& mod, const std::string& name) {
+            return wrap_function(Function(mod.kernel(name)));
+          },
           nb::arg("name"),
           "The kernel `name`: its extern \"C\" name, a name expression, a mangled symbol, or the "
           "plain name of a C++-linkage kernel when that is unambiguous.")
