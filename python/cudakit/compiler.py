@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 from . import _core
 from ._core import ArgumentError, CompileError, NotSupported  # noqa: F401
+from ._textures import texture_compile_error, uses_texture_references
 
 __all__ = ["SourceModule", "DEFAULT_NVCC_FLAGS", "compile", "CompileError"]
 
@@ -171,8 +172,13 @@ class SourceModule:
         if source_name is not None and (not isinstance(source_name, str) or not source_name):
             raise ArgumentError(
                 f"SourceModule: source_name must be a non-empty str, got {source_name!r}")
-        self._module = _compile_module(source, options, no_extern_c, arch, code, cache_dir,
-                                       include_dirs, source_name)
+        try:
+            self._module = _compile_module(source, options, no_extern_c, arch, code, cache_dir,
+                                           include_dirs, source_name)
+        except CompileError as error:
+            if uses_texture_references(source):
+                raise texture_compile_error(error) from error
+            raise
         self.source = source
         if keep:
             directory = tempfile.mkdtemp(prefix="cudakit-keep-")
@@ -192,7 +198,7 @@ class SourceModule:
             f"SourceModule.get_texref({name!r}): texture references are not supported: "
             "CUDA 12 removed them from the driver API.\n"
             "  hint: pass the data as a pointer (const T* __restrict__ reads through the "
-            "read-only cache) or use a texture object")
+            "read-only cache)")
 
     def get_surfref(self, name: str) -> Any:
         raise NotSupported(f"SourceModule.get_surfref({name!r}): surface references are not "
