@@ -16,6 +16,7 @@
 #include "cudakit/kernel_attributes.hpp"
 #include "cudakit/launch_config.hpp"
 #include "cudakit/module.hpp"
+#include "cudakit/occupancy.hpp"
 #include "cudakit/param_layout.hpp"
 
 namespace cudakit {
@@ -34,6 +35,12 @@ class Kernel {
   KernelAttributes attributes() const;
   // Occupancy: resident blocks per multiprocessor for this block size.
   int max_active_blocks_per_multiprocessor(int block_size, std::size_t dynamic_shared = 0) const;
+  // The same with the resident warps, the fraction of the multiprocessor's
+  // warps they are, and the resource that limits them (registers, shared
+  // memory, threads, blocks per multiprocessor) named. ArgumentError for a
+  // block size outside 1..attributes().max_threads_per_block.
+  Occupancy occupancy(int block_size, std::size_t dynamic_shared = 0) const;
+  Occupancy occupancy(const Dim3& block, std::size_t dynamic_shared = 0) const;
   // {min grid size for full occupancy, block size}.
   std::pair<int, int> suggest_block_size(std::size_t dynamic_shared = 0) const;
   // The most blocks of `block_size` threads a cooperative launch

@@ -15,6 +15,7 @@
 
 #include "cudakit/device.hpp"
 #include "cudakit/kernel.hpp"
+#include "cudakit/occupancy.hpp"
 #include "cudakit/stream.hpp"
 
 namespace cudakit {
@@ -99,25 +100,9 @@ class ProfileSession {
   bool active_ = true;
 };
 
-struct Occupancy {
-  int block_size = 0;
-  int active_blocks_per_multiprocessor = 0;  // the driver's answer
-  int active_warps_per_multiprocessor = 0;
-  int max_warps_per_multiprocessor = 0;
-  double fraction = 0;  // active / max warps
-  // Blocks per multiprocessor each resource alone would allow.
-  int limit_by_warps = 0;
-  int limit_by_blocks = 0;
-  int limit_by_registers = 0;
-  int limit_by_shared_memory = 0;
-  // "registers", "shared memory", "threads (warps) per multiprocessor" or
-  // "blocks per multiprocessor": the resource that sets the limit.
-  std::string limited_by;
-  std::string to_string() const;
-};
-
 // Occupancy of `kernel` launched with blocks of `block_size` threads and
-// `dynamic_shared` bytes of dynamic shared memory per block.
+// `dynamic_shared` bytes of dynamic shared memory per block: the same as
+// kernel.occupancy(block_size, dynamic_shared).
 Occupancy occupancy(const Kernel& kernel, int block_size, std::size_t dynamic_shared = 0);
 
 }  // namespace cudakit

@@ -159,7 +159,7 @@ def _check_arch_runs_on(target: str, device_arch: str) -> None:
 
 def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: bool,
                     arch: str | None, code: str | None, cache_dir: Any,
-                    include_dirs: Sequence[str]) -> Any:
+                    include_dirs: Sequence[str], source_name: str | None = None) -> Any:
     backend = _core._backend()
     flags = list(DEFAULT_NVCC_FLAGS) + list(options or [])
     parsed = _parse_options(flags, backend)
@@ -181,7 +181,8 @@ def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: boo
         source, target, parsed.std, parsed.defines,
         [str(d) for d in list(include_dirs) + parsed.include_dirs], parsed.extra_flags,
         parsed.debug or _debug_compile, parsed.line_info or _debug_compile,
-        parsed.fast_math, bool(no_extern_c), use_cache, os.fspath(directory) if directory else "")
+        parsed.fast_math, bool(no_extern_c), use_cache, os.fspath(directory) if directory else "",
+        source_name or "")
 
 
 def compile(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None,
@@ -201,17 +202,23 @@ class SourceModule:
     is wrapped in ``extern "C" { }`` unless ``no_extern_c`` (then
     get_function also finds a C++-linkage kernel by its plain name).
     ``cache_dir=False`` turns the compile cache off; a path uses a cache there.
+    ``source_name`` (a cudakit addition) is the file name compiler messages,
+    debuggers and sanitizers show for the source ("my_filter.cu:12"); the
+    default is "kernel.cu".
     """
 
     def __init__(self, source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None,
                  keep: bool = False, no_extern_c: bool = False, arch: str | None = None,
                  code: str | None = None, cache_dir: Any = None,
-                 include_dirs: Sequence[str] = ()) -> None:
+                 include_dirs: Sequence[str] = (), source_name: str | None = None) -> None:
         if not isinstance(source, str):
             raise ArgumentError(f"SourceModule: source must be a str, got {type(source).__name__}")
+        if source_name is not None and (not isinstance(source_name, str) or not source_name):
+            raise ArgumentError(
+                f"SourceModule: source_name must be a non-empty str, got {source_name!r}")
         try:
             self._module = _compile_module(source, options, no_extern_c, arch, code, cache_dir,
-                                           include_dirs)
+                                           include_dirs, source_name)
         except CompileError as error:
             if uses_texture_references(source):
                 raise texture_compile_error(error) from error

@@ -164,6 +164,11 @@ class DeviceData:
         self.thread_blocks_per_mp = dev.get_attribute(a.MAX_BLOCKS_PER_MULTIPROCESSOR) or 32
         self.registers = dev.get_attribute(a.MAX_REGISTERS_PER_BLOCK)
         self.shared_memory = dev.get_attribute(a.MAX_SHARED_MEMORY_PER_BLOCK)
+        # Per multiprocessor, for OccupancyRecord (0: no such limit, as on
+        # the CPU backend for registers).
+        self.registers_per_mp = dev.get_attribute(a.MAX_REGISTERS_PER_MULTIPROCESSOR)
+        self.shared_memory_per_mp = dev.get_attribute(a.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
+        self.reserved_shared_memory = dev.get_attribute(a.RESERVED_SHARED_MEMORY_PER_BLOCK)
         self.smem_granularity = 32 if dev.compute_capability() >= (2, 0) else 16
         self.smem_alloc_granularity = 128
         self.register_allocation_unit = "warp"
@@ -194,22 +199,51 @@ class DeviceData:
 
 
 class OccupancyRecord:
-    """Occupancy of a block size, as PyCUDA computes it (warps resident per SM)."""
+    """Occupancy of a block size, with PyCUDA's fields (tb_per_mp, warps_per_mp,
+    occupancy, limited_by).
+
+    Computed with the model of ``Function.occupancy`` (and C++
+    ``Kernel::occupancy``): warps, blocks, registers (allocated per warp in
+    units of 256, out of the multiprocessor's) and shared memory (with the
+    per-block reservation, out of the multiprocessor's) each allow some blocks
+    per multiprocessor; the smallest wins, ties going to registers, then shared
+    memory, then warps, then blocks. ``limited_by`` keeps PyCUDA's words
+    ('regs', 'smem', 'warps', 'device'); ``limiting_resource`` gives
+    Function.occupancy's. For a kernel, ``Function.occupancy(threads, shared)``
+    asks the device itself and agrees with this record given
+    ``registers=function.num_regs``.
+    """
+
+    _RESOURCE = {"regs": "registers", "smem": "shared memory",
+                 "warps": "threads (warps) per multiprocessor",
+                 "device": "blocks per multiprocessor"}
 
     def __init__(self, devdata: DeviceData, threads: int, shared_mem: int = 0,
                  registers: int = 0) -> None:
-        if threads > devdata.max_threads:
+        if threads <= 0 or threads > devdata.max_threads:
             raise cuda.ArgumentError(
-                f"OccupancyRecord: {threads} threads exceed the device's {devdata.max_threads}")
-        alloc_warps = -(-threads // devdata.warp_size)
-        limits = [(devdata.thread_blocks_per_mp, "device")]
+                f"OccupancyRecord: {threads} threads is not in 1..{devdata.max_threads}, the "
+                "device's block size limit")
+        if shared_mem < 0 or registers < 0:
+            raise cuda.ArgumentError(
+                "OccupancyRecord: shared_mem and registers must not be negative "
+                f"(got {shared_mem} and {registers})")
+        warp = max(1, devdata.warp_size)
+        alloc_warps = -(-threads // warp)
+        # In tie order: the first of equal limits is the one named.
+        limits = []
+        if registers > 0 and devdata.registers_per_mp > 0:
+            per_warp = -(-registers * warp // 256) * 256
+            limits.append((devdata.registers_per_mp // per_warp // alloc_warps, "regs"))
+        if shared_mem > 0 and devdata.shared_memory_per_mp > 0:
+            limits.append((devdata.shared_memory_per_mp
+                           // (shared_mem + devdata.reserved_shared_memory), "smem"))
         limits.append((devdata.warps_per_mp // alloc_warps, "warps"))
-        if registers > 0:
-            limits.append((devdata.registers // (registers * alloc_warps * devdata.warp_size),
-                           "regs"))
-        if shared_mem > 0:
-            limits.append((devdata.shared_memory // shared_mem, "smem"))
-        self.tb_per_mp, self.limited_by = min(limits)
+        limits.append((devdata.thread_blocks_per_mp, "device"))
+        lowest = min(count for count, _ in limits)
+        self.tb_per_mp = lowest
+        self.limited_by = next(name for count, name in limits if count == lowest)
+        self.limiting_resource = self._RESOURCE[self.limited_by]
         self.warps_per_mp = self.tb_per_mp * alloc_warps
         self.occupancy = self.warps_per_mp / devdata.warps_per_mp
 

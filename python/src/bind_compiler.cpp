@@ -86,7 +86,7 @@ void bind_compiler(nb::module_& m) {
          const std::vector<std::pair<std::string, std::string>>& defines,
          const std::vector<std::string>& include_dirs, const std::vector<std::string>& extra_flags,
          bool debug, bool line_info, bool fast_math, bool no_extern_c, bool use_cache,
-         const std::string& cache_dir) {
+         const std::string& cache_dir, const std::string& source_name) {
         CompileOptions options;
         options.arch = arch;
         if (!std_version.empty()) options.std = std_version;
@@ -98,12 +98,14 @@ void bind_compiler(nb::module_& m) {
         options.fast_math = fast_math;
         options.no_extern_c = no_extern_c;
         options.use_cache = use_cache;
+        options.source_name = source_name;
         nb::gil_scoped_release unlocked;
         return compile_in(source, options, use_cache ? cache_dir : std::string());
       },
       nb::arg("source"), nb::arg("arch"), nb::arg("std"), nb::arg("defines"),
       nb::arg("include_dirs"), nb::arg("extra_flags"), nb::arg("debug"), nb::arg("line_info"),
-      nb::arg("fast_math"), nb::arg("no_extern_c"), nb::arg("use_cache"), nb::arg("cache_dir"));
+      nb::arg("fast_math"), nb::arg("no_extern_c"), nb::arg("use_cache"), nb::arg("cache_dir"),
+      nb::arg("source_name") = "");
   m.def("_prepare_source", [](const std::string& source, bool no_extern_c) {
     CompileOptions options;
     options.no_extern_c = no_extern_c;

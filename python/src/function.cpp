@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 
 #include <atomic>
+#include <climits>
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "cudakit/cache_config.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
+#include "cudakit/occupancy.hpp"
 #include "errors.hpp"
 #include "launch_args.hpp"
 
@@ -407,6 +409,34 @@ std::int64_t attribute(const Function& f, int which) {
 
 void set_debug_launches(bool on) noexcept { debug_launches = on; }
 
+// A resource's block limit for Python: None where the resource sets none.
+nb::object limit_or_none(int blocks) { return blocks == INT_MAX ? nb::none() : nb::cast(blocks); }
+
+void bind_occupancy(nb::module_& m) {
+  nb::class_<Occupancy>(m, "Occupancy",
+                        "Function.occupancy(block, shared): resident blocks and warps per "
+                        "multiprocessor and the resource that limits them.")
+      .def_ro("block_size", &Occupancy::block_size)
+      .def_ro("active_blocks_per_multiprocessor", &Occupancy::active_blocks_per_multiprocessor)
+      .def_ro("active_warps_per_multiprocessor", &Occupancy::active_warps_per_multiprocessor)
+      .def_ro("max_warps_per_multiprocessor", &Occupancy::max_warps_per_multiprocessor)
+      .def_ro("fraction", &Occupancy::fraction, "active / max warps per multiprocessor")
+      .def_prop_ro("limit_by_warps",
+                   [](const Occupancy& o) { return limit_or_none(o.limit_by_warps); })
+      .def_prop_ro("limit_by_blocks",
+                   [](const Occupancy& o) { return limit_or_none(o.limit_by_blocks); })
+      .def_prop_ro("limit_by_registers",
+                   [](const Occupancy& o) { return limit_or_none(o.limit_by_registers); })
+      .def_prop_ro("limit_by_shared_memory",
+                   [](const Occupancy& o) { return limit_or_none(o.limit_by_shared_memory); })
+      .def_ro("limited_by", &Occupancy::limited_by,
+              "'registers', 'shared memory', 'threads (warps) per multiprocessor' or 'blocks per "
+              "multiprocessor'")
+      .def("__str__", &Occupancy::to_string)
+      .def("__repr__",
+           [](const Occupancy& o) { return "<cudakit Occupancy " + o.to_string() + ">"; });
+}
+
 PyObject* function_vectorcall(PyObject* self, PyObject* const* args, std::size_t nargsf,
                               PyObject* kwnames) noexcept {
   return vectorcall_impl(self, args, nargsf, kwnames);
@@ -433,6 +463,7 @@ nb::object wrap_function(Function f) {
 }
 
 void bind_function(nb::module_& m) {
+  bind_occupancy(m);
   auto cls = nb::class_<Function>(m, "Function", "A kernel of a SourceModule (PyCUDA's Function).");
   cls.def("__call__", &call, nb::arg("args"), nb::arg("kwargs"),
           "Launches: f(*args, block=(x, y, z), grid=(x, y), stream=None, shared=0, "
@@ -507,6 +538,15 @@ void bind_function(nb::module_& m) {
           nb::arg("config"),
           "Checks a shared_config value; banks are fixed at 4 bytes on every GPU since "
           "Maxwell, so nothing changes.")
+      .def(
+          "occupancy",
+          [](const Function& f, nb::handle block, std::size_t shared) {
+            return f.kernel.occupancy(dims(block.ptr(), "block"), shared);
+          },
+          nb::arg("block"), nb::arg("shared") = 0,
+          "Occupancy of blocks of `block` threads (an int or (x, y, z)) with `shared` bytes of "
+          "dynamic shared memory: blocks and warps per multiprocessor, the fraction of the "
+          "multiprocessor's warps, and the limiting resource (limited_by).")
       .def_prop_ro("num_regs", [](const Function& f) { return attribute(f, num_regs); })
       .def_prop_ro("shared_size_bytes",
                    [](const Function& f) { return attribute(f, shared_size_bytes); })

@@ -23,6 +23,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/nvtx_ranges.cpp
   ${CMAKE_CURRENT_LIST_DIR}/module.cpp
   ${CMAKE_CURRENT_LIST_DIR}/module_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/occupancy.cpp
   ${CMAKE_CURRENT_LIST_DIR}/param_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pinned_buffer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profile_report.cpp

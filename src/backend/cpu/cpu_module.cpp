@@ -90,8 +90,9 @@ CpuModule::CpuModule(const CompiledCode& code) {
   handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
   fesetenv(&host_fp_env);
   // The mapping keeps the object alive; the file is only needed by
-  // symbolizers, which debug builds use.
-  if (!debug_enabled() || !handle_) {
+  // symbolizers and debuggers, which read a build's debug information.
+  const bool has_debug_info = image_contains(code.image, ".debug_line");
+  if (!(debug_enabled() || has_debug_info) || !handle_) {
     ::unlink(path_.c_str());
     path_.clear();
   }
