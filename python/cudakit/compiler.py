@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 from . import _core
 from ._core import ArgumentError, CompileError, NotSupported  # noqa: F401
+from ._source_lines import source_line_directive
 
 __all__ = ["SourceModule", "DEFAULT_NVCC_FLAGS", "compile", "CompileError"]
 
@@ -164,8 +165,18 @@ class SourceModule:
                  include_dirs: Sequence[str] = ()) -> None:
         if not isinstance(source, str):
             raise ArgumentError(f"SourceModule: source must be a str, got {type(source).__name__}")
-        self._module = _compile_module(source, options, no_extern_c, arch, code, cache_dir,
-                                       include_dirs)
+        # Under the debugging tools the sanitizers' reports name the Python
+        # file's lines (see _source_lines); a compile error is reported
+        # against the source as written, by compiling it again unmarked.
+        directive = source_line_directive(source, depth=1)
+        try:
+            self._module = _compile_module(directive + source, options, no_extern_c, arch, code,
+                                           cache_dir, include_dirs)
+        except CompileError:
+            if not directive:
+                raise
+            self._module = _compile_module(source, options, no_extern_c, arch, code, cache_dir,
+                                           include_dirs)
         self.source = source
         if keep:
             directory = tempfile.mkdtemp(prefix="cudakit-keep-")
