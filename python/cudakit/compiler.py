@@ -157,6 +157,9 @@ class SourceModule:
     is wrapped in ``extern "C" { }`` unless ``no_extern_c`` (then
     get_function also finds a C++-linkage kernel by its plain name).
     ``cache_dir=False`` turns the compile cache off; a path uses a cache there.
+    Under ``cudakit run --sanitize`` and ``cudakit check`` the sanitizers'
+    reports name the lines of the Python file holding the source
+    (docs/guide/debugging.md).
     """
 
     def __init__(self, source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None,
