@@ -116,7 +116,8 @@ CLI=$BUILD/bin/cudakit
 [[ ${GPU_CHECK_BUILD_ONLY:-0} == 1 ]] && exit 0
 
 # --- tests ------------------------------------------------------------------
-step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 --timeout 120
+# GPU_CHECK_CTEST_REGEX: only the GPU tests whose names match (ctest -R).
+step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu ${GPU_CHECK_CTEST_REGEX:+-R "$GPU_CHECK_CTEST_REGEX"} --output-on-failure -j 4 --timeout 120
 [[ ${GPU_CHECK_SKIP_REST:-0} == 1 ]] || step ctest-rest 150 ctest-rest.log ctest --test-dir "$BUILD" -LE gpu --output-on-failure -j "$JOBS" --timeout 120
 
 # --- the Python suite (GPU marker first, then everything) -----------------------
@@ -144,6 +145,9 @@ if [[ ${GPU_CHECK_COMPAT:-0} == 1 && -d $ROOT/.deps/sdist ]]; then
     bash "$ROOT/tests/python/compat/run_pycuda_suite.sh" python3 "$BUILD/compat-pycuda"
   step compat-numba 120 compat-numba.log env CUDAKIT_BACKEND=cuda \
     bash "$ROOT/tests/python/compat/run_numba_doc_examples.sh" python3 "$BUILD/compat-numba"
+  # The examples of the numba-cuda installed there (newer than the last sdist).
+  step compat-numba-installed 120 compat-numba-installed.log env CUDAKIT_BACKEND=cuda NUMBA_DOCS_FROM=installed \
+    bash "$ROOT/tests/python/compat/run_numba_doc_examples.sh" python3 "$BUILD/compat-numba-installed"
 fi
 
 if [[ ${GPU_CHECK_SKIP_CLI:-0} != 1 ]]; then
@@ -201,7 +205,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
   echo "| step | status |"
   echo "| --- | --- |"
-  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all compat-pycuda compat-numba doctor info demo bench-all bench-conv bench-launch-profiled peers; do
+  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all compat-pycuda compat-numba compat-numba-installed doctor info demo bench-all bench-conv bench-launch-profiled peers; do
     [[ -n ${STATUS[$k]:-} ]] && echo "| $k | ${STATUS[$k]} |"
   done
   for k in "${!STATUS[@]}"; do [[ $k == bench:* || $k == pybench:* || $k == experiment:* ]] && echo "| $k | ${STATUS[$k]} |"; done
@@ -212,7 +216,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
     [[ -f $OUT/$log.log ]] && echo "$log: $(grep -E "(passed|failed|error)" "$OUT/$log.log" | tail -1)"
     grep -E "^(FAILED|ERROR) " "$OUT/$log.log" 2>/dev/null | head -15 | sed 's/^/  /'
   done
-  for log in compat-pycuda compat-numba; do
+  for log in compat-pycuda compat-numba compat-numba-installed; do
     [[ -f $OUT/$log.log ]] || continue
     echo "$log:"; tail -8 "$OUT/$log.log" | sed 's/^/  /'
     grep -hE "^(FAILED|ERROR) " "$BUILD"/compat-*/*.log 2>/dev/null | head -40 | sed 's/^/  /'
@@ -241,7 +245,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   done
   grep -h "RESULT" "$OUT"/bench-array_overhead_bench.log 2>/dev/null | sed 's/^/  overhead: /'
   echo "conv (3x3 filter steps):"
-  grep -E "GB/s|naive|tile|const|vector|copy" "$OUT/bench-conv.log" 2>/dev/null | head -12 | sed 's/^/  /'
+  grep -E "^\||shipped|fastest" "$OUT/bench-conv.log" 2>/dev/null | sed 's/^/  /'
   echo "launch with CUDAKIT_PROFILE=1:"
   grep -iE "us|launch" "$OUT/bench-launch-profiled.log" 2>/dev/null | head -6 | sed 's/^/  /'
   echo "launch plain:"

@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, std::numeric_limits<int>::max()));
 
   cli::BenchOptions bench;
-  auto* bench_cmd = app.add_subcommand("bench", "Launch and compile overhead benchmarks");
+  auto* bench_cmd = app.add_subcommand(
+      "bench", "Launch and compile overhead benchmarks; conv: the 3x3 filter's steps");
   bench_cmd->add_option("WHAT", bench.what, "launch, compile, conv or all")
       ->check(CLI::IsMember({"launch", "compile", "conv", "all"}))
       ->capture_default_str();
@@ -73,6 +74,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, std::numeric_limits<int>::max()))
       ->capture_default_str();
   bench_cmd->add_option("--plot", bench.plot, "conv: also draw the result as an SVG chart here");
+  bench_cmd
+      ->add_option(
+          "--steps", bench.steps,
+          "conv: all, shipped, or filter steps by label, e.g. 1,4,5b (5: every 5x variant)")
+      ->capture_default_str();
 
   cli::RunOptions run;
   auto* run_cmd = app.add_subcommand(

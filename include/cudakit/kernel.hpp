@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "cudakit/cache_config.hpp"
 #include "cudakit/kernel_args.hpp"
 #include "cudakit/kernel_attributes.hpp"
 #include "cudakit/launch_config.hpp"
@@ -41,6 +42,11 @@ class Kernel {
   long long max_cooperative_grid_blocks(int block_size, std::size_t dynamic_shared = 0) const;
   // Allows more than 48 KiB of dynamic shared memory (up to the device's opt-in limit).
   void set_max_dynamic_shared_memory(std::size_t bytes) const;
+  // The kernel's L1 / shared memory preference (cuFuncSetCacheConfig), a hint
+  // that overrides the context's for this kernel. The driver cannot read it
+  // back; cache_preference() is the value last set (prefer_none at first).
+  void set_cache_preference(CachePreference preference) const;
+  CachePreference cache_preference() const;
   void* native() const;
 
   // The checked launch of a run-time built argument list. Host transfers

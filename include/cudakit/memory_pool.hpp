@@ -44,7 +44,7 @@ class MemoryPool {
   void free_all();
   MemoryPoolStats stats() const;
   // The size class a request of `bytes` is rounded to: a multiple of 512 B
-  // below 1 MiB, a multiple of 2 MiB from 1 MiB up. A cached block is reused
+  // up to 1 MiB, a multiple of 2 MiB above. A cached block is reused
   // only for a request of the same class.
   static std::size_t round_size(std::size_t bytes) noexcept;
 

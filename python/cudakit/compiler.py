@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from . import _core
 from ._core import ArgumentError, CompileError, NotSupported  # noqa: F401
 from ._source_lines import source_line_directive
+from ._textures import texture_compile_error, uses_texture_references
 
 __all__ = ["SourceModule", "DEFAULT_NVCC_FLAGS", "compile", "CompileError"]
 
@@ -140,6 +141,21 @@ def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: boo
         parsed.fast_math, bool(no_extern_c), use_cache, os.fspath(directory) if directory else "")
 
 
+def _compile_marked(directive: str, source: str, options: Sequence[str] | None,
+                    no_extern_c: bool, arch: str | None, code: str | None, cache_dir: Any,
+                    include_dirs: Sequence[str]) -> Any:
+    """Compiles `source` behind the #line `directive`; a compile error is
+    reported against the source as written, by compiling it again unmarked
+    (the log's line numbers then match the numbered excerpt)."""
+    try:
+        return _compile_module(directive + source, options, no_extern_c, arch, code, cache_dir,
+                               include_dirs)
+    except CompileError:
+        if not directive:
+            raise
+    return _compile_module(source, options, no_extern_c, arch, code, cache_dir, include_dirs)
+
+
 def compile(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None,
             keep: bool = False, no_extern_c: bool = False, arch: str | None = None,
             code: str | None = None, cache_dir: Any = None,
@@ -169,17 +185,15 @@ class SourceModule:
         if not isinstance(source, str):
             raise ArgumentError(f"SourceModule: source must be a str, got {type(source).__name__}")
         # Under the debugging tools the sanitizers' reports name the Python
-        # file's lines (see _source_lines); a compile error is reported
-        # against the source as written, by compiling it again unmarked.
+        # file's lines (see _source_lines).
         directive = source_line_directive(source, depth=1)
         try:
-            self._module = _compile_module(directive + source, options, no_extern_c, arch, code,
+            self._module = _compile_marked(directive, source, options, no_extern_c, arch, code,
                                            cache_dir, include_dirs)
-        except CompileError:
-            if not directive:
-                raise
-            self._module = _compile_module(source, options, no_extern_c, arch, code, cache_dir,
-                                           include_dirs)
+        except CompileError as error:
+            if uses_texture_references(source):
+                raise texture_compile_error(error) from error
+            raise
         self.source = source
         if keep:
             directory = tempfile.mkdtemp(prefix="cudakit-keep-")
@@ -199,7 +213,7 @@ class SourceModule:
             f"SourceModule.get_texref({name!r}): texture references are not supported: "
             "CUDA 12 removed them from the driver API.\n"
             "  hint: pass the data as a pointer (const T* __restrict__ reads through the "
-            "read-only cache) or use a texture object")
+            "read-only cache)")
 
     def get_surfref(self, name: str) -> Any:
         raise NotSupported(f"SourceModule.get_surfref({name!r}): surface references are not "

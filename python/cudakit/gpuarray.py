@@ -58,6 +58,7 @@ from ._placement import (  # noqa: F401  (allocator= and stream= honoured there)
     zeros,
     zeros_like,
 )
+from ._vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA vector types)
 
 __all__ = [
     "GPUArray", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",

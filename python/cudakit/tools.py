@@ -8,6 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import driver as cuda
+from ._vec import VECTOR_CTYPES
 
 __all__ = [
     "DeviceData", "OccupancyRecord", "clear_context_caches", "context_dependent_memoize",
@@ -128,6 +129,10 @@ def register_dtype(dtype: Any, c_names: str | Sequence[str], alias_ok: bool = Fa
     get_or_register_dtype(names, dtype)
 
 
+for _vector_dtype, _vector_name in VECTOR_CTYPES.items():  # gpuarray.vec.float3 -> "float3"
+    get_or_register_dtype(_vector_name, _vector_dtype)
+
+
 def dtype_to_ctype(dtype: Any, with_fp_tex_hack: bool = False) -> str:
     """The C type of a numpy dtype ('float' for float32, ..., or the name a
     struct dtype was registered under)."""
@@ -209,11 +214,46 @@ class OccupancyRecord:
         self.occupancy = self.warps_per_mp / devdata.warps_per_mp
 
 
+# cudakit's pool size classes (MemoryPool::round_size): multiples of 512 B up
+# to 1 MiB, multiples of 2 MiB above. Bin n <= 2048 holds blocks of n * 512
+# bytes; bin 2048 + m blocks of m * 2 MiB.
+_SMALL_GRANULE = 512
+_LARGE_THRESHOLD = 1 << 20
+_LARGE_GRANULE = 2 << 20
+_SMALL_BINS = _LARGE_THRESHOLD // _SMALL_GRANULE
+
+
 class DeviceMemoryPool:
-    """PyCUDA's pool: cudakit's allocations already come from a caching pool."""
+    """PyCUDA's pool: cudakit's allocations already come from a caching pool.
+
+    ``bin_number`` / ``alloc_size`` describe that pool's size classes (not
+    PyCUDA's): a request of ``size`` bytes takes a block of
+    ``alloc_size(bin_number(size))`` bytes.
+    """
 
     def allocate(self, size: int) -> cuda.DeviceAllocation:
         return cuda.mem_alloc(size)
+
+    @staticmethod
+    def bin_number(size: int) -> int:
+        size = int(size)
+        if size < 0:
+            raise cuda.ArgumentError(f"DeviceMemoryPool.bin_number: negative size {size}")
+        if size <= _LARGE_THRESHOLD:
+            # An empty request counts in the smallest class, as in PyCUDA
+            # (whose bins never have a zero size).
+            return max(1, -(-size // _SMALL_GRANULE))
+        return _SMALL_BINS + -(-size // _LARGE_GRANULE)
+
+    @staticmethod
+    def alloc_size(bin_nr: int) -> int:
+        bin_nr = int(bin_nr)
+        if bin_nr < 1:
+            raise cuda.ArgumentError(
+                f"DeviceMemoryPool.alloc_size: bin {bin_nr} does not exist (bins start at 1)")
+        if bin_nr <= _SMALL_BINS:
+            return bin_nr * _SMALL_GRANULE
+        return (bin_nr - _SMALL_BINS) * _LARGE_GRANULE
 
     def free_held(self) -> None:
         pass

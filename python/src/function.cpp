@@ -10,6 +10,7 @@
 #include <string>
 
 #include "arg_convert.hpp"
+#include "cudakit/cache_config.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
 #include "errors.hpp"
@@ -439,9 +440,13 @@ void bind_function(nb::module_& m) {
           "time_kernel is true.")
       .def(
           "prepare",
-          [](nb::handle self, nb::handle arg_types, nb::handle /*block*/, nb::handle shared,
-             nb::handle texrefs) {
+          [](nb::handle self, nb::handle arg_types, nb::handle shared, nb::handle texrefs,
+             nb::handle block) {
             Function& f = nb::cast<Function&>(self);
+            if (!block.is_none())
+              throw ArgumentError("Function.prepare",
+                                  "block= is not a prepare() argument (PyCUDA dropped it)",
+                                  "pass the block to the call: prepared_call(grid, block, *args)");
             refuse_texrefs(texrefs.ptr());
             std::string format;
             if (PyUnicode_Check(arg_types.ptr())) {
@@ -454,8 +459,11 @@ void bind_function(nb::module_& m) {
             if (!shared.is_none()) f.prepared_shared = nb::cast<std::uint32_t>(shared);
             return nb::borrow(self);
           },
-          nb::arg("arg_types"), nb::arg("block") = nb::none(), nb::arg("shared") = nb::none(),
-          nb::arg("texrefs") = nb::list())
+          nb::arg("arg_types"), nb::arg("shared") = nb::none(), nb::arg("texrefs") = nb::list(),
+          nb::kw_only(), nb::arg("block") = nb::none(),
+          "Declares the argument types (a format string or a list of dtypes) and the dynamic "
+          "shared memory of prepared calls, as PyCUDA's prepare(arg_types, shared=None, "
+          "texrefs=[]).")
       .def(
           "prepared_timed_call",
           [](Function& f, nb::handle grid, nb::handle block, nb::args a, nb::kwargs kw) {
@@ -477,12 +485,28 @@ void bind_function(nb::module_& m) {
           },
           nb::arg("attribute"), nb::arg("value"))
       .def(
-          "set_cache_config", [](const Function&, int) {}, nb::arg("config"),
-          "Accepted and ignored: a preference the driver may also ignore (Hopper sizes the L1 / "
-          "shared split from each launch's shared memory).")
+          "set_cache_config",
+          [](const Function& f, long long config) {
+            f.kernel.set_cache_preference(
+                cache_preference_from_int(config, "Function.set_cache_config"));
+          },
+          nb::arg("config"),
+          "Sets the kernel's L1 / shared memory preference (func_cache; cuFuncSetCacheConfig). "
+          "A hint: the driver sizes the split for each launch's shared memory where it must.")
+      .def_prop_ro(
+          "cache_config",
+          [](const Function& f) { return static_cast<int>(f.kernel.cache_preference()); },
+          "The func_cache value last set with set_cache_config (PREFER_NONE at first).")
       .def(
-          "set_shared_config", [](const Function&, int) {}, nb::arg("config"),
-          "Accepted and ignored (as set_cache_config).")
+          "set_shared_config",
+          [](const Function&, long long config) {
+            // Checked, then dropped: the driver's per-kernel call is deprecated
+            // and every GPU cudakit runs on has fixed 4-byte banks.
+            (void)shared_memory_bank_size_from_int(config, "Function.set_shared_config");
+          },
+          nb::arg("config"),
+          "Checks a shared_config value; banks are fixed at 4 bytes on every GPU since "
+          "Maxwell, so nothing changes.")
       .def_prop_ro("num_regs", [](const Function& f) { return attribute(f, num_regs); })
       .def_prop_ro("shared_size_bytes",
                    [](const Function& f) { return attribute(f, shared_size_bytes); })

@@ -58,6 +58,16 @@ class ProfilingBackend final : public Backend {
   MemoryInfo memory_info(int o) override { return inner_->memory_info(o); }
   std::size_t limit(int o, ContextLimit w) override { return inner_->limit(o, w); }
   void set_limit(int o, ContextLimit w, std::size_t v) override { inner_->set_limit(o, w, v); }
+  void set_cache_preference(int o, CachePreference p) override {
+    inner_->set_cache_preference(o, p);
+  }
+  CachePreference cache_preference(int o) override { return inner_->cache_preference(o); }
+  void set_shared_memory_bank_size(int o, SharedMemoryBankSize s) override {
+    inner_->set_shared_memory_bank_size(o, s);
+  }
+  SharedMemoryBankSize shared_memory_bank_size(int o) override {
+    return inner_->shared_memory_bank_size(o);
+  }
   int driver_version() override { return inner_->driver_version(); }
   DevicePtr allocate(int o, std::size_t b) override { return inner_->allocate(o, b); }
   void deallocate(int o, DevicePtr p) noexcept override { inner_->deallocate(o, p); }
@@ -66,6 +76,11 @@ class ProfilingBackend final : public Backend {
   }
   void* allocate_pinned(std::size_t b) override { return inner_->allocate_pinned(b); }
   void deallocate_pinned(void* p) noexcept override { inner_->deallocate_pinned(p); }
+  void register_host(void* p, std::size_t b, unsigned f) override {
+    inner_->register_host(p, b, f);
+  }
+  void unregister_host(void* p) override { inner_->unregister_host(p); }
+  DevicePtr host_device_pointer(void* p) override { return inner_->host_device_pointer(p); }
   void copy(void* d, const void* s, std::size_t b, NativeStream st, bool a) override {
     inner_->copy(d, s, b, st, a);
   }
@@ -107,6 +122,9 @@ class ProfilingBackend final : public Backend {
   }
   void set_max_dynamic_shared_memory(NativeKernel k, std::size_t b) override {
     inner_->set_max_dynamic_shared_memory(k, b);
+  }
+  void set_kernel_cache_preference(NativeKernel k, CachePreference p) override {
+    inner_->set_kernel_cache_preference(k, p);
   }
   std::pair<DevicePtr, std::size_t> get_global(NativeModule m, const std::string& n) override {
     return inner_->get_global(m, n);

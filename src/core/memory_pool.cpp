@@ -218,7 +218,9 @@ MemoryPool& MemoryPool::of(const Device& device) {
 
 std::size_t MemoryPool::round_size(std::size_t bytes) noexcept {
   if (bytes == 0) return 0;
-  std::size_t granule = bytes < large_threshold ? small_granule : large_granule;
+  // Up to and including the threshold: a block of a class's own size is
+  // served from that class (PyCUDA's pool promises bin_number(alloc_size(b)) == b).
+  std::size_t granule = bytes <= large_threshold ? small_granule : large_granule;
   if (bytes > std::numeric_limits<std::size_t>::max() - granule) return bytes;
   return (bytes + granule - 1) / granule * granule;
 }

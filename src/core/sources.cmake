@@ -2,6 +2,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/backend_kind.cpp
   ${CMAKE_CURRENT_LIST_DIR}/backend_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/c_types.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cache_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiled_code.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_attribute.cpp
@@ -9,6 +10,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/dim3.cpp
   ${CMAKE_CURRENT_LIST_DIR}/error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/host_registration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_args.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_signature_scanner.cpp

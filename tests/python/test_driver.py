@@ -172,7 +172,10 @@ def test_pagelocked_arrays() -> None:
     assert z.shape == (7,) and not z.any()
     like = drv.pagelocked_zeros_like(a)
     assert like.shape == a.shape
-    assert drv.register_host_memory(z) is z
+    plain = np.zeros(9, np.int16)
+    registered = drv.register_host_memory(plain)
+    assert registered.base.base is plain and np.shares_memory(registered, plain)
+    registered.base.unregister()
 
 
 def test_events_and_timed_launch(axpy) -> None:

@@ -231,4 +231,23 @@ TEST_F(CliTest, BenchLaunchPrintsTheRatioAgainstTheRawLaunch) {
 
 TEST_F(CliTest, BenchRejectsAnUnknownBenchmark) { EXPECT_NE(run("bench everything").exit_code, 0); }
 
+// The 3x3 filter's steps against the copy ceilings; every output is checked.
+TEST_F(CliTest, BenchConvPrintsTheStepsAgainstTheCeilings) {
+  Result r = run("bench conv --repeats 1 --steps 1,4,5a,shipped");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* what : {"(ceiling) copy: cuMemcpyDtoD", "(ceiling) copy kernel: 16-byte",
+                           "of best ceiling", "1 naive (tutorial)", "4 + 16-byte loads",
+                           "5a strips", "[shipped]", "x the tutorial's naive kernel"})
+    EXPECT_NE(r.output.find(what), std::string::npos) << what << "\n" << r.output;
+  EXPECT_EQ(r.output.find("WRONG"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("2 shared-memory"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, BenchConvNamesTheStepsOnAnUnknownLabel) {
+  Result r = run("bench conv --steps 1,9z");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("no step is called '9z'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("5a"), std::string::npos) << r.output;  // the labels there are
+}
+
 }  // namespace

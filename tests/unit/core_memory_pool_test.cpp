@@ -39,7 +39,8 @@ TEST(PoolSizeClasses, SmallRequestsRoundTo512Bytes) {
 
 TEST(PoolSizeClasses, LargeRequestsRoundTo2MiB) {
   const std::size_t mib = 1 << 20;
-  EXPECT_EQ(MemoryPool::round_size(mib), 2 * mib);
+  EXPECT_EQ(MemoryPool::round_size(mib), mib);  // a class's own size stays in it
+  EXPECT_EQ(MemoryPool::round_size(mib + 1), 2 * mib);
   EXPECT_EQ(MemoryPool::round_size(2 * mib), 2 * mib);
   EXPECT_EQ(MemoryPool::round_size(2 * mib + 1), 4 * mib);
 }

@@ -1,7 +1,7 @@
 // `cudakit bench conv` (PERF.md P8): the 3x3 mean filter at each step of the
-// optimisation checklist on a 3840x2160 RGB uint8 image, each step's
-// bandwidth against the device-to-device copy ceiling measured in the same
-// run, every output checked against the CPU reference.
+// optimisation checklist (and each variant of its last step) on a 3840x2160
+// RGB uint8 image, each step's bandwidth against the best copy ceiling
+// measured in the same run, every output checked against the CPU reference.
 #pragma once
 
 #include <ostream>
@@ -12,23 +12,40 @@
 
 namespace cudakit::cli {
 
+// A copy of the image's bytes, the most any filter pass could achieve.
+struct ConvCeiling {
+  std::string title;
+  double ms = 0;
+  double gbps = 0;  // bytes read + written, per second
+};
+
 struct ConvStepResult {
+  int step = 0;  // index into workloads::mean_filter_steps()
   std::string title;
   double ms = 0;    // median per launch
   double gbps = 0;  // bytes read once + written once, per second
   bool correct = false;
+  int registers = 0;       // per thread
+  int threads_per_sm = 0;  // resident at once (occupancy), 0 when unknown
+  long long blocks = 0;    // in the grid
 };
 
 struct ConvBenchResult {
-  double copy_ms = 0;
-  double copy_gbps = 0;  // the ceiling: a device-to-device copy of the image
+  std::vector<ConvCeiling> ceilings;
+  double best_ceiling_gbps = 0;
   std::vector<ConvStepResult> steps;
 };
 
-ConvBenchResult run_conv_bench(const Device& device, int width, int height, int repeats,
-                               std::ostream& out);
+// The steps named by `selection`: "all", "shipped", or a comma-separated list
+// of step labels ("1,4,5b"; a label is the first word of a step's title, "5"
+// means every 5x variant). Throws cudakit::Error naming the labels on a label
+// that matches none.
+std::vector<int> select_conv_steps(const std::string& selection);
 
-// A bar chart of the steps' GB/s with the copy ceiling as a line, as SVG.
+ConvBenchResult run_conv_bench(const Device& device, int width, int height, int repeats,
+                               const std::vector<int>& steps, std::ostream& out);
+
+// A bar chart of the steps' GB/s with the best ceiling as a line, as SVG.
 std::string conv_bench_svg(const ConvBenchResult& result, const std::string& device_name);
 
 }  // namespace cudakit::cli

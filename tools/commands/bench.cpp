@@ -1,5 +1,6 @@
-// `cudakit bench launch|compile|all`: the overhead benchmarks of PERF.md
-// (launch: P1; compile and cache: P3), printed as tables.
+// `cudakit bench launch|compile|conv|all`: the overhead benchmarks of
+// PERF.md (launch: P1; compile and cache: P3) and the 3x3 filter's steps
+// against the copy ceilings (conv: P8), printed as tables.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "bench/conv_bench.hpp"
 #include "bench/launch_bench.hpp"
@@ -40,6 +42,9 @@ int compile_bench() {
 }  // namespace
 
 int run_bench(const BenchOptions& options) {
+  // A mistyped --steps is reported before any work starts.
+  const std::vector<int> steps =
+      options.what == "conv" ? select_conv_steps(options.steps) : std::vector<int>{};
   Device device = Device::current();
   if (device.backend_kind() != BackendKind::cuda)
     std::cout << "no GPU: benchmarking the CPU backend (figures say nothing about a GPU)\n";
@@ -49,8 +54,8 @@ int run_bench(const BenchOptions& options) {
   if (options.what == "conv") {
     // Full size on a GPU (P8); a smaller image keeps the CPU backend quick.
     const bool gpu = device.backend_kind() == BackendKind::cuda;
-    ConvBenchResult result =
-        run_conv_bench(device, gpu ? 3840 : 960, gpu ? 2160 : 540, options.repeats, std::cout);
+    ConvBenchResult result = run_conv_bench(device, gpu ? 3840 : 960, gpu ? 2160 : 540,
+                                            options.repeats, steps, std::cout);
     if (!options.plot.empty()) {
       std::ofstream svg(options.plot);
       svg << conv_bench_svg(result, device.describe());

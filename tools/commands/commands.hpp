@@ -40,7 +40,8 @@ struct BenchOptions {
   std::string what = "all";  // launch | compile | all
   int launches = 0;          // per repeat; 0: chosen per backend
   int repeats = 7;
-  std::string plot;  // conv: an SVG chart written here
+  std::string plot;           // conv: an SVG chart written here
+  std::string steps = "all";  // conv: which filter steps (select_conv_steps)
 };
 int run_bench(const BenchOptions& options);
 

@@ -2,51 +2,66 @@
 // optimisation checklist, one kernel per step. Every step computes exactly
 // what the naive kernel computes (interior pixels: the integer mean of the
 // 3x3 neighbourhood per channel; border pixels: copied), so each is checked
-// byte for byte against workloads::mean_filter_rows. Shared by
-// examples/cpp/mean_filter_steps.cpp, `cudakit bench conv` and the demo;
-// docs/guide/optimizing.md walks through them.
+// byte for byte against workloads::mean_filter_rows. Step 5's variants are
+// in mean_filter_strips.hpp. Shared by examples/cpp/mean_filter_steps.cpp,
+// `cudakit bench conv` and the demo; docs/guide/optimizing.md walks through
+// them.
 #pragma once
 
+#include <cudakit/error.hpp>
 #include <cudakit/launch_config.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "workloads/mean_filter.hpp"
+#include "workloads/mean_filter_strips.hpp"
 
 namespace cudakit::workloads {
 
-// Step 2: a shared-memory tile with a one-pixel halo. Each block loads the
-// (32+2) x (8+2) pixels it needs once, with consecutive threads reading
-// consecutive bytes (coalesced), instead of every thread reading 27 bytes of
-// global memory.
-inline constexpr const char* mean_filter_tiled_source = R"(
+// Steps 2 and 3 share the tile: a block's (32+2) x (8+2) pixels with a
+// one-pixel halo, loaded once with consecutive threads reading consecutive
+// bytes (coalesced), zeros outside the image.
+inline constexpr const char* mean_filter_tile_source = R"(
 #define TILE_W 32
 #define TILE_H 8
 #define CH 3
-__global__ void mean_filter_tiled(const unsigned char* __restrict__ input,
-                                  unsigned char* __restrict__ output, int width, int height) {
-  __shared__ unsigned char tile[TILE_H + 2][(TILE_W + 2) * CH];
+#define TILE_ROW_BYTES ((TILE_W + 2) * CH)
+__device__ __forceinline__ void load_tile(const unsigned char* __restrict__ input,
+                                          unsigned char (*tile)[TILE_ROW_BYTES], int width,
+                                          int height) {
   const int row_bytes = width * CH;
   const int x0 = blockIdx.x * TILE_W - 1, y0 = blockIdx.y * TILE_H - 1;
   const int tid = threadIdx.y * TILE_W + threadIdx.x;
-  for (int i = tid; i < (TILE_H + 2) * (TILE_W + 2) * CH; i += TILE_W * TILE_H) {
-    const int ty = i / ((TILE_W + 2) * CH), tb = i % ((TILE_W + 2) * CH);
+  for (int i = tid; i < (TILE_H + 2) * TILE_ROW_BYTES; i += TILE_W * TILE_H) {
+    const int ty = i / TILE_ROW_BYTES, tb = i % TILE_ROW_BYTES;
     const int gy = y0 + ty, gb = x0 * CH + tb;
     tile[ty][tb] = (gy >= 0 && gy < height && gb >= 0 && gb < row_bytes)
                        ? input[(size_t)gy * row_bytes + gb] : 0;
   }
   __syncthreads();
+}
+)";
+
+// Step 2: the shared-memory tile. Every thread computes its pixel from
+// shared memory instead of reading 27 bytes of global memory.
+inline constexpr const char* mean_filter_tiled_kernel = R"(
+__global__ void mean_filter_tiled(const unsigned char* __restrict__ input,
+                                  unsigned char* __restrict__ output, int width, int height) {
+  __shared__ unsigned char tile[TILE_H + 2][TILE_ROW_BYTES];
+  load_tile(input, tile, width, height);
   const int x = blockIdx.x * TILE_W + threadIdx.x, y = blockIdx.y * TILE_H + threadIdx.y;
   if (x >= width || y >= height) return;
   const bool interior = x >= 1 && x < width - 1 && y >= 1 && y < height - 1;
   for (int c = 0; c < CH; ++c) {
-    const unsigned char centre = tile[threadIdx.y + 1][(threadIdx.x + 1) * CH + c];
-    int value = centre;
+    int value = tile[threadIdx.y + 1][(threadIdx.x + 1) * CH + c];
     if (interior) {
       int sum = 0;
       for (int ky = 0; ky < 3; ++ky)
         for (int kx = 0; kx < 3; ++kx) sum += tile[threadIdx.y + ky][(threadIdx.x + kx) * CH + c];
       value = sum / 9;
     }
-    output[(size_t)y * row_bytes + x * CH + c] = (unsigned char)value;
+    output[(size_t)y * width * CH + x * CH + c] = (unsigned char)value;
   }
 }
 )";
@@ -54,24 +69,12 @@ __global__ void mean_filter_tiled(const unsigned char* __restrict__ input,
 // Step 3: the same tile, with the filter's weights in constant memory (one
 // broadcast read for all threads of a warp), as the checklist suggests for
 // filter coefficients. The mean's weights are all one.
-inline constexpr const char* mean_filter_constant_source = R"(
-#define TILE_W 32
-#define TILE_H 8
-#define CH 3
+inline constexpr const char* mean_filter_constant_kernel = R"(
 __constant__ int mean_weights[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
 __global__ void mean_filter_constant(const unsigned char* __restrict__ input,
                                      unsigned char* __restrict__ output, int width, int height) {
-  __shared__ unsigned char tile[TILE_H + 2][(TILE_W + 2) * CH];
-  const int row_bytes = width * CH;
-  const int x0 = blockIdx.x * TILE_W - 1, y0 = blockIdx.y * TILE_H - 1;
-  const int tid = threadIdx.y * TILE_W + threadIdx.x;
-  for (int i = tid; i < (TILE_H + 2) * (TILE_W + 2) * CH; i += TILE_W * TILE_H) {
-    const int ty = i / ((TILE_W + 2) * CH), tb = i % ((TILE_W + 2) * CH);
-    const int gy = y0 + ty, gb = x0 * CH + tb;
-    tile[ty][tb] = (gy >= 0 && gy < height && gb >= 0 && gb < row_bytes)
-                       ? input[(size_t)gy * row_bytes + gb] : 0;
-  }
-  __syncthreads();
+  __shared__ unsigned char tile[TILE_H + 2][TILE_ROW_BYTES];
+  load_tile(input, tile, width, height);
   const int x = blockIdx.x * TILE_W + threadIdx.x, y = blockIdx.y * TILE_H + threadIdx.y;
   if (x >= width || y >= height) return;
   const bool interior = x >= 1 && x < width - 1 && y >= 1 && y < height - 1;
@@ -86,7 +89,7 @@ __global__ void mean_filter_constant(const unsigned char* __restrict__ input,
           sum += mean_weights[ky * 3 + kx] * tile[threadIdx.y + ky][(threadIdx.x + kx) * CH + c];
       value = sum / 9;
     }
-    output[(size_t)y * row_bytes + x * CH + c] = (unsigned char)value;
+    output[(size_t)y * width * CH + x * CH + c] = (unsigned char)value;
   }
 }
 )";
@@ -193,32 +196,95 @@ __global__ void mean_filter_vectorized(const unsigned char* __restrict__ input,
 }
 )";
 
-// The steps in the checklist's order; the last is the fastest (the one the
-// demo runs).
-struct MeanFilterStep {
-  const char* title;
-  const char* kernel;
-  const char* source;
+enum class MeanFilterShape {
+  pixel_16x16,  // one thread per pixel, 16x16 blocks (the tutorial's)
+  tile_32x8,    // one thread per pixel, 32x8 blocks sharing a tile
+  strip_8rows,  // step 4: 16-byte strips x 8 rows, 32x4 blocks
+  strips,       // step 5: 16-byte strips walked down rows (MeanFilterStripsParams)
 };
-inline constexpr MeanFilterStep mean_filter_steps[] = {
-    {"1 naive (tutorial)", "convolution_3x3", mean_filter_source},
-    {"2 shared-memory tile + halo", "mean_filter_tiled", mean_filter_tiled_source},
-    {"3 + constant-memory weights", "mean_filter_constant", mean_filter_constant_source},
-    {"4 + 16-byte loads, 8 rows/thread", "mean_filter_vectorized", mean_filter_vectorized_source},
-};
-inline constexpr int mean_filter_step_count = 4;
-inline constexpr int mean_filter_fastest_step = 3;
 
-// The launch shape of step `step` (0-based) for a width x height image.
-inline LaunchConfig mean_filter_step_launch(int step, int width, int height,
+struct MeanFilterStep {
+  std::string title;
+  std::string kernel;
+  std::string source;
+  MeanFilterShape shape;
+  MeanFilterStripsParams strips;  // shape strips: the variant
+  bool persistent() const { return shape == MeanFilterShape::strips && strips.persistent; }
+};
+
+// The steps in the checklist's order, then the variants of step 5.
+inline const std::vector<MeanFilterStep>& mean_filter_steps() {
+  static const std::vector<MeanFilterStep> steps = [] {
+    using S = MeanFilterShape;
+    const std::string tile = mean_filter_tile_source;
+    std::vector<MeanFilterStep> list = {
+        {"1 naive (tutorial)", "convolution_3x3", mean_filter_source, S::pixel_16x16},
+        {"2 shared-memory tile + halo", "mean_filter_tiled", tile + mean_filter_tiled_kernel,
+         S::tile_32x8},
+        {"3 + constant-memory weights", "mean_filter_constant", tile + mean_filter_constant_kernel,
+         S::tile_32x8},
+        {"4 + 16-byte loads, 8 rows/thread", "mean_filter_vectorized",
+         mean_filter_vectorized_source, S::strip_8rows},
+    };
+    // The variants of step 5 that the benchmark compares (labels 5a, 5b, ...).
+    const MeanFilterStripsParams variants[] = {
+        // rows, ahead, halo_shuffle, min_blocks, persistent, stream_stores, block
+        {8, 4, true, 1, false, false},    {16, 4, true, 1, false, false},
+        {32, 4, true, 1, false, false},   {64, 4, true, 1, false, false},
+        {16, 4, false, 1, false, false},  {16, 8, true, 1, false, false},
+        {32, 8, true, 1, false, false},   {8, 4, true, 6, false, false},
+        {8, 2, true, 8, false, false},    {8, 4, true, 1, true, false},
+        {8, 4, false, 1, true, false},    {4, 4, true, 6, true, false},
+        {16, 4, true, 1, false, true},    {8, 4, true, 1, true, true},
+        {8, 4, true, 5, true, false},     {4, 4, true, 5, true, false},
+        {8, 4, true, 1, true, false, 64}, {16, 4, true, 1, false, false, 64},
+    };
+    char label = 'a';
+    for (const MeanFilterStripsParams& v : variants)
+      list.push_back({std::string("5") + label++ + " " + mean_filter_strips_title(v),
+                      "mean_filter_strips", mean_filter_strips_source(v), S::strips, v});
+    return list;
+  }();
+  return steps;
+}
+
+// The step `cudakit demo` runs and `cudakit bench conv` reports against P8,
+// named by its label (the first word of its title). Switching the shipped
+// filter is this one line.
+inline constexpr std::string_view mean_filter_shipped_label = "5j";
+
+// The index in mean_filter_steps() of the step labelled `label`; -1 if none.
+inline int mean_filter_step_index(std::string_view label) {
+  const auto& steps = mean_filter_steps();
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (std::string_view(steps[i].title).substr(0, steps[i].title.find(' ')) == label)
+      return static_cast<int>(i);
+  return -1;
+}
+
+inline int mean_filter_shipped_step() {
+  static const int index = mean_filter_step_index(mean_filter_shipped_label);
+  if (index < 0)
+    throw Error("mean filter steps",
+                "the shipped step '" + std::string(mean_filter_shipped_label) + "' is not a step");
+  return index;
+}
+
+// The launch shape of step `step` (an index into mean_filter_steps()) for a
+// width x height image; `kernel` is the step's compiled kernel (a resident
+// grid is sized from its occupancy).
+inline LaunchConfig mean_filter_step_launch(int step, const Kernel& kernel, int width, int height,
                                             StreamRef stream = {}) {
+  const MeanFilterStep& s = mean_filter_steps().at(static_cast<std::size_t>(step));
+  if (s.shape == MeanFilterShape::strips)
+    return mean_filter_strips_launch(kernel, s.strips, width, height, stream);
   auto up = [](long long a, long long b) { return static_cast<unsigned>((a + b - 1) / b); };
   LaunchConfig c;
   c.stream = stream;
-  if (step == 0) {
+  if (s.shape == MeanFilterShape::pixel_16x16) {
     c.block = Dim3(16, 16);
     c.grid = Dim3(up(width, 16), up(height, 16));
-  } else if (step == 1 || step == 2) {
+  } else if (s.shape == MeanFilterShape::tile_32x8) {
     c.block = Dim3(32, 8);
     c.grid = Dim3(up(width, 32), up(height, 8));
   } else {

@@ -24,6 +24,7 @@
 #include "backend/cpu/cpu_module.hpp"
 #include "backend/cpu/cpu_stream.hpp"
 #include "backend/cpu/host_compiler.hpp"
+#include "backend/cpu/host_registry.hpp"
 #include "backend/cpu/thread_pool.hpp"
 #include "cudakit/error.hpp"
 
@@ -231,6 +232,23 @@ class CpuBackend final : public Backend {
     std::lock_guard lock(limits_mutex_);
     limits_[static_cast<int>(which)] = value;
   }
+  // Recorded so they read back as on a GPU; the CPU has no split to choose.
+  void set_cache_preference(int ordinal, CachePreference preference) override {
+    check_ordinal(ordinal, "setting the cache preference");
+    cache_preference_.store(preference);
+  }
+  CachePreference cache_preference(int ordinal) override {
+    check_ordinal(ordinal, "reading the cache preference");
+    return cache_preference_.load();
+  }
+  void set_shared_memory_bank_size(int ordinal, SharedMemoryBankSize size) override {
+    check_ordinal(ordinal, "setting the shared memory bank size");
+    bank_size_.store(size);
+  }
+  SharedMemoryBankSize shared_memory_bank_size(int ordinal) override {
+    check_ordinal(ordinal, "reading the shared memory bank size");
+    return bank_size_.load();
+  }
   int driver_version() override { return 0; }
 
   // ---- memory -------------------------------------------------------------------
@@ -260,6 +278,17 @@ class CpuBackend final : public Backend {
     if (backend_alive.load()) wait_all();  // an async copy may still use it
     std::free(ptr);
   }
+
+  // Host memory is the device's memory here: registering locks nothing, but
+  // the range is recorded so misuse fails as it does on a GPU.
+  void register_host(void* ptr, std::size_t bytes, unsigned) override {
+    host_registry_.add(ptr, bytes);
+  }
+  void unregister_host(void* ptr) override {
+    if (backend_alive.load()) wait_all();  // as the driver: queued copies may use it
+    host_registry_.remove(ptr);
+  }
+  DevicePtr host_device_pointer(void* ptr) override { return reinterpret_cast<DevicePtr>(ptr); }
 
   void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
             bool async) override {
@@ -417,6 +446,9 @@ class CpuBackend final : public Backend {
                                  std::min(kOptInSharedLimit, k->static_shared)));
     k->max_dynamic_shared = bytes;
     k->dynamic_shared_raised = true;
+  }
+  void set_kernel_cache_preference(NativeKernel kernel, CachePreference preference) override {
+    static_cast<CpuKernel*>(kernel)->cache_preference.store(preference);
   }
   std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
                                                const std::string& name) override {
@@ -663,6 +695,9 @@ class CpuBackend final : public Backend {
   std::map<void*, std::shared_ptr<CpuEvent>> events_;
   std::mutex limits_mutex_;
   std::size_t limits_[3] = {1024, 1 << 20, 8 << 20};
+  std::atomic<CachePreference> cache_preference_{CachePreference::prefer_none};
+  std::atomic<SharedMemoryBankSize> bank_size_{SharedMemoryBankSize::default_size};
+  HostRegistry host_registry_;
 };
 
 }  // namespace

@@ -389,7 +389,7 @@ class FunctionTranslator(OperatorsMixin):
                 if isinstance(item.type, t.Scalar) and not item.known and self.emitting:
                     temp = self.fresh("tmp")
                     self.emit(f"const {item.type.ctype} {temp} = {item.code};")
-                    temps.append(Val(item.type, temp))
+                    temps.append(Val(item.type, temp, nonneg=item.nonneg))
                 else:
                     temps.append(item)
             for sub, item in zip(target.elts, temps):
@@ -553,10 +553,18 @@ class FunctionTranslator(OperatorsMixin):
             index_type = t.unify(index_type, a.type)  # type: ignore[assignment]
         if index_type.kind == "f":
             index_type = t.int64
+        loop_type = index_type  # Numba's type of the loop variable
         if step.known and step.py == 0:
             raise self.typing_error("range() step must not be zero", iterator)
         counter, end = self.fresh("i"), self.fresh("stop")
         ct = index_type.ctype
+        if _fits_int(start, stop, step):
+            # Constant bounds within int: the counter cannot overflow an int,
+            # and 32-bit counters are what CUDA C loops use.
+            ct = "int"
+            start, stop, step = (Val(t.int32, str(int(v.py)), int(v.py))
+                                 for v in (start, stop, step))
+            index_type = t.int32
         if step.known:
             compare = "<" if step.py > 0 else ">"
             increment = (f"++{counter}" if step.py == 1 else
@@ -569,10 +577,13 @@ class FunctionTranslator(OperatorsMixin):
             self.emit(f"for ({ct} {counter} = {self.cast(start, index_type)}, {end} = "
                       f"{self.cast(stop, index_type)}; {stride} > 0 ? {counter} < {end} : "
                       f"{counter} > {end}; {counter} += {stride}) {{")
-        # (A grid-stride loop, range(cuda.grid(1), n, cuda.gridsize(1)), counts up from 0.)
-        ascending_from_zero = start.never_negative and step.never_negative
+        # (A grid-stride loop, range(cuda.grid(1), n, cuda.gridsize(1)), counts up from 0;
+        # range(n - 1, -1, -1) counts down to 0: its counter stays above stop >= -1.)
+        counter_nonneg = (start.never_negative and step.never_negative) or (
+            step.known and step.py < 0 and (stop.never_negative
+                                            or (stop.known and stop.py >= -1)))
         self.indent += 1
-        self.assign(node.target, Val(index_type, counter, nonneg=ascending_from_zero), node)
+        self.assign(node.target, Val(loop_type, counter, nonneg=counter_nonneg), node)
         self.indent -= 1
         self.block(node.body)
         self.emit("}")
@@ -666,3 +677,14 @@ def _construct(node: ast.AST | None) -> str:
     except Exception:  # pragma: no cover
         return type(node).__name__
     return text if len(text) < 60 else text[:57] + "..."
+
+
+def _fits_int(start: Val, stop: Val, step: Val) -> bool:
+    """Whether range(start, stop, step) is known at compile time and every
+    value its counter takes, the one past the end included, fits an int."""
+    if not all(v.known and isinstance(v.py, (int, np.integer)) and not isinstance(v.py, bool)
+               for v in (start, stop, step)):
+        return False
+    low, high = -(2**31), 2**31 - 1
+    first, last, stride = int(start.py), int(stop.py), int(step.py)
+    return low <= first <= high and low <= last + stride <= high and low <= last <= high

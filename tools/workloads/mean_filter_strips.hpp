@@ -1,0 +1,320 @@
+// Step 5 of the mean filter checklist (mean_filter_steps.hpp): column strips
+// walked down many rows, packed-byte arithmetic, warp shuffles for the
+// horizontal halo, loads issued several rows ahead. One kernel text; each
+// variant is that text under a few #defines:
+//   ROWS          output rows a thread walks down (input read (ROWS+2)/ROWS times)
+//   AHEAD         rows whose loads are in flight while a row is computed
+//   BLOCK         threads a block
+//   MIN_BLOCKS    __launch_bounds__'s blocks per multiprocessor (caps registers)
+//   PERSISTENT    1: a resident grid, rows split equally among its threads
+//   STREAM_STORES 1: output stored with __stcs (evict-first)
+//   HALO_SHUFFLE  1: the 4 bytes either side of a strip come from the
+//                 neighbouring lanes (__shfl_up/down_sync), only the lanes at
+//                 a warp's edges load them; 0: every thread loads them
+#pragma once
+
+#include <algorithm>
+#include <cudakit/error.hpp>
+#include <cudakit/kernel.hpp>
+#include <cudakit/launch_config.hpp>
+#include <string>
+
+namespace cudakit::workloads {
+
+struct MeanFilterStripsParams {
+  int rows = 16;
+  int ahead = 4;
+  bool halo_shuffle = true;
+  int min_blocks = 1;  // __launch_bounds__(BLOCK, MIN_BLOCKS): caps the registers
+  // A resident grid whose threads each walk height / (threads / strips)
+  // rows (ROWS is then the unrolled chunk), instead of ROWS rows a thread.
+  bool persistent = false;
+  // Stores marked evict-first (__stcs), so the output does not push the
+  // input (and the rows read twice at group edges) out of L2.
+  bool stream_stores = false;
+  int block = 128;  // threads a block (BLOCK), a multiple of 32
+};
+
+// The kernel text after the #defines. Why it is shaped this way:
+// - A byte's same-channel horizontal neighbours in an interleaved RGB row
+//   are 3 bytes away whatever its channel, so a row is filtered as bytes.
+// - Each thread owns a 16-byte column strip (one uint4 load and store per
+//   row) and keeps the horizontal 3-sums of the last three rows in
+//   registers: every input row is loaded once per strip.
+// - The sums are computed four bytes at a time: a word's bytes 3 to the
+//   left and right are funnel shifts of it and its neighbour words, and the
+//   even and odd bytes are summed in 16-bit lanes (a 9-sum is at most 2295,
+//   so lanes never carry into each other).
+// - floor(s / 9) for s <= 2295 is exactly (s * 1821) >> 14; on a lane at
+//   bit 16 that is __umulhi(word, 4 * 1821) (the low lane adds less than
+//   0.004, which never crosses an integer there; checked exhaustively).
+// - Border bytes (the first and last pixel of a row, the first and last row)
+//   are copied from the input in a branch only edge strips and border rows
+//   take, so the interior path has no per-byte selects.
+// - Threads are numbered row-group-major over (strip, group) so no thread is
+//   idle at the right edge; threads past the end still take part in the warp
+//   shuffles (they load and store nothing).
+// - Rows not a multiple of 16 bytes long take a small byte-wise path.
+inline constexpr const char* mean_filter_strips_body = R"(
+#define CH 3
+#define EVEN_BYTES 0x00ff00ffu
+#define FULL_WARP 0xffffffffu
+
+#ifdef __CUDAKIT_CPU__
+// __byte_perm as CUDA defines it: byte n of the result is byte (s >> 4n) & 7
+// of the 8 bytes y:x.
+__device__ __forceinline__ unsigned perm_bytes(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long v = ((unsigned long long)y << 32) | x;
+  unsigned out = 0;
+  for (int n = 0; n < 4; ++n) out |= (unsigned)((v >> (8 * ((s >> (4 * n)) & 7))) & 0xffu) << (8 * n);
+  return out;
+}
+#else
+#define perm_bytes(x, y, s) __byte_perm((x), (y), (s))
+#endif
+
+// Bytes 0 and 2 (even) or 1 and 3 (odd) of a word, in 16-bit lanes.
+__device__ __forceinline__ unsigned even_bytes(unsigned x) { return x & EVEN_BYTES; }
+__device__ __forceinline__ unsigned odd_bytes(unsigned x) { return perm_bytes(x, 0u, 0x4341u); }
+
+// Horizontal 3-sums (bytes -3, 0, +3) of a strip row: words w[0..3], with
+// l the word left of the strip and r the word right of it. Bytes 0 and 2 of
+// word k land in e[k]'s 16-bit lanes, bytes 1 and 3 in o[k]'s.
+__device__ __forceinline__ void row_sums(unsigned l, const unsigned w[4], unsigned r,
+                                         unsigned e[4], unsigned o[4]) {
+  const unsigned word[6] = {l, w[0], w[1], w[2], w[3], r};
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const unsigned left = word[k], c = word[k + 1], right = word[k + 2];
+    // byte 0: -3, 0, 3; byte 2: -1, 2, 5
+    e[k] = odd_bytes(left) + even_bytes(c) + even_bytes(__funnelshift_r(c, right, 24));
+    // byte 1: -2, 1, 4; byte 3: 0, 3, 6
+    o[k] = even_bytes(__funnelshift_r(left, c, 16)) + odd_bytes(c) + even_bytes(right);
+  }
+}
+
+// floor(lane / 9) of the four 16-bit lanes of e (bytes 0, 2) and o (1, 3).
+__device__ __forceinline__ unsigned mean_of_nine(unsigned e, unsigned o) {
+  const unsigned q0 = __umulhi(e << 16, 7284u), q2 = __umulhi(e, 7284u);
+  const unsigned q1 = __umulhi(o << 16, 7284u), q3 = __umulhi(o, 7284u);
+  return (q0 + (q1 << 8)) + ((q2 + (q3 << 8)) << 16);
+}
+
+// Row r_index's strip at row_ptr (w) and the words either side (l, r; at a
+// warp's edges only when HALO_SHUFFLE), zeros outside rows 0..load_end-1
+// (load_end is 0 for a thread with no strip).
+__device__ __forceinline__ void load_strip(const unsigned char* __restrict__ row_ptr, int r_index,
+                                           int load_end, int b0, int row_bytes, int lane,
+                                           unsigned w[4], unsigned& l, unsigned& r) {
+  w[0] = w[1] = w[2] = w[3] = l = r = 0;
+  if ((unsigned)r_index >= (unsigned)load_end) return;
+  const uint4 v = *reinterpret_cast<const uint4*>(row_ptr);
+  w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+  const bool load_left = HALO_SHUFFLE ? lane == 0 : true;
+  const bool load_right = HALO_SHUFFLE ? lane == 31 : true;
+  if (load_left && b0 > 0) l = *reinterpret_cast<const unsigned*>(row_ptr - 4);
+  if (load_right && b0 + 16 < row_bytes) r = *reinterpret_cast<const unsigned*>(row_ptr + 16);
+}
+
+// The output row y of a strip at dst from its three rows' horizontal sums;
+// bytes of the image's border (first and last pixel of a row, first and
+// last row) are copied from the input row at src instead.
+__device__ __forceinline__ void store_row(const unsigned* e0, const unsigned* e1,
+                                          const unsigned* e2, const unsigned* o0,
+                                          const unsigned* o1, const unsigned* o2,
+                                          const unsigned char* __restrict__ src,
+                                          unsigned char* __restrict__ dst, int y, int height,
+                                          int b0, int row_bytes) {
+  unsigned out[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) out[k] = mean_of_nine(e0[k] + e1[k] + e2[k], o0[k] + o1[k] + o2[k]);
+  const bool border_row = y == 0 || y == height - 1;
+  if (border_row || b0 == 0 || b0 + 16 >= row_bytes) {
+    // Rare: the row's input again (a cache hit) for the bytes copied.
+    const uint4 in = *reinterpret_cast<const uint4*>(src);
+    const unsigned centre[4] = {in.x, in.y, in.z, in.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      unsigned keep = border_row ? 0xffffffffu : 0u;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int b = b0 + 4 * k + j;
+        if (b < CH || b >= row_bytes - CH) keep |= 0xffu << (8 * j);
+      }
+      out[k] = (out[k] & ~keep) | (centre[k] & keep);
+    }
+  }
+  const uint4 row_out = make_uint4(out[0], out[1], out[2], out[3]);
+#if STREAM_STORES
+  __stcs(reinterpret_cast<uint4*>(dst), row_out);  // evict-first: L2 keeps the input
+#else
+  *reinterpret_cast<uint4*>(dst) = row_out;
+#endif
+}
+
+// One thread's strip at byte b0 for output rows y_begin .. y_end-1, on rows
+// that are a multiple of 16 bytes long (so every strip is 16-byte aligned).
+// Input row y_begin-1+i is step i; rows pass through a ring of AHEAD loaded
+// rows; the walk runs `chunks` unrolled chunks of ROWS steps, the same
+// number for every lane of a warp (the shuffles need the whole warp).
+__device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ input,
+                                           unsigned char* __restrict__ output, int height,
+                                           int row_bytes, int b0, int y_begin, int y_end,
+                                           int chunks, int lane) {
+  // Steps with an input row (none for a lane without a strip).
+  const int load_end = y_end > y_begin ? min(height, y_end + 1) - (y_begin - 1) : 0;
+  const int store_end = y_end - y_begin;                         // output rows
+  const unsigned char* src = input + (size_t)y_begin * row_bytes + b0;  // row y_begin
+  unsigned char* dst = output + (size_t)y_begin * row_bytes + b0;
+  const int first = y_begin - 1;  // the input row of step 0
+  unsigned ring[AHEAD][4], ring_l[AHEAD], ring_r[AHEAD];
+  // Horizontal sums of rows y-1 (e0, o0), y (e1, o1) and y+1 (e2, o2).
+  unsigned e0[4] = {}, e1[4] = {}, e2[4] = {}, o0[4] = {}, o1[4] = {}, o2[4] = {};
+
+  // Step i: take row i from the ring, ask for row i+AHEAD, sum row i; from
+  // step 2 on, write output row i-2.
+  auto step = [&](int i, int slot) {
+    const unsigned w[4] = {ring[slot][0], ring[slot][1], ring[slot][2], ring[slot][3]};
+    unsigned l = ring_l[slot], r = ring_r[slot];
+    const int ahead = i + AHEAD;
+    load_strip(src + (long long)(ahead - 1) * row_bytes, first + ahead < 0 ? -1 : ahead,
+               load_end, b0, row_bytes, lane, ring[slot], ring_l[slot], ring_r[slot]);
+    if (HALO_SHUFFLE) {
+      const unsigned from_left = __shfl_up_sync(FULL_WARP, w[3], 1);
+      const unsigned from_right = __shfl_down_sync(FULL_WARP, w[0], 1);
+      if (lane != 0) l = from_left;
+      if (lane != 31) r = from_right;
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      e0[k] = e1[k];
+      o0[k] = o1[k];
+      e1[k] = e2[k];
+      o1[k] = o2[k];
+    }
+    row_sums(l, w, r, e2, o2);
+    if (i >= 2 && i - 2 < store_end)
+      store_row(e0, e1, e2, o0, o1, o2, src + (long long)(i - 2) * row_bytes,
+                dst + (long long)(i - 2) * row_bytes, y_begin + i - 2, height, b0, row_bytes);
+  };
+
+#pragma unroll
+  for (int i = 0; i < AHEAD; ++i)
+    load_strip(src + (long long)(i - 1) * row_bytes, first + i < 0 ? -1 : i, load_end, b0,
+               row_bytes, lane, ring[i], ring_l[i], ring_r[i]);
+  step(0, 0);
+  step(1, 1 % AHEAD);
+  for (int c = 0; c < chunks; ++c) {
+#pragma unroll
+    for (int j = 0; j < ROWS; ++j) step(2 + c * ROWS + j, (2 + j) % AHEAD);  // ROWS % AHEAD == 0
+  }
+}
+
+// The same strip, byte by byte from global memory, for rows whose length is
+// not a multiple of 16 bytes (unaligned strips); kept small so it does not
+// raise the kernel's register count.
+__device__ void filter_strip_bytes(const unsigned char* __restrict__ input,
+                                   unsigned char* __restrict__ output, int height, int row_bytes,
+                                   int b0, int y_begin, int y_end) {
+  const int b_end = min(b0 + 16, row_bytes);
+#pragma unroll 1
+  for (int y = y_begin; y < y_end; ++y) {
+#pragma unroll 1
+    for (int b = b0; b < b_end; ++b) {
+      const size_t at = (size_t)y * row_bytes + b;
+      unsigned value = input[at];
+      if (y > 0 && y < height - 1 && b >= CH && b < row_bytes - CH) {
+        unsigned sum = 0;
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -CH; dx <= CH; dx += CH) sum += input[at + (long long)dy * row_bytes + dx];
+        value = sum / 9;
+      }
+      output[at] = (unsigned char)value;
+    }
+  }
+}
+
+// Work items are (strip, group of rows), numbered group-major so no thread
+// idles at the right edge. PERSISTENT 0: a group is ROWS rows and the grid
+// covers every item. PERSISTENT 1: the grid is what the GPU holds at once
+// (mean_filter_strips_launch) and the rows are split into as many groups as
+// its threads cover, so every thread walks one equal group (no second wave,
+// no tail). Either way any grid is correct: threads loop over items.
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
+mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
+                   int width, int height) {
+  const int row_bytes = width * CH;
+  const unsigned strips = (row_bytes + 15) / 16;
+  const unsigned threads = gridDim.x * blockDim.x;  // a multiple of 32
+#if PERSISTENT
+  const unsigned group_count = max(1u, min(threads / strips, (unsigned)height));
+  const int group_rows = (height + group_count - 1) / group_count;
+#else
+  const int group_rows = ROWS;
+#endif
+  const unsigned groups = (height + group_rows - 1) / group_rows;
+  const unsigned items = strips * groups;  // the launch keeps this below 2^32
+  const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x & 31;
+  const bool aligned = (row_bytes & 15) == 0;  // the same for every thread
+  // The warp's lanes take consecutive items, so they loop together.
+  for (unsigned warp_item = id - lane; warp_item < items; warp_item += threads) {
+    const unsigned item = warp_item + lane;
+    const bool live = item < items;
+    const int b0 = live ? (int)(item % strips) * 16 : 0;
+    const int y_begin = live ? (int)(item / strips) * group_rows : 0;
+    const int y_end = live ? min(y_begin + group_rows, height) : 0;
+    if (aligned)
+      walk_strip(input, output, height, row_bytes, b0, y_begin, y_end,
+                 (group_rows + ROWS - 1) / ROWS, lane);
+    else if (live)
+      filter_strip_bytes(input, output, height, row_bytes, b0, y_begin, y_end);
+  }
+}
+)";
+
+inline std::string mean_filter_strips_source(const MeanFilterStripsParams& p) {
+  return "#define ROWS " + std::to_string(p.rows) + "\n#define AHEAD " + std::to_string(p.ahead) +
+         "\n#define HALO_SHUFFLE " + std::string(p.halo_shuffle ? "1" : "0") +
+         "\n#define MIN_BLOCKS " + std::to_string(p.min_blocks) + "\n#define PERSISTENT " +
+         std::string(p.persistent ? "1" : "0") + "\n#define STREAM_STORES " +
+         std::string(p.stream_stores ? "1" : "0") + "\n#define BLOCK " + std::to_string(p.block) +
+         "\n" + mean_filter_strips_body;
+}
+
+// What a variant is, for tables: "strips: 16 rows/thread, shuffle halo, 4 ahead".
+inline std::string mean_filter_strips_title(const MeanFilterStripsParams& p) {
+  std::string t = p.persistent ? "strips: resident grid, " + std::to_string(p.rows) + "-row chunks"
+                               : "strips: " + std::to_string(p.rows) + " rows/thread";
+  t += p.halo_shuffle ? ", shuffle halo" : ", loaded halo";
+  t += ", " + std::to_string(p.ahead) + " ahead";
+  if (p.min_blocks > 1)
+    t += ", <=" + std::to_string(65536 / (p.block * p.min_blocks) / 8 * 8) + " regs";
+  if (p.block != 128) t += ", " + std::to_string(p.block) + "-thread blocks";
+  if (p.stream_stores) t += ", streaming stores";
+  return t;
+}
+
+// p.block threads a block; one thread per (16-byte strip, group of p.rows
+// rows), or for a persistent variant as many blocks as `kernel` can keep
+// resident on the device at once (no more than that).
+inline LaunchConfig mean_filter_strips_launch(const Kernel& kernel, const MeanFilterStripsParams& p,
+                                              int width, int height, StreamRef stream = {}) {
+  const long long strips = (static_cast<long long>(width) * 3 + 15) / 16;
+  const long long threads = strips * ((height + p.rows - 1) / p.rows);
+  if (threads >= (1ll << 32) - 1024)
+    throw Error(
+        "mean_filter_strips",
+        "image of " + std::to_string(width) + "x" + std::to_string(height) + " pixels is too large",
+        "split it into bands of fewer rows");
+  long long blocks = (threads + p.block - 1) / p.block;
+  if (p.persistent)
+    blocks = std::min(blocks, std::max(1ll, kernel.max_cooperative_grid_blocks(p.block)));
+  LaunchConfig c;
+  c.stream = stream;
+  c.block = Dim3(static_cast<unsigned>(p.block));
+  c.grid = Dim3(static_cast<unsigned>(std::max(1ll, blocks)));
+  return c;
+}
+
+}  // namespace cudakit::workloads
