@@ -50,6 +50,14 @@ if(TARGET cudakit_cli)
     SKIP_REGULAR_EXPRESSION "no GPU: the planted GPU bugs need one;compute-sanitizer was not found")
 endif()
 
+# CUDAKIT_EXACT_ALLOCATIONS=1 (`cudakit check` sets it): pool blocks of
+# exactly the requested size, so memcheck sees a write past an array's end.
+cudakit_add_test_executable(exact_pool_blocks_test
+                            ${CMAKE_CURRENT_LIST_DIR}/unit/exact_pool_blocks_test.cpp)
+add_test(NAME debug.exact_pool_blocks COMMAND exact_pool_blocks_test)
+set_tests_properties(debug.exact_pool_blocks PROPERTIES
+  LABELS unit TIMEOUT 60 ENVIRONMENT "CUDAKIT_EXACT_ALLOCATIONS=1;CUDAKIT_BACKEND=cpu")
+
 # CUDAKIT_PROFILE=1: per-kernel table at exit and a Chrome trace.
 cudakit_add_test(launch_profile_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/launch_profile_test.cpp
                  LABELS unit)

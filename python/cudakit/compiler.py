@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from . import _core
 from ._core import ArgumentError, CompileError, NotSupported  # noqa: F401
+from ._source_lines import source_line_directive
 from ._textures import texture_compile_error, uses_texture_references
 
 __all__ = ["SourceModule", "DEFAULT_NVCC_FLAGS", "compile", "CompileError"]
@@ -185,6 +186,22 @@ def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: boo
         source_name or "")
 
 
+def _compile_marked(directive: str, source: str, options: Sequence[str] | None,
+                    no_extern_c: bool, arch: str | None, code: str | None, cache_dir: Any,
+                    include_dirs: Sequence[str], source_name: str | None = None) -> Any:
+    """Compiles `source` behind the #line `directive`; a compile error is
+    reported against the source as written, by compiling it again unmarked
+    (the log's line numbers then match the numbered excerpt)."""
+    try:
+        return _compile_module(directive + source, options, no_extern_c, arch, code, cache_dir,
+                               include_dirs, source_name)
+    except CompileError:
+        if not directive:
+            raise
+    return _compile_module(source, options, no_extern_c, arch, code, cache_dir, include_dirs,
+                           source_name)
+
+
 def compile(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None,
             keep: bool = False, no_extern_c: bool = False, arch: str | None = None,
             code: str | None = None, cache_dir: Any = None,
@@ -204,7 +221,9 @@ class SourceModule:
     ``cache_dir=False`` turns the compile cache off; a path uses a cache there.
     ``source_name`` (a cudakit addition) is the file name compiler messages,
     debuggers and sanitizers show for the source ("my_filter.cu:12"); the
-    default is "kernel.cu".
+    default is "kernel.cu". Without it, under ``cudakit run --sanitize`` and
+    ``cudakit check`` the sanitizers' reports name the lines of the Python
+    file holding the source (docs/guide/debugging.md).
     """
 
     def __init__(self, source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None,
@@ -216,9 +235,12 @@ class SourceModule:
         if source_name is not None and (not isinstance(source_name, str) or not source_name):
             raise ArgumentError(
                 f"SourceModule: source_name must be a non-empty str, got {source_name!r}")
+        # Under the debugging tools the sanitizers' reports name the Python
+        # file's lines (see _source_lines), unless the caller named the source.
+        directive = "" if source_name else source_line_directive(source, depth=1)
         try:
-            self._module = _compile_module(source, options, no_extern_c, arch, code, cache_dir,
-                                           include_dirs, source_name)
+            self._module = _compile_marked(directive, source, options, no_extern_c, arch, code,
+                                           cache_dir, include_dirs, source_name)
         except CompileError as error:
             if uses_texture_references(source):
                 raise texture_compile_error(error) from error

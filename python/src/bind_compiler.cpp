@@ -8,11 +8,13 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "backend/backend.hpp"
 #include "bindings.hpp"
@@ -42,6 +44,11 @@ Module compile_in(std::string_view source, const CompileOptions& options,
   detail::Backend& backend = detail::backend_of(device);
   CompileOptions resolved = options;
   if (resolved.arch.empty()) resolved.arch = backend.default_arch(device.ordinal());
+  // As compile() does: CUDAKIT_LINEINFO=1 (`cudakit check`) forces line
+  // information, and the key must say so, or a cached binary without it
+  // would be loaded and compute-sanitizer could name no lines.
+  if (const char* v = std::getenv("CUDAKIT_LINEINFO"); v && *v && std::string_view(v) != "0")
+    resolved.line_info = true;
   const std::string prepared = prepare_source(source, resolved);
   CompileCache& cache = cache_for(cache_dir);
   const std::string key = CompileCache::key(prepared, resolved, backend.compiler_identity());

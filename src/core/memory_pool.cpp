@@ -27,9 +27,11 @@
 #include "cudakit/memory_pool.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -223,9 +225,27 @@ std::size_t MemoryPool::round_size(std::size_t bytes) noexcept {
   return (bytes + granule - 1) / granule * granule;
 }
 
+namespace {
+// CUDAKIT_EXACT_ALLOCATIONS=1 (`cudakit check` sets it): every block has
+// exactly the requested size, so compute-sanitizer's memcheck sees where each
+// allocation ends; rounded up, a write just past the end lands in the block's
+// spare bytes and goes unreported.
+bool exact_blocks() {
+  static const bool exact = [] {
+    const char* v = std::getenv("CUDAKIT_EXACT_ALLOCATIONS");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  return exact;
+}
+
+std::size_t block_size(std::size_t bytes) {
+  return exact_blocks() ? bytes : MemoryPool::round_size(bytes);
+}
+}  // namespace
+
 std::uint64_t MemoryPool::allocate(std::size_t bytes, void* stream) {
   if (bytes == 0) return 0;
-  const std::size_t size = round_size(bytes);
+  const std::size_t size = block_size(bytes);
   auto& backend = detail::backend_of(device_);
   // From the cache: this stream's list, blocks other streams released since,
   // then other streams' blocks whose work is done.
@@ -280,7 +300,7 @@ std::uint64_t MemoryPool::allocate(std::size_t bytes, void* stream) {
 
 void MemoryPool::deallocate(std::uint64_t ptr, std::size_t bytes, void* stream) noexcept {
   if (ptr == 0) return;
-  const std::size_t size = round_size(bytes);
+  const std::size_t size = block_size(bytes);
   auto& backend = detail::backend_of(device_);
   backend.set_usable_bytes(ptr, size, size);
   std::vector<Stream> users;  // released after the lock: the last copy may destroy a stream
