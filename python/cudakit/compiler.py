@@ -9,6 +9,7 @@ to their NVRTC equivalents; one NVRTC cannot take is an error that names it.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import warnings
 from typing import Any, Sequence
@@ -69,6 +70,15 @@ def _value(options: Sequence[str], i: int, flag: str) -> tuple[str, int]:
     return options[i + 1], i + 2
 
 
+def _user_stacklevel() -> int:
+    """warnings.warn's stacklevel naming the first caller outside this package."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _parse_options(options: Sequence[str], backend: str) -> _Options:
     parsed = _Options()
     i = 0
@@ -106,11 +116,12 @@ def _parse_options(options: Sequence[str], backend: str) -> _Options:
         elif option in _IGNORED or option.startswith(("-O", "--optimize")):
             pass
         elif option in _PTXAS_VERBOSE:
-            warnings.warn(_PTXAS_VERBOSE_WARNING.format(option=option), stacklevel=4)
+            warnings.warn(_PTXAS_VERBOSE_WARNING.format(option=option),
+                          stacklevel=_user_stacklevel())
         elif (option in _PTXAS_PREFIXES and i + 1 < len(options)
               and str(options[i + 1]) in ("-v", "--verbose")):
             warnings.warn(_PTXAS_VERBOSE_WARNING.format(option=f"{option} {options[i + 1]}"),
-                          stacklevel=4)
+                          stacklevel=_user_stacklevel())
             i += 2
             continue
         elif option.startswith(_PASSED_PREFIXES):

@@ -110,14 +110,18 @@ void ProfileReport::write_chrome_trace(const std::string& path) const {
   std::ofstream out(path);
   out << "{\"traceEvents\": [\n";
   bool first = true;
+  // Numbers through snprintf, not the stream: iostream number formatting
+  // crashed inside the Python extension on a GPU machine (see Scalar).
   for (const ProfiledLaunch& l : launches) {
-    char times[96];
-    std::snprintf(times, sizeof times, "\"ts\": %.3f, \"dur\": %.3f", l.start_ms * 1000.0,
-                  std::max(0.0, l.duration_ms) * 1000.0);
+    char numbers[192];
+    std::snprintf(numbers, sizeof numbers, "\"ts\": %.3f, \"dur\": %.3f, \"pid\": %d, \"tid\": %d",
+                  l.start_ms * 1000.0, std::max(0.0, l.duration_ms) * 1000.0, l.device, l.stream);
+    char bytes[32];
+    std::snprintf(bytes, sizeof bytes, "%zu", l.bytes_moved);
     out << (first ? "" : ",\n") << "  {\"name\": \"" << json_escape(l.name)
-        << "\", \"cat\": \"kernel\", \"ph\": \"X\", " << times << ", \"pid\": " << l.device
-        << ", \"tid\": " << l.stream << ", \"args\": {\"grid\": \"" << l.grid.to_string()
-        << "\", \"block\": \"" << l.block.to_string() << "\", \"bytes\": " << l.bytes_moved << "}}";
+        << "\", \"cat\": \"kernel\", \"ph\": \"X\", " << numbers << ", \"args\": {\"grid\": \""
+        << l.grid.to_string() << "\", \"block\": \"" << l.block.to_string()
+        << "\", \"bytes\": " << bytes << "}}";
     first = false;
   }
   out << "\n], \"displayTimeUnit\": \"ms\"}\n";

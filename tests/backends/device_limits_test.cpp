@@ -13,9 +13,15 @@ namespace {
 
 class DeviceLimits : public OnBackend {};
 
+// CUDA documents 1 MiB and 8 MiB; a driver may give more (an H200's printf
+// buffer starts at 8.25 MiB). The CPU backend gives the documented values.
 TEST_F(DeviceLimits, DefaultsAreCudas) {
-  EXPECT_EQ(device().limit(ContextLimit::printf_fifo_size), std::size_t(1) << 20);
-  EXPECT_EQ(device().limit(ContextLimit::malloc_heap_size), std::size_t(8) << 20);
+  EXPECT_GE(device().limit(ContextLimit::printf_fifo_size), std::size_t(1) << 20);
+  EXPECT_GE(device().limit(ContextLimit::malloc_heap_size), std::size_t(8) << 20);
+  if (device().backend_kind() == BackendKind::cpu) {
+    EXPECT_EQ(device().limit(ContextLimit::printf_fifo_size), std::size_t(1) << 20);
+    EXPECT_EQ(device().limit(ContextLimit::malloc_heap_size), std::size_t(8) << 20);
+  }
   EXPECT_GE(device().limit(ContextLimit::stack_size), 1024u);
 }
 
