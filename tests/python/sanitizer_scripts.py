@@ -130,6 +130,17 @@ def find_cli() -> str | None:
     return shutil.which("cudakit")
 
 
+def cli_or_skip() -> str:
+    """find_cli(), or the calling test skipped with the reason."""
+    import pytest
+
+    found = find_cli()
+    if found is None:
+        pytest.skip("the cudakit CLI is not built (cmake --build build --target cudakit_cli) "
+                    "nor on PATH; or name it with CUDAKIT_CLI")
+    return found
+
+
 def run_script(cli: str, tmp_path: Path, name: str, script: str, cli_args: list[str],
                script_args: tuple[str, ...] = (), **env: str) -> subprocess.CompletedProcess[str]:
     """Writes `script` to tmp_path/name and runs `cudakit CLI_ARGS -- python name ARGS`

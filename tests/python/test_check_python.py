@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sanitizer_scripts import (JIT_OOB, JIT_RACE, SOURCE_MODULE_OOB, find_cli, marked_line,
+from sanitizer_scripts import (JIT_OOB, JIT_RACE, SOURCE_MODULE_OOB, cli_or_skip, marked_line,
                                run_script)
 
 NO_SANITIZER = "compute-sanitizer was not found"
@@ -25,11 +25,7 @@ NO_SANITIZER = "compute-sanitizer was not found"
 
 @pytest.fixture(scope="module")
 def cli() -> str:
-    found = find_cli()
-    if found is None:
-        pytest.skip("the cudakit CLI is not built (cmake --build build --target cudakit_cli) "
-                    "nor on PATH; or name it with CUDAKIT_CLI")
-    return found
+    return cli_or_skip()
 
 
 def check(cli: str, tmp_path: Path, tool: str, name: str,

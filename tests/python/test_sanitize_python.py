@@ -13,17 +13,14 @@ import pytest
 
 from cudakit import _source_lines
 from sanitizer_scripts import (JIT_OOB, SOURCE_MODULE_BUILT_AT_RUN_TIME, SOURCE_MODULE_OOB,
-                               find_cli, marked_line, run_script)
+                               cli_or_skip, marked_line, run_script)
 
 ASAN_WRITE = r"AddressSanitizer: (heap-buffer-overflow|use-after-poison)"
 
 
 @pytest.fixture(scope="module")
 def cli() -> str:
-    found = find_cli()
-    if found is None:
-        pytest.skip("the cudakit CLI is not built (cmake --build build --target cudakit_cli) "
-                    "nor on PATH; or name it with CUDAKIT_CLI")
+    found = cli_or_skip()
     probe = subprocess.run([found, "run", "--sanitize", "--", "true"], capture_output=True,
                            text=True, timeout=60)
     if "no AddressSanitizer runtime" in probe.stderr:
