@@ -12,7 +12,7 @@ PYTHON ?= python3
 VENV_PY := $(VENV)/bin/python
 PY_CMAKE_FLAGS = -DCUDAKIT_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(VENV_PY))
 
-.PHONY: all deps venv build python-install test test-gpu demo bench format clean
+.PHONY: all deps venv build python-install test test-numpy1 test-gpu demo bench format clean
 
 all: build
 
@@ -45,6 +45,21 @@ python-install: build
 test: python-install
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	cd tests/python && $(abspath $(VENV_PY)) -m pytest -q -rs -p no:cacheprovider .
+	$(MAKE) --no-print-directory test-numpy1
+
+# The oldest NumPy the package supports (1.24), in a venv of its own: the same
+# built extension, the whole Python suite again.
+VENV_NP1 ?= .venv-numpy1
+$(VENV_NP1)/bin/python: python/requirements-numpy1.txt
+	$(PYTHON) -m venv $(VENV_NP1)
+	$(VENV_NP1)/bin/python -m pip install -q -r python/requirements-numpy1.txt
+	touch $(VENV_NP1)/bin/python
+
+test-numpy1: build $(VENV_NP1)/bin/python
+	@site=$$($(VENV_NP1)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['platlib'])") && \
+	  rm -rf "$$site/cudakit" && \
+	  cmake --install $(BUILD_DIR) --component python --prefix "$$site" > /dev/null
+	cd tests/python && $(abspath $(VENV_NP1))/bin/python -m pytest -q -p no:cacheprovider .
 
 test-gpu: python-install
 	cd $(BUILD_DIR) && ctest --output-on-failure -L gpu
@@ -65,4 +80,4 @@ format:
 	git ls-files '*.hpp' '*.cpp' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR) $(VENV)
+	rm -rf $(BUILD_DIR) $(VENV) $(VENV_NP1)

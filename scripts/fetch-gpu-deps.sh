@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
-# Downloads the Debian packages the GPU check machine lacks (xxHash headers,
-# Boost.Context) into .deps/ (git-ignored), which is carried to that machine;
-# scripts/gpu-check.sh unpacks them there. Run it here, where apt works.
+# Downloads what the GPU check machine lacks into .deps/ (git-ignored), which
+# is carried to that machine; run it here, where apt and PyPI work.
+# - Debian packages (xxHash headers, Boost.Context): scripts/gpu-check.sh
+#   unpacks them there.
+# - For the compatibility runs (GPU_CHECK_COMPAT=1 there; tests/python/compat/
+#   *.sh also read .deps/ themselves, as that machine has no internet): the
+#   numba-cuda and PyCUDA sdists those scripts pin into .deps/sdist, and wheels
+#   for its Python 3.12 of cffi (numba's FFI example) and pytools (PyCUDA's
+#   tests), with their dependencies, into .deps/wheels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .deps
 cd .deps
 apt-get download libxxhash-dev libboost-context1.74-dev libboost-context1.74.0
-ls -l ./*.deb
+python="${PYTHON:-python3}"
+# Only these two as source (--no-binary names them: pip need not build their
+# build requirements from source to read their metadata).
+"$python" -m pip download -q --no-deps --no-binary numba-cuda,pycuda \
+  numba-cuda==0.24.0 pycuda==2025.1.2 -d sdist
+"$python" -m pip download -q --only-binary :all: --python-version 3.12 --implementation cp \
+  --abi cp312 --platform manylinux2014_x86_64 cffi pytools -d wheels
+ls -l ./*.deb sdist wheels

@@ -116,7 +116,8 @@ CLI=$BUILD/bin/cudakit
 [[ ${GPU_CHECK_BUILD_ONLY:-0} == 1 ]] && exit 0
 
 # --- tests ------------------------------------------------------------------
-step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu --output-on-failure -j 4 --timeout 120
+# GPU_CHECK_CTEST_REGEX: only the GPU tests whose names match (ctest -R).
+step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu ${GPU_CHECK_CTEST_REGEX:+-R "$GPU_CHECK_CTEST_REGEX"} --output-on-failure -j 4 --timeout 120
 [[ ${GPU_CHECK_SKIP_REST:-0} == 1 ]] || step ctest-rest 150 ctest-rest.log ctest --test-dir "$BUILD" -LE gpu --output-on-failure -j "$JOBS" --timeout 120
 
 # --- the Python suite (GPU marker first, then everything) -----------------------
@@ -128,6 +129,25 @@ if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
     b=$(basename "$py" .py)
     step "pybench:$b" 120 "pybench-$b.log" env PYTHONUNBUFFERED=1 python3 "$py"
   done
+fi
+
+# --- PyCUDA's test suite and Numba's doc examples (GPU_CHECK_COMPAT=1) -----------
+# Offline: the sdists and the wheels they need (pytools, cffi) come in .deps/
+# (scripts/fetch-gpu-deps.sh).
+if [[ ${GPU_CHECK_COMPAT:-0} == 1 && -d $ROOT/.deps/sdist ]]; then
+  PYDEPS=$BUILD/pydeps
+  python3 -m pip install -q --no-index --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" pytools cffi >"$OUT/pydeps.log" 2>&1 || true
+  export PYTHONPATH=$PYTHONPATH:$PYDEPS
+  mkdir -p "$BUILD/compat-pycuda" "$BUILD/compat-numba"
+  cp "$ROOT"/.deps/sdist/pycuda-*.tar.gz "$BUILD/compat-pycuda/" 2>/dev/null || true
+  cp "$ROOT"/.deps/sdist/numba_cuda-*.tar.gz "$BUILD/compat-numba/" 2>/dev/null || true
+  step compat-pycuda 240 compat-pycuda.log env PYTEST_K="not big_array and not curand_wrappers_8gb and not curand_wrappers_16gb" \
+    bash "$ROOT/tests/python/compat/run_pycuda_suite.sh" python3 "$BUILD/compat-pycuda"
+  step compat-numba 120 compat-numba.log env CUDAKIT_BACKEND=cuda \
+    bash "$ROOT/tests/python/compat/run_numba_doc_examples.sh" python3 "$BUILD/compat-numba"
+  # The examples of the numba-cuda installed there (newer than the last sdist).
+  step compat-numba-installed 120 compat-numba-installed.log env CUDAKIT_BACKEND=cuda NUMBA_DOCS_FROM=installed \
+    bash "$ROOT/tests/python/compat/run_numba_doc_examples.sh" python3 "$BUILD/compat-numba-installed"
 fi
 
 if [[ ${GPU_CHECK_SKIP_CLI:-0} != 1 ]]; then
@@ -185,7 +205,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
   echo "| step | status |"
   echo "| --- | --- |"
-  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all doctor info demo bench-all bench-conv bench-launch-profiled peers; do
+  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all compat-pycuda compat-numba compat-numba-installed doctor info demo bench-all bench-conv bench-launch-profiled peers; do
     [[ -n ${STATUS[$k]:-} ]] && echo "| $k | ${STATUS[$k]} |"
   done
   for k in "${!STATUS[@]}"; do [[ $k == bench:* || $k == pybench:* || $k == experiment:* ]] && echo "| $k | ${STATUS[$k]} |"; done
@@ -195,6 +215,11 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   for log in pytest-gpu pytest-all; do
     [[ -f $OUT/$log.log ]] && echo "$log: $(grep -E "(passed|failed|error)" "$OUT/$log.log" | tail -1)"
     grep -E "^(FAILED|ERROR) " "$OUT/$log.log" 2>/dev/null | head -15 | sed 's/^/  /'
+  done
+  for log in compat-pycuda compat-numba compat-numba-installed; do
+    [[ -f $OUT/$log.log ]] || continue
+    echo "$log:"; tail -8 "$OUT/$log.log" | sed 's/^/  /'
+    grep -hE "^(FAILED|ERROR) " "$BUILD"/compat-*/*.log 2>/dev/null | head -40 | sed 's/^/  /'
   done
   for log in "$OUT"/pybench-*.log; do
     [[ -f $log ]] || continue
@@ -220,7 +245,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   done
   grep -h "RESULT" "$OUT"/bench-array_overhead_bench.log 2>/dev/null | sed 's/^/  overhead: /'
   echo "conv (3x3 filter steps):"
-  grep -E "GB/s|naive|tile|const|vector|copy" "$OUT/bench-conv.log" 2>/dev/null | head -12 | sed 's/^/  /'
+  grep -E "^\||shipped|fastest" "$OUT/bench-conv.log" 2>/dev/null | sed 's/^/  /'
   echo "launch with CUDAKIT_PROFILE=1:"
   grep -iE "us|launch" "$OUT/bench-launch-profiled.log" 2>/dev/null | head -6 | sed 's/^/  /'
   echo "launch plain:"

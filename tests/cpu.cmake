@@ -12,3 +12,5 @@ cudakit_add_test(cpu_public_api_test SOURCES unit/cpu_public_api_test.cpp LABELS
 cudakit_add_test(cpu_gpu_parity_test SOURCES gpu/cpu_gpu_parity_test.cpp LABELS gpu)
 # Faults in kernels as KernelFault, GPU-like integer division, kernels in headers.
 cudakit_add_test(cpu_fault_test SOURCES unit/cpu_fault_test.cpp LABELS unit)
+# Debug builds for gdb (kept sources), the printf buffer's limit, context limits.
+cudakit_add_test(cpu_debugging_test SOURCES unit/cpu_debugging_test.cpp LABELS unit)

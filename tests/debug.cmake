@@ -50,8 +50,29 @@ if(TARGET cudakit_cli)
     SKIP_REGULAR_EXPRESSION "no GPU: the planted GPU bugs need one;compute-sanitizer was not found")
 endif()
 
+# CUDAKIT_EXACT_ALLOCATIONS=1 (`cudakit check` sets it): pool blocks of
+# exactly the requested size, so memcheck sees a write past an array's end.
+cudakit_add_test_executable(exact_pool_blocks_test
+                            ${CMAKE_CURRENT_LIST_DIR}/unit/exact_pool_blocks_test.cpp)
+add_test(NAME debug.exact_pool_blocks COMMAND exact_pool_blocks_test)
+set_tests_properties(debug.exact_pool_blocks PROPERTIES
+  LABELS unit TIMEOUT 60 ENVIRONMENT "CUDAKIT_EXACT_ALLOCATIONS=1;CUDAKIT_BACKEND=cpu")
+
 # CUDAKIT_PROFILE=1: per-kernel table at exit and a Chrome trace.
 cudakit_add_test(launch_profile_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/launch_profile_test.cpp
                  LABELS unit)
 # cudakit::benchmark and cudakit::occupancy.
 cudakit_add_test(profiler_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/unit/profiler_test.cpp LABELS unit)
+
+# gdb on a CPU-backend kernel: threadIdx and friends are symbols, the source
+# is kept, the name is the one CompileOptions::source_name gives. Skipped
+# (with the reason) where gdb is not installed.
+add_executable(gdb_kernel ${CMAKE_CURRENT_LIST_DIR}/debug/gdb_kernel.cpp)
+target_link_libraries(gdb_kernel PRIVATE cudakit cudakit_warnings)
+add_test(NAME debug.gdb_kernel
+         COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/debug/gdb_kernel.sh $<TARGET_FILE:gdb_kernel>)
+set_tests_properties(debug.gdb_kernel PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77)
+# Kernel::occupancy on every backend (the CPU backend's model, the driver's).
+cudakit_add_backend_test(occupancy_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/backends/occupancy_test.cpp)
+# Device limits (printf FIFO, stack, malloc heap) on every backend.
+cudakit_add_backend_test(device_limits_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/backends/device_limits_test.cpp)

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands/commands.hpp"
+#include "commands/profile_command.hpp"
 #include "cudakit/error.hpp"
 #include "debug/debug_commands.hpp"
 
@@ -97,6 +98,16 @@ int main(int argc, char** argv) {
   check_cmd->add_option("COMMAND", check.command, "The program and its arguments (after --)")
       ->required();
 
+  cli::ProfileOptions profile;
+  auto* profile_cmd = app.add_subcommand(
+      "profile",
+      "Run a program with CUDAKIT_PROFILE=1: a table of its launches per kernel at exit");
+  profile_cmd->add_option("--trace", profile.trace,
+                          "Also write the launches as a Chrome trace (JSON; opens in Perfetto)");
+  profile_cmd->add_option("-o,--output", profile.output, "Also write the table to this file");
+  profile_cmd->add_option("COMMAND", profile.command, "The program and its arguments (after --)")
+      ->required();
+
   // CLI11 would say only "A subcommand is required" for a mistyped command.
   std::string names;
   bool known = false;
@@ -120,6 +131,7 @@ int main(int argc, char** argv) {
     if (*bench_cmd) return cli::run_bench(bench);
     if (*run_cmd) return cli::run_run(run);
     if (*check_cmd) return cli::run_check(check);
+    if (*profile_cmd) return cli::run_profile(profile);
   } catch (const cudakit::Error& e) {
     std::cerr << "cudakit: " << e.what() << '\n';
     return 1;

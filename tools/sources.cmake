@@ -10,6 +10,7 @@ set(CUDAKIT_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/commands/demo.cpp
   ${CMAKE_CURRENT_LIST_DIR}/commands/doctor.cpp
   ${CMAKE_CURRENT_LIST_DIR}/commands/info.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/commands/profile_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/debug/program_search.cpp
   ${CMAKE_CURRENT_LIST_DIR}/debug/sanitize_run.cpp
   ${CMAKE_CURRENT_LIST_DIR}/debug/sanitizer_check.cpp

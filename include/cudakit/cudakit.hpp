@@ -22,6 +22,7 @@
 #include "cudakit/elementwise_kernel.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
+#include "cudakit/host_registration.hpp"
 #include "cudakit/host_transfer.hpp"
 #include "cudakit/kernel.hpp"
 #include "cudakit/kernel_args.hpp"

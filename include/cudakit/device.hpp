@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cudakit/backend_kind.hpp"
+#include "cudakit/cache_config.hpp"
 #include "cudakit/device_attribute.hpp"
 #include "cudakit/device_properties.hpp"
 
@@ -55,6 +56,12 @@ class Device {
   void synchronize() const;
   std::size_t limit(ContextLimit which) const;
   void set_limit(ContextLimit which, std::size_t value) const;
+  // The primary context's L1 / shared memory preference and shared memory
+  // bank size (hints: cache_config.hpp); they read back as last set.
+  void set_cache_preference(CachePreference preference) const;
+  CachePreference cache_preference() const;
+  void set_shared_memory_bank_size(SharedMemoryBankSize size) const;
+  SharedMemoryBankSize shared_memory_bank_size() const;
 
   // The device's default (legacy) stream, and new streams.
   Stream default_stream() const;

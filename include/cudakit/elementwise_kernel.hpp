@@ -27,10 +27,16 @@ class ElementwiseKernel {
   // `arguments`: a C parameter list ("float a, const double *x, int m");
   // `operation`: statements using `i` (the element index), `n` (the first
   // array's size, unless an argument is named n) and the arguments;
-  // `preamble`: code placed before the kernel (helpers, #defines).
+  // `preamble`: code placed before the kernel (helpers, #defines);
+  // `loop_prep` / `after_loop`: statements each thread runs once before / after
+  // its loop over the indices (PyCUDA's): variables loop_prep declares are
+  // visible in the operation and in after_loop; both may use `tid`
+  // (threadIdx.x), `total_threads` and `cta_start` (blockIdx.x * blockDim.x),
+  // unless an argument has that name.
   ElementwiseKernel(std::string arguments, std::string operation,
                     std::string name = "elementwise_kernel", std::string preamble = {},
-                    CompileOptions options = {});
+                    CompileOptions options = {}, std::string loop_prep = {},
+                    std::string after_loop = {});
 
   using Arg = std::variant<Array, Scalar>;
   // Which indices run: i = start, start + step, ... while before stop (step

@@ -11,10 +11,12 @@
 #include <string>
 #include <utility>
 
+#include "cudakit/cache_config.hpp"
 #include "cudakit/kernel_args.hpp"
 #include "cudakit/kernel_attributes.hpp"
 #include "cudakit/launch_config.hpp"
 #include "cudakit/module.hpp"
+#include "cudakit/occupancy.hpp"
 #include "cudakit/param_layout.hpp"
 
 namespace cudakit {
@@ -33,6 +35,12 @@ class Kernel {
   KernelAttributes attributes() const;
   // Occupancy: resident blocks per multiprocessor for this block size.
   int max_active_blocks_per_multiprocessor(int block_size, std::size_t dynamic_shared = 0) const;
+  // The same with the resident warps, the fraction of the multiprocessor's
+  // warps they are, and the resource that limits them (registers, shared
+  // memory, threads, blocks per multiprocessor) named. ArgumentError for a
+  // block size outside 1..attributes().max_threads_per_block.
+  Occupancy occupancy(int block_size, std::size_t dynamic_shared = 0) const;
+  Occupancy occupancy(const Dim3& block, std::size_t dynamic_shared = 0) const;
   // {min grid size for full occupancy, block size}.
   std::pair<int, int> suggest_block_size(std::size_t dynamic_shared = 0) const;
   // The most blocks of `block_size` threads a cooperative launch
@@ -41,6 +49,11 @@ class Kernel {
   long long max_cooperative_grid_blocks(int block_size, std::size_t dynamic_shared = 0) const;
   // Allows more than 48 KiB of dynamic shared memory (up to the device's opt-in limit).
   void set_max_dynamic_shared_memory(std::size_t bytes) const;
+  // The kernel's L1 / shared memory preference (cuFuncSetCacheConfig), a hint
+  // that overrides the context's for this kernel. The driver cannot read it
+  // back; cache_preference() is the value last set (prefer_none at first).
+  void set_cache_preference(CachePreference preference) const;
+  CachePreference cache_preference() const;
   void* native() const;
 
   // The checked launch of a run-time built argument list. Host transfers

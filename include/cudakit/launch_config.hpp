@@ -18,6 +18,14 @@ struct LaunchConfig {
   // wait for the whole grid (cooperative_groups::this_grid().sync()). The
   // grid must fit on the device at once: Kernel::max_cooperative_grid_blocks.
   bool cooperative = false;
+  // For the profile (CUDAKIT_PROFILE=1, cudakit::ProfileSession) and NVTX
+  // ranges only; the launch itself ignores them. `label` names the launch
+  // instead of the kernel (the array operations pass their expression); it is
+  // copied when recorded, so it need only live through the launch call.
+  // `bytes_moved` is what the launch reads plus writes in device memory, from
+  // which the profile computes the achieved GB/s (0: unknown).
+  const char* label = nullptr;
+  std::size_t bytes_moved = 0;
   // "grid 4x1x1, block 256x1x1, 0 B shared"
   std::string describe() const;
 };

@@ -40,11 +40,20 @@ class MemoryPool {
   // freed, no stream gets it back before the work queued on `stream` until
   // then has completed. The pool keeps `stream` alive until then.
   void record_stream(std::uint64_t ptr, const Stream& stream);
+  // Streams and the pool's free lists. A block is cached on the list of the
+  // stream it was freed on; the pool must never name a stream after it is
+  // destroyed (the driver may crash on a dead handle). A stream cudakit
+  // creates (Device::create_stream) is adopted when made and forgotten just
+  // before it is destroyed: its blocks then serve the default stream once the
+  // work queued on it has completed. A block freed on a stream cudakit did
+  // not create (a wrapped torch or CuPy stream) goes the same way at once.
+  void adopt_stream(void* stream);
+  void forget_stream(void* stream) noexcept;
   // Returns every cached (unused) block to the driver.
   void free_all();
   MemoryPoolStats stats() const;
   // The size class a request of `bytes` is rounded to: a multiple of 512 B
-  // below 1 MiB, a multiple of 2 MiB from 1 MiB up. A cached block is reused
+  // up to 1 MiB, a multiple of 2 MiB above. A cached block is reused
   // only for a request of the same class.
   static std::size_t round_size(std::size_t bytes) noexcept;
 

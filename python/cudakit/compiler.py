@@ -9,11 +9,15 @@ to their NVRTC equivalents; one NVRTC cannot take is an error that names it.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+import warnings
 from typing import Any, Sequence
 
 from . import _core
 from ._core import ArgumentError, CompileError, NotSupported  # noqa: F401
+from ._source_lines import source_line_directive
+from ._textures import texture_compile_error, uses_texture_references
 
 __all__ = ["SourceModule", "DEFAULT_NVCC_FLAGS", "compile", "CompileError"]
 
@@ -28,7 +32,19 @@ _PASSED_PREFIXES = (
     "--dopt", "-dopt", "-w", "--disable-warnings",
 )
 # Host-side optimisation levels: device code is optimised anyway.
-_IGNORED = ("-O0", "-O1", "-O2", "-O3", "--optimize", "-Xptxas=-v", "--resource-usage", "-res-usage")
+_IGNORED = ("-O0", "-O1", "-O2", "-O3", "--optimize")
+# nvcc's "show the registers and shared memory each kernel uses" (ptxas -v,
+# the tutorial's advice for a launch that runs out of resources). NVRTC runs
+# no ptxas, so the option is accepted and the warning says where the same
+# figures are.
+_PTXAS_VERBOSE = ("--ptxas-options=-v", "--ptxas-options=--verbose", "-Xptxas=-v",
+                  "-Xptxas=--verbose", "--resource-usage", "-res-usage")
+_PTXAS_PREFIXES = ("--ptxas-options", "-Xptxas")
+_PTXAS_VERBOSE_WARNING = (
+    "SourceModule: {option!r} asks ptxas for each kernel's resource usage; cudakit compiles "
+    "with NVRTC and runs no ptxas, so nothing is printed. The same figures are attributes of "
+    "each kernel: f = mod.get_function(name); f.num_regs, f.shared_size_bytes, "
+    "f.local_size_bytes (spilled registers), f.max_threads_per_block")
 
 
 class _Options:
@@ -52,6 +68,15 @@ def _value(options: Sequence[str], i: int, flag: str) -> tuple[str, int]:
     if i + 1 >= len(options):
         raise ArgumentError(f"SourceModule: the nvcc option {option!r} needs a value")
     return options[i + 1], i + 2
+
+
+def _user_stacklevel() -> int:
+    """warnings.warn's stacklevel naming the first caller outside this package."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _parse_options(options: Sequence[str], backend: str) -> _Options:
@@ -90,6 +115,15 @@ def _parse_options(options: Sequence[str], backend: str) -> _Options:
             continue
         elif option in _IGNORED or option.startswith(("-O", "--optimize")):
             pass
+        elif option in _PTXAS_VERBOSE:
+            warnings.warn(_PTXAS_VERBOSE_WARNING.format(option=option),
+                          stacklevel=_user_stacklevel())
+        elif (option in _PTXAS_PREFIXES and i + 1 < len(options)
+              and str(options[i + 1]) in ("-v", "--verbose")):
+            warnings.warn(_PTXAS_VERBOSE_WARNING.format(option=f"{option} {options[i + 1]}"),
+                          stacklevel=_user_stacklevel())
+            i += 2
+            continue
         elif option.startswith(_PASSED_PREFIXES):
             if backend == "cuda":
                 parsed.extra_flags.append(option)
@@ -113,9 +147,31 @@ def _set_debug_compile(on: bool) -> None:
     _debug_compile = on
 
 
+def _arch_number(arch: str) -> int | None:
+    """sm_90 / compute_90a / sm_100 -> 90 / 90 / 100 (major * 10 + minor)."""
+    digits = "".join(ch for ch in arch.partition("_")[2] if ch.isdigit())
+    return int(digits) if digits else None
+
+
+def _check_arch_runs_on(target: str, device_arch: str) -> None:
+    """Code for a newer arch than the device's cannot run on it: PyCUDA's
+    "cuModuleLoadDataEx failed" / "no kernel image"; said here, before the
+    driver's JIT log, with the arch to use."""
+    wanted, have = _arch_number(target), _arch_number(device_arch)
+    if wanted is None or have is None or wanted <= have:
+        return
+    raise ArgumentError(
+        f"SourceModule: code for {target} cannot run on this GPU ({device_arch}, compute "
+        f"capability {have // 10}.{have % 10}): a GPU runs code built for its own arch or an "
+        f"older one.\n"
+        f"  hint: compile for {device_arch} or an older arch "
+        f"(options=['-arch={device_arch}']), or leave -arch out: cudakit then compiles for the "
+        f"GPU it runs on (Device(0).compute_capability() tells which that is)")
+
+
 def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: bool,
                     arch: str | None, code: str | None, cache_dir: Any,
-                    include_dirs: Sequence[str]) -> Any:
+                    include_dirs: Sequence[str], source_name: str | None = None) -> Any:
     backend = _core._backend()
     flags = list(DEFAULT_NVCC_FLAGS) + list(options or [])
     parsed = _parse_options(flags, backend)
@@ -125,6 +181,7 @@ def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: boo
     else:
         if target.startswith("compute_") and code and code.startswith("sm_"):
             target = code
+        _check_arch_runs_on(target, _core.Device._current().arch())
         # nvcc's -arch=sm_XX embeds PTX beside the sm_XX code, so the program
         # also runs on newer GPUs; a cubin would not load there. For an arch
         # other than the device's own, compile that PTX (the driver finishes it).
@@ -136,7 +193,24 @@ def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: boo
         source, target, parsed.std, parsed.defines,
         [str(d) for d in list(include_dirs) + parsed.include_dirs], parsed.extra_flags,
         parsed.debug or _debug_compile, parsed.line_info or _debug_compile,
-        parsed.fast_math, bool(no_extern_c), use_cache, os.fspath(directory) if directory else "")
+        parsed.fast_math, bool(no_extern_c), use_cache, os.fspath(directory) if directory else "",
+        source_name or "")
+
+
+def _compile_marked(directive: str, source: str, options: Sequence[str] | None,
+                    no_extern_c: bool, arch: str | None, code: str | None, cache_dir: Any,
+                    include_dirs: Sequence[str], source_name: str | None = None) -> Any:
+    """Compiles `source` behind the #line `directive`; a compile error is
+    reported against the source as written, by compiling it again unmarked
+    (the log's line numbers then match the numbered excerpt)."""
+    try:
+        return _compile_module(directive + source, options, no_extern_c, arch, code, cache_dir,
+                               include_dirs, source_name)
+    except CompileError:
+        if not directive:
+            raise
+    return _compile_module(source, options, no_extern_c, arch, code, cache_dir, include_dirs,
+                           source_name)
 
 
 def compile(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None,
@@ -156,16 +230,32 @@ class SourceModule:
     is wrapped in ``extern "C" { }`` unless ``no_extern_c`` (then
     get_function also finds a C++-linkage kernel by its plain name).
     ``cache_dir=False`` turns the compile cache off; a path uses a cache there.
+    ``source_name`` (a cudakit addition) is the file name compiler messages,
+    debuggers and sanitizers show for the source ("my_filter.cu:12"); the
+    default is "kernel.cu". Without it, under ``cudakit run --sanitize`` and
+    ``cudakit check`` the sanitizers' reports name the lines of the Python
+    file holding the source (docs/guide/debugging.md).
     """
 
     def __init__(self, source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None,
                  keep: bool = False, no_extern_c: bool = False, arch: str | None = None,
                  code: str | None = None, cache_dir: Any = None,
-                 include_dirs: Sequence[str] = ()) -> None:
+                 include_dirs: Sequence[str] = (), source_name: str | None = None) -> None:
         if not isinstance(source, str):
             raise ArgumentError(f"SourceModule: source must be a str, got {type(source).__name__}")
-        self._module = _compile_module(source, options, no_extern_c, arch, code, cache_dir,
-                                       include_dirs)
+        if source_name is not None and (not isinstance(source_name, str) or not source_name):
+            raise ArgumentError(
+                f"SourceModule: source_name must be a non-empty str, got {source_name!r}")
+        # Under the debugging tools the sanitizers' reports name the Python
+        # file's lines (see _source_lines), unless the caller named the source.
+        directive = "" if source_name else source_line_directive(source, depth=1)
+        try:
+            self._module = _compile_marked(directive, source, options, no_extern_c, arch, code,
+                                           cache_dir, include_dirs, source_name)
+        except CompileError as error:
+            if uses_texture_references(source):
+                raise texture_compile_error(error) from error
+            raise
         self.source = source
         if keep:
             directory = tempfile.mkdtemp(prefix="cudakit-keep-")
@@ -185,7 +275,7 @@ class SourceModule:
             f"SourceModule.get_texref({name!r}): texture references are not supported: "
             "CUDA 12 removed them from the driver API.\n"
             "  hint: pass the data as a pointer (const T* __restrict__ reads through the "
-            "read-only cache) or use a texture object")
+            "read-only cache)")
 
     def get_surfref(self, name: str) -> Any:
         raise NotSupported(f"SourceModule.get_surfref({name!r}): surface references are not "

@@ -14,7 +14,18 @@ import numpy as np
 from . import _core
 from ._core import PhiloxGenerator
 
-__all__ = ["rand", "seed", "PhiloxGenerator", "PhiloxRandomNumberGenerator"]
+__all__ = ["rand", "seed", "PhiloxGenerator", "PhiloxRandomNumberGenerator",
+           "get_curand_version"]
+
+
+def get_curand_version() -> None:
+    """None: cudakit does not use cuRAND. Its generator is Philox4x32-10
+    (``PhiloxRandomNumberGenerator``, ``rand``), which gives the same numbers
+    on the GPU and on the CPU backend; PyCUDA's cuRAND generator classes
+    (XORWOW, MRG32k3a, Sobol) are not provided. PyCUDA returns None in the
+    same way when cuRAND is missing, so code that checks the version skips
+    those generators."""
+    return None
 
 
 def rand(shape: Any, dtype: Any = np.float32, stream: Any = None) -> Any:
@@ -27,7 +38,7 @@ def rand(shape: Any, dtype: Any = np.float32, stream: Any = None) -> Any:
         low, high = int(info.min), int(info.max)
         if high >= 2**63 - 1:  # the generator's bounds are int64, [low, high)
             high = 2**63 - 1
-        return generator.gen_integers(max(low, -(2**63)), high, shape, dtype)
+        return generator.gen_integers(max(low, -(2**63)), high, shape, dtype, stream)
     if kind == "c":
         real = np.finfo(dtype).dtype
         return (generator.gen_uniform(shape, real, stream)
@@ -45,6 +56,10 @@ class PhiloxRandomNumberGenerator(PhiloxGenerator):
     ``gen_log_normal``, ``fill_uniform(ary)``, ``fill_normal(ary)``."""
 
     def __init__(self, seed: int = 0, seed_getter: Any = None, offset: int = 0) -> None:
+        if seed_getter is not None:
+            raise TypeError("PhiloxRandomNumberGenerator: seed_getter= (cuRAND's per-thread "
+                            "seeds) does not apply to Philox, whose numbers depend on one seed "
+                            "and the offset; pass seed=<int> (and offset=)")
         super().__init__(seed)
         if offset:
             self.offset = offset

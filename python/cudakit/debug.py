@@ -7,11 +7,16 @@ with AddressSanitizer and UBSan (``CUDAKIT_CPU_DEBUG``) when the process has
 the sanitizer runtime loaded: run Python with
 ``LD_PRELOAD=$(c++ -print-file-name=libasan.so)`` to get them (a sanitized
 kernel cannot load into a process without it).
+
+``python -m cudakit.debug script.py [args]`` runs a script in this mode, as
+``python -m pycuda.debug`` does.
 """
 
 from __future__ import annotations
 
 import os
+import runpy
+import sys
 
 from . import _core, compiler
 
@@ -31,3 +36,16 @@ if _sanitizer_runtime_loaded():
     os.environ.setdefault("CUDAKIT_CPU_DEBUG", "1")
 
 from .autoinit import context, device  # noqa: E402,F401
+
+
+def _run_script(argv: list[str]) -> None:
+    if not argv:
+        sys.exit("usage: python -m cudakit.debug SCRIPT.py [ARGS...]: runs SCRIPT with every "
+                 "launch checked (-G -lineinfo, a synchronize after each launch)")
+    sys.argv = argv
+    sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))  # as `python SCRIPT.py` has it
+    runpy.run_path(argv[0], run_name="__main__")
+
+
+if __name__ == "__main__":
+    _run_script(sys.argv[1:])

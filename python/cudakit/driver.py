@@ -11,11 +11,44 @@ from __future__ import annotations
 
 import enum
 import threading
+import warnings
 from typing import Any, Iterable
 
 import numpy as np
 
 from . import _core
+from ._textures import (  # noqa: F401  (PyCUDA's names; each raises NotSupported)
+    Array,
+    ArrayDescriptor,
+    ArrayDescriptor3D,
+    Memcpy2D,
+    Memcpy3D,
+    TexturesNotSupported,
+    bind_array_to_texref,
+    dtype_to_array_format,
+    gpuarray_to_array,
+    make_multichannel_2d_array,
+    matrix_to_array,
+    matrix_to_texref,
+    np_to_array,
+)
+from ._host_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
+    HostAllocation,
+    PagelockedHostAllocation,
+    RegisteredHostMemory,
+    _as_shape,
+    aligned_empty,
+    aligned_empty_like,
+    aligned_zeros,
+    aligned_zeros_like,
+    host_alloc_flags,
+    mem_host_register_flags,
+    pagelocked_empty,
+    pagelocked_empty_like,
+    pagelocked_zeros,
+    pagelocked_zeros_like,
+    register_host_memory,
+)
 from ._core import (  # noqa: F401  (re-exported: PyCUDA's names)
     ArgumentError,
     CompileError,
@@ -65,7 +98,10 @@ __all__ = [
     "memcpy_dtoh", "memcpy_dtoh_async", "memcpy_htod", "memcpy_htod_async", "memset_d8",
     "memset_d16", "memset_d32", "pagelocked_empty", "pagelocked_empty_like",
     "pagelocked_zeros", "pagelocked_zeros_like", "register_host_memory", "backend",
-    "PointerHolderBase", "mem_alloc_like",
+    "PointerHolderBase", "mem_alloc_like", "HostAllocation", "RegisteredHostMemory",
+    "aligned_empty", "aligned_empty_like", "aligned_zeros", "aligned_zeros_like",
+    "host_alloc_flags", "mem_host_register_flags", "shared_config", "ctx_flags",
+    "DeviceAddress",
 ]
 
 # PyCUDA's enums, with the driver's numbering.
@@ -121,22 +157,14 @@ class ctx_flags(enum.IntFlag):
     LMEM_RESIZE_TO_MAX = 16
 
 
-class host_alloc_flags(enum.IntFlag):
-    PORTABLE = 1
-    DEVICEMAP = 2
-    WRITECOMBINED = 4
-
-
-class mem_host_register_flags(enum.IntFlag):
-    PORTABLE = 1
-    DEVICEMAP = 2
-
-
 def init(flags: int = 0) -> None:
     """Initialises the driver; cudakit does it on first use, so this only checks.
 
-    Without a driver, the CPU backend is used and this succeeds.
+    Without a driver, the CPU backend is used and this succeeds. ``flags``
+    must be 0, as cuInit requires.
     """
+    if int(flags) != 0:
+        raise ArgumentError(f"init: flags must be 0 (cuInit takes no flags), got {flags}")
     _core.Device.count()
 
 
@@ -166,12 +194,21 @@ def _get_attributes(self: Device) -> dict[Any, int]:
     return out
 
 
+def _warn_context_flags(flags: int, use: str) -> None:
+    if int(flags) != 0:
+        warnings.warn(
+            f"{use}(flags={int(flags)}): the flags are not applied: cudakit uses the device's "
+            "primary context, shared with PyTorch and CuPy, whose scheduling flags are those "
+            "it was created with", RuntimeWarning, stacklevel=3)
+
+
 def _make_context(self: Device, flags: int = 0,
                   printf_buffer_size: int | None = None) -> "Context":
     """Makes the device's primary context current and returns it (pushed).
 
     ``printf_buffer_size`` sets the device printf FIFO (limit.PRINTF_FIFO_SIZE).
     """
+    _warn_context_flags(flags, "make_context")
     ctx = Context(self)
     ctx.push()
     if printf_buffer_size is not None:
@@ -196,6 +233,13 @@ Device.get_attributes = _get_attributes  # type: ignore[attr-defined]
 Device.make_context = _make_context  # type: ignore[attr-defined]
 Device.retain_primary_context = _retain_primary_context  # type: ignore[attr-defined]
 Device.__getattr__ = _device_attribute_getattr  # type: ignore[attr-defined]
+
+
+def _enum_value(config: Any, use: str) -> int:
+    if isinstance(config, bool) or not isinstance(config, (int, np.integer)):
+        raise ArgumentError(f"Context.{use}: expected a member of the enum (an int), got "
+                            f"{type(config).__name__}")
+    return int(config)
 
 
 class _ContextStack(threading.local):
@@ -237,6 +281,7 @@ class Context:
                 _contexts.stack[-1]._device._make_current()
 
     def attach(self, flags: int = 0) -> "Context":
+        _warn_context_flags(flags, "Context.attach")
         self.push()
         return self
 
@@ -262,11 +307,30 @@ class Context:
 
     @staticmethod
     def set_cache_config(config: int) -> None:
-        """Accepted and ignored (a hint the driver sizes per launch on Hopper)."""
+        """The primary context's L1 / shared memory preference (cuCtxSetCacheConfig).
+
+        A hint: the driver still sizes the split for a launch that needs more
+        shared memory. A value outside func_cache is an ArgumentError.
+        """
+        _core.Device._current()._set_cache_config(_enum_value(config, "set_cache_config"))
 
     @staticmethod
     def get_cache_config() -> func_cache:
-        return func_cache.PREFER_NONE
+        return func_cache(_core.Device._current()._cache_config())
+
+    @staticmethod
+    def set_shared_config(config: int) -> None:
+        """The primary context's shared memory bank size (cuCtxSetSharedMemConfig).
+
+        GPUs since Maxwell have fixed 4-byte banks and keep them; the CPU
+        backend records the value. A value outside shared_config is an
+        ArgumentError.
+        """
+        _core.Device._current()._set_shared_config(_enum_value(config, "set_shared_config"))
+
+    @staticmethod
+    def get_shared_config() -> shared_config:
+        return shared_config(_core.Device._current()._shared_config())
 
     def get_api_version(self) -> int:
         return get_driver_version()
@@ -276,6 +340,26 @@ class Context:
 
     def __hash__(self) -> int:
         return hash(self._device)
+
+
+class DeviceAddress(int):
+    """``GPUArray.gpudata``: the device address of the array's first element.
+
+    It is an int (arithmetic, ``int()``, comparisons and hashing are the
+    address's), and, like PyCUDA's ``gpudata`` (a DeviceAllocation), it is
+    accepted as a pointer by a kernel launch and by the memory copies:
+    ``kernel(a_gpu.gpudata, ...)``, the tutorials' idiom. A plain Python int
+    stays a number for a launch (so a forgotten array is an error, not a
+    wild pointer). It keeps its array alive, as PyCUDA's allocation does.
+    """
+
+    def __new__(cls, address: int, base: Any = None) -> "DeviceAddress":
+        self = super().__new__(cls, address)
+        self.base = base
+        return self
+
+    def get_pointer(self) -> int:
+        return int(self)
 
 
 class PointerHolderBase:
@@ -313,52 +397,6 @@ def mem_alloc_pitch(width: int, height: int, access_size: int) -> tuple[DeviceAl
         raise ArgumentError("mem_alloc_pitch: access_size must be 4, 8 or 16")
     pitch = (int(width) + 511) // 512 * 512
     return mem_alloc(pitch * int(height)), pitch
-
-
-def _as_shape(shape: int | Iterable[int]) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
-
-
-def pagelocked_empty(shape: int | Iterable[int], dtype: Any, order: str = "C",
-                     mem_flags: int = 0) -> np.ndarray:
-    """A numpy array in page-locked (pinned) host memory: async copies overlap."""
-    shape = _as_shape(shape)
-    dtype = np.dtype(dtype)
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    raw = _core._pinned_bytes(count * dtype.itemsize)
-    return raw.view(dtype).reshape(shape, order=order)  # type: ignore[call-overload]
-
-
-def pagelocked_zeros(shape: int | Iterable[int], dtype: Any, order: str = "C",
-                     mem_flags: int = 0) -> np.ndarray:
-    result = pagelocked_empty(shape, dtype, order, mem_flags)
-    result.fill(0)
-    return result
-
-
-def pagelocked_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
-    order = "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
-    return pagelocked_empty(array.shape, array.dtype, order, mem_flags)
-
-
-def pagelocked_zeros_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
-    result = pagelocked_empty_like(array, mem_flags)
-    result.fill(0)
-    return result
-
-
-def register_host_memory(array: np.ndarray, flags: int = 0) -> np.ndarray:
-    """Returns ``array``; its memory stays pageable (copies are staged).
-
-    cudakit does not pin existing memory: use pagelocked_empty() for memory
-    whose async copies must overlap with kernels.
-    """
-    if not isinstance(array, np.ndarray):
-        raise ArgumentError("register_host_memory: expected a numpy array, got "
-                            + type(array).__name__)
-    return array
 
 
 def to_device(array: np.ndarray) -> DeviceAllocation:

@@ -39,25 +39,45 @@ def _arguments_text(arguments: str | Sequence[Any]) -> str:
     return ", ".join(a.declarator() for a in arguments)
 
 
+def _keep_source(kind: str, source: str) -> None:
+    """PyCUDA's keep=True: the generated source is written to a kept
+    directory, whose name is printed."""
+    import os
+    import tempfile
+
+    directory = tempfile.mkdtemp(prefix="cudakit-keep-")
+    with open(os.path.join(directory, "kernel.cu"), "w") as f:
+        f.write(source)
+    print(f"*** {kind} source in {directory}")
+
+
 class ElementwiseKernel:
-    """``ElementwiseKernel(arguments, operation, name, keep, options, preamble)``:
-    ``operation`` runs for every index ``i`` of the first array argument (any
-    layout: ``x[i]`` is element i in C order); numbers are converted to the
-    declared types. ``loop_prep`` and ``after_loop`` are not supported."""
+    """``ElementwiseKernel(arguments, operation, name, keep, options, preamble,
+    loop_prep, after_loop)``: ``operation`` runs for every index ``i`` of the
+    first array argument (any layout: ``x[i]`` is element i in C order);
+    numbers are converted to the declared types. ``loop_prep`` runs once per
+    thread before its loop over the indices, ``after_loop`` once after it
+    (both may use ``tid``, ``total_threads`` and ``cta_start``, as in PyCUDA;
+    variables loop_prep declares are visible in the operation and after_loop).
+    Calls take ``range=`` or ``slice=`` (which indices run) and ``stream=``."""
 
     def __init__(self, arguments: str | Sequence[Any], operation: str,
                  name: str = "kernel", keep: bool = False, options: Any = None,
                  preamble: str = "", loop_prep: str = "", after_loop: str = "") -> None:
-        if loop_prep or after_loop:
-            raise NotImplementedError(
-                "ElementwiseKernel: loop_prep and after_loop are not supported by cudakit; "
-                "put per-thread set-up in the operation and helpers in preamble")
         self.name = name
         self._kernel = _core._ElementwiseKernel(
-            _arguments_text(arguments), operation, name, preamble, options)
+            _arguments_text(arguments), operation, name, preamble, options, loop_prep,
+            after_loop)
+        if keep:
+            _keep_source(f"ElementwiseKernel {name}", self._kernel.source(False))
 
     def __call__(self, *args: Any, range: slice | None = None, slice: slice | None = None,
                  stream: Any = None, **kwargs: Any) -> None:
+        if kwargs:
+            raise TypeError(f"ElementwiseKernel {self.name}: unknown keyword arguments "
+                            f"{', '.join(sorted(kwargs))} (it takes range=, slice=, stream=)")
+        if range is not None and slice is not None:
+            raise TypeError(f"ElementwiseKernel {self.name}: give range= or slice=, not both")
         self._kernel(args, range, slice, stream)
 
     def get_source(self, index64: bool = False) -> str:

@@ -10,7 +10,7 @@ pending results that read it.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,9 +18,7 @@ from . import _core
 from ._core import (  # noqa: F401  (re-exported)
     GPUArray,
     arange,
-    concatenate,
     cumsum,
-    dot,
     evaluate_all_pending,
     from_cuda_array_interface,
     from_dlpack,
@@ -30,17 +28,37 @@ from ._core import (  # noqa: F401  (re-exported)
     min,
     pending_count,
     prod,
+    take,
+    where,
+)
+from ._core.cumath import maximum, minimum  # noqa: F401
+from ._multi_take_put import multi_put, multi_take, multi_take_put  # noqa: F401
+from ._placement import (  # noqa: F401  (allocator= and stream= honoured there)
+    all,
+    any,
+    concatenate,
+    dot,
+    empty,
+    empty_like,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    ones,
+    ones_like,
     stack,
     subset_dot,
+    subset_max,
+    subset_min,
+    subset_sum,
     sum,
-    take,
     to_gpu,
     to_gpu_async,
     vdot,
-    where,
+    zeros,
+    zeros_like,
 )
-from ._core.cumath import (  # noqa: F401
-    logical_and, logical_not, logical_or, logical_xor, maximum, minimum)
+from ._vec import vec  # noqa: F401  (PyCUDA's gpuarray.vec: CUDA vector types)
 
 __all__ = [
     "GPUArray", "to_gpu", "to_gpu_async", "empty", "zeros", "ones", "empty_like",
@@ -48,52 +66,14 @@ __all__ = [
     "sum", "dot", "vdot", "max", "min", "subset_dot", "concatenate", "stack", "where",
     "from_dlpack", "as_gpuarray", "is_gpuarray", "mean", "prod", "cumsum",
     "subset_sum", "subset_max", "subset_min", "logical_and", "logical_or", "logical_not",
-    "logical_xor", "full",
+    "logical_xor", "full", "multi_take", "multi_put", "multi_take_put",
 ]
-
-
-def empty(shape: Any, dtype: Any = np.float64, allocator: Any = None,
-          order: str = "C") -> GPUArray:
-    """New uninitialised array (PyCUDA's ``gpuarray.empty``)."""
-    return _core._full(shape, dtype, None, order)
-
-
-def zeros(shape: Any, dtype: Any = np.float64, allocator: Any = None,
-          order: str = "C") -> GPUArray:
-    return _core._full(shape, dtype, 0, order)
-
-
-def ones(shape: Any, dtype: Any = np.float64, allocator: Any = None,
-         order: str = "C") -> GPUArray:
-    return _core._full(shape, dtype, 1, order)
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> GPUArray:
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
     return _core._full(shape, dtype, fill_value, order)
-
-
-def _like_order(other: GPUArray, order: str) -> str:
-    if order in ("K", "A"):
-        flags = other.flags
-        return "F" if flags.f_contiguous and not flags.c_contiguous else "C"
-    return order
-
-
-def empty_like(other: GPUArray, dtype: Any = None, order: str = "K") -> GPUArray:
-    return empty(other.shape, other.dtype if dtype is None else dtype,
-                 order=_like_order(other, order))
-
-
-def zeros_like(other: GPUArray, dtype: Any = None, order: str = "K") -> GPUArray:
-    return zeros(other.shape, other.dtype if dtype is None else dtype,
-                 order=_like_order(other, order))
-
-
-def ones_like(other: GPUArray, dtype: Any = None, order: str = "K") -> GPUArray:
-    return ones(other.shape, other.dtype if dtype is None else dtype,
-                order=_like_order(other, order))
 
 
 def is_gpuarray(obj: Any) -> bool:
@@ -113,46 +93,37 @@ def as_gpuarray(obj: Any) -> GPUArray:
     return to_gpu(np.asarray(obj))
 
 
-def _method(name: str):
-    function = getattr(_core, name)
-
+def _method(function: Any):
     def method(self: GPUArray, *args: Any, **kwargs: Any) -> GPUArray:
         return function(self, *args, **kwargs)
 
-    method.__name__ = name
+    method.__name__ = function.__name__
     method.__doc__ = function.__doc__
     return method
 
 
 # Reductions as methods too (a.sum() is NumPy's spelling; PyCUDA has the functions).
-for _name in ("sum", "max", "min", "mean", "prod", "any", "all"):
-    setattr(GPUArray, _name, _method(_name))
-GPUArray.dot = _method("dot")  # type: ignore[attr-defined]
+for _function in (sum, max, min, mean, prod, any, all, dot):
+    setattr(GPUArray, _function.__name__, _method(_function))
 
 
 def _mul_add(self: GPUArray, selffac: Any, other: GPUArray, otherfac: Any,
              add_timer: Any = None, stream: Any = None, out: GPUArray | None = None
              ) -> GPUArray:
-    """PyCUDA's ``selffac*self + otherfac*other`` (one fused kernel)."""
+    """PyCUDA's ``selffac*self + otherfac*other`` (one fused kernel; evaluated
+    at once on ``stream`` when one is given)."""
+    if add_timer is not None:
+        raise TypeError("mul_add: add_timer= is not supported by cudakit; time the call with "
+                        "cudakit.driver.Event records around it")
     result = selffac * self + otherfac * other
     if out is None:
-        return result
+        if stream is None:
+            return result
+        out = empty(result.shape, result.dtype)
+    if stream is not None:
+        out = _core._on_stream(out, stream)
     out[...] = result
     return out
-
-
-def subset_sum(subset: Any, a: GPUArray, dtype: Any = None, stream: Any = None,
-               allocator: Any = None) -> GPUArray:
-    """Sum of ``a[subset]`` (one gather, one reduction)."""
-    return sum(take(a, subset), dtype=dtype)
-
-
-def subset_max(subset: Any, a: GPUArray, stream: Any = None) -> GPUArray:
-    return max(take(a, subset))
-
-
-def subset_min(subset: Any, a: GPUArray, stream: Any = None) -> GPUArray:
-    return min(take(a, subset))
 
 
 GPUArray.mul_add = _mul_add  # type: ignore[attr-defined]

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from . import driver as cuda
+from ._vec import VECTOR_CTYPES
 
 __all__ = [
     "DeviceData", "OccupancyRecord", "clear_context_caches", "context_dependent_memoize",
     "dtype_to_ctype", "get_default_device", "make_default_context", "DeviceMemoryPool",
-    "PageLockedMemoryPool", "bitlog2",
+    "PageLockedMemoryPool", "bitlog2", "get_or_register_dtype", "register_dtype",
 ]
 
 
@@ -82,15 +83,71 @@ _CTYPES = {
 }
 
 
+# C names registered for dtypes (struct types of the user's kernels): the
+# first name of each dtype is the one dtype_to_ctype gives.
+_registered_names: dict[np.dtype, str] = {}
+_registered_dtypes: dict[str, np.dtype] = {}
+
+
+def get_or_register_dtype(c_names: str | Sequence[str], dtype: Any = None) -> np.dtype:
+    """PyCUDA's: registers ``dtype`` under the C type names ``c_names`` (so
+    ``dtype_to_ctype(dtype)`` gives the first), or with ``dtype=None`` returns
+    the dtype registered for them. A name already registered to another dtype
+    is a ValueError; an unknown name (dtype=None) a KeyError."""
+    names = [c_names] if isinstance(c_names, str) else list(c_names)
+    if not names:
+        raise ValueError("get_or_register_dtype: give at least one C type name")
+    if dtype is None:
+        found = {_registered_dtypes[name] for name in names if name in _registered_dtypes}
+        missing = [name for name in names if name not in _registered_dtypes]
+        if missing:
+            raise KeyError(f"get_or_register_dtype: no dtype registered for {missing[0]!r}")
+        if len(found) != 1:
+            raise ValueError(f"get_or_register_dtype: the names {names} have different dtypes")
+        return found.pop()
+    dtype = np.dtype(dtype)
+    for name in names:
+        existing = _registered_dtypes.get(name)
+        if existing is not None and existing != dtype:
+            raise ValueError(f"get_or_register_dtype: {name!r} is already registered to "
+                             f"{existing}, not {dtype}")
+    for name in names:
+        _registered_dtypes[name] = dtype
+    _registered_names.setdefault(dtype, names[0])
+    return dtype
+
+
+def register_dtype(dtype: Any, c_names: str | Sequence[str], alias_ok: bool = False) -> None:
+    """PyCUDA's older spelling of ``get_or_register_dtype(c_names, dtype)``.
+    A dtype registered under another name is a ValueError unless alias_ok."""
+    dtype = np.dtype(dtype)
+    names = [c_names] if isinstance(c_names, str) else list(c_names)
+    existing = _registered_names.get(dtype)
+    if existing is not None and existing not in names and not alias_ok:
+        raise ValueError(f"register_dtype: {dtype} is already registered as {existing!r} "
+                         "(pass alias_ok=True to add names)")
+    get_or_register_dtype(names, dtype)
+
+
+for _vector_dtype, _vector_name in VECTOR_CTYPES.items():  # gpuarray.vec.float3 -> "float3"
+    get_or_register_dtype(_vector_name, _vector_dtype)
+
+
 def dtype_to_ctype(dtype: Any, with_fp_tex_hack: bool = False) -> str:
-    """The C type of a numpy dtype ('float' for float32, ...)."""
+    """The C type of a numpy dtype ('float' for float32, ..., or the name a
+    struct dtype was registered under)."""
     if dtype is None:
         raise cuda.ArgumentError("dtype_to_ctype: dtype may not be None")
     dtype = np.dtype(dtype)
+    name = _registered_names.get(dtype)
+    if name is not None:
+        return name
     try:
         return _CTYPES[dtype]
     except KeyError:
-        raise cuda.ArgumentError(f"dtype_to_ctype: no C type for {dtype}") from None
+        raise cuda.ArgumentError(
+            f"dtype_to_ctype: no C type for {dtype}; register one with "
+            "cudakit.tools.get_or_register_dtype(name, dtype)") from None
 
 
 class DeviceData:
@@ -107,6 +164,11 @@ class DeviceData:
         self.thread_blocks_per_mp = dev.get_attribute(a.MAX_BLOCKS_PER_MULTIPROCESSOR) or 32
         self.registers = dev.get_attribute(a.MAX_REGISTERS_PER_BLOCK)
         self.shared_memory = dev.get_attribute(a.MAX_SHARED_MEMORY_PER_BLOCK)
+        # Per multiprocessor, for OccupancyRecord (0: no such limit, as on
+        # the CPU backend for registers).
+        self.registers_per_mp = dev.get_attribute(a.MAX_REGISTERS_PER_MULTIPROCESSOR)
+        self.shared_memory_per_mp = dev.get_attribute(a.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
+        self.reserved_shared_memory = dev.get_attribute(a.RESERVED_SHARED_MEMORY_PER_BLOCK)
         self.smem_granularity = 32 if dev.compute_capability() >= (2, 0) else 16
         self.smem_alloc_granularity = 128
         self.register_allocation_unit = "warp"
@@ -137,31 +199,95 @@ class DeviceData:
 
 
 class OccupancyRecord:
-    """Occupancy of a block size, as PyCUDA computes it (warps resident per SM)."""
+    """Occupancy of a block size, with PyCUDA's fields (tb_per_mp, warps_per_mp,
+    occupancy, limited_by).
+
+    Computed with the model of ``Function.occupancy`` (and C++
+    ``Kernel::occupancy``): warps, blocks, registers (allocated per warp in
+    units of 256, out of the multiprocessor's) and shared memory (with the
+    per-block reservation, out of the multiprocessor's) each allow some blocks
+    per multiprocessor; the smallest wins, ties going to registers, then shared
+    memory, then warps, then blocks. ``limited_by`` keeps PyCUDA's words
+    ('regs', 'smem', 'warps', 'device'); ``limiting_resource`` gives
+    Function.occupancy's. For a kernel, ``Function.occupancy(threads, shared)``
+    asks the device itself and agrees with this record given
+    ``registers=function.num_regs``.
+    """
+
+    _RESOURCE = {"regs": "registers", "smem": "shared memory",
+                 "warps": "threads (warps) per multiprocessor",
+                 "device": "blocks per multiprocessor"}
 
     def __init__(self, devdata: DeviceData, threads: int, shared_mem: int = 0,
                  registers: int = 0) -> None:
-        if threads > devdata.max_threads:
+        if threads <= 0 or threads > devdata.max_threads:
             raise cuda.ArgumentError(
-                f"OccupancyRecord: {threads} threads exceed the device's {devdata.max_threads}")
-        alloc_warps = -(-threads // devdata.warp_size)
-        limits = [(devdata.thread_blocks_per_mp, "device")]
+                f"OccupancyRecord: {threads} threads is not in 1..{devdata.max_threads}, the "
+                "device's block size limit")
+        if shared_mem < 0 or registers < 0:
+            raise cuda.ArgumentError(
+                "OccupancyRecord: shared_mem and registers must not be negative "
+                f"(got {shared_mem} and {registers})")
+        warp = max(1, devdata.warp_size)
+        alloc_warps = -(-threads // warp)
+        # In tie order: the first of equal limits is the one named.
+        limits = []
+        if registers > 0 and devdata.registers_per_mp > 0:
+            per_warp = -(-registers * warp // 256) * 256
+            limits.append((devdata.registers_per_mp // per_warp // alloc_warps, "regs"))
+        if shared_mem > 0 and devdata.shared_memory_per_mp > 0:
+            limits.append((devdata.shared_memory_per_mp
+                           // (shared_mem + devdata.reserved_shared_memory), "smem"))
         limits.append((devdata.warps_per_mp // alloc_warps, "warps"))
-        if registers > 0:
-            limits.append((devdata.registers // (registers * alloc_warps * devdata.warp_size),
-                           "regs"))
-        if shared_mem > 0:
-            limits.append((devdata.shared_memory // shared_mem, "smem"))
-        self.tb_per_mp, self.limited_by = min(limits)
+        limits.append((devdata.thread_blocks_per_mp, "device"))
+        lowest = min(count for count, _ in limits)
+        self.tb_per_mp = lowest
+        self.limited_by = next(name for count, name in limits if count == lowest)
+        self.limiting_resource = self._RESOURCE[self.limited_by]
         self.warps_per_mp = self.tb_per_mp * alloc_warps
         self.occupancy = self.warps_per_mp / devdata.warps_per_mp
 
 
+# cudakit's pool size classes (MemoryPool::round_size): multiples of 512 B up
+# to 1 MiB, multiples of 2 MiB above. Bin n <= 2048 holds blocks of n * 512
+# bytes; bin 2048 + m blocks of m * 2 MiB.
+_SMALL_GRANULE = 512
+_LARGE_THRESHOLD = 1 << 20
+_LARGE_GRANULE = 2 << 20
+_SMALL_BINS = _LARGE_THRESHOLD // _SMALL_GRANULE
+
+
 class DeviceMemoryPool:
-    """PyCUDA's pool: cudakit's allocations already come from a caching pool."""
+    """PyCUDA's pool: cudakit's allocations already come from a caching pool.
+
+    ``bin_number`` / ``alloc_size`` describe that pool's size classes (not
+    PyCUDA's): a request of ``size`` bytes takes a block of
+    ``alloc_size(bin_number(size))`` bytes.
+    """
 
     def allocate(self, size: int) -> cuda.DeviceAllocation:
         return cuda.mem_alloc(size)
+
+    @staticmethod
+    def bin_number(size: int) -> int:
+        size = int(size)
+        if size < 0:
+            raise cuda.ArgumentError(f"DeviceMemoryPool.bin_number: negative size {size}")
+        if size <= _LARGE_THRESHOLD:
+            # An empty request counts in the smallest class, as in PyCUDA
+            # (whose bins never have a zero size).
+            return max(1, -(-size // _SMALL_GRANULE))
+        return _SMALL_BINS + -(-size // _LARGE_GRANULE)
+
+    @staticmethod
+    def alloc_size(bin_nr: int) -> int:
+        bin_nr = int(bin_nr)
+        if bin_nr < 1:
+            raise cuda.ArgumentError(
+                f"DeviceMemoryPool.alloc_size: bin {bin_nr} does not exist (bins start at 1)")
+        if bin_nr <= _SMALL_BINS:
+            return bin_nr * _SMALL_GRANULE
+        return (bin_nr - _SMALL_BINS) * _LARGE_GRANULE
 
     def free_held(self) -> None:
         pass

@@ -209,6 +209,13 @@ void convert_one(LaunchArgs& out, PyObject* obj, std::size_t index, const Kernel
     out.host(h->span.data, h->span.bytes, h->direction, h->span.element, h->name());
     return;
   }
+  // A 0-d array of a record type (gpuarray.vec.make_float3(...) gives one,
+  // as in PyCUDA) is a struct passed by value.
+  if (np.ndarray && PyObject_TypeCheck(obj, np.ndarray) &&
+      nb::cast<int>(nb::handle(obj).attr("ndim")) == 0 &&
+      nb::cast<std::string>(nb::handle(obj).attr("dtype").attr("kind")) == "V" &&
+      append_record(out, obj, "struct"))
+    return;
   if (np.ndarray && PyObject_TypeCheck(obj, np.ndarray))
     refuse(kernel, index, obj, "a numpy array is host memory, which a kernel cannot read",
            "wrap it: cuda.In(a) (read), cuda.Out(a) (written), cuda.InOut(a) (both), or copy it "

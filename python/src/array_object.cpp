@@ -46,6 +46,7 @@ GPUArrayObject::GPUArrayObject(Expr expr, std::vector<const void*> reads, std::s
 
 GPUArrayObject::GPUArrayObject(GPUArrayObject&& other) noexcept
     : base(std::move(other.base)),
+      allocator(std::move(other.allocator)),
       array_(std::move(other.array_)),
       pending_(std::move(other.pending_)),
       reads_(std::move(other.reads_)),
@@ -60,6 +61,7 @@ GPUArrayObject& GPUArrayObject::operator=(GPUArrayObject&& other) noexcept {
   if (this == &other) return *this;
   unregister();
   base = std::move(other.base);
+  allocator = std::move(other.allocator);
   array_ = std::move(other.array_);
   pending_ = std::move(other.pending_);
   reads_ = std::move(other.reads_);
@@ -273,6 +275,10 @@ std::optional<Expr> operand_from_python(nb::handle value, std::vector<const void
 
 std::optional<Stream> stream_from_python(nb::handle stream) {
   if (!stream.is_valid() || stream.is_none()) return std::nullopt;
+  if (is_gpuarray(stream))
+    throw nb::type_error(
+        "stream: got a GPUArray; pass the output array as out= and a cudakit.driver.Stream as "
+        "stream=");
   Stream* s = nullptr;
   if (nb::try_cast<Stream*>(stream, s) && s != nullptr) return *s;
   nb::object handle;

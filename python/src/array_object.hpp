@@ -49,6 +49,9 @@ class GPUArrayObject {
 
   // PyCUDA's `base`: the object that owns borrowed memory (or None).
   nb::object base;
+  // PyCUDA's `allocator`: the callable the memory came from (None: cudakit's
+  // pool); the *_like functions use it for their results too.
+  nb::object allocator;
 
  private:
   void unregister() noexcept;

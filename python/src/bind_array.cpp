@@ -10,7 +10,9 @@
 #include <cstring>
 #include <sstream>
 
+#include "array_allocator.hpp"
 #include "array_object.hpp"
+#include "array_streams.hpp"
 #include "bindings.hpp"
 #include "cudakit/array_expr.hpp"
 #include "cudakit/array_reduce.hpp"
@@ -40,17 +42,6 @@ nb::object numpy() {
   // Kept for the process: no Python object may be released after finalisation.
   static nb::handle np = nb::module_::import_("numpy").release();
   return nb::borrow(np);
-}
-
-// Keeps a Python object alive as long as a cudakit array views its memory.
-std::shared_ptr<void> keep_alive(nb::handle object) {
-  PyObject* o = object.ptr();
-  Py_INCREF(o);
-  return std::shared_ptr<void>(o, [](void* p) {
-    if (!Py_IsInitialized()) return;
-    nb::gil_scoped_acquire gil;
-    Py_DECREF(static_cast<PyObject*>(p));
-  });
 }
 
 std::int64_t to_int64(nb::handle value) { return nb::cast<std::int64_t>(nb::int_(value)); }
@@ -146,9 +137,10 @@ Array view_with_itemsize(const Array& a, DType d) {
                std::optional<Stream>(a.stream()), a.readonly());
 }
 
-nb::object get_to_host(GPUArrayObject& self, nb::handle ary, bool async, nb::handle stream) {
+nb::object get_to_host(GPUArrayObject& self, nb::handle ary, bool async, nb::handle stream,
+                       bool pagelocked = false) {
   Array a = self.value();
-  if (auto s = stream_from_python(stream)) a.set_stream(*s);
+  if (auto s = stream_from_python(stream)) a = on_stream(a, *s);
   nb::object out;
   if (ary.is_valid() && !ary.is_none()) {
     out = nb::borrow(ary);
@@ -164,6 +156,9 @@ nb::object get_to_host(GPUArrayObject& self, nb::handle ary, bool async, nb::han
       numpy().attr("copyto")(out, tmp.attr("reshape")(out.attr("shape")));
       return out;
     }
+  } else if (pagelocked) {
+    out = nb::module_::import_("cudakit.driver")
+              .attr("pagelocked_empty")(shape_to_python(a.shape()), numpy_dtype(a.dtype()));
   } else {
     out = numpy().attr("empty")(shape_to_python(a.shape()), numpy_dtype(a.dtype()));
   }
@@ -193,7 +188,7 @@ void set_from_host(GPUArrayObject& self, nb::handle ary, bool async, nb::handle 
                           " (the dtypes must be equal); convert it with ary.astype(...) first")
                              .c_str());
   host = numpy().attr("asarray")(host, nb::arg("order") = "C");
-  if (auto s = stream_from_python(stream)) a.set_stream(*s);
+  if (auto s = stream_from_python(stream)) a = on_stream(a, *s);
   prepare_write(a);
   HostBuffer buffer(host, false);
   numpy_errors([&] {
@@ -211,7 +206,6 @@ void set_from_host(GPUArrayObject& self, nb::handle ary, bool async, nb::handle 
 
 nb::object make_gpuarray(nb::handle shape, nb::handle dtype, nb::handle allocator, nb::handle base,
                          nb::handle gpudata, nb::handle strides, const std::string& order) {
-  (void)allocator;  // cudakit's pool allocates; PyCUDA's allocator argument is accepted
   const Shape s = shape_from_python(shape);
   const DType d = dtype_from_python(dtype);
   if (order != "C" && order != "F") throw nb::value_error("order must be 'C' or 'F'");
@@ -231,6 +225,12 @@ nb::object make_gpuarray(nb::handle shape, nb::handle dtype, nb::handle allocato
   }
   if (!strides.is_none())
     throw nb::value_error("strides= needs gpudata= (new arrays are contiguous; use order=)");
+  if (!allocator.is_none()) {
+    nb::object made =
+        allocate_array(allocator, s, d, order == "F" ? Order::F : Order::C, std::nullopt);
+    as_gpuarray(made).base = nb::borrow(base);
+    return made;
+  }
   Array a = numpy_errors([&] { return empty(s, d, order == "F" ? Order::F : Order::C); });
   return wrap(std::move(a), nb::borrow(base));
 }
@@ -297,13 +297,19 @@ void bind_gpuarray_class(nb::module_& m) {
                      f.writeable = !a.readonly();
                      return f;
                    })
-      // The device address of element [0, ...]; PyCUDA hands out the
-      // allocation, cudakit the address (int() of either is what kernels take).
+      // The device address of element [0, ...] as a cudakit.driver.DeviceAddress:
+      // an int that a launch takes as a pointer (PyCUDA hands out the
+      // allocation; the tutorials pass a_gpu.gpudata to kernels).
       .def_prop_ro("gpudata",
-                   [](GPUArrayObject& s) {
+                   [](nb::handle self) {
                      std::uint64_t address = 0;
-                     gpuarray_launch_argument(nb::cast(&s, nb::rv_policy::reference), address);
-                     return address;
+                     gpuarray_launch_argument(self, address);
+                     // Looked up once, kept for the life of the process.
+                     static PyObject* device_address_type =
+                         nb::object(nb::module_::import_("cudakit.driver").attr("DeviceAddress"))
+                             .release()
+                             .ptr();
+                     return nb::handle(device_address_type)(address, self);
                    })
       .def_prop_ro("ptr",
                    [](GPUArrayObject& s) {
@@ -312,6 +318,15 @@ void bind_gpuarray_class(nb::module_& m) {
                      return address;
                    })
       .def_prop_ro("base", [](GPUArrayObject& s) { return s.base; })
+      .def_prop_ro(
+          "allocator",
+          [](GPUArrayObject& s) -> nb::object {
+            return s.allocator.is_valid() ? s.allocator : nb::none();
+          },
+          "The allocator= the memory came from (None: cudakit's caching pool).")
+      .def_prop_ro(
+          "stream", [](GPUArrayObject& s) { return s.value().stream(); },
+          "The stream this array's work is ordered on (a cudakit.driver.Stream).")
       .def_prop_ro("is_pending", &GPUArrayObject::is_pending,
                    "True while the value is an unevaluated fused expression.")
       .def(
@@ -331,8 +346,7 @@ void bind_gpuarray_class(nb::module_& m) {
       .def(
           "get",
           [](GPUArrayObject& s, nb::handle ary, bool pagelocked, bool async_, nb::handle stream) {
-            (void)pagelocked;
-            return get_to_host(s, ary, async_, stream);
+            return get_to_host(s, ary, async_, stream, pagelocked);
           },
           nb::arg("ary").none() = nb::none(), nb::arg("pagelocked") = false,
           nb::arg("async_") = false, nb::arg("stream").none() = nb::none())
@@ -357,9 +371,9 @@ void bind_gpuarray_class(nb::module_& m) {
       .def(
           "fill",
           [](nb::handle self, nb::handle value, nb::handle stream) {
-            (void)stream;
             GPUArrayObject& s = as_gpuarray(self);
             Array a = s.value();
+            if (auto st = stream_from_python(stream)) a = on_stream(a, *st);
             auto v = scalar_from_python(value);
             if (!v) throw nb::type_error("fill(): the value must be a number");
             prepare_write(a);
@@ -370,10 +384,10 @@ void bind_gpuarray_class(nb::module_& m) {
       .def(
           "astype",
           [](GPUArrayObject& s, nb::handle dtype, nb::handle stream) {
-            (void)stream;
             const DType d = dtype_from_python(dtype);
             std::vector<const void*> reads = s.reads();
-            return wrap_pending(s.expr().astype(d), std::move(reads), s.nodes() + 1);
+            return elementwise_result(s.expr().astype(d), std::move(reads), s.nodes() + 1,
+                                      nb::none(), stream_from_python(stream));
           },
           nb::arg("dtype"), nb::arg("stream").none() = nb::none())
       .def(
@@ -394,8 +408,20 @@ void bind_gpuarray_class(nb::module_& m) {
               target = shape_from_python(shape[0]);
             else
               target = shape_from_python(shape);
-            const Order o = order == "F" ? Order::F : Order::C;
-            return wrap(numpy_errors([&] { return s.value().reshape(target, o); }), s.base);
+            if (order != "C" && order != "F" && order != "A")
+              throw nb::value_error("reshape: order must be 'C', 'F' or 'A'");
+            const Array& a = s.value();
+            const Order o =
+                order == "F" || (order == "A" && a.is_f_contiguous() && !a.is_c_contiguous())
+                    ? Order::F
+                    : Order::C;
+            // NumPy's values, in PyCUDA's layout: reshape(order=o) always
+            // gives an o-contiguous array; a view where the layout allows
+            // one, else an o-ordered copy.
+            Array view = numpy_errors([&] { return a.reshape(target, o); });
+            if (o == Order::C ? view.is_c_contiguous() : view.is_f_contiguous())
+              return wrap(std::move(view), s.base);
+            return wrap(numpy_errors([&] { return view.copy(o); }));
           },
           nb::arg("shape"), nb::kw_only(), nb::arg("order") = "C")
       .def(
@@ -449,12 +475,16 @@ void bind_gpuarray_class(nb::module_& m) {
             return wrap(numpy_errors([&] { return s.value().squeeze(ax); }), s.base);
           },
           nb::arg("axis").none() = nb::none())
-      .def("reverse",
-           [](GPUArrayObject& s) {
-             if (s.shape().size() != 1)
-               throw nb::value_error("reverse() is defined for 1-D arrays (PyCUDA's rule)");
-             return wrap(s.value().slice(0, std::nullopt, std::nullopt, -1).copy());
-           })
+      .def(
+          "reverse",
+          [](GPUArrayObject& s, nb::handle stream) {
+            if (s.shape().size() != 1)
+              throw nb::value_error("reverse() is defined for 1-D arrays (PyCUDA's rule)");
+            const std::optional<Stream> st = stream_from_python(stream);
+            const Array a = st ? value_on_stream(s, *st) : s.value();
+            return wrap(a.slice(0, std::nullopt, std::nullopt, -1).copy());
+          },
+          nb::arg("stream").none() = nb::none())
       .def_prop_ro("real",
                    [](GPUArrayObject& s) {
                      std::vector<const void*> reads = s.reads();
@@ -543,6 +573,34 @@ void bind_gpuarray_class(nb::module_& m) {
 
 void bind_array(nb::module_& m) {
   bind_gpuarray_class(m);
+  m.def(
+      "_on_stream",
+      [](GPUArrayObject& s, nb::handle stream) {
+        const std::optional<Stream> st = stream_from_python(stream);
+        if (!st) throw nb::type_error("_on_stream: a stream is required");
+        nb::object out = wrap(value_on_stream(s, *st), s.base);
+        as_gpuarray(out).allocator = s.allocator;
+        return out;
+      },
+      nb::arg("array"), nb::arg("stream"),
+      "A view of the array (same memory) whose work runs on `stream`, after the work queued "
+      "on the array's own stream.");
+  m.def(
+      "_allocate",
+      [](nb::handle allocator, nb::handle shape, nb::handle dtype, const std::string& order,
+         nb::handle stream) {
+        if (order != "C" && order != "F") throw nb::value_error("order must be 'C' or 'F'");
+        return allocate_array(allocator, shape_from_python(shape), dtype_from_python(dtype),
+                              order == "F" ? Order::F : Order::C, stream_from_python(stream));
+      },
+      nb::arg("allocator"), nb::arg("shape"), nb::arg("dtype"), nb::arg("order") = "C",
+      nb::arg("stream").none() = nb::none());
+  m.def(
+      "_into_allocated",
+      [](nb::object result, nb::handle allocator, nb::handle stream) {
+        return into_allocated(std::move(result), allocator, stream_from_python(stream));
+      },
+      nb::arg("result"), nb::arg("allocator").none(), nb::arg("stream").none() = nb::none());
   bind_array_functions(m);
   bind_array_kernels(m);
   bind_array_random(m);

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "array_object.hpp"
+#include "array_streams.hpp"
 #include "cudakit/array_expr.hpp"
 #include "cudakit/array_indexing.hpp"
 #include "cudakit/array_join.hpp"
@@ -35,15 +36,18 @@ Expr operand(nb::handle value, std::vector<const void*>& reads, std::size_t& nod
   return *e;
 }
 
-// A pending result, or written into `out` (evaluating what reads out first).
-nb::object result(Expr expr, std::vector<const void*> reads, std::size_t nodes, nb::handle out) {
-  if (out.is_valid() && !out.is_none()) {
-    Array target = as_gpuarray(out).value();
-    prepare_write(target);
-    numpy_errors([&] { eval(expr, target); });
-    return nb::borrow(out);
+// The first operand of a reduction given stream=: reductions run on their
+// first array's stream, so that array is viewed on `stream` (a pending value
+// is evaluated there). Without a stream, the operand as it is.
+Expr reduction_operand(nb::handle value, std::vector<const void*>& reads, std::size_t& nodes,
+                       const std::optional<Stream>& stream, const char* what) {
+  if (stream && is_gpuarray(value)) {
+    GPUArrayObject& object = as_gpuarray(value);
+    for (const void* s : object.reads()) reads.push_back(s);
+    nodes += 1;
+    return Expr(value_on_stream(object, *stream));
   }
-  return wrap_pending(std::move(expr), std::move(reads), nodes);
+  return operand(value, reads, nodes, what);
 }
 
 nb::object host_to_gpu(nb::handle ary, nb::handle stream, bool async) {
@@ -77,10 +81,10 @@ nb::object host_to_gpu(nb::handle ary, nb::handle stream, bool async) {
 }
 
 Array reduce_with(Array (*reduce)(const Expr&, Axes, bool), nb::handle a, nb::handle dtype,
-                  nb::handle axis, bool keepdims) {
+                  nb::handle axis, bool keepdims, const std::optional<Stream>& stream) {
   std::vector<const void*> reads;
   std::size_t nodes = 0;
-  Expr e = operand(a, reads, nodes, "reduction");
+  Expr e = reduction_operand(a, reads, nodes, stream, "reduction");
   if (dtype.is_valid() && !dtype.is_none()) e = e.astype(dtype_from_python(dtype));
   Axes axes;
   if (axis.is_valid() && !axis.is_none()) {
@@ -100,8 +104,7 @@ void def_reduction(nb::module_& m, const char* name) {
   m.def(
       name,
       [](nb::handle a, nb::handle dtype, nb::handle stream, nb::handle axis, bool keepdims) {
-        (void)stream;
-        return wrap(reduce_with(reduce, a, dtype, axis, keepdims));
+        return wrap(reduce_with(reduce, a, dtype, axis, keepdims, stream_from_python(stream)));
       },
       nb::arg("a"), nb::arg("dtype").none() = nb::none(), nb::arg("stream").none() = nb::none(),
       nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false);
@@ -113,6 +116,17 @@ std::vector<Array> arrays_of(nb::handle sequence) {
   return out;
 }
 
+// PyCUDA's cumath takes `stream_or_out` as the second positional argument:
+// a GPUArray there is the output.
+void split_stream_or_out(nb::handle& stream, nb::handle& out) {
+  if (is_gpuarray(stream)) {
+    if (out.is_valid() && !out.is_none())
+      throw nb::type_error("a GPUArray was given as the stream and out= was given too");
+    out = stream;
+    stream = nb::none();
+  }
+}
+
 using UnaryFn = Expr (*)(const Expr&);
 using BinaryFn = Expr (*)(const Expr&, const Expr&);
 
@@ -121,11 +135,14 @@ void def_unary(nb::module_& m, const char* name) {
   m.def(
       name,
       [](nb::handle a, nb::handle stream, nb::handle out) {
-        (void)stream;
+        split_stream_or_out(stream, out);
         std::vector<const void*> reads;
         std::size_t nodes = 1;
         Expr e = operand(a, reads, nodes, "cumath");
-        return numpy_errors([&] { return result(fn(e), std::move(reads), nodes, out); });
+        return numpy_errors([&] {
+          return elementwise_result(fn(e), std::move(reads), nodes, out,
+                                    stream_from_python(stream));
+        });
       },
       nb::arg("a"), nb::arg("stream").none() = nb::none(), nb::arg("out").none() = nb::none());
 }
@@ -135,12 +152,15 @@ void def_binary(nb::module_& m, const char* name, const char* first, const char*
   m.def(
       name,
       [](nb::handle a, nb::handle b, nb::handle stream, nb::handle out) {
-        (void)stream;
+        split_stream_or_out(stream, out);
         std::vector<const void*> reads;
         std::size_t nodes = 1;
         Expr ea = operand(a, reads, nodes, "cumath");
         Expr eb = operand(b, reads, nodes, "cumath");
-        return numpy_errors([&] { return result(fn(ea, eb), std::move(reads), nodes, out); });
+        return numpy_errors([&] {
+          return elementwise_result(fn(ea, eb), std::move(reads), nodes, out,
+                                    stream_from_python(stream));
+        });
       },
       nb::arg(first), nb::arg(second), nb::arg("stream").none() = nb::none(),
       nb::arg("out").none() = nb::none());
@@ -246,25 +266,25 @@ void bind_math(nb::module_& m) {
   m.def(
       "frexp",
       [](nb::handle a, nb::handle stream) {
-        (void)stream;
         std::vector<const void*> reads;
         std::size_t nodes = 1;
         Expr e = operand(a, reads, nodes, "frexp");
         auto [mantissa, exponent] = numpy_errors([&] { return frexp(e); });
-        return nb::make_tuple(wrap_pending(mantissa, reads, nodes),
-                              wrap_pending(exponent, reads, nodes));
+        const std::optional<Stream> s = stream_from_python(stream);
+        return nb::make_tuple(elementwise_result(mantissa, reads, nodes, nb::none(), s),
+                              elementwise_result(exponent, reads, nodes, nb::none(), s));
       },
       nb::arg("arg"), nb::arg("stream").none() = nb::none());
   m.def(
       "modf",
       [](nb::handle a, nb::handle stream) {
-        (void)stream;
         std::vector<const void*> reads;
         std::size_t nodes = 1;
         Expr e = operand(a, reads, nodes, "modf");
         auto [fractional, integral] = numpy_errors([&] { return modf(e); });
-        return nb::make_tuple(wrap_pending(fractional, reads, nodes),
-                              wrap_pending(integral, reads, nodes));
+        const std::optional<Stream> s = stream_from_python(stream);
+        return nb::make_tuple(elementwise_result(fractional, reads, nodes, nb::none(), s),
+                              elementwise_result(integral, reads, nodes, nb::none(), s));
       },
       nb::arg("arg"), nb::arg("stream").none() = nb::none());
 }
@@ -341,10 +361,13 @@ void bind_array_functions(nb::module_& m) {
       "take",
       [](nb::handle a, nb::handle indices, nb::handle out, nb::handle stream,
          std::optional<int> axis) -> nb::object {
-        (void)stream;
-        Array r = take_indices(as_gpuarray(a).value(), indices, axis);
+        // take runs on the stream of the array it gathers from.
+        const std::optional<Stream> s = stream_from_python(stream);
+        GPUArrayObject& source = as_gpuarray(a);
+        Array r = take_indices(s ? value_on_stream(source, *s) : source.value(), indices, axis);
         if (!out.is_none()) {
           Array target = as_gpuarray(out).value();
+          if (s) target = on_stream(target, *s);
           prepare_write(target);
           numpy_errors([&] { target.assign(r); });
           return nb::borrow(out);
@@ -355,20 +378,23 @@ void bind_array_functions(nb::module_& m) {
       nb::arg("stream").none() = nb::none(), nb::arg("axis").none() = nb::none());
   m.def(
       "where",
-      [](nb::handle condition, nb::handle a, nb::handle b, nb::handle out) {
+      [](nb::handle condition, nb::handle a, nb::handle b, nb::handle out, nb::handle stream) {
         std::vector<const void*> reads;
         std::size_t nodes = 1;
         Expr c = operand(condition, reads, nodes, "where");
         Expr x = operand(a, reads, nodes, "where");
         Expr y = operand(b, reads, nodes, "where");
-        return numpy_errors([&] { return result(where(c, x, y), std::move(reads), nodes, out); });
+        return numpy_errors([&] {
+          return elementwise_result(where(c, x, y), std::move(reads), nodes, out,
+                                    stream_from_python(stream));
+        });
       },
-      nb::arg("condition"), nb::arg("x"), nb::arg("y"), nb::arg("out").none() = nb::none());
+      nb::arg("condition"), nb::arg("x"), nb::arg("y"), nb::arg("out").none() = nb::none(),
+      nb::arg("stream").none() = nb::none());
   m.def(
       "if_positive",
       [](nb::handle criterion, nb::handle then_, nb::handle else_, nb::handle out,
          nb::handle stream) {
-        (void)stream;
         std::vector<const void*> reads;
         std::size_t nodes = 2;
         Expr c = operand(criterion, reads, nodes, "if_positive");
@@ -376,8 +402,10 @@ void bind_array_functions(nb::module_& m) {
         Expr y = operand(else_, reads, nodes, "if_positive");
         if (c.shape() != x.shape() || c.shape() != y.shape())
           throw nb::value_error("if_positive: criterion, then_ and else_ must have the same shape");
-        return numpy_errors(
-            [&] { return result(where(c > Expr(0), x, y), std::move(reads), nodes, out); });
+        return numpy_errors([&] {
+          return elementwise_result(where(c > Expr(0), x, y), std::move(reads), nodes, out,
+                                    stream_from_python(stream));
+        });
       },
       nb::arg("criterion"), nb::arg("then_"), nb::arg("else_"), nb::arg("out").none() = nb::none(),
       nb::arg("stream").none() = nb::none());
@@ -391,10 +419,9 @@ void bind_array_functions(nb::module_& m) {
   m.def(
       "dot",
       [](nb::handle a, nb::handle b, nb::handle dtype, nb::handle stream) {
-        (void)stream;
         std::vector<const void*> reads;
         std::size_t nodes = 0;
-        Expr x = operand(a, reads, nodes, "dot");
+        Expr x = reduction_operand(a, reads, nodes, stream_from_python(stream), "dot");
         Expr y = operand(b, reads, nodes, "dot");
         if (shape_size(x.shape()) != shape_size(y.shape()))
           throw nb::value_error("dot: the arrays have different sizes");
@@ -413,10 +440,9 @@ void bind_array_functions(nb::module_& m) {
   m.def(
       "vdot",
       [](nb::handle a, nb::handle b, nb::handle dtype, nb::handle stream) {
-        (void)stream;
         std::vector<const void*> reads;
         std::size_t nodes = 0;
-        Expr x = operand(a, reads, nodes, "vdot");
+        Expr x = reduction_operand(a, reads, nodes, stream_from_python(stream), "vdot");
         Expr y = operand(b, reads, nodes, "vdot");
         if (!dtype.is_none()) {
           const DType d = dtype_from_python(dtype);
@@ -430,8 +456,10 @@ void bind_array_functions(nb::module_& m) {
   m.def(
       "subset_dot",
       [](nb::handle subset, nb::handle a, nb::handle b, nb::handle dtype, nb::handle stream) {
-        (void)stream;
-        Array x = take_indices(as_gpuarray(a).value(), subset, std::nullopt);
+        const std::optional<Stream> s = stream_from_python(stream);
+        GPUArrayObject& source = as_gpuarray(a);
+        Array x =
+            take_indices(s ? value_on_stream(source, *s) : source.value(), subset, std::nullopt);
         Array y = take_indices(as_gpuarray(b).value(), subset, std::nullopt);
         Expr ex(x), ey(y);
         if (!dtype.is_none()) {

@@ -5,6 +5,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include "array_allocator.hpp"
 #include "array_object.hpp"
 #include "cudakit/array_interop.hpp"
 #include "cudakit/backend_kind.hpp"
@@ -158,16 +159,6 @@ CudaArrayInterface interface_from_dict(nb::handle object) {
   return cai;
 }
 
-std::shared_ptr<void> keep(nb::handle object) {
-  PyObject* o = object.ptr();
-  Py_INCREF(o);
-  return std::shared_ptr<void>(o, [](void* p) {
-    if (!Py_IsInitialized()) return;
-    nb::gil_scoped_acquire gil;
-    Py_DECREF(static_cast<PyObject*>(p));
-  });
-}
-
 }  // namespace
 
 void bind_array_interop(nb::module_& m, nb::class_<GPUArrayObject>& cls) {
@@ -186,7 +177,7 @@ void bind_array_interop(nb::module_& m, nb::class_<GPUArrayObject>& cls) {
       "from_cuda_array_interface",
       [](nb::handle object) {
         CudaArrayInterface cai = interface_from_dict(object);
-        Array a = numpy_errors([&] { return from_cuda_array_interface(cai, keep(object)); });
+        Array a = numpy_errors([&] { return from_cuda_array_interface(cai, keep_alive(object)); });
         return wrap(std::move(a), nb::borrow(object));
       },
       nb::arg("obj"),

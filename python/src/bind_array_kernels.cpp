@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "array_object.hpp"
+#include "array_streams.hpp"
 #include "cudakit/elementwise_kernel.hpp"
 #include "cudakit/reduction_kernel.hpp"
 #include "cudakit/scan_kernel.hpp"
@@ -43,12 +44,21 @@ CompileOptions options_from_python(nb::handle options) {
 
 // The arguments of a generated kernel: GPUArrays (evaluated, and what reads
 // them evaluated, since the kernel may write them) and numbers.
-std::vector<KernelValue> kernel_values(nb::handle args) {
+// With a stream, the first array is viewed on it (a reduction runs on its
+// first array's stream, after the work queued on the others').
+std::vector<KernelValue> kernel_values(nb::handle args,
+                                       const std::optional<Stream>& stream = std::nullopt) {
   std::vector<KernelValue> out;
+  bool first_array = true;
   for (nb::handle h : nb::iter(args)) {
     std::uint64_t address = 0;
     if (gpuarray_launch_argument(h, address)) {
-      out.emplace_back(as_gpuarray(h).value());
+      const Array& a = as_gpuarray(h).value();
+      if (stream && first_array)
+        out.emplace_back(on_stream(a, *stream));
+      else
+        out.emplace_back(a);
+      first_array = false;
     } else if (auto s = scalar_from_python(h)) {
       out.emplace_back(*s);
     } else {
@@ -68,15 +78,17 @@ void bind_array_kernels(nb::module_& m) {
       .def(
           "__init__",
           [](ElementwiseKernel* self, std::string arguments, std::string operation,
-             std::string name, std::string preamble, nb::handle options) {
+             std::string name, std::string preamble, nb::handle options, std::string loop_prep,
+             std::string after_loop) {
             numpy_errors([&] {
-              new (self)
-                  ElementwiseKernel(std::move(arguments), std::move(operation), std::move(name),
-                                    std::move(preamble), options_from_python(options));
+              new (self) ElementwiseKernel(
+                  std::move(arguments), std::move(operation), std::move(name), std::move(preamble),
+                  options_from_python(options), std::move(loop_prep), std::move(after_loop));
             });
           },
           nb::arg("arguments"), nb::arg("operation"), nb::arg("name") = "elementwise_kernel",
-          nb::arg("preamble") = "", nb::arg("options").none() = nb::none())
+          nb::arg("preamble") = "", nb::arg("options").none() = nb::none(),
+          nb::arg("loop_prep") = "", nb::arg("after_loop") = "")
       .def(
           "__call__",
           [](const ElementwiseKernel& k, nb::handle args, nb::handle range, nb::handle slice,
@@ -98,7 +110,23 @@ void bind_array_kernels(nb::module_& m) {
                 nb::object step = slice.attr("step");
                 Slice sl(idx(slice.attr("start")), idx(slice.attr("stop")),
                          step.is_none() ? 1 : nb::cast<std::int64_t>(step));
-                k(values, sl);
+                if (s) {
+                  // Python's slice.indices against the first array's size, then a range.
+                  const Array* first = nullptr;
+                  for (const auto& v : values)
+                    if ((first = std::get_if<Array>(&v)) != nullptr) break;
+                  if (!first)
+                    throw cudakit::ArgumentError("ElementwiseKernel " + k.name(),
+                                                 "slice= needs an array argument");
+                  nb::tuple ix = nb::borrow<nb::tuple>(slice.attr("indices")(first->size()));
+                  ElementwiseKernel::Range r;
+                  r.start = nb::cast<std::int64_t>(ix[0]);
+                  r.stop = nb::cast<std::int64_t>(ix[1]);
+                  r.step = nb::cast<std::int64_t>(ix[2]);
+                  k.run(values, r, &*s);
+                } else {
+                  k(values, sl);
+                }
               } else {
                 k.run(values, std::nullopt, s ? &*s : nullptr);
               }
@@ -124,11 +152,13 @@ void bind_array_kernels(nb::module_& m) {
           },
           nb::arg("dtype_out"), nb::arg("neutral"), nb::arg("reduce_expr"), nb::arg("map_expr"),
           nb::arg("arguments"), nb::arg("name") = "reduce_kernel", nb::arg("preamble") = "")
-      .def("__call__",
-           [](const ReductionKernel& k, nb::handle args) {
-             std::vector<KernelValue> values = kernel_values(args);
-             return wrap(numpy_errors([&] { return k(values); }));
-           })
+      .def(
+          "__call__",
+          [](const ReductionKernel& k, nb::handle args, nb::handle stream) {
+            std::vector<KernelValue> values = kernel_values(args, stream_from_python(stream));
+            return wrap(numpy_errors([&] { return k(values); }));
+          },
+          nb::arg("args"), nb::arg("stream").none() = nb::none())
       .def("source", &ReductionKernel::source);
 
   nb::class_<ScanKernel>(m, "_ScanKernel")
@@ -155,15 +185,18 @@ void bind_array_kernels(nb::module_& m) {
           nb::arg("name") = "scan", nb::arg("preamble") = "", nb::arg("exclusive") = false)
       .def(
           "__call__",
-          [](const ScanKernel& k, nb::handle input, nb::handle output) {
+          [](const ScanKernel& k, nb::handle input, nb::handle output, nb::handle stream) {
             Array in = as_gpuarray(input).value();
             nb::handle target = output.is_none() ? input : output;
             Array out = as_gpuarray(target).value();
+            // The scan runs on its output's stream.
+            if (auto s = stream_from_python(stream)) out = on_stream(out, *s);
             prepare_write(out);
             numpy_errors([&] { k(in, out); });
             return nb::borrow(target);
           },
-          nb::arg("input"), nb::arg("output").none() = nb::none());
+          nb::arg("input"), nb::arg("output").none() = nb::none(),
+          nb::arg("stream").none() = nb::none());
 }
 
 }  // namespace cudakit::python

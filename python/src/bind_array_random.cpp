@@ -5,22 +5,39 @@
 #include <nanobind/stl/string.h>
 
 #include "array_object.hpp"
+#include "array_streams.hpp"
 #include "cudakit/array_random.hpp"
 
 namespace cudakit::python {
 namespace {
 
-Array drawn(Generator& g, const std::string& kind, const Shape& shape, DType dtype) {
-  return numpy_errors([&] {
-    if (kind == "uniform") return g.random(shape, dtype);
-    return g.standard_normal(shape, dtype);
+// A draw on `stream` (the generator's own stream when none): the same
+// numbers, from a generator at the same seed and offset that draws there.
+template <class Draw>
+Array draw_on(Generator& g, nb::handle stream, Draw&& draw) {
+  const std::optional<Stream> s = stream_from_python(stream);
+  if (!s) return numpy_errors([&] { return draw(g); });
+  Generator on_s(g.seed(), *s);
+  on_s.set_offset(g.offset());
+  Array out = numpy_errors([&] { return draw(on_s); });
+  g.set_offset(on_s.offset());
+  return out;
+}
+
+Array drawn(Generator& g, const std::string& kind, const Shape& shape, DType dtype,
+            nb::handle stream) {
+  return draw_on(g, stream, [&](Generator& gen) {
+    if (kind == "uniform") return gen.random(shape, dtype);
+    return gen.standard_normal(shape, dtype);
   });
 }
 
-// fill_*: the draw written into an existing array (evaluating what reads it first).
-void fill_into(Generator& g, const std::string& kind, nb::handle target_handle) {
+// fill_*: the draw written into an existing array (evaluating what reads it
+// first), on `stream` when given.
+void fill_into(Generator& g, const std::string& kind, nb::handle target_handle, nb::handle stream) {
   Array target = as_gpuarray(target_handle).value();
-  Array values = drawn(g, kind, target.shape(), target.dtype());
+  if (auto s = stream_from_python(stream)) target = on_stream(target, *s);
+  Array values = drawn(g, kind, target.shape(), target.dtype(), stream);
   prepare_write(target);
   numpy_errors([&] { target.assign(values); });
 }
@@ -36,49 +53,49 @@ void bind_array_random(nb::module_& m) {
       .def(
           "gen_uniform",
           [](Generator& g, nb::handle shape, nb::handle dtype, nb::handle stream) {
-            (void)stream;
-            return wrap(drawn(g, "uniform", shape_from_python(shape), dtype_from_python(dtype)));
+            return wrap(
+                drawn(g, "uniform", shape_from_python(shape), dtype_from_python(dtype), stream));
           },
           nb::arg("shape"), nb::arg("dtype"), nb::arg("stream").none() = nb::none())
       .def(
           "gen_normal",
           [](Generator& g, nb::handle shape, nb::handle dtype, nb::handle stream) {
-            (void)stream;
-            return wrap(drawn(g, "normal", shape_from_python(shape), dtype_from_python(dtype)));
+            return wrap(
+                drawn(g, "normal", shape_from_python(shape), dtype_from_python(dtype), stream));
           },
           nb::arg("shape"), nb::arg("dtype"), nb::arg("stream").none() = nb::none())
       .def(
           "gen_log_normal",
           [](Generator& g, nb::handle shape, nb::handle dtype, double mean, double sigma,
              nb::handle stream) {
-            (void)stream;
             const Shape s = shape_from_python(shape);
             const DType d = dtype_from_python(dtype);
-            return wrap(numpy_errors([&] { return g.lognormal(mean, sigma, s, d); }));
+            return wrap(draw_on(g, stream,
+                                [&](Generator& gen) { return gen.lognormal(mean, sigma, s, d); }));
           },
           nb::arg("shape"), nb::arg("dtype"), nb::arg("mean") = 0.0, nb::arg("sigma") = 1.0,
           nb::arg("stream").none() = nb::none())
       .def(
           "gen_integers",
-          [](Generator& g, std::int64_t low, std::int64_t high, nb::handle shape,
-             nb::handle dtype) {
+          [](Generator& g, std::int64_t low, std::int64_t high, nb::handle shape, nb::handle dtype,
+             nb::handle stream) {
             const Shape s = shape_from_python(shape);
             const DType d = dtype_from_python(dtype);
-            return wrap(numpy_errors([&] { return g.integers(low, high, s, d); }));
+            return wrap(
+                draw_on(g, stream, [&](Generator& gen) { return gen.integers(low, high, s, d); }));
           },
-          nb::arg("low"), nb::arg("high"), nb::arg("shape"), nb::arg("dtype") = "int64")
+          nb::arg("low"), nb::arg("high"), nb::arg("shape"), nb::arg("dtype") = "int64",
+          nb::arg("stream").none() = nb::none())
       .def(
           "fill_uniform",
           [](Generator& g, nb::handle data, nb::handle stream) {
-            (void)stream;
-            fill_into(g, "uniform", data);
+            fill_into(g, "uniform", data, stream);
           },
           nb::arg("data"), nb::arg("stream").none() = nb::none())
       .def(
           "fill_normal",
           [](Generator& g, nb::handle data, nb::handle stream) {
-            (void)stream;
-            fill_into(g, "normal", data);
+            fill_into(g, "normal", data, stream);
           },
           nb::arg("data"), nb::arg("stream").none() = nb::none());
   m.def("_seed", &cudakit::seed, nb::arg("seed"));

@@ -8,11 +8,13 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "backend/backend.hpp"
 #include "bindings.hpp"
@@ -42,6 +44,11 @@ Module compile_in(std::string_view source, const CompileOptions& options,
   detail::Backend& backend = detail::backend_of(device);
   CompileOptions resolved = options;
   if (resolved.arch.empty()) resolved.arch = backend.default_arch(device.ordinal());
+  // As compile() does: CUDAKIT_LINEINFO=1 (`cudakit check`) forces line
+  // information, and the key must say so, or a cached binary without it
+  // would be loaded and compute-sanitizer could name no lines.
+  if (const char* v = std::getenv("CUDAKIT_LINEINFO"); v && *v && std::string_view(v) != "0")
+    resolved.line_info = true;
   const std::string prepared = prepare_source(source, resolved);
   CompileCache& cache = cache_for(cache_dir);
   const std::string key = CompileCache::key(prepared, resolved, backend.compiler_identity());
@@ -61,7 +68,9 @@ void bind_compiler(nb::module_& m) {
   nb::class_<Module>(m, "_Module")
       .def(
           "get_function",
-          [](const Module& mod, const std::string& name) { return Function(mod.kernel(name)); },
+          [](const Module& mod, const std::string& name) {
+            return wrap_function(Function(mod.kernel(name)));
+          },
           nb::arg("name"),
           "The kernel `name`: its extern \"C\" name, a name expression, a mangled symbol, or the "
           "plain name of a C++-linkage kernel when that is unambiguous.")
@@ -84,7 +93,7 @@ void bind_compiler(nb::module_& m) {
          const std::vector<std::pair<std::string, std::string>>& defines,
          const std::vector<std::string>& include_dirs, const std::vector<std::string>& extra_flags,
          bool debug, bool line_info, bool fast_math, bool no_extern_c, bool use_cache,
-         const std::string& cache_dir) {
+         const std::string& cache_dir, const std::string& source_name) {
         CompileOptions options;
         options.arch = arch;
         if (!std_version.empty()) options.std = std_version;
@@ -96,12 +105,14 @@ void bind_compiler(nb::module_& m) {
         options.fast_math = fast_math;
         options.no_extern_c = no_extern_c;
         options.use_cache = use_cache;
+        options.source_name = source_name;
         nb::gil_scoped_release unlocked;
         return compile_in(source, options, use_cache ? cache_dir : std::string());
       },
       nb::arg("source"), nb::arg("arch"), nb::arg("std"), nb::arg("defines"),
       nb::arg("include_dirs"), nb::arg("extra_flags"), nb::arg("debug"), nb::arg("line_info"),
-      nb::arg("fast_math"), nb::arg("no_extern_c"), nb::arg("use_cache"), nb::arg("cache_dir"));
+      nb::arg("fast_math"), nb::arg("no_extern_c"), nb::arg("use_cache"), nb::arg("cache_dir"),
+      nb::arg("source_name") = "");
   m.def("_prepare_source", [](const std::string& source, bool no_extern_c) {
     CompileOptions options;
     options.no_extern_c = no_extern_c;

@@ -71,6 +71,18 @@ void bind_devices(nb::module_& m) {
       .def("_limit", [](const Device& d, int which) { return d.limit(to_limit(which)); })
       .def("_set_limit", [](const Device& d, int which,
                             std::size_t value) { d.set_limit(to_limit(which), value); })
+      .def("_cache_config", [](const Device& d) { return static_cast<int>(d.cache_preference()); })
+      .def("_set_cache_config",
+           [](const Device& d, long long value) {
+             d.set_cache_preference(cache_preference_from_int(value, "Context.set_cache_config"));
+           })
+      .def("_shared_config",
+           [](const Device& d) { return static_cast<int>(d.shared_memory_bank_size()); })
+      .def("_set_shared_config",
+           [](const Device& d, long long value) {
+             d.set_shared_memory_bank_size(
+                 shared_memory_bank_size_from_int(value, "Context.set_shared_config"));
+           })
       .def("_memory_info",
            [](const Device& d) {
              MemoryInfo info = d.memory_info();
@@ -104,6 +116,7 @@ void bind_devices(nb::module_& m) {
 void bind_driver(nb::module_& m) {
   bind_devices(m);
   bind_memory(m);
+  bind_host_memory(m);
   bind_streams(m);
 }
 

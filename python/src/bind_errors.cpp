@@ -129,6 +129,26 @@ void translate(const std::exception_ptr& p, void*) {
 }  // namespace
 
 PyObject* argument_error_class() noexcept { return classes.argument; }
+
+void raise_current_exception() noexcept {
+  try {
+    translate(std::current_exception(), nullptr);
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    PyErr_SetString(e.type() == nb::exception_type::type_error    ? PyExc_TypeError
+                    : e.type() == nb::exception_type::value_error ? PyExc_ValueError
+                    : e.type() == nb::exception_type::index_error ? PyExc_IndexError
+                                                                  : PyExc_RuntimeError,
+                    e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+}
 PyObject* not_supported_class() noexcept { return classes.not_supported; }
 
 void bind_errors(nb::module_& m) {

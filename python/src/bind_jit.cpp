@@ -16,7 +16,9 @@
 #include "bindings.hpp"
 #include "cudakit/array.hpp"
 #include "cudakit/array_view.hpp"
+#include "cudakit/compile_cache.hpp"
 #include "cudakit/compile_options.hpp"
+#include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/device.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/kernel.hpp"
@@ -469,6 +471,25 @@ void bind_jit(nb::module_& m) {
   });
   m.def("jit_device_name", [] { return Device::current().name(); });
   m.def("jit_device_count", [] { return Device::count(); });
+  // cuda.select_device / cuda.gpus[i]: device `ordinal` of the default backend
+  // made current on this thread (ArgumentError naming how many there are).
+  m.def("jit_select_device", [](int ordinal) { Device::get(ordinal).make_current(); });
+  m.def("jit_current_device", [] { return Device::current().ordinal(); });
+  // (name, compute capability major, minor, PCI bus id) of device `ordinal`.
+  m.def("jit_device_info", [](int ordinal) {
+    const Device device = Device::get(ordinal);
+    const auto [major, minor] = device.compute_capability();
+    return std::make_tuple(device.name(), major, minor, device.pci_bus_id());
+  });
+  // Where translated kernels are cached on disk (cuda.jit(cache=True)): next
+  // to the compile cache, and off when it is (CUDAKIT_CACHE=0).
+  // The array kernels' prelude (complex numbers and their math, 16-bit float
+  // conversions): translated kernels using complex or float16 values share it.
+  m.def("jit_array_prelude", [] { return detail::codegen_prelude(); });
+  m.def("jit_cache_directory", [] {
+    const CompileCache& cache = CompileCache::global();
+    return std::make_tuple(cache.enabled(), cache.directory().string());
+  });
 }
 
 }  // namespace cudakit::python

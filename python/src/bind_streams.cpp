@@ -14,8 +14,10 @@
 namespace cudakit::python {
 namespace {
 
-// CU_EVENT_DISABLE_TIMING.
+// CU_EVENT_BLOCKING_SYNC, CU_EVENT_DISABLE_TIMING, CU_EVENT_INTERPROCESS.
+constexpr unsigned kBlockingSync = 0x1;
 constexpr unsigned kDisableTiming = 0x2;
+constexpr unsigned kInterprocess = 0x4;
 
 std::uint64_t handle_of(void* native) {
   return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(native));
@@ -28,6 +30,11 @@ void bind_streams(nb::module_& m) {
       .def(
           "__init__",
           [](Stream* self, unsigned flags) {
+            if (flags > 1)
+              throw ArgumentError("Stream(flags=" + std::to_string(flags) + ")",
+                                  "unknown stream flags",
+                                  "pass 0 (synchronizes with the default stream) or 1 "
+                                  "(CU_STREAM_NON_BLOCKING)");
             Device d = Device::current();
             // flags: 0 = CU_STREAM_DEFAULT (synchronizes with the legacy default
             // stream, as in PyCUDA), 1 = CU_STREAM_NON_BLOCKING.
@@ -70,6 +77,22 @@ void bind_streams(nb::module_& m) {
       .def(
           "__init__",
           [](Event* self, unsigned flags) {
+            if (flags & ~(kBlockingSync | kDisableTiming | kInterprocess))
+              throw ArgumentError("Event(flags=" + std::to_string(flags) + ")",
+                                  "unknown event flags",
+                                  "combine event_flags.BLOCKING_SYNC, DISABLE_TIMING and "
+                                  "INTERPROCESS");
+            if (flags & kInterprocess)
+              throw NotSupported("Event(flags=event_flags.INTERPROCESS)",
+                                 "events shared between processes are not supported",
+                                 "synchronize within the process, or drop the flag");
+            if ((flags & kBlockingSync) &&
+                PyErr_WarnEx(PyExc_RuntimeWarning,
+                             "Event(flags=event_flags.BLOCKING_SYNC): not applied; "
+                             "Event.synchronize() waits as the driver's default event does "
+                             "(the result is the same, the host thread may spin)",
+                             1) != 0)
+              throw nb::python_error();  // the warning filter made it an error
             new (self) Event(Device::current(), (flags & kDisableTiming) == 0);
           },
           nb::arg("flags") = 0)

@@ -18,5 +18,7 @@ void bind_compiler(nb::module_& m);
 void bind_array(nb::module_& m);
 // The Numba-style cudakit.cuda layer.
 void bind_jit(nb::module_& m);
+// ProfileSession and benchmark() (cudakit.profiler).
+void bind_profiler(nb::module_& m);
 
 }  // namespace cudakit::python

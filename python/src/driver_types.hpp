@@ -87,6 +87,7 @@ void* native_stream(nb::handle obj);
 // Parts of bind_driver, each in its own file.
 void bind_devices(nb::module_& m);
 void bind_memory(nb::module_& m);
+void bind_host_memory(nb::module_& m);
 void bind_streams(nb::module_& m);
 
 }  // namespace cudakit::python

@@ -6,11 +6,16 @@
 #include <nanobind/stl/string.h>
 
 #include <atomic>
+#include <climits>
+#include <stdexcept>
 #include <string>
 
 #include "arg_convert.hpp"
+#include "cudakit/cache_config.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
+#include "cudakit/occupancy.hpp"
+#include "errors.hpp"
 #include "launch_args.hpp"
 
 namespace cudakit::python {
@@ -138,85 +143,239 @@ nb::object launch(const Function& f, LaunchArgs& args, const LaunchConfig& confi
   return nb::none();
 }
 
-nb::object call(Function& f, nb::args positional, nb::kwargs keywords) {
+// The launch keywords of a call, looked up by interned name: from the
+// kwargs dict of a plain call, or from the keyword names of a vectorcall.
+// `unknown` is set when some of the `given` keywords are not launch keywords.
+template <class Lookup>
+LaunchConfig read_launch_keywords(const Function& f, Py_ssize_t given, Lookup lookup, bool& timed,
+                                  bool& unknown) {
   const Keys& k = keys();
-  PyObject* kw = keywords.ptr();
   LaunchConfig config;
   Py_ssize_t used = 0;
-  bool timed = false;
-  PyObject* block = PyDict_GetItemWithError(kw, k.block);
+  timed = false;
+  PyObject* block = lookup(k.block);
   if (block) {
     config.block = dims(block, "block");
     ++used;
   }
-  if (PyObject* v = PyDict_GetItemWithError(kw, k.grid)) {
+  if (PyObject* v = lookup(k.grid)) {
     config.grid = dims(v, "grid");
     ++used;
   }
-  if (PyObject* v = PyDict_GetItemWithError(kw, k.stream)) {
+  if (PyObject* v = lookup(k.stream)) {
     config.stream.native = native_stream(v);
     ++used;
   }
-  if (PyObject* v = PyDict_GetItemWithError(kw, k.shared)) {
+  if (PyObject* v = lookup(k.shared)) {
     config.shared_bytes = nb::cast<std::uint32_t>(nb::handle(v));
     ++used;
   } else {
     config.shared_bytes = f.prepared_shared;
   }
-  if (PyObject* v = PyDict_GetItemWithError(kw, k.texrefs)) {
+  if (PyObject* v = lookup(k.texrefs)) {
     refuse_texrefs(v);
     ++used;
   }
-  if (PyObject* v = PyDict_GetItemWithError(kw, k.time_kernel)) {
+  if (PyObject* v = lookup(k.time_kernel)) {
     timed = PyObject_IsTrue(v) == 1;
     ++used;
   }
-  if (used != PyDict_Size(kw)) {
-    std::string unknown;
-    for (auto [key, value] : keywords) {
-      const std::string name = nb::cast<std::string>(key);
-      if (name != "block" && name != "grid" && name != "stream" && name != "shared" &&
-          name != "texrefs" && name != "time_kernel")
-        unknown += (unknown.empty() ? "" : ", ") + name;
-    }
-    throw ArgumentError("launching kernel " + f.kernel.name(), "unknown keyword(s): " + unknown,
-                        "a launch takes block=, grid=, stream=, shared=, texrefs=, time_kernel=");
-  }
+  unknown = used != given;
+  if (unknown) return config;  // the caller names them
   if (!block)
     throw ArgumentError("launching kernel " + f.kernel.name(), "no block= was given",
                         "pass block=(threads_x, threads_y, threads_z), e.g. block=(256, 1, 1)");
+  return config;
+}
+
+[[noreturn]] void refuse_keywords(const Function& f, const std::string& unknown) {
+  throw ArgumentError("launching kernel " + f.kernel.name(), "unknown keyword(s): " + unknown,
+                      "a launch takes block=, grid=, stream=, shared=, texrefs=, time_kernel=");
+}
+
+bool is_launch_keyword(const std::string& name) {
+  return name == "block" || name == "grid" || name == "stream" || name == "shared" ||
+         name == "texrefs" || name == "time_kernel";
+}
+
+nb::object call_with(Function& f, PyObject* const* positional, std::size_t count,
+                     const LaunchConfig& config, bool timed) {
   ArgsLease lease;
-  convert_args(*lease.args, PySequence_Fast_ITEMS(positional.ptr()),
-               static_cast<std::size_t>(PyTuple_GET_SIZE(positional.ptr())), f.kernel);
+  convert_args(*lease.args, positional, count, f.kernel);
   return launch(f, *lease.args, config, timed);
 }
 
-nb::object prepared(Function& f, nb::handle grid, nb::handle block, nb::handle stream,
-                    nb::args positional, nb::kwargs keywords, bool timed, const char* use) {
+nb::object call(Function& f, nb::args positional, nb::kwargs keywords) {
+  PyObject* kw = keywords.ptr();
+  bool timed = false, has_unknown = false;
+  const LaunchConfig config = read_launch_keywords(
+      f, PyDict_Size(kw),
+      [&](PyObject* key) {
+        PyObject* v = PyDict_GetItemWithError(kw, key);
+        if (!v && PyErr_Occurred()) throw nb::python_error();
+        return v;
+      },
+      timed, has_unknown);
+  if (has_unknown) {
+    std::string names;
+    for (auto [key, value] : keywords) {
+      const std::string name = nb::cast<std::string>(key);
+      if (!is_launch_keyword(name)) names += (names.empty() ? "" : ", ") + name;
+    }
+    refuse_keywords(f, names);
+  }
+  return call_with(f, PySequence_Fast_ITEMS(positional.ptr()),
+                   static_cast<std::size_t>(PyTuple_GET_SIZE(positional.ptr())), config, timed);
+}
+
+// f(*args, block=..., grid=...) through the vectorcall protocol: Python
+// hands over the arguments as an array and the keyword names as a tuple, so
+// a launch builds no argument tuple, no kwargs dict and no bound method.
+PyObject* vectorcall_impl(PyObject* self, PyObject* const* args, std::size_t nargsf,
+                          PyObject* kwnames) noexcept {
+  try {
+    Function& f = *nb::inst_ptr<Function>(self);
+    const Py_ssize_t count = PyVectorcall_NARGS(nargsf);
+    const Py_ssize_t given = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    // Each keyword name, matched once to a launch keyword: names in a call
+    // are interned, as the keys are, so a pointer match is the rule and the
+    // text comparison is for built-up names.
+    const Keys& k = keys();
+    PyObject* const launch_keys[] = {k.block, k.grid, k.stream, k.shared, k.texrefs, k.time_kernel};
+    PyObject* matched_keys[std::size(launch_keys)];
+    PyObject* matched_values[std::size(launch_keys)];
+    std::size_t matched = 0;
+    for (Py_ssize_t i = 0; i < given && matched < std::size(launch_keys); ++i) {
+      PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+      PyObject* key = nullptr;
+      for (PyObject* candidate : launch_keys)
+        if (candidate == name) key = candidate;
+      if (!key)
+        for (PyObject* candidate : launch_keys)
+          if (PyUnicode_Compare(name, candidate) == 0) key = candidate;
+      if (key) {
+        matched_keys[matched] = key;
+        matched_values[matched++] = args[count + i];
+      }
+    }
+    bool timed = false, has_unknown = false;
+    const LaunchConfig config = read_launch_keywords(
+        f, given,
+        [&](PyObject* key) -> PyObject* {
+          for (std::size_t j = 0; j < matched; ++j)
+            if (matched_keys[j] == key) return matched_values[j];
+          return nullptr;
+        },
+        timed, has_unknown);
+    if (has_unknown) {
+      std::string names;
+      for (Py_ssize_t i = 0; i < given; ++i) {
+        const std::string name = nb::cast<std::string>(nb::handle(PyTuple_GET_ITEM(kwnames, i)));
+        if (!is_launch_keyword(name)) names += (names.empty() ? "" : ", ") + name;
+      }
+      refuse_keywords(f, names);
+    }
+    return call_with(f, args, static_cast<std::size_t>(count), config, timed).release().ptr();
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (...) {
+    raise_current_exception();
+  }
+  return nullptr;
+}
+
+// prepared_call / prepared_async_call / prepared_timed_call: the grid and
+// block (and stream) come first, then the kernel's arguments; the only
+// keyword is shared_size. `keyword(i)` gives the i-th keyword's name and value.
+template <class Keyword>
+nb::object prepared(Function& f, PyObject* grid, PyObject* block, PyObject* stream,
+                    PyObject* const* positional, std::size_t count, Py_ssize_t keywords,
+                    Keyword keyword, bool timed, const char* use) {
   LaunchConfig config;
-  config.grid = dims(grid.ptr(), "grid");
-  config.block = dims(block.ptr(), "block");
+  config.grid = dims(grid, "grid");
+  config.block = dims(block, "block");
   config.stream.native = native_stream(stream);
   config.shared_bytes = f.prepared_shared;
-  for (auto [key, value] : keywords) {
-    if (key.ptr() == keys().shared_size || nb::cast<std::string>(key) == "shared_size")
-      config.shared_bytes = nb::cast<std::uint32_t>(value);
+  for (Py_ssize_t i = 0; i < keywords; ++i) {
+    const auto [key, value] = keyword(i);
+    if (key == keys().shared_size || nb::cast<std::string>(nb::handle(key)) == "shared_size")
+      config.shared_bytes = nb::cast<std::uint32_t>(nb::handle(value));
     else
-      throw ArgumentError(use, "unknown keyword " + nb::cast<std::string>(key),
+      throw ArgumentError(use, "unknown keyword " + nb::cast<std::string>(nb::handle(key)),
                           "prepared calls take shared_size= only");
   }
-  if (!f.prepared_format.empty() &&
-      f.prepared_format.size() != static_cast<std::size_t>(PyTuple_GET_SIZE(positional.ptr())))
+  if (!f.prepared_format.empty() && f.prepared_format.size() != count)
     throw ArgumentError(use,
                         "prepare() declared " + std::to_string(f.prepared_format.size()) +
                             " arguments ('" + f.prepared_format + "'), the call passes " +
-                            std::to_string(PyTuple_GET_SIZE(positional.ptr())),
+                            std::to_string(count),
                         "pass one argument per declared type");
   ArgsLease lease;
   lease.args->set_ints_are_addresses(true);
-  convert_args(*lease.args, PySequence_Fast_ITEMS(positional.ptr()),
-               static_cast<std::size_t>(PyTuple_GET_SIZE(positional.ptr())), f.kernel);
+  convert_args(*lease.args, positional, count, f.kernel);
   return launch(f, *lease.args, config, timed);
+}
+
+// The prepared calls as METH_FASTCALL methods: like __call__'s vectorcall,
+// no argument tuple or kwargs dict is built.
+template <bool WithStream>
+PyObject* prepared_fastcall(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                            PyObject* kwnames) noexcept {
+  const char* use = WithStream ? "prepared_async_call" : "prepared_call";
+  try {
+    constexpr Py_ssize_t leading = WithStream ? 3 : 2;
+    if (nargs < leading)
+      throw nb::type_error(WithStream ? "prepared_async_call(grid, block, stream, *args) takes at "
+                                        "least 3 positional arguments"
+                                      : "prepared_call(grid, block, *args) takes at least 2 "
+                                        "positional arguments");
+    Function& f = *nb::inst_ptr<Function>(self);
+    const Py_ssize_t keywords = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    return prepared(
+               f, args[0], args[1], WithStream ? args[2] : Py_None, args + leading,
+               static_cast<std::size_t>(nargs - leading), keywords,
+               [&](Py_ssize_t i) {
+                 return std::pair<PyObject*, PyObject*>(PyTuple_GET_ITEM(kwnames, i),
+                                                        args[nargs + i]);
+               },
+               false, use)
+        .release()
+        .ptr();
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (...) {
+    raise_current_exception();
+  }
+  return nullptr;
+}
+
+PyMethodDef prepared_call_def = {
+    "prepared_call",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&prepared_fastcall<false>)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "prepared_call(grid, block, *args, shared_size=None): launches with the types given to "
+    "prepare()."};
+PyMethodDef prepared_async_call_def = {
+    "prepared_async_call",
+    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&prepared_fastcall<true>)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "prepared_async_call(grid, block, stream, *args, shared_size=None): prepared_call on "
+    "`stream`."};
+
+nb::object prepared_from_tuple(Function& f, nb::handle grid, nb::handle block, nb::handle stream,
+                               nb::args positional, nb::kwargs keywords, bool timed,
+                               const char* use) {
+  nb::list items = nb::list(keywords.attr("items")());
+  return prepared(
+      f, grid.ptr(), block.ptr(), stream.ptr(), PySequence_Fast_ITEMS(positional.ptr()),
+      static_cast<std::size_t>(PyTuple_GET_SIZE(positional.ptr())),
+      static_cast<Py_ssize_t>(nb::len(items)),
+      [&](Py_ssize_t i) {
+        nb::handle pair = items[static_cast<std::size_t>(i)];
+        return std::pair<PyObject*, PyObject*>(PyTuple_GET_ITEM(pair.ptr(), 0),
+                                               PyTuple_GET_ITEM(pair.ptr(), 1));
+      },
+      timed, use);
 }
 
 std::int64_t attribute(const Function& f, int which) {
@@ -250,17 +409,75 @@ std::int64_t attribute(const Function& f, int which) {
 
 void set_debug_launches(bool on) noexcept { debug_launches = on; }
 
+// A resource's block limit for Python: None where the resource sets none.
+nb::object limit_or_none(int blocks) { return blocks == INT_MAX ? nb::none() : nb::cast(blocks); }
+
+void bind_occupancy(nb::module_& m) {
+  nb::class_<Occupancy>(m, "Occupancy",
+                        "Function.occupancy(block, shared): resident blocks and warps per "
+                        "multiprocessor and the resource that limits them.")
+      .def_ro("block_size", &Occupancy::block_size)
+      .def_ro("active_blocks_per_multiprocessor", &Occupancy::active_blocks_per_multiprocessor)
+      .def_ro("active_warps_per_multiprocessor", &Occupancy::active_warps_per_multiprocessor)
+      .def_ro("max_warps_per_multiprocessor", &Occupancy::max_warps_per_multiprocessor)
+      .def_ro("fraction", &Occupancy::fraction, "active / max warps per multiprocessor")
+      .def_prop_ro("limit_by_warps",
+                   [](const Occupancy& o) { return limit_or_none(o.limit_by_warps); })
+      .def_prop_ro("limit_by_blocks",
+                   [](const Occupancy& o) { return limit_or_none(o.limit_by_blocks); })
+      .def_prop_ro("limit_by_registers",
+                   [](const Occupancy& o) { return limit_or_none(o.limit_by_registers); })
+      .def_prop_ro("limit_by_shared_memory",
+                   [](const Occupancy& o) { return limit_or_none(o.limit_by_shared_memory); })
+      .def_ro("limited_by", &Occupancy::limited_by,
+              "'registers', 'shared memory', 'threads (warps) per multiprocessor' or 'blocks per "
+              "multiprocessor'")
+      .def("__str__", &Occupancy::to_string)
+      .def("__repr__",
+           [](const Occupancy& o) { return "<cudakit Occupancy " + o.to_string() + ">"; });
+}
+
+PyObject* function_vectorcall(PyObject* self, PyObject* const* args, std::size_t nargsf,
+                              PyObject* kwnames) noexcept {
+  return vectorcall_impl(self, args, nargsf, kwnames);
+}
+
+nb::object wrap_function(Function f) {
+  nb::object instance = nb::cast(std::move(f));
+  auto* type = reinterpret_cast<PyTypeObject*>(Py_TYPE(instance.ptr()));
+  const auto offset = static_cast<Py_ssize_t>(
+      reinterpret_cast<char*>(&nb::inst_ptr<Function>(instance)->vectorcall) -
+      reinterpret_cast<char*>(instance.ptr()));
+  // nanobind keeps a returned-by-value object inside the instance, so the
+  // offset is the same for every Function; anything else keeps the plain
+  // __call__ (slower, same behaviour).
+  const bool inside =
+      offset > 0 && offset + static_cast<Py_ssize_t>(sizeof(vectorcallfunc)) <= type->tp_basicsize;
+  if (type->tp_vectorcall_offset == 0 && inside) {
+    type->tp_vectorcall_offset = offset;
+    type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+  } else if (type->tp_vectorcall_offset != 0 && type->tp_vectorcall_offset != offset) {
+    throw std::logic_error("cudakit: a Function instance has an unexpected layout");
+  }
+  return instance;
+}
+
 void bind_function(nb::module_& m) {
-  nb::class_<Function>(m, "Function", "A kernel of a SourceModule (PyCUDA's Function).")
-      .def("__call__", &call, nb::arg("args"), nb::arg("kwargs"),
-           "Launches: f(*args, block=(x, y, z), grid=(x, y), stream=None, shared=0, "
-           "texrefs=[], time_kernel=False); returns the kernel's time in seconds when "
-           "time_kernel is true.")
+  bind_occupancy(m);
+  auto cls = nb::class_<Function>(m, "Function", "A kernel of a SourceModule (PyCUDA's Function).");
+  cls.def("__call__", &call, nb::arg("args"), nb::arg("kwargs"),
+          "Launches: f(*args, block=(x, y, z), grid=(x, y), stream=None, shared=0, "
+          "texrefs=[], time_kernel=False); returns the kernel's time in seconds when "
+          "time_kernel is true.")
       .def(
           "prepare",
-          [](nb::handle self, nb::handle arg_types, nb::handle /*block*/, nb::handle shared,
-             nb::handle texrefs) {
+          [](nb::handle self, nb::handle arg_types, nb::handle shared, nb::handle texrefs,
+             nb::handle block) {
             Function& f = nb::cast<Function&>(self);
+            if (!block.is_none())
+              throw ArgumentError("Function.prepare",
+                                  "block= is not a prepare() argument (PyCUDA dropped it)",
+                                  "pass the block to the call: prepared_call(grid, block, *args)");
             refuse_texrefs(texrefs.ptr());
             std::string format;
             if (PyUnicode_Check(arg_types.ptr())) {
@@ -273,26 +490,16 @@ void bind_function(nb::module_& m) {
             if (!shared.is_none()) f.prepared_shared = nb::cast<std::uint32_t>(shared);
             return nb::borrow(self);
           },
-          nb::arg("arg_types"), nb::arg("block") = nb::none(), nb::arg("shared") = nb::none(),
-          nb::arg("texrefs") = nb::list())
-      .def(
-          "prepared_call",
-          [](Function& f, nb::handle grid, nb::handle block, nb::args a, nb::kwargs kw) {
-            return prepared(f, grid, block, nb::none(), a, kw, false, "prepared_call");
-          },
-          nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("kwargs"))
-      .def(
-          "prepared_async_call",
-          [](Function& f, nb::handle grid, nb::handle block, nb::handle stream, nb::args a,
-             nb::kwargs kw) {
-            return prepared(f, grid, block, stream, a, kw, false, "prepared_async_call");
-          },
-          nb::arg("grid"), nb::arg("block"), nb::arg("stream"), nb::arg("args"), nb::arg("kwargs"))
+          nb::arg("arg_types"), nb::arg("shared") = nb::none(), nb::arg("texrefs") = nb::list(),
+          nb::kw_only(), nb::arg("block") = nb::none(),
+          "Declares the argument types (a format string or a list of dtypes) and the dynamic "
+          "shared memory of prepared calls, as PyCUDA's prepare(arg_types, shared=None, "
+          "texrefs=[]).")
       .def(
           "prepared_timed_call",
           [](Function& f, nb::handle grid, nb::handle block, nb::args a, nb::kwargs kw) {
             nb::object seconds =
-                prepared(f, grid, block, nb::none(), a, kw, true, "prepared_timed_call");
+                prepared_from_tuple(f, grid, block, nb::none(), a, kw, true, "prepared_timed_call");
             // PyCUDA returns a callable that gives the time once the kernel is done.
             return nb::cpp_function([seconds]() { return seconds; });
           },
@@ -309,12 +516,37 @@ void bind_function(nb::module_& m) {
           },
           nb::arg("attribute"), nb::arg("value"))
       .def(
-          "set_cache_config", [](const Function&, int) {}, nb::arg("config"),
-          "Accepted and ignored: a preference the driver may also ignore (Hopper sizes the L1 / "
-          "shared split from each launch's shared memory).")
+          "set_cache_config",
+          [](const Function& f, long long config) {
+            f.kernel.set_cache_preference(
+                cache_preference_from_int(config, "Function.set_cache_config"));
+          },
+          nb::arg("config"),
+          "Sets the kernel's L1 / shared memory preference (func_cache; cuFuncSetCacheConfig). "
+          "A hint: the driver sizes the split for each launch's shared memory where it must.")
+      .def_prop_ro(
+          "cache_config",
+          [](const Function& f) { return static_cast<int>(f.kernel.cache_preference()); },
+          "The func_cache value last set with set_cache_config (PREFER_NONE at first).")
       .def(
-          "set_shared_config", [](const Function&, int) {}, nb::arg("config"),
-          "Accepted and ignored (as set_cache_config).")
+          "set_shared_config",
+          [](const Function&, long long config) {
+            // Checked, then dropped: the driver's per-kernel call is deprecated
+            // and every GPU cudakit runs on has fixed 4-byte banks.
+            (void)shared_memory_bank_size_from_int(config, "Function.set_shared_config");
+          },
+          nb::arg("config"),
+          "Checks a shared_config value; banks are fixed at 4 bytes on every GPU since "
+          "Maxwell, so nothing changes.")
+      .def(
+          "occupancy",
+          [](const Function& f, nb::handle block, std::size_t shared) {
+            return f.kernel.occupancy(dims(block.ptr(), "block"), shared);
+          },
+          nb::arg("block"), nb::arg("shared") = 0,
+          "Occupancy of blocks of `block` threads (an int or (x, y, z)) with `shared` bytes of "
+          "dynamic shared memory: blocks and warps per multiprocessor, the fraction of the "
+          "multiprocessor's warps, and the limiting resource (limited_by).")
       .def_prop_ro("num_regs", [](const Function& f) { return attribute(f, num_regs); })
       .def_prop_ro("shared_size_bytes",
                    [](const Function& f) { return attribute(f, shared_size_bytes); })
@@ -331,6 +563,12 @@ void bind_function(nb::module_& m) {
       .def("__repr__", [](const Function& f) {
         return "<cudakit Function " + f.kernel.name() + f.kernel.params().signature() + ">";
       });
+  for (PyMethodDef* def : {&prepared_call_def, &prepared_async_call_def}) {
+    nb::object method =
+        nb::steal(PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), def));
+    if (!method.is_valid()) throw nb::python_error();
+    cls.attr(def->ml_name) = method;
+  }
 
   m.def("_set_debug", &set_debug_launches, nb::arg("on"));
 }

@@ -227,13 +227,15 @@ void LaunchArgs::check_pointee(const Kernel& kernel, const LaunchConfig& config,
     if (is_char) same = e.element.kind != 'f';
   }
   if (same) return;
-  throw ArgumentError(launch_context(kernel, config),
-                      p.describe(index) + ": passed " + e.info.type_name + " of " +
-                          e.element.describe() + " elements; the kernel reads " +
-                          expected.describe() + " through it; the kernel is " + kernel.name() +
-                          kernel.params().signature(),
-                      "pass an array of " + expected.describe() + " (e.g. a.astype(numpy." +
-                          expected.describe() + ")), or change the kernel's parameter type");
+  throw ArgumentError(
+      launch_context(kernel, config),
+      p.describe(index) + ": passed " + e.info.type_name + " of " + e.element.describe() +
+          " elements; the kernel reads " + expected.describe() + " through it; the kernel is " +
+          kernel.name() + kernel.params().signature(),
+      "pass an array of " + expected.describe() + " (e.g. a.astype(numpy." + expected.describe() +
+          ")), or change the kernel's parameter type; to reinterpret the bytes "
+          "on purpose (as PyCUDA, which does not check, would), pass the bare "
+          "address numpy.intp(a.gpudata)");
 }
 
 void LaunchArgs::resolve(const Kernel& kernel, const LaunchConfig& config) {

@@ -174,10 +174,28 @@ void run(const Expr& expr, const Array& out) {
 
 }  // namespace
 
+namespace {
+// "add(multiply(in0, in1), 2)": arrays by their input number in the plan.
+std::string expression_label(const Plan& plan, const ExprNode& n) {
+  if (n.kind == NodeKind::array) {
+    auto it = plan.input_of.find(&n);
+    return it == plan.input_of.end() ? "array" : "in" + std::to_string(it->second);
+  }
+  if (n.kind == NodeKind::scalar) return n.scalar.to_string();
+  std::string s = n.op + "(";
+  for (std::size_t k = 0; k < n.children.size(); ++k) {
+    if (k) s += ", ";
+    s += expression_label(plan, *n.children[k]);
+  }
+  return s + ")";
+}
+}  // namespace
+
 ElementwiseLaunch elementwise_launch_for(const Expr& expr, const Array& out) {
   ElementwiseLaunch l;
   l.plan = elementwise_plan(expr, out);
   if (l.plan.size == 0) return l;
+  l.label = expression_label(l.plan, *expr.node());
   std::string name = kernel_name_for(l.plan.key);
   l.kernel = cached_kernel(out.device(), l.plan.key, name, [&] {
     return render_elementwise(l.plan, *expr.node(), name, to_string(expr));
@@ -196,6 +214,9 @@ LaunchConfig launch_elementwise(const ElementwiseLaunch& l, const Array& out) {
   std::int64_t work = l.plan.vector_width > 1 ? l.plan.size / l.plan.vector_width : l.plan.size;
   LaunchConfig config =
       elementwise_config(out.device(), std::max<std::int64_t>(work, 1), out.stream_ref());
+  config.label = l.label.c_str();
+  config.bytes_moved = out.nbytes();
+  for (const PlanOperand& in : l.plan.inputs) config.bytes_moved += in.array.nbytes();
   args.launch(*l.kernel, config);
   return config;
 }

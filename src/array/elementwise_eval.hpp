@@ -18,6 +18,9 @@ namespace cudakit::detail {
 struct ElementwiseLaunch {
   Plan plan;
   std::optional<Kernel> kernel;
+  // The launch's name in profiles and NVTX ranges: the expression with its
+  // arrays numbered, "add(multiply(in0, in1), 2)".
+  std::string label;
 };
 ElementwiseLaunch elementwise_launch_for(const Expr& expr, const Array& out);
 

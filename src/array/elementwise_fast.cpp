@@ -45,6 +45,7 @@ struct FastEntry {
   int vector_width = 1;
   unsigned block = 256;
   std::int64_t grid_limit = 1;
+  std::string label;  // the expression, for profiles and NVTX ranges
 };
 
 // A key of up to a few hundred bytes, built without allocating.
@@ -208,6 +209,7 @@ void fill(const Expr& expr, Array& out, Casting casting, const char* context, Wa
     entry->scalar_slot.push_back(static_cast<std::uint8_t>(slot - w.scalars.begin()));
     entry->scalar_dtype.push_back(compute_dtype(s->dtype));
   }
+  entry->label = l.label;
   entry->index64 = l.plan.index64;
   entry->vector_width = l.plan.vector_width;
   entry->block = config.block.x;
@@ -242,8 +244,10 @@ void launch(const FastEntry& entry, const Walk& w, const Array& out) {
   const std::int64_t work = entry.vector_width > 1 ? size / entry.vector_width : size;
   const std::int64_t blocks =
       std::clamp<std::int64_t>((work + entry.block - 1) / entry.block, 1, entry.grid_limit);
-  const LaunchConfig config{Dim3{static_cast<unsigned>(blocks)}, Dim3{entry.block}, 0,
-                            out.stream_ref()};
+  LaunchConfig config{Dim3{static_cast<unsigned>(blocks)}, Dim3{entry.block}, 0, out.stream_ref()};
+  config.label = entry.label.c_str();
+  config.bytes_moved = out.nbytes();
+  for (std::uint8_t leaf : entry.input_leaf) config.bytes_moved += w.leaves[leaf]->nbytes();
   entry.kernel.launch(config, args);
   note_array_launch();
 }

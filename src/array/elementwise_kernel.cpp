@@ -20,7 +20,7 @@ namespace cudakit {
 using detail::array_error;
 
 struct ElementwiseKernel::State {
-  std::string arguments, operation, name, preamble;
+  std::string arguments, operation, name, preamble, loop_prep, after_loop;
   CompileOptions options;
   std::vector<Param> params;
 };
@@ -63,7 +63,8 @@ std::vector<ElementwiseKernel::Param> parse_arguments(const std::string& text) {
 }  // namespace
 
 ElementwiseKernel::ElementwiseKernel(std::string arguments, std::string operation, std::string name,
-                                     std::string preamble, CompileOptions options) {
+                                     std::string preamble, CompileOptions options,
+                                     std::string loop_prep, std::string after_loop) {
   auto s = std::make_shared<State>();
   s->arguments = std::move(arguments);
   s->operation = std::move(operation);
@@ -71,6 +72,8 @@ ElementwiseKernel::ElementwiseKernel(std::string arguments, std::string operatio
   s->preamble = std::move(preamble);
   s->options = std::move(options);
   s->options.no_extern_c = true;
+  s->loop_prep = std::move(loop_prep);
+  s->after_loop = std::move(after_loop);
   if (s->name.empty() ||
       !(std::isalpha(static_cast<unsigned char>(s->name[0])) || s->name[0] == '_'))
     array_error("ElementwiseKernel", "the kernel name '" + s->name + "' is not a C identifier");
@@ -87,11 +90,19 @@ const std::vector<ElementwiseKernel::Param>& ElementwiseKernel::params() const n
 
 namespace {
 
+// Statements run once per thread around the loop (PyCUDA's loop_prep and
+// after_loop), and the names PyCUDA's kernels give them.
+struct LoopFrame {
+  std::string loop_prep, after_loop;
+  bool declares_tid = false, declares_total_threads = false, declares_cta_start = false;
+  bool empty() const { return loop_prep.empty() && after_loop.empty(); }
+};
+
 // The kernel for `arguments` (the parameter list as the kernel declares it)
 // and `preamble` (the user's, and the view structs of strided arguments).
 std::string render_kernel(const std::string& name, const std::string& arguments,
                           const std::string& preamble, const std::string& operation,
-                          bool declares_n, bool index64) {
+                          bool declares_n, bool index64, const LoopFrame& frame) {
   const std::string it = index64 ? "long long" : "int";
   std::string src = detail::codegen_prelude();
   if (!preamble.empty()) src += "\n" + preamble + "\n";
@@ -107,19 +118,55 @@ std::string render_kernel(const std::string& name, const std::string& arguments,
   src += "  const " + it + " cudakit_threads = (" + it + ")gridDim.x * (" + it + ")blockDim.x;\n";
   src += "  const " + it + " cudakit_first = (" + it + ")blockIdx.x * (" + it + ")blockDim.x + (" +
          it + ")threadIdx.x;\n";
+  if (!frame.empty()) {
+    // Declared only with a loop_prep / after_loop, so that other kernels'
+    // sources (and cache keys) stay as they were.
+    if (!frame.declares_tid) src += "  const " + it + " tid = threadIdx.x;\n  (void)tid;\n";
+    if (!frame.declares_total_threads)
+      src += "  const " + it + " total_threads = cudakit_threads;\n  (void)total_threads;\n";
+    if (!frame.declares_cta_start)
+      src += "  const " + it + " cta_start = (" + it + ")blockIdx.x * (" + it +
+             ")blockDim.x;\n  (void)cta_start;\n";
+    if (!frame.loop_prep.empty()) src += "  " + frame.loop_prep + ";\n";
+  }
   // The loop counts positions, not indices: start + k * step stays between
   // the range's ends for k < count, where stepping the index itself could
   // overflow past them with a huge step.
   src += "  for (" + it + " cudakit_k = cudakit_first; cudakit_k < cudakit_count;\n";
   src += "       cudakit_k += cudakit_threads) {\n";
   src += "    const " + it + " i = cudakit_start + cudakit_k * cudakit_step;\n";
-  src += "    " + operation + ";\n  }\n}\n";
+  src += "    " + operation + ";\n  }\n";
+  if (!frame.after_loop.empty()) src += "  " + frame.after_loop + ";\n";
+  src += "}\n";
   return src;
 }
 
-bool declares_n(const std::vector<ElementwiseKernel::Param>& params) {
+bool declares(const std::vector<ElementwiseKernel::Param>& params, const char* name) {
   return std::any_of(params.begin(), params.end(),
-                     [](const ElementwiseKernel::Param& p) { return p.name == "n"; });
+                     [&](const ElementwiseKernel::Param& p) { return p.name == name; });
+}
+bool declares_n(const std::vector<ElementwiseKernel::Param>& params) {
+  return declares(params, "n");
+}
+
+LoopFrame loop_frame(const std::string& loop_prep, const std::string& after_loop,
+                     const std::vector<ElementwiseKernel::Param>& params) {
+  LoopFrame f;
+  f.loop_prep = trim(loop_prep);
+  f.after_loop = trim(after_loop);
+  f.declares_tid = declares(params, "tid");
+  f.declares_total_threads = declares(params, "total_threads");
+  f.declares_cta_start = declares(params, "cta_start");
+  return f;
+}
+
+// Whether the options are the defaults the generated kernels' cache compiles
+// with; other options (-D, --use_fast_math, -G, extra flags) must reach the
+// compiler, so such kernels compile through the compile cache instead.
+bool default_options(const CompileOptions& o) {
+  return o.defines.empty() && o.include_dirs.empty() && o.headers.empty() &&
+         o.extra_flags.empty() && !o.debug && !o.line_info && !o.fast_math && o.arch.empty() &&
+         o.std == CompileOptions{}.std;
 }
 
 }  // namespace
@@ -127,7 +174,8 @@ bool declares_n(const std::vector<ElementwiseKernel::Param>& params) {
 std::string ElementwiseKernel::source(bool index64) const {
   const State& s = *state_;
   return render_kernel(s.name, s.params.empty() ? std::string() : s.arguments, s.preamble,
-                       s.operation, declares_n(s.params), index64);
+                       s.operation, declares_n(s.params), index64,
+                       loop_frame(s.loop_prep, s.after_loop, s.params));
 }
 
 void ElementwiseKernel::operator()(const std::vector<Arg>& args, const Slice& slice) const {
@@ -237,8 +285,7 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
                        static_cast<std::uint64_t>(first->size()) >= limit ||
                        static_cast<std::uint64_t>(count) + threads >= limit;
   std::string key = "ek|" + s.name + "|" + s.arguments + "|" + s.operation + "|" + s.preamble +
-                    (index64 ? "|64" : "|32");
-  for (const auto& f : s.options.extra_flags) key += "|" + f;
+                    "|" + s.loop_prep + "|" + s.after_loop + (index64 ? "|64" : "|32");
   // Strided arguments change the parameter list and add their view structs.
   std::string arguments, view_structs;
   for (std::size_t k = 0; k < args.size(); ++k) {
@@ -256,12 +303,14 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
     if (view_structs.empty()) return source(index64);
     return render_kernel(s.name, arguments,
                          s.preamble.empty() ? view_structs : s.preamble + "\n" + view_structs,
-                         s.operation, declares_n(s.params), index64);
+                         s.operation, declares_n(s.params), index64,
+                         loop_frame(s.loop_prep, s.after_loop, s.params));
   };
   detail::observe_source(s.name, make_source);
+  // The kernel cache compiles with the default options; other options
+  // (--use_fast_math, -G, -D...) compile through the compile cache.
   Kernel kernel = [&] {
-    if (s.options.defines.empty() && s.options.include_dirs.empty() && s.options.headers.empty())
-      return detail::cached_kernel(device, key, s.name, make_source);
+    if (default_options(s.options)) return detail::cached_kernel(device, key, s.name, make_source);
     return compile(make_source(), s.options, device).kernel(s.name);
   }();
   detail::ArgPack pack;

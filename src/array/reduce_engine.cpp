@@ -211,6 +211,23 @@ std::string accumulator_type(DType dtype) {
   }
 }
 
+namespace {
+// The bytes of the distinct arrays `node` reads, for the profile's GB/s.
+void add_operand_bytes(const ExprNode& node, std::vector<const ExprNode*>& seen,
+                       std::size_t& bytes) {
+  if (node.kind == NodeKind::array) {
+    for (const ExprNode* s : seen)
+      if (s == &node ||
+          (s->array.address() == node.array.address() && s->array.nbytes() == node.array.nbytes()))
+        return;
+    seen.push_back(&node);
+    bytes += node.array.nbytes();
+    return;
+  }
+  for (const auto& child : node.children) add_operand_bytes(*child, seen, bytes);
+}
+}  // namespace
+
 Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) {
   const std::string what = "cudakit::" + op.name;
   const Array& anchor = first_array_of(expr, what.c_str());
@@ -258,6 +275,8 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
       config.grid =
           Dim3(reduction_grid(device, plan.n_red, std::int64_t{reduce_block} * (f64 ? 4 : 8)));
       config.block = Dim3(reduce_block);
+      config.bytes_moved = out.nbytes();
+      for (const Array& a : operands) config.bytes_moved += a.nbytes();
       args.launch(kernel, config);
       return out;
     }
@@ -313,12 +332,19 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
   args.push_pointer(out.address());
   LaunchConfig config;
   config.stream = StreamRef{stream.native()};
+  std::size_t bytes_read = 0;
+  std::vector<const ExprNode*> seen;
+  add_operand_bytes(*expr.node(), seen, bytes_read);
   if (strategy == Strategy::full) {
     // One launch per output (one in all for a full reduction); they share the
     // stream's workspace, in order.
     const ReduceWorkspace workspace = reduce_workspace(device, stream.native());
     config.grid = Dim3(reduction_grid(device, plan.n_red, std::int64_t{reduce_block} * 4));
     config.block = Dim3(reduce_block);
+    // Each of these launches reads its share of the operands.
+    config.bytes_moved =
+        bytes_read / static_cast<std::size_t>(std::max<std::int64_t>(1, plan.n_out)) +
+        out.itemsize();
     for (std::int64_t o = 0; o < plan.n_out; ++o) {
       ArgPack one = map.args;
       one.push_pointer(out.address() + static_cast<std::uint64_t>(o) * out.itemsize());
@@ -343,6 +369,7 @@ Array run_reduction(const Expr& expr, const ReduceOp& op, const AxisPlan& plan) 
           std::min<std::int64_t>(blocks, std::int64_t{multiprocessors} * 64)));
       config.block = Dim3(32, 8);
     }
+    config.bytes_moved = bytes_read + out.nbytes();
   }
   args.launch(kernel, config);
   return out;

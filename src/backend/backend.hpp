@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cudakit/backend_kind.hpp"
+#include "cudakit/cache_config.hpp"
 #include "cudakit/compile_options.hpp"
 #include "cudakit/compiled_code.hpp"
 #include "cudakit/device_attribute.hpp"
@@ -87,6 +88,28 @@ class Backend {
   virtual MemoryInfo memory_info(int ordinal) = 0;
   virtual std::size_t limit(int ordinal, ContextLimit which) = 0;
   virtual void set_limit(int ordinal, ContextLimit which, std::size_t value) = 0;
+  // The primary context's L1 / shared memory preference and bank size
+  // (cuCtxSetCacheConfig / cuCtxSetSharedMemConfig); backends without the
+  // notion record the value so it reads back.
+  virtual void set_cache_preference(int ordinal, CachePreference preference) {
+    (void)ordinal;
+    (void)preference;
+    throw NotSupported("setting the cache preference", "this backend has no cache configuration");
+  }
+  virtual CachePreference cache_preference(int ordinal) {
+    (void)ordinal;
+    return CachePreference::prefer_none;
+  }
+  virtual void set_shared_memory_bank_size(int ordinal, SharedMemoryBankSize size) {
+    (void)ordinal;
+    (void)size;
+    throw NotSupported("setting the shared memory bank size",
+                       "this backend has no shared memory configuration");
+  }
+  virtual SharedMemoryBankSize shared_memory_bank_size(int ordinal) {
+    (void)ordinal;
+    return SharedMemoryBankSize::default_size;
+  }
   // Driver version as CUDA encodes it (13000 = 13.0); 0 on the CPU backend.
   virtual int driver_version() = 0;
 
@@ -104,6 +127,26 @@ class Backend {
   // Page-locked host memory (plain aligned memory on the CPU backend).
   virtual void* allocate_pinned(std::size_t bytes) = 0;
   virtual void deallocate_pinned(void* ptr) noexcept = 0;
+  // Page-locks memory allocated elsewhere (cuMemHostRegister with `flags`,
+  // CU_MEMHOSTREGISTER_*); the CPU backend only records the range.
+  // ArgumentError when the range overlaps one already registered.
+  virtual void register_host(void* ptr, std::size_t bytes, unsigned flags) {
+    (void)ptr;
+    (void)bytes;
+    (void)flags;
+    throw NotSupported("page-locking host memory", "this backend cannot register host memory");
+  }
+  // ArgumentError when `ptr` does not start a registered range.
+  virtual void unregister_host(void* ptr) {
+    (void)ptr;
+    throw NotSupported("unregistering host memory", "this backend cannot register host memory");
+  }
+  // The device address of page-locked host memory, allocated or registered.
+  virtual DevicePtr host_device_pointer(void* ptr) {
+    (void)ptr;
+    throw NotSupported("mapping host memory into the device's address space",
+                       "this backend cannot map host memory");
+  }
   // Copies between any two of host / pinned / device memory (unified
   // addressing decides the direction). async=false returns when the copy is
   // complete; async=true is ordered on `stream` and returns at once.
@@ -150,6 +193,13 @@ class Backend {
   virtual ParamLayout param_layout(NativeModule module, const std::string& symbol) = 0;
   virtual KernelAttributes kernel_attributes(NativeKernel kernel) = 0;
   virtual void set_max_dynamic_shared_memory(NativeKernel kernel, std::size_t bytes) = 0;
+  // The kernel's L1 / shared memory preference (cuFuncSetCacheConfig).
+  virtual void set_kernel_cache_preference(NativeKernel kernel, CachePreference preference) {
+    (void)kernel;
+    (void)preference;
+    throw NotSupported("setting a kernel's cache preference",
+                       "this backend has no cache configuration");
+  }
   // Address and size of a __device__ / __constant__ variable.
   virtual std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
                                                        const std::string& name) = 0;

@@ -10,6 +10,7 @@
 #include "backend/cpu/cpu_backend.hpp"
 #include "backend/cuda/cuda_backend.hpp"
 #include "launch_profiler.hpp"
+#include "nvtx_ranges.hpp"
 
 namespace cudakit {
 namespace detail {
@@ -33,7 +34,11 @@ Backend& backend(BackendKind kind) {
   std::call_once(s.once, [&] {
     try {
       s.instance = kind == BackendKind::cuda ? make_cuda_backend() : make_cpu_backend();
-      if (launch_profiling_enabled()) s.instance = make_profiling_backend(std::move(s.instance));
+      // With an NVTX tool attached, compiles and copies run inside ranges.
+      if (nvtx_enabled()) s.instance = make_nvtx_backend(std::move(s.instance));
+      // CUDAKIT_PROFILE=1: the session starts with the first backend, and
+      // its report (registered after the backend) runs at exit before it goes.
+      start_environment_profile();
     } catch (...) {
       s.failure = std::current_exception();
     }

@@ -10,6 +10,7 @@
 #include "backend/backend.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
+#include "cudakit/memory_pool.hpp"
 #include "cudakit/stream.hpp"
 
 namespace cudakit {
@@ -128,6 +129,7 @@ Stream Device::create_stream(bool non_blocking) const {
   auto state = std::make_shared<Stream::State>(Stream::State{*this, nullptr, false});
   state->native = native;
   state->owned = true;
+  MemoryPool::of(*this).adopt_stream(native);
   return Stream(*this, std::move(state));
 }
 

@@ -32,6 +32,8 @@ struct Kernel::State {
   std::size_t shared_per_block_optin = 0;
   // Dynamic shared memory allowed after set_max_dynamic_shared_memory; 0 until then.
   mutable std::atomic<std::size_t> max_dynamic_shared_bytes{0};
+  // As last set through set_cache_preference (the driver has no getter).
+  mutable std::atomic<CachePreference> cache_preference{CachePreference::prefer_none};
 
   explicit State(Module m) : module(std::move(m)), device(module.device()) {}
 };

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/launch_arguments.hpp"
+#include "core/launch_profiler.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
 #include "cudakit/kernel.hpp"
@@ -36,13 +37,16 @@ void check_config(const Kernel::State& k, const LaunchConfig& c) {
                  "a block of " + b.to_string() + " has no threads; use e.g. block 256x1x1");
   if (g.x == 0 || g.y == 0 || g.z == 0)
     config_error(k, c, "grid extent (every dimension at least 1)", 0, 1,
-                 "a grid of " + g.to_string() + " has no blocks; grid_for(n, block) computes one");
+                 "a grid of " + g.to_string() +
+                     " has no blocks: (n + block - 1) / block blocks cover n elements "
+                     "(grid_for(n, block) in C++)");
   const auto threads = b.volume();
   if (k.max_threads_per_block != 0 && threads > k.max_threads_per_block)
     config_error(k, c, "max threads per block", static_cast<long long>(threads),
                  k.max_threads_per_block,
                  "use at most " + std::to_string(k.max_threads_per_block) +
-                     " threads per block (e.g. 256) and more blocks: grid_for(n, 256)");
+                     " threads per block (e.g. 256) and more blocks: (n + 255) / 256 of them "
+                     "for n elements (grid_for(n, 256) in C++)");
   if (k.kernel_max_threads_per_block != 0 && threads > k.kernel_max_threads_per_block)
     config_error(k, c, "max threads per block for this kernel", static_cast<long long>(threads),
                  k.kernel_max_threads_per_block,
@@ -102,6 +106,11 @@ void check_config(const Kernel::State& k, const LaunchConfig& c) {
 }
 
 void launch_on_backend(const Kernel::State& k, const LaunchConfig& config, void** values) {
+  // A profile session or an NVTX tool: the launch with its record and range.
+  if (launches_observed()) [[unlikely]] {
+    observed_launch(k, config, values);
+    return;
+  }
   if (config.cooperative) [[unlikely]] {
     k.backend->launch_cooperative(k.native, k.name.c_str(), config.grid, config.block,
                                   config.shared_bytes, config.stream.native, values);

@@ -1,25 +1,37 @@
-// CUDAKIT_PROFILE=1: every kernel launch is timed with a pair of events on
-// its stream, and at exit a table per kernel is printed to stderr (calls,
-// total / mean / min / max time, grid and block). With
-// CUDAKIT_PROFILE_TRACE=FILE.json the launches are also written as a Chrome
-// trace (one complete event per launch; opens in Perfetto or
-// chrome://tracing).
-//
-// It works as a wrapper around the backend (every call forwarded, launches
-// bracketed by events), so the launch path itself pays nothing when
-// profiling is off.
+// The launch path's instruments: profile sessions (CUDAKIT_PROFILE=1, whose
+// table is printed at exit, and cudakit::ProfileSession) record every launch
+// with a pair of events on its stream, and NVTX ranges name each launch for
+// a tool such as Nsight Systems. While neither is active, Kernel::launch
+// pays one relaxed load (launches_observed()) and nothing else.
 #pragma once
 
-#include <memory>
+#include <atomic>
+#include <vector>
 
-#include "backend/backend.hpp"
+#include "cudakit/kernel.hpp"
+#include "cudakit/launch_config.hpp"
+#include "cudakit/profiler.hpp"
 
 namespace cudakit::detail {
 
-// Whether CUDAKIT_PROFILE is set (to anything but 0).
-bool launch_profiling_enabled();
+extern std::atomic<bool> launch_observers_active;
 
-// `inner` wrapped so that its launches are recorded.
-std::unique_ptr<Backend> make_profiling_backend(std::unique_ptr<Backend> inner);
+inline bool launches_observed() noexcept {
+  return launch_observers_active.load(std::memory_order_relaxed);
+}
+
+// Launches `k` as launch.cpp does, inside an NVTX range named by the
+// config's label or the kernel's name, and recorded by the active profile
+// sessions.
+void observed_launch(const Kernel::State& k, const LaunchConfig& config, void** values);
+
+// CUDAKIT_PROFILE set (to anything but 0): starts the process-wide session,
+// reported at exit to stderr (and to CUDAKIT_PROFILE_OUTPUT, with a Chrome
+// trace at CUDAKIT_PROFILE_TRACE when set). Called after a backend is
+// created, so that the report runs before the backends are destroyed.
+void start_environment_profile();
+
+// The rows of a report from its launches (profile_report.cpp).
+ProfileReport summarize_launches(std::vector<ProfiledLaunch> launches);
 
 }  // namespace cudakit::detail

@@ -27,10 +27,13 @@
 #include "cudakit/memory_pool.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -65,6 +68,7 @@ struct MemoryPool::Impl {
   std::map<ListKey, std::vector<Block>> cached;
   std::vector<Pending> pending;
   std::unordered_map<std::uint64_t, std::vector<Stream>> uses;  // record_stream, blocks in use
+  std::unordered_set<void*> adopted;  // streams cudakit created that are alive
   std::vector<void*> spare_events;
   MemoryPoolStats stats;
 
@@ -216,14 +220,34 @@ MemoryPool& MemoryPool::of(const Device& device) {
 
 std::size_t MemoryPool::round_size(std::size_t bytes) noexcept {
   if (bytes == 0) return 0;
-  std::size_t granule = bytes < large_threshold ? small_granule : large_granule;
+  // Up to and including the threshold: a block of a class's own size is
+  // served from that class (PyCUDA's pool promises bin_number(alloc_size(b)) == b).
+  std::size_t granule = bytes <= large_threshold ? small_granule : large_granule;
   if (bytes > std::numeric_limits<std::size_t>::max() - granule) return bytes;
   return (bytes + granule - 1) / granule * granule;
 }
 
+namespace {
+// CUDAKIT_EXACT_ALLOCATIONS=1 (`cudakit check` sets it): every block has
+// exactly the requested size, so compute-sanitizer's memcheck sees where each
+// allocation ends; rounded up, a write just past the end lands in the block's
+// spare bytes and goes unreported.
+bool exact_blocks() {
+  static const bool exact = [] {
+    const char* v = std::getenv("CUDAKIT_EXACT_ALLOCATIONS");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  return exact;
+}
+
+std::size_t block_size(std::size_t bytes) {
+  return exact_blocks() ? bytes : MemoryPool::round_size(bytes);
+}
+}  // namespace
+
 std::uint64_t MemoryPool::allocate(std::size_t bytes, void* stream) {
   if (bytes == 0) return 0;
-  const std::size_t size = round_size(bytes);
+  const std::size_t size = block_size(bytes);
   auto& backend = detail::backend_of(device_);
   // From the cache: this stream's list, blocks other streams released since,
   // then other streams' blocks whose work is done.
@@ -278,7 +302,7 @@ std::uint64_t MemoryPool::allocate(std::size_t bytes, void* stream) {
 
 void MemoryPool::deallocate(std::uint64_t ptr, std::size_t bytes, void* stream) noexcept {
   if (ptr == 0) return;
-  const std::size_t size = round_size(bytes);
+  const std::size_t size = block_size(bytes);
   auto& backend = detail::backend_of(device_);
   backend.set_usable_bytes(ptr, size, size);
   std::vector<Stream> users;  // released after the lock: the last copy may destroy a stream
@@ -292,11 +316,19 @@ void MemoryPool::deallocate(std::uint64_t ptr, std::size_t bytes, void* stream) 
           impl_->uses.erase(it);
         }
       Impl::Pending p{ptr, size, stream, {}};
-      if (!users.empty()) backend.make_current(device_.ordinal());
+      const bool foreign = stream && !impl_->adopted.count(stream);
+      if (!users.empty() || foreign) backend.make_current(device_.ordinal());
       for (const Stream& s : users) {
         if (s.native() == stream) continue;
         p.events.push_back(impl_->take_event(backend, device_.ordinal()));
         backend.record_event(p.events.back(), s.native());
+      }
+      if (foreign) {
+        // A stream the pool cannot see destroyed: the block waits for its
+        // work by an event, then serves the default stream.
+        p.events.push_back(impl_->take_event(backend, device_.ordinal()));
+        backend.record_event(p.events.back(), stream);
+        p.stream = nullptr;
       }
       if (p.events.empty())
         impl_->cached[Impl::key(size, stream)].push_back({ptr, nullptr});
@@ -328,6 +360,62 @@ void MemoryPool::record_stream(std::uint64_t ptr, const Stream& stream) {
   for (const Stream& s : users)
     if (s.native() == stream.native()) return;
   users.push_back(stream);
+}
+
+void MemoryPool::adopt_stream(void* stream) {
+  if (!stream) return;
+  std::lock_guard lock(impl_->mutex);
+  impl_->adopted.insert(stream);
+}
+
+void MemoryPool::forget_stream(void* stream) noexcept {
+  if (!stream) return;
+  auto& backend = detail::backend_of(device_);
+  std::lock_guard lock(impl_->mutex);
+  if (!impl_->adopted.erase(stream)) return;
+  // The stream's blocks, cached or pending, each with an event recorded on
+  // the stream now (it is still alive), owned by the default stream after.
+  std::vector<Impl::Pending> moved;
+  for (auto it = impl_->cached.begin(); it != impl_->cached.end();) {
+    if (Impl::stream_of(it->first) != stream) {
+      ++it;
+      continue;
+    }
+    for (const Impl::Block& b : it->second) {
+      moved.push_back({b.ptr, it->first.first, nullptr, {}});
+      if (b.event) moved.back().events.push_back(b.event);
+    }
+    it = impl_->cached.erase(it);
+  }
+  bool pending_too = false;
+  for (const Impl::Pending& p : impl_->pending) pending_too = pending_too || p.stream == stream;
+  if (moved.empty() && !pending_too) return;
+  try {
+    backend.make_current(device_.ordinal());
+    for (Impl::Pending& p : moved) {
+      p.events.push_back(impl_->take_event(backend, device_.ordinal()));
+      backend.record_event(p.events.back(), stream);
+    }
+    for (Impl::Pending& p : impl_->pending)
+      if (p.stream == stream) {
+        p.events.push_back(impl_->take_event(backend, device_.ordinal()));
+        backend.record_event(p.events.back(), stream);
+        p.stream = nullptr;
+      }
+    for (Impl::Pending& p : moved) impl_->pending.push_back(std::move(p));
+  } catch (...) {
+    // No event: wait for the stream here, then the blocks are free.
+    try {
+      backend.synchronize_stream(stream);
+    } catch (...) {
+    }
+    for (Impl::Pending& p : impl_->pending)
+      if (p.stream == stream) p.stream = nullptr;
+    for (Impl::Pending& p : moved) {
+      for (void* e : p.events) impl_->give_event(e);
+      impl_->cached[Impl::key(p.size, nullptr)].push_back({p.ptr, nullptr});
+    }
+  }
 }
 
 void MemoryPool::free_all() {

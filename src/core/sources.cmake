@@ -2,6 +2,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/backend_kind.cpp
   ${CMAKE_CURRENT_LIST_DIR}/backend_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/c_types.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cache_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiled_code.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_attribute.cpp
@@ -9,6 +10,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/dim3.cpp
   ${CMAKE_CURRENT_LIST_DIR}/error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/host_registration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_args.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_signature_scanner.cpp
@@ -18,10 +20,13 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/launch_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_profiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_pool.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nvtx_ranges.cpp
   ${CMAKE_CURRENT_LIST_DIR}/module.cpp
   ${CMAKE_CURRENT_LIST_DIR}/module_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/occupancy.cpp
   ${CMAKE_CURRENT_LIST_DIR}/param_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pinned_buffer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/profile_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/regular_file.cpp
@@ -36,3 +41,10 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compile_cache_settings.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiled_code_format.cpp
 )
+# NVTX ranges: the toolkit's header-only NVTX3, in nvtx_ranges.cpp alone
+# (as a system header: it is not written for our warning set).
+if(CUDAKIT_NVTX)
+  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/nvtx_ranges.cpp PROPERTIES
+    COMPILE_DEFINITIONS CUDAKIT_HAVE_NVTX=1
+    COMPILE_OPTIONS "-isystem;${CUDAKIT_NVTX3_INCLUDE_DIR}")
+endif()

@@ -4,11 +4,15 @@
 
 #include "backend/backend.hpp"
 #include "cudakit/event.hpp"
+#include "cudakit/memory_pool.hpp"
 
 namespace cudakit {
 
 Stream::State::~State() {
-  if (owned && native) detail::backend_of(device).destroy_stream(native);
+  if (!owned || !native) return;
+  // The pool's free lists must not outlive the stream (see MemoryPool).
+  MemoryPool::of(device).forget_stream(native);
+  detail::backend_of(device).destroy_stream(native);
 }
 
 Stream::Stream() : Stream(Device::current().default_stream()) {}

@@ -74,6 +74,10 @@ constexpr KnownName kKnownNames[] = {
      "PTX JIT compiler library not found"},
     {CUDA_ERROR_JIT_COMPILATION_DISABLED, "CUDA_ERROR_JIT_COMPILATION_DISABLED",
      "PTX JIT compilation was disabled"},
+    {CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
+     "part or all of the requested memory range is already mapped"},
+    {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
+     "pointer does not correspond to a registered memory region"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
@@ -126,6 +130,10 @@ CudaDriver load_cuda_driver(const SearchPlan& plan) {
   table.name = reinterpret_cast<decltype(table.name)>(::dlsym(lib.handle, CUDAKIT_SYMBOL(name)));
   CUDAKIT_DRIVER_REQUIRED(CUDAKIT_LOAD_REQUIRED)
   CUDAKIT_DRIVER_OPTIONAL(CUDAKIT_LOAD_OPTIONAL)
+  table.cuCtxSetSharedMemConfig = reinterpret_cast<decltype(table.cuCtxSetSharedMemConfig)>(
+      ::dlsym(lib.handle, "cuCtxSetSharedMemConfig"));
+  table.cuCtxGetSharedMemConfig = reinterpret_cast<decltype(table.cuCtxGetSharedMemConfig)>(
+      ::dlsym(lib.handle, "cuCtxGetSharedMemConfig"));
 #undef CUDAKIT_LOAD_REQUIRED
 #undef CUDAKIT_LOAD_OPTIONAL
   if (!missing.empty()) {

@@ -36,11 +36,16 @@ namespace cudakit::detail {
   X(cuCtxSynchronize)                            \
   X(cuCtxSetLimit)                               \
   X(cuCtxGetLimit)                               \
+  X(cuCtxSetCacheConfig)                         \
+  X(cuCtxGetCacheConfig)                         \
   X(cuMemGetInfo)                                \
   X(cuMemAlloc)                                  \
   X(cuMemFree)                                   \
   X(cuMemAllocHost)                              \
   X(cuMemFreeHost)                               \
+  X(cuMemHostRegister)                           \
+  X(cuMemHostUnregister)                         \
+  X(cuMemHostGetDevicePointer)                   \
   X(cuMemcpy)                                    \
   X(cuMemcpyAsync)                               \
   X(cuMemsetD8Async)                             \
@@ -63,6 +68,7 @@ namespace cudakit::detail {
   X(cuModuleGetGlobal)                           \
   X(cuFuncGetAttribute)                          \
   X(cuFuncSetAttribute)                          \
+  X(cuFuncSetCacheConfig)                        \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
   X(cuOccupancyMaxPotentialBlockSize)            \
   X(cuLaunchKernel)
@@ -79,6 +85,11 @@ struct CudaDriver {
   CUDAKIT_DRIVER_REQUIRED(CUDAKIT_DRIVER_MEMBER)
   CUDAKIT_DRIVER_OPTIONAL(CUDAKIT_DRIVER_MEMBER)
 #undef CUDAKIT_DRIVER_MEMBER
+  // Deprecated in cuda.h (every GPU since Maxwell has fixed 4-byte banks)
+  // but still exported; typed here so that naming them warns of nothing.
+  // Null when the driver lacks them.
+  CUresult (*cuCtxSetSharedMemConfig)(CUsharedconfig) = nullptr;
+  CUresult (*cuCtxGetSharedMemConfig)(CUsharedconfig*) = nullptr;
   std::string path;  // the file it was loaded from
 };
 

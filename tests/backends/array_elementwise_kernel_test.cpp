@@ -311,3 +311,39 @@ TEST_F(ElementwiseKernelTest, TemplateTypesKeepTheirCommas) {
   const auto y = dy.to_host<float>();
   for (std::size_t i = 0; i < x.size(); ++i) ASSERT_FLOAT_EQ(y[i], 1.5f * x[i]) << "index " << i;
 }
+
+TEST_F(ElementwiseKernelTest, LoopPrepAndAfterLoopRunOncePerThread) {
+  // Each thread sums the elements it visits in a variable loop_prep declares;
+  // after_loop adds it to the total once: the total is the array's sum and
+  // the visit count the size, whatever the launch shape.
+  const std::int64_t n = 4099;
+  ck::ElementwiseKernel k("const int *x, unsigned long long *total, unsigned long long *visits",
+                          "mine += x[i]; ++seen", "per_thread_sum", {}, {},
+                          "unsigned long long mine = 0, seen = 0",
+                          "if (seen) { atomicAdd(total, mine); atomicAdd(visits, seen); }");
+  std::vector<std::int32_t> x(static_cast<std::size_t>(n));
+  std::uint64_t expected = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<std::int32_t>((i * 7919u) % 1000u);
+    expected += static_cast<std::uint64_t>(x[i]);
+  }
+  ck::Array total = ck::zeros({1}, DType::uint64), visits = ck::zeros({1}, DType::uint64);
+  k({ck::from_host(x), total, visits});
+  EXPECT_EQ(total.to_host<std::uint64_t>()[0], expected);
+  EXPECT_EQ(visits.to_host<std::uint64_t>()[0], static_cast<std::uint64_t>(n));
+  EXPECT_NE(k.source().find("unsigned long long mine = 0"), std::string::npos);
+}
+
+TEST_F(ElementwiseKernelTest, CompileOptionsReachTheCompiler) {
+  // A -D define only the options carry: the kernel compiles only if they are used.
+  ck::CompileOptions options;
+  options.defines.emplace_back("FACTOR", "3");
+  options.fast_math = true;
+  ck::ElementwiseKernel k("const float *x, float *y", "y[i] = FACTOR * x[i]", "times_factor", {},
+                          options);
+  auto x = random_values<float>(37);
+  ck::Array dy = ck::empty({37});
+  k({ck::from_host(x), dy});
+  auto y = dy.to_host<float>();
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_FLOAT_EQ(y[i], 3 * x[i]);
+}

@@ -61,8 +61,11 @@ def test_elementwise_bad_arguments() -> None:
         k(ga.empty(3, np.float32))
     with pytest.raises(TypeError):
         k("x", ga.empty(3, np.float32))
-    with pytest.raises(NotImplementedError):
-        ElementwiseKernel("float *x", "x[i] = 0", loop_prep="int j = 0;")
+    with pytest.raises(TypeError, match="unknown keyword"):
+        k(ga.empty(3, np.float32), ga.empty(3, np.float32), blocks=4)
+    with pytest.raises(TypeError, match="range= or slice="):
+        k(ga.empty(3, np.float32), ga.empty(3, np.float32), range=slice(0, 3),
+          slice=slice(0, 3))
 
 
 @pytest.mark.parametrize("size", ODD_SIZES)

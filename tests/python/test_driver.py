@@ -172,7 +172,10 @@ def test_pagelocked_arrays() -> None:
     assert z.shape == (7,) and not z.any()
     like = drv.pagelocked_zeros_like(a)
     assert like.shape == a.shape
-    assert drv.register_host_memory(z) is z
+    plain = np.zeros(9, np.int16)
+    registered = drv.register_host_memory(plain)
+    assert registered.base.base is plain and np.shares_memory(registered, plain)
+    registered.base.unregister()
 
 
 def test_events_and_timed_launch(axpy) -> None:
@@ -207,6 +210,47 @@ def test_prepared_calls(axpy) -> None:
     with pytest.raises(drv.ArgumentError, match="declared 4 arguments"):
         axpy.prepared_call(grid, block, 2.0, x_dev, y_dev)
     axpy.prepare([np.float32, np.intp, np.intp, np.int32])
+
+
+def test_prepared_call_keywords_and_positionals(axpy) -> None:
+    n = 300
+    x, y = random(n), random(n)
+    x_dev, y_dev = drv.to_device(x), drv.to_device(y)
+    axpy.prepare("fPPi")
+    grid, block = (3, 1), (128, 1, 1)
+    axpy.prepared_call(grid, block, 1.0, x_dev, y_dev, n, shared_size=0)
+    stream = drv.Stream()
+    axpy.prepared_async_call(grid, block, stream, 1.0, x_dev, y_dev, n, shared_size=0)
+    stream.synchronize()
+    np.testing.assert_allclose(drv.from_device_like(y_dev, y), y + 2 * x, rtol=1e-5, atol=1e-6)
+    with pytest.raises(drv.ArgumentError, match="unknown keyword shared"):
+        axpy.prepared_call(grid, block, 1.0, x_dev, y_dev, n, shared=0)
+    with pytest.raises(TypeError, match="at least 2 positional"):
+        axpy.prepared_call(grid)
+    with pytest.raises(TypeError, match="at least 3 positional"):
+        axpy.prepared_async_call(grid, block)
+    with pytest.raises(drv.ArgumentError, match="grid"):
+        axpy.prepared_call("grid", block, 1.0, x_dev, y_dev, n)
+
+
+def test_call_through_the_type_matches_the_direct_call(axpy) -> None:
+    """f(...) takes the vectorcall path; type(f).__call__(f, ...) and
+    functools.partial take the tuple-and-dict path: same results, same errors."""
+    import functools
+
+    n = 257
+    x, y = random(n), random(n)
+    x_dev, y_dev = drv.to_device(x), drv.to_device(y)
+    args = (np.float32(0.5), x_dev, y_dev, np.int32(n))
+    axpy(*args, block=(128, 1, 1), grid=(3, 1))
+    type(axpy).__call__(axpy, *args, block=(128, 1, 1), grid=(3, 1))
+    functools.partial(axpy, block=(128, 1, 1), grid=(3, 1))(*args)
+    np.testing.assert_allclose(drv.from_device_like(y_dev, y), y + 1.5 * x, rtol=1e-5, atol=1e-6)
+    for call in (axpy, functools.partial(type(axpy).__call__, axpy)):
+        with pytest.raises(drv.ArgumentError, match="unknown keyword\\(s\\): blocks, grids"):
+            call(*args, blocks=(1, 1, 1), grids=(1, 1))
+        with pytest.raises(drv.ArgumentError, match="expected 4 arguments, got 3"):
+            call(*args[:3], block=(128, 1, 1))
 
 
 def test_function_attributes(axpy) -> None:

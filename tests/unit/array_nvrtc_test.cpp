@@ -109,4 +109,10 @@ TEST_F(ArrayNvrtc, ElementwiseKernelSourceCompiles) {
                           "y[i] = a * cudakit_h2f(x[i]) + z[i].re", "axpy_mixed");
   expect_compiles(k.source(false), "ElementwiseKernel 32-bit");
   expect_compiles(k.source(true), "ElementwiseKernel 64-bit");
+  // PyCUDA's loop_prep / after_loop, with its tid / total_threads / cta_start.
+  ck::ElementwiseKernel framed("const float *x, float *total", "mine += x[i]", "framed_sum", {}, {},
+                               "float mine = 0; (void)cta_start",
+                               "if (tid < total_threads) atomicAdd(total, mine)");
+  expect_compiles(framed.source(false), "ElementwiseKernel loop_prep/after_loop 32-bit");
+  expect_compiles(framed.source(true), "ElementwiseKernel loop_prep/after_loop 64-bit");
 }

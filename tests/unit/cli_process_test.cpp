@@ -208,6 +208,11 @@ TEST_F(CliTest, InfoNamesTheBackendAndEveryDeviceAttribute) {
   EXPECT_NE(r.output.find("backend = "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("cpu backend: 1 device"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("MAX_THREADS_PER_BLOCK = "), std::string::npos) << r.output;
+  // The FAQ's device limits, with CUDA's defaults on the CPU backend.
+  EXPECT_NE(r.output.find("limits: printf_fifo_size = 1.0 MiB, stack_size = 1.0 KiB per thread, "
+                          "malloc_heap_size = 8.0 MiB"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST_F(CliTest, DemoChecksEveryWorkloadAndPrintsTheTable) {

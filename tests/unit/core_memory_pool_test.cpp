@@ -21,12 +21,17 @@ class Pool : public ::testing::Test {
     fake().reset();
     fake().capacity = std::size_t(1) << 30;
     pool().free_all();
+    // The fake streams below stand for streams cudakit created.
+    for (void* s : {stream1, stream2}) pool().adopt_stream(s);
   }
   void TearDown() override {
+    for (void* s : {stream1, stream2}) pool().forget_stream(s);
     pool().free_all();
     fake().capacity = std::size_t(1) << 30;
   }
   static MemoryPool& pool() { return MemoryPool::of(Device::get(0)); }
+  static inline void* const stream1 = reinterpret_cast<void*>(0x10);
+  static inline void* const stream2 = reinterpret_cast<void*>(0x20);
 };
 
 TEST(PoolSizeClasses, SmallRequestsRoundTo512Bytes) {
@@ -39,7 +44,8 @@ TEST(PoolSizeClasses, SmallRequestsRoundTo512Bytes) {
 
 TEST(PoolSizeClasses, LargeRequestsRoundTo2MiB) {
   const std::size_t mib = 1 << 20;
-  EXPECT_EQ(MemoryPool::round_size(mib), 2 * mib);
+  EXPECT_EQ(MemoryPool::round_size(mib), mib);  // a class's own size stays in it
+  EXPECT_EQ(MemoryPool::round_size(mib + 1), 2 * mib);
   EXPECT_EQ(MemoryPool::round_size(2 * mib), 2 * mib);
   EXPECT_EQ(MemoryPool::round_size(2 * mib + 1), 4 * mib);
 }
@@ -72,6 +78,35 @@ TEST_F(Pool, BlockFreedOnAnotherStreamIsReusedOnceItsWorkIsDone) {
   EXPECT_EQ(after.allocations - before.allocations, 1u);
   EXPECT_EQ(after.cross_stream_hits - before.cross_stream_hits, 1u);
   pool().deallocate(q, 4096, s2);
+}
+
+// A stream about to be destroyed is forgotten first: its cached blocks serve
+// the default stream once its work is done, and the pool never names it again
+// (the driver may crash on a dead stream handle).
+TEST_F(Pool, BlocksOfAForgottenStreamServeTheDefaultStream) {
+  void* dying = reinterpret_cast<void*>(0x30);
+  pool().adopt_stream(dying);
+  auto p = pool().allocate(4096, dying);
+  pool().deallocate(p, 4096, dying);
+  pool().forget_stream(dying);
+  auto before = pool().stats();
+  EXPECT_EQ(pool().allocate(4096, nullptr), p);
+  EXPECT_EQ(pool().stats().allocations, before.allocations);
+  pool().deallocate(p, 4096, nullptr);
+  pool().forget_stream(dying);  // a second time does nothing
+}
+
+// A block freed on a stream cudakit did not create (a wrapped torch or CuPy
+// stream) is not listed under it: nothing tells the pool when it dies.
+TEST_F(Pool, BlockFreedOnAForeignStreamGoesToTheDefaultStream) {
+  void* foreign = reinterpret_cast<void*>(0x40);
+  auto p = pool().allocate(4096, foreign);
+  pool().deallocate(p, 4096, foreign);
+  auto before = pool().stats();
+  EXPECT_EQ(pool().allocate(4096, nullptr), p);
+  EXPECT_EQ(pool().stats().allocations, before.allocations);
+  EXPECT_EQ(pool().stats().cross_stream_hits, before.cross_stream_hits);
+  pool().deallocate(p, 4096, nullptr);
 }
 
 TEST_F(Pool, OwnStreamsBlockIsPreferred) {

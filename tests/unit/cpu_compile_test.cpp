@@ -29,6 +29,18 @@ TEST(CpuCompile, VectorAddMatchesHostReference) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
 }
 
+// GCC links crtfastmath.o into a -ffast-math object; its constructor turns on
+// flush-to-zero in the loading thread. Loading a kernel must leave the host's
+// float arithmetic alone (numpy in the same process lost its subnormals).
+TEST(CpuCompile, FastMathModuleLeavesTheHostsSubnormalsAlone) {
+  volatile float tiny = 1e-40f;  // subnormal
+  ASSERT_GT(tiny * 1.0f, 0.0f);
+  CompileOptions options;
+  options.fast_math = true;
+  CpuModuleHandle m(kVecAdd, options);
+  EXPECT_GT(tiny * 1.0f, 0.0f) << "loading a fast-math kernel flushed the host's subnormals";
+}
+
 TEST(CpuCompile, ProducesAHostObjectForArchCpu) {
   CpuModuleHandle m(kVecAdd);
   EXPECT_EQ(m.code().format, CodeFormat::host_object);

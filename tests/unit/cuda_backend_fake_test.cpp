@@ -430,5 +430,41 @@ TEST_F(CudaBackendFake, ModuleFromTheCpuBackendIsNotSupported) {
   EXPECT_THROW(backend.load_module(0, code), NotSupported);
 }
 
+TEST_F(CudaBackendFake, HostMemoryIsRegisteredAndUnregisteredThroughTheDriver) {
+  std::vector<double> host(1000);
+  backend.register_host(host.data(), host.size() * sizeof(double), 0);
+  EXPECT_EQ(fake().live_host_registrations, 1);
+  EXPECT_EQ(backend.host_device_pointer(host.data()),
+            reinterpret_cast<detail::DevicePtr>(host.data()));
+  try {
+    backend.register_host(host.data(), 8, 0);
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError& e) {
+    EXPECT_TRUE(contains(e.what(), "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED")) << e.what();
+  }
+  backend.unregister_host(host.data());
+  EXPECT_EQ(fake().live_host_registrations, 0);
+  try {
+    backend.unregister_host(host.data());
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError& e) {
+    EXPECT_TRUE(contains(e.what(), "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED")) << e.what();
+  }
+}
+
+TEST_F(CudaBackendFake, CachePreferencesReachTheDriver) {
+  backend.set_cache_preference(0, CachePreference::prefer_shared);
+  EXPECT_EQ(fake().context_cache_config, CU_FUNC_CACHE_PREFER_SHARED);
+  EXPECT_EQ(backend.cache_preference(0), CachePreference::prefer_shared);
+  backend.set_shared_memory_bank_size(0, SharedMemoryBankSize::eight_bytes);
+  EXPECT_EQ(fake().context_shared_config, CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE);
+  EXPECT_EQ(backend.shared_memory_bank_size(0), SharedMemoryBankSize::eight_bytes);
+  void* module = backend.load_module(0, fake_cubin());
+  void* kernel = backend.get_kernel(module, "vec_add");
+  backend.set_kernel_cache_preference(kernel, CachePreference::prefer_l1);
+  EXPECT_EQ(fake().last_function_cache_config, CU_FUNC_CACHE_PREFER_L1);
+  backend.unload_module(module);
+}
+
 }  // namespace
 }  // namespace cudakit

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <set>
 #include <string>
 
 struct CUctx_st {
@@ -35,6 +36,7 @@ namespace {
 FakeCudaControl control;
 CUctx_st contexts[8] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
 thread_local CUcontext current = nullptr;
+std::set<void*> registered_host;  // starts of cuMemHostRegister'ed ranges
 
 CUresult sticky() { return static_cast<CUresult>(control.sticky_error.load()); }
 
@@ -57,6 +59,11 @@ extern "C" void fake_cuda_reset() {
   control.set_current_calls = 0;
   control.launches = 0;
   control.cooperative_launches = 0;
+  control.live_host_registrations = 0;
+  control.context_cache_config = 0;
+  control.context_shared_config = 0;
+  control.last_function_cache_config = -1;
+  registered_host.clear();
   current = nullptr;
 }
 
@@ -202,6 +209,49 @@ CUresult cuMemAllocHost(void** ptr, size_t bytes) {
 }
 CUresult cuMemFreeHost(void* ptr) {
   std::free(ptr);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemHostRegister(void* ptr, size_t bytes, unsigned int flags) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!ptr || bytes == 0 || flags > 0xf) return CUDA_ERROR_INVALID_VALUE;
+  if (!registered_host.insert(ptr).second) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  control.live_host_registrations++;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemHostUnregister(void* ptr) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (registered_host.erase(ptr) == 0) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  control.live_host_registrations--;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemHostGetDevicePointer(CUdeviceptr* device, void* ptr, unsigned int flags) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  *device = reinterpret_cast<CUdeviceptr>(ptr);  // unified addressing
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxSetCacheConfig(CUfunc_cache config) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  control.context_cache_config = config;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetCacheConfig(CUfunc_cache* config) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  *config = static_cast<CUfunc_cache>(control.context_cache_config);
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxSetSharedMemConfig(CUsharedconfig config) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  control.context_shared_config = config;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetSharedMemConfig(CUsharedconfig* config) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  *config = static_cast<CUsharedconfig>(control.context_shared_config);
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncSetCacheConfig(CUfunction, CUfunc_cache config) {
+  control.last_function_cache_config = config;
   return CUDA_SUCCESS;
 }
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {

@@ -25,6 +25,10 @@ struct FakeCudaControl {
   std::atomic<int> launches{0};
   std::atomic<int> cooperative_launches{0};
   std::atomic<int> live_allocations{0};
+  std::atomic<int> live_host_registrations{0};  // cuMemHostRegister less cuMemHostUnregister
+  int context_cache_config = 0;                 // CUfunc_cache of the current context
+  int context_shared_config = 0;                // CUsharedconfig of the current context
+  int last_function_cache_config = -1;          // the latest cuFuncSetCacheConfig
 };
 
 extern "C" FakeCudaControl* fake_cuda_control();

@@ -74,6 +74,28 @@ TEST(SanitizerReport, NamesRacesAtTheirFirstAccess) {
   EXPECT_NE(r.summary("racecheck").find("planted_race.cu:4  reverse_block: Error: Race reported"),
             std::string::npos)
       << r.summary("racecheck");
+  // The other access's line is named too.
+  EXPECT_EQ(r.findings()[0].what,
+            "Error: Race reported between Write access and Read access at planted_race.cu:5");
+}
+
+TEST(SanitizerReport, NamesPythonFilesLines) {
+  // A @cuda.jit kernel's #line directives name the Python file.
+  SanitizerReport r = parse(
+      "========= Invalid __global__ write of size 4 bytes\n"
+      "=========     at fill_ones+0x70 in /home/me/fill.py:9\n"
+      "=========     by thread (100,0,0) in block (0,0,0)\n"
+      "========= Error: Race reported between Write access at reverse_block+0x80 in "
+      "/home/me/race.py:12\n"
+      "=========     and Read access at reverse_block+0xa0 in /home/me/race.py:13 [1016 "
+      "hazards]\n");
+  ASSERT_EQ(r.findings().size(), 2u);
+  std::string s = r.summary("memcheck");
+  EXPECT_NE(s.find("fill.py:9  fill_ones: Invalid __global__ write"), std::string::npos) << s;
+  EXPECT_NE(s.find("race.py:12  reverse_block: Error: Race reported between Write access and "
+                   "Read access at race.py:13"),
+            std::string::npos)
+      << s;
 }
 
 TEST(SanitizerReport, CleanRunSaysSoAndMissingLinesAreExplained) {

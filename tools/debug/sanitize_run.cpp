@@ -47,9 +47,12 @@ int run_run(const RunOptions& options) {
     // with `cudakit check`.
     const char* backend = std::getenv("CUDAKIT_BACKEND");
     if (!backend || !*backend) ::setenv("CUDAKIT_BACKEND", "cpu", 1);
-    // detect_leaks=0: the host program is not instrumented, so its own
-    // allocations would look leaked. The UBSan report names the line too.
-    prepend_options("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0");
+    // detect_leaks=0: the host program (or the Python interpreter) is not
+    // instrumented, so its own allocations would look leaked.
+    // protect_shadow_gap=0: the CUDA driver, if the program loads it (a GPU
+    // machine, `cudakit info`), maps memory in the range ASan protects and
+    // then fails to initialise. The UBSan report names the line too.
+    prepend_options("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:protect_shadow_gap=0");
     prepend_options("UBSAN_OPTIONS", "print_stacktrace=1");
     std::cerr << "cudakit run: CUDAKIT_BACKEND=" << std::getenv("CUDAKIT_BACKEND")
               << " CUDAKIT_CPU_DEBUG=1 LD_PRELOAD=" << runtime << '\n';

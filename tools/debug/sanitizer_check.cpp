@@ -1,6 +1,7 @@
 // `cudakit check [--tool T] -- CMD...`: runs the program under NVIDIA's
 // compute-sanitizer with line information forced on for every kernel
-// cudakit compiles (CUDAKIT_LINEINFO=1), echoes its output, and ends with
+// cudakit compiles (CUDAKIT_LINEINFO=1) and exact-sized memory-pool blocks
+// (CUDAKIT_EXACT_ALLOCATIONS=1), echoes its output, and ends with
 // one line per problem, kernel and source line.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,6 +66,9 @@ int run_check(const CheckOptions& options) {
     return 3;
   }
   ::setenv("CUDAKIT_LINEINFO", "1", 1);
+  // Pool blocks of exactly the requested size: memcheck then reports a write
+  // one element past a 100-float array, which a 512-byte block would hide.
+  ::setenv("CUDAKIT_EXACT_ALLOCATIONS", "1", 1);
   std::vector<std::string> argv = {sanitizer, "--tool", options.tool};
   argv.insert(argv.end(), options.command.begin(), options.command.end());
 

@@ -77,6 +77,18 @@ void SanitizerReport::add_line(std::string_view line) {
     return;
   }
   if (!open_) return;
+  // Racecheck names the other access on the next line ("and Read access at
+  // reverse_block+0xa0 in /src/race.cu:5 [1016 hazards]"): both lines of
+  // the race belong in the summary.
+  if (text.starts_with("and ") &&
+      current_.what.find("Race reported between") != std::string::npos) {
+    std::string other_kernel, other_location;
+    if (auto at = text.find(" at "); at != std::string::npos &&
+                                     find_location(text, other_kernel, other_location) &&
+                                     !other_location.empty())
+      current_.what += " " + text.substr(0, at) + " at " + other_location;
+    return;
+  }
   if (current_.location.empty() && current_.kernel.empty() && text.starts_with("at "))
     find_location(text, current_.kernel, current_.location);
   static const std::regex thread(R"(by thread \(([^)]*)\) in block \(([^)]*)\))");

@@ -17,9 +17,10 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
 from . import config, random  # noqa: E402,F401
 from .api import (  # noqa: E402,F401
     Event, Stream, activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, cg,
-    close, const, current_context, declare_device, default_stream, detect, event,
+    close, const, current_context, fp16, declare_device, default_stream, detect, event,
     event_elapsed_time, get_current_device, gpus, grid, gridDim, gridsize, is_available,
-    is_simulator, jit, lanemask_lt, laneid, legacy_default_stream, local, managed_array,
+    is_simulator, jit, lanemask_lt, laneid, legacy_default_stream, list_devices, local,
+    managed_array,
     mapped, mapped_array, per_thread_default_stream, pinned, pinned_array, profile_start,
     profile_stop, select_device, shared, shfl_down_sync, shfl_sync, shfl_up_sync,
     shfl_xor_sync, stream, synchronize, syncthreads, syncthreads_and, syncthreads_count,
@@ -32,10 +33,12 @@ from .reduction import Reduce, reduce  # noqa: E402,F401
 from . import types  # noqa: E402,F401
 from .translate.errors import TranslationError, TypingError, UnsupportedError  # noqa: E402,F401
 from .translate.types import (  # noqa: E402,F401
-    boolean, float32, float64, int8, int16, int32, int64, intp, uint8, uint16, uint32, uint64)
+    boolean, complex64, complex128, float16, float32, float64, int8, int16, int32, int64, intp,
+    uint8, uint16, uint32, uint64)
 
 b1 = boolean
-f4, f8 = float32, float64
+f2, f4, f8 = float16, float32, float64
+c8, c16 = complex64, complex128
 i1, i2, i4, i8 = int8, int16, int32, int64
 u1, u2, u4, u8 = uint8, uint16, uint32, uint64
 

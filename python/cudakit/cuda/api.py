@@ -95,47 +95,91 @@ def declare_device(name: str, sig: Any, link: Any = None) -> ForeignFunction:
 # ---- devices -----------------------------------------------------------------------------
 
 class _Device:
+    """One device (numba.cuda's Device): `with cuda.gpus[i]:` makes it current
+    for the block and restores the previous one after."""
+
     def __init__(self, ordinal: int) -> None:
         self.id = ordinal
+        self._previous: list[int] = []
+
+    def _info(self) -> tuple[str, int, int, str]:
+        return _core.jit_device_info(self.id)
 
     @property
     def name(self) -> bytes:
-        return _core.jit_device_name().encode()
+        return self._info()[0].encode()
+
+    @property
+    def compute_capability(self) -> tuple[int, int]:
+        _, major, minor, _ = self._info()
+        return (major, minor)
+
+    @property
+    def pci_bus_id(self) -> str:
+        return self._info()[3]
 
     def __repr__(self) -> str:
         return f"<Managed Device {self.id}>"
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Device) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
     def __enter__(self) -> "_Device":
+        self._previous.append(_core.jit_current_device())
+        _core.jit_select_device(self.id)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        pass
+        _core.jit_select_device(self._previous.pop())
 
-    @property
-    def compute_capability(self) -> tuple[int, int]:
-        return (9, 0)
+    def select(self) -> "_Device":
+        return select_device(self.id)
 
     def reset(self) -> None:
         synchronize()
 
 
+def _device_ordinal(index: Any, who: str) -> int:
+    """`index` as a device number in range; a clear error otherwise."""
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+        raise TypeError(f"{who}: a device number is an int, got {type(index).__name__} "
+                        f"{index!r}")
+    count = _core.jit_device_count()
+    ordinal = int(index)
+    if not 0 <= ordinal < count:
+        what = ("the CPU backend has 1 device" if _core.jit_backend() == "cpu" else
+                f"this machine has {count} device{'s' if count != 1 else ''}")
+        numbers = "0" if count == 1 else f"0 to {count - 1}"
+        raise ValueError(f"{who}: there is no device {ordinal}; {what} (numbered {numbers}); "
+                         "cuda.list_devices() lists them")
+    return ordinal
+
+
 class _Gpus:
-    """cuda.gpus: the devices (the CPU backend's one device without a GPU)."""
+    """cuda.gpus: the devices (the CPU backend's one device without a GPU);
+    len(), indexing, iteration, and `with cuda.gpus[i]:`."""
 
     def __len__(self) -> int:
         return _core.jit_device_count()
 
     def __getitem__(self, index: int) -> _Device:
-        if not 0 <= index < len(self):
-            raise IndexError(f"no device {index}")
-        return _Device(index)
+        count = len(self)
+        if isinstance(index, (int, np.integer)) and -count <= index < 0:
+            index = count + int(index)  # a list's negative indices
+        try:
+            return _Device(_device_ordinal(index, f"cuda.gpus[{index!r}]"))
+        except ValueError as error:
+            raise IndexError(str(error)) from None
 
     def __iter__(self) -> Any:
         return iter([_Device(i) for i in range(len(self))])
 
     @property
     def current(self) -> _Device:
-        return _Device(0)
+        return get_current_device()
 
     def __repr__(self) -> str:
         return "<Managed Device " + ">, <Managed Device ".join(
@@ -146,6 +190,11 @@ class _Gpus:
 
 
 gpus = _Gpus()
+
+
+def list_devices() -> list[_Device]:
+    """Every device (Numba's cuda.list_devices())."""
+    return list(gpus)
 
 
 def synchronize() -> None:
@@ -168,19 +217,21 @@ def detect() -> bool:
     count = _core.jit_device_count()
     print(f"Found {count} CUDA devices")
     for i in range(count):
-        print(f"id {i}    {_core.jit_device_name()}    [SUPPORTED]"
+        print(f"id {i}    {_core.jit_device_info(i)[0]}    [SUPPORTED]"
               + (" (cudakit CPU backend)" if _core.jit_backend() == "cpu" else ""))
     return count > 0
 
 
 def select_device(ordinal: int) -> _Device:
-    if ordinal != 0:
-        raise NotImplementedError("cudakit.cuda uses device 0")
-    return _Device(0)
+    """Makes device `ordinal` current on this thread: later arrays, kernels
+    and launches go to it (ValueError naming the devices for a bad number)."""
+    number = _device_ordinal(ordinal, f"cuda.select_device({ordinal!r})")
+    _core.jit_select_device(number)
+    return _Device(number)
 
 
 def get_current_device() -> _Device:
-    return _Device(0)
+    return _Device(_core.jit_current_device())
 
 
 def close() -> None:
@@ -333,6 +384,7 @@ const = Intrinsic("const")
 atomic = Intrinsic("atomic")
 syncthreads = Intrinsic("syncthreads")
 cg = Intrinsic("cg")  # cooperative groups: cuda.cg.this_grid()
+fp16 = Intrinsic("fp16")  # half-precision intrinsics: cuda.fp16.hadd(a, b) ...
 syncthreads_count = Intrinsic("syncthreads_count")
 syncthreads_and = Intrinsic("syncthreads_and")
 syncthreads_or = Intrinsic("syncthreads_or")

@@ -27,8 +27,13 @@ class DeviceNDArray:
     def __init__(self, array: "_core.JitArray", dtype: np.dtype, stream: Any = 0) -> None:
         self._array = array
         self.dtype = np.dtype(dtype)
-        self.shape = tuple(array.shape)
-        self._strides_el = tuple(array.strides)
+        if self.dtype.names is not None:
+            # Records: the C++ array holds their bytes on a last axis.
+            self.shape = tuple(array.shape)[:-1]
+            self._strides_el = tuple(s // self.dtype.itemsize for s in array.strides[:-1])
+        else:
+            self.shape = tuple(array.shape)
+            self._strides_el = tuple(array.strides)
         self.stream = stream
         layout = t.layout_from(self.shape, self.strides, self.dtype.itemsize)
         self._type = t.intern(t.ArrayT(t.from_dtype(self.dtype), len(self.shape), layout))
@@ -132,6 +137,10 @@ class DeviceNDArray:
         if -1 in shape:
             known = int(np.prod([n for n in shape if n != -1]))
             shape = tuple(self.size // max(known, 1) if n == -1 else n for n in shape)
+        if self.dtype.names is not None:
+            if order == "F":
+                raise NotImplementedError("record arrays reshape in C order only")
+            shape = (*shape, self.dtype.itemsize)
         return DeviceNDArray(self._array.reshape(list(shape), order == "F"), self.dtype,
                              self.stream)
 
@@ -143,6 +152,8 @@ class DeviceNDArray:
         return self.transpose()
 
     def transpose(self) -> "DeviceNDArray":
+        if self.dtype.names is not None:
+            raise NotImplementedError("transposing a device array of records")
         return DeviceNDArray(self._array.transpose(), self.dtype, self.stream)
 
     def __getitem__(self, key: Any) -> Any:
@@ -169,9 +180,10 @@ class DeviceNDArray:
             else:
                 raise TypeError(f"device arrays take integers and slices as indices, got "
                                 f"{type(k).__name__}")
-        if not array.shape:
+        if len(array.shape) == (self.dtype.names is not None):  # one element left
             value = np.empty((), self.dtype)
-            DeviceNDArray(array.reshape([1], False), self.dtype).copy_to_host(
+            flat = [1, self.dtype.itemsize] if self.dtype.names is not None else [1]
+            DeviceNDArray(array.reshape(flat, False), self.dtype).copy_to_host(
                 value.reshape(1))
             return value[()]
         return DeviceNDArray(array, self.dtype, self.stream)
@@ -202,6 +214,11 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
     shape = _shape_tuple(shape)
     if any(n < 0 for n in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")
+    if dt.names is not None:  # records: their bytes on a last axis
+        if order == "F":
+            raise NotImplementedError("device arrays of records are C-ordered")
+        return DeviceNDArray(_core.JitArray.empty([*shape, dt.itemsize], "uint8", False), dt,
+                             stream)
     return DeviceNDArray(_core.JitArray.empty(list(shape), dt.name, order == "F"), dt, stream)
 
 
@@ -221,6 +238,13 @@ def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | 
         return obj
     host = np.asarray(obj)
     t.from_dtype(host.dtype)
+    if host.dtype.names is not None:  # records: copied as their bytes
+        contiguous = np.ascontiguousarray(host).reshape(host.shape)
+        if contiguous.size == 0:
+            return device_array(host.shape, host.dtype, stream=stream)
+        array = _core.JitArray.from_host(contiguous.ctypes.data,
+                                         [*host.shape, host.dtype.itemsize], "uint8")
+        return DeviceNDArray(array, host.dtype, stream)
     if host.flags.f_contiguous and not host.flags.c_contiguous:
         contiguous = np.ascontiguousarray(host.T)
         array = _core.JitArray.from_host(contiguous.ctypes.data, list(contiguous.shape),

@@ -7,6 +7,8 @@ import ast
 import struct
 import warnings
 import weakref
+from collections import Counter
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import numpy as np
@@ -20,7 +22,8 @@ from .translate.program import Program
 from .translate.typing import KernelTranslation, translate_device, translate_kernel
 
 _PACK = {"boolean": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint8": "B",
-         "uint16": "H", "uint32": "I", "uint64": "Q", "float32": "f", "float64": "d"}
+         "uint16": "H", "uint32": "I", "uint64": "Q", "float32": "f", "float64": "d",
+         "float16": "e", "complex64": "ff", "complex128": "dd"}
 
 
 _FAST_TYPES: dict[type, t.Type] = {int: t.intern(t.int64), float: t.intern(t.float64),
@@ -92,12 +95,16 @@ def _pack_format(ty: t.Type) -> str:
 def _param_spec(ty: t.Type) -> str:
     """How JitKernel is told what each parameter is."""
     if isinstance(ty, t.Scalar):
+        if ty.kind == "c" or ty == t.float16:  # passed as the bytes of its struct
+            return f"struct:{ty.bits // 8}"
         return ty.name
     if isinstance(ty, t.TupleT):
         return f"struct:{struct.calcsize(_tuple_layout(ty))}"
     if isinstance(ty, t.PointerT):
         return "pointer"
     assert isinstance(ty, t.ArrayT)
+    if isinstance(ty.dtype, t.RecordT):
+        return f"array:uint8:{ty.ndim}"  # (the name only labels messages; the size is the view's)
     return f"array:{'bool' if ty.dtype.kind == 'b' else ty.dtype.name}:{ty.ndim}"
 
 
@@ -146,6 +153,28 @@ class _Specialization:
         return int(self.kernel.max_cooperative_grid_blocks(x * y * z, int(dynsmemsize)))
 
 
+_DEVICE_COUNT: list[int] = []
+
+
+def _several_devices() -> bool:
+    if not _DEVICE_COUNT:
+        _DEVICE_COUNT.append(_core.jit_device_count())
+    return _DEVICE_COUNT[0] > 1
+
+
+class _OnDevice:
+    """A dispatcher's compiled kernels on one device (a module belongs to the
+    device it was loaded on; the translations are shared by all devices)."""
+
+    def __init__(self) -> None:
+        self.specializations: dict[tuple[t.Type, ...], _Specialization] = {}
+        # (id of each argument's interned type) -> specialization: the hot path.
+        self.by_type_ids: dict[tuple[int, ...], _Specialization] = {}
+        # The same keys -> the compiled JitKernel, read by the C++ launcher.
+        self.kernel_table: dict[tuple[int, ...], Any] = {}
+        self.launchers: dict[Any, Any] = {}
+
+
 class Dispatcher:
     """What @cuda.jit returns: a kernel (launch with [grid, block]) or, with
     device=True, a device function callable from kernels."""
@@ -160,16 +189,28 @@ class Dispatcher:
         self.device = device
         self.options = options
         self.signatures = list(signatures or [])
-        self.specializations: dict[tuple[t.Type, ...], _Specialization] = {}
-        # (id of each argument's interned type) -> specialization: the hot path.
-        self._by_type_ids: dict[tuple[int, ...], _Specialization] = {}
-        # The same keys -> the compiled JitKernel, read by the C++ launcher.
-        self._kernel_table: dict[tuple[int, ...], Any] = {}
-        self._launchers: dict[Any, Any] = {}
+        self._devices: dict[int, _OnDevice] = {}  # by device ordinal
+        self._translations: dict[tuple[t.Type, ...], KernelTranslation] = {}
         self._parsed: ParsedFunction | None = None
+        # Numba's kernel.stats: disk cache hits and misses by argument types.
+        self.stats = SimpleNamespace(cache_hits=Counter(), cache_misses=Counter())
         if signatures and not device:
             for sig in signatures:
                 self.compile(sig.args)
+
+    def _on_device(self) -> _OnDevice:
+        """The kernels of the device current on this thread."""
+        # (One device, the common case: no need to ask which is current.)
+        ordinal = _core.jit_current_device() if _several_devices() else 0
+        state = self._devices.get(ordinal)
+        if state is None:
+            state = self._devices[ordinal] = _OnDevice()
+        return state
+
+    @property
+    def specializations(self) -> dict[tuple[t.Type, ...], _Specialization]:
+        """The compiled kernels by argument types (on the current device)."""
+        return self._on_device().specializations
 
     # ---- translation ------------------------------------------------------------------
     @property
@@ -179,13 +220,26 @@ class Dispatcher:
         return self._parsed
 
     def compile(self, arg_types: tuple[t.Type, ...]) -> _Specialization:
-        spec = self.specializations.get(arg_types)
+        state = self._on_device()
+        spec = state.specializations.get(arg_types)
         if spec is None:
+            translation = self._translations.get(arg_types)
             # Globals and closure variables are read now and frozen into
             # this specialization, as Numba does at compile time.
-            translation = translate_kernel(self.parsed, arg_types, self.options)
+            if translation is not None:
+                pass  # translated for another device already
+            elif self.options.get("cache"):
+                from .disk_cache import load_or_translate
+                translation, from_disk = load_or_translate(
+                    self.parsed, arg_types, self.options,
+                    lambda: translate_kernel(self.parsed, arg_types, self.options))
+                (self.stats.cache_hits if from_disk else self.stats.cache_misses)[
+                    arg_types] += 1
+            else:
+                translation = translate_kernel(self.parsed, arg_types, self.options)
+            self._translations[arg_types] = translation
             spec = _Specialization(translation, self.options)
-            self.specializations[arg_types] = spec
+            state.specializations[arg_types] = spec
         return spec
 
     def _device_specialization(self, program: Program, arg_types: tuple[t.Type, ...],
@@ -200,16 +254,17 @@ class Dispatcher:
 
     # ---- launch -----------------------------------------------------------------------
     def __getitem__(self, config: Any) -> Any:
+        launchers = self._on_device().launchers
         try:
-            launcher = self._launchers.get(config)
+            launcher = launchers.get(config)
         except TypeError:  # an unhashable stream object
             launcher = None
         if launcher is not None:
             return launcher
         launcher = self._configure(config)
-        if len(self._launchers) < 64:
+        if len(launchers) < 64:
             try:
-                self._launchers[config] = launcher
+                launchers[config] = launcher
             except TypeError:
                 pass
         return launcher
@@ -238,7 +293,8 @@ class Dispatcher:
                 raise ReferenceError("the kernel's dispatcher no longer exists")
             owner.launch(args, grid, block, stream, shared)
 
-        return _core.JitLauncher(fallback, self._kernel_table, DeviceNDArray, _FAST_TYPE_IDS,
+        table = self._on_device().kernel_table
+        return _core.JitLauncher(fallback, table, DeviceNDArray, _FAST_TYPE_IDS,
                                  grid, block, shared, _stream_handle(stream))
 
     def __call__(self, *args: Any) -> Any:
@@ -263,6 +319,10 @@ class Dispatcher:
         if isinstance(value, DeviceNDArray):
             return value._type
         ty = t.typeof_value(value)
+        if isinstance(ty, t.RecordT):
+            raise TypingError(f"argument {index} of {self.__name__}: a single record "
+                              f"({value.dtype}) cannot be passed to a kernel; pass the record "
+                              "array (or a slice of it, a[i:i + 1]) and index it")
         if ty is None:
             raise TypingError(f"argument {index} of {self.__name__}: cannot pass "
                               f"{type(value).__name__} {value!r:.60} to a kernel (arrays, "
@@ -294,7 +354,11 @@ class Dispatcher:
                              for s in self.signatures)
         raise TypeError(f"No matching definition for argument type(s) "
                         f"{', '.join(str(a) for a in arg_types)} in {self.__name__}: it was "
-                        f"compiled for {wanted}")
+                        f"compiled for {wanted}\n  hint: convert the data to the signature's "
+                        f"types before the copy to the device (e.g. "
+                        f"a.astype(np.float32): numpy makes float64 unless told), or add a "
+                        f"signature for these types, or leave out the signature so the kernel "
+                        f"compiles for the types it is called with")
 
     def launch(self, args: tuple[Any, ...], grid: tuple[int, int, int],
                block: tuple[int, int, int], stream: Any, shared: int) -> None:
@@ -303,7 +367,7 @@ class Dispatcher:
         try:
             key = tuple([id(a._type) if type(a) is DeviceNDArray else id(_FAST_TYPES[type(a)])
                          for a in args])
-            spec = self._by_type_ids.get(key)
+            spec = self._on_device().by_type_ids.get(key)
         except KeyError:
             key = None
             spec = None
@@ -317,8 +381,9 @@ class Dispatcher:
                 arg_types = self._match_signature(arg_types)
             spec = self.compile(arg_types)
             if key is not None:
-                self._by_type_ids[key] = spec
-                self._kernel_table[key] = spec.kernel
+                state = self._on_device()
+                state.by_type_ids[key] = spec
+                state.kernel_table[key] = spec.kernel
         arg_types = spec.arg_types
         threads = block[0] * block[1] * block[2]
         if threads > spec.max_threads > 0:
@@ -329,7 +394,8 @@ class Dispatcher:
         copy_back = []
         for value, ty, fmt in zip(args, arg_types, spec.scalar_formats):
             if fmt:
-                values = value if isinstance(ty, t.TupleT) else (value,)
+                values = value if isinstance(ty, t.TupleT) else (
+                    (value.real, value.imag) if getattr(ty, "kind", "") == "c" else (value,))
                 try:
                     packed.append(struct.pack(fmt, *values))
                 except struct.error:

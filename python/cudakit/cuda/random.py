@@ -1,9 +1,10 @@
 """cuda.random: Numba's xoroshiro128+ generators, with its API and its
 numbers (the same seeding, jumps and conversions).
 
-A state array holds one generator per thread: shape (n, 2) uint64 here
-(s0, s1), where Numba uses a record dtype. The functions called in kernels
-are device functions written in Python and translated like user code.
+A state array holds one generator per thread: a 1-d array of Numba's
+record dtype xoroshiro128p_dtype (fields s0, s1: uint64). The functions
+called in kernels are Numba's, device functions written in Python and
+translated like user code.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import numpy as np
 
 from .api import jit
 from .device_array import DeviceNDArray, to_device
+from .translate.types import from_dtype
 
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
-xoroshiro128p_type = xoroshiro128p_dtype
+xoroshiro128p_type = from_dtype(xoroshiro128p_dtype)  # Numba's type, for signatures
 
 _MASK = (1 << 64) - 1
 _JUMP = (0xBEAC0467EBA5FACB, 0xD86B048B86AA9922)
@@ -35,12 +37,12 @@ def rotl(x, k):
 @jit(device=True)
 def xoroshiro128p_next(states, index):
     """The next 64 random bits of generator `index`."""
-    s0 = states[index, 0]
-    s1 = states[index, 1]
+    s0 = states[index]["s0"]
+    s1 = states[index]["s1"]
     result = s0 + s1
     s1 ^= s0
-    states[index, 0] = rotl(s0, np.uint32(55)) ^ s1 ^ (s1 << np.uint32(14))
-    states[index, 1] = rotl(s1, np.uint32(36))
+    states[index]["s0"] = rotl(s0, np.uint32(55)) ^ s1 ^ (s1 << np.uint32(14))
+    states[index]["s1"] = rotl(s1, np.uint32(36))
     return result
 
 
@@ -76,10 +78,11 @@ def xoroshiro128p_normal_float32(states, index):
 
 @jit(device=True)
 def xoroshiro128p_normal_float64(states, index):
-    """A standard normal float64."""
-    u1 = xoroshiro128p_uniform_float64(states, index)
-    u2 = xoroshiro128p_uniform_float64(states, index)
-    return math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI_FLOAT64 * u2)
+    """A standard normal float64. As in Numba, from two float32 uniforms (whose
+    log is taken in float32): the same numbers as Numba's for the same seed."""
+    u1 = xoroshiro128p_uniform_float32(states, index)
+    u2 = xoroshiro128p_uniform_float32(states, index)
+    return math.sqrt(-np.float64(2.0) * math.log(u1)) * math.cos(_TWO_PI_FLOAT64 * u2)
 
 
 # ---- seeding (host) ------------------------------------------------------------------
@@ -174,8 +177,8 @@ def _make_seed_kernel() -> Any:
                         n1 ^= columns[k, bit, 1]
                 a = n0
                 b = n1
-        states[i, 0] = a
-        states[i, 1] = b
+        states[i]["s0"] = a
+        states[i]["s1"] = b
 
     return seed_states
 
@@ -188,6 +191,10 @@ def init_xoroshiro128p_states(states: DeviceNDArray, seed: int, subsequence_star
     """Seeds every generator of `states` as Numba does: generator 0 from
     splitmix64(seed) jumped `subsequence_start` times, generator i jumped i
     more times (2^64 steps each)."""
+    if getattr(states, "dtype", None) != xoroshiro128p_dtype or len(states.shape) != 1:
+        raise TypeError("init_xoroshiro128p_states: states must be a 1-d device array of "
+                        f"xoroshiro128p_dtype, got {getattr(states, 'dtype', type(states))} "
+                        f"{getattr(states, 'shape', '')}")
     n = states.shape[0]
     if n == 0:
         return
@@ -211,6 +218,6 @@ def create_xoroshiro128p_states(n: int, seed: int, subsequence_start: int = 0,
                                 stream: Any = 0) -> DeviceNDArray:
     """`n` generators (one per thread), seeded as Numba seeds them."""
     from .device_array import device_array
-    states = device_array((int(n), 2), np.uint64, stream=stream)
+    states = device_array(int(n), xoroshiro128p_dtype, stream=stream)
     init_xoroshiro128p_states(states, seed, subsequence_start, stream)
     return states

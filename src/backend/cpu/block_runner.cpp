@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <boost/context/detail/fcontext.hpp>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <string>
@@ -14,6 +16,7 @@
 #include "backend/cpu/fault_guard.hpp"
 #include "backend/cpu/fiber_stack.hpp"
 #include "backend/cpu/grid_barrier.hpp"
+#include "backend/cpu/printf_fifo.hpp"
 #include "cudakit/error.hpp"
 
 namespace cudakit::detail::cpu {
@@ -50,7 +53,7 @@ struct Worker {
   bool fiber_mode = false;
   std::size_t block_threads = 0;
   const BlockLaunch* launch = nullptr;
-  cudakit_cpu::ThreadStateLayout* state = nullptr;
+  cudakit_cpu::ThreadStateLayout state{};  // the module's coordinates for this OS thread
   fctx::fcontext_t scheduler = nullptr;
   unsigned current = 0;  // the fiber running now (kScheduler: none)
   unsigned from = 0;     // who jumped to the fiber that resumes next
@@ -99,9 +102,7 @@ void transfer(Worker& w, unsigned target) {
   fctx::fcontext_t to = w.scheduler;
   if (target != kScheduler) {
     const FiberThread& th = w.threads[target];
-    w.state->thread_idx[0] = th.idx[0];
-    w.state->thread_idx[1] = th.idx[1];
-    w.state->thread_idx[2] = th.idx[2];
+    std::memcpy(w.state.thread_idx, th.idx, sizeof th.idx);
     to = th.context;
   }
   fctx::transfer_t t = fctx::jump_fcontext(to, &w);
@@ -301,9 +302,17 @@ void rt_yield() {
   suspend(w);
 }
 
+int rt_printf_output(const char* text, std::size_t length) {
+  const BlockLaunch* launch = worker().launch;
+  if (launch && launch->printf_fifo) return launch->printf_fifo->write(text, length);
+  return static_cast<int>(std::fwrite(text, 1, length, stdout));
+}
+
 // "block (2,0,0), thread (5,0,0)": where the fault happened.
 std::string position(const cudakit_cpu::ThreadStateLayout& s) {
-  auto triple = [](const unsigned v[3]) {
+  auto triple = [](const void* at) {
+    unsigned v[3];
+    std::memcpy(v, at, sizeof v);
     return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]) +
            ")";
   };
@@ -313,7 +322,7 @@ std::string position(const cudakit_cpu::ThreadStateLayout& s) {
 void rt_trap(const char* what) {
   Worker& w = worker();
   throw KernelFault(std::string("running kernel ") + w.launch->kernel_name + " on the CPU backend",
-                    std::string(what) + " in " + position(*w.state), {w.launch->kernel_name},
+                    std::string(what) + " in " + position(w.state), {w.launch->kernel_name},
                     "the kernel stopped itself (__trap, assert or a failed device-side check); "
                     "the next launch runs normally");
 }
@@ -327,7 +336,8 @@ const cudakit_cpu::RuntimeTable kRuntime = {cudakit_cpu::kAbiVersion,
                                             &rt_dynamic_shared,
                                             &rt_yield,
                                             &rt_trap,
-                                            &rt_grid_sync};
+                                            &rt_grid_sync,
+                                            &rt_printf_output};
 
 void ensure_dynamic_shared(Worker& w, std::size_t bytes) {
   if (bytes <= w.dynamic_capacity && w.dynamic_shared) return;
@@ -420,14 +430,12 @@ void run_block_unguarded(const BlockLaunch& launch, unsigned long long block_ind
       static_cast<unsigned>((block_index / launch.grid.x) % launch.grid.y),
       static_cast<unsigned>(block_index /
                             (static_cast<unsigned long long>(launch.grid.x) * launch.grid.y))};
-  cudakit_cpu::ThreadStateLayout* s = launch.module->thread_state();
-  for (int d = 0; d < 3; ++d) s->block_idx[d] = block_idx[d];
-  s->block_dim[0] = launch.block.x;
-  s->block_dim[1] = launch.block.y;
-  s->block_dim[2] = launch.block.z;
-  s->grid_dim[0] = launch.grid.x;
-  s->grid_dim[1] = launch.grid.y;
-  s->grid_dim[2] = launch.grid.z;
+  const cudakit_cpu::ThreadStateLayout s = launch.module->thread_state();
+  const unsigned block_dim[3] = {launch.block.x, launch.block.y, launch.block.z};
+  const unsigned grid_dim[3] = {launch.grid.x, launch.grid.y, launch.grid.z};
+  std::memcpy(s.block_idx, block_idx, sizeof block_idx);
+  std::memcpy(s.block_dim, block_dim, sizeof block_dim);
+  std::memcpy(s.grid_dim, grid_dim, sizeof grid_dim);
   if (launch.dynamic_shared_bytes > 0 || !w.dynamic_shared)
     ensure_dynamic_shared(w, launch.dynamic_shared_bytes);
   w.launch = &launch;
@@ -448,7 +456,7 @@ void run_block_unguarded(const BlockLaunch& launch, unsigned long long block_ind
   w.fiber_mode = false;
   w.error = nullptr;
   throw KernelFault(std::string("running kernel ") + launch.kernel_name + " on the CPU backend",
-                    describe_fault(scope) + " in " + position(*w.state), {launch.kernel_name},
+                    describe_fault(scope) + " in " + position(w.state), {launch.kernel_name},
                     "find the line with CUDAKIT_CPU_DEBUG=1 (cudakit run --sanitize -- PROGRAM); "
                     "the backend goes on: the next launch runs normally");
 }

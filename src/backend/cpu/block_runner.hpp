@@ -11,7 +11,8 @@
 
 namespace cudakit::detail::cpu {
 class GridBarrier;
-}
+class PrintfFifo;
+}  // namespace cudakit::detail::cpu
 
 namespace cudakit::detail::cpu {
 
@@ -30,6 +31,8 @@ struct BlockLaunch {
   // thread: this_grid().sync() waits here. Null otherwise (grid sync is then
   // an error, as it is undefined on a GPU).
   GridBarrier* grid_barrier = nullptr;
+  // Where the kernel's printf output goes (null: straight to stdout).
+  PrintfFifo* printf_fifo = nullptr;
 };
 
 // Runs block `block_index` (x fastest) of `launch`. Throws KernelFault when

@@ -10,12 +10,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +26,8 @@
 #include "backend/cpu/cpu_module.hpp"
 #include "backend/cpu/cpu_stream.hpp"
 #include "backend/cpu/host_compiler.hpp"
+#include "backend/cpu/host_registry.hpp"
+#include "backend/cpu/printf_fifo.hpp"
 #include "backend/cpu/thread_pool.hpp"
 #include "cudakit/error.hpp"
 
@@ -76,6 +80,28 @@ struct LaunchTask {
   std::string name;
   std::vector<std::max_align_t> storage;  // the argument values, copied at launch
   std::vector<void*> args;
+  std::optional<PrintfFifo> printf_fifo;  // sized by the limit when launched
+
+  // What did not fit in the printf buffer, said once the launch is over
+  // (after its output, which the stream flushes when the work completes).
+  void report_lost_printf() const {
+    const std::string message = printf_fifo->lost_message(name);
+    if (message.empty()) return;
+    std::fflush(stdout);
+    std::fputs(message.c_str(), stderr);
+  }
+  // Runs the launch's blocks through `run`; the lost printf output is
+  // reported whether or not the kernel faulted.
+  template <class Run>
+  void run_reporting_printf(Run&& run) {
+    try {
+      run();
+    } catch (...) {
+      report_lost_printf();
+      throw;
+    }
+    report_lost_printf();
+  }
 };
 
 // False once the backend is gone: memory freed during static destruction
@@ -221,15 +247,31 @@ class CpuBackend final : public Backend {
   }
   std::size_t limit(int ordinal, ContextLimit which) override {
     check_ordinal(ordinal, "reading a context limit");
-    std::lock_guard lock(limits_mutex_);
-    return limits_[static_cast<int>(which)];
+    return limits_[static_cast<int>(which)].load();
   }
   void set_limit(int ordinal, ContextLimit which, std::size_t value) override {
     check_ordinal(ordinal, "setting a context limit");
-    // Kept for the API's sake: host printf needs no FIFO, fiber stacks are
-    // sized by CUDAKIT_CPU_STACK_SIZE, and device malloc is host malloc.
-    std::lock_guard lock(limits_mutex_);
-    limits_[static_cast<int>(which)] = value;
+    // The printf FIFO bounds each launch's printf output as on a GPU; the
+    // others are kept for the API's sake: fiber stacks are sized by
+    // CUDAKIT_CPU_STACK_SIZE, and device malloc is host malloc.
+    limits_[static_cast<int>(which)].store(value);
+  }
+  // Recorded so they read back as on a GPU; the CPU has no split to choose.
+  void set_cache_preference(int ordinal, CachePreference preference) override {
+    check_ordinal(ordinal, "setting the cache preference");
+    cache_preference_.store(preference);
+  }
+  CachePreference cache_preference(int ordinal) override {
+    check_ordinal(ordinal, "reading the cache preference");
+    return cache_preference_.load();
+  }
+  void set_shared_memory_bank_size(int ordinal, SharedMemoryBankSize size) override {
+    check_ordinal(ordinal, "setting the shared memory bank size");
+    bank_size_.store(size);
+  }
+  SharedMemoryBankSize shared_memory_bank_size(int ordinal) override {
+    check_ordinal(ordinal, "reading the shared memory bank size");
+    return bank_size_.load();
   }
   int driver_version() override { return 0; }
 
@@ -260,6 +302,17 @@ class CpuBackend final : public Backend {
     if (backend_alive.load()) wait_all();  // an async copy may still use it
     std::free(ptr);
   }
+
+  // Host memory is the device's memory here: registering locks nothing, but
+  // the range is recorded so misuse fails as it does on a GPU.
+  void register_host(void* ptr, std::size_t bytes, unsigned) override {
+    host_registry_.add(ptr, bytes);
+  }
+  void unregister_host(void* ptr) override {
+    if (backend_alive.load()) wait_all();  // as the driver: queued copies may use it
+    host_registry_.remove(ptr);
+  }
+  DevicePtr host_device_pointer(void* ptr) override { return reinterpret_cast<DevicePtr>(ptr); }
 
   void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
             bool async) override {
@@ -418,6 +471,9 @@ class CpuBackend final : public Backend {
     k->max_dynamic_shared = bytes;
     k->dynamic_shared_raised = true;
   }
+  void set_kernel_cache_preference(NativeKernel kernel, CachePreference preference) override {
+    static_cast<CpuKernel*>(kernel)->cache_preference.store(preference);
+  }
   std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
                                                const std::string& name) override {
     auto [address, size] = static_cast<CpuModule*>(module)->global(name);
@@ -427,9 +483,23 @@ class CpuBackend final : public Backend {
                           "globals are found when defined at namespace scope in the source");
     return {reinterpret_cast<DevicePtr>(address), size};
   }
-  int max_active_blocks_per_multiprocessor(NativeKernel, int block_size, std::size_t) override {
+  // The model of a GPU's multiprocessor the CPU device describes in its
+  // properties: warps (2048 threads), blocks (32) and shared memory (228
+  // KiB, the kernel's static part plus the launch's dynamic part) each
+  // limit the resident blocks; registers do not (the host has no such limit).
+  int max_active_blocks_per_multiprocessor(NativeKernel kernel, int block_size,
+                                           std::size_t dynamic_shared_bytes) override {
     if (block_size <= 0) return 0;
-    return std::max(1, std::min(32, 2048 / block_size));
+    const int warp = properties_.warp_size;
+    const int warps_per_block = (block_size + warp - 1) / warp;
+    int blocks = std::min(properties_.max_blocks_per_multiprocessor,
+                          properties_.max_threads_per_multiprocessor / warp / warps_per_block);
+    const std::size_t shared =
+        static_cast<CpuKernel*>(kernel)->static_shared + dynamic_shared_bytes;
+    if (shared > 0)
+      blocks = static_cast<int>(std::min<std::size_t>(
+          static_cast<std::size_t>(blocks), properties_.shared_memory_per_multiprocessor / shared));
+    return blocks;
   }
   std::pair<int, int> suggest_block_size(NativeKernel, std::size_t) override {
     return {static_cast<int>(pool_.size()) * 8, 256};
@@ -441,7 +511,8 @@ class CpuBackend final : public Backend {
     auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, args);
     submit(stream, [this, task] {
       task->launch.kernel_name = task->name.c_str();
-      pool_.parallel_for(task->launch.grid.volume(), &run_one_block, &task->launch);
+      task->run_reporting_printf(
+          [&] { pool_.parallel_for(task->launch.grid.volume(), &run_one_block, &task->launch); });
     });
   }
 
@@ -462,7 +533,7 @@ class CpuBackend final : public Backend {
     auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, args);
     submit(stream, [task] {
       task->launch.kernel_name = task->name.c_str();
-      run_cooperative_grid(task->launch);
+      task->run_reporting_printf([&] { run_cooperative_grid(task->launch); });
     });
   }
 
@@ -502,6 +573,8 @@ class CpuBackend final : public Backend {
     task->launch = BlockLaunch{
         k->entry,          k->module, task->name.c_str(), grid, block, dynamic_shared_bytes,
         task->args.data(), nullptr};
+    task->printf_fifo.emplace(limits_[static_cast<int>(ContextLimit::printf_fifo_size)].load());
+    task->launch.printf_fifo = &*task->printf_fifo;
     return task;
   }
 
@@ -661,8 +734,11 @@ class CpuBackend final : public Backend {
   std::map<void*, std::shared_ptr<CpuStream>> streams_;
   std::mutex events_mutex_;
   std::map<void*, std::shared_ptr<CpuEvent>> events_;
-  std::mutex limits_mutex_;
-  std::size_t limits_[3] = {1024, 1 << 20, 8 << 20};
+  // stack_size, printf_fifo_size, malloc_heap_size: CUDA's defaults.
+  std::atomic<std::size_t> limits_[3] = {1024, 1 << 20, 8 << 20};
+  std::atomic<CachePreference> cache_preference_{CachePreference::prefer_none};
+  std::atomic<SharedMemoryBankSize> bank_size_{SharedMemoryBankSize::default_size};
+  HostRegistry host_registry_;
 };
 
 }  // namespace

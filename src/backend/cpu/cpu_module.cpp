@@ -1,6 +1,7 @@
 #include "backend/cpu/cpu_module.hpp"
 
 #include <dlfcn.h>
+#include <fenv.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,10 +81,18 @@ CpuModule::CpuModule(const CompiledCode& code) {
     ::unlink(path_.c_str());
     throw Error(kContext, "cannot write the module to " + path_, "check free space in " + dir);
   }
+  // An object built with -ffast-math carries GCC's crtfastmath.o, whose
+  // constructor turns on flush-to-zero and denormals-are-zero in the thread
+  // that loads it: the host's own float arithmetic (numpy's, the caller's)
+  // must not change because a kernel was loaded.
+  fenv_t host_fp_env;
+  fegetenv(&host_fp_env);
   handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  fesetenv(&host_fp_env);
   // The mapping keeps the object alive; the file is only needed by
-  // symbolizers, which debug builds use.
-  if (!debug_enabled() || !handle_) {
+  // symbolizers and debuggers, which read a build's debug information.
+  const bool has_debug_info = image_contains(code.image, ".debug_line");
+  if (!(debug_enabled() || has_debug_info) || !handle_) {
     ::unlink(path_.c_str());
     path_.clear();
   }

@@ -3,12 +3,14 @@
 // table of kernels and globals read back.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "backend/cpu/prelude/cudakit_cpu_abi.h"
+#include "cudakit/cache_config.hpp"
 #include "cudakit/compiled_code.hpp"
 #include "cudakit/param_layout.hpp"
 
@@ -28,6 +30,8 @@ struct CpuKernel {
   std::size_t max_dynamic_shared = kStaticSharedLimit;
   bool dynamic_shared_raised = false;  // set_max_dynamic_shared_memory was called
   std::size_t static_shared = 0;       // its __shared__ variables, as ptxas counts them
+  // Recorded only: the CPU has no L1 / shared memory split to choose.
+  std::atomic<CachePreference> cache_preference{CachePreference::prefer_none};
 };
 
 class CpuModule {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_module.hpp"
+#include "backend/cpu/kept_sources.hpp"
 #include "backend/cpu/kernel_scanner.hpp"
 #include "backend/cpu/prelude/cudakit_cpu_abi.h"
 #include "backend/cpu/static_shared.hpp"
@@ -399,30 +400,54 @@ CompiledCode compile_host_module(const CompileRequest& request) {
 
   check_no_overloads(scan, context, request.source, request.source_name);
 
-  TempDir dir;
-  const fs::path include_dir = dir.path() / "include";
-  for (const char* h : kStubHeaders) write_text(include_dir / h, "#pragma once\n");
+  // Everything the host compiler reads, relative to one directory.
+  SourceFiles inputs;
+  for (const char* h : kStubHeaders)
+    inputs.emplace_back(std::string("include/") + h, "#pragma once\n");
   // assert() as the prelude defines it, even after a kernel includes these
   // (they redefine the macro each time they are included, as C requires).
   for (const char* h : {"assert.h", "cassert"})
-    write_text(include_dir / h,
-               "#undef assert\n#ifdef NDEBUG\n#define assert(e) ((void)0)\n#else\n"
-               "#define assert(e) ((e) ? (void)0 : ::cudakit_cpu::assert_failed(#e, __FILE__, "
-               "__LINE__))\n#endif\n");
-  write_text(include_dir / "cudakit_cpu_prelude.h", prelude_text());
-  write_text(include_dir / "cudakit_cpu_abi.h", abi_text());
-  for (const auto& [name, text] : options.headers) write_text(include_dir / name, text);
-
+    inputs.emplace_back(
+        std::string("include/") + h,
+        "#undef assert\n#ifdef NDEBUG\n#define assert(e) ((void)0)\n#else\n"
+        "#define assert(e) ((e) ? (void)0 : ::cudakit_cpu::assert_failed(#e, __FILE__, "
+        "__LINE__))\n#endif\n");
+  inputs.emplace_back("include/cudakit_cpu_prelude.h", std::string(prelude_text()));
+  inputs.emplace_back("include/cudakit_cpu_abi.h", std::string(abi_text()));
+  for (const auto& [name, text] : options.headers) inputs.emplace_back("include/" + name, text);
   const std::string source_file = file_name_of(request.source_name);
-  write_text(dir.path() / source_file, rewrite_dynamic_shared(request.source, scan));
-  CompiledCode code;
-  code.format = CodeFormat::host_object;
-  code.arch = "cpu";
+  // The source file holds exactly the user's lines, so a debugger showing
+  // line N of it shows the user's line N: the extern "C" wrapping's opening
+  // (toolkit includes, `extern "C" {`, then `#line 1`) goes into module.cpp
+  // before the #include, and the closing brace stays at the file's end.
+  std::string user_text = rewrite_dynamic_shared(request.source, scan);
+  std::string opening;
+  constexpr std::string_view kWrapOpening = "extern \"C\" {\n#line 1\n";
+  if (const auto at = user_text.find(kWrapOpening); at != std::string::npos) {
+    opening = user_text.substr(0, at) + "extern \"C\" {\n";
+    user_text.erase(0, at + kWrapOpening.size());
+  }
+  inputs.emplace_back(source_file, std::move(user_text));
   // No lowered names: the loader reads each kernel's real symbol (mangled
   // for C++ linkage) back from the module, and the core matches name
   // expressions against the demangled symbols as on the GPU.
-  std::string tail = generate_tail(scan, options);
-  write_text(dir.path() / "module.cpp", "#include " + quote(source_file) + "\n" + tail);
+  inputs.emplace_back("module.cpp", opening + "#include " + quote(source_file) + "\n" +
+                                        generate_tail(scan, options));
+
+  // A build with debug information reads its sources from a kept directory,
+  // so gdb and the sanitizers can show the kernel's lines later; the
+  // compiler's outputs always go to a private temporary one.
+  const bool debug_info = debug_enabled() || options.debug || options.line_info;
+  TempDir dir;
+  fs::path source_dir = debug_info ? keep_sources(inputs) : fs::path();
+  if (source_dir.empty()) {
+    source_dir = dir.path();
+    for (const auto& [name, text] : inputs) write_text(source_dir / name, text);
+  }
+  const fs::path include_dir = source_dir / "include";
+  CompiledCode code;
+  code.format = CodeFormat::host_object;
+  code.arch = "cpu";
 
   std::string std_flag = options.std.empty() ? "c++17" : options.std;
   if (std_flag == "c++03" || std_flag == "c++11" || std_flag == "c++14") std_flag = "c++17";
@@ -458,14 +483,16 @@ CompiledCode compile_host_module(const CompileRequest& request) {
     if (host_compatible_flag(f)) argv.emplace_back(f);
   argv.emplace_back("-o");
   argv.emplace_back((dir.path() / "module.so").string());
-  argv.emplace_back((dir.path() / "module.cpp").string());
+  argv.emplace_back((source_dir / "module.cpp").string());
 
   const fs::path log_path = dir.path() / "compile.log";
   int rc = run_process(argv, log_path.string());
   std::string log = read_text(log_path);
-  // Paths into the private directory mean nothing to the user.
-  const std::string prefix = dir.path().string() + "/";
-  for (std::size_t p; (p = log.find(prefix)) != std::string::npos;) log.erase(p, prefix.size());
+  // Paths into the compile's directories mean nothing to the user.
+  for (const fs::path& d : {dir.path(), source_dir}) {
+    const std::string prefix = d.string() + "/";
+    for (std::size_t p; (p = log.find(prefix)) != std::string::npos;) log.erase(p, prefix.size());
+  }
   if (rc < 0)
     throw Error(context, "cannot run the host compiler '" + host_compiler() + "'",
                 "install a C++ compiler (g++ or clang++), or name one with CUDAKIT_CXX");

@@ -22,7 +22,10 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/fiber_stack.cpp
   ${CMAKE_CURRENT_LIST_DIR}/grid_barrier.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_compiler.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/host_registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kept_sources.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_scanner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/printf_fifo.cpp
   ${CMAKE_CURRENT_LIST_DIR}/static_shared.cpp
   ${CMAKE_CURRENT_LIST_DIR}/thread_pool.cpp
   ${CMAKE_CURRENT_BINARY_DIR}/backend_cpu_embedded_prelude.cpp

@@ -55,12 +55,19 @@ class CudaBackend final : public Backend {
   MemoryInfo memory_info(int ordinal) override;
   std::size_t limit(int ordinal, ContextLimit which) override;
   void set_limit(int ordinal, ContextLimit which, std::size_t value) override;
+  void set_cache_preference(int ordinal, CachePreference preference) override;  // cuda_config.cpp
+  CachePreference cache_preference(int ordinal) override;
+  void set_shared_memory_bank_size(int ordinal, SharedMemoryBankSize size) override;
+  SharedMemoryBankSize shared_memory_bank_size(int ordinal) override;
   int driver_version() override;
 
   DevicePtr allocate(int ordinal, std::size_t bytes) override;
   void deallocate(int ordinal, DevicePtr ptr) noexcept override;
   void* allocate_pinned(std::size_t bytes) override;
   void deallocate_pinned(void* ptr) noexcept override;
+  void register_host(void* ptr, std::size_t bytes, unsigned flags) override;  // cuda_config.cpp
+  void unregister_host(void* ptr) override;
+  DevicePtr host_device_pointer(void* ptr) override;
   void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
             bool async) override;
   void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
@@ -88,6 +95,7 @@ class CudaBackend final : public Backend {
   ParamLayout param_layout(NativeModule module, const std::string& symbol) override;
   KernelAttributes kernel_attributes(NativeKernel kernel) override;
   void set_max_dynamic_shared_memory(NativeKernel kernel, std::size_t bytes) override;
+  void set_kernel_cache_preference(NativeKernel kernel, CachePreference preference) override;
   std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
                                                const std::string& name) override;
   int max_active_blocks_per_multiprocessor(NativeKernel kernel, int block_size,
@@ -132,6 +140,8 @@ class CudaBackend final : public Backend {
   std::array<std::atomic<CUcontext>, kMaxDevices> contexts_{};
 
   LaunchHistory history_;
+  // The bank size as set, for drivers that no longer export the call.
+  std::atomic<SharedMemoryBankSize> bank_size_{SharedMemoryBankSize::default_size};
 };
 
 }  // namespace cudakit::detail

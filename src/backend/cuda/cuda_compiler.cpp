@@ -184,6 +184,12 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
       std::string list;
       for (const auto& flag : flags) list += (list.empty() ? "" : " ") + flag;
       hint = "NVRTC rejected an option; the options were: " + list;
+    } else if (log.find("uses too much shared data") != std::string::npos) {
+      // The same words as the CPU backend's check (static_shared.cpp).
+      hint =
+          "static __shared__ memory is limited to 48 KiB per block on a GPU: use "
+          "`extern __shared__` (dynamic) memory and set_max_dynamic_shared_memory for more, or "
+          "smaller tiles";
     }
     if (log.empty()) log = api.nvrtcGetErrorString(status);
     throw CompileError(context, log, request.source, hint, static_cast<int>(status),

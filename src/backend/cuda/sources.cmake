@@ -1,6 +1,7 @@
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_compiler.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_gemm.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_launch.cpp

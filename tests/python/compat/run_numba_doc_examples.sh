@@ -1,24 +1,37 @@
 #!/usr/bin/env bash
 # Runs the documentation examples of Numba's CUDA target (the
-# numba/cuda/tests/doc_examples/test_*.py files of the numba-cuda sdist)
-# against cudakit, and prints the pass / fail / skip counts. Numba's code is
-# downloaded into a scratch directory and never kept in this repository.
+# numba/cuda/tests/doc_examples/test_*.py files of numba-cuda) against
+# cudakit, and prints the pass / fail / skip counts. Numba's code is read
+# into a scratch directory and never kept in this repository.
 #
 #   tests/python/compat/run_numba_doc_examples.sh [PYTHON] [WORKDIR]
 #
 # PYTHON: the interpreter with cudakit installed (default: .venv/bin/python,
-# else python3). WORKDIR: where the sdist goes (default: a new temporary dir).
+# else python3). WORKDIR: where the examples go (default: a new temporary dir).
 # Extra pytest arguments: PYTEST_ARGS="-x", a selection: PYTEST_K="vecadd or matmul".
 # The backend is the CPU
 # one unless CUDAKIT_BACKEND says otherwise.
+#
+# Where the examples come from (NUMBA_DOCS_FROM, default auto):
+#   sdist      the numba-cuda sdist (version NUMBA_CUDA_SDIST_VERSION, default
+#              below): one in WORKDIR, else one in the deps directory
+#              (CUDAKIT_DEPS_DIR, default .deps/ at the repository root, its
+#              sdist/ folder or itself, which scripts/fetch-gpu-deps.sh
+#              fills), else downloaded from PyPI.
+#   installed  the numba-cuda package installed in PYTHON: its wheels ship
+#              the examples (numba_cuda/numba/cuda/tests/doc_examples).
+#   auto       a local sdist if there is one, else the installed package,
+#              else the download: a machine without internet runs it offline.
 #
 # Only import lines are rewritten: `from numba import cuda` and
 # `numba.cuda[.X]` imports point at cudakit.cuda; the test harness of
 # numba-cuda (numba.cuda.testing, numba.cuda.tests.support) and `import
 # numba` (whose @numba.jit makes a CPU function that kernels may call) point
 # at a small shim written next to the tests.
-# test_ffi.py's from_buffer example imports cffi: without it installed
-# (`pip install cffi`) that example fails at its import.
+# test_ffi.py's from_buffer example imports cffi: where PYTHON lacks it, a
+# cffi wheel (and pycparser's) in the deps directory (its wheels/ folder or
+# itself) is unpacked into WORKDIR
+# and put on PYTHONPATH; without either, that example fails at its import.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -27,26 +40,97 @@ python="${1:-}"
 if [ -z "$python" ]; then
   if [ -x "$root/.venv/bin/python" ]; then python="$root/.venv/bin/python"; else python=python3; fi
 fi
+# A relative path to the interpreter keeps working after the cd below.
+case "$python" in */*) python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")" ;; esac
+sdist_version="${NUMBA_CUDA_SDIST_VERSION:-0.24.0}"  # the newest numba-cuda with an sdist
+deps="${CUDAKIT_DEPS_DIR:-$root/.deps}"
+from="${NUMBA_DOCS_FROM:-auto}"
 work="${2:-$(mktemp -d -t cudakit-numba-docs.XXXXXX)}"
 mkdir -p "$work"
 cd "$work"
 export CUDAKIT_BACKEND="${CUDAKIT_BACKEND:-cpu}"
 
-if ! ls numba_cuda-*.tar.gz > /dev/null 2>&1; then
-  echo "== downloading the numba-cuda sdist (PyPI) into $work"
-  # Only numba-cuda itself as source: its build requirements come as wheels.
-  "$python" -m pip download --no-deps --no-binary numba-cuda numba-cuda -d . -q
+# The doc_examples folder of the installed numba-cuda (found without
+# importing it: numba may not import with this NumPy), or nothing.
+installed_docs() {
+  "$python" - <<'PY' 2> /dev/null || true
+import importlib.util, os
+spec = importlib.util.find_spec("numba_cuda")
+for base in (spec.submodule_search_locations or []) if spec else []:
+    for folder, _, _ in os.walk(base):
+        if folder.replace(os.sep, "/").endswith("/cuda/tests/doc_examples"):
+            print(folder)
+            raise SystemExit
+PY
+}
+
+# An sdist already here: the newest in WORKDIR, else the pinned one in the deps directory.
+local_sdist() {
+  local found
+  found="$(ls numba_cuda-*.tar.gz 2> /dev/null | sort -V | tail -n 1)"
+  if [ -n "$found" ]; then echo "$work/$found"; return; fi
+  for found in "$deps/sdist/numba_cuda-$sdist_version.tar.gz" \
+    "$deps/numba_cuda-$sdist_version.tar.gz"; do
+    if [ -f "$found" ]; then echo "$found"; return 0; fi
+  done
+  return 0
+}
+
+rm -rf examples data && mkdir -p examples/src data
+sdist="$(local_sdist)"
+docs=""
+case "$from" in
+  sdist) ;;
+  installed | auto)
+    if [ "$from" = installed ] || [ -z "$sdist" ]; then
+      docs="$(installed_docs)"
+      if [ -z "$docs" ] && [ "$from" = installed ]; then
+        echo "NUMBA_DOCS_FROM=installed: $python has no numba-cuda with tests/doc_examples" \
+          "(pip show numba-cuda); use NUMBA_DOCS_FROM=sdist" >&2
+        exit 2
+      fi
+    fi
+    ;;
+  *) echo "NUMBA_DOCS_FROM must be auto, sdist or installed, not '$from'" >&2; exit 2 ;;
+esac
+if [ -n "$docs" ]; then
+  source_name="numba-cuda $("$python" -c 'import importlib.metadata as m; print(m.version("numba-cuda"))' 2> /dev/null || echo '?') (installed: $docs)"
+else
+  if [ -z "$sdist" ]; then
+    echo "== downloading the numba-cuda $sdist_version sdist (PyPI) into $work"
+    # Only numba-cuda itself as source: its build requirements come as wheels.
+    if ! "$python" -m pip download --no-deps --no-binary numba-cuda \
+        "numba-cuda==$sdist_version" -d . -q; then
+      echo "no numba-cuda examples: no sdist in $work or $deps (scripts/fetch-gpu-deps.sh" \
+        "puts one there), no installed numba-cuda that ships them, and no download" >&2
+      exit 2
+    fi
+    sdist="$(local_sdist)"
+  fi
+  source_name="$(basename "$sdist")"
+  tar xzf "$sdist" -C examples/src --strip-components=1 --wildcards \
+    '*/tests/doc_examples/*' '*/tests/data/include/*'
+  docs="$(find examples/src -type d -path '*/tests/doc_examples' | head -n 1)"
 fi
-sdist="$(ls numba_cuda-*.tar.gz | sort -V | tail -n 1)"
-rm -rf examples && mkdir -p examples/src
-tar xzf "$sdist" -C examples/src --strip-components=1 --wildcards \
-  '*/tests/doc_examples/*' '*/tests/data/include/*'
-docs="$(find examples/src -type d -path '*/tests/doc_examples' | head -n 1)"
 cp -r "$docs"/. examples/
 # Headers an example includes from ../data/include (next to doc_examples).
-rm -rf data && mkdir -p data && cp -r "$docs"/../data/include data/
-rm -rf examples/src examples/__init__.py
-echo "== $(basename "$sdist"): running tests/doc_examples/test_*.py against cudakit ($CUDAKIT_BACKEND backend)"
+cp -r "$docs"/../data/include data/
+rm -rf examples/src examples/__init__.py examples/__pycache__
+
+# cffi for test_ffi.py, from wheels in the deps directory where PYTHON lacks it.
+any_file() { for f in "$@"; do [ -f "$f" ] && return 0; done; return 1; }
+if ! "$python" -c "import cffi" 2> /dev/null \
+    && any_file "$deps"/cffi-*.whl "$deps"/wheels/cffi-*.whl; then
+  rm -rf site && mkdir site
+  for wheel in "$deps"/cffi-*.whl "$deps"/pycparser-*.whl "$deps"/wheels/cffi-*.whl \
+    "$deps"/wheels/pycparser-*.whl; do
+    [ -f "$wheel" ] && "$python" -m zipfile -e "$wheel" site
+  done
+  export PYTHONPATH="$work/site${PYTHONPATH:+:$PYTHONPATH}"
+  "$python" -c "import cffi" 2> /dev/null \
+    || echo "== the cffi wheel in $deps does not import with $python (test_ffi's from_buffer will fail)"
+fi
+echo "== $source_name: running tests/doc_examples/test_*.py against cudakit ($CUDAKIT_BACKEND backend)"
 
 # The harness numba-cuda's tests import (not part of the API cudakit provides).
 cat > examples/numba_doc_shim.py <<'PY'

@@ -12,6 +12,13 @@
 # CPU backend PYTEST_K defaults to leaving out the tests that allocate 4 to 16
 # GiB arrays (big_array, curand_wrappers_8gb/16gb): they need that much host
 # memory. PYCUDA_VERSION picks the sdist (default below).
+#
+# Offline (a machine without internet): the sdist is taken from the deps
+# directory (CUDAKIT_DEPS_DIR, default .deps/ at the repository root: its
+# sdist/ and wheels/ folders or itself, which scripts/fetch-gpu-deps.sh
+# fills) when WORKDIR has none, and pytools, which
+# PyCUDA's tests import, from the wheels there (unpacked into WORKDIR and put
+# on PYTHONPATH) when PYTHON lacks it.
 set -euo pipefail
 pycuda_version="${PYCUDA_VERSION:-2025.1.2}"
 
@@ -23,10 +30,18 @@ if [ -z "$python" ]; then
 fi
 # A relative path to the interpreter keeps working after the cd below.
 case "$python" in */*) python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")" ;; esac
+deps="${CUDAKIT_DEPS_DIR:-$root/.deps}"
 work="${2:-$(mktemp -d -t cudakit-pycuda-suite.XXXXXX)}"
 mkdir -p "$work"
 cd "$work"
 
+for local_sdist in "$deps/sdist/pycuda-$pycuda_version.tar.gz" \
+  "$deps/pycuda-$pycuda_version.tar.gz"; do
+  if ! ls pycuda-*.tar.gz > /dev/null 2>&1 && [ -f "$local_sdist" ]; then
+    echo "== the PyCUDA sdist from $(dirname "$local_sdist")"
+    cp "$local_sdist" .
+  fi
+done
 if ! ls pycuda-*.tar.gz > /dev/null 2>&1; then
   echo "== downloading the PyCUDA sdist (PyPI) into $work"
   # pip's client, the sdist only: --no-binary names pycuda alone, so pip does
@@ -36,9 +51,24 @@ fi
 if [ -z "${PYTEST_K+set}" ] && [ "$("$python" -c 'import cudakit.driver as d; print(d.backend())')" = cpu ]; then
   PYTEST_K="not big_array and not curand_wrappers_8gb and not curand_wrappers_16gb"
 fi
-sdist="$(ls pycuda-*.tar.gz | sort | tail -n 1)"
-# PyCUDA's tests use pytools (a PyCUDA dependency, not cudakit's).
-"$python" -c "import pytools" 2> /dev/null || "$python" -m pip install -q pytools
+sdist="$(ls pycuda-*.tar.gz | sort | tail -n 1 || true)"
+# PyCUDA's tests use pytools (a PyCUDA dependency, not cudakit's): from the
+# deps directory's wheels (those of its modules PYTHON lacks), else from PyPI.
+if ! "$python" -c "import pytools" 2> /dev/null; then
+  any_file() { for f in "$@"; do [ -f "$f" ] && return 0; done; return 1; }
+  if any_file "$deps"/pytools-*.whl "$deps"/wheels/pytools-*.whl; then
+    rm -rf site && mkdir site
+    for module in pytools platformdirs siphash24 typing_extensions; do
+      "$python" -c "import $module" 2> /dev/null && continue
+      for wheel in "$deps/$module"-*.whl "$deps/wheels/$module"-*.whl; do
+        [ -f "$wheel" ] && "$python" -m zipfile -e "$wheel" site
+      done
+    done
+    export PYTHONPATH="$work/site${PYTHONPATH:+:$PYTHONPATH}"
+  else
+    "$python" -m pip install -q pytools
+  fi
+fi
 rm -rf suite && mkdir suite
 tar xzf "$sdist" -C suite --strip-components=1 --wildcards '*/test/*.py'
 echo "== $(basename "$sdist"): running test/{test_gpuarray,test_cumath,test_driver}.py against cudakit"
@@ -90,7 +120,7 @@ for f in test_gpuarray.py test_cumath.py test_driver.py; do
   "$python" -m pytest -q -p no:cacheprovider -rfEs ${PYTEST_ARGS:-} ${PYTEST_K:+-k "$PYTEST_K"} "$f" \
     > "$log" 2>&1
   set -e
-  line="$(grep -E '^(=+ )?[0-9]+ (passed|failed|error)|no tests ran|[0-9]+ (passed|failed|skipped|error)' "$log" | tail -n 1)"
+  line="$(grep -E '^(=+ )?[0-9]+ (passed|failed|error)|no tests ran|[0-9]+ (passed|failed|skipped|error)' "$log" | tail -n 1 || true)"
   passed=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || echo 0)
   failed=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+' || echo 0)
   errors=$(echo "$line" | grep -oE '[0-9]+ errors?' | grep -oE '[0-9]+' || echo 0)

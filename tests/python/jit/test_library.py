@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 from cudakit import cuda
-from cudakit.cuda.random import _splitmix, create_xoroshiro128p_states
+from cudakit.cuda.random import _splitmix, create_xoroshiro128p_states, xoroshiro128p_dtype
 
 from . import kernels_for_tests as k
 
@@ -41,9 +41,14 @@ def test_states_are_seeded_as_numba_seeds_them():
     for _ in range(6):
         expected.append(numba_jump(expected[-1]))
     states = create_xoroshiro128p_states(7, seed=7)
-    np.testing.assert_array_equal(states.copy_to_host(), np.array(expected, np.uint64))
-    shifted = create_xoroshiro128p_states(3, seed=7, subsequence_start=2)
-    np.testing.assert_array_equal(shifted.copy_to_host(), np.array(expected[2:5], np.uint64))
+    assert states.dtype == xoroshiro128p_dtype and states.shape == (7,)
+    host = states.copy_to_host()
+    expected = np.array(expected, np.uint64)
+    np.testing.assert_array_equal(host["s0"], expected[:, 0])
+    np.testing.assert_array_equal(host["s1"], expected[:, 1])
+    shifted = create_xoroshiro128p_states(3, seed=7, subsequence_start=2).copy_to_host()
+    np.testing.assert_array_equal(shifted["s0"], expected[2:5, 0])
+    np.testing.assert_array_equal(shifted["s1"], expected[2:5, 1])
 
 
 def test_monte_carlo_pi_with_uniform_float32():

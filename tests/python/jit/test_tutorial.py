@@ -50,3 +50,24 @@ def test_print_debugging_prints_from_thread_zero_only() -> None:
 def test_benchmark_template_times_the_vector_add() -> None:
     out = run_program("benchmark_template.py")
     assert "函数 gpu_kernel 平均耗时" in out and "结果验证成功" in out, out
+
+
+def test_shared_memory_matmul_kernel_at_sizes_not_multiples_of_the_tile() -> None:
+    # The program runs 512x512x512; its kernel's bounds checks are for the other sizes.
+    import math
+    import runpy
+
+    import numpy as np
+
+    from cudakit import cuda
+
+    program = runpy.run_path(str(TUTORIAL / "matmul_shared.py"), run_name="tutorial_matmul")
+    kernel, tpb = program["matmul_shared_mem"], program["TPB"]
+    M, K, N = 37, 53, 70
+    A = np.random.randn(M, K).astype(np.float32)
+    B = np.random.randn(K, N).astype(np.float32)
+    d_C = cuda.to_device(np.zeros((M, N), np.float32))
+    kernel[(math.ceil(N / tpb), math.ceil(M / tpb)), (tpb, tpb)](cuda.to_device(A),
+                                                                 cuda.to_device(B), d_C)
+    np.testing.assert_allclose(d_C.copy_to_host(), A.astype(np.float64) @ B, rtol=1e-4,
+                               atol=1e-4)

@@ -46,6 +46,13 @@ def c_literal(value: Any, ty: t.Scalar) -> str:
     """`value` as a C++ literal of type `ty`."""
     if ty.kind == "b":
         return "true" if value else "false"
+    if ty.kind == "c":
+        value = complex(value)
+        part = t.float32 if ty == t.complex64 else t.float64
+        make = "cudakit_c64" if ty == t.complex64 else "cudakit_c128"
+        return f"{make}({c_literal(value.real, part)}, {c_literal(value.imag, part)})"
+    if ty == t.float16:
+        return f"ck_half({c_literal(value, t.float32)})"
     if ty.kind == "f":
         value = float(value)
         # Bit patterns: NVRTC has no NAN / INFINITY macros without headers.
@@ -91,6 +98,10 @@ class FunctionTranslator(OperatorsMixin):
         self.indent = 1
         self.counter = 0
         self.uses_barrier = False
+        # Integer locals that may hold a negative value (an index through them
+        # wraps around as in Python); the others are assigned only values that
+        # never are. Grows over the typing passes until it settles.
+        self.maybe_negative: set[str] = set(parsed.arg_names)
 
     # ---- helpers used by intrinsics and operators ---------------------------------
     def typing_error(self, message: str, node: ast.AST | None) -> TypingError:
@@ -99,8 +110,8 @@ class FunctionTranslator(OperatorsMixin):
     def unsupported(self, message: str, node: ast.AST | None) -> UnsupportedError:
         return UnsupportedError(message, self.where, node)
 
-    def value(self, ty: t.Type, code: str, py: Any = NO_VALUE) -> Val:
-        return Val(ty, code, py)
+    def value(self, ty: t.Type, code: str, py: Any = NO_VALUE, nonneg: bool = False) -> Val:
+        return Val(ty, code, py, nonneg=nonneg)
 
     def tuple_value(self, items: list[Val]) -> Val:
         return Val(t.TupleT(tuple(v.type for v in items)), "", NO_VALUE, items)  # type: ignore
@@ -115,17 +126,26 @@ class FunctionTranslator(OperatorsMixin):
         if not isinstance(ty, t.Scalar) or not isinstance(val.type, t.Scalar):
             raise TypingError(f"cannot convert {val.describe()} to {ty}", self.where,
                               self.current)
-        if val.known and isinstance(val.py, (int, float, bool, np.generic)):
+        if val.type.kind == "c" and ty.kind != "c":
+            raise TypingError(f"cannot convert {val.describe()} to {ty} (take .real, .imag or "
+                              "abs() of a complex number)", self.where, self.current)
+        if val.known and isinstance(val.py, (int, float, bool, complex, np.generic)):
             if ty.kind in "iu" and isinstance(val.py, (float, np.floating)):
                 return f"({ty.ctype})({c_literal(val.py, t.float64)})"
             return c_literal(val.py, ty)
         if ty.kind == "b":
             return f"({val.code} != 0)"
+        if ty.kind == "c":
+            return f"{'cudakit_c64' if ty == t.complex64 else 'cudakit_c128'}({val.code})"
+        if val.type == t.float16 and ty.kind in "iu":
+            return f"({ty.ctype})(float)({val.code})"
         return f"({ty.ctype})({val.code})"
 
     def truth(self, val: Val, node: ast.AST) -> str:
         if val.type == t.boolean:
             return val.code
+        if isinstance(val.type, t.Scalar) and val.type.kind == "c":
+            return f"cudakit_truth({val.code})"
         if isinstance(val.type, t.Scalar):
             return f"({val.code} != 0)"
         raise self.typing_error(f"{val.describe()} has no truth value in a kernel", node)
@@ -141,6 +161,9 @@ class FunctionTranslator(OperatorsMixin):
         return Val(None, "", StaticArray(space, dtype, shape))
 
     def constant_array(self, array: np.ndarray, node: ast.AST) -> Val:
+        if array.dtype == np.float16 or array.dtype.names is not None:
+            raise self.unsupported(f"a global NumPy array of {array.dtype} as constant memory "
+                                   "(pass it to the kernel as an argument instead)", node)
         name = self.program.constant_array(array)
         return Val(t.ArrayT(t.from_dtype(array.dtype), array.ndim, "C", tuple(array.shape),
                             "const"), name)
@@ -173,7 +196,9 @@ class FunctionTranslator(OperatorsMixin):
                 form = "{}.f{}" if name in self.parsed.arg_names else "{}_{}"
                 return self.tuple_value([Val(it, form.format(c_name(name), i))
                                          for i, it in enumerate(ty.items)])
-            return Val(ty, c_name(name))
+            if isinstance(ty, t.RecordT):
+                return Val(ty, f"(*{c_name(name)})")  # (a pointer into the array)
+            return Val(ty, c_name(name), nonneg=name not in self.maybe_negative)
         found, value = self.parsed.lookup(name)
         if not found:
             if name in self.parsed.arg_names or self.assigned_anywhere(name):
@@ -201,7 +226,7 @@ class FunctionTranslator(OperatorsMixin):
             return Val(t.none, "", None)
         if isinstance(value, intrinsics.Intrinsic) and value.intrinsic_name in intrinsics.VALUES:
             ty, code = intrinsics.VALUES[value.intrinsic_name]
-            return Val(ty, code)
+            return Val(ty, code, nonneg=True)
         if isinstance(value, str):
             return Val(t.string, "", value)
         interface = getattr(value, "__cuda_array_interface__", None)
@@ -245,6 +270,7 @@ class FunctionTranslator(OperatorsMixin):
                 spec = self.static_arrays[name]
                 size = max(1, int(np.prod(spec.shape)))
                 qualifier = "__shared__ " if spec.space == "shared" else ""
+                self.program.need_record(spec.dtype)
                 out.append(f"{qualifier}{spec.dtype.ctype} {c_name(name)}[{size}];")
             elif isinstance(ty, t.TupleT):
                 for i, it in enumerate(ty.items):
@@ -256,13 +282,17 @@ class FunctionTranslator(OperatorsMixin):
     def zero(self, ty: t.Type) -> str:
         # Initialised so a path that skips the assignment reads 0, not garbage
         # (and the host compiler's -Werror=maybe-uninitialized stays quiet).
-        return " = 0" if isinstance(ty, t.Scalar) else " = {}"
+        return " = 0" if isinstance(ty, t.Scalar) and ty.kind != "c" else " = {}"
 
     def ctype(self, ty: t.Type) -> str:
         if isinstance(ty, t.Scalar):
             return ty.ctype
         if isinstance(ty, t.ArrayT):
+            self.program.need_record(ty)
             return ty.view_ctype
+        if isinstance(ty, t.RecordT):
+            self.program.need_record(ty)
+            return f"{ty.ctype}*"
         if isinstance(ty, t.PointerT):
             return f"{ty.dtype.ctype}*"
         if isinstance(ty, t.NoneT):
@@ -275,8 +305,14 @@ class FunctionTranslator(OperatorsMixin):
     def signature(self) -> str:
         params = []
         for name, ty in zip(self.parsed.arg_names, self.arg_types):
+            self.program.need_record(ty)
             if isinstance(ty, t.TupleT) and not all(isinstance(i, t.Scalar) for i in ty.items):
                 raise self.unsupported("tuple arguments hold numbers only", self.parsed.tree)
+            if self.is_kernel and isinstance(ty, t.TupleT) and any(
+                    i.kind == "c" or i == t.float16 for i in ty.items):  # type: ignore[union-attr]
+                raise self.unsupported(f"a tuple argument holding complex or float16 numbers "
+                                       f"('{name}'): pass them as separate arguments",
+                                       self.parsed.tree)
             params.append(f"{self.ctype(ty)} {c_name(name)}")
         if self.is_kernel:
             head = 'extern "C" __global__ void'
@@ -311,7 +347,7 @@ class FunctionTranslator(OperatorsMixin):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # a docstring
         val = self.expr(node.value)
-        if val.code:
+        if val.code and not isinstance(val.type, t.ArrayT):  # (a ufunc returns its out)
             self.emit(val.code + ";")
 
     def stmt_Assign(self, node: ast.Assign) -> None:
@@ -329,6 +365,8 @@ class FunctionTranslator(OperatorsMixin):
             load: ast.expr = ast.Name(target.id, ast.Load())
         elif isinstance(target, ast.Subscript):
             load = ast.Subscript(target.value, target.slice, ast.Load())
+        elif isinstance(target, ast.Attribute):  # a record's field: a[i].n += 1
+            load = ast.Attribute(target.value, target.attr, ast.Load())
         else:
             raise self.unsupported("augmented assignment to this target", node)
         ast.copy_location(load, target)
@@ -351,13 +389,25 @@ class FunctionTranslator(OperatorsMixin):
                 if isinstance(item.type, t.Scalar) and not item.known and self.emitting:
                     temp = self.fresh("tmp")
                     self.emit(f"const {item.type.ctype} {temp} = {item.code};")
-                    temps.append(Val(item.type, temp))
+                    temps.append(Val(item.type, temp, nonneg=item.nonneg))
                 else:
                     temps.append(item)
             for sub, item in zip(target.elts, temps):
                 self.assign(sub, item, node)
+        elif isinstance(target, ast.Attribute):
+            record = self.expr(target.value)
+            self.emit(f"{self.record_field(record, target.attr, target)} = "
+                      f"{self.cast(val, record.type.field(target.attr))};")  # type: ignore
         elif isinstance(target, ast.Subscript):
             array = self.expr(target.value)
+            if isinstance(array.type, t.RecordT):
+                name = self.expr(target.slice)
+                if not isinstance(name.py, str):
+                    raise self.typing_error("a record is indexed by a field name constant",
+                                            target)
+                self.emit(f"{self.record_field(array, name.py, target)} = "
+                          f"{self.cast(val, array.type.field(name.py))};")  # type: ignore
+                return
             if isinstance(array.type, t.PointerT):
                 if not isinstance(val.type, t.Scalar):
                     raise self.typing_error(f"cannot store {val.describe()} through "
@@ -371,6 +421,9 @@ class FunctionTranslator(OperatorsMixin):
             if array.type.space == "const":
                 raise self.typing_error("constant arrays are read-only in kernels", node)
             index = self.expr(target.slice)
+            if isinstance(array.type.dtype, t.RecordT) and val.type == array.type.dtype:
+                self.emit(f"{self.element_ref(array, index, target)} = {val.code};")
+                return
             if not isinstance(val.type, t.Scalar):
                 raise self.typing_error(f"cannot store {val.describe()} in an element of "
                                         f"{array.type}", node)
@@ -412,6 +465,8 @@ class FunctionTranslator(OperatorsMixin):
         if name in self.static_arrays:
             raise self.typing_error(f"'{name}' holds a {self.static_arrays[name].space} array "
                                     "and cannot be reassigned", node)
+        if not val.never_negative:
+            self.maybe_negative.add(name)
         previous = self.locals.get(name)
         if previous is None:
             self.locals[name] = val.type
@@ -432,6 +487,10 @@ class FunctionTranslator(OperatorsMixin):
                 self.emit(f"{c_name(name)}_{i} = {self.cast(item, it)};")
         elif isinstance(ty, t.ArrayT):
             self.emit(f"{c_name(name)} = {val.code};")
+        elif isinstance(ty, t.RecordT):
+            # As in Numba, a record is a reference into its array: r = a[i]
+            # then r.x = 1 writes a[i].
+            self.emit(f"{c_name(name)} = &({val.code});")
         else:
             self.emit(f"{c_name(name)} = {self.cast(val, ty)};")
 
@@ -494,10 +553,18 @@ class FunctionTranslator(OperatorsMixin):
             index_type = t.unify(index_type, a.type)  # type: ignore[assignment]
         if index_type.kind == "f":
             index_type = t.int64
+        loop_type = index_type  # Numba's type of the loop variable
         if step.known and step.py == 0:
             raise self.typing_error("range() step must not be zero", iterator)
         counter, end = self.fresh("i"), self.fresh("stop")
         ct = index_type.ctype
+        if _fits_int(start, stop, step):
+            # Constant bounds within int: the counter cannot overflow an int,
+            # and 32-bit counters are what CUDA C loops use.
+            ct = "int"
+            start, stop, step = (Val(t.int32, str(int(v.py)), int(v.py))
+                                 for v in (start, stop, step))
+            index_type = t.int32
         if step.known:
             compare = "<" if step.py > 0 else ">"
             increment = (f"++{counter}" if step.py == 1 else
@@ -510,8 +577,13 @@ class FunctionTranslator(OperatorsMixin):
             self.emit(f"for ({ct} {counter} = {self.cast(start, index_type)}, {end} = "
                       f"{self.cast(stop, index_type)}; {stride} > 0 ? {counter} < {end} : "
                       f"{counter} > {end}; {counter} += {stride}) {{")
+        # (A grid-stride loop, range(cuda.grid(1), n, cuda.gridsize(1)), counts up from 0;
+        # range(n - 1, -1, -1) counts down to 0: its counter stays above stop >= -1.)
+        counter_nonneg = (start.never_negative and step.never_negative) or (
+            step.known and step.py < 0 and (stop.never_negative
+                                            or (stop.known and stop.py >= -1)))
         self.indent += 1
-        self.assign(node.target, Val(index_type, counter), node)
+        self.assign(node.target, Val(loop_type, counter, nonneg=counter_nonneg), node)
         self.indent -= 1
         self.block(node.body)
         self.emit("}")
@@ -527,7 +599,7 @@ class FunctionTranslator(OperatorsMixin):
         self.emit(f"for (long long {counter} = 0, {end} = {extent}; {counter} < {end}; "
                   f"++{counter}) {{")
         self.indent += 1
-        element = self.element_ref(array, Val(t.int64, counter), node.iter)
+        element = self.element_ref(array, Val(t.int64, counter, nonneg=True), node.iter)
         self.assign(node.target, Val(array.type.dtype, element), node)
         self.indent -= 1
         self.block(node.body)
@@ -546,6 +618,9 @@ class FunctionTranslator(OperatorsMixin):
                                    "numbers", node)
         if val.type is None or isinstance(val.type, (t.StringT,)):
             raise self.typing_error(f"cannot return {val.describe()}", node)
+        if isinstance(val.type, t.RecordT):
+            raise self.unsupported("returning a record from a device function (return its "
+                                   "fields, or pass the array and an index)", node)
         if self.return_type is None:
             self.return_type = val.type
         elif self.return_type != val.type:
@@ -602,3 +677,14 @@ def _construct(node: ast.AST | None) -> str:
     except Exception:  # pragma: no cover
         return type(node).__name__
     return text if len(text) < 60 else text[:57] + "..."
+
+
+def _fits_int(start: Val, stop: Val, step: Val) -> bool:
+    """Whether range(start, stop, step) is known at compile time and every
+    value its counter takes, the one past the end included, fits an int."""
+    if not all(v.known and isinstance(v.py, (int, np.integer)) and not isinstance(v.py, bool)
+               for v in (start, stop, step)):
+        return False
+    low, high = -(2**31), 2**31 - 1
+    first, last, stride = int(start.py), int(stop.py), int(step.py)
+    return low <= first <= high and low <= last + stride <= high and low <= last <= high

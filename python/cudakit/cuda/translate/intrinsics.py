@@ -85,15 +85,16 @@ def _ndim_arg(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], name: 
 @handler("grid")
 def _grid(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
     ndim = _ndim_arg(tr, node, args, "grid")
-    items = [tr.value(t.int64, f"((long long)blockIdx.{a} * blockDim.{a} + threadIdx.{a})")
-             for a in "xyz"[:ndim]]
+    items = [tr.value(t.int64, f"((long long)blockIdx.{a} * blockDim.{a} + threadIdx.{a})",
+                      nonneg=True) for a in "xyz"[:ndim]]
     return items[0] if ndim == 1 else tr.tuple_value(items)
 
 
 @handler("gridsize")
 def _gridsize(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
     ndim = _ndim_arg(tr, node, args, "gridsize")
-    items = [tr.value(t.int64, f"((long long)blockDim.{a} * gridDim.{a})") for a in "xyz"[:ndim]]
+    items = [tr.value(t.int64, f"((long long)blockDim.{a} * gridDim.{a})", nonneg=True)
+             for a in "xyz"[:ndim]]
     return items[0] if ndim == 1 else tr.tuple_value(items)
 
 
@@ -215,7 +216,8 @@ def _shuffle(name: str) -> Handler:
         if len(args) != 3:
             raise tr.typing_error(f"cuda.{name}(mask, value, lane) takes three arguments", node)
         value = args[1]
-        if not isinstance(value.type, t.Scalar) or value.type.kind == "b":
+        if not isinstance(value.type, t.Scalar) or value.type.kind in "bc" \
+                or value.type == t.float16:
             raise tr.typing_error(f"cuda.{name} shuffles integers and floats, got "
                                   f"{value.describe()}", node)
         lane_type = t.uint32 if name in ("shfl_up_sync", "shfl_down_sync") else t.int32
@@ -269,9 +271,9 @@ def _atomic(op: str) -> Handler:
             else:
                 code = f"atomicCAS({element}, {value}, {new})"
             return tr.value(dtype, code)
-        if dtype.kind == "b" or dtype.bits < 32:
-            raise tr.typing_error(f"cuda.atomic.{op} needs 32- or 64-bit elements, the array "
-                                  f"is {dtype}", node)
+        if dtype.kind in "bc" or dtype.bits < 32:
+            raise tr.typing_error(f"cuda.atomic.{op} needs 32- or 64-bit integer or float "
+                                  f"elements, the array is {dtype}", node)
         if dtype.kind == "f" and op in ("and", "or", "xor", "inc", "dec"):
             raise tr.typing_error(f"cuda.atomic.{op} needs an integer array, got {dtype}", node)
         native = f"atomic{op.capitalize()}"
@@ -325,31 +327,8 @@ def float_type_of(value_type: t.Type) -> t.Scalar:
     return t.float64
 
 
-def _ufunc_on_arrays(tr: "FunctionTranslator", node: ast.AST, name: str, cname: str,
-                     args: list["Val"], kw: dict) -> "Val":
-    """np.sin(x, out) in a kernel: this thread applies the function to every
-    element of the 1-d array x, into out (Numba's ufuncs in kernels)."""
-    out = args[1] if len(args) > 1 else kw.get("out")
-    source = args[0]
-    if out is None or not isinstance(out.type, t.ArrayT) or out.type.ndim != 1 \
-            or source.type.ndim != 1:  # type: ignore[union-attr]
-        raise tr.unsupported(f"numpy.{name} on arrays in a kernel takes a 1-d array and a "
-                             "1-d out array: np.{name}(x, out)", node)
-    from .values import Val
-    counter = tr.fresh("u")
-    ft = float_type_of(source.type.dtype)  # type: ignore[union-attr]
-    tr.emit(f"for (long long {counter} = 0; {counter} < {tr.extent(out, 0)}; ++{counter})")
-    element = Val(source.type.dtype, tr.element_ref(source, Val(t.int64, counter), node))  # type: ignore
-    value = Val(ft, f"{cname}{'f' if ft == t.float32 else ''}({tr.cast(element, ft)})")
-    tr.emit(f"  {tr.element_ref(out, Val(t.int64, counter), node)} = "
-            f"{tr.cast(value, out.type.dtype)};")
-    return tr.value(t.none, "")
-
-
 def _math_unary(name: str, cname: str, numpy: bool) -> Handler:
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
-        if numpy and args and isinstance(args[0].type, t.ArrayT):
-            return _ufunc_on_arrays(tr, node, name, cname, args, kw)
         if len(args) != 1 or not tr.is_number(args[0]):
             raise tr.typing_error(f"{'numpy' if numpy else 'math'}.{name}() takes one number",
                                   node)
@@ -460,6 +439,8 @@ def _min_max(which: str) -> Handler:
             args = args[0].items
         if len(args) < 2 or not all(tr.is_number(a) for a in args):
             raise tr.typing_error(f"{which}() in a kernel takes two or more numbers", node)
+        if any(a.type.kind == "c" for a in args):  # type: ignore[union-attr]
+            raise tr.typing_error(f"{which}() of complex numbers (they are not ordered)", node)
         result_type = args[0].type
         for a in args[1:]:
             result_type = t.unify(result_type, a.type)  # type: ignore[arg-type]
@@ -530,3 +511,11 @@ def cast_target(obj: Any) -> t.Scalar | None:
 def object_handler(obj: Any) -> Handler | None:
     entry = OBJECT_HANDLERS.get(id(obj))
     return entry[1] if entry is not None and entry[0] is obj else None
+
+
+# Complex and float16 numbers (cmath, cuda.fp16), then NumPy's ufuncs, on
+# numbers and (elementwise in the calling thread) on arrays.
+from . import complex_half, ufuncs  # noqa: E402 (they wrap the handlers registered above)
+
+complex_half.register()
+ufuncs.register()

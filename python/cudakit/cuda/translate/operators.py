@@ -22,7 +22,7 @@ _BITWISE = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
             ast.RShift: ">>"}
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
             ast.GtE: ">="}
-_PRINTF = {"b": "%s", "i": "%lld", "u": "%llu", "f": "%f"}
+_PRINTF = {"b": "%s", "i": "%lld", "u": "%llu", "f": "%f", "c": "%f"}
 
 
 class OperatorsMixin:
@@ -62,6 +62,12 @@ class OperatorsMixin:
             raise self.typing_error(f"unsupported operand types for {type(op).__name__}: "
                                     f"{a.describe()} and {b.describe()}", node)
         ta, tb = a.type, b.type
+        if t.float16 in (ta, tb) and not isinstance(op, tuple(_BITWISE)):
+            half = self.half_op(op, a, b, node)
+            if half is not None:
+                return half
+        if "c" in (ta.kind, tb.kind):
+            return self.complex_op(op, a, b, node)
         folded = self.fold(op, a, b)
         if type(op) in _ARITH:
             rt = t.promote(ta, tb)
@@ -98,6 +104,9 @@ class OperatorsMixin:
                                     f"{self.cast(b, rt)})")
         else:
             raise self.unsupported(f"the operator {type(op).__name__}", node)
+        if isinstance(op, (ast.Add, ast.Mult, ast.FloorDiv, ast.Mod)) \
+                and a.never_negative and b.never_negative:
+            result.nonneg = True  # (an index made of thread indices and shapes)
         if isinstance(folded, int) and not -(2**63) <= folded < 2**63:
             folded = NO_VALUE  # wraps in the kernel's type: leave it to the compiler
         if folded is not NO_VALUE and isinstance(result.type, t.Scalar):
@@ -107,6 +116,36 @@ class OperatorsMixin:
                 # The literal itself: a folded constant has no other code.
                 result.code = c_literal(folded, result.type)
         return result
+
+    def half_op(self: "FunctionTranslator", op: ast.operator, a: Val, b: Val,
+                node: ast.AST) -> Val | None:
+        """float16 arithmetic: computed in float and rounded to half, which is
+        what the GPU's half instructions give (float holds every exact sum and
+        product of two halves closely enough for one correct rounding). None
+        when the result is not float16 (float16 with int64 is float64)."""
+        ta, tb = a.type, b.type
+        assert isinstance(ta, t.Scalar) and isinstance(tb, t.Scalar)
+        integer_power = isinstance(op, ast.Pow) and ta == t.float16 and tb.kind in "iub"
+        if t.promote(ta, tb) != t.float16 and not integer_power:
+            return None
+        as_float = [b if integer_power and v is b else
+                    Val(t.float32, f"(float)({self.cast(v, t.float16)})") for v in (a, b)]
+        result = self.binary_op(op, as_float[0], as_float[1], node)
+        return self.value(t.float16, f"ck_half({result.code})")
+
+    def complex_op(self: "FunctionTranslator", op: ast.operator, a: Val, b: Val,
+                   node: ast.AST) -> Val:
+        """Complex arithmetic (the array layer's operators and power)."""
+        rt = t.promote(a.type, b.type)  # type: ignore[arg-type]
+        x, y = self.cast(a, rt), self.cast(b, rt)
+        symbol = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}.get(type(op))
+        if symbol is not None:
+            return self.value(rt, f"({x} {symbol} {y})")
+        if isinstance(op, ast.Pow):
+            return self.value(rt, f"cudakit_cpower({x}, {y})")
+        raise self.typing_error(f"unsupported operand types for {type(op).__name__}: "
+                                f"{a.describe()} and {b.describe()} (complex numbers have "
+                                "no //, % or bitwise operations)", node)
 
     def fold(self, op: ast.operator, a: Val, b: Val) -> Any:
         """The value of an operation on two constants (shapes like TPB * 2)."""
@@ -152,6 +191,9 @@ class OperatorsMixin:
             raise self.typing_error(f"bad operand for unary {type(node.op).__name__}: "
                                     f"{val.describe()}", node)
         ty = val.type if val.type.kind != "b" else t.int64
+        if ty == t.float16 and isinstance(node.op, (ast.USub, ast.UAdd)):
+            sign = "-" if isinstance(node.op, ast.USub) else ""
+            return self.value(ty, f"ck_half({sign}(float)({val.code}))")
         if isinstance(node.op, ast.USub):
             if val.known:
                 return self.python_object(-val.py, node) if not isinstance(
@@ -159,7 +201,7 @@ class OperatorsMixin:
             return self.value(ty, f"(-{self.cast(val, ty)})")
         if isinstance(node.op, ast.UAdd):
             return self.value(ty, self.cast(val, ty), val.py)
-        if val.type.kind == "f":
+        if val.type.kind in "fc":
             raise self.typing_error("~ needs an integer", node)
         if val.type.kind == "b":
             return self.value(t.boolean, f"(!{val.code})")
@@ -184,6 +226,10 @@ class OperatorsMixin:
             if not (isinstance(left.type, t.Scalar) and isinstance(right.type, t.Scalar)):
                 raise self.typing_error(f"cannot compare {left.describe()} and "
                                         f"{right.describe()}", node)
+            if "c" in (left.type.kind, right.type.kind) and type(op) not in (ast.Eq,
+                                                                           ast.NotEq):
+                raise self.typing_error("complex numbers are not ordered (compare abs() or "
+                                        ".real)", node)
             common = t.promote(left.type, right.type) if left.type != right.type else left.type
             parts.append(f"({self.cast(left, common)} {_COMPARE[type(op)]} "
                          f"{self.cast(right, common)})")
@@ -209,6 +255,12 @@ class OperatorsMixin:
                 any(isinstance(p, ast.Slice) for p in parts) or len(parts) < base.type.ndim):
             return self.array_view(base, parts, node)
         index = self.expr(node.slice)
+        if isinstance(base.type, t.RecordT):
+            if not isinstance(index.py, str):
+                raise self.typing_error("a record is indexed by a field name constant, as in "
+                                        "a[i]['s0']", node)
+            return self.value(base.type.field(index.py), self.record_field(base, index.py,
+                                                                           node))
         if base.items is not None:
             if not (index.known and isinstance(index.py, (int, np.integer))):
                 raise self.typing_error("tuples are indexed by integer constants in kernels",
@@ -218,10 +270,21 @@ class OperatorsMixin:
             except IndexError:
                 raise self.typing_error(f"tuple index {index.py} out of range", node) from None
         if isinstance(base.type, t.ArrayT):
+            self.program.need_record(base.type)
             return self.value(base.type.dtype, self.element_ref(base, index, node))
         if isinstance(base.type, t.PointerT):
             return self.value(base.type.dtype, self.pointer_ref(base, index, node))
         raise self.typing_error(f"{base.describe()} cannot be indexed", node)
+
+    def record_field(self: "FunctionTranslator", record: Val, name: str, node: ast.AST) -> str:
+        """The C++ lvalue of field `name` of a record element."""
+        rt = record.type
+        if not isinstance(rt, t.RecordT):
+            raise self.typing_error(f"{record.describe()} has no field '{name}'", node)
+        if rt.field(name) is None:
+            raise self.typing_error(f"the record has no field '{name}' (its fields: "
+                                    f"{', '.join(n for n, _, _ in rt.fields)})", node)
+        return f"{record.code}.{name}"
 
     def pointer_ref(self: "FunctionTranslator", pointer: Val, index: Val,
                     node: ast.AST) -> str:
@@ -257,26 +320,36 @@ class OperatorsMixin:
                 if not (isinstance(index.type, t.Scalar) and index.type.kind in "iub"):
                     raise self.typing_error(f"array index {d} must be an integer or a slice, "
                                             f"got {index.describe()}", node)
-                code = self.cast(index, t.int64)
-                if index.known and index.py < 0:
-                    code = f"({extent} + {code})"
-                offset.append(f"{code} * {stride}")
+                offset.append(f"{self.index_term(array, d, index, node)} * {stride}")
                 continue
             step = self.expr(part.step) if part.step is not None else Val(t.int64, "1LL", 1)
-            if not (step.known and isinstance(step.py, int) and step.py != 0):
-                raise self.unsupported("slices in kernels need a non-zero constant step", node)
-            start = (self.cast(self.expr(part.lower), t.int64) if part.lower is not None
-                     else ("0LL" if step.py > 0 else "-1LL"))
-            stop = (self.cast(self.expr(part.upper), t.int64) if part.upper is not None
-                    else None)
+            if not (isinstance(step.type, t.Scalar) and step.type.kind in "iub"):
+                raise self.typing_error(f"a slice step must be an integer, got "
+                                        f"{step.describe()}", node)
+            if step.known and step.py == 0:
+                raise self.typing_error("slice step cannot be zero", node)
+            step_code = f"{int(step.py)}LL" if step.known else self.fresh("step")
+            if not step.known:
+                # A step known only at run time: evaluated once; zero gives an
+                # empty view (and, with debug=True, Python's ValueError).
+                self.emit(f"const long long {step_code} = {self.cast(step, t.int64)};")
+                if self.debug:
+                    self.program.need_helper("fail")
+                    text = self.python_error_text("ValueError: slice step cannot be zero",
+                                                  node)
+                    self.emit(f'if ({step_code} == 0) ck_fail("{text}");')
+            bounds = []
+            for bound in (part.lower, part.upper):
+                bounds.append(self.cast(self.expr(bound), t.int64) if bound is not None
+                              else "0LL")
             temp = self.fresh("range")
-            stop_code = stop if stop is not None else (extent if step.py > 0 else "0LL")
-            self.emit(f"const ck_slice_range {temp} = ck_slice({extent}, {start}, {stop_code}, "
-                      f"{step.py}LL, {'true' if part.lower is not None else 'false'}, "
-                      f"{'true' if stop is not None else 'false'});")
+            self.emit(f"const ck_slice_range {temp} = ck_slice({extent}, {bounds[0]}, "
+                      f"{bounds[1]}, {step_code}, "
+                      f"{'true' if part.lower is not None else 'false'}, "
+                      f"{'true' if part.upper is not None else 'false'});")
             offset.append(f"{temp}.start * {stride}")
             shape.append(f"{temp}.length")
-            strides.append(f"{stride} * {step.py}LL")
+            strides.append(f"{stride} * {step_code}")
         view = t.ArrayT(at.dtype, len(shape), "A")
         pointer = f"{array.code}.data" + ("".join(f" + {o}" for o in offset))
         if not shape:
@@ -304,12 +377,7 @@ class OperatorsMixin:
             if not (isinstance(item.type, t.Scalar) and item.type.kind in "iub"):
                 raise self.typing_error(f"array index {d} must be an integer, got "
                                         f"{item.describe()}", node)
-            code = self.cast(item, t.int64)
-            if item.known and item.py < 0:  # a[-1]: Python's wraparound
-                code = f"({self.extent(array, d)} + {code})"
-            if self.debug:
-                code = self.checked_index(array, d, code, node)
-            terms.append(code)
+            terms.append(self.index_term(array, d, item, node))
         if at.static_shape is not None:
             flat = terms[0]
             for d in range(1, at.ndim):
@@ -320,6 +388,28 @@ class OperatorsMixin:
             unit = (at.layout == "C" and d == at.ndim - 1) or (at.layout == "F" and d == 0)
             parts.append(term if unit else f"{term} * {array.code}.strides[{d}]")
         return f"{array.code}.data[{' + '.join(parts) if parts else '0'}]"
+
+    def index_term(self: "FunctionTranslator", array: Val, d: int, item: Val,
+                   node: ast.AST) -> str:
+        """Index `item` on axis `d` as an offset in [0, extent): Python's
+        wraparound for a negative one (a select, skipped for values that are
+        never negative such as thread indices), and with debug=True a bounds
+        check naming the Python line."""
+        code = self.cast(item, t.int64)
+        if self.debug:
+            return self.checked_index(array, d, code, node)
+        if item.known and item.py < 0:  # a[-1]
+            return f"({self.extent(array, d)} + {code})"
+        if item.never_negative:
+            return code
+        self.program.need_helper("wrap")
+        return f"ck_wrap({code}, {self.extent(array, d)})"
+
+    def python_error_text(self: "FunctionTranslator", message: str, node: ast.AST) -> str:
+        """`message` and where it happened, as the body of a C string literal."""
+        text = (f'{message} in {self.where.function} (File "{self.where.filename}", '
+                f"line {self.where.line_of(node)})")
+        return text.replace("\\", "\\\\").replace('"', '\\"')
 
     def extent(self, array: Val, d: int) -> str:
         at = array.type
@@ -333,7 +423,7 @@ class OperatorsMixin:
         self.program.need_helper("bounds_check")
         line = self.where.line_of(node)
         from .codegen import _construct
-        what = _construct(node).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+        what = _construct(node).replace("\\", "\\\\").replace('"', '\\"')
         path = self.where.filename.replace("\\", "\\\\").replace('"', '\\"')
         return (f"ck_check_index({code}, {self.extent(array, d)}, {d}, \"{what}\", "
                 f"\"{path}\", {line})")
@@ -348,7 +438,7 @@ class OperatorsMixin:
                 name = f"{obj.intrinsic_name}.{node.attr}"
                 if name in intrinsics.VALUES:
                     ty, code = intrinsics.VALUES[name]
-                    return self.value(ty, code)
+                    return self.value(ty, code, nonneg=True)
                 return Val(None, "", intrinsics.Intrinsic(name))
             if obj is np and node.attr in ("pi", "e", "inf", "nan"):
                 return self.python_object(float(getattr(np, node.attr)), node)
@@ -358,6 +448,13 @@ class OperatorsMixin:
                 raise self.typing_error(f"{obj!r} has no attribute '{node.attr}'",
                                         node) from None
             return self.python_object(value, node)
+        if isinstance(base.type, t.RecordT):
+            return self.value(base.type.field(node.attr) or t.none,
+                              self.record_field(base, node.attr, node))
+        if isinstance(base.type, t.Scalar) and base.type.kind == "c" \
+                and node.attr in ("real", "imag"):
+            part = t.float32 if base.type == t.complex64 else t.float64
+            return self.value(part, f"({base.code}).{node.attr[:2]}")
         if isinstance(base.type, t.Scalar) and node.attr in ("real", "imag"):
             return base if node.attr == "real" else self.value(base.type, "0")
         raise self.typing_error(f"{base.describe()} has no attribute '{node.attr}' in kernels",
@@ -370,7 +467,7 @@ class OperatorsMixin:
         if attr == "shape":
             if at.static_shape is not None:
                 return self.tuple_value([Val(t.int64, f"{n}LL", n) for n in at.static_shape])
-            return self.tuple_value([Val(t.int64, f"{array.code}.shape[{d}]")
+            return self.tuple_value([Val(t.int64, f"{array.code}.shape[{d}]", nonneg=True)
                                      for d in range(at.ndim)])
         if attr == "ndim":
             return Val(t.int64, f"{at.ndim}LL", at.ndim)
@@ -379,9 +476,9 @@ class OperatorsMixin:
                 n = int(np.prod(at.static_shape))
                 return Val(t.int64, f"{n}LL", n)
             if at.ndim == 1:
-                return Val(t.int64, f"{array.code}.shape[0]")
+                return Val(t.int64, f"{array.code}.shape[0]", nonneg=True)
             return Val(t.int64, "(" + " * ".join(f"{array.code}.shape[{d}]"
-                                                for d in range(at.ndim)) + ")")
+                                                for d in range(at.ndim)) + ")", nonneg=True)
         if attr == "strides":
             if at.static_shape is not None:
                 raise self.unsupported("strides of shared/local arrays", node)
@@ -394,6 +491,13 @@ class OperatorsMixin:
 
     # ---- calls -------------------------------------------------------------------------
     def expr_Call(self: "FunctionTranslator", node: ast.Call) -> Val:
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
+            base = self.expr(node.func.value)
+            if isinstance(base.type, t.Scalar):  # z.conjugate(): a number's method
+                if node.args or node.keywords:
+                    raise self.typing_error(f"{node.func.attr}() takes no arguments", node)
+                return (self.value(base.type, f"cudakit_conj({base.code})")
+                        if base.type.kind == "c" else base)
         callee = self.expr(node.func)
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.unsupported("*args in calls", node)
@@ -510,6 +614,8 @@ class OperatorsMixin:
                 code = (f"{ty.view_ctype}{{{a.code}, {{{shape}}}, "
                         f"{{{', '.join(f'{s}LL' for s in strides)}}}}}")
                 ty = t.ArrayT(ty.dtype, ty.ndim, "C")
+            if isinstance(ty, t.RecordT):
+                code = f"&({a.code})"  # records travel by reference, as in Numba
             arg_types.append(ty)
             codes.append(code)
         name, return_type = dispatcher._device_specialization(self.program, tuple(arg_types),
@@ -541,7 +647,10 @@ class OperatorsMixin:
             elif isinstance(val.type, t.Scalar):
                 kind = val.type.kind
                 fmt.append(_PRINTF[kind])
-                if kind == "b":
+                if kind == "c":  # Python's (re+imj)
+                    fmt[-1] = "(%f%+fj)"
+                    args.extend([f"(double)({val.code}).re", f"(double)({val.code}).im"])
+                elif kind == "b":
                     args.append(f'({val.code} ? "True" : "False")')
                 elif kind == "f":
                     args.append(self.cast(val, t.float64))

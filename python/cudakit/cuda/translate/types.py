@@ -37,17 +37,22 @@ class Scalar(Type):
         return Signature(self, tuple(dims))  # type: ignore[arg-type]
 
     def __getitem__(self, item: object) -> "ArrayT":
-        items = item if isinstance(item, tuple) else (item,)
-        layout = "A"
-        if all(isinstance(s, slice) for s in items):
-            if items[-1].step == 1:
-                layout = "C"
-            elif items[0].step == 1:
-                layout = "F"
-            if len(items) == 1 and layout != "A":
-                layout = "C"
-            return ArrayT(self, len(items), layout)
-        raise TypeError(f"{self.name}[...] takes slices, as in {self.name}[:, ::1]")
+        return _array_of(self, item)
+
+
+def _array_of(dtype: "Scalar | RecordT", item: object) -> "ArrayT":
+    """float32[:, ::1]: the array type a signature spells with slices."""
+    items = item if isinstance(item, tuple) else (item,)
+    layout = "A"
+    if all(isinstance(s, slice) for s in items):
+        if items[-1].step == 1:
+            layout = "C"
+        elif items[0].step == 1:
+            layout = "F"
+        if len(items) == 1 and layout != "A":
+            layout = "C"
+        return ArrayT(dtype, len(items), layout)  # type: ignore[arg-type]
+    raise TypeError(f"{dtype.name}[...] takes slices, as in {dtype.name}[:, ::1]")
 
 
 boolean = Scalar("boolean", "bool", "b", 8)
@@ -61,18 +66,115 @@ uint32 = Scalar("uint32", "unsigned int", "u", 32)
 uint64 = Scalar("uint64", "unsigned long long", "u", 64)
 float32 = Scalar("float32", "float", "f", 32)
 float64 = Scalar("float64", "double", "f", 64)
+# float16 values are rounded to half precision after every operation (as the
+# GPU's half arithmetic does); ck_half holds the bits and converts through
+# float. Complex numbers are the array layer's {re, im} structs.
+float16 = Scalar("float16", "ck_half", "f", 16)
+complex64 = Scalar("complex64", "cudakit_complex64", "c", 64)
+complex128 = Scalar("complex128", "cudakit_complex128", "c", 128)
 intp = int64
 
 SCALARS: dict[str, Scalar] = {
     s.name: s
-    for s in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64)
+    for s in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
+              float32, float64, complex64, complex128)
 }
 ALIASES = {
     "bool_": boolean, "b1": boolean, "i1": int8, "i2": int16, "i4": int32, "i8": int64,
     "u1": uint8, "u2": uint16, "u4": uint32, "u8": uint64, "f4": float32, "f8": float64,
+    "f2": float16, "half": float16, "c8": complex64, "c16": complex128, "csingle": complex64,
+    "cdouble": complex128, "complex_": complex128,
     "float_": float64, "double": float64, "single": float32, "intc": int32, "uintc": uint32,
     "int_": int64, "uint": uint64, "intp": int64, "uintp": uint64, "byte": int8,
 }
+
+
+@dataclass(frozen=True)
+class RecordT(Type):
+    """A NumPy record dtype of scalar fields (np.dtype([('s0', np.uint64),
+    ...])): a C struct with NumPy's offsets. Elements of record arrays are
+    read and written by field: a[i]['s0'], a[i].s0."""
+
+    fields: tuple[tuple[str, Scalar, int], ...]  # (name, type, byte offset)
+    itemsize: int
+    kind = "V"
+    bits = 0
+
+    def __str__(self) -> str:
+        return "Record(" + ", ".join(f"{n}[type={ty};offset={o}]"
+                                     for n, ty, o in self.fields) + f";{self.itemsize})"
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+    @property
+    def ctype(self) -> str:
+        name = "ck_record_" + "_".join(f"{n}_{ty.name}" for n, ty, _ in self.fields)
+        natural, at, widest = [], 0, 1
+        for _, ty, _ in self.fields:
+            size = max(1, ty.bits // 8)
+            at = (at + size - 1) // size * size
+            natural.append(at)
+            at += size
+            widest = max(widest, size)
+        if natural != [o for _, _, o in self.fields] or \
+                self.itemsize != (at + widest - 1) // widest * widest:
+            # Extra padding: another struct than the plain one of these fields.
+            name += "_at_" + "_".join(str(o) for _, _, o in self.fields) + f"_{self.itemsize}"
+        return name
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype({"names": [n for n, _, _ in self.fields],
+                         "formats": [ty.dtype for _, ty, _ in self.fields],
+                         "offsets": [o for _, _, o in self.fields],
+                         "itemsize": self.itemsize})
+
+    def __getitem__(self, item: object) -> "ArrayT":
+        return _array_of(self, item)  # xoroshiro128p_type[:] in a signature
+
+    def field(self, name: str) -> Scalar | None:
+        for field_name, ty, _ in self.fields:
+            if field_name == name:
+                return ty
+        return None
+
+    def declaration(self) -> str:
+        """The C struct, padded to NumPy's offsets and item size."""
+        lines, at, pad = [f"struct {self.ctype} {{"], 0, 0
+        for name, ty, offset in self.fields:
+            if offset > at:
+                lines.append(f"  unsigned char ck_pad{pad}[{offset - at}];")
+                pad += 1
+            lines.append(f"  {ty.ctype} {name};")
+            at = offset + ty.bits // 8
+        if self.itemsize > at:
+            lines.append(f"  unsigned char ck_pad{pad}[{self.itemsize - at}];")
+        return "\n".join(lines + ["};"])
+
+
+def record_of(dtype: np.dtype) -> RecordT:
+    """The record type of a structured dtype whose fields are numbers at
+    their natural alignment (as align=True makes them)."""
+    fields = []
+    for name in dtype.names or ():
+        field_dtype, offset = dtype.fields[name][:2]
+        if field_dtype.subdtype is not None or field_dtype.names is not None:
+            raise TypeError(f"record field '{name}' is {field_dtype}: kernels take records "
+                            "of numbers only")
+        scalar = from_dtype(field_dtype)
+        size = max(1, scalar.bits // 8)
+        if offset % size or not name.isidentifier():
+            raise TypeError(f"record field '{name}' of {dtype} is at offset {offset}, not a "
+                            f"multiple of its size {size}: kernels need aligned records "
+                            "(np.dtype(..., align=True))")
+        fields.append((name, scalar, int(offset)))
+    widest = max((max(1, f[1].bits // 8) for f in fields), default=1)
+    if not fields or dtype.itemsize % widest:
+        raise TypeError(f"the record dtype {dtype} is not padded as a C struct (use "
+                        "np.dtype(..., align=True))")
+    return RecordT(tuple(fields), dtype.itemsize)
 
 
 @dataclass(frozen=True)
@@ -149,10 +251,12 @@ class Signature:
 def from_dtype(dtype: np.dtype) -> Scalar:
     """The scalar type of a NumPy dtype; TypeError for the unsupported ones."""
     dtype = np.dtype(dtype)
+    if dtype.names is not None:
+        return record_of(dtype)  # type: ignore[return-value]
     name = "boolean" if dtype.kind == "b" else dtype.name
     if name not in SCALARS:
-        raise TypeError(f"arrays of {dtype} are not supported in kernels (complex, "
-                        "float16, datetime, object and record dtypes are not translated)")
+        raise TypeError(f"arrays of {dtype} are not supported in kernels (datetime, string, "
+                        "object and nested record dtypes are not translated)")
     return SCALARS[name]
 
 
@@ -166,6 +270,8 @@ def scalar_of(value: object) -> Scalar | None:
         return int64 if -(2**63) <= value < 2**63 else uint64
     if isinstance(value, float):
         return float64
+    if isinstance(value, complex):
+        return complex128
     return None
 
 

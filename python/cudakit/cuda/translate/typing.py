@@ -25,10 +25,10 @@ def _run(parsed: ParsedFunction, arg_types: tuple[t.Type, ...], program: Program
                           f"{len(arg_types)} given", parsed.where, parsed.tree)
     tr = FunctionTranslator(parsed, arg_types, program, is_kernel, name)
     for _ in range(MAX_PASSES):
-        before = (dict(tr.locals), tr.return_type)
+        before = (dict(tr.locals), tr.return_type, len(tr.maybe_negative))
         tr.counter = 0
         tr.translate_body()
-        if (dict(tr.locals), tr.return_type) == before:
+        if (dict(tr.locals), tr.return_type, len(tr.maybe_negative)) == before:
             break
     else:
         raise TypingError("the local variables' types do not settle", parsed.where,

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from . import types as t
 
 NO_VALUE = object()
@@ -27,10 +29,21 @@ class Val:
     code: str = ""
     py: Any = NO_VALUE  # the Python value when known at compile time
     items: list["Val"] | None = field(default=None)  # the elements of a tuple
+    # Known never to be negative (thread indices, shapes, counters of
+    # ascending ranges from 0): an array index needs no wraparound.
+    nonneg: bool = False
 
     @property
     def known(self) -> bool:
         return self.py is not NO_VALUE
+
+    @property
+    def never_negative(self) -> bool:
+        """No Python wraparound needed when this indexes an array."""
+        if self.nonneg or (isinstance(self.type, t.Scalar) and self.type.kind in "ub"):
+            return True
+        return self.known and isinstance(self.py, (int, float, np.integer, np.floating)) \
+            and self.py >= 0
 
     def describe(self) -> str:
         if self.type is None:

@@ -12,17 +12,17 @@
 
 namespace cudakit_cpu {
 
-constexpr unsigned kAbiVersion = 2;
+constexpr unsigned kAbiVersion = 3;
 
-// Per OS thread: the coordinates of the CUDA thread running now. The
-// module owns the storage (a thread_local); the runtime writes it before it
-// runs a block and at every fiber switch. Layout: four {x, y, z} triples of
-// unsigned (threadIdx, blockIdx, blockDim, gridDim).
+// Per OS thread: where the coordinates of the CUDA thread running now live.
+// The module owns the storage (its thread_local threadIdx, blockIdx,
+// blockDim and gridDim, each three unsigned {x, y, z}); the runtime writes
+// them before it runs a block and at every fiber switch.
 struct ThreadStateLayout {
-  unsigned thread_idx[3];
-  unsigned block_idx[3];
-  unsigned block_dim[3];
-  unsigned grid_dim[3];
+  void* thread_idx;
+  void* block_idx;
+  void* block_dim;
+  void* grid_dim;
 };
 
 // What the runtime gives the module: the operations that need the block
@@ -50,6 +50,10 @@ struct RuntimeTable {
   // cooperative_groups::this_grid().sync(): waits for every thread of every
   // block of a cooperative launch; a fault (KernelFault) in any other launch.
   void (*grid_sync)();
+  // printf's formatted text: written if it fits in what is left of the
+  // launch's printf buffer (printf_fifo_size), else counted as lost.
+  // Returns `length`, or -1 when lost.
+  int (*printf_output)(const char* text, size_t length);
 };
 
 // One parameter as the compiled code declares it. scalar_kind numbers
@@ -85,7 +89,7 @@ struct ModuleInfo {
   const GlobalEntry* globals;
   unsigned global_count;
   void (*init)(const RuntimeTable* runtime);
-  ThreadStateLayout* (*thread_state)();  // this OS thread's state in the module
+  ThreadStateLayout (*thread_state)();  // this OS thread's variables in the module
 };
 
 }  // namespace cudakit_cpu

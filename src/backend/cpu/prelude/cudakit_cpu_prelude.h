@@ -9,6 +9,7 @@
 #include <assert.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <type_traits>
 #include <utility>
@@ -98,24 +100,22 @@ struct dim3 {
 };
 
 // ---- the thread's coordinates -------------------------------------------------
+// Real variables, not macros, so a debugger can print them and use them in
+// breakpoint conditions (`break k if threadIdx.x == 5`). The runtime writes
+// them before it runs a block and at every fiber switch. Internal linkage:
+// each module has its own, so modules stay independent and can be unloaded.
+// Constant-initialised, so reading one costs a TLS access and no guard.
+static thread_local uint3 threadIdx{};
+static thread_local uint3 blockIdx{};
+static thread_local dim3 blockDim{};
+static thread_local dim3 gridDim{};
+
 namespace cudakit_cpu {
 
-struct ThreadState {
-  uint3 thread_idx;
-  uint3 block_idx;
-  dim3 block_dim;
-  dim3 grid_dim;
-};
-static_assert(sizeof(ThreadState) == sizeof(ThreadStateLayout), "ThreadState layout");
-
-// Internal linkage: each module has its own copy, so modules stay
-// independent and can be unloaded.
-static thread_local ThreadState state{};
 static const RuntimeTable* runtime = nullptr;
 
 static inline unsigned linear_thread_id() {
-  return state.thread_idx.x +
-         state.block_dim.x * (state.thread_idx.y + state.block_dim.y * state.thread_idx.z);
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 }
 static inline int lane_id() { return static_cast<int>(linear_thread_id() & 31u); }
 
@@ -125,8 +125,7 @@ static inline int lane_id() { return static_cast<int>(linear_thread_id() & 31u);
 // block and thread (as a GPU reports it), not by aborting the process.
 // <assert.h> and <cassert> are stubs that define this same macro.
 namespace cudakit_cpu {
-[[noreturn]] static inline void assert_failed(const char* expression, const char* file,
-                                              int line) {
+[[noreturn]] static inline void assert_failed(const char* expression, const char* file, int line) {
   char message[512];
   snprintf(message, sizeof message, "assertion '%s' failed at %s:%d", expression, file, line);
   runtime->trap(message);
@@ -137,15 +136,45 @@ namespace cudakit_cpu {
 #ifdef NDEBUG
 #define assert(e) ((void)0)
 #else
-#define assert(e) \
-  ((e) ? (void)0 : ::cudakit_cpu::assert_failed(#e, __FILE__, __LINE__))
+#define assert(e) ((e) ? (void)0 : ::cudakit_cpu::assert_failed(#e, __FILE__, __LINE__))
 #endif
 
-#define threadIdx (::cudakit_cpu::state.thread_idx)
-#define blockIdx (::cudakit_cpu::state.block_idx)
-#define blockDim (::cudakit_cpu::state.block_dim)
-#define gridDim (::cudakit_cpu::state.grid_dim)
 #define warpSize 32
+
+// ---- printf -------------------------------------------------------------------
+// Output goes through the launch's printf buffer, which holds the context's
+// printf_fifo_size bytes as on a GPU: what does not fit is lost, and the
+// runtime says how much after the launch. <cstdio> is included above, so a
+// kernel's own #include of it cannot undo the macro; `std::printf` finds
+// the same function.
+static inline int cudakit_cpu_printf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+static inline int cudakit_cpu_printf(const char* format, ...) {
+  char small[256];
+  va_list args;
+  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
+  const int length = vsnprintf(small, sizeof small, format, args);
+  va_end(args);
+  int result = length;
+  if (length >= 0 && static_cast<size_t>(length) < sizeof small) {
+    result = ::cudakit_cpu::runtime->printf_output(small, static_cast<size_t>(length));
+  } else if (length >= 0) {
+    char* large = static_cast<char*>(malloc(static_cast<size_t>(length) + 1));
+    if (large) {
+      vsnprintf(large, static_cast<size_t>(length) + 1, format, again);
+      result = ::cudakit_cpu::runtime->printf_output(large, static_cast<size_t>(length));
+      free(large);
+    }
+  }
+  va_end(again);
+  return result;
+}
+namespace std {
+using ::cudakit_cpu_printf;
+}
+#undef printf
+#define printf cudakit_cpu_printf
 
 // ---- barriers and warp operations --------------------------------------------
 static inline void __syncthreads() { ::cudakit_cpu::runtime->syncthreads_count(0); }
@@ -302,24 +331,20 @@ class grid_group {
     return block_rank() * block_threads() + ::cudakit_cpu::linear_thread_id();
   }
   unsigned long long block_rank() const {
-    const auto& s = ::cudakit_cpu::state;
-    return s.block_idx.x +
-           static_cast<unsigned long long>(s.grid_dim.x) *
-               (s.block_idx.y + static_cast<unsigned long long>(s.grid_dim.y) * s.block_idx.z);
+    return blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
+                            (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
   }
   unsigned long long num_blocks() const {
-    const auto& s = ::cudakit_cpu::state;
-    return static_cast<unsigned long long>(s.grid_dim.x) * s.grid_dim.y * s.grid_dim.z;
+    return static_cast<unsigned long long>(gridDim.x) * gridDim.y * gridDim.z;
   }
   bool is_valid() const { return true; }
-  dim3 group_dim() const { return ::cudakit_cpu::state.grid_dim; }
-  dim3 dim_blocks() const { return ::cudakit_cpu::state.grid_dim; }
-  uint3 block_index() const { return ::cudakit_cpu::state.block_idx; }
+  dim3 group_dim() const { return gridDim; }
+  dim3 dim_blocks() const { return gridDim; }
+  uint3 block_index() const { return blockIdx; }
 
  private:
   static unsigned long long block_threads() {
-    const auto& s = ::cudakit_cpu::state;
-    return static_cast<unsigned long long>(s.block_dim.x) * s.block_dim.y * s.block_dim.z;
+    return static_cast<unsigned long long>(blockDim.x) * blockDim.y * blockDim.z;
   }
 };
 static inline grid_group this_grid() { return grid_group(); }
@@ -675,12 +700,12 @@ struct KernelTraits<Kernel> {
   // The fast path: no barrier or warp operation, so the threads of a block
   // run one after the other in a plain loop (the kernel inlines into it).
   static void run_block(void** args) {
-    ThreadState& s = state;
-    const dim3 dim = s.block_dim;
+    uint3& thread = threadIdx;
+    const dim3 dim = blockDim;
     for (unsigned z = 0; z < dim.z; ++z)
       for (unsigned y = 0; y < dim.y; ++y)
         for (unsigned x = 0; x < dim.x; ++x) {
-          s.thread_idx = uint3{x, y, z};
+          thread = uint3{x, y, z};
           call(args, std::index_sequence_for<P...>{});
         }
   }
@@ -709,8 +734,10 @@ struct DynamicShared {
 };
 
 static inline void module_init(const RuntimeTable* table) { runtime = table; }
-static inline ThreadStateLayout* module_thread_state() {
-  return reinterpret_cast<ThreadStateLayout*>(&state);
+static_assert(sizeof(uint3) == 3 * sizeof(unsigned) && sizeof(dim3) == 3 * sizeof(unsigned),
+              "the runtime writes the coordinates as three unsigned");
+static inline ThreadStateLayout module_thread_state() {
+  return ThreadStateLayout{&threadIdx, &blockIdx, &blockDim, &gridDim};
 }
 
 }  // namespace cudakit_cpu

@@ -1,0 +1,234 @@
+"""Host memory for ``cudakit.driver``: page-locked allocations, registered
+(page-locked in place) numpy arrays, and page-aligned arrays.
+
+As in PyCUDA, the numpy arrays these functions return keep their owner in
+``.base``: a :class:`HostAllocation` for ``pagelocked_*`` arrays, a
+:class:`RegisteredHostMemory` for ``register_host_memory``. Async copies from
+and to such memory overlap with kernels on a GPU; from pageable memory the
+driver stages them and they serialise.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Iterable
+
+import numpy as np
+
+from . import _core
+from ._core import ArgumentError, NotSupported
+
+
+class host_alloc_flags(enum.IntFlag):
+    PORTABLE = 1
+    DEVICEMAP = 2
+    WRITECOMBINED = 4
+
+
+class mem_host_register_flags(enum.IntFlag):
+    PORTABLE = 1
+    DEVICEMAP = 2
+    IOMEMORY = 4
+    READ_ONLY = 8
+
+
+def _as_shape(shape: int | Iterable[int]) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def _strides(shape: tuple[int, ...], itemsize: int, order: str) -> tuple[int, ...]:
+    if order not in ("C", "F"):
+        raise ArgumentError(f"pagelocked_empty: order must be 'C' or 'F', got {order!r}")
+    strides = [0] * len(shape)
+    step = itemsize
+    axes = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
+    for axis in axes:
+        strides[axis] = step
+        step *= max(shape[axis], 1)
+    return tuple(strides)
+
+
+def _interface(address: int, shape: tuple[int, ...], dtype: np.dtype,
+               strides: tuple[int, ...] | None, readonly: bool = False) -> dict[str, Any]:
+    interface: dict[str, Any] = {"shape": shape, "typestr": dtype.str,
+                                 "data": (address, readonly), "strides": strides, "version": 3}
+    if dtype.fields is not None:
+        interface["descr"] = dtype.descr  # structured types (vec.float3, records)
+    return interface
+
+
+def _check_alloc_flags(mem_flags: int) -> None:
+    flags = int(mem_flags)
+    if flags & ~0x7:
+        raise ArgumentError(f"pagelocked_empty: unknown mem_flags {flags}; combine "
+                            "host_alloc_flags.PORTABLE, DEVICEMAP and WRITECOMBINED")
+    if flags & host_alloc_flags.WRITECOMBINED:
+        raise NotSupported(
+            "pagelocked_empty: host_alloc_flags.WRITECOMBINED is not supported: cudakit "
+            "allocates ordinary (cached) page-locked memory; drop the flag (write-combined "
+            "memory only speeds up host writes that the host never reads back)")
+    # PORTABLE and DEVICEMAP need nothing: with unified addressing (every
+    # 64-bit platform CUDA supports) all page-locked memory is usable from
+    # every context and mapped into the device's address space.
+
+
+class HostAllocation:
+    """Page-locked memory from ``pagelocked_empty`` and friends: ``array.base``.
+
+    ``get_device_pointer()`` gives the address a kernel can read it through
+    (equal to the host address under unified addressing). The memory is freed
+    when the last array viewing it is gone.
+    """
+
+    def __init__(self, shape: int | Iterable[int], dtype: Any, order: str = "C",
+                 mem_flags: int = 0) -> None:
+        _check_alloc_flags(mem_flags)
+        self.shape = _as_shape(shape)
+        self.dtype = np.dtype(dtype)
+        self.mem_flags = int(mem_flags)
+        count = int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        self.nbytes = count * self.dtype.itemsize
+        self._raw = _core._pinned_bytes(self.nbytes)  # owns the memory
+        self._address = int(self._raw.__array_interface__["data"][0])
+        self.__array_interface__ = _interface(
+            self._address, self.shape, self.dtype,
+            _strides(self.shape, self.dtype.itemsize, order))
+
+    def get_device_pointer(self) -> int:
+        return int(_core._host_device_pointer(self._address))
+
+    def get_flags(self) -> host_alloc_flags:
+        return host_alloc_flags(self.mem_flags)
+
+    def free(self) -> None:
+        raise NotSupported(
+            "HostAllocation.free(): page-locked memory is freed when the last array viewing "
+            "it is gone (so no array outlives its memory): drop the references (del a)")
+
+    def __int__(self) -> int:
+        return self._address
+
+    def __repr__(self) -> str:
+        return f"<HostAllocation of {self.nbytes} page-locked bytes at 0x{self._address:x}>"
+
+
+PagelockedHostAllocation = HostAllocation  # PyCUDA's other name for it
+
+
+class RegisteredHostMemory:
+    """A numpy array's memory, page-locked in place by ``register_host_memory``.
+
+    ``base`` is the registered array. ``unregister()`` ends the registration
+    now (a second call is an ArgumentError); otherwise it ends when the last
+    array viewing this memory is gone. The memory stays the array's either way.
+    """
+
+    def __init__(self, array: np.ndarray, flags: int = 0) -> None:
+        self._registration = _core._HostRegistration(array, int(flags))
+        self.base = array
+        self.__array_interface__ = dict(array.__array_interface__)
+
+    def unregister(self) -> None:
+        self._registration.unregister()
+
+    @property
+    def registered(self) -> bool:
+        return bool(self._registration.registered)
+
+    @property
+    def flags(self) -> mem_host_register_flags:
+        return mem_host_register_flags(self._registration.flags)
+
+    def get_device_pointer(self) -> int:
+        """The device address of the memory (needs DEVICEMAP or unified addressing)."""
+        return int(self._registration.device_pointer())
+
+    def __repr__(self) -> str:
+        state = "registered" if self.registered else "unregistered"
+        return f"<RegisteredHostMemory of {self._registration.nbytes} bytes, {state}>"
+
+
+def pagelocked_empty(shape: int | Iterable[int], dtype: Any, order: str = "C",
+                     mem_flags: int = 0) -> np.ndarray:
+    """A numpy array in page-locked (pinned) host memory: async copies overlap.
+
+    ``mem_flags``: host_alloc_flags.PORTABLE and DEVICEMAP hold for all
+    page-locked memory under unified addressing; WRITECOMBINED is
+    NotSupported.
+    """
+    return np.asarray(HostAllocation(shape, dtype, order, mem_flags))
+
+
+def pagelocked_zeros(shape: int | Iterable[int], dtype: Any, order: str = "C",
+                     mem_flags: int = 0) -> np.ndarray:
+    result = pagelocked_empty(shape, dtype, order, mem_flags)
+    result.fill(0)
+    return result
+
+
+def _order_of(array: np.ndarray) -> str:
+    return "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
+
+
+def pagelocked_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
+    return pagelocked_empty(array.shape, array.dtype, _order_of(array), mem_flags)
+
+
+def pagelocked_zeros_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
+    result = pagelocked_empty_like(array, mem_flags)
+    result.fill(0)
+    return result
+
+
+def register_host_memory(array: np.ndarray, flags: int = 0) -> np.ndarray:
+    """Page-locks ``array``'s memory in place; returns a view whose ``.base`` is
+    the :class:`RegisteredHostMemory` (``.base.unregister()`` ends it early).
+
+    The array must be contiguous. Async copies from and to the returned array
+    overlap with kernels on a GPU; keep it (or the registration) alive until
+    they are done.
+    """
+    if not isinstance(array, np.ndarray):
+        raise ArgumentError("register_host_memory: expected a numpy array, got "
+                            + type(array).__name__)
+    if not (array.flags.c_contiguous or array.flags.f_contiguous):
+        raise ArgumentError(
+            "register_host_memory: the array is not contiguous (a strided view such as "
+            "a[::2] or a.T of a slice): register the array it views, or "
+            "numpy.ascontiguousarray(a)")
+    return np.asarray(RegisteredHostMemory(array, flags))
+
+
+def aligned_empty(shape: int | Iterable[int], dtype: Any, order: str = "C",
+                  alignment: int = 4096) -> np.ndarray:
+    """An uninitialised numpy array whose data starts on an ``alignment``-byte
+    boundary (a page by default), for register_host_memory."""
+    if alignment <= 0 or alignment & (alignment - 1):
+        raise ArgumentError(f"aligned_empty: alignment must be a power of two, got {alignment}")
+    shape = _as_shape(shape)
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    nbytes = count * dtype.itemsize
+    raw = np.empty(nbytes + alignment, np.uint8)
+    offset = (-raw.ctypes.data) % alignment
+    flat = raw[offset:offset + nbytes].view(dtype)
+    return flat.reshape(shape, order=order)  # type: ignore[call-overload]
+
+
+def aligned_zeros(shape: int | Iterable[int], dtype: Any, order: str = "C",
+                  alignment: int = 4096) -> np.ndarray:
+    result = aligned_empty(shape, dtype, order, alignment)
+    result.fill(0)
+    return result
+
+
+def aligned_empty_like(array: np.ndarray, alignment: int = 4096) -> np.ndarray:
+    return aligned_empty(array.shape, array.dtype, _order_of(array), alignment)
+
+
+def aligned_zeros_like(array: np.ndarray, alignment: int = 4096) -> np.ndarray:
+    result = aligned_empty_like(array, alignment)
+    result.fill(0)
+    return result

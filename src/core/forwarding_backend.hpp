@@ -1,0 +1,131 @@
+// A Backend that forwards every call to another one: the base of wrappers
+// that add something around a few calls (nvtx_ranges.cpp's ranges). Every
+// virtual is forwarded, the optional ones (cooperative launches, gemm)
+// included, so a wrapped backend behaves exactly as the bare one.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/backend.hpp"
+
+namespace cudakit::detail {
+
+class ForwardingBackend : public Backend {
+ public:
+  explicit ForwardingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
+
+  BackendKind kind() const noexcept override { return inner_->kind(); }
+  int device_count() override { return inner_->device_count(); }
+  DeviceProperties properties(int o) override { return inner_->properties(o); }
+  std::int64_t attribute(int o, DeviceAttribute a) override { return inner_->attribute(o, a); }
+  void make_current(int o) override { inner_->make_current(o); }
+  int current_device() override { return inner_->current_device(); }
+  void synchronize(int o) override { inner_->synchronize(o); }
+  MemoryInfo memory_info(int o) override { return inner_->memory_info(o); }
+  std::size_t limit(int o, ContextLimit w) override { return inner_->limit(o, w); }
+  void set_limit(int o, ContextLimit w, std::size_t v) override { inner_->set_limit(o, w, v); }
+  void set_cache_preference(int o, CachePreference p) override {
+    inner_->set_cache_preference(o, p);
+  }
+  CachePreference cache_preference(int o) override { return inner_->cache_preference(o); }
+  void set_shared_memory_bank_size(int o, SharedMemoryBankSize s) override {
+    inner_->set_shared_memory_bank_size(o, s);
+  }
+  SharedMemoryBankSize shared_memory_bank_size(int o) override {
+    return inner_->shared_memory_bank_size(o);
+  }
+  int driver_version() override { return inner_->driver_version(); }
+  DevicePtr allocate(int o, std::size_t b) override { return inner_->allocate(o, b); }
+  void deallocate(int o, DevicePtr p) noexcept override { inner_->deallocate(o, p); }
+  void set_usable_bytes(DevicePtr p, std::size_t u, std::size_t c) noexcept override {
+    inner_->set_usable_bytes(p, u, c);
+  }
+  void* allocate_pinned(std::size_t b) override { return inner_->allocate_pinned(b); }
+  void deallocate_pinned(void* p) noexcept override { inner_->deallocate_pinned(p); }
+  void register_host(void* p, std::size_t b, unsigned f) override {
+    inner_->register_host(p, b, f);
+  }
+  void unregister_host(void* p) override { inner_->unregister_host(p); }
+  DevicePtr host_device_pointer(void* p) override { return inner_->host_device_pointer(p); }
+  void copy(void* d, const void* s, std::size_t b, NativeStream st, bool a) override {
+    inner_->copy(d, s, b, st, a);
+  }
+  void fill(DevicePtr d, std::uint32_t v, unsigned e, std::size_t c, NativeStream s,
+            bool a) override {
+    inner_->fill(d, v, e, c, s, a);
+  }
+  NativeStream create_stream(int o, bool nb) override { return inner_->create_stream(o, nb); }
+  void destroy_stream(NativeStream s) noexcept override { inner_->destroy_stream(s); }
+  void synchronize_stream(NativeStream s) override { inner_->synchronize_stream(s); }
+  bool query_stream(NativeStream s) override { return inner_->query_stream(s); }
+  void stream_wait_event(NativeStream s, NativeEvent e) override {
+    inner_->stream_wait_event(s, e);
+  }
+  NativeEvent create_event(int o, bool t) override { return inner_->create_event(o, t); }
+  void destroy_event(NativeEvent e) noexcept override { inner_->destroy_event(e); }
+  void record_event(NativeEvent e, NativeStream s) override { inner_->record_event(e, s); }
+  void synchronize_event(NativeEvent e) override { inner_->synchronize_event(e); }
+  bool query_event(NativeEvent e) override { return inner_->query_event(e); }
+  float elapsed_ms(NativeEvent a, NativeEvent b) override { return inner_->elapsed_ms(a, b); }
+  std::string compiler_identity() override { return inner_->compiler_identity(); }
+  std::string default_arch(int o) override { return inner_->default_arch(o); }
+  CompiledCode compile(const CompileRequest& r) override { return inner_->compile(r); }
+  NativeModule load_module(int o, const CompiledCode& c) override {
+    return inner_->load_module(o, c);
+  }
+  void unload_module(NativeModule m) noexcept override { inner_->unload_module(m); }
+  std::vector<std::string> kernel_symbols(NativeModule m) override {
+    return inner_->kernel_symbols(m);
+  }
+  NativeKernel get_kernel(NativeModule m, const std::string& s) override {
+    return inner_->get_kernel(m, s);
+  }
+  ParamLayout param_layout(NativeModule m, const std::string& s) override {
+    return inner_->param_layout(m, s);
+  }
+  KernelAttributes kernel_attributes(NativeKernel k) override {
+    return inner_->kernel_attributes(k);
+  }
+  void set_max_dynamic_shared_memory(NativeKernel k, std::size_t b) override {
+    inner_->set_max_dynamic_shared_memory(k, b);
+  }
+  void set_kernel_cache_preference(NativeKernel k, CachePreference p) override {
+    inner_->set_kernel_cache_preference(k, p);
+  }
+  std::pair<DevicePtr, std::size_t> get_global(NativeModule m, const std::string& n) override {
+    return inner_->get_global(m, n);
+  }
+  int max_active_blocks_per_multiprocessor(NativeKernel k, int b, std::size_t s) override {
+    return inner_->max_active_blocks_per_multiprocessor(k, b, s);
+  }
+  std::pair<int, int> suggest_block_size(NativeKernel k, std::size_t s) override {
+    return inner_->suggest_block_size(k, s);
+  }
+  void launch(NativeKernel k, const char* name, Dim3 grid, Dim3 block, unsigned shared,
+              NativeStream stream, void** args) override {
+    inner_->launch(k, name, grid, block, shared, stream, args);
+  }
+  void launch_cooperative(NativeKernel k, const char* name, Dim3 grid, Dim3 block, unsigned shared,
+                          NativeStream stream, void** args) override {
+    inner_->launch_cooperative(k, name, grid, block, shared, stream, args);
+  }
+  long long max_cooperative_grid_blocks(int o, NativeKernel k, int block_size,
+                                        std::size_t shared) override {
+    return inner_->max_cooperative_grid_blocks(o, k, block_size, shared);
+  }
+  bool gemm_available(ScalarType type) override { return inner_->gemm_available(type); }
+  void gemm(int o, NativeStream stream, const GemmRequest& request) override {
+    inner_->gemm(o, stream, request);
+  }
+
+ protected:
+  Backend& inner() { return *inner_; }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+};
+
+}  // namespace cudakit::detail
