@@ -290,7 +290,7 @@ const std::string& host_compiler_identity() {
                   static_cast<unsigned long long>(XXH64(prelude.data(), prelude.size(), 0)));
     std::string id = compiler_file_identity();
     if (id.empty()) id = compiler_version_line() + " (" + host_compiler() + ")";
-    id += std::string("; prelude ") + hash;
+    id += std::string("; prelude ") + hash + "; -fno-strict-aliasing";
     if (debug_enabled()) id += "; asan+ubsan";
     return id;
   }();
@@ -455,7 +455,11 @@ CompiledCode compile_host_module(const CompileRequest& request) {
                                    "-shared", "-fvisibility=hidden", "-pthread",
                                    // Kernels stay exported (their symbols are read back) yet
                                    // may still inline into the block loop.
-                                   "-fno-semantic-interposition"};
+                                   "-fno-semantic-interposition",
+                                   // CUDA code reads memory through float4 / uint4 casts as a
+                                   // matter of course; GCC's aliasing rules miscompiled such a
+                                   // kernel (wrong bytes at -O2), nvcc does not assume them.
+                                   "-fno-strict-aliasing"};
   // GCC marks inline statics "unique", which would pin modules in memory.
   if (host_compiler_identity().find("clang") == std::string::npos)
     argv.push_back("-fno-gnu-unique");
