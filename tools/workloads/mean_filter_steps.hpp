@@ -3,9 +3,9 @@
 // what the naive kernel computes (interior pixels: the integer mean of the
 // 3x3 neighbourhood per channel; border pixels: copied), so each is checked
 // byte for byte against workloads::mean_filter_rows. Step 5's variants are
-// in mean_filter_strips.hpp. Shared by examples/cpp/mean_filter_steps.cpp,
-// `cudakit bench conv` and the demo; docs/guide/optimizing.md walks through
-// them.
+// in mean_filter_strips.hpp and mean_filter_bands.hpp. Shared by
+// examples/cpp/mean_filter_steps.cpp, `cudakit bench conv` and the demo; docs/guide/optimizing.md
+// walks through them.
 #pragma once
 
 #include <cudakit/error.hpp>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "workloads/mean_filter.hpp"
+#include "workloads/mean_filter_bands.hpp"
 #include "workloads/mean_filter_strips.hpp"
 
 namespace cudakit::workloads {
@@ -201,6 +202,7 @@ enum class MeanFilterShape {
   tile_32x8,    // one thread per pixel, 32x8 blocks sharing a tile
   strip_8rows,  // step 4: 16-byte strips x 8 rows, 32x4 blocks
   strips,       // step 5: 16-byte strips walked down rows (MeanFilterStripsParams)
+  bands,        // step 5: rows staged through shared memory (MeanFilterBandsParams)
 };
 
 struct MeanFilterStep {
@@ -209,6 +211,7 @@ struct MeanFilterStep {
   std::string source;
   MeanFilterShape shape;
   MeanFilterStripsParams strips;  // shape strips: the variant
+  MeanFilterBandsParams bands;    // shape bands: the variant
   bool persistent() const { return shape == MeanFilterShape::strips && strips.persistent; }
 };
 
@@ -239,11 +242,26 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
         {8, 4, true, 5, true, false},         {4, 4, true, 5, true, false},
         {8, 4, true, 1, true, false, 64},     {16, 4, true, 1, false, false, 64},
         {8, 2, true, 1, true, false, 128, 8}, {16, 2, true, 1, false, false, 128, 8},
+        {8, 4, true, 8, true, true},  // 5n capped at 64 registers
     };
     char label = 'a';
     for (const MeanFilterStripsParams& v : variants)
       list.push_back({std::string("5") + label++ + " " + mean_filter_strips_title(v),
                       "mean_filter_strips", mean_filter_strips_source(v), S::strips, v});
+    // Rows staged through shared memory by asynchronous copies: the bytes in
+    // flight held in shared memory, not registers.
+    const MeanFilterBandsParams band_variants[] = {
+        // block, stages, rows, min_blocks
+        {128, 6, 16, 1},
+        {64, 8, 32, 1},
+    };
+    for (const MeanFilterBandsParams& v : band_variants)
+      list.push_back({std::string("5") + label++ + " " + mean_filter_bands_title(v),
+                      "mean_filter_bands",
+                      mean_filter_bands_source(v),
+                      S::bands,
+                      {},
+                      v});
     return list;
   }();
   return steps;
@@ -279,6 +297,8 @@ inline LaunchConfig mean_filter_step_launch(int step, const Kernel& kernel, int 
   const MeanFilterStep& s = mean_filter_steps().at(static_cast<std::size_t>(step));
   if (s.shape == MeanFilterShape::strips)
     return mean_filter_strips_launch(kernel, s.strips, width, height, stream);
+  if (s.shape == MeanFilterShape::bands)
+    return mean_filter_bands_launch(s.bands, width, height, stream);
   auto up = [](long long a, long long b) { return static_cast<unsigned>((a + b - 1) / b); };
   LaunchConfig c;
   c.stream = stream;
