@@ -242,7 +242,8 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
         {8, 4, true, 5, true, false},         {4, 4, true, 5, true, false},
         {8, 4, true, 1, true, false, 64},     {16, 4, true, 1, false, false, 64},
         {8, 2, true, 1, true, false, 128, 8}, {16, 2, true, 1, false, false, 128, 8},
-        {8, 4, true, 8, true, true},  // 5n capped at 64 registers
+        {8, 4, true, 8, true, true},   // 5n capped at 64 registers (spills)
+        {8, 2, true, 8, false, true},  // 5i with streaming stores
     };
     char label = 'a';
     for (const MeanFilterStripsParams& v : variants)
