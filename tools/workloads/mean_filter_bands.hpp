@@ -32,35 +32,40 @@ inline constexpr const char* mean_filter_bands_body = R"(
 #define BAND (BAND_BLOCK * 16)  // bytes of a row a block owns
 #define STAGED_ROW (BAND + 32)  // a staged row: the band and 16 halo bytes either side
 
-// cp.async written out (what <cuda_pipeline.h>'s __pipeline_memcpy_async,
-// _commit and _wait_prior emit): the CPU backend compiles a source's
-// #include lines whatever #if they sit in, and refuses the asm keyword
-// outside preprocessor lines even in a branch it never compiles, so the
-// GPU-only branches below name it through this macro.
-#ifndef __CUDAKIT_CPU__
+// cp.async (sm_80 and later) written out, as <cuda_pipeline.h>'s
+// __pipeline_memcpy_async, _commit and _wait_prior emit it: the CPU backend
+// compiles a source's #include lines whatever #if they sit in, and refuses
+// the asm keyword outside preprocessor lines even in a branch it never
+// compiles, so the GPU-only branches below name it through a macro. The CPU
+// backend and older GPUs copy synchronously (the same barriers keep that
+// correct).
+#if !defined(__CUDAKIT_CPU__) && __CUDA_ARCH__ >= 800
+#define ASYNC_STAGING 1
 #define GPU_ASM asm volatile
+#else
+#define ASYNC_STAGING 0
 #endif
 
-// 16 bytes global -> shared: asynchronous on a GPU, a plain copy on the CPU.
+// 16 bytes global -> shared.
 __device__ __forceinline__ void stage_16(unsigned char* to, const unsigned char* from) {
-#ifdef __CUDAKIT_CPU__
-  *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(from);
-#else
+#if ASYNC_STAGING
   // .cg: cached in L2 only; the rows read twice (group edges) hit there.
   GPU_ASM("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
-                   (unsigned)__cvta_generic_to_shared(to)),
-               "l"(from));
+              (unsigned)__cvta_generic_to_shared(to)),
+          "l"(from));
+#else
+  *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(from);
 #endif
 }
 // Closes the copies issued since the last commit into one group (a row).
 __device__ __forceinline__ void stage_commit() {
-#ifndef __CUDAKIT_CPU__
+#if ASYNC_STAGING
   GPU_ASM("cp.async.commit_group;\n" ::);
 #endif
 }
 // Waits until at most STAGES - 2 of this thread's groups are pending.
 __device__ __forceinline__ void stage_wait() {
-#ifndef __CUDAKIT_CPU__
+#if ASYNC_STAGING
   GPU_ASM("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
 #endif
 }
