@@ -57,7 +57,10 @@ struct ArrayStorage {
   std::size_t bytes = 0;
   bool pooled = false;           // deallocate to MemoryPool::of(device)
   void* alloc_stream = nullptr;  // the stream it was allocated for
-  std::shared_ptr<void> owner;   // borrowed memory: whoever owns it
+  // Keeps that stream alive until the block is back in the pool: the pool
+  // lists the block under it, and must hear of its end (forget_stream) after.
+  std::optional<Stream> alloc_stream_keeper;
+  std::shared_ptr<void> owner;  // borrowed memory: whoever owns it
   ArrayStorage(Device d, std::uint64_t a, std::size_t b) : device(d), address(a), bytes(b) {}
   ArrayStorage(const ArrayStorage&) = delete;
   ArrayStorage& operator=(const ArrayStorage&) = delete;

@@ -13,6 +13,9 @@
 namespace cudakit {
 
 namespace detail {
+// The block goes back while its stream is alive; alloc_stream_keeper is
+// released after this body, which may destroy the stream (the pool then moves
+// the block to the default stream's list).
 ArrayStorage::~ArrayStorage() {
   if (pooled && address != 0) MemoryPool::of(device).deallocate(address, bytes, alloc_stream);
 }

@@ -37,6 +37,35 @@ TEST_F(PoolStreams, SameStreamReusesABlockAtOnceWhileTheStreamIsBusy) {
   pool().deallocate(p, block_bytes, s1().native());
 }
 
+// An array made on a stream of its own, viewed on another stream and
+// dropped after the stream's last handle: the block goes back while the
+// stream is alive, then serves the default stream. Querying the destroyed
+// stream's handle crashed the driver on a GPU.
+TEST_F(PoolStreams, ArrayOutlivingItsStreamsHandleGoesBackSafely) {
+  auto before = pool().stats();
+  std::uint64_t address = 0;
+  {
+    ck::Array view;
+    {
+      ck::Stream own = device().create_stream();
+      ck::Array a = ck::empty({25'000}, ck::DType::float32, own);
+      address = a.address();
+      view = a;
+      view.set_stream(device().default_stream());
+    }  // `a` and the stream's last handle are gone; the array's memory keeps it
+    view.fill(1.0);
+  }  // the block goes back to the pool, then the stream is destroyed
+  device().synchronize();
+  EXPECT_EQ(pool().stats().active_bytes, before.active_bytes);
+  // Later requests of that class touch no dead stream and may reuse it.
+  ck::Array again = ck::empty({25'000}, ck::DType::float32);
+  again.fill(2.0);
+  device().synchronize();
+  EXPECT_NE(address, 0u);
+  EXPECT_EQ(pool().stats().allocations, before.allocations + 1)
+      << "the block of the destroyed stream was not reused on the default stream";
+}
+
 TEST_F(PoolStreams, BlockFreedOnABusyStreamIsNotGivenToAnother) {
   ck::Array busy = ck::zeros({1237}, ck::DType::float32, s1());
   std::uint64_t p = pool().allocate(block_bytes, s1().native());
