@@ -271,7 +271,7 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
 // The step `cudakit demo` runs and `cudakit bench conv` reports against P8,
 // named by its label (the first word of its title). Switching the shipped
 // filter is this one line.
-inline constexpr std::string_view mean_filter_shipped_label = "5n";
+inline constexpr std::string_view mean_filter_shipped_label = "5v";
 
 // The index in mean_filter_steps() of the step labelled `label`; -1 if none.
 inline int mean_filter_step_index(std::string_view label) {
