@@ -37,54 +37,40 @@ except ImportError:  # pragma: no cover - optional peer
     cupy = None
 
 
-def time_cudakit(step: Callable[[], object], iters: int, repeats: int) -> float:
-    """Median milliseconds per call, cudakit's events."""
+def median_ms(step: Callable[[], object], iters: int, repeats: int, sync: Callable[[], object],
+              new_event: Callable[[], object],
+              elapsed_ms: Callable[[object, object], float]) -> float:
+    """Median milliseconds per call: `iters` calls queued between two events
+    of the library that runs them, after five warm-up calls."""
     for _ in range(5):
         step()
-    drv.Context.synchronize()
+    sync()
     samples = []
     for _ in range(repeats):
-        start, end = drv.Event(), drv.Event()
+        start, end = new_event(), new_event()
         start.record()
         for _ in range(iters):
             step()
         end.record()
         end.synchronize()
-        samples.append(start.time_till(end) / iters)
+        samples.append(elapsed_ms(start, end) / iters)
     return statistics.median(samples)
+
+
+def time_cudakit(step: Callable[[], object], iters: int, repeats: int) -> float:
+    return median_ms(step, iters, repeats, drv.Context.synchronize, drv.Event,
+                     lambda start, end: start.time_till(end))
 
 
 def time_torch(step: Callable[[], object], iters: int, repeats: int) -> float:
-    for _ in range(5):
-        step()
-    torch.cuda.synchronize()
-    samples = []
-    for _ in range(repeats):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(iters):
-            step()
-        end.record()
-        end.synchronize()
-        samples.append(start.elapsed_time(end) / iters)
-    return statistics.median(samples)
+    return median_ms(step, iters, repeats, torch.cuda.synchronize,
+                     lambda: torch.cuda.Event(enable_timing=True),
+                     lambda start, end: start.elapsed_time(end))
 
 
 def time_cupy(step: Callable[[], object], iters: int, repeats: int) -> float:
-    for _ in range(5):
-        step()
-    cupy.cuda.Device().synchronize()
-    samples = []
-    for _ in range(repeats):
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        for _ in range(iters):
-            step()
-        end.record()
-        end.synchronize()
-        samples.append(cupy.cuda.get_elapsed_time(start, end) / iters)
-    return statistics.median(samples)
+    return median_ms(step, iters, repeats, lambda: cupy.cuda.Device().synchronize(),
+                     cupy.cuda.Event, cupy.cuda.get_elapsed_time)
 
 
 def main() -> int:
