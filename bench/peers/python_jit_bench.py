@@ -59,36 +59,16 @@ t2 = time.perf_counter()
 print(f"{{(t2 - t1) * 1e3:.3f}} {{(t1 - t0) * 1e3:.3f}}")
 '''
 
-MATMUL = '''
-TPB = 16
+def tutorial_matmul() -> str:
+    """The Numba tutorial's shared-memory matmul as its program in the test
+    suite has it (tests/python/jit/tutorial/matmul_shared.py, the tutorial's
+    code with the import changed): from `TPB = 16` to the end of the kernel."""
+    text = (ROOT / "tests" / "python" / "jit" / "tutorial" / "matmul_shared.py").read_text(
+        encoding="utf-8")
+    return "\n" + text[text.index("TPB = 16"):text.index("def test_matmul")].rstrip() + "\n"
 
-@cuda.jit
-def matmul_shared_mem(A, B, C):
-    sA = cuda.shared.array((TPB, TPB), dtype=np.float32)
-    sB = cuda.shared.array((TPB, TPB), dtype=np.float32)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    bx = cuda.blockIdx.x
-    by = cuda.blockIdx.y
-    row = by * TPB + ty
-    col = bx * TPB + tx
-    tmp = 0.0
-    for k in range(0, A.shape[1], TPB):
-        if row < A.shape[0] and (k + tx) < A.shape[1]:
-            sA[ty, tx] = A[row, k + tx]
-        else:
-            sA[ty, tx] = 0.0
-        if (k + ty) < B.shape[0] and col < B.shape[1]:
-            sB[ty, tx] = B[k + ty, col]
-        else:
-            sB[ty, tx] = 0.0
-        cuda.syncthreads()
-        for i in range(TPB):
-            tmp += sA[ty, i] * sB[i, tx]
-        cuda.syncthreads()
-    if row < C.shape[0] and col < C.shape[1]:
-        C[row, col] = tmp
-'''
+
+MATMUL = tutorial_matmul()
 
 # The same kernel with a float32 accumulator (Numba then types tmp float32).
 MATMUL_F32 = (MATMUL.split("@cuda.jit", 1)[1]
