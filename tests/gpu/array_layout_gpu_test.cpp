@@ -13,6 +13,7 @@
 #include "cudakit/array_scan.hpp"
 #include "cudakit/reduction_kernel.hpp"
 #include "cudakit/scan_kernel.hpp"
+#include "gpu/cuda_device_test.hpp"
 #include "unit/array_reduce_test_util.hpp"
 
 namespace {
@@ -20,16 +21,9 @@ namespace {
 using namespace cudakit;
 using namespace cudakit_test;
 
-class ArrayLayoutGpu : public ::testing::Test {
+class ArrayLayoutGpu : public cudakit_test::CudaDeviceTest {
  protected:
-  void SetUp() override {
-    if (!backend_available(BackendKind::cuda))
-      GTEST_SKIP() << "no CUDA device (driver or GPU missing)";
-    device_.emplace(Device::get(BackendKind::cuda, 0));
-    scope_.emplace(*device_);
-  }
   void TearDown() override { detail::set_source_observer({}); }
-  Stream stream() const { return device_->default_stream(); }
   template <class T>
   Array upload(const std::vector<T>& host, const Shape& shape) {
     return from_host(host.data(), shape, dtype_of<T>(), stream());
@@ -73,8 +67,6 @@ class ArrayLayoutGpu : public ::testing::Test {
       ASSERT_EQ(got[k], want[k]) << "element " << k << ", seed " << seed;
   }
 
-  std::optional<Device> device_;
-  std::optional<DeviceScope> scope_;
   std::uint32_t seed = fresh_seed();
   bool columns_ = false;
 };

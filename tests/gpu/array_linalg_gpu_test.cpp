@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cudakit/array_linalg.hpp"
+#include "gpu/cuda_device_test.hpp"
 #include "unit/array_reduce_test_util.hpp"
 
 namespace {
@@ -27,19 +28,12 @@ std::vector<double> naive(const std::vector<double>& a, const std::vector<double
   return c;
 }
 
-class ArrayMatmulGpu : public ::testing::Test {
+class ArrayMatmulGpu : public cudakit_test::CudaDeviceTest {
  protected:
-  void SetUp() override {
-    if (!backend_available(BackendKind::cuda))
-      GTEST_SKIP() << "no CUDA device (driver or GPU missing)";
-    device_.emplace(Device::get(BackendKind::cuda, 0));
-    scope_.emplace(*device_);
-  }
   void TearDown() override {
     set_matmul_engine(MatmulEngine::automatic);
     set_allow_tf32(false);
   }
-  Stream stream() const { return device_->default_stream(); }
   Array upload(const std::vector<double>& host, const Shape& shape, DType dtype) {
     return from_host(host.data(), shape, DType::float64, stream()).astype(dtype);
   }
@@ -62,8 +56,6 @@ class ArrayMatmulGpu : public ::testing::Test {
     // Relative to the size of the terms: sqrt(k) * |a| |b| bounds the sum.
     expect_close(got, want, rel * std::sqrt(static_cast<double>(k)), "matmul");
   }
-  std::optional<Device> device_;
-  std::optional<DeviceScope> scope_;
   std::uint32_t seed = fresh_seed();
 };
 

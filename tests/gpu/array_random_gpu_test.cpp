@@ -8,23 +8,15 @@
 
 #include "cudakit/array_random.hpp"
 #include "cudakit/backend_kind.hpp"
+#include "gpu/cuda_device_test.hpp"
 #include "unit/array_random_reference.hpp"
 
 namespace {
 
 using namespace cudakit;
 
-class ArrayRandomGpu : public ::testing::Test {
+class ArrayRandomGpu : public cudakit_test::CudaDeviceTest {
  protected:
-  void SetUp() override {
-    if (!backend_available(BackendKind::cuda))
-      GTEST_SKIP() << "no CUDA device (driver or GPU missing)";
-    device_.emplace(Device::get(BackendKind::cuda, 0));
-    scope_.emplace(*device_);
-  }
-  Stream stream() const { return device_->default_stream(); }
-  std::optional<Device> device_;
-  std::optional<DeviceScope> scope_;
 };
 
 TEST_F(ArrayRandomGpu, UniformFloat32IsBitIdenticalToTheHostReference) {

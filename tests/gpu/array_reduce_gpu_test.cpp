@@ -13,6 +13,7 @@
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/reduction_kernel.hpp"
 #include "cudakit/scan_kernel.hpp"
+#include "gpu/cuda_device_test.hpp"
 #include "unit/array_reduce_test_util.hpp"
 
 namespace {
@@ -20,21 +21,12 @@ namespace {
 using namespace cudakit;
 using namespace cudakit_test;
 
-class ArrayReduceGpu : public ::testing::Test {
+class ArrayReduceGpu : public cudakit_test::CudaDeviceTest {
  protected:
-  void SetUp() override {
-    if (!backend_available(BackendKind::cuda))
-      GTEST_SKIP() << "no CUDA device (driver or GPU missing)";
-    device_.emplace(Device::get(BackendKind::cuda, 0));
-    scope_.emplace(*device_);
-  }
-  Stream stream() const { return device_->default_stream(); }
   template <class T>
   Array upload(const std::vector<T>& host, const Shape& shape) {
     return from_host(host.data(), shape, dtype_of<T>(), stream());
   }
-  std::optional<Device> device_;
-  std::optional<DeviceScope> scope_;
   std::uint32_t seed = fresh_seed();
 };
 
