@@ -34,11 +34,17 @@ def sanitize(cli: str, tmp_path: Path, name: str, script: str,
                       CUDAKIT_BACKEND="cpu")
 
 
-def test_source_module_out_of_bounds_names_the_python_line(cli: str, tmp_path: Path) -> None:
-    result = sanitize(cli, tmp_path, "fill_sm.py", SOURCE_MODULE_OOB)
+# The tutorials' missing `if (i < n)`, in a SourceModule kernel and in a
+# @cuda.jit kernel: the report names the Python file's line either way.
+@pytest.mark.parametrize("name,script,marker", [("fill_sm.py", SOURCE_MODULE_OOB, "// BUG"),
+                                                ("fill_jit.py", JIT_OOB, "# BUG")],
+                         ids=["source_module", "jit_kernel"])
+def test_out_of_bounds_names_the_python_line(cli: str, tmp_path: Path, name: str, script: str,
+                                             marker: str) -> None:
+    result = sanitize(cli, tmp_path, name, script)
     assert result.returncode != 0, result.stdout
-    line = marked_line(SOURCE_MODULE_OOB, "// BUG")
-    path = re.escape(str(tmp_path / "fill_sm.py"))
+    line = marked_line(script, marker)
+    path = re.escape(str(tmp_path / name))
     assert re.search(ASAN_WRITE, result.stdout), result.stdout
     assert re.search(rf"#0 0x[0-9a-f]+ in fill_ones {path}:{line}\n", result.stdout), \
         result.stdout
@@ -52,17 +58,6 @@ def test_source_module_with_the_check_runs_clean(cli: str, tmp_path: Path) -> No
     assert result.returncode == 0, result.stdout
     assert "finished" in result.stdout
     assert "AddressSanitizer" not in result.stdout and "runtime error" not in result.stdout
-
-
-def test_jit_kernel_out_of_bounds_names_the_python_line(cli: str, tmp_path: Path) -> None:
-    result = sanitize(cli, tmp_path, "fill_jit.py", JIT_OOB)
-    assert result.returncode != 0, result.stdout
-    line = marked_line(JIT_OOB, "# BUG")
-    path = re.escape(str(tmp_path / "fill_jit.py"))
-    assert re.search(ASAN_WRITE, result.stdout), result.stdout
-    assert re.search(rf"#0 0x[0-9a-f]+ in fill_ones {path}:{line}\n", result.stdout), \
-        result.stdout
-    assert "finished" not in result.stdout
 
 
 def test_source_built_at_run_time_names_the_source_module_call(cli: str, tmp_path: Path) -> None:
