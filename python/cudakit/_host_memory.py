@@ -16,6 +16,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from . import _core
+from ._layout import memory_order
 from ._core import ArgumentError, NotSupported
 
 
@@ -168,12 +169,8 @@ def pagelocked_zeros(shape: int | Iterable[int], dtype: Any, order: str = "C",
     return result
 
 
-def _order_of(array: np.ndarray) -> str:
-    return "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
-
-
 def pagelocked_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
-    return pagelocked_empty(array.shape, array.dtype, _order_of(array), mem_flags)
+    return pagelocked_empty(array.shape, array.dtype, memory_order(array), mem_flags)
 
 
 def pagelocked_zeros_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
@@ -225,7 +222,7 @@ def aligned_zeros(shape: int | Iterable[int], dtype: Any, order: str = "C",
 
 
 def aligned_empty_like(array: np.ndarray, alignment: int = 4096) -> np.ndarray:
-    return aligned_empty(array.shape, array.dtype, _order_of(array), alignment)
+    return aligned_empty(array.shape, array.dtype, memory_order(array), alignment)
 
 
 def aligned_zeros_like(array: np.ndarray, alignment: int = 4096) -> np.ndarray:

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _core
+from ._layout import memory_order
 
 __all__ = [
     "empty", "zeros", "ones", "empty_like", "zeros_like", "ones_like", "to_gpu",
@@ -70,10 +71,7 @@ def ones(shape: Any, dtype: Any = np.float64, allocator: Any = None,
 
 
 def _like_order(other: Any, order: str) -> str:
-    if order in ("K", "A"):
-        flags = other.flags
-        return "F" if flags.f_contiguous and not flags.c_contiguous else "C"
-    return order
+    return memory_order(other) if order in ("K", "A") else order
 
 
 def empty_like(other: Any, dtype: Any = None, order: str = "K") -> Any:
@@ -92,16 +90,12 @@ def ones_like(other: Any, dtype: Any = None, order: str = "K") -> Any:
                 allocator=getattr(other, "allocator", None), order=_like_order(other, order))
 
 
-def _host_order(host: np.ndarray) -> str:
-    return "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
-
-
 def to_gpu(ary: Any, allocator: Any = None, stream: Any = None) -> Any:
     """A device copy of a host array (a Fortran-ordered one stays Fortran-ordered)."""
     if allocator is None:
         return _core.to_gpu(ary, None, stream)
     host = np.asarray(ary)
-    out = _core._allocate(allocator, host.shape, host.dtype, _host_order(host), stream)
+    out = _core._allocate(allocator, host.shape, host.dtype, memory_order(host), stream)
     out.set(host, stream=stream)
     return out
 
@@ -111,7 +105,7 @@ def to_gpu_async(ary: Any, allocator: Any = None, stream: Any = None) -> Any:
     if allocator is None:
         return _core.to_gpu_async(ary, None, stream)
     host = np.asarray(ary)
-    out = _core._allocate(allocator, host.shape, host.dtype, _host_order(host), stream)
+    out = _core._allocate(allocator, host.shape, host.dtype, memory_order(host), stream)
     out.set_async(host, stream=stream)
     return out
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
+from .._layout import memory_order
 from .translate import types as t
 
 
@@ -245,7 +246,7 @@ def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | 
         array = _core.JitArray.from_host(contiguous.ctypes.data,
                                          [*host.shape, host.dtype.itemsize], "uint8")
         return DeviceNDArray(array, host.dtype, stream)
-    if host.flags.f_contiguous and not host.flags.c_contiguous:
+    if memory_order(host) == "F":
         contiguous = np.ascontiguousarray(host.T)
         array = _core.JitArray.from_host(contiguous.ctypes.data, list(contiguous.shape),
                                          host.dtype.name)
