@@ -27,7 +27,8 @@ Array allocate(const Shape& shape, DType dtype, const Stream& stream, Order orde
   auto storage = std::make_shared<detail::ArrayStorage>(device, address, request);
   storage->pooled = true;
   storage->alloc_stream = stream.native();
-  storage->alloc_stream_keeper = stream;
+  // The default stream is never destroyed: nothing to keep alive.
+  if (stream.native()) storage->alloc_stream_keeper = stream;
   return Array(storage, dtype, shape, contiguous_strides(shape, order), 0, stream);
 }
 
