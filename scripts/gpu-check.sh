@@ -112,6 +112,8 @@ if [[ ${STATUS[build]} != ok* ]]; then
   step build-rest 120 build-rest.log cmake --build "$BUILD" -j "$JOBS" -- -k 0
 fi
 CLI=$BUILD/bin/cudakit
+# The Python tests that drive the CLI (cudakit check/run/profile with a script).
+export CUDAKIT_CLI=$CLI
 # GPU_CHECK_BUILD_ONLY=1: configure and build, nothing else (for a quick probe).
 [[ ${GPU_CHECK_BUILD_ONLY:-0} == 1 ]] && exit 0
 
@@ -121,6 +123,13 @@ step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu ${GPU_CHECK_CT
 [[ ${GPU_CHECK_SKIP_REST:-0} == 1 ]] || step ctest-rest 150 ctest-rest.log ctest --test-dir "$BUILD" -LE gpu --output-on-failure -j "$JOBS" --timeout 120
 
 # --- the Python suite (GPU marker first, then everything) -----------------------
+# Offline wheels the suite and the compatibility runs use (cffi for the foreign-
+# function tests, pytools for PyCUDA's tests), from .deps/ (scripts/fetch-gpu-deps.sh).
+if [[ -d $ROOT/.deps/wheels ]]; then
+  PYDEPS=$BUILD/pydeps
+  python3 -m pip install -q --no-index --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" pytools cffi >"$OUT/pydeps.log" 2>&1 || true
+  export PYTHONPATH=$PYTHONPATH:$PYDEPS
+fi
 if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
   step pytest-gpu 150 pytest-gpu.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider -m gpu "$ROOT/tests/python"
   step pytest-all 200 pytest-all.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider --timeout=60 "$ROOT/tests/python"
@@ -135,9 +144,6 @@ fi
 # Offline: the sdists and the wheels they need (pytools, cffi) come in .deps/
 # (scripts/fetch-gpu-deps.sh).
 if [[ ${GPU_CHECK_COMPAT:-0} == 1 && -d $ROOT/.deps/sdist ]]; then
-  PYDEPS=$BUILD/pydeps
-  python3 -m pip install -q --no-index --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" pytools cffi >"$OUT/pydeps.log" 2>&1 || true
-  export PYTHONPATH=$PYTHONPATH:$PYDEPS
   mkdir -p "$BUILD/compat-pycuda" "$BUILD/compat-numba"
   cp "$ROOT"/.deps/sdist/pycuda-*.tar.gz "$BUILD/compat-pycuda/" 2>/dev/null || true
   cp "$ROOT"/.deps/sdist/numba_cuda-*.tar.gz "$BUILD/compat-numba/" 2>/dev/null || true
@@ -219,8 +225,8 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   for log in compat-pycuda compat-numba compat-numba-installed; do
     [[ -f $OUT/$log.log ]] || continue
     echo "$log:"; tail -8 "$OUT/$log.log" | sed 's/^/  /'
-    grep -hE "^(FAILED|ERROR) " "$BUILD"/compat-*/*.log 2>/dev/null | head -40 | sed 's/^/  /'
   done
+  grep -hE "^(FAILED|ERROR) " "$BUILD"/compat-*/*.log 2>/dev/null | head -40 | sed 's/^/  compat: /'
   for log in "$OUT"/pybench-*.log; do
     [[ -f $log ]] || continue
     echo "$(basename "$log" .log):"
@@ -251,7 +257,8 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   echo "launch plain:"
   grep -iE "us|launch" "$OUT/bench-all.log" 2>/dev/null | head -6 | sed 's/^/  /'
   echo "bench ratios:"
-  grep -hiE "ratio|x \(target" "$OUT"/bench-*.log 2>/dev/null | sed 's/^/  /' || echo "  (none)"
+  # Not the CUDAKIT_PROFILE=1 run: its launches carry an event pair each.
+  grep -hiE "ratio|x \(target" $(ls "$OUT"/bench-*.log | grep -v launch-profiled) 2>/dev/null | sed 's/^/  /' || echo "  (none)"
   echo
   echo "logs: $OUT"
 } | tee "$OUT/summary.txt"

@@ -7,8 +7,6 @@ gives are checked by the tests marked gpu."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -22,6 +20,7 @@ import cudakit.driver as drv
 import cudakit.gpuarray as gpuarray
 import cudakit.profiler as profiler
 from cudakit.compiler import SourceModule
+from sanitizer_scripts import cli_or_skip
 
 SCALE = """
 __global__ void scale(float *x, float a, int n) {
@@ -193,17 +192,8 @@ def test_benchmark_on_a_stream() -> None:
     assert r.gpu_times.shape == (1, 3)
 
 
-def _cli() -> str | None:
-    if os.environ.get("CUDAKIT_CLI"):
-        return os.environ["CUDAKIT_CLI"]
-    built = Path(__file__).resolve().parents[2] / "build" / "bin" / "cudakit"
-    return str(built) if built.exists() else shutil.which("cudakit")
-
-
 def test_cudakit_profile_runs_a_python_script(tmp_path: Path) -> None:
-    cli = _cli()
-    if cli is None:
-        pytest.skip("the cudakit CLI is not built (build/bin/cudakit) nor on PATH")
+    cli = cli_or_skip()
     script = tmp_path / "work.py"
     script.write_text(textwrap.dedent("""
         import numpy as np
