@@ -5,8 +5,8 @@ P2: host cost of one launch of a 2-argument kernel (a pointer and an int)
 from Python, cudakit's Function.__call__ and prepared_call against CuPy's
 RawKernel and cuda.core's launch, in one process on one device. Each method
 queues `--launches` launches, then synchronizes once; the figure is the wall
-time per launch, median of `--repeats` runs (the kernel does almost nothing,
-so the host side is what is measured).
+time per launch, median of `--repeats` rounds in which the methods take turns
+(the kernel does almost nothing, so the host side is what is measured).
 
 P3: the first call of a kernel whose compiled code is in the disk cache, in a
 fresh Python process: from SourceModule(source) (or cupy.RawKernel) to the
@@ -41,23 +41,30 @@ extern "C" __global__ void touch(float *data, int n)
 N = 1024
 
 
-def per_launch(launch: Callable[[], None], sync: Callable[[], None], launches: int,
-               repeats: int) -> float:
-    """Median wall seconds per launch."""
-    for _ in range(200):
-        launch()
-    sync()
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(launches):
+Launcher = tuple[Callable[[], None], Callable[[], None]]  # (launch once, synchronize)
+
+
+def measure_interleaved(methods: dict[str, Launcher], launches: int,
+                        repeats: int) -> dict[str, float]:
+    """Median wall seconds per launch of each method. The methods take turns in
+    every round (after a warm-up of each), so a drift of the machine's clocks
+    during the run reaches them all alike instead of whichever ran first."""
+    for launch, sync in methods.values():
+        for _ in range(2000):
             launch()
         sync()
-        samples.append((time.perf_counter() - start) / launches)
-    return statistics.median(samples)
+    samples: dict[str, list[float]] = {name: [] for name in methods}
+    for _ in range(repeats):
+        for name, (launch, sync) in methods.items():
+            start = time.perf_counter()
+            for _ in range(launches):
+                launch()
+            sync()
+            samples[name].append((time.perf_counter() - start) / launches)
+    return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def bench_cudakit(launches: int, repeats: int) -> dict[str, float]:
+def cudakit_methods() -> dict[str, Launcher]:
     import cudakit.autoinit  # noqa: F401
     import cudakit.driver as drv
     from cudakit.compiler import SourceModule
@@ -67,31 +74,27 @@ def bench_cudakit(launches: int, repeats: int) -> dict[str, float]:
     drv.memset_d32(data, 0, N)
     n32 = np.int32(N)
     sync = drv.Context.synchronize
-    out = {
-        "cudakit f(alloc, np.int32)": per_launch(
-            lambda: func(data, n32, block=(256, 1, 1), grid=(4, 1)), sync, launches, repeats),
-        "cudakit f(alloc, int)": per_launch(
-            lambda: func(data, N, block=(256, 1, 1), grid=(4, 1)), sync, launches, repeats),
-    }
-    func.prepare("Pi")
+    prepared = SourceModule(SOURCE, no_extern_c=True).get_function("touch").prepare("Pi")
     grid, block = (4, 1), (256, 1, 1)
-    out["cudakit prepared_call"] = per_launch(
-        lambda: func.prepared_call(grid, block, data, n32), sync, launches, repeats)
-    return out
+    return {
+        "cudakit f(alloc, np.int32)":
+            (lambda: func(data, n32, block=(256, 1, 1), grid=(4, 1)), sync),
+        "cudakit f(alloc, int)": (lambda: func(data, N, block=(256, 1, 1), grid=(4, 1)), sync),
+        "cudakit prepared_call": (lambda: prepared.prepared_call(grid, block, data, n32), sync),
+    }
 
 
-def bench_cupy(launches: int, repeats: int) -> dict[str, float]:
+def cupy_methods() -> dict[str, Launcher]:
     import cupy
 
     kernel = cupy.RawKernel(SOURCE, "touch")
     data = cupy.zeros(N, dtype=cupy.float32)
     n32 = np.int32(N)
     sync = cupy.cuda.get_current_stream().synchronize
-    return {"cupy RawKernel": per_launch(lambda: kernel((4,), (256,), (data, n32)), sync,
-                                         launches, repeats)}
+    return {"cupy RawKernel": (lambda: kernel((4,), (256,), (data, n32)), sync)}
 
 
-def bench_cuda_core(launches: int, repeats: int) -> dict[str, float]:
+def cuda_core_methods() -> dict[str, Launcher]:
     try:
         from cuda.core import Device, LaunchConfig, Program, ProgramOptions, launch
     except ImportError:
@@ -106,8 +109,7 @@ def bench_cuda_core(launches: int, repeats: int) -> dict[str, float]:
     buffer = dev.allocate(N * 4, stream=stream)
     config = LaunchConfig(grid=4, block=256)
     n32 = np.int32(N)
-    return {"cuda.core launch": per_launch(lambda: launch(stream, config, kernel, buffer, n32),
-                                           stream.sync, launches, repeats)}
+    return {"cuda.core launch": (lambda: launch(stream, config, kernel, buffer, n32), stream.sync)}
 
 
 FRESH = {
@@ -156,13 +158,14 @@ def main() -> None:
     parser.add_argument("--fresh", type=int, default=5)
     args = parser.parse_args()
 
-    times: dict[str, float] = {}
-    for name, bench in (("cudakit", bench_cudakit), ("cupy", bench_cupy),
-                        ("cuda.core", bench_cuda_core)):
+    methods: dict[str, Launcher] = {}
+    for name, setup in (("cudakit", cudakit_methods), ("cupy", cupy_methods),
+                        ("cuda.core", cuda_core_methods)):
         try:
-            times.update(bench(args.launches, args.repeats))
+            methods.update(setup())
         except Exception as error:  # a peer that is missing or fails is reported, not fatal
             print(f"  {name}: skipped ({type(error).__name__}: {error})")
+    times = measure_interleaved(methods, args.launches, args.repeats)
 
     print("\nP2: launch of a 2-argument kernel from Python (us per launch, lower is better)")
     print(f"{'method':32} {'us':>8} {'/cupy':>8} {'/cuda.core':>11}")
