@@ -2,7 +2,8 @@
 // how common they are: DeviceAllocation, Python int/float, numpy scalars
 // (their type is kept: numpy.float32 is a float), In/Out/InOut, then device
 // memory by protocol (__cuda_array_interface__, gpudata), records. GPUArrays
-// are read through their C++ object, without building the protocol's dict.
+// and cudakit.cuda's device arrays are read through their C++ object, without
+// building the protocol's dict.
 #include "arg_convert.hpp"
 
 #include <nanobind/stl/string.h>
@@ -13,6 +14,7 @@
 
 #include "array_object.hpp"
 #include "cudakit/error.hpp"
+#include "jit_array.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -129,6 +131,25 @@ bool append_gpuarray(LaunchArgs& out, PyObject* obj) {
   return true;
 }
 
+PyTypeObject* device_ndarray_type = nullptr;
+
+// A cudakit.cuda DeviceNDArray, through its JitArray. Records (held as bytes
+// on a last axis) take the protocol's path, which states their element type.
+bool append_device_ndarray(LaunchArgs& out, PyObject* obj) {
+  static PyObject* const array_name = PyUnicode_InternFromString("_array");
+  nb::object inner = nb::steal(PyObject_GetAttr(obj, array_name));
+  if (!inner.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  JitArray* array = nullptr;
+  if (!nb::try_cast<JitArray*>(inner, array) || array == nullptr) return false;
+  const DType dtype = array->array().dtype();
+  if (dtype == DType::uint8) return false;
+  out.pointer(array->address(), "device array", element_of(dtype));
+  return true;
+}
+
 std::string type_name_of(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
 
 [[noreturn]] void refuse(const Kernel& kernel, std::size_t index, PyObject* obj,
@@ -161,6 +182,7 @@ void convert_one(LaunchArgs& out, PyObject* obj, std::size_t index, const Kernel
     return;
   }
   if (type == gpuarray_type && append_gpuarray(out, obj)) return;
+  if (type == device_ndarray_type && append_device_ndarray(out, obj)) return;
   if (type == &PyLong_Type) {
     int overflow = 0;
     const long long value = PyLong_AsLongLongAndOverflow(obj, &overflow);
@@ -254,6 +276,11 @@ void convert_args(LaunchArgs& out, PyObject* const* args, std::size_t n, const K
       reinterpret_cast<PyTypeObject*>(nb::type<GPUArrayObject>().ptr());
   for (std::size_t i = 0; i < n; ++i)
     convert_one(out, args[i], i, kernel, allocation_type, host_type, gpuarray_type);
+}
+
+void set_device_ndarray_type(PyObject* type) {
+  Py_XINCREF(type);  // a class lives as long as the process here
+  device_ndarray_type = reinterpret_cast<PyTypeObject*>(type);
 }
 
 }  // namespace cudakit::python

@@ -14,4 +14,9 @@ namespace cudakit::python {
 // as PyCUDA counts) and what is accepted when one cannot be passed.
 void convert_args(LaunchArgs& out, PyObject* const* args, std::size_t n, const Kernel& kernel);
 
+// cudakit.cuda's DeviceNDArray class, named once when that module is imported:
+// its arrays are then passed by their C++ object (`_array`), without building
+// the __cuda_array_interface__ dict on each launch.
+void set_device_ndarray_type(PyObject* type);
+
 }  // namespace cudakit::python

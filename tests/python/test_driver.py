@@ -117,6 +117,37 @@ def test_cuda_array_interface_and_gpudata_are_pointers(axpy) -> None:
         drv.memcpy_htod(Interface(x_dev), np.zeros(n + 1, np.float32))
 
 
+def test_numba_style_device_arrays_are_pointers(axpy) -> None:
+    # cudakit.cuda's arrays go to a SourceModule kernel by their C++ object
+    # (no __cuda_array_interface__ dict per launch): element type checked,
+    # a view's address is its first element.
+    from cudakit import cuda
+
+    n = 77
+    x, y = random(2 * n), random(n)
+    x_dev, y_dev = cuda.to_device(x), cuda.to_device(y)
+    axpy(np.float32(3), x_dev[n:], y_dev, n, block=(32, 1, 1), grid=(3, 1))
+    np.testing.assert_allclose(y_dev.copy_to_host(), 3 * x[n:] + y, rtol=1e-6, atol=FMA_ATOL)
+    with pytest.raises(drv.ArgumentError, match=r"parameter 1 .x.*float64 elements"):
+        axpy(np.float32(1), cuda.to_device(random(n, np.float64)), y_dev, n, block=(32, 1, 1))
+    # uint8 and record arrays take the protocol's path, with their element type.
+    count = SourceModule("""
+    struct Pair { int a; float b; };
+    __global__ void count(const unsigned char *bytes, Pair *pairs, int n)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) { pairs[i].a = bytes[i]; pairs[i].b = 0.5f * bytes[i]; }
+    }
+    """).get_function("count")
+    raw = RNG.integers(0, 256, n).astype(np.uint8)
+    pair = np.dtype([("a", np.int32), ("b", np.float32)])
+    pairs = cuda.device_array(n, dtype=pair)
+    count(cuda.to_device(raw), pairs, n, block=(32, 1, 1), grid=(3, 1))
+    got = pairs.copy_to_host()
+    np.testing.assert_array_equal(got["a"], raw)
+    np.testing.assert_array_equal(got["b"], 0.5 * raw.astype(np.float32))
+
+
 def test_intp_address_with_offset(axpy) -> None:
     # PyCUDA's idiom for a pointer into an allocation: numpy.intp(int(alloc) + offset).
     x, y = random(64), random(64)

@@ -207,6 +207,10 @@ class DeviceNDArray:
         raise NotImplementedError("IPC handles are not supported by cudakit.cuda")
 
 
+# Launches of SourceModule functions take these arrays through their C++ object.
+_core._set_device_ndarray_type(DeviceNDArray)
+
+
 def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
                  stream: Any = 0) -> DeviceNDArray:
     """Uninitialised device memory (Numba's cuda.device_array)."""
