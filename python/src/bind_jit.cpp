@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "arg_convert.hpp"
 #include "bindings.hpp"
 #include "cudakit/array.hpp"
 #include "cudakit/array_view.hpp"
@@ -25,6 +26,8 @@
 #include "cudakit/launch_config.hpp"
 #include "cudakit/module.hpp"
 #include "cudakit/program.hpp"
+#include "errors.hpp"
+#include "jit_array.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -264,74 +267,17 @@ class JitKernel {
   mutable int max_threads_ = -1;
 };
 
-// A device array: cudakit::Array with what DeviceNDArray needs.
-class JitArray {
- public:
-  explicit JitArray(Array array) : array_(std::move(array)) {}
-
-  static JitArray empty(const std::vector<std::int64_t>& shape, const std::string& dtype,
-                        bool fortran) {
-    return JitArray(cudakit::empty(Shape(shape.begin(), shape.end()), parse(dtype),
-                                   fortran ? Order::F : Order::C));
-  }
-  // From host memory laid out in C order (the Python side makes it so).
-  static JitArray from_host(std::uintptr_t address, const std::vector<std::int64_t>& shape,
-                            const std::string& dtype) {
-    if (shape.empty()) {
-      // A 0-d array: cudakit::from_host would make it 1-d; keep it 0-d.
-      JitArray scalar = empty(shape, dtype, false);
-      scalar.copy_from_host(address, scalar.array_.nbytes());
-      return scalar;
-    }
-    return JitArray(cudakit::from_host(reinterpret_cast<const void*>(address),
-                                       Shape(shape.begin(), shape.end()), parse(dtype)));
-  }
-  void copy_to_host(std::uintptr_t address, std::size_t bytes) const {
-    array_.copy_to_host(reinterpret_cast<void*>(address), bytes);
-  }
-  void copy_from_host(std::uintptr_t address, std::size_t bytes) {
-    array_.copy_from_host(reinterpret_cast<const void*>(address), bytes);
-  }
-  std::uint64_t address() const { return array_.address(); }
-  std::vector<std::int64_t> shape() const { return {array_.shape().begin(), array_.shape().end()}; }
-  std::vector<std::int64_t> strides() const {
-    return {array_.strides().begin(), array_.strides().end()};
-  }
-  std::string dtype() const { return std::string(to_string(array_.dtype())); }
-  JitArray copy() const { return JitArray(array_.copy()); }
-  JitArray reshape(const std::vector<std::int64_t>& shape, bool fortran) const {
-    return JitArray(
-        array_.reshape(Shape(shape.begin(), shape.end()), fortran ? Order::F : Order::C));
-  }
-  JitArray transpose() const { return JitArray(array_.transpose()); }
-  JitArray slice(int axis, std::int64_t start, std::int64_t stop, std::int64_t step) const {
-    return JitArray(array_.slice(axis, start, stop, step));
-  }
-  JitArray take(int axis, std::int64_t index) const {
-    // One index on `axis`: a view with that axis removed.
-    std::vector<Index> indices(static_cast<std::size_t>(axis), Index{Slice{}});
-    indices.push_back(Index{index});
-    return JitArray(array_.index(indices));
-  }
-  bool c_contiguous() const { return array_.is_c_contiguous(); }
-  bool f_contiguous() const { return array_.is_f_contiguous(); }
-  void fill_zero() { array_.fill(Scalar(0)); }
-  const Array& array() const { return array_; }
-
- private:
-  static DType parse(const std::string& name) {
-    auto d = parse_dtype(name);
-    if (!d) throw ArgumentError("device array", "unsupported dtype '" + name + "'");
-    return *d;
-  }
-  Array array_;
-};
-
 // kernel[grid, block, stream, shared]: the configured launch. A call looks
 // the argument types up (ids of the interned types of device arrays and
 // Python numbers) in the dispatcher's table and launches in C++; anything
 // else (first call, host arrays, other objects, errors) goes to the Python
 // dispatcher's launch, which compiles, converts, and raises the messages.
+// Called through the vectorcall protocol (no argument tuple), and the last
+// call's argument types and kernel are kept, so a loop launching the same
+// kernel on the same kinds of arguments skips the table lookup.
+PyObject* jit_launcher_vectorcall(PyObject* self, PyObject* const* args, std::size_t nargsf,
+                                  PyObject* kwnames) noexcept;
+
 class JitLauncher {
  public:
   JitLauncher(nb::object fallback, nb::dict table, nb::handle device_array_type,
@@ -351,37 +297,66 @@ class JitLauncher {
     threads_ = static_cast<unsigned long long>(config_.block.x) * config_.block.y * config_.block.z;
   }
 
-  nb::object call(nb::args args) const {
-    const std::size_t n = args.size();
+  // First, so that it sits at one offset from every (inline) instance's start.
+  vectorcallfunc vectorcall = &jit_launcher_vectorcall;
+
+  nb::object call(PyObject* const* args, std::size_t n) const {
     if (n <= max_jit_params && launch_fast(args, n)) return nb::none();
-    return fallback_(args);
+    nb::object tuple = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(n)));
+    for (std::size_t i = 0; i < n; ++i) {
+      Py_INCREF(args[i]);
+      PyTuple_SET_ITEM(tuple.ptr(), static_cast<Py_ssize_t>(i), args[i]);
+    }
+    return fallback_(tuple);
   }
 
  private:
-  bool launch_fast(const nb::args& args, std::size_t n) const {
-    PyObject* const* items = &PyTuple_GET_ITEM(args.ptr(), 0);
+  // What identifies an argument's type here: a device array's interned
+  // `_type`, else the Python type (numbers).
+  const void* type_of(PyObject* a, bool& ok) const {
+    if (Py_TYPE(a) != reinterpret_cast<PyTypeObject*>(device_array_type_.ptr())) return Py_TYPE(a);
+    PyObject* type = PyObject_GetAttr(a, type_name_.ptr());
+    if (type == nullptr) {
+      PyErr_Clear();
+      ok = false;
+      return nullptr;
+    }
+    Py_DECREF(type);  // interned: the type table keeps it alive
+    return type;
+  }
+
+  bool launch_fast(PyObject* const* items, std::size_t n) const {
+    std::array<const void*, max_jit_params> signature{};
+    bool ok = true;
+    bool same = n == last_count_ && last_kernel_ != nullptr;
+    for (std::size_t i = 0; i < n && ok; ++i) {
+      signature[i] = type_of(items[i], ok);
+      same = same && signature[i] == last_signature_[i];
+    }
+    if (!ok) return false;
+    if (!same && !look_up(items, n, signature)) return false;
+    return last_kernel_->launch_objects(config_, items, n, packed_name_.ptr());
+  }
+
+  // The kernel for these argument types from the dispatcher's table (keys:
+  // the ids of the interned types), kept as the last call's.
+  bool look_up(PyObject* const* items, std::size_t n,
+               const std::array<const void*, max_jit_params>& signature) const {
     nb::object key = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(n)));
     for (std::size_t i = 0; i < n; ++i) {
-      PyObject* a = items[i];
       PyObject* id = nullptr;
-      if (Py_TYPE(a) == reinterpret_cast<PyTypeObject*>(device_array_type_.ptr())) {
-        PyObject* type = PyObject_GetAttr(a, type_name_.ptr());
-        if (type == nullptr) {
+      if (Py_TYPE(items[i]) == reinterpret_cast<PyTypeObject*>(device_array_type_.ptr())) {
+        id = PyLong_FromVoidPtr(const_cast<void*>(signature[i]));
+        if (id == nullptr) {
           PyErr_Clear();
           return false;
         }
-        id = PyLong_FromVoidPtr(type);
-        Py_DECREF(type);  // interned: the type table keeps it alive
       } else {
         PyObject* known =
-            PyDict_GetItem(fast_type_ids_.ptr(), reinterpret_cast<PyObject*>(Py_TYPE(a)));
+            PyDict_GetItem(fast_type_ids_.ptr(), reinterpret_cast<PyObject*>(Py_TYPE(items[i])));
         if (known == nullptr) return false;
         Py_INCREF(known);
         id = known;
-      }
-      if (id == nullptr) {
-        PyErr_Clear();
-        return false;
       }
       PyTuple_SET_ITEM(key.ptr(), static_cast<Py_ssize_t>(i), id);
     }
@@ -391,7 +366,13 @@ class JitLauncher {
     if (!nb::try_cast<JitKernel*>(nb::handle(kernel), k) || k == nullptr) return false;
     const int limit = k->max_threads_per_block_cached();
     if (limit > 0 && threads_ > static_cast<unsigned long long>(limit)) return false;
-    return k->launch_objects(config_, items, n, packed_name_.ptr());
+    // The table only gains entries, so a kept kernel stays the right one.
+    last_kernel_object_ = nb::borrow(kernel);
+    last_kernel_ = k;
+    last_count_ = n;
+    std::copy(signature.begin(), signature.begin() + static_cast<std::ptrdiff_t>(n),
+              last_signature_.begin());
+    return true;
   }
 
   nb::object fallback_;
@@ -402,7 +383,51 @@ class JitLauncher {
   nb::object packed_name_;
   LaunchConfig config_;
   unsigned long long threads_ = 0;
+  mutable std::array<const void*, max_jit_params> last_signature_{};
+  mutable std::size_t last_count_ = 0;
+  mutable nb::object last_kernel_object_;
+  mutable JitKernel* last_kernel_ = nullptr;
 };
+
+PyObject* jit_launcher_vectorcall(PyObject* self, PyObject* const* args, std::size_t nargsf,
+                                  PyObject* kwnames) noexcept {
+  try {
+    if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) > 0) {
+      PyErr_SetString(PyExc_TypeError,
+                      "a kernel launch takes its arguments by position, not by keyword");
+      return nullptr;
+    }
+    const auto& launcher = *nb::inst_ptr<JitLauncher>(self);
+    return launcher.call(args, static_cast<std::size_t>(PyVectorcall_NARGS(nargsf)))
+        .release()
+        .ptr();
+  } catch (nb::python_error& e) {
+    e.restore();
+    return nullptr;
+  } catch (...) {
+    raise_current_exception();  // cudakit's errors as their Python classes
+    return nullptr;
+  }
+}
+
+// A JitLauncher for Python, with the vectorcall slot of its type turned on
+// (once the offset of `vectorcall` inside an instance is known).
+nb::object make_jit_launcher(JitLauncher launcher) {
+  nb::object instance = nb::cast(std::move(launcher));
+  auto* type = reinterpret_cast<PyTypeObject*>(Py_TYPE(instance.ptr()));
+  const auto offset = static_cast<Py_ssize_t>(
+      reinterpret_cast<char*>(&nb::inst_ptr<JitLauncher>(instance)->vectorcall) -
+      reinterpret_cast<char*>(instance.ptr()));
+  const bool inside =
+      offset > 0 && offset + static_cast<Py_ssize_t>(sizeof(vectorcallfunc)) <= type->tp_basicsize;
+  if (type->tp_vectorcall_offset == 0 && inside) {
+    type->tp_vectorcall_offset = offset;
+    type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+  } else if (type->tp_vectorcall_offset != 0 && type->tp_vectorcall_offset != offset) {
+    throw std::logic_error("cudakit: a JitLauncher instance has an unexpected layout");
+  }
+  return instance;
+}
 
 }  // namespace
 
@@ -424,12 +449,23 @@ void bind_jit(nb::module_& m) {
       .def_prop_ro("param_count", &JitKernel::param_count)
       .def_prop_ro("max_threads_per_block", &JitKernel::max_threads_per_block_cached);
 
-  nb::class_<JitLauncher>(m, "JitLauncher")
-      .def(nb::init<nb::object, nb::dict, nb::handle, nb::dict,
-                    const std::tuple<unsigned, unsigned, unsigned>&,
-                    const std::tuple<unsigned, unsigned, unsigned>&, std::uint32_t,
-                    std::uintptr_t>())
-      .def("__call__", &JitLauncher::call);
+  nb::class_<JitLauncher>(m, "JitLauncher",
+                          "kernel[griddim, blockdim, stream, sharedmem]: call it to launch.")
+      .def("__call__", [](const JitLauncher& launcher, nb::args args) {
+        return launcher.call(&PyTuple_GET_ITEM(args.ptr(), 0), args.size());
+      });
+  m.def(
+      "make_jit_launcher",
+      [](nb::object fallback, nb::dict table, nb::handle device_array_type, nb::dict fast_type_ids,
+         const std::tuple<unsigned, unsigned, unsigned>& grid,
+         const std::tuple<unsigned, unsigned, unsigned>& block, std::uint32_t shared,
+         std::uintptr_t stream) {
+        return make_jit_launcher(JitLauncher(std::move(fallback), std::move(table),
+                                             device_array_type, std::move(fast_type_ids), grid,
+                                             block, shared, stream));
+      },
+      "The launcher of kernel[grid, block, stream, shared] (called through the vectorcall "
+      "protocol).");
 
   nb::class_<JitArray>(m, "JitArray")
       .def_static("empty", &JitArray::empty, nb::arg("shape"), nb::arg("dtype"),
@@ -471,6 +507,7 @@ void bind_jit(nb::module_& m) {
   });
   m.def("jit_device_name", [] { return Device::current().name(); });
   m.def("jit_device_count", [] { return Device::count(); });
+  m.def("_set_device_ndarray_type", [](nb::handle type) { set_device_ndarray_type(type.ptr()); });
   // cuda.select_device / cuda.gpus[i]: device `ordinal` of the default backend
   // made current on this thread (ArgumentError naming how many there are).
   m.def("jit_select_device", [](int ordinal) { Device::get(ordinal).make_current(); });

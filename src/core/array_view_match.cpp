@@ -34,18 +34,22 @@ std::string dtype_of_element(const std::string& element) {
 
 }  // namespace
 
+std::string array_view_param_dtype(std::string_view param_type) {
+  if (param_type.find("ArrayView<") == std::string_view::npos) return {};
+  return dtype_of_element(element_of(param_type));
+}
+
 std::optional<std::string> array_view_element_mismatch(std::string_view param_type,
+                                                       std::string_view param_dtype,
                                                        std::string_view argument_type) {
-  if (!argument_type.starts_with("ArrayView<")) return std::nullopt;
-  const std::string element = element_of(param_type);
-  const std::string want = dtype_of_element(element);
-  if (want.empty()) return std::nullopt;
+  if (param_dtype.empty() || !argument_type.starts_with("ArrayView<")) return std::nullopt;
   std::string_view have = argument_type.substr(10);
   have = have.substr(0, have.find(','));
-  if (have == want) return std::nullopt;
-  return "the kernel's ArrayView holds " + element + " (" + want + "), the array is " +
-         std::string(have) + ": convert it with astype(" + want +
-         ") or declare the parameter with the array's element type";
+  if (have == param_dtype) return std::nullopt;
+  const std::string element = element_of(param_type);
+  return "the kernel's ArrayView holds " + element + " (" + std::string(param_dtype) +
+         "), the array is " + std::string(have) + ": convert it with astype(" +
+         std::string(param_dtype) + ") or declare the parameter with the array's element type";
 }
 
 }  // namespace cudakit::detail

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "cudakit/kernel.hpp"
@@ -21,6 +22,10 @@ struct Kernel::State {
   std::string name;    // as asked for
   std::string symbol;  // as in the compiled code
   ParamLayout params;
+  // For each parameter declared as an ArrayView, its element dtype name
+  // ("float32"; empty otherwise or when unknown): what a launch compares an
+  // array argument's element type with, parsed once here.
+  std::vector<std::string> view_dtypes;
 
   // Launch limits; 0 means the backend did not report the value (not checked).
   unsigned max_threads_per_block = 0;         // the device's

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "core/array_view_match.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/kernel.hpp"
 #include "kernel_state.hpp"
@@ -136,6 +137,10 @@ std::shared_ptr<Kernel::State> make_kernel_state(const Module& module, Module::S
   k->native = s.backend->get_kernel(s.native, symbol);
   k->params = s.backend->param_layout(s.native, symbol);
   refine_layout(s, symbol, k->params);
+  k->view_dtypes.reserve(k->params.params.size());
+  for (const Param& p : k->params.params)
+    k->view_dtypes.push_back(p.kind == ParamKind::aggregate ? detail::array_view_param_dtype(p.type)
+                                                            : std::string());
   k->symbol = std::move(symbol);
 
   const auto& props = s.device.properties();

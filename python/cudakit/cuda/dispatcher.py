@@ -294,8 +294,8 @@ class Dispatcher:
             owner.launch(args, grid, block, stream, shared)
 
         table = self._on_device().kernel_table
-        return _core.JitLauncher(fallback, table, DeviceNDArray, _FAST_TYPE_IDS,
-                                 grid, block, shared, _stream_handle(stream))
+        return _core.make_jit_launcher(fallback, table, DeviceNDArray, _FAST_TYPE_IDS,
+                                       grid, block, shared, _stream_handle(stream))
 
     def __call__(self, *args: Any) -> Any:
         if self.device:
