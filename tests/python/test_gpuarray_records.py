@@ -345,3 +345,22 @@ def test_cuda_array_interface_of_records() -> None:
     assert cai["shape"] == (4, 3) and cai["strides"] == (36, 12)
     assert cai["typestr"] == "|V12" and cai["descr"] == vec.float3.descr
     assert cai["data"][0] == int(g.gpudata) and cai["version"] == 3
+
+
+def test_the_view_primitive_never_reaches_past_its_source() -> None:
+    from cudakit import _core
+
+    g = ga.to_gpu(random_records(10, vec.float3))
+    part = g[2:5]
+    with pytest.raises(ValueError, match="outside"):
+        _core._record_view(part, np.uint32, (4, 3), (12, 4), 0)  # one record too many
+    with pytest.raises(ValueError, match="outside"):
+        _core._record_view(part, np.uint32, (3,), (4,), -4)  # starts before the view
+    with pytest.raises(ValueError, match="outside"):
+        _core._record_view(part, np.uint8, (3,), (1,), 0, 37)  # a kernel reading 37 bytes
+    with pytest.raises(ValueError, match="multiple"):
+        _core._record_view(part, np.uint32, (3,), (6,), 0)
+    with pytest.raises(ValueError, match="multiple"):
+        _core._record_view(part, np.uint32, (2,), (4,), 2)
+    inside = _core._record_view(part, np.uint32, (3, 3), (12, 4), 0)
+    np.testing.assert_array_equal(inside.get().reshape(-1), g.get()[2:5].view(np.uint32))
