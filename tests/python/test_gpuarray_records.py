@@ -364,3 +364,18 @@ def test_the_view_primitive_never_reaches_past_its_source() -> None:
         _core._record_view(part, np.uint32, (2,), (4,), 2)
     inside = _core._record_view(part, np.uint32, (3, 3), (12, 4), 0)
     np.testing.assert_array_equal(inside.get().reshape(-1), g.get()[2:5].view(np.uint32))
+
+
+def test_gpuarray_subclasses_still_construct() -> None:
+    # GPUArray(...) is a __new__ (it may return a RecordGPUArray); a Python
+    # subclass of GPUArray is still constructed as one.
+    class Tagged(ga.GPUArray):
+        def __init__(self, shape, dtype) -> None:
+            super().__init__(shape, dtype)
+            self.tag = "t"
+
+    host = np.random.default_rng().uniform(-5, 5, 37).astype(np.float32)
+    t = Tagged(37, np.float32)
+    t.set(host)
+    assert type(t) is Tagged and t.tag == "t"
+    np.testing.assert_array_equal((t * 2).get(), host * 2)
