@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import _core
+from . import _core, _records
 from ._layout import memory_order
 
 __all__ = [
@@ -51,6 +51,8 @@ def empty(shape: Any, dtype: Any = np.float64, allocator: Any = None,
           order: str = "C") -> Any:
     """New uninitialised array (PyCUDA's ``gpuarray.empty``); in memory from
     ``allocator(nbytes)`` when one is given."""
+    if _records.is_record_dtype(dtype):
+        return _records.empty(shape, dtype, allocator, order)
     if allocator is not None:
         return _core._allocate(allocator, _shape(shape), dtype, order)
     return _core._full(shape, dtype, None, order)
@@ -58,14 +60,14 @@ def empty(shape: Any, dtype: Any = np.float64, allocator: Any = None,
 
 def zeros(shape: Any, dtype: Any = np.float64, allocator: Any = None,
           order: str = "C") -> Any:
-    if allocator is not None:
+    if allocator is not None or _records.is_record_dtype(dtype):
         return empty(shape, dtype, allocator, order).fill(0)
     return _core._full(shape, dtype, 0, order)
 
 
 def ones(shape: Any, dtype: Any = np.float64, allocator: Any = None,
          order: str = "C") -> Any:
-    if allocator is not None:
+    if allocator is not None or _records.is_record_dtype(dtype):
         return empty(shape, dtype, allocator, order).fill(1)
     return _core._full(shape, dtype, 1, order)
 
@@ -92,6 +94,8 @@ def ones_like(other: Any, dtype: Any = None, order: str = "K") -> Any:
 
 def to_gpu(ary: Any, allocator: Any = None, stream: Any = None) -> Any:
     """A device copy of a host array (a Fortran-ordered one stays Fortran-ordered)."""
+    if _records.is_record_dtype(getattr(ary, "dtype", None)):
+        return _records.to_gpu(ary, allocator, stream)
     if allocator is None:
         return _core.to_gpu(ary, None, stream)
     host = np.asarray(ary)
@@ -102,6 +106,8 @@ def to_gpu(ary: Any, allocator: Any = None, stream: Any = None) -> Any:
 
 def to_gpu_async(ary: Any, allocator: Any = None, stream: Any = None) -> Any:
     """As to_gpu, queued on ``stream`` (pass page-locked host memory for overlap)."""
+    if _records.is_record_dtype(getattr(ary, "dtype", None)):
+        return _records.to_gpu(ary, allocator, stream, async_=True)
     if allocator is None:
         return _core.to_gpu_async(ary, None, stream)
     host = np.asarray(ary)

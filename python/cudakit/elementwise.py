@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from . import _core
+from . import _core, _records
 
 __all__ = ["ElementwiseKernel", "VectorArg", "ScalarArg"]
 
@@ -78,7 +78,7 @@ class ElementwiseKernel:
                             f"{', '.join(sorted(kwargs))} (it takes range=, slice=, stream=)")
         if range is not None and slice is not None:
             raise TypeError(f"ElementwiseKernel {self.name}: give range= or slice=, not both")
-        self._kernel(args, range, slice, stream)
+        self._kernel(_records.kernel_arguments(args), range, slice, stream)
 
     def get_source(self, index64: bool = False) -> str:
         return self._kernel.source(index64)

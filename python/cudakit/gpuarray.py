@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _core
+from . import _core, _records
 from ._core import (  # noqa: F401  (re-exported)
     GPUArray,
     arange,
@@ -73,6 +73,8 @@ __all__ = [
 def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> GPUArray:
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
+    if _records.is_record_dtype(dtype):
+        return _records.full(shape, dtype, fill_value, order=order)
     return _core._full(shape, dtype, fill_value, order)
 
 

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import _core
+from . import _core, _records
 from ._struct_reduction import StructReductionKernel
 from .elementwise import _arguments_text, _keep_source
 from .tools import dtype_to_ctype
@@ -77,6 +77,7 @@ class ReductionKernel:
             raise TypeError("ReductionKernel: unknown keyword arguments "
                             f"{', '.join(sorted(kwargs))} (it takes stream=, out=, allocator=)")
         allocator = allocator if allocator is not None else self._allocator
+        args = _records.kernel_arguments(args)
         if self._struct is not None:
             if out is not None:
                 raise TypeError("ReductionKernel: out= is not supported for a struct dtype_out "

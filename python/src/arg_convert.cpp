@@ -127,7 +127,10 @@ bool append_gpuarray(LaunchArgs& out, PyObject* obj) {
   std::uint64_t address = 0;
   DType dtype{};
   if (!gpuarray_launch_argument(obj, address, dtype)) return false;
-  out.pointer(address, "GPUArray", element_of(dtype));
+  // Records (gpuarray.vec.float3, structs) are held as words: their pointee
+  // (float3*, a struct's name) is the kernel's to say, unchecked.
+  const bool records = nb::inst_ptr<GPUArrayObject>(obj)->holds_records();
+  out.pointer(address, "GPUArray", records ? ElementType{'V', 0} : element_of(dtype));
   return true;
 }
 

@@ -47,6 +47,7 @@ GPUArrayObject::GPUArrayObject(Expr expr, std::vector<const void*> reads, std::s
 GPUArrayObject::GPUArrayObject(GPUArrayObject&& other) noexcept
     : base(std::move(other.base)),
       allocator(std::move(other.allocator)),
+      records(std::move(other.records)),
       array_(std::move(other.array_)),
       pending_(std::move(other.pending_)),
       reads_(std::move(other.reads_)),
@@ -62,6 +63,7 @@ GPUArrayObject& GPUArrayObject::operator=(GPUArrayObject&& other) noexcept {
   unregister();
   base = std::move(other.base);
   allocator = std::move(other.allocator);
+  records = std::move(other.records);
   array_ = std::move(other.array_);
   pending_ = std::move(other.pending_);
   reads_ = std::move(other.reads_);
@@ -96,6 +98,22 @@ const Array& GPUArrayObject::value() {
   return array_;
 }
 
+Expr GPUArrayObject::expr() const {
+  if (holds_records()) refuse_records(*this);
+  return pending_ ? *pending_ : Expr(array_);
+}
+
+void refuse_records(const GPUArrayObject& object) {
+  const std::string dtype = nb::cast<std::string>(
+      nb::module_::import_("cudakit._records").attr("dtype_name")(object.records));
+  throw nb::type_error(("this operation is not defined for a GPUArray of the structured dtype " +
+                        dtype +
+                        " (numpy has no arithmetic on records either): records are stored, "
+                        "copied, filled, indexed and passed to kernels (SourceModule, "
+                        "ElementwiseKernel); compute on their fields in a kernel")
+                           .c_str());
+}
+
 std::vector<const void*> GPUArrayObject::reads() const {
   if (pending_) return reads_;
   if (!array_.valid()) return {};
@@ -125,6 +143,7 @@ GPUArrayObject& as_gpuarray(nb::handle object) {
   GPUArrayObject* p = nullptr;
   if (!nb::try_cast<GPUArrayObject*>(object, p) || p == nullptr)
     throw nb::type_error("expected a cudakit GPUArray");
+  if (p->holds_records()) refuse_records(*p);
   return *p;
 }
 

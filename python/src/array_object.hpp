@@ -39,8 +39,9 @@ class GPUArrayObject {
   bool is_pending() const noexcept { return pending_.has_value(); }
   // The array, evaluating the pending expression first (one kernel).
   const Array& value();
-  // The value as an operand of a new expression (no evaluation).
-  Expr expr() const { return pending_ ? *pending_ : Expr(array_); }
+  // The value as an operand of a new expression (no evaluation); a
+  // TypeError for an array of records (no arithmetic is defined on them).
+  Expr expr() const;
   DType dtype() const noexcept { return pending_ ? pending_->dtype() : array_.dtype(); }
   const Shape& shape() const noexcept { return pending_ ? pending_->shape() : array_.shape(); }
   // Allocations the value depends on (its own when materialised).
@@ -52,6 +53,13 @@ class GPUArrayObject {
   // PyCUDA's `allocator`: the callable the memory came from (None: cudakit's
   // pool); the *_like functions use it for their results too.
   nb::object allocator;
+  // For an array of a numpy structured dtype (gpuarray.vec.float3, a
+  // registered struct, a record): that dtype. The Array then holds the
+  // records' bytes as unsigned words with one more, last, axis (the words of
+  // one record); cudakit/_records.py gives it the records' shape and dtype.
+  // Invalid (or None) for every other array.
+  nb::object records;
+  bool holds_records() const noexcept { return records.is_valid() && !records.is_none(); }
 
  private:
   void unregister() noexcept;
@@ -100,7 +108,11 @@ std::optional<Expr> operand_from_python(nb::handle value, std::vector<const void
                                         std::size_t* nodes, bool allow_host);
 // None -> nullopt; a cudakit Stream, an object with an integer `handle`, or an int handle.
 std::optional<Stream> stream_from_python(nb::handle stream);
+// The GPUArray behind `object`; a TypeError for anything else and for an
+// array of records (the array operations are defined on numbers only).
 GPUArrayObject& as_gpuarray(nb::handle object);
+// The TypeError for an operation on an array of records, naming the dtype.
+[[noreturn]] void refuse_records(const GPUArrayObject& object);
 bool is_gpuarray(nb::handle object) noexcept;
 nb::object wrap(Array array, nb::object base = nb::none());
 nb::object wrap_pending(Expr expr, std::vector<const void*> reads, std::size_t nodes);
@@ -126,5 +138,6 @@ void bind_array_functions(nb::module_& m);
 void bind_array_interop(nb::module_& m, nb::class_<GPUArrayObject>& cls);
 void bind_array_kernels(nb::module_& m);
 void bind_array_random(nb::module_& m);
+void bind_array_records(nb::module_& m);
 
 }  // namespace cudakit::python

@@ -264,17 +264,22 @@ void bind_gpuarray_class(nb::module_& m) {
                                         "A device array (PyCUDA's GPUArray) over cudakit::Array. "
                                         "Operators build fused expressions that run as one "
                                         "kernel when the result is first read.");
-  cls.def(
-         "__init__",
-         [](GPUArrayObject* self, nb::handle shape, nb::handle dtype, nb::handle allocator,
-            nb::handle base, nb::handle gpudata, nb::handle strides, const std::string& order) {
-           nb::object made = make_gpuarray(shape, dtype, allocator, base, gpudata, strides, order);
-           new (self) GPUArrayObject(std::move(nb::cast<GPUArrayObject&>(made)));
-         },
-         nb::arg("shape"), nb::arg("dtype").none() = nb::none(),
-         nb::arg("allocator").none() = nb::none(), nb::arg("base").none() = nb::none(),
-         nb::arg("gpudata").none() = nb::none(), nb::arg("strides").none() = nb::none(),
-         nb::arg("order") = "C")
+  // A __new__ rather than an __init__: with a structured dtype
+  // (gpuarray.vec.float3, a record) the result is a cudakit._records
+  // RecordGPUArray, the GPUArray subclass that holds records.
+  cls.def(nb::new_([](nb::handle shape, nb::handle dtype, nb::handle allocator, nb::handle base,
+                      nb::handle gpudata, nb::handle strides, const std::string& order) {
+            static nb::handle records =
+                nb::module_::import_("cudakit._records").release();  // kept for the process
+            if (nb::cast<bool>(records.attr("is_record_dtype")(dtype)))
+              return records.attr("construct")(shape, dtype, allocator, base, gpudata, strides,
+                                               order);
+            return make_gpuarray(shape, dtype, allocator, base, gpudata, strides, order);
+          }),
+          nb::arg("shape"), nb::arg("dtype").none() = nb::none(),
+          nb::arg("allocator").none() = nb::none(), nb::arg("base").none() = nb::none(),
+          nb::arg("gpudata").none() = nb::none(), nb::arg("strides").none() = nb::none(),
+          nb::arg("order") = "C")
       .def_prop_ro("shape", [](GPUArrayObject& s) { return shape_to_python(s.shape()); })
       .def_prop_ro("dtype", [](GPUArrayObject& s) { return numpy_dtype(s.dtype()); })
       .def_prop_ro("ndim", [](GPUArrayObject& s) { return s.shape().size(); })
@@ -436,6 +441,10 @@ void bind_gpuarray_class(nb::module_& m) {
           [](nb::handle self, nb::handle dtype) -> nb::object {
             GPUArrayObject& s = as_gpuarray(self);
             if (dtype.is_none()) return wrap(s.value(), s.base);
+            static nb::handle records =
+                nb::module_::import_("cudakit._records").release();  // kept for the process
+            if (nb::cast<bool>(records.attr("is_record_dtype")(dtype)))
+              return records.attr("view_as")(self, dtype);
             const DType d = dtype_from_python(dtype);
             const Array& a = s.value();
             if (itemsize(d) == a.itemsize())
@@ -604,6 +613,7 @@ void bind_array(nb::module_& m) {
   bind_array_functions(m);
   bind_array_kernels(m);
   bind_array_random(m);
+  bind_array_records(m);
 }
 
 }  // namespace cudakit::python

@@ -93,7 +93,9 @@ nb::dict interface_dict(nb::handle self) {
   d["typestr"] = cai.typestr;
   d["data"] = nb::make_tuple(nb::int_(cai.data), nb::bool_(cai.readonly));
   d["version"] = cai.version;
-  d["strides"] = cai.strides_bytes ? nb::object(shape_to_python(*cai.strides_bytes)) : nb::none();
+  // Strides always, as PyCUDA's GPUArray gives them (the specification
+  // allows None for C-contiguous arrays; every consumer takes both).
+  d["strides"] = shape_to_python(a.strides_bytes());
   if (cai.stream) d["stream"] = nb::int_(*cai.stream);
   return d;
 }

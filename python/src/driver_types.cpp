@@ -172,8 +172,22 @@ bool try_device_target(nb::handle obj, DeviceTarget& out, const char* use) {
     for (nb::handle extent : nb::cast<nb::tuple>(iface["shape"]))
       count *= nb::cast<std::size_t>(extent);
     nb::object strides = iface.attr("get")("strides");
-    // Contiguous: exactly count elements; strided: at least up to the last one.
-    out.capacity = strides.is_none() ? count * out.element.size : DeviceTarget{}.capacity;
+    // Contiguous (no strides, or the C-contiguous ones written out, as
+    // GPUArrays give them): exactly count elements; strided: at least up to
+    // the last one.
+    bool contiguous = strides.is_none();
+    if (!contiguous) {
+      const nb::tuple shape = nb::cast<nb::tuple>(iface["shape"]);
+      const nb::tuple steps = nb::cast<nb::tuple>(strides);
+      contiguous = steps.size() == shape.size();
+      std::int64_t step = out.element.size;
+      for (std::size_t k = shape.size(); contiguous && k-- > 0;) {
+        const auto extent = nb::cast<std::int64_t>(shape[k]);
+        if (extent != 1 && nb::cast<std::int64_t>(steps[k]) != step) contiguous = false;
+        step *= extent;
+      }
+    }
+    out.capacity = contiguous ? count * out.element.size : DeviceTarget{}.capacity;
     return true;
   }
   PyErr_Clear();

@@ -75,6 +75,21 @@ def test_float_device_array_for_int_pointer_through_cuda_array_interface(mod, da
     np.testing.assert_array_equal(device_copy(dev, host), host)
 
 
+@pytest.mark.parametrize("strides", [None, (4,)], ids=["no-strides", "c-strides"])
+def test_copy_into_a_cuda_array_interface_is_bounded_by_its_size(data, strides) -> None:
+    # Explicit C-contiguous strides (GPUArrays and PyCUDA give them) mark the
+    # memory as exactly its elements, as no strides do.
+    host, dev = data
+
+    class Tensor:
+        __cuda_array_interface__ = {"shape": (300,), "typestr": "<f4", "data": (int(dev), False),
+                                    "version": 3, "strides": strides}
+
+    with pytest.raises(drv.ArgumentError, match="do not fit"):
+        drv.memcpy_htod(Tensor(), np.zeros(301, np.float32))
+    np.testing.assert_array_equal(device_copy(dev, host), host)
+
+
 def test_float_gpuarray_for_int_pointer(mod) -> None:
     import cudakit.gpuarray as gpuarray
 

@@ -89,7 +89,8 @@ def test_cuda_array_interface_is_absent_on_the_cpu_backend_and_complete_on_a_gpu
         return
     cai = g.__cuda_array_interface__
     assert cai["shape"] == (3, 4) and cai["typestr"] == "<f4" and cai["version"] == 3
-    assert cai["data"] == (g.gpudata, False) and cai["strides"] is None
+    # strides always, as PyCUDA's GPUArray (and its test_gpuarray_cai) has them
+    assert cai["data"] == (g.gpudata, False) and cai["strides"] == (16, 4)
     assert g.T.__cuda_array_interface__["strides"] == (4, 16)
 
 
@@ -187,3 +188,38 @@ def test_cupy_zero_copy_both_ways() -> None:
     assert back.data.ptr == g.gpudata
     back2 = cp.from_dlpack(g)
     assert back2.data.ptr == g.gpudata
+
+
+def test_interface_strides_none_or_explicit_read_the_same() -> None:
+    # GPUArrays give strides always (PyCUDA's rule); cudakit.cuda's device
+    # arrays keep Numba's None for C-contiguous ones. cudakit's consumers take
+    # both alike: gpuarray.from_cuda_array_interface, cuda.as_cuda_array and
+    # @cuda.jit kernel arguments.
+    from cudakit import cuda
+
+    @cuda.jit
+    def twice(x):
+        i, j = cuda.grid(2)
+        if i < x.shape[0] and j < x.shape[1]:
+            x[i, j] *= 2
+
+    host = random_array((37, 5), np.float32)
+    device = cuda.to_device(host)
+    cai = device.__cuda_array_interface__
+    assert cai["strides"] is None and cai["stream"] is None and cai["version"] == 3
+    assert device.T.__cuda_array_interface__["strides"] == (4, 20)
+
+    class Producer:
+        def __init__(self, interface: dict) -> None:
+            self.__cuda_array_interface__ = interface
+
+    for strides in (None, (20, 4)):
+        memory = cuda.to_device(host)
+        producer = Producer(dict(memory.__cuda_array_interface__, strides=strides))
+        viewed = ga.from_cuda_array_interface(producer)
+        assert viewed.strides == (20, 4)
+        np.testing.assert_array_equal(viewed.get(), host)
+        twice[(5, 1), (8, 8)](producer)
+        np.testing.assert_array_equal(memory.copy_to_host(), host * 2)
+        twice[(5, 1), (8, 8)](cuda.as_cuda_array(producer))
+        np.testing.assert_array_equal(memory.copy_to_host(), host * 4)
