@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "arg_convert.hpp"
+#include "array_allocator.hpp"
 #include "bindings.hpp"
 #include "cudakit/array.hpp"
 #include "cudakit/array_view.hpp"
@@ -472,6 +473,20 @@ void bind_jit(nb::module_& m) {
                   nb::arg("fortran") = false)
       .def_static("from_host", &JitArray::from_host, nb::arg("address"), nb::arg("shape"),
                   nb::arg("dtype"))
+      .def_static(
+          "from_pointer",
+          [](std::uint64_t address, const std::vector<std::int64_t>& shape,
+             const std::vector<std::int64_t>& strides_bytes, const std::string& dtype,
+             nb::handle owner, bool readonly) {
+            const auto d = parse_dtype(dtype);
+            if (!d) throw ArgumentError("device array", "unsupported dtype '" + dtype + "'");
+            return JitArray(from_pointer(address, Shape(shape.begin(), shape.end()), strides_bytes,
+                                         *d, Device::current(), keep_alive(owner), readonly));
+          },
+          nb::arg("address"), nb::arg("shape"), nb::arg("strides"), nb::arg("dtype"),
+          nb::arg("owner"), nb::arg("readonly") = false,
+          "A view of device memory another library owns (strides in bytes; `owner` is kept "
+          "alive while the view exists).")
       .def("copy_to_host", &JitArray::copy_to_host)
       .def("copy_from_host", &JitArray::copy_from_host)
       .def("copy", &JitArray::copy)
@@ -480,6 +495,7 @@ void bind_jit(nb::module_& m) {
       .def("slice", &JitArray::slice)
       .def("take", &JitArray::take)
       .def("fill_zero", &JitArray::fill_zero)
+      .def("assign", &JitArray::assign, nb::arg("source"))
       .def_prop_ro("address", &JitArray::address)
       .def_prop_ro("shape", &JitArray::shape)
       .def_prop_ro("strides", &JitArray::strides)

@@ -63,6 +63,8 @@ class JitArray {
   bool c_contiguous() const { return array_.is_c_contiguous(); }
   bool f_contiguous() const { return array_.is_f_contiguous(); }
   void fill_zero() { array_.fill(Scalar(0)); }
+  // Writes `source` (same shape) through this array's strides.
+  void assign(const JitArray& source) { array_.assign(source.array_); }
   const Array& array() const { return array_; }
 
  private:

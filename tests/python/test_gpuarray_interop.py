@@ -223,3 +223,46 @@ def test_interface_strides_none_or_explicit_read_the_same() -> None:
         np.testing.assert_array_equal(memory.copy_to_host(), host * 2)
         twice[(5, 1), (8, 8)](cuda.as_cuda_array(producer))
         np.testing.assert_array_equal(memory.copy_to_host(), host * 4)
+
+
+def test_as_cuda_array_is_a_device_array_view() -> None:
+    # Numba's as_cuda_array gives a DeviceNDArray: copy_to_host, slicing,
+    # shape/strides, and writes through it land in the producer's memory.
+    from cudakit import cuda
+
+    class Producer:
+        def __init__(self, interface: dict) -> None:
+            self.__cuda_array_interface__ = interface
+
+    host = random_array((37, 5), np.float32)
+    memory = cuda.to_device(host)
+    for strides in (None, (20, 4)):
+        producer = Producer(dict(memory.__cuda_array_interface__, strides=strides))
+        view = cuda.as_cuda_array(producer)
+        assert isinstance(view, cuda.DeviceNDArray)
+        assert view.shape == (37, 5) and view.strides == (20, 4) and view.dtype == np.float32
+        assert view.device_ctypes_pointer == memory.device_ctypes_pointer
+        np.testing.assert_array_equal(view.copy_to_host(), host)
+        np.testing.assert_array_equal(view[3:9, 1].copy_to_host(), host[3:9, 1])
+        np.testing.assert_array_equal(view.T.copy_to_host(), host.T)
+    # A transposed producer (F order) and a write through the view.
+    producer = Producer(memory.T.__cuda_array_interface__)
+    view = cuda.as_cuda_array(producer)
+    assert view.shape == (5, 37) and not view.is_c_contiguous()
+    np.testing.assert_array_equal(view.copy_to_host(), host.T)
+    replacement = random_array((5, 37), np.float32)
+    view.copy_to_device(replacement)
+    np.testing.assert_array_equal(memory.copy_to_host(), replacement.T)
+    # Records come through with their fields.
+    pair = np.dtype([("a", np.int32), ("b", np.float32)])
+    records = np.zeros(11, dtype=pair)
+    records["a"] = np.arange(11)
+    records["b"] = random_array(11, np.float32)
+    stored = cuda.to_device(records)
+    viewed = cuda.as_cuda_array(Producer(stored.__cuda_array_interface__))
+    assert viewed.dtype == pair and viewed.shape == (11,)
+    np.testing.assert_array_equal(viewed.copy_to_host(), records)
+    # A layout a cudakit array cannot hold (a stride that is not a multiple of
+    # the itemsize) still gives a view kernels take, without copy_to_host.
+    odd = Producer(dict(memory.__cuda_array_interface__, shape=(10,), strides=(6,)))
+    assert cuda.is_cuda_array(cuda.as_cuda_array(odd))

@@ -70,8 +70,11 @@ class DeviceNDArray:
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
         strides = None if self.is_c_contiguous() else self.strides
-        return {"shape": self.shape, "strides": strides, "typestr": self.dtype.str,
-                "data": (self._array.address, False), "version": 3, "stream": None}
+        interface = {"shape": self.shape, "strides": strides, "typestr": self.dtype.str,
+                     "data": (self._array.address, False), "version": 3, "stream": None}
+        if self.dtype.names is not None:  # records: their fields, as the protocol allows
+            interface["descr"] = self.dtype.descr
+        return interface
 
     def __len__(self) -> int:
         if not self.shape:
@@ -126,8 +129,12 @@ class DeviceNDArray:
         if self.is_c_contiguous():
             if host.nbytes:
                 self._array.copy_from_host(host.ctypes.data, host.nbytes)
-        else:
-            raise NotImplementedError("copy_to_device into a non-contiguous view")
+        elif host.nbytes:
+            # Into a strided view: the data goes up contiguous, then one
+            # device-side copy writes it through the view's strides.
+            staged = _core.JitArray.from_host(host.ctypes.data, list(self._array.shape),
+                                              self._array.dtype)
+            self._array.assign(staged)
 
     def copy(self) -> "DeviceNDArray":
         return DeviceNDArray(self._array.copy(), self.dtype, self.stream)
@@ -274,9 +281,47 @@ class _Owned:
         self.owner = owner
 
 
-def from_cuda_array_interface(desc: dict[str, Any], owner: Any = None) -> "ForeignDeviceArray":
-    """A DeviceNDArray-like view of memory described by
-    __cuda_array_interface__ (no copy); it can be passed to kernels."""
+def from_cuda_array_interface(desc: dict[str, Any], owner: Any = None
+                              ) -> "DeviceNDArray | ForeignDeviceArray":
+    """A DeviceNDArray viewing memory described by __cuda_array_interface__
+    (no copy; `owner` is kept alive while the view exists), as Numba's: it has
+    copy_to_host, slicing and the rest, and kernels take it by its C++ object.
+    Layouts a cudakit array cannot describe (strides that are not a multiple
+    of the itemsize, dtypes cudakit does not know) give a plain view that
+    kernels still accept."""
+    dtype = np.dtype(desc["typestr"])
+    if "descr" in desc and dtype.kind == "V":
+        try:  # the fields of a record typestr ("|V8"), padding included
+            described = np.lib.format.descr_to_dtype(desc["descr"])
+            if described.itemsize == dtype.itemsize:
+                dtype = described
+        except (TypeError, ValueError):
+            pass
+    shape = _shape_tuple(desc["shape"])
+    address = int(desc["data"][0]) if desc.get("data") else 0
+    readonly = bool(desc["data"][1]) if desc.get("data") else False
+    strides = desc.get("strides")
+    itemsize = dtype.itemsize
+    if strides is None:
+        strides_bytes: list[int] = []
+    else:
+        strides_bytes = [int(s) for s in strides]
+    if (desc.get("mask") is None and itemsize > 0
+            and all(s % itemsize == 0 for s in strides_bytes)):
+        name, extra_shape, extra_strides = dtype.name, [], []
+        if dtype.names is not None:  # records: their bytes on a last axis
+            name, extra_shape, extra_strides = "uint8", [itemsize], [1]
+            if not strides_bytes:
+                strides_bytes = list(np.empty(shape, dtype=dtype).strides) if shape else []
+        try:
+            array = _core.JitArray.from_pointer(
+                address, list(shape) + extra_shape,
+                strides_bytes + extra_strides if strides_bytes else [], name,
+                owner, readonly)
+        except Exception:  # noqa: BLE001 (a dtype or layout cudakit cannot hold)
+            array = None
+        if array is not None:
+            return DeviceNDArray(array, dtype)
     return ForeignDeviceArray(desc, owner)
 
 
