@@ -4,7 +4,11 @@
 # runs the GPU tests and the full suite, `cudakit doctor/info/demo/bench all`
 # and the bench/ programs, saves every log under $OUT (default ./out) and
 # prints a summary table last. Each step has its own timeout; the whole run
-# stays under 9 minutes.
+# stays under 9 minutes. Knobs (environment): GPU_CHECK_SKIP_REST (no non-GPU
+# ctest), GPU_CHECK_SKIP_PYTHON (no pytest, no Python benchmarks),
+# GPU_CHECK_SKIP_PYBENCH (pytest but no Python benchmarks), GPU_CHECK_SKIP_CLI
+# (no doctor/demo/bench), GPU_CHECK_CTEST_REGEX, GPU_CHECK_COMPAT (PyCUDA's
+# suite and Numba's doc examples), GPU_CHECK_BUILD_ONLY, BUDGET (seconds).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -134,7 +138,7 @@ if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
   step pytest-gpu 150 pytest-gpu.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider -m gpu "$ROOT/tests/python"
   step pytest-all 200 pytest-all.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider --timeout=60 "$ROOT/tests/python"
   for py in "$ROOT"/bench/peers/python_*.py; do
-    [[ -f $py ]] || continue
+    [[ -f $py && ${GPU_CHECK_SKIP_PYBENCH:-0} != 1 ]] || continue
     b=$(basename "$py" .py)
     step "pybench:$b" 120 "pybench-$b.log" env PYTHONUNBUFFERED=1 python3 "$py"
   done
