@@ -13,12 +13,11 @@
 // registers. Consumers keep the last three rows' horizontal sums in
 // registers and store 16 bytes a row evict-first, as the strips do.
 //
-// Work items are (band, group of rows); the block's items form one stream of
-// input rows, so the producer prefetches the next item's rows while the
-// consumers finish the current one. BULK_ROWS 0: the rows are split equally
-// into as many groups as the grid has blocks per band (the launch gives a
-// resident grid: one tall item per block, one wave, no tail); BULK_ROWS > 0:
-// items of that many rows, looped over by any grid.
+// Work items are (band, group of rows), the rows split equally into as many
+// groups as the grid has blocks per band: with the launch's resident grid,
+// one tall item per block, one wave, no tail. Any grid is correct: a
+// block's items form one stream of input rows, so the producer prefetches
+// the next item's rows while the consumers finish the current one.
 //
 // The CPU backend and GPUs before sm_90 run the same protocol with the
 // barriers emulated by shared-memory atomics and the copies done
@@ -27,7 +26,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cudakit/error.hpp>
 #include <cudakit/kernel.hpp>
 #include <cudakit/launch_config.hpp>
 #include <string>
@@ -39,7 +37,6 @@ namespace cudakit::workloads {
 struct MeanFilterBulkParams {
   int consumers = 128;      // threads that compute (BULK_CONSUMERS), a multiple of 32
   int stages = 12;          // rows in the shared-memory ring (STAGES >= 2)
-  int rows = 0;             // output rows an item (BULK_ROWS); 0: rows split over a resident grid
   int min_blocks = 1;       // __launch_bounds__'s blocks per multiprocessor
   bool keep_input = false;  // bulk copies with an L2 evict-last hint (BULK_KEEP_INPUT)
   bool split_sums = false;  // the strips' SPLIT_FIRST row sums
@@ -183,12 +180,8 @@ __device__ __forceinline__ bulk_layout bulk_layout_of(int width, int height) {
   bulk_layout t;
   t.row_bytes = width * CH;
   t.bands = (t.row_bytes + BAND - 1) / BAND;
-#if BULK_ROWS > 0
-  t.group_rows = BULK_ROWS;
-#else
   const int group_count = max(1, min((int)gridDim.x / t.bands, height));
   t.group_rows = (height + group_count - 1) / group_count;
-#endif
   const int groups = (height + t.group_rows - 1) / t.group_rows;
   t.items = (long long)t.bands * groups;
   t.steps = t.group_rows + 2;  // input rows y_begin-1 .. y_begin+group_rows
@@ -280,8 +273,8 @@ mean_filter_bulk(const unsigned char* __restrict__ input, unsigned char* __restr
       y_begin = (int)(item / t.bands) * t.group_rows;
       y_end = b0 < t.row_bytes ? min(y_begin + t.group_rows, height) : 0;
     }
-    // The warp leaves together if a wait timed out (the shuffle-free loop
-    // still meets at __syncwarp below).
+    // A timed-out wait ends the whole warp at once (no lane is left alone
+    // at the __syncwarp below).
     if (__any_sync(FULL_WARP, !barrier_wait(&full[s], parity))) return;
     const unsigned char* at = ring[s] + 16 + tid * 16;
     const uint4 v = *reinterpret_cast<const uint4*>(at);
@@ -323,8 +316,7 @@ inline std::string mean_filter_bulk_source(const MeanFilterBulkParams& p) {
   strips.block = p.consumers + 32;
   strips.split_sums = p.split_sums;
   return "#define BULK_CONSUMERS " + std::to_string(p.consumers) + "\n#define STAGES " +
-         std::to_string(p.stages) + "\n#define BULK_ROWS " + std::to_string(p.rows) +
-         "\n#define BULK_MIN_BLOCKS " + std::to_string(p.min_blocks) +
+         std::to_string(p.stages) + "\n#define BULK_MIN_BLOCKS " + std::to_string(p.min_blocks) +
          "\n#define BULK_KEEP_INPUT " + std::string(p.keep_input ? "1" : "0") + "\n" +
          mean_filter_strips_source(strips) + mean_filter_bulk_body;
 }
@@ -332,39 +324,26 @@ inline std::string mean_filter_bulk_source(const MeanFilterBulkParams& p) {
 inline std::string mean_filter_bulk_title(const MeanFilterBulkParams& p) {
   std::string t = "bulk copies: " + std::to_string(16 * p.consumers) + "-byte band, " +
                   std::to_string(p.stages) + "-row mbarrier ring";
-  if (p.rows > 0) t += ", " + std::to_string(p.rows) + "-row items";  // else a resident grid
   if (p.min_blocks > 1) t += ", " + std::to_string(p.min_blocks) + " blocks/SM";
   if (p.split_sums) t += ", split-first sums";
   if (p.keep_input) t += ", L2 evict-last copies";
   return t + ", streaming stores";
 }
 
-// p.consumers + 32 threads a block. Rows split equally (p.rows 0): a block
-// per (band, group) with as many groups as the resident grid holds per band;
-// items of p.rows rows: every item, at most a resident grid's blocks.
+// p.consumers + 32 threads a block; as many row groups per band as the
+// resident grid holds (the kernel derives the same groups from the grid; a
+// block left without an item returns at once).
 inline LaunchConfig mean_filter_bulk_launch(const Kernel& kernel, const MeanFilterBulkParams& p,
                                             int width, int height, StreamRef stream = {}) {
   const int threads = p.consumers + 32;
   const long long band_bytes = 16ll * p.consumers;
   const long long bands = (static_cast<long long>(width) * 3 + band_bytes - 1) / band_bytes;
   const long long resident = std::max(1ll, kernel.max_cooperative_grid_blocks(threads));
-  long long blocks = 0;
-  if (p.rows > 0) {
-    blocks = std::min(resident, bands * ((height + p.rows - 1) / p.rows));
-  } else {
-    const long long group_count = std::clamp(resident / bands, 1ll, std::max(1ll, 0ll + height));
-    const long long group_rows = (height + group_count - 1) / group_count;
-    blocks = bands * ((height + group_rows - 1) / group_rows);
-  }
-  if (blocks >= (1ll << 31))
-    throw Error(
-        "mean_filter_bulk",
-        "image of " + std::to_string(width) + "x" + std::to_string(height) + " pixels is too large",
-        "split it into bands of fewer rows");
+  const long long group_count = std::clamp(resident / bands, 1ll, std::max(1ll, 0ll + height));
   LaunchConfig c;
   c.stream = stream;
   c.block = Dim3(static_cast<unsigned>(threads));
-  c.grid = Dim3(static_cast<unsigned>(std::max(1ll, blocks)));
+  c.grid = Dim3(static_cast<unsigned>(std::max(1ll, bands * group_count)));
   return c;
 }
 

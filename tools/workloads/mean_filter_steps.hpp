@@ -215,6 +215,11 @@ struct MeanFilterStep {
   MeanFilterStripsParams strips;  // shape strips: the variant
   MeanFilterBandsParams bands;    // shape bands: the variant
   MeanFilterBulkParams bulk;      // shape bulk: the variant
+  // Marks the input's lines evict-last in L2 (they stay there after it ran).
+  bool keeps_input_in_l2() const {
+    return (shape == MeanFilterShape::strips && strips.load_policy == 1) ||
+           (shape == MeanFilterShape::bulk && bulk.keep_input);
+  }
   // Loops over its work, so any grid is correct (the example checks 1 and 7 blocks).
   bool any_grid() const {
     return (shape == MeanFilterShape::strips && strips.persistent) ||
@@ -290,16 +295,16 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
     add_strips("5y", {8, 2, true, 8, false, true, 128, 4, false, 0, true});  // 5v, fewer ops
     add_strips("5z", {8, 2, true, 4, false, true, 256, 4, true, 0, true});   // 5y, warps stacked
     add_strips("6a", {4, 6, true, 3, false, true, 256, 4, true});            // every row in flight
-    // consumers, stages, rows, min_blocks, keep_input, split_sums
-    add_bulk("6b", {128, 12, 0, 6});
-    add_bulk("6c", {256, 8, 0, 3});
-    add_bulk("6d", {64, 16, 0, 10});
-    add_bulk("6e", {128, 12, 0, 6, false, true});  // 6b, fewer ops
-    // Cache policies for the input last: lines marked evict-last may stay
-    // in L2 for the steps timed after them.
+    // consumers, stages, min_blocks, keep_input, split_sums
+    add_bulk("6b", {128, 12, 6});
+    add_bulk("6c", {256, 8, 3});
+    add_bulk("6d", {64, 16, 10});
+    add_bulk("6e", {128, 12, 6, false, true});  // 6b, fewer ops
+    // Cache policies for the input last (the benchmark resets the input's
+    // lines to evict-normal after a step that marks them evict-last).
     add_strips("6f", {8, 2, true, 8, false, true, 128, 4, false, 2});  // 5v, input evict-first
     add_strips("6g", {8, 2, true, 8, false, true, 128, 4, false, 1});  // 5v, input kept in L2
-    add_bulk("6h", {128, 12, 0, 6, true});                             // 6b, input kept in L2
+    add_bulk("6h", {128, 12, 6, true});                                // 6b, input kept in L2
     return list;
   }();
   return steps;
