@@ -14,7 +14,8 @@
 //                 a warp's edges load them; 0: every thread loads them
 //   VERTICAL      1: a block's warps are stacked: the same 32 strips, one
 //                 row group below the other (the rows read twice are read
-//                 by one block: L1 hits); 0: items in row-group-major order
+//                 by one block, so L1 can serve the second read); 0: items
+//                 in row-group-major order
 //   LOAD_POLICY   the strips' 16-byte loads: 0 plain, 1 L2 evict-last
 //                 (createpolicy), 2 evict-first (ld.global.cs)
 //   SPLIT_FIRST   1: row sums from words split into even and odd bytes once
@@ -43,7 +44,7 @@ struct MeanFilterStripsParams {
   int block = 128;  // threads a block (BLOCK), a multiple of 32
   int words = 4;    // 4-byte words a strip (WORDS): 4 (16 bytes) or 8 (32 bytes)
   // A block's warps stacked over the same 32 strips, consecutive row groups
-  // (VERTICAL); not with persistent.
+  // (VERTICAL).
   bool vertical = false;
   int load_policy = 0;      // LOAD_POLICY: 0 plain, 1 L2 evict-last, 2 evict-first
   bool split_sums = false;  // SPLIT_FIRST
