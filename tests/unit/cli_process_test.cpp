@@ -238,11 +238,12 @@ TEST_F(CliTest, BenchRejectsAnUnknownBenchmark) { EXPECT_NE(run("bench everythin
 
 // The 3x3 filter's steps against the copy ceilings; every output is checked.
 TEST_F(CliTest, BenchConvPrintsTheStepsAgainstTheCeilings) {
-  Result r = run("bench conv --repeats 1 --steps 1,4,5a,shipped");
+  Result r = run("bench conv --repeats 1 --steps 1,4,5a,6b,shipped");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* what : {"(ceiling) copy: cuMemcpyDtoD", "(ceiling) copy kernel: 16-byte",
-                           "of best ceiling", "1 naive (tutorial)", "4 + 16-byte loads",
-                           "5a strips", "[shipped]", "x the tutorial's naive kernel"})
+  for (const char* what :
+       {"(ceiling) copy: cuMemcpyDtoD", "(ceiling) copy kernel: 16-byte", "of best ceiling",
+        "1 naive (tutorial)", "4 + 16-byte loads", "5a strips", "6b bulk copies", "[shipped]",
+        "x the tutorial's naive kernel"})
     EXPECT_NE(r.output.find(what), std::string::npos) << what << "\n" << r.output;
   EXPECT_EQ(r.output.find("WRONG"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("2 shared-memory"), std::string::npos) << r.output;

@@ -16,6 +16,7 @@
 
 #include "workloads/mean_filter.hpp"
 #include "workloads/mean_filter_bands.hpp"
+#include "workloads/mean_filter_bulk.hpp"
 #include "workloads/mean_filter_strips.hpp"
 
 namespace cudakit::workloads {
@@ -203,6 +204,7 @@ enum class MeanFilterShape {
   strip_8rows,  // step 4: 16-byte strips x 8 rows, 32x4 blocks
   strips,       // step 5: 16-byte strips walked down rows (MeanFilterStripsParams)
   bands,        // step 5: rows staged through shared memory (MeanFilterBandsParams)
+  bulk,         // step 5: rows brought in by bulk copies (MeanFilterBulkParams)
 };
 
 struct MeanFilterStep {
@@ -212,7 +214,17 @@ struct MeanFilterStep {
   MeanFilterShape shape;
   MeanFilterStripsParams strips;  // shape strips: the variant
   MeanFilterBandsParams bands;    // shape bands: the variant
-  bool persistent() const { return shape == MeanFilterShape::strips && strips.persistent; }
+  MeanFilterBulkParams bulk;      // shape bulk: the variant
+  // Marks the input's lines evict-last in L2 (they stay there after it ran).
+  bool keeps_input_in_l2() const {
+    return (shape == MeanFilterShape::strips && strips.load_policy == 1) ||
+           (shape == MeanFilterShape::bulk && bulk.keep_input);
+  }
+  // Loops over its work, so any grid is correct (the example checks 1 and 7 blocks).
+  bool any_grid() const {
+    return (shape == MeanFilterShape::strips && strips.persistent) ||
+           shape == MeanFilterShape::bands || shape == MeanFilterShape::bulk;
+  }
 };
 
 // The steps in the checklist's order, then the variants of step 5.
@@ -263,6 +275,37 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
                       S::bands,
                       {},
                       v});
+    // Later variants, labelled explicitly (5y, 5z, 6a, ...) so the labels
+    // above stay as published.
+    auto add_strips = [&](const char* name, const MeanFilterStripsParams& v) {
+      list.push_back({std::string(name) + " " + mean_filter_strips_title(v), "mean_filter_strips",
+                      mean_filter_strips_source(v), S::strips, v});
+    };
+    auto add_bulk = [&](const char* name, const MeanFilterBulkParams& v) {
+      list.push_back({std::string(name) + " " + mean_filter_bulk_title(v),
+                      "mean_filter_bulk",
+                      mean_filter_bulk_source(v),
+                      S::bulk,
+                      {},
+                      {},
+                      v});
+    };
+    // rows, ahead, halo_shuffle, min_blocks, persistent, stream_stores, block, words, vertical,
+    // load_policy, split_sums
+    add_strips("5y", {8, 2, true, 8, false, true, 128, 4, false, 0, true});  // 5v, fewer ops
+    add_strips("5z", {8, 2, true, 4, false, true, 256, 4, true, 0, true});   // 5y, warps stacked
+    add_strips("6a", {4, 6, true, 3, false, true, 256, 4, true});            // every row in flight
+    // consumers, stages, min_blocks, keep_input, split_sums
+    add_bulk("6b", {128, 12, 6});
+    add_bulk("6c", {256, 8, 3});
+    add_bulk("6d", {64, 16, 10});
+    add_bulk("6e", {128, 12, 6, false, true});       // 6b, fewer ops
+    add_strips("6f", {6, 2, true, 8, false, true});  // 5v, 6 rows: 1.9 waves, not 1.4
+    // Cache policies for the input last (the benchmark resets the input's
+    // lines to evict-normal after a step that marks them evict-last).
+    add_strips("6g", {8, 2, true, 8, false, true, 128, 4, false, 2});  // 5v, input evict-first
+    add_strips("6h", {8, 2, true, 8, false, true, 128, 4, false, 1});  // 5v, input kept in L2
+    add_bulk("6i", {128, 12, 6, true});                                // 6b, input kept in L2
     return list;
   }();
   return steps;
@@ -300,6 +343,8 @@ inline LaunchConfig mean_filter_step_launch(int step, const Kernel& kernel, int 
     return mean_filter_strips_launch(kernel, s.strips, width, height, stream);
   if (s.shape == MeanFilterShape::bands)
     return mean_filter_bands_launch(s.bands, width, height, stream);
+  if (s.shape == MeanFilterShape::bulk)
+    return mean_filter_bulk_launch(kernel, s.bulk, width, height, stream);
   auto up = [](long long a, long long b) { return static_cast<unsigned>((a + b - 1) / b); };
   LaunchConfig c;
   c.stream = stream;

@@ -12,6 +12,14 @@
 //   HALO_SHUFFLE  1: the 4 bytes either side of a strip come from the
 //                 neighbouring lanes (__shfl_up/down_sync), only the lanes at
 //                 a warp's edges load them; 0: every thread loads them
+//   VERTICAL      1: a block's warps are stacked: the same 32 strips, one
+//                 row group below the other (the rows read twice are read
+//                 by one block, so L1 can serve the second read); 0: items
+//                 in row-group-major order
+//   LOAD_POLICY   the strips' 16-byte loads: 0 plain, 1 L2 evict-last
+//                 (createpolicy), 2 evict-first (ld.global.cs)
+//   SPLIT_FIRST   1: row sums from words split into even and odd bytes once
+//                 (fewer operations a byte; row_sums)
 #pragma once
 
 #include <algorithm>
@@ -35,6 +43,11 @@ struct MeanFilterStripsParams {
   bool stream_stores = false;
   int block = 128;  // threads a block (BLOCK), a multiple of 32
   int words = 4;    // 4-byte words a strip (WORDS): 4 (16 bytes) or 8 (32 bytes)
+  // A block's warps stacked over the same 32 strips, consecutive row groups
+  // (VERTICAL).
+  bool vertical = false;
+  int load_policy = 0;      // LOAD_POLICY: 0 plain, 1 L2 evict-last, 2 evict-first
+  bool split_sums = false;  // SPLIT_FIRST
 };
 
 // The kernel text after the #defines. Why it is shaped this way:
@@ -60,6 +73,9 @@ struct MeanFilterStripsParams {
 inline constexpr const char* mean_filter_strips_body = R"(
 #define CH 3
 #define STRIP (4 * WORDS)  // bytes a strip
+#if PERSISTENT && ROWS % AHEAD != 0
+#error "a resident-grid variant needs ROWS a multiple of AHEAD: the ring slots repeat per chunk"
+#endif
 #define EVEN_BYTES 0x00ff00ffu
 #define FULL_WARP 0xffffffffu
 
@@ -76,6 +92,26 @@ __device__ __forceinline__ unsigned perm_bytes(unsigned x, unsigned y, unsigned 
 #define perm_bytes(x, y, s) __byte_perm((x), (y), (s))
 #endif
 
+// The strips' 16-byte input loads under LOAD_POLICY. The L2 policy needs
+// PTX; the CPU backend refuses the asm keyword outside preprocessor lines,
+// so it is named through a macro (and the CPU backend loads plainly).
+#if defined(__CUDAKIT_CPU__) || LOAD_POLICY == 0
+#define load_16(p) (*reinterpret_cast<const uint4*>(p))
+#elif LOAD_POLICY == 2
+#define load_16(p) __ldcs(reinterpret_cast<const uint4*>(p))
+#else
+#define PTX_PURE asm
+__device__ __forceinline__ uint4 load_16(const unsigned char* p) {
+  unsigned long long policy;
+  PTX_PURE("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  uint4 v;
+  PTX_PURE("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+           : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+           : "l"(p), "l"(policy));
+  return v;
+}
+#endif
+
 // Bytes 0 and 2 (even) or 1 and 3 (odd) of a word, in 16-bit lanes.
 __device__ __forceinline__ unsigned even_bytes(unsigned x) { return x & EVEN_BYTES; }
 __device__ __forceinline__ unsigned odd_bytes(unsigned x) { return perm_bytes(x, 0u, 0x4341u); }
@@ -90,6 +126,24 @@ __device__ __forceinline__ void row_sums(unsigned l, const unsigned w[WORDS], un
   word[WORDS + 1] = r;
 #pragma unroll
   for (int k = 0; k < WORDS; ++k) word[k + 1] = w[k];
+#if SPLIT_FIRST
+  // Every word split into its even and odd bytes once; then each sum is
+  // whole lanes of split words plus one funnel shift:
+  //   e[k] = even(k) + odd(k-1) + (odd(k).hi, odd(k+1).lo)
+  //   o[k] = odd(k) + even(k+1) + (even(k-1).hi, even(k).lo)
+  // (4 operations a word after the split, against 6 with the masks below).
+  unsigned ev[WORDS + 2], od[WORDS + 2];
+#pragma unroll
+  for (int k = 0; k < WORDS + 2; ++k) {
+    ev[k] = even_bytes(word[k]);
+    od[k] = odd_bytes(word[k]);
+  }
+#pragma unroll
+  for (int k = 0; k < WORDS; ++k) {
+    e[k] = ev[k + 1] + od[k] + __funnelshift_r(od[k + 1], od[k + 2], 16);
+    o[k] = od[k + 1] + ev[k + 2] + __funnelshift_r(ev[k], ev[k + 1], 16);
+  }
+#else
 #pragma unroll
   for (int k = 0; k < WORDS; ++k) {
     const unsigned left = word[k], c = word[k + 1], right = word[k + 2];
@@ -98,6 +152,7 @@ __device__ __forceinline__ void row_sums(unsigned l, const unsigned w[WORDS], un
     // byte 1: -2, 1, 4; byte 3: 0, 3, 6
     o[k] = even_bytes(__funnelshift_r(left, c, 16)) + odd_bytes(c) + even_bytes(right);
   }
+#endif
 }
 
 // floor(lane / 9) of the four 16-bit lanes of e (bytes 0, 2) and o (1, 3).
@@ -119,7 +174,7 @@ __device__ __forceinline__ void load_strip(const unsigned char* __restrict__ row
   if ((unsigned)r_index >= (unsigned)load_end) return;
 #pragma unroll
   for (int k = 0; k < WORDS; k += 4) {
-    const uint4 v = *reinterpret_cast<const uint4*>(row_ptr + 4 * k);
+    const uint4 v = load_16(row_ptr + 4 * k);
     w[k] = v.x; w[k + 1] = v.y; w[k + 2] = v.z; w[k + 3] = v.w;
   }
   const bool load_left = HALO_SHUFFLE ? lane == 0 : true;
@@ -224,7 +279,7 @@ __device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ inp
   step(1, 1 % AHEAD);
   for (int c = 0; c < chunks; ++c) {
 #pragma unroll
-    for (int j = 0; j < ROWS; ++j) step(2 + c * ROWS + j, (2 + j) % AHEAD);  // ROWS % AHEAD == 0
+    for (int j = 0; j < ROWS; ++j) step(2 + c * ROWS + j, (2 + j) % AHEAD);  // c is 0 unless PERSISTENT
   }
 }
 
@@ -271,16 +326,31 @@ mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __res
   const int group_rows = ROWS;
 #endif
   const unsigned groups = (height + group_rows - 1) / group_rows;
-  const unsigned items = strips * groups;  // the launch keeps this below 2^32
   const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
   const int lane = threadIdx.x & 31;
   const bool aligned = row_bytes % STRIP == 0;  // every strip 16-byte aligned; the same for all
+#if VERTICAL
+  // Units of 32 strips x one row group, a warp each; a block's warps take
+  // the same 32 strips and consecutive groups (the loop keeps them so: the
+  // grid's warps are a multiple of a block's).
+  const unsigned tiles = (strips + 31) / 32, warps = BLOCK / 32;
+  const unsigned units = tiles * ((groups + warps - 1) / warps) * warps;
+  for (unsigned unit = id / 32; unit < units; unit += threads / 32) {
+    const unsigned stack = unit / warps;
+    const unsigned strip = (stack % tiles) * 32 + lane;
+    const unsigned group = (stack / tiles) * warps + unit % warps;
+    const bool live = strip < strips && group < groups;
+    const int b0 = live ? (int)strip * STRIP : 0;
+    const int y_begin = live ? (int)group * group_rows : 0;
+#else
+  const unsigned items = strips * groups;  // the launch keeps this below 2^32
   // The warp's lanes take consecutive items, so they loop together.
   for (unsigned warp_item = id - lane; warp_item < items; warp_item += threads) {
     const unsigned item = warp_item + lane;
     const bool live = item < items;
     const int b0 = live ? (int)(item % strips) * STRIP : 0;
     const int y_begin = live ? (int)(item / strips) * group_rows : 0;
+#endif
     const int y_end = live ? min(y_begin + group_rows, height) : 0;
     if (aligned)
       walk_strip(input, output, height, row_bytes, b0, y_begin, y_end,
@@ -297,7 +367,10 @@ inline std::string mean_filter_strips_source(const MeanFilterStripsParams& p) {
          "\n#define MIN_BLOCKS " + std::to_string(p.min_blocks) + "\n#define PERSISTENT " +
          std::string(p.persistent ? "1" : "0") + "\n#define STREAM_STORES " +
          std::string(p.stream_stores ? "1" : "0") + "\n#define BLOCK " + std::to_string(p.block) +
-         "\n#define WORDS " + std::to_string(p.words) + "\n" + mean_filter_strips_body;
+         "\n#define WORDS " + std::to_string(p.words) + "\n#define VERTICAL " +
+         std::string(p.vertical ? "1" : "0") + "\n#define LOAD_POLICY " +
+         std::to_string(p.load_policy) + "\n#define SPLIT_FIRST " +
+         std::string(p.split_sums ? "1" : "0") + "\n" + mean_filter_strips_body;
 }
 
 // What a variant is, for tables: "strips: 16 rows/thread, shuffle halo, 4 ahead".
@@ -308,9 +381,13 @@ inline std::string mean_filter_strips_title(const MeanFilterStripsParams& p) {
   t += ", " + std::to_string(p.ahead) + " ahead";
   if (p.min_blocks > 1)
     t += ", <=" + std::to_string(65536 / (p.block * p.min_blocks) / 8 * 8) + " regs";
-  if (p.block != 128) t += ", " + std::to_string(p.block) + "-thread blocks";
+  if (p.block != 128 && !p.vertical) t += ", " + std::to_string(p.block) + "-thread blocks";
   if (p.stream_stores) t += ", streaming stores";
   if (p.words != 4) t += ", " + std::to_string(4 * p.words) + "-byte strips";
+  if (p.vertical) t += ", " + std::to_string(p.block / 32) + " warps stacked";
+  if (p.load_policy == 1) t += ", L2 evict-last loads";
+  if (p.load_policy == 2) t += ", evict-first loads";
+  if (p.split_sums) t += ", split-first sums";
   return t;
 }
 
@@ -320,7 +397,12 @@ inline std::string mean_filter_strips_title(const MeanFilterStripsParams& p) {
 inline LaunchConfig mean_filter_strips_launch(const Kernel& kernel, const MeanFilterStripsParams& p,
                                               int width, int height, StreamRef stream = {}) {
   const long long strips = (static_cast<long long>(width) * 3 + 4 * p.words - 1) / (4 * p.words);
-  const long long threads = strips * ((height + p.rows - 1) / p.rows);
+  const long long groups = (height + p.rows - 1) / p.rows;
+  long long threads = strips * groups;
+  if (p.vertical) {  // whole 32-strip x (block / 32)-group stacks
+    const long long warps = p.block / 32;
+    threads = (strips + 31) / 32 * ((groups + warps - 1) / warps) * p.block;
+  }
   if (threads >= (1ll << 32) - 1024)
     throw Error(
         "mean_filter_strips",
