@@ -45,7 +45,10 @@ Device Device::get(BackendKind kind, int ordinal) {
         "no such device: the " + std::string(to_string(kind)) + " backend has " +
             std::to_string(n) + (n == 1 ? " device" : " devices"),
         n == 0 ? "no device is visible; check the driver with `cudakit doctor`"
-               : "use an ordinal from 0 to " + std::to_string(n - 1));
+               : "use an ordinal from 0 to " + std::to_string(n - 1) +
+                     (kind == BackendKind::cpu
+                          ? " (CUDAKIT_CPU_DEVICES=N makes the CPU backend present N devices)"
+                          : ""));
   return Device(kind, ordinal);
 }
 
