@@ -106,6 +106,11 @@ std::vector<std::pair<std::string, std::int64_t>> Device::attributes() const {
   return out;
 }
 
+bool Device::can_access_peer(const Device& peer) const {
+  if (peer.kind_ != kind_) return false;
+  return detail::backend(kind_).can_access_peer(ordinal_, peer.ordinal_);
+}
+
 void Device::make_current() const {
   detail::backend(kind_).make_current(ordinal_);
   t_current = *this;

@@ -49,6 +49,8 @@ def test_numba_gpus_has_two_entries_and_with_gpu_launches_there(tmp_path: Path) 
         assert len(cuda.gpus) == 2 and [g.id for g in cuda.gpus] == [0, 1]
         assert cuda.gpus[1].name.startswith(b"cudakit CPU device 1 of 2")
         assert cuda.gpus[0].pci_bus_id != cuda.gpus[1].pci_bus_id
+        assert cuda.current_context().can_access_peer(1)
+        assert not cuda.current_context().can_access_peer(0)
 
         @cuda.jit
         def axpy(a, x, y, out):
@@ -95,6 +97,7 @@ def test_pycuda_make_context_push_pop_and_gpuarray_on_device_1() -> None:
         d0, d1 = drv.Device(0), drv.Device(1)
         assert d1.name().startswith("cudakit CPU device 1 of 2") and d0.name() != d1.name()
         assert d0.pci_bus_id() == "ffff:00:00.0" and d1.pci_bus_id() == "ffff:00:01.0"
+        assert d0.can_access_peer(d1) and d1.can_access_peer(d0) and not d1.can_access_peer(d1)
 
         ctx0 = d0.make_context()
         ctx1 = d1.make_context()
@@ -136,6 +139,12 @@ def test_pycuda_make_context_push_pop_and_gpuarray_on_device_1() -> None:
         assert drv.Context.get_current() is None
         print("ok")
     """, **TWO_CPU_DEVICES))
+
+
+def test_a_device_is_not_its_own_peer() -> None:
+    import cudakit.driver as drv
+
+    assert drv.Device(0).can_access_peer(drv.Device(0)) is False
 
 
 def test_a_bad_device_count_warns_and_gives_one_device() -> None:

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend/backend.hpp"
 #include "cudakit/cudakit.hpp"
 #include "unit/child_process.hpp"
 
@@ -65,6 +66,13 @@ TEST_F(CpuMultiDevice, EnumeratesTwoDevicesWithTheirOwnNamesAndBusIds) {
   } catch (const ck::ArgumentError& e) {
     EXPECT_NE(std::string(e.what()).find("has 2 devices"), std::string::npos) << e.what();
   }
+}
+
+TEST_F(CpuMultiDevice, PeerAccessBetweenTheDevicesOfOneHost) {
+  EXPECT_TRUE(cpu(0).can_access_peer(cpu(1)));
+  EXPECT_TRUE(cpu(1).can_access_peer(cpu(0)));
+  EXPECT_FALSE(cpu(1).can_access_peer(cpu(1)));  // as CUDA answers for a device and itself
+  EXPECT_THROW(ck::detail::backend(ck::BackendKind::cpu).can_access_peer(0, 2), ck::ArgumentError);
 }
 
 TEST_F(CpuMultiDevice, CurrentDeviceIsPerThreadAndRestoredByScope) {

@@ -182,6 +182,12 @@ class CpuBackend final : public Backend {
   SharedMemoryBankSize shared_memory_bank_size(int ordinal) override {
     return device(ordinal, "reading the shared memory bank size").bank_size.load();
   }
+  // One host: every device's memory is every other device's.
+  bool can_access_peer(int ordinal, int peer) override {
+    device(ordinal, "asking about peer access");
+    device(peer, "asking about peer access");
+    return ordinal != peer;
+  }
   int driver_version() override { return 0; }
 
   // ---- memory -------------------------------------------------------------------
