@@ -135,6 +135,12 @@ def test_pycuda_make_context_push_pop_and_gpuarray_on_device_1() -> None:
             raise AssertionError("an operation on a device-1 array ran with device 0 current")
         # Device-1 memory read back with device 0 current (one host: the copy works).
         np.testing.assert_array_equal(out_gpu.get(), 2 * x + 1)
+        # And device to device: device 1's array into memory of device 0.
+        on0 = drv.mem_alloc(x.nbytes)
+        drv.memcpy_dtod(on0, out_gpu.gpudata, x.nbytes)
+        back = np.empty_like(x)
+        drv.memcpy_dtoh(back, on0)
+        np.testing.assert_array_equal(back, 2 * x + 1)
         ctx0.pop()
         assert drv.Context.get_current() is None
         print("ok")
