@@ -69,7 +69,7 @@ demo: python-install
 	$(BUILD_DIR)/bin/cudakit demo
 	@for program in tests/python/tutorial/*.py; do \
 	  case $$program in *multi_gpu*) [ "$$($(VENV_PY) -c 'import cudakit.driver as d; print(d.Device.count())')" -ge 2 ] || \
-	    { echo "== $$program: skipped (needs 2 GPUs)"; continue; };; esac; \
+	    { echo "== $$program: skipped (needs 2 devices: 2 GPUs, or CUDAKIT_BACKEND=cpu CUDAKIT_CPU_DEVICES=2)"; continue; };; esac; \
 	  echo "== $$program"; $(VENV_PY) $$program || exit 1; \
 	done
 

@@ -14,3 +14,9 @@ cudakit_add_test(cpu_gpu_parity_test SOURCES gpu/cpu_gpu_parity_test.cpp LABELS 
 cudakit_add_test(cpu_fault_test SOURCES unit/cpu_fault_test.cpp LABELS unit)
 # Debug builds for gdb (kept sources), the printf buffer's limit, context limits.
 cudakit_add_test(cpu_debugging_test SOURCES unit/cpu_debugging_test.cpp LABELS unit)
+# Several devices on one host: the CPU backend presents two (CUDAKIT_CPU_DEVICES=2).
+cudakit_add_test_executable(cpu_multi_device_test unit/cpu_multi_device_test.cpp)
+gtest_discover_tests(cpu_multi_device_test DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+  TEST_PREFIX "cpu_multi_device_test/"
+  PROPERTIES LABELS unit ENVIRONMENT "CUDAKIT_CPU_DEVICES=2" SKIP_REGULAR_EXPRESSION "SKIPPED"
+             TIMEOUT 300)

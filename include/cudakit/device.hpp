@@ -50,6 +50,10 @@ class Device {
   // Every attribute the backend reports, by name.
   std::vector<std::pair<std::string, std::int64_t>> attributes() const;
   const std::string& pci_bus_id() const { return properties().pci_bus_id; }
+  // Whether kernels on this device can access `peer`'s memory directly
+  // (cuDeviceCanAccessPeer): false for the device itself and for a device of
+  // another backend; true between the CPU backend's devices (one host).
+  bool can_access_peer(const Device& peer) const;
 
   // Makes the primary context current on this thread.
   void make_current() const;

@@ -34,7 +34,7 @@ struct DeviceProperties {
   int async_engine_count = 0;
   bool unified_addressing = false;
   bool concurrent_kernels = false;
-  std::string pci_bus_id;  // "0000:3b:00.0"; empty on the CPU backend
+  std::string pci_bus_id;  // "0000:3b:00.0"; "ffff:00:KK.0" for CPU device KK
 };
 
 // Free and total bytes of device memory.

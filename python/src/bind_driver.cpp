@@ -56,6 +56,11 @@ void bind_devices(nb::module_& m) {
       .def("total_memory", [](const Device& d) { return d.total_memory(); })
       .def("pci_bus_id", [](const Device& d) { return d.pci_bus_id(); })
       .def(
+          "can_access_peer",
+          [](const Device& d, const Device& peer) { return d.can_access_peer(peer); },
+          nb::arg("dev"),
+          "Whether this device can access dev's memory directly (cuDeviceCanAccessPeer).")
+      .def(
           "get_attribute",
           [](const Device& d, int attribute) {
             return d.attribute(static_cast<DeviceAttribute>(attribute));

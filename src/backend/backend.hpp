@@ -110,6 +110,14 @@ class Backend {
     (void)ordinal;
     return SharedMemoryBankSize::default_size;
   }
+  // Whether device `ordinal` can access device `peer`'s memory directly
+  // (cuDeviceCanAccessPeer); false for a device and itself, as CUDA answers,
+  // and where the backend cannot tell. ArgumentError for a bad ordinal.
+  virtual bool can_access_peer(int ordinal, int peer) {
+    (void)ordinal;
+    (void)peer;
+    return false;
+  }
   // Driver version as CUDA encodes it (13000 = 13.0); 0 on the CPU backend.
   virtual int driver_version() = 0;
 

@@ -45,7 +45,10 @@ Device Device::get(BackendKind kind, int ordinal) {
         "no such device: the " + std::string(to_string(kind)) + " backend has " +
             std::to_string(n) + (n == 1 ? " device" : " devices"),
         n == 0 ? "no device is visible; check the driver with `cudakit doctor`"
-               : "use an ordinal from 0 to " + std::to_string(n - 1));
+               : "use an ordinal from 0 to " + std::to_string(n - 1) +
+                     (kind == BackendKind::cpu
+                          ? " (CUDAKIT_CPU_DEVICES=N makes the CPU backend present N devices)"
+                          : ""));
   return Device(kind, ordinal);
 }
 
@@ -101,6 +104,11 @@ std::vector<std::pair<std::string, std::int64_t>> Device::attributes() const {
     }
   }
   return out;
+}
+
+bool Device::can_access_peer(const Device& peer) const {
+  if (peer.kind_ != kind_) return false;
+  return detail::backend(kind_).can_access_peer(ordinal_, peer.ordinal_);
 }
 
 void Device::make_current() const {

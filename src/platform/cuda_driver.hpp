@@ -78,7 +78,8 @@ namespace cudakit::detail {
   X(cuModuleEnumerateFunctions)    \
   X(cuFuncGetName)                 \
   X(cuFuncGetParamInfo)            \
-  X(cuLaunchCooperativeKernel)
+  X(cuLaunchCooperativeKernel)     \
+  X(cuDeviceCanAccessPeer)
 
 struct CudaDriver {
 #define CUDAKIT_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -113,6 +113,13 @@ TEST_F(CudaBackendFake, BadOrdinalIsAnArgumentErrorSayingHowManyExist) {
   EXPECT_THROW(backend.allocate(-1, 16), ArgumentError);
 }
 
+TEST_F(CudaBackendFake, PeerAccessIsAskedOfTheDriverForTwoDevices) {
+  EXPECT_TRUE(backend.can_access_peer(0, 1));
+  EXPECT_TRUE(backend.can_access_peer(1, 0));
+  EXPECT_FALSE(backend.can_access_peer(1, 1));  // not asked: a device and itself
+  EXPECT_THROW(backend.can_access_peer(0, 2), ArgumentError);
+}
+
 TEST_F(CudaBackendFake, PropertiesComeFromAttributes) {
   DeviceProperties p = backend.properties(1);
   EXPECT_EQ(p.name, "Fake GPU 1");

@@ -154,6 +154,13 @@ CUresult cuDeviceGetPCIBusId(char* bus, int length, CUdevice device) {
   std::strncpy(bus, text.c_str(), static_cast<std::size_t>(length));
   return CUDA_SUCCESS;
 }
+// Every pair of distinct fake devices can reach each other.
+CUresult cuDeviceCanAccessPeer(int* can_access, CUdevice device, CUdevice peer) {
+  if (device < 0 || device >= control.device_count || peer < 0 || peer >= control.device_count)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *can_access = device != peer ? 1 : 0;
+  return CUDA_SUCCESS;
+}
 CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
   if (device < 0 || device >= control.device_count) return CUDA_ERROR_INVALID_DEVICE;
   control.retain_calls++;

@@ -103,11 +103,14 @@ struct VectorAddCheck {
 };
 
 // Compiles the Numba tutorial's vector add through cudakit::compile, runs it
-// on random data and checks every element.
-VectorAddCheck check_vector_add(BackendKind kind) {
+// on random data and checks every element, on device `ordinal` of `kind`
+// (made current for the check when it is not device 0).
+VectorAddCheck check_vector_add(BackendKind kind, int ordinal = 0) {
   VectorAddCheck result;
   try {
-    Device device = Device::get(kind, 0);
+    Device device = Device::get(kind, ordinal);
+    std::optional<DeviceScope> scope;
+    if (ordinal != 0) scope.emplace(device);
     auto before = CompileCache::global().stats();
     Stopwatch clock;
     Module module = compile(workloads::numba_add_kernel_source, CompileOptions{}, device);
@@ -374,6 +377,13 @@ int run_doctor(const DoctorOptions& options) {
                       : selected == BackendKind::cuda ? "automatic: a driver and a GPU were found"
                                                       : "automatic: no usable GPU";
     report.ok("selected backend: " + std::string(to_string(selected)) + " (" + why + ")");
+    if (selected == BackendKind::cpu || !env("CUDAKIT_CPU_DEVICES").empty()) {
+      const int cpu_devices = Device::count(BackendKind::cpu);
+      const std::string asked = env("CUDAKIT_CPU_DEVICES");
+      report.ok("CPU backend: " + std::to_string(cpu_devices) +
+                (cpu_devices == 1 ? " device" : " virtual devices on one host") +
+                (asked.empty() ? std::string() : " (CUDAKIT_CPU_DEVICES=" + asked + ")"));
+    }
     if (!env_value.empty() && selected == BackendKind::cpu && !gpus.empty())
       report.warn("a GPU is present but CUDAKIT_BACKEND=cpu", "",
                   "unset CUDAKIT_BACKEND to use it");
@@ -415,14 +425,24 @@ int run_doctor(const DoctorOptions& options) {
       }
     }
     std::cout << "       no GPU: running the vector add on the CPU backend instead\n";
-    VectorAddCheck cpu_check = check_vector_add(BackendKind::cpu);
-    cpu_works = cpu_check.ok;
-    if (cpu_check.ok)
-      report.ok(cpu_check.summary);
-    else
-      report.fail("vector add on the CPU backend failed", first_lines(cpu_check.error, 12),
-                  "the CPU backend compiles kernels with the host C++ compiler (CUDAKIT_CXX, CXX "
-                  "or c++); the message above says what failed");
+    // Every virtual device when CUDAKIT_CPU_DEVICES asks for several.
+    int cpu_devices = 1;
+    try {
+      cpu_devices = Device::count(BackendKind::cpu);
+    } catch (const Error&) {
+      // check_vector_add reports why the CPU backend cannot start.
+    }
+    cpu_works = true;
+    for (int ordinal = 0; ordinal < cpu_devices; ++ordinal) {
+      VectorAddCheck cpu_check = check_vector_add(BackendKind::cpu, ordinal);
+      cpu_works = cpu_works && cpu_check.ok;
+      if (cpu_check.ok)
+        report.ok(cpu_check.summary);
+      else
+        report.fail("vector add on the CPU backend failed", first_lines(cpu_check.error, 12),
+                    "the CPU backend compiles kernels with the host C++ compiler (CUDAKIT_CXX, "
+                    "CXX or c++); the message above says what failed");
+    }
   }
 
   report.print_field_notes();

@@ -247,6 +247,13 @@ class _Context:
     def synchronize(self) -> None:
         synchronize()
 
+    def can_access_peer(self, peer_device: int) -> bool:
+        """Whether the current device can access device `peer_device`'s memory
+        directly (False for itself)."""
+        from .. import driver
+        current = driver.Device(_core.jit_current_device())
+        return bool(current.can_access_peer(driver.Device(int(peer_device))))
+
 
 def current_context() -> _Context:
     return _Context()

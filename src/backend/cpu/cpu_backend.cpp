@@ -1,7 +1,7 @@
-// The CPU backend: one device made of the host's cores. Memory is aligned
-// host memory, streams are queues with their own threads, kernels are
-// shared objects built by the host compiler and run block by block on a
-// thread pool.
+// The CPU backend: one device made of the host's cores, or several virtual
+// ones (CUDAKIT_CPU_DEVICES) sharing them. Memory is aligned host memory, streams are queues with
+// their own threads, kernels are shared objects built by the host compiler and run block by block
+// on a thread pool.
 #include "backend/cpu/cpu_backend.hpp"
 
 #include <dlfcn.h>
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "backend/cpu/block_runner.hpp"
+#include "backend/cpu/cpu_devices.hpp"
 #include "backend/cpu/cpu_module.hpp"
 #include "backend/cpu/cpu_stream.hpp"
 #include "backend/cpu/host_compiler.hpp"
@@ -37,27 +38,6 @@ namespace {
 
 constexpr std::size_t kAlignment = 256;  // as cuMemAlloc guarantees
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      auto colon = line.find(':');
-      if (colon != std::string::npos) {
-        std::string model = line.substr(colon + 1);
-        while (!model.empty() && model.front() == ' ') model.erase(model.begin());
-        return model;
-      }
-    }
-  }
-  return "unknown CPU";
-}
-
-std::size_t total_host_memory() {
-  return static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
-         static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
 std::size_t available_host_memory() {
   std::ifstream in("/proc/meminfo");
   std::string key;
@@ -69,11 +49,14 @@ std::size_t available_host_memory() {
          static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 }
 
-void check_ordinal(int ordinal, const char* what) {
-  if (ordinal != 0)
-    throw ArgumentError(std::string(what) + " on the CPU backend",
-                        "no device " + std::to_string(ordinal) + "; the CPU backend has one (0)");
-}
+// The device made current on this thread (make_current); -1: none yet.
+thread_local int t_current_device = -1;
+
+// What the CUDA backend's hint says for a handle of another context.
+const char* const kOtherDeviceHint =
+    "mixing devices? a kernel (module) or stream belongs to the device it was made on; make that "
+    "device current first (Device::make_current, a DeviceScope, `with cuda.gpus[i]:`, "
+    "Context.push), as a GPU requires";
 
 struct LaunchTask {
   BlockLaunch launch;
@@ -133,28 +116,11 @@ void run_one_block(void* context, unsigned long long index) {
 
 class CpuBackend final : public Backend {
  public:
-  CpuBackend()
-      : pool_(configured_thread_count()), null_stream_(std::make_shared<CpuStream>(false)) {
-    properties_.name =
-        "cudakit CPU backend (" + cpu_model() + ", " + std::to_string(pool_.size()) + " threads)";
-    properties_.compute_major = 0;
-    properties_.compute_minor = 0;
-    properties_.total_memory = total_host_memory();
-    properties_.multiprocessor_count = static_cast<int>(pool_.size());
-    properties_.max_threads_per_block = 1024;
-    properties_.max_block_dim = Dim3(1024, 1024, 64);
-    properties_.max_grid_dim = Dim3(2147483647u, 65535, 65535);
-    properties_.shared_memory_per_block = kStaticSharedLimit;
-    properties_.shared_memory_per_block_optin = kOptInSharedLimit;
-    properties_.shared_memory_per_multiprocessor = 228 * 1024;
-    properties_.registers_per_block = 65536;
-    properties_.warp_size = 32;
-    properties_.max_threads_per_multiprocessor = 2048;
-    properties_.max_blocks_per_multiprocessor = 32;
-    properties_.l2_cache_bytes = 0;
-    properties_.async_engine_count = 1;
-    properties_.unified_addressing = true;
-    properties_.concurrent_kernels = true;
+  CpuBackend() : pool_(configured_thread_count()) {
+    const int count = configured_device_count();
+    for (int i = 0; i < count; ++i)
+      devices_.push_back(std::make_unique<CpuDevice>(
+          i, cpu_device_properties(i, count, static_cast<unsigned>(pool_.size()))));
     backend_alive.store(true);
   }
 
@@ -167,117 +133,67 @@ class CpuBackend final : public Backend {
   BackendKind kind() const noexcept override { return BackendKind::cpu; }
 
   // ---- devices ----------------------------------------------------------------
-  int device_count() override { return 1; }
+  int device_count() override { return static_cast<int>(devices_.size()); }
   DeviceProperties properties(int ordinal) override {
-    check_ordinal(ordinal, "reading device properties");
-    return properties_;
+    return device(ordinal, "reading device properties").properties;
   }
   std::int64_t attribute(int ordinal, DeviceAttribute a) override {
-    check_ordinal(ordinal, "reading a device attribute");
-    const DeviceProperties& p = properties_;
-    switch (a) {
-      case DeviceAttribute::max_threads_per_block:
-        return p.max_threads_per_block;
-      case DeviceAttribute::max_block_dim_x:
-        return p.max_block_dim.x;
-      case DeviceAttribute::max_block_dim_y:
-        return p.max_block_dim.y;
-      case DeviceAttribute::max_block_dim_z:
-        return p.max_block_dim.z;
-      case DeviceAttribute::max_grid_dim_x:
-        return p.max_grid_dim.x;
-      case DeviceAttribute::max_grid_dim_y:
-        return p.max_grid_dim.y;
-      case DeviceAttribute::max_grid_dim_z:
-        return p.max_grid_dim.z;
-      case DeviceAttribute::max_shared_memory_per_block:
-        return static_cast<std::int64_t>(p.shared_memory_per_block);
-      case DeviceAttribute::max_shared_memory_per_block_optin:
-        return static_cast<std::int64_t>(p.shared_memory_per_block_optin);
-      case DeviceAttribute::max_shared_memory_per_multiprocessor:
-        return static_cast<std::int64_t>(p.shared_memory_per_multiprocessor);
-      case DeviceAttribute::total_constant_memory:
-        return 64 * 1024;
-      case DeviceAttribute::warp_size:
-        return p.warp_size;
-      case DeviceAttribute::max_registers_per_block:
-        return p.registers_per_block;
-      case DeviceAttribute::multiprocessor_count:
-        return p.multiprocessor_count;
-      case DeviceAttribute::max_threads_per_multiprocessor:
-        return p.max_threads_per_multiprocessor;
-      case DeviceAttribute::max_blocks_per_multiprocessor:
-        return p.max_blocks_per_multiprocessor;
-      case DeviceAttribute::compute_capability_major:
-        return p.compute_major;
-      case DeviceAttribute::compute_capability_minor:
-        return p.compute_minor;
-      case DeviceAttribute::unified_addressing:
-        return 1;
-      case DeviceAttribute::concurrent_kernels:
-        return 1;
-      case DeviceAttribute::async_engine_count:
-        return p.async_engine_count;
-      case DeviceAttribute::can_map_host_memory:
-        return 1;
-      case DeviceAttribute::integrated:
-        return 1;
-      case DeviceAttribute::managed_memory:
-        return 1;
-      case DeviceAttribute::pageable_memory_access:
-        return 1;
-      case DeviceAttribute::host_native_atomic_supported:
-        return 1;
-      default:
-        return 0;
-    }
+    return cpu_device_attribute(device(ordinal, "reading a device attribute").properties, ordinal,
+                                a);
   }
-  void make_current(int ordinal) override { check_ordinal(ordinal, "selecting a device"); }
-  int current_device() override { return 0; }
+  void make_current(int ordinal) override {
+    device(ordinal, "selecting a device");
+    t_current_device = ordinal;
+    mark_used(ordinal);
+  }
+  // As on a GPU: 0 on a thread that has not chosen a device.
+  int current_device() override { return t_current_device < 0 ? 0 : t_current_device; }
   void synchronize(int ordinal) override {
-    check_ordinal(ordinal, "synchronizing the device");
+    device(ordinal, "synchronizing the device");
     std::exception_ptr first;
-    for (auto& s : wait_all())
+    for (auto& s : wait_all(ordinal))
       if (auto e = s->take_error(); e && !first) first = e;
     if (first) std::rethrow_exception(first);
   }
   MemoryInfo memory_info(int ordinal) override {
-    check_ordinal(ordinal, "reading memory information");
+    device(ordinal, "reading memory information");  // the host's, shared by all devices
     return {available_host_memory(), total_host_memory()};
   }
   std::size_t limit(int ordinal, ContextLimit which) override {
-    check_ordinal(ordinal, "reading a context limit");
-    return limits_[static_cast<int>(which)].load();
+    return device(ordinal, "reading a context limit").limits[static_cast<int>(which)].load();
   }
   void set_limit(int ordinal, ContextLimit which, std::size_t value) override {
-    check_ordinal(ordinal, "setting a context limit");
+    CpuDevice& d = device(ordinal, "setting a context limit");
     // The printf FIFO bounds each launch's printf output as on a GPU; the
     // others are kept for the API's sake: fiber stacks are sized by
     // CUDAKIT_CPU_STACK_SIZE, and device malloc is host malloc.
-    limits_[static_cast<int>(which)].store(value);
+    d.limits[static_cast<int>(which)].store(value);
   }
   // Recorded so they read back as on a GPU; the CPU has no split to choose.
   void set_cache_preference(int ordinal, CachePreference preference) override {
-    check_ordinal(ordinal, "setting the cache preference");
-    cache_preference_.store(preference);
+    device(ordinal, "setting the cache preference").cache_preference.store(preference);
   }
   CachePreference cache_preference(int ordinal) override {
-    check_ordinal(ordinal, "reading the cache preference");
-    return cache_preference_.load();
+    return device(ordinal, "reading the cache preference").cache_preference.load();
   }
   void set_shared_memory_bank_size(int ordinal, SharedMemoryBankSize size) override {
-    check_ordinal(ordinal, "setting the shared memory bank size");
-    bank_size_.store(size);
+    device(ordinal, "setting the shared memory bank size").bank_size.store(size);
   }
   SharedMemoryBankSize shared_memory_bank_size(int ordinal) override {
-    check_ordinal(ordinal, "reading the shared memory bank size");
-    return bank_size_.load();
+    return device(ordinal, "reading the shared memory bank size").bank_size.load();
+  }
+  // One host: every device's memory is every other device's.
+  bool can_access_peer(int ordinal, int peer) override {
+    device(ordinal, "asking about peer access");
+    device(peer, "asking about peer access");
+    return ordinal != peer;
   }
   int driver_version() override { return 0; }
 
   // ---- memory -------------------------------------------------------------------
   DevicePtr allocate(int ordinal, std::size_t bytes) override {
-    check_ordinal(ordinal, "allocating device memory");
+    device(ordinal, "allocating device memory");
+    mark_used(ordinal);
     return reinterpret_cast<DevicePtr>(aligned(bytes, "allocating device memory"));
   }
   void deallocate(int, DevicePtr ptr) noexcept override {
@@ -342,8 +258,9 @@ class CpuBackend final : public Backend {
 
   // ---- streams and events -----------------------------------------------------------
   NativeStream create_stream(int ordinal, bool non_blocking) override {
-    check_ordinal(ordinal, "creating a stream");
-    auto s = std::make_shared<CpuStream>(non_blocking);
+    device(ordinal, "creating a stream");
+    mark_used(ordinal);
+    auto s = std::make_shared<CpuStream>(non_blocking, ordinal);
     std::lock_guard lock(streams_mutex_);
     streams_[s.get()] = s;
     return s.get();
@@ -375,7 +292,7 @@ class CpuBackend final : public Backend {
     submit(stream, [e = std::move(e), sequence] { e->wait_for(sequence); });
   }
   NativeEvent create_event(int ordinal, bool timing) override {
-    check_ordinal(ordinal, "creating an event");
+    device(ordinal, "creating an event");
     auto e = std::make_shared<CpuEvent>(timing);
     std::lock_guard lock(events_mutex_);
     events_[e.get()] = e;
@@ -417,8 +334,11 @@ class CpuBackend final : public Backend {
     return compile_host_module(request);
   }
   NativeModule load_module(int ordinal, const CompiledCode& code) override {
-    check_ordinal(ordinal, "loading a module");
-    return new CpuModule(code);
+    device(ordinal, "loading a module");
+    mark_used(ordinal);
+    auto* module = new CpuModule(code);
+    for (const auto& k : module->kernels()) k->device = ordinal;
+    return module;
   }
   void unload_module(NativeModule module) noexcept override {
     // Work queued with this module's kernels must finish before its code
@@ -490,15 +410,16 @@ class CpuBackend final : public Backend {
   int max_active_blocks_per_multiprocessor(NativeKernel kernel, int block_size,
                                            std::size_t dynamic_shared_bytes) override {
     if (block_size <= 0) return 0;
-    const int warp = properties_.warp_size;
+    const DeviceProperties& p = devices_.front()->properties;  // the same on every device
+    const int warp = p.warp_size;
     const int warps_per_block = (block_size + warp - 1) / warp;
-    int blocks = std::min(properties_.max_blocks_per_multiprocessor,
-                          properties_.max_threads_per_multiprocessor / warp / warps_per_block);
+    int blocks = std::min(p.max_blocks_per_multiprocessor,
+                          p.max_threads_per_multiprocessor / warp / warps_per_block);
     const std::size_t shared =
         static_cast<CpuKernel*>(kernel)->static_shared + dynamic_shared_bytes;
     if (shared > 0)
-      blocks = static_cast<int>(std::min<std::size_t>(
-          static_cast<std::size_t>(blocks), properties_.shared_memory_per_multiprocessor / shared));
+      blocks = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(blocks),
+                                                      p.shared_memory_per_multiprocessor / shared));
     return blocks;
   }
   std::pair<int, int> suggest_block_size(NativeKernel, std::size_t) override {
@@ -508,7 +429,7 @@ class CpuBackend final : public Backend {
   // ---- launch -----------------------------------------------------------------------------
   void launch(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
               unsigned dynamic_shared_bytes, NativeStream stream, void** args) override {
-    auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, args);
+    auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, stream, args);
     submit(stream, [this, task] {
       task->launch.kernel_name = task->name.c_str();
       task->run_reporting_printf(
@@ -521,8 +442,9 @@ class CpuBackend final : public Backend {
   void launch_cooperative(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
                           unsigned dynamic_shared_bytes, NativeStream stream,
                           void** args) override {
-    const long long max_blocks = max_cooperative_grid_blocks(
-        0, kernel, static_cast<int>(block.volume()), dynamic_shared_bytes);
+    const long long max_blocks =
+        max_cooperative_grid_blocks(static_cast<CpuKernel*>(kernel)->device, kernel,
+                                    static_cast<int>(block.volume()), dynamic_shared_bytes);
     if (static_cast<long long>(grid.volume()) > max_blocks)
       throw LaunchConfigError(
           std::string("launching kernel ") + (kernel_name ? kernel_name : "(unnamed)") +
@@ -530,7 +452,7 @@ class CpuBackend final : public Backend {
               block.to_string() + ")",
           "max co-resident blocks for a cooperative launch", static_cast<long long>(grid.volume()),
           max_blocks, "launch fewer blocks (Kernel::max_cooperative_grid_blocks)");
-    auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, args);
+    auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, stream, args);
     submit(stream, [task] {
       task->launch.kernel_name = task->name.c_str();
       task->run_reporting_printf([&] { run_cooperative_grid(task->launch); });
@@ -542,7 +464,7 @@ class CpuBackend final : public Backend {
   // OS thread.
   long long max_cooperative_grid_blocks(int ordinal, NativeKernel kernel, int block_size,
                                         std::size_t dynamic_shared_bytes) override {
-    check_ordinal(ordinal, "computing the largest cooperative grid");
+    device(ordinal, "computing the largest cooperative grid");
     const long long per_sm =
         max_active_blocks_per_multiprocessor(kernel, block_size, dynamic_shared_bytes);
     return std::min<long long>(kMaxCooperativeBlocks,
@@ -555,9 +477,11 @@ class CpuBackend final : public Backend {
   // The launch as it will run later on the stream's thread: the argument
   // values are copied now (the caller's array lives on its stack).
   std::shared_ptr<LaunchTask> make_task(NativeKernel kernel, const char* kernel_name, Dim3 grid,
-                                        Dim3 block, unsigned dynamic_shared_bytes, void** args) {
+                                        Dim3 block, unsigned dynamic_shared_bytes,
+                                        NativeStream stream, void** args) {
     auto* k = static_cast<CpuKernel*>(kernel);
     check_launch(*k, kernel_name, grid, block, dynamic_shared_bytes);
+    if (devices_.size() > 1) check_launch_device(*k, kernel_name, stream);
     auto task = std::make_shared<LaunchTask>();
     task->name = kernel_name ? kernel_name : k->name;
     std::size_t bytes = 0;
@@ -573,7 +497,9 @@ class CpuBackend final : public Backend {
     task->launch = BlockLaunch{
         k->entry,          k->module, task->name.c_str(), grid, block, dynamic_shared_bytes,
         task->args.data(), nullptr};
-    task->printf_fifo.emplace(limits_[static_cast<int>(ContextLimit::printf_fifo_size)].load());
+    task->printf_fifo.emplace(devices_[static_cast<std::size_t>(k->device)]
+                                  ->limits[static_cast<int>(ContextLimit::printf_fifo_size)]
+                                  .load());
     task->launch.printf_fifo = &*task->printf_fifo;
     return task;
   }
@@ -637,16 +563,74 @@ class CpuBackend final : public Backend {
                                   : "");
   }
 
-  // Waits for everything queued so far on every stream; returns the streams.
-  std::vector<std::shared_ptr<CpuStream>> wait_all() {
+  // Waits for everything queued so far on every stream of device `ordinal`
+  // (every device: -1); returns the streams.
+  std::vector<std::shared_ptr<CpuStream>> wait_all(int ordinal = -1) {
     std::vector<std::shared_ptr<CpuStream>> all;
     {
       std::lock_guard lock(streams_mutex_);
-      all.push_back(null_stream_);
-      for (auto& [raw, s] : streams_) all.push_back(s);
+      for (auto& d : devices_)
+        if (ordinal < 0 || d->null_stream->device() == ordinal) all.push_back(d->null_stream);
+      for (auto& [raw, s] : streams_)
+        if (ordinal < 0 || s->device() == ordinal) all.push_back(s);
     }
     for (auto& s : all) s->wait(s->last_ticket());
     return all;
+  }
+
+  void wait_other_devices(int ordinal) {
+    for (int other = 0; other < static_cast<int>(devices_.size()); ++other)
+      if (other != ordinal) wait_all(other);
+  }
+
+  CpuDevice& device(int ordinal, const char* what) {
+    const int count = static_cast<int>(devices_.size());
+    if (ordinal < 0 || ordinal >= count)
+      throw ArgumentError(std::string(what) + " on the CPU backend",
+                          "no device " + std::to_string(ordinal) + "; the CPU backend has " +
+                              std::to_string(count) +
+                              (count == 1 ? " (0)" : " (0.." + std::to_string(count - 1) + ")"),
+                          "CUDAKIT_CPU_DEVICES=N presents N virtual devices (1 to " +
+                              std::to_string(kMaxCpuDevices) + ")");
+    return *devices_[static_cast<std::size_t>(ordinal)];
+  }
+
+  // The devices whose context a GPU would have retained by now (made
+  // current, or memory, streams or modules made on them): one bit each.
+  void mark_used(int ordinal) {
+    used_devices_.fetch_or(std::uint64_t{1} << ordinal, std::memory_order_relaxed);
+  }
+
+  // The device whose legacy default stream a null stream handle means on
+  // this thread: the current one.
+  int current_or_adopted(int kernel_device) {
+    if (t_current_device >= 0) return t_current_device;
+    // A thread that never chose a device: as the CUDA backend does, the only
+    // device used so far is adopted; otherwise device 0 is current, as
+    // Device::current() reports.
+    const std::uint64_t used = used_devices_.load(std::memory_order_relaxed);
+    if (used == (std::uint64_t{1} << kernel_device)) t_current_device = kernel_device;
+    return current_device();
+  }
+
+  // A GPU refuses a kernel of one device's module, or a stream of one
+  // device, while another device is current ("invalid resource handle");
+  // so does the CPU backend when it presents several devices.
+  void check_launch_device(const CpuKernel& k, const char* name, NativeStream stream) {
+    const int current = current_or_adopted(k.device);
+    const int stream_device = stream ? stream_of(stream)->device() : current;
+    if (k.device == current && stream_device == current) return;
+    const std::string kernel = name ? name : k.name;
+    const std::string what = k.device != current
+                                 ? "invalid resource handle: kernel " + kernel +
+                                       " was loaded on cpu device " + std::to_string(k.device) +
+                                       " but cpu device " + std::to_string(current) +
+                                       " is current on this thread"
+                                 : "invalid resource handle: the stream belongs to cpu device " +
+                                       std::to_string(stream_device) + " but cpu device " +
+                                       std::to_string(current) + " is current on this thread";
+    throw CudaError("launching kernel " + kernel + " on the CPU backend", what, kOtherDeviceHint,
+                    400, "CUDA_ERROR_INVALID_HANDLE");
   }
 
   std::shared_ptr<CpuEvent> event_of(NativeEvent event) {
@@ -659,7 +643,7 @@ class CpuBackend final : public Backend {
   }
 
   std::shared_ptr<CpuStream> stream_of(NativeStream stream) {
-    if (!stream) return null_stream_;
+    if (!stream) return devices_[static_cast<std::size_t>(current_device())]->null_stream;
     std::lock_guard lock(streams_mutex_);
     auto it = streams_.find(stream);
     if (it == streams_.end())
@@ -679,16 +663,17 @@ class CpuBackend final : public Backend {
                                                               std::function<void()> task,
                                                               std::function<void()> after = {}) {
     std::shared_ptr<CpuStream> target = stream_of(stream);
+    const std::shared_ptr<CpuStream>& null_stream = null_stream_of(*target);
     std::vector<std::pair<std::shared_ptr<CpuStream>, std::uint64_t>> waits;
     {
       std::lock_guard lock(streams_mutex_);
-      if (target == null_stream_) {
+      if (target == null_stream) {
         for (auto& [raw, s] : streams_)
-          if (!s->non_blocking())
+          if (!s->non_blocking() && s->device() == target->device())
             if (auto t = s->last_ticket(); !s->reached(t)) waits.emplace_back(s, t);
       } else if (!target->non_blocking()) {
-        if (auto t = null_stream_->last_ticket(); !null_stream_->reached(t))
-          waits.emplace_back(null_stream_, t);
+        if (auto t = null_stream->last_ticket(); !null_stream->reached(t))
+          waits.emplace_back(null_stream, t);
       }
     }
     if (!waits.empty())
@@ -708,6 +693,10 @@ class CpuBackend final : public Backend {
       submit(stream, std::move(work));
       return;
     }
+    // The memory may be another device's, with work still queued there:
+    // one host cannot tell whose an address is, so a synchronous copy
+    // waits for the other devices too (deterministic, if stricter than a GPU).
+    if (devices_.size() > 1) wait_other_devices(stream_of(stream)->device());
     if (quiet(stream)) {
       work();
       return;
@@ -720,24 +709,25 @@ class CpuBackend final : public Backend {
   bool quiet(NativeStream stream) {
     auto target = stream_of(stream);
     if (!target->idle()) return false;
-    if (target != null_stream_) return target->non_blocking() || null_stream_->idle();
+    const std::shared_ptr<CpuStream>& null_stream = null_stream_of(*target);
+    if (target != null_stream) return target->non_blocking() || null_stream->idle();
     std::lock_guard lock(streams_mutex_);
     for (auto& [raw, s] : streams_)
-      if (!s->non_blocking() && !s->idle()) return false;
+      if (!s->non_blocking() && s->device() == target->device() && !s->idle()) return false;
     return true;
   }
 
+  const std::shared_ptr<CpuStream>& null_stream_of(const CpuStream& stream) const {
+    return devices_[static_cast<std::size_t>(stream.device())]->null_stream;
+  }
+
   ThreadPool pool_;
-  DeviceProperties properties_;
-  std::shared_ptr<CpuStream> null_stream_;
+  std::vector<std::unique_ptr<CpuDevice>> devices_;
+  std::atomic<std::uint64_t> used_devices_{0};
   std::mutex streams_mutex_;
   std::map<void*, std::shared_ptr<CpuStream>> streams_;
   std::mutex events_mutex_;
   std::map<void*, std::shared_ptr<CpuEvent>> events_;
-  // stack_size, printf_fifo_size, malloc_heap_size: CUDA's defaults.
-  std::atomic<std::size_t> limits_[3] = {1024, 1 << 20, 8 << 20};
-  std::atomic<CachePreference> cache_preference_{CachePreference::prefer_none};
-  std::atomic<SharedMemoryBankSize> bank_size_{SharedMemoryBankSize::default_size};
   HostRegistry host_registry_;
 };
 

@@ -26,6 +26,7 @@ struct CpuKernel {
   const cudakit_cpu::ModuleInfo* module = nullptr;
   std::string name;    // as written, or the name expression
   std::string symbol;  // the real symbol: mangled for C++ linkage
+  int device = 0;      // the ordinal of the device its module was loaded on
   ParamLayout layout;
   std::size_t max_dynamic_shared = kStaticSharedLimit;
   bool dynamic_shared_raised = false;  // set_max_dynamic_shared_memory was called

@@ -5,7 +5,7 @@
 
 namespace cudakit::detail::cpu {
 
-CpuStream::CpuStream(bool non_blocking) : non_blocking_(non_blocking) {
+CpuStream::CpuStream(bool non_blocking, int device) : non_blocking_(non_blocking), device_(device) {
   thread_ = std::thread([this] { run(); });
 }
 

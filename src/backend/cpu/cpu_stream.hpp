@@ -16,13 +16,15 @@ namespace cudakit::detail::cpu {
 
 class CpuStream {
  public:
-  explicit CpuStream(bool non_blocking);
+  // `device`: the ordinal of the (virtual) device the stream belongs to.
+  CpuStream(bool non_blocking, int device);
   // Finishes the queued work first.
   ~CpuStream();
   CpuStream(const CpuStream&) = delete;
   CpuStream& operator=(const CpuStream&) = delete;
 
   bool non_blocking() const noexcept { return non_blocking_; }
+  int device() const noexcept { return device_; }
   // Queues `task`; returns its ticket (tickets count up from 1). `after`, if
   // given, runs on the stream once the task counts as completed and before the
   // next task starts: an event recorded last on a stream is then never seen
@@ -43,6 +45,7 @@ class CpuStream {
   void run();
 
   const bool non_blocking_;
+  const int device_;
   std::mutex mutex_;
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;

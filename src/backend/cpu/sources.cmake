@@ -16,6 +16,7 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/block_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_devices.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_module.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_stream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fault_guard.cpp

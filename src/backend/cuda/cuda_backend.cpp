@@ -236,6 +236,17 @@ void CudaBackend::set_limit(int ordinal, ContextLimit which, std::size_t value) 
   }
 }
 
+bool CudaBackend::can_access_peer(int ordinal, int peer) {
+  check_ordinal(ordinal, "asking about peer access");
+  check_ordinal(peer, "asking about peer access");
+  const CudaDriver& d = driver();
+  if (ordinal == peer || !d.cuDeviceCanAccessPeer) return false;
+  int can_access = 0;
+  check_cuda(d.cuDeviceCanAccessPeer(&can_access, ordinal, peer),
+             "asking whether a device can access another device's memory");
+  return can_access != 0;
+}
+
 int CudaBackend::driver_version() {
   int version = 0;
   check_cuda(driver().cuDriverGetVersion(&version), "reading the CUDA driver version");

@@ -59,6 +59,7 @@ class CudaBackend final : public Backend {
   CachePreference cache_preference(int ordinal) override;
   void set_shared_memory_bank_size(int ordinal, SharedMemoryBankSize size) override;
   SharedMemoryBankSize shared_memory_bank_size(int ordinal) override;
+  bool can_access_peer(int ordinal, int peer) override;
   int driver_version() override;
 
   DevicePtr allocate(int ordinal, std::size_t bytes) override;

@@ -1,7 +1,8 @@
 """Several devices: cuda.gpus (len, indexing, iteration, `with gpus[i]:`),
 select_device with a clear error for a bad number, list_devices,
 get_current_device().id/name/compute_capability, and the tutorial's
-several-GPUs program (which needs two devices to mean anything)."""
+several-GPUs program (which needs two devices to mean anything: on the CPU
+backend, test_multi_device.py runs it with CUDAKIT_CPU_DEVICES=2)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,54 @@
+// The CPU backend's devices: CUDAKIT_CPU_DEVICES virtual devices (default
+// one), all made of the same host cores and memory, each with what a GPU
+// keeps per device: its ordinal, name, PCI bus id, legacy default stream,
+// context limits and cache configuration. They let multi-device code
+// (per-device contexts, pools and streams, switching the current device)
+// run without several GPUs.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "backend/cpu/cpu_stream.hpp"
+#include "cudakit/cache_config.hpp"
+#include "cudakit/device_attribute.hpp"
+#include "cudakit/device_properties.hpp"
+
+namespace cudakit::detail::cpu {
+
+// As many as the CUDA backend handles.
+inline constexpr int kMaxCpuDevices = 64;
+
+// The host's RAM: every CPU device's total memory (they share it).
+std::size_t total_host_memory();
+
+// CUDAKIT_CPU_DEVICES (1 to kMaxCpuDevices), read once per process; any
+// other value is reported on stderr once and 1 is used.
+int configured_device_count();
+
+// What device `ordinal` of `count` reports: the one-device name is
+// "cudakit CPU backend (<cpu model>, T threads)"; with several,
+// "cudakit CPU device K of N (<cpu model>, T threads)". The PCI bus id is
+// "ffff:00:KK.0": a domain no real device has, distinct per device.
+DeviceProperties cpu_device_properties(int ordinal, int count, unsigned threads);
+
+// Attribute `a` of device `ordinal` with properties `p`, as a GPU reports it
+// (0 for what the CPU has no notion of).
+std::int64_t cpu_device_attribute(const DeviceProperties& p, int ordinal, DeviceAttribute a);
+
+// The state a GPU keeps per device (per primary context).
+struct CpuDevice {
+  explicit CpuDevice(int ordinal, DeviceProperties props)
+      : properties(std::move(props)), null_stream(std::make_shared<CpuStream>(false, ordinal)) {}
+
+  DeviceProperties properties;
+  std::shared_ptr<CpuStream> null_stream;  // the legacy default stream
+  // stack_size, printf_fifo_size, malloc_heap_size: CUDA's defaults.
+  std::atomic<std::size_t> limits[3] = {1024, 1 << 20, 8 << 20};
+  std::atomic<CachePreference> cache_preference{CachePreference::prefer_none};
+  std::atomic<SharedMemoryBankSize> bank_size{SharedMemoryBankSize::default_size};
+};
+
+}  // namespace cudakit::detail::cpu

@@ -1,0 +1,36 @@
+"""Running Python in a fresh process with other settings: for what is read
+once per process (CUDAKIT_BACKEND, CUDAKIT_CPU_DEVICES, ...)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+# Two virtual devices on the CPU backend, whatever the machine has: the
+# multi-device paths without two GPUs (docs/guide/cpu-backend.md).
+TWO_CPU_DEVICES = {"CUDAKIT_BACKEND": "cpu", "CUDAKIT_CPU_DEVICES": "2"}
+
+
+def run_python(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    """`python ARGS` with `env` added to this process's environment; the
+    cudakit imported here is the one the child imports."""
+    environment = {**os.environ, **env}
+    package_root = str(Path(__import__("cudakit").__file__).parent.parent)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [package_root, environment.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300,
+                          env=environment)
+
+
+def run_code(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python -c CODE` (dedented), as run_python."""
+    return run_python(["-c", textwrap.dedent(code)], **env)
+
+
+def checked(result: subprocess.CompletedProcess[str]) -> str:
+    """The child's stdout, after asserting it exited with 0 (its stderr otherwise)."""
+    assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
+    return result.stdout
