@@ -223,6 +223,16 @@ ScanResult scan_kernel_source(std::string_view source) {
   const auto& refused = unsupported_names();
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Token& t = all[i];
+    // kernel<<<grid, block>>>(...) inside device code: a launch from the
+    // device (dynamic parallelism), which needs the GPU's device runtime.
+    if (t.kind == TokenKind::punct && !t.directive && is(t, "<") && i + 2 < all.size() &&
+        is(all[i + 1], "<") && is(all[i + 2], "<") && all[i + 1].offset == t.offset + 1 &&
+        all[i + 2].offset == t.offset + 2) {
+      result.unsupported.push_back(
+          {"a device-side kernel launch (dynamic parallelism, which needs a GPU)", "<<<", t.line});
+      i += 2;
+      continue;
+    }
     if (t.kind != TokenKind::identifier || t.directive) continue;
     auto it = refused.find(t.text);
     bool hit = it != refused.end();
