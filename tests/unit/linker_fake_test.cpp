@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "backend/cuda/ptx_entry_parser.hpp"
 #include "cudakit/cudakit.hpp"
 #include "unit/cuda_fake_driver.hpp"
 
@@ -92,8 +93,15 @@ TEST_F(LinkerFake, TwoSourcesCompiledRelocatableAndALibraryReachTheLinker) {
   EXPECT_EQ(module.code().format, CodeFormat::cubin);
   EXPECT_EQ(module.code().arch, "sm_90");
   EXPECT_TRUE(contains(linker.info_log(), "linked 3 inputs")) << linker.info_log();
-  // The kernels' sources are kept for their parameter types.
+  // The kernels' sources are kept for their parameter types, their PTX
+  // (both inputs, one after the other) for the parameter layouts.
   EXPECT_TRUE(contains(module.source(), "outer(float* a, int n)"));
+  const auto entries = detail::parse_ptx_entries(module.code().ptx);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].name, "outer");
+  ASSERT_EQ(entries[0].layout.params.size(), 2u);
+  EXPECT_EQ(entries[0].layout.params[0].size, 8u);
+  EXPECT_EQ(entries[0].layout.params[1].size, 4u);
 }
 
 TEST_F(LinkerFake, DashLCudadevrtInTheOptionsAddsTheLibrary) {

@@ -42,8 +42,10 @@ std::string log_text(const std::vector<char>& buffer) {
 
 // The hint for what the linker says most often.
 std::string link_hint(const std::string& log) {
-  if (log.find("cudaGetParameterBuffer") != std::string::npos ||
-      log.find("cudaLaunchDevice") != std::string::npos ||
+  // Device-side launches call the device runtime: cudaGetParameterBuffer /
+  // cudaLaunchDevice, __cudaCDP2GetParameterBufferV2 / __cudaCDP2LaunchDeviceV2.
+  if (log.find("GetParameterBuffer") != std::string::npos ||
+      log.find("LaunchDevice") != std::string::npos || log.find("cudaCDP") != std::string::npos ||
       log.find("cudadevrt") != std::string::npos)
     return "device-side kernel launches need the CUDA device runtime: add libcudadevrt.a "
            "(Linker::add_library(\"cudadevrt\"), DynamicModule.add_stdlib(\"cudadevrt\"))";
