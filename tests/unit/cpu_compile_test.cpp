@@ -259,6 +259,23 @@ TEST(CpuUnsupported, WmmaIsRefused) {
       "wmma", 3);
 }
 
+TEST(CpuUnsupported, DeviceSideLaunchIsRefusedAsDynamicParallelism) {
+  expect_refused(
+      "__global__ void child(int* p) { p[threadIdx.x] = 1; }\n"
+      "__global__ void parent(int* p) {\n  child<<<1, 4>>>(p);\n}\n",
+      "a device-side kernel launch (dynamic parallelism, which needs a GPU)", 3);
+}
+
+TEST(CpuUnsupported, ShiftsAreNoLaunch) {
+  CpuModuleHandle m(
+      "__global__ void k(unsigned* p) {\n"
+      "  unsigned a = p[0]<<2, b = a << 1;\n"
+      "  p[0] = b | (p[1] >> 1) << 3 | (a<<(1)) << 4;\n}\n");
+  CpuBuffer<unsigned> d(std::vector<unsigned>{5u, 6u});
+  m.run("k", Dim3(1), Dim3(1), d.get());
+  EXPECT_EQ(d.to_host()[0], ((5u << 2) << 1) | ((6u >> 1) << 3) | (((5u << 2) << 1) << 4));
+}
+
 TEST(CpuUnsupported, ConstructInsideACommentOrStringIsAccepted) {
   CpuModuleHandle m(
       "// asm(\"trap;\") and tex2D in a comment\n"
