@@ -154,7 +154,15 @@ class Linker:
 
 def module_from_buffer(buffer: Any, options: Any = None,
                        message_handler: MessageHandler | None = None) -> Any:
-    """A module from a cubin, fatbin or PTX in memory (format told by content)."""
+    """A module from a cubin, fatbin or PTX in memory (format told by content).
+    JIT options are not taken (the driver compiles PTX for this GPU with its
+    defaults); message_handler(succeeded, info_log, error_log) is called."""
+    if options:
+        raise ArgumentError(
+            "module_from_buffer: JIT options are not taken by cudakit "
+            f"(got {list(options)!r}).\n  hint: leave options out; to set the JIT's "
+            "optimization level or debug information, link the code with "
+            "driver.Linker(options=...)")
     if isinstance(buffer, str):
         buffer = buffer.encode()
     try:

@@ -101,8 +101,7 @@ fs::path find_cuda_library(std::string_view name, const std::vector<fs::path>& f
           : "the directory given (cuda_libdir=) has no " + file +
                 ": point it at the CUDA toolkit's library directory, or leave it unset to "
                 "search the usual places";
-  throw LibraryNotFound(file + " (the CUDA toolkit's " + std::string(name) + " library)", tried,
-                        hint);
+  throw LibraryNotFound(file, tried, hint);
 }
 
 }  // namespace cudakit

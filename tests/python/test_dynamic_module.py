@@ -350,6 +350,27 @@ def test_a_source_module_links_no_library() -> None:
 def test_module_from_buffer_refuses_bytes_that_are_no_module() -> None:
     with pytest.raises(drv.ArgumentError, match="cannot be loaded|holds"):
         drv.module_from_buffer(b"certainly not a module")
+    with pytest.raises(drv.ArgumentError, match="empty"):
+        drv.module_from_buffer(b"")
+    with pytest.raises(drv.ArgumentError, match="JIT options"):
+        drv.module_from_buffer(b"//", options=[(drv.jit_option.MAX_REGISTERS, 32)])
+
+
+@pytest.mark.gpu
+def test_module_from_buffer_and_file_load_a_compiled_cubin(tmp_path) -> None:
+    image = compile("__global__ void add3(int* a, int n) {"
+                    " int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] += 3; }")
+    module = drv.module_from_buffer(image)
+    a = np.random.default_rng(9).integers(-50, 50, size=200).astype(np.int32)
+    out = a.copy()
+    module.get_function("add3")(drv.InOut(out), np.int32(a.size), block=(64, 1, 1), grid=(4, 1))
+    np.testing.assert_array_equal(out, a + 3)
+    path = tmp_path / "add3.cubin"
+    path.write_bytes(image)
+    out = a.copy()
+    drv.module_from_file(path).get_function("add3")(drv.InOut(out), np.int32(a.size),
+                                                    block=(64, 1, 1), grid=(4, 1))
+    np.testing.assert_array_equal(out, a + 3)
 
 
 def test_find_cuda_library_names_every_path_tried(tmp_path) -> None:
