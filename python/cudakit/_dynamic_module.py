@@ -5,8 +5,12 @@ Each source is compiled by NVRTC to relocatable PTX (-rdc=true) for the
 current GPU, the driver's JIT linker links the PTX with other inputs and
 libraries (libcudadevrt.a, which device-side ``kernel<<<...>>>`` launches
 need) into one cubin, and the module's kernels are launched as
-SourceModule's are. Needs a GPU of compute capability 3.5 or newer: on the
-CPU backend the constructor raises NotSupported.
+SourceModule's are. On a GPU it needs compute capability 3.5 or newer.
+
+On the CPU backend one source is compiled as a SourceModule is, and its
+device-side launches run the child grid there and then (the CPU runtime
+takes cudadevrt's place, so ``add_stdlib("cudadevrt")`` adds nothing);
+linking several sources, data or files needs a GPU (NotSupported).
 """
 
 from __future__ import annotations
@@ -21,10 +25,28 @@ from ._linker import Linker, MessageHandler, jit_input_type
 from .compiler import DEFAULT_NVCC_FLAGS, _check_arch_runs_on, _parse_options
 
 _CPU_MESSAGE = (
-    "{use}: separate compilation and dynamic parallelism (kernels launched from device "
-    "code, linking with cudadevrt) need a GPU; the CPU backend has no device-code linker.\n"
-    "  hint: run on a machine with a CUDA GPU (compute capability 3.5 or newer); on the CPU "
-    "backend put the code in one SourceModule and launch every kernel from the host")
+    "{use}: separate compilation (linking several sources, PTX, cubins or libraries) needs a "
+    "GPU; the CPU backend has no device-code linker. It runs one source, with its "
+    "device-side launches (dynamic parallelism).\n"
+    "  hint: run on a machine with a CUDA GPU (compute capability 3.5 or newer), or put the "
+    "code in one source (one add_source, or DynamicSourceModule)")
+
+
+def _without_libraries(options: Sequence[str]) -> list[str]:
+    """The options less nvcc's -lNAME / -l NAME / --library=NAME (the CPU
+    backend's SourceModule links nothing)."""
+    kept: list[str] = []
+    skip_next = False
+    for option in options:
+        text = str(option)
+        if skip_next:
+            skip_next = False
+        elif text in ("-l", "--library"):
+            skip_next = True
+        elif not (text.startswith(("-l", "--library="))
+                  and not text.startswith(("-lineinfo", "--library-path"))):
+            kept.append(option)
+    return kept
 
 
 class DynamicModule:
@@ -46,19 +68,24 @@ class DynamicModule:
                  cache_dir: Any = None, include_dirs: Sequence[str] | None = None,
                  message_handler: MessageHandler | None = None, log_verbose: bool = False,
                  cuda_libdir: Any = None) -> None:
-        if _core._backend() == "cpu":
-            raise NotSupported(_CPU_MESSAGE.format(use=type(self).__name__))
-        device = _core.Device._current()
-        major, minor = device.compute_capability()
-        if (major, minor) < (3, 5):
-            raise NotSupported(
-                f"{type(self).__name__}: dynamic parallelism needs compute capability 3.5 or "
-                f"newer; this GPU has {major}.{minor}")
-        self._device_arch = device.arch()
-        for given in (arch, code):
-            if given:
-                _check_arch_runs_on(given, self._device_arch)
-        self.linker: Linker | None = Linker(message_handler, link_options, log_verbose)
+        self._cpu = _core._backend() == "cpu"
+        self.linker: Linker | None = None
+        if self._cpu:
+            self._device_arch = ""
+        else:
+            device = _core.Device._current()
+            major, minor = device.compute_capability()
+            if (major, minor) < (3, 5):
+                raise NotSupported(
+                    f"{type(self).__name__}: dynamic parallelism needs compute capability 3.5 "
+                    f"or newer; this GPU has {major}.{minor}")
+            self._device_arch = device.arch()
+            for given in (arch, code):
+                if given:
+                    _check_arch_runs_on(given, self._device_arch)
+            self.linker = Linker(message_handler, link_options, log_verbose)
+        self._message_handler = message_handler
+        self._linked = False
         self.nvcc = nvcc
         self.keep = keep
         self.no_extern_c = no_extern_c
@@ -70,12 +97,16 @@ class DynamicModule:
         self.module: Any = None
         self._sources: list[tuple[str, str]] = []
 
-    def _open_linker(self, use: str) -> Linker:
-        if self.linker is None:
+    def _open_linker(self, use: str) -> Linker | None:
+        """The linker (None on the CPU backend); ArgumentError once linked."""
+        if self._linked:
             raise ArgumentError(
                 f"{type(self).__name__}.{use}: the module is already linked.\n"
                 "  hint: add every input before link(), or make a new DynamicModule")
         return self.linker
+
+    def _cpu_refuses(self, use: str) -> None:
+        raise NotSupported(_CPU_MESSAGE.format(use=f"{type(self).__name__}.{use}"))
 
     def add_source(self, source: str, nvcc_options: Sequence[str] | None = None,
                    name: str = "kernel.ptx") -> "DynamicModule":
@@ -90,6 +121,15 @@ class DynamicModule:
 
         debug = compiler._debug_compile
         options = list(DEFAULT_NVCC_FLAGS if nvcc_options is None else nvcc_options)
+        if linker is None:  # the CPU backend: one source, compiled at link()
+            if self._sources:
+                self._cpu_refuses("add_source (a second source)")
+            parsed = _parse_options(options, "cpu")
+            self._sources.append((str(name), source))
+            self._cpu_options = _without_libraries(options)
+            for library in parsed.libraries:
+                self.add_stdlib(library)
+            return self
         parsed = _parse_options(options, "cuda")
         target = self.arch or parsed.arch or self.code or ""
         if target.startswith("compute_") and self.code and self.code.startswith("sm_"):
@@ -108,17 +148,28 @@ class DynamicModule:
         return self
 
     def add_data(self, data: Any, input_type: Any, name: str = "unknown") -> "DynamicModule":
-        self._open_linker("add_data").add_data(data, input_type, name)
+        linker = self._open_linker("add_data")
+        if linker is None:
+            self._cpu_refuses("add_data")
+        linker.add_data(data, input_type, name)
         return self
 
     def add_file(self, filename: Any, input_type: Any) -> "DynamicModule":
-        self._open_linker("add_file").add_file(filename, input_type)
+        linker = self._open_linker("add_file")
+        if linker is None:
+            self._cpu_refuses("add_file")
+        linker.add_file(filename, input_type)
         return self
 
     def add_stdlib(self, libname: str) -> "DynamicModule":
         """Adds the CUDA toolkit's lib<libname>.a (once, however often asked).
         LibraryNotFound naming every path tried when it is not there."""
         linker = self._open_linker("add_stdlib")
+        if linker is None:
+            # The CPU runtime runs device-side launches itself: cudadevrt's part.
+            if str(libname) != "cudadevrt":
+                self._cpu_refuses(f"add_stdlib({libname!r})")
+            return self
         directories = [os.fspath(self.cuda_libdir)] if self.cuda_libdir is not None else []
         path = _core._find_cuda_library(str(libname), directories)
         if not linker.has_library(path):
@@ -127,8 +178,12 @@ class DynamicModule:
 
     def link(self) -> "DynamicModule":
         linker = self._open_linker("link")
-        self.module = linker.link_module()
+        if linker is None:
+            self.module = self._link_on_cpu()
+        else:
+            self.module = linker.link_module()
         self.linker = None
+        self._linked = True
         if self.keep:
             directory = tempfile.mkdtemp(prefix="cudakit-keep-")
             for index, (name, source) in enumerate(self._sources):
@@ -138,7 +193,28 @@ class DynamicModule:
             print(f"*** compiler output in {directory}")
         return self
 
-    def _linked(self, use: str) -> Any:
+    def _link_on_cpu(self) -> Any:
+        if not self._sources:
+            raise ArgumentError(
+                f"{type(self).__name__}.link: nothing was added.\n"
+                "  hint: add_source(source) before link()")
+        from .compiler import SourceModule
+
+        name, source = self._sources[0]
+        try:
+            compiled = SourceModule(source, options=self._cpu_options, keep=False,
+                                    no_extern_c=self.no_extern_c, cache_dir=self.cache_dir,
+                                    include_dirs=self.include_dirs,
+                                    source_name=None if name == "kernel.ptx" else name)
+        except Exception as error:
+            if self._message_handler is not None:
+                self._message_handler(False, "", str(error))
+            raise
+        if self._message_handler is not None:
+            self._message_handler(True, compiled.compile_log, "")
+        return compiled._module
+
+    def _linked_module(self, use: str) -> Any:
         if self.module is None:
             raise ArgumentError(
                 f"{type(self).__name__}.{use}: the module is not linked yet.\n"
@@ -146,14 +222,14 @@ class DynamicModule:
         return self.module
 
     def get_function(self, name: str) -> Any:
-        return self._linked("get_function").get_function(name)
+        return self._linked_module("get_function").get_function(name)
 
     def get_global(self, name: str) -> tuple[int, int]:
         """(device address, size in bytes) of a __device__ / __constant__ variable."""
-        return self._linked("get_global").get_global(name)
+        return self._linked_module("get_global").get_global(name)
 
     def kernel_names(self) -> list[str]:
-        return self._linked("kernel_names").kernel_names()
+        return self._linked_module("kernel_names").kernel_names()
 
     def get_texref(self, name: str) -> Any:
         raise NotSupported(

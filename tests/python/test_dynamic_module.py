@@ -2,11 +2,13 @@
 DynamicSourceModule, driver.Linker, driver.jit_input_type, compiler.compile
 and driver.module_from_buffer.
 
-The GPU tests (marker `gpu`) are PyCUDA's test_recursive_launch and
-test_jit_link_module adapted so their results are checked, a link of two
-sources through an extern __device__ function, and the bad inputs of a link.
-The rest runs everywhere: compile() for a named arch (NVRTC needs no GPU) and
-the CPU backend's clear refusal of what needs a GPU.
+PyCUDA's test_recursive_launch, adapted so its results are checked, and a
+single-source parent / child program run on every backend (the CPU backend
+runs a child grid at its launch). The GPU tests (marker `gpu`) are PyCUDA's
+test_jit_link_module, links of two sources (an extern __device__ function, a
+kernel of another source launched from the device), and the bad inputs of
+a link. compile() for a named arch needs NVRTC but no GPU; the CPU backend's
+refusals of what needs a GPU are checked where it runs.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def _needs_nvrtc() -> None:
 
 
 def _needs_dynamic_parallelism() -> None:
-    if drv.Context.get_device().compute_capability() < (3, 5):
+    if HAS_GPU and drv.Context.get_device().compute_capability() < (3, 5):
         pytest.skip("dynamic parallelism needs compute capability 3.5 or newer")
 
 
@@ -84,7 +86,6 @@ __global__ void math(long* a, long* b, long* c, long* d, long* e, double* f)
 """
 
 
-@pytest.mark.gpu
 def test_recursive_launch_results_match_numpy() -> None:
     _needs_dynamic_parallelism()
     rng = np.random.default_rng(1)
@@ -171,6 +172,32 @@ def test_jit_link_module_prints_from_both_grids() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count("Hello outer world!") == 2, result.stdout
     assert result.stdout.count("Hello inner world!") == 4, result.stdout
+
+
+def test_child_grids_of_one_source_write_their_results() -> None:
+    """Each parent block's first thread launches a child grid that counts
+    its threads into the block's slot; the parent's other threads (and the
+    launching one, after the launch) see their own coordinates."""
+    _needs_dynamic_parallelism()
+    mod = DynamicSourceModule("""
+    __global__ void inner(int* counts, int slot, const int* weights) {
+        atomicAdd(&counts[slot], weights[slot] * (int)(threadIdx.x + 1));
+    }
+    __global__ void outer(int* counts, int children, const int* weights, int* coords) {
+        if (threadIdx.x == 0) inner<<<children, 3>>>(counts, blockIdx.x, weights);
+        coords[blockIdx.x * blockDim.x + threadIdx.x] = blockIdx.x * 100 + threadIdx.x;
+    }""")
+    blocks, children, threads = 7, 5, 33
+    weights = np.random.default_rng(4).integers(1, 50, size=blocks).astype(np.int32)
+    counts = drv.to_device(np.zeros(blocks, dtype=np.int32))
+    coords = drv.mem_alloc(blocks * threads * 4)
+    mod.get_function("outer")(counts, np.int32(children), drv.In(weights), coords,
+                              grid=(blocks, 1), block=(threads, 1, 1))
+    np.testing.assert_array_equal(drv.from_device(counts, (blocks,), np.int32),
+                                  weights * children * (1 + 2 + 3))
+    expected = (np.arange(blocks)[:, None] * 100 + np.arange(threads)[None, :]).ravel()
+    np.testing.assert_array_equal(drv.from_device(coords, (blocks * threads,), np.int32),
+                                  expected)
 
 
 @pytest.mark.gpu
@@ -384,25 +411,34 @@ def test_find_cuda_library_names_every_path_tried(tmp_path) -> None:
 
 
 @cpu_only
-def test_cpu_backend_refuses_dynamic_modules_saying_a_gpu_is_needed() -> None:
-    for make in (lambda: DynamicSourceModule("__global__ void k() {}"),
-                 lambda: DynamicModule(),
-                 lambda: drv.Linker()):
+def test_cpu_backend_refuses_separate_compilation_saying_a_gpu_is_needed() -> None:
+    mod = DynamicModule()
+    mod.add_source("__global__ void k(int* a) { a[0] = 1; }")
+    refusals = [lambda: mod.add_source("__global__ void j(int* a) { a[0] = 2; }"),
+                lambda: mod.add_data(b"//", drv.jit_input_type.PTX),
+                lambda: mod.add_file(__file__, drv.jit_input_type.OBJECT),
+                lambda: mod.add_stdlib("cublas_device"),
+                lambda: drv.Linker()]
+    for refuse in refusals:
         with pytest.raises(drv.NotSupported) as caught:
-            make()
+            refuse()
         message = str(caught.value)
-        assert "dynamic parallelism" in message and "GPU" in message, message
+        assert "separate compilation" in message and "GPU" in message, message
+    mod.add_stdlib("cudadevrt")  # the CPU runtime plays its part: nothing to add
+    mod.link()
+    assert mod.kernel_names() == ["k"]
 
 
 @cpu_only
-def test_cpu_backend_refuses_a_device_side_launch_by_name() -> None:
+def test_cpu_backend_refuses_a_child_that_synchronizes_by_name() -> None:
     with pytest.raises(drv.CompileError) as caught:
-        SourceModule("""
-        __global__ void child(int* a) { a[threadIdx.x] = 1; }
-        __global__ void parent(int* a) { child<<<1, 4>>>(a); }""")
+        DynamicSourceModule("""
+        __global__ void child(int* a) { __syncthreads(); a[threadIdx.x] = 1; }
+        __global__ void parent(int* a) {
+            child<<<1, 4>>>(a); }""")
     message = str(caught.value)
-    assert "device-side kernel launch" in message and "dynamic parallelism" in message
-    assert "line 3" in message
+    assert "device-side launch of 'child', which synchronizes" in message
+    assert "line 4" in message
 
 
 @cpu_only
@@ -425,7 +461,6 @@ def test_shift_operators_are_not_mistaken_for_a_launch() -> None:
     np.testing.assert_array_equal(out, expected)
 
 
-@pytest.mark.gpu
 def test_keep_writes_the_sources(capsys) -> None:
     DynamicSourceModule("__global__ void k(int* a) { a[0] = 1; }", keep=True)
     out = capsys.readouterr().out
