@@ -306,6 +306,14 @@ TEST(CpuDeviceLaunch, AChildFromAnotherSourceIsRefused) {
       "a kernel this source does not define", 3);
 }
 
+TEST(CpuDeviceLaunch, ALaunchInsideAMacroIsRefused) {
+  expect_refused(
+      "__global__ void child(int* p) { p[threadIdx.x] = 1; }\n"
+      "#define LAUNCH(p) child<<<1, 4>>>(p)\n"
+      "__global__ void parent(int* p) { LAUNCH(p); }\n",
+      "a device-side kernel launch inside a macro", 2);
+}
+
 TEST(CpuUnsupported, ShiftsAreNoLaunch) {
   CpuModuleHandle m(
       "__global__ void k(unsigned* p) {\n"

@@ -291,6 +291,16 @@ ScanResult scan_kernel_source(std::string_view source) {
     const Token& t = all[i];
     // kernel<<<grid, block>>>(...) inside device code: a launch from the
     // device (dynamic parallelism), run by the prelude's device_launch.
+    if (t.directive && t.kind == TokenKind::punct && is(t, "<") && i + 2 < all.size() &&
+        all[i + 1].directive && all[i + 2].directive && is(all[i + 1], "<") &&
+        is(all[i + 2], "<") && all[i + 2].offset == t.offset + 2) {
+      result.unsupported.push_back(
+          {"a device-side kernel launch inside a macro (the CPU backend runs launches written "
+           "out in the source)",
+           "<<<", t.line});
+      i += 2;
+      continue;
+    }
     if (adjacent_triple(all, i, '<')) {
       if (auto launch = device_launch_at(all, i)) {
         result.device_launches.push_back(std::move(*launch));
