@@ -114,20 +114,17 @@ namespace cudakit_cpu {
 
 static const RuntimeTable* runtime = nullptr;
 
-// A kernel launched from device code, `child<<<grid, block>>>(args)` (the
-// backend rewrites it as `device_launch(child, grid, block)(args)`): the
-// whole child grid runs there and then, on the launching thread, one CUDA
-// thread after the other. That is a schedule a GPU may pick too (a child
-// grid may run at once). The launching thread's coordinates are put back
-// afterwards. Children may not synchronize (the backend refuses those at
-// compile time) nor take dynamic shared memory.
+// `child<<<grid, block>>>(args)` in device code, rewritten by the backend as
+// `device_launch(child, grid, block)(args)`: the child grid runs there and
+// then on the launching thread, one CUDA thread after the other (a GPU may
+// run a child grid at once too); the launcher's coordinates are put back.
+// Children that synchronize are refused at compile time.
 template <class... Params>
 struct ChildGrid {
   void (*kernel)(Params...);
   dim3 grid;
   dim3 block;
-  // By value: an argument such as blockIdx.x must keep the launching
-  // thread's value while the child's coordinates are written.
+  // By value: blockIdx.x as an argument keeps the launcher's value.
   template <class... Args>
   void operator()(Args... args) const {
     const uint3 saved_thread = threadIdx, saved_block = blockIdx;
