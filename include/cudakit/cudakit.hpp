@@ -27,6 +27,8 @@
 #include "cudakit/kernel.hpp"
 #include "cudakit/kernel_args.hpp"
 #include "cudakit/launch_config.hpp"
+#include "cudakit/link_input.hpp"
+#include "cudakit/linker.hpp"
 #include "cudakit/memory_pool.hpp"
 #include "cudakit/module.hpp"
 #include "cudakit/pinned_buffer.hpp"

@@ -44,6 +44,9 @@ class Module {
   // NoKernelImage with an explanation when it has no code for the device's arch.
   static Module load_file(const std::filesystem::path& path, const Device& device);
   static Module load_file(const std::filesystem::path& path);
+  // From bytes in memory (a cubin, fatbin, PTX or shared object, told apart
+  // by content); ArgumentError saying what they hold otherwise.
+  static Module load_image(std::span<const std::uint8_t> image, const Device& device);
 
   const Device& device() const;
   const CompiledCode& code() const;

@@ -19,7 +19,8 @@ from ._core import ArgumentError, CompileError, NotSupported  # noqa: F401
 from ._source_lines import source_line_directive
 from ._textures import texture_compile_error, uses_texture_references
 
-__all__ = ["SourceModule", "DEFAULT_NVCC_FLAGS", "compile", "CompileError"]
+__all__ = ["SourceModule", "DynamicModule", "DynamicSourceModule", "DEFAULT_NVCC_FLAGS",
+           "compile", "CompileError"]
 
 DEFAULT_NVCC_FLAGS: list[str] = []
 
@@ -57,6 +58,9 @@ class _Options:
         self.debug = False
         self.line_info = False
         self.fast_math = False
+        # nvcc's -lNAME / --library=NAME: libraries to link (DynamicModule links
+        # them; a SourceModule links nothing).
+        self.libraries: list[str] = []
 
 
 def _value(options: Sequence[str], i: int, flag: str) -> tuple[str, int]:
@@ -112,6 +116,11 @@ def _parse_options(options: Sequence[str], backend: str) -> _Options:
         elif option.startswith(("-std", "--std")):
             value, i = _value(options, i, "--std" if option.startswith("--") else "-std")
             parsed.std = value
+            continue
+        elif (option.startswith(("-l", "--library"))
+              and not option.startswith(("-lineinfo", "--library-path"))):
+            value, i = _value(options, i, "--library" if option.startswith("--") else "-l")
+            parsed.libraries.append(value)
             continue
         elif option in _IGNORED or option.startswith(("-O", "--optimize")):
             pass
@@ -175,6 +184,12 @@ def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: boo
     backend = _core._backend()
     flags = list(DEFAULT_NVCC_FLAGS) + list(options or [])
     parsed = _parse_options(flags, backend)
+    if parsed.libraries:
+        raise ArgumentError(
+            f"SourceModule: the option -l{parsed.libraries[0]} asks to link a library, and a "
+            "SourceModule compiles one source and links nothing.\n"
+            "  hint: use DynamicSourceModule(source) for kernels that launch kernels "
+            "(it links cudadevrt), or DynamicModule to link several sources and libraries")
     target = arch or parsed.arch or code or ""
     if backend == "cpu":
         target = ""  # the CPU backend compiles for the host, whatever GPU arch was asked
@@ -213,14 +228,64 @@ def _compile_marked(directive: str, source: str, options: Sequence[str] | None,
                            source_name)
 
 
+def _gpu_target(parsed: Any, arch: str | None, code: str | None, use: str) -> str:
+    """The arch a GPU-code compile targets: arch=, -arch in the options, code=,
+    or the current device's; refused when it cannot run on the device."""
+    target = arch or parsed.arch or code or ""
+    if target.startswith("compute_") and code and code.startswith("sm_"):
+        target = code
+    if _core._backend() == "cpu":
+        # NVRTC compiles for a named arch without a GPU; "this GPU's arch" needs one.
+        if not target:
+            raise NotSupported(
+                f"{use}: GPU code (cubin / PTX) for this machine's GPU cannot be made on the "
+                "CPU backend: there is no GPU to take the arch from.\n"
+                "  hint: name the arch (arch='sm_90'), or run on a GPU; SourceModule compiles "
+                "and runs the same source on the CPU backend")
+        return target
+    device_arch = _core.Device._current().arch()
+    target = target or device_arch
+    _check_arch_runs_on(target, device_arch)
+    return target
+
+
 def compile(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = None,
             keep: bool = False, no_extern_c: bool = False, arch: str | None = None,
             code: str | None = None, cache_dir: Any = None,
             include_dirs: Sequence[str] = (), target: str = "cubin") -> bytes:
-    """PyCUDA's compile() returns the binary; cudakit does not offer that (NotSupported)."""
-    raise NotSupported(
-        "compiler.compile: returning the compiled binary is not offered; "
-        "SourceModule(source, ...) compiles and loads in one step (through the cache)")
+    """PyCUDA's compile(): the source compiled (by NVRTC) to a cubin or PTX,
+    returned as bytes for module_from_buffer or a Linker. ``target="ptx"``
+    gives PTX text; "fatbin" is not offered (NVRTC makes no fat binaries).
+    The arch is the current GPU's unless named (arch=, -arch); with no GPU
+    (the CPU backend) it must be named."""
+    if target not in ("cubin", "ptx", "fatbin"):
+        raise ArgumentError(f"compile: target must be 'cubin' or 'ptx', got {target!r}")
+    if target == "fatbin":
+        raise NotSupported(
+            "compile: target='fatbin' is not offered: NVRTC makes a cubin or PTX.\n"
+            "  hint: use target='cubin' (for this GPU) or target='ptx' (the driver compiles it "
+            "for any newer GPU)")
+    if not isinstance(source, str):
+        raise ArgumentError(f"compile: source must be a str, got {type(source).__name__}")
+    parsed = _parse_options(list(DEFAULT_NVCC_FLAGS) + list(options or []), "cuda")
+    gpu_arch = _gpu_target(parsed, arch, code, "compile")
+    if target == "ptx" and gpu_arch.startswith("sm_"):
+        gpu_arch = "compute_" + gpu_arch[3:]
+    image, _fmt, _arch, _log = _core._compile_only(
+        source, gpu_arch, parsed.std, parsed.defines,
+        [str(d) for d in list(include_dirs) + parsed.include_dirs], parsed.extra_flags,
+        parsed.debug or _debug_compile, parsed.line_info or _debug_compile, parsed.fast_math,
+        bool(no_extern_c), target == "ptx")
+    if target == "ptx":
+        image = image.rstrip(b"\0")
+    if keep:
+        directory = tempfile.mkdtemp(prefix="cudakit-keep-")
+        with open(os.path.join(directory, "kernel.cu"), "w") as f:
+            f.write(_core._prepare_source(source, bool(no_extern_c)))
+        with open(os.path.join(directory, "kernel." + target), "wb") as b:
+            b.write(image)
+        print(f"*** compiler output in {directory}")
+    return image
 
 
 class SourceModule:
@@ -289,9 +354,4 @@ class SourceModule:
         return self._module.log
 
 
-class DynamicSourceModule(SourceModule):
-    """PyCUDA's DynamicSourceModule (dynamic parallelism): not supported."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise NotSupported("DynamicSourceModule: dynamic parallelism (device-side launches, "
-                           "linking with cudadevrt) is not supported by cudakit")
+from ._dynamic_module import DynamicModule, DynamicSourceModule  # noqa: E402,F401

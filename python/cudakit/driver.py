@@ -32,6 +32,13 @@ from ._textures import (  # noqa: F401  (PyCUDA's names; each raises NotSupporte
     matrix_to_texref,
     np_to_array,
 )
+from ._linker import (  # noqa: F401  (PyCUDA's names)
+    Linker,
+    jit_input_type,
+    jit_option,
+    module_from_buffer,
+    module_from_file,
+)
 from ._host_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     HostAllocation,
     PagelockedHostAllocation,
@@ -101,7 +108,8 @@ __all__ = [
     "PointerHolderBase", "mem_alloc_like", "HostAllocation", "RegisteredHostMemory",
     "aligned_empty", "aligned_empty_like", "aligned_zeros", "aligned_zeros_like",
     "host_alloc_flags", "mem_host_register_flags", "shared_config", "ctx_flags",
-    "DeviceAddress",
+    "DeviceAddress", "Linker", "jit_input_type", "jit_option", "module_from_buffer",
+    "module_from_file",
 ]
 
 # PyCUDA's enums, with the driver's numbering.

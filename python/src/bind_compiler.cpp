@@ -113,6 +113,35 @@ void bind_compiler(nb::module_& m) {
       nb::arg("include_dirs"), nb::arg("extra_flags"), nb::arg("debug"), nb::arg("line_info"),
       nb::arg("fast_math"), nb::arg("no_extern_c"), nb::arg("use_cache"), nb::arg("cache_dir"),
       nb::arg("source_name") = "");
+  m.def(
+      "_compile_only",
+      [](const std::string& source, const std::string& arch, const std::string& std_version,
+         const std::vector<std::pair<std::string, std::string>>& defines,
+         const std::vector<std::string>& include_dirs, const std::vector<std::string>& extra_flags,
+         bool debug, bool line_info, bool fast_math, bool no_extern_c, bool ptx_only) {
+        CompileOptions options;
+        options.arch = arch;
+        if (!std_version.empty()) options.std = std_version;
+        options.defines = defines;
+        options.include_dirs = include_dirs;
+        options.extra_flags = extra_flags;
+        options.debug = debug;
+        options.line_info = line_info;
+        options.fast_math = fast_math;
+        options.no_extern_c = no_extern_c;
+        options.ptx_only = ptx_only;
+        CompiledCode code;
+        {
+          nb::gil_scoped_release unlocked;
+          code = compile_only(source, options, BackendKind::cuda);
+        }
+        return nb::make_tuple(
+            nb::bytes(reinterpret_cast<const char*>(code.image.data()), code.image.size()),
+            std::string(to_string(code.format)), code.arch, code.log);
+      },
+      nb::arg("source"), nb::arg("arch"), nb::arg("std"), nb::arg("defines"),
+      nb::arg("include_dirs"), nb::arg("extra_flags"), nb::arg("debug"), nb::arg("line_info"),
+      nb::arg("fast_math"), nb::arg("no_extern_c"), nb::arg("ptx_only"));
   m.def("_prepare_source", [](const std::string& source, bool no_extern_c) {
     CompileOptions options;
     options.no_extern_c = no_extern_c;

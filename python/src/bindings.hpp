@@ -14,6 +14,9 @@ void bind_errors(nb::module_& m);
 void bind_driver(nb::module_& m);
 // SourceModule's compile, Function and its launch path (pycuda.compiler).
 void bind_compiler(nb::module_& m);
+// The device-code linker (driver.Linker, compiler.DynamicModule) and
+// loading modules from bytes and files (driver.module_from_buffer / _file).
+void bind_linker(nb::module_& m);
 // Device arrays (cudakit.gpuarray and the kernels built on it).
 void bind_array(nb::module_& m);
 // The Numba-style cudakit.cuda layer.

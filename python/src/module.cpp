@@ -8,6 +8,7 @@ NB_MODULE(_core, m) {
   cudakit::python::bind_errors(m);
   cudakit::python::bind_driver(m);
   cudakit::python::bind_compiler(m);
+  cudakit::python::bind_linker(m);
   cudakit::python::bind_array(m);
   cudakit::python::bind_jit(m);
   cudakit::python::bind_profiler(m);

@@ -29,6 +29,7 @@
 #include "cudakit/dim3.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/kernel_attributes.hpp"
+#include "cudakit/link_input.hpp"
 #include "cudakit/param_layout.hpp"
 
 namespace cudakit {
@@ -207,6 +208,20 @@ class Backend {
     (void)preference;
     throw NotSupported("setting a kernel's cache preference",
                        "this backend has no cache configuration");
+  }
+  // Links relocatable device code, libraries and binaries into one cubin for
+  // the device's arch (the driver's JIT linker). CudaError with the linker's
+  // error log when it fails; NotSupported on backends without a linker.
+  virtual CompiledCode link(int ordinal, const std::vector<LinkInput>& inputs,
+                            const LinkOptions& options) {
+    (void)ordinal;
+    (void)inputs;
+    (void)options;
+    throw NotSupported(
+        "linking device code (separate compilation, dynamic parallelism)",
+        "this backend has no device-code linker",
+        "separate compilation and device-side kernel launches need a GPU (the CUDA backend); "
+        "on the CPU backend, put the code in one source and launch kernels from the host");
   }
   // Address and size of a __device__ / __constant__ variable.
   virtual std::pair<DevicePtr, std::size_t> get_global(NativeModule module,

@@ -187,6 +187,10 @@ Module Module::load_file(const std::filesystem::path& path) {
   return load_file(path, Device::current());
 }
 
+Module Module::load_image(std::span<const std::uint8_t> image, const Device& device) {
+  return load(detail::code_from_image(image), device);
+}
+
 const Device& Module::device() const { return state_->device; }
 const CompiledCode& Module::code() const { return state_->code; }
 const std::string& Module::log() const { return state_->code.log; }

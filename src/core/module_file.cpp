@@ -247,4 +247,25 @@ CompiledCode read_module_file(const std::filesystem::path& path) {
   return code;
 }
 
+CompiledCode code_from_image(std::span<const std::uint8_t> image) {
+  const std::string context = "loading a module from " + std::to_string(image.size()) + " bytes";
+  CompiledCode code;
+  code.image.assign(image.begin(), image.end());
+  SniffedFormat sniffed = sniff_code_format(code.image);
+  if (sniffed.rejected || code.image.empty() || !sniffed.format)
+    throw ArgumentError(context,
+                        code.image.empty()
+                            ? std::string("the buffer is empty")
+                            : "the buffer holds " + sniffed.found + ", which cannot be loaded",
+                        formats_hint);
+  code.format = *sniffed.format;
+  code.arch = sniffed.arch;
+  if (code.format == CodeFormat::ptx) {
+    while (!code.image.empty() && code.image.back() == 0) code.image.pop_back();
+    code.ptx.assign(code.image.begin(), code.image.end());
+    code.image.push_back(0);
+  }
+  return code;
+}
+
 }  // namespace cudakit::detail

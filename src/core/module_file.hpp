@@ -27,5 +27,8 @@ SniffedFormat sniff_code_format(std::span<const std::uint8_t> bytes);
 // The file as loadable code; ArgumentError naming the file and what it holds
 // when it cannot be read or holds no loadable format.
 CompiledCode read_module_file(const std::filesystem::path& path);
+// Bytes in memory as loadable code, the format judged by content alone;
+// ArgumentError saying what they hold otherwise.
+CompiledCode code_from_image(std::span<const std::uint8_t> image);
 
 }  // namespace cudakit::detail

@@ -2,6 +2,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/backend_kind.cpp
   ${CMAKE_CURRENT_LIST_DIR}/backend_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/c_types.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_library_search.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cache_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiled_code.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device.cpp
@@ -19,6 +20,8 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/array_view_match.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_profiler.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/link_input.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/linker.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvtx_ranges.cpp
   ${CMAKE_CURRENT_LIST_DIR}/module.cpp

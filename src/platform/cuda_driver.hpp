@@ -71,7 +71,12 @@ namespace cudakit::detail {
   X(cuFuncSetCacheConfig)                        \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
   X(cuOccupancyMaxPotentialBlockSize)            \
-  X(cuLaunchKernel)
+  X(cuLaunchKernel)                              \
+  X(cuLinkCreate)                                \
+  X(cuLinkAddData)                               \
+  X(cuLinkAddFile)                               \
+  X(cuLinkComplete)                              \
+  X(cuLinkDestroy)
 
 #define CUDAKIT_DRIVER_OPTIONAL(X) \
   X(cuModuleGetFunctionCount)      \

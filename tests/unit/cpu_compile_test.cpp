@@ -259,6 +259,71 @@ TEST(CpuUnsupported, WmmaIsRefused) {
       "wmma", 3);
 }
 
+// ---- device-side launches (dynamic parallelism): the child grid runs inline ----
+
+constexpr const char* kLaunchingSource = R"(
+__global__ void child(const int* in, int* out, unsigned slot, int chunk, int n) {
+  int i = slot * chunk + blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 3 * in[i] + (int)(gridDim.x * 1000 + blockDim.x * 100);
+}
+__global__ void parent(const int* in, int* out, int* coords, int chunk, int n) {
+  __shared__ int seen[64];
+  seen[threadIdx.x] = in[blockIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0)
+    child<<<(chunk + 7) / 8, dim3(8)>>>(in, out, blockIdx.x, chunk, n);  // blockIdx.x: a copy
+  // The launching thread's own coordinates are back after the child grid.
+  coords[blockIdx.x * blockDim.x + threadIdx.x] =
+      threadIdx.x + 10 * blockIdx.x + 1000 * blockDim.x + 100000 * gridDim.x + 0 * seen[0];
+}
+)";
+
+TEST(CpuDeviceLaunch, AChildGridRunsAndTheParentsCoordinatesAreRestored) {
+  CpuModuleHandle m(kLaunchingSource);
+  const int n = 203, chunk = 30, blocks = (n + chunk - 1) / chunk, threads = 6;
+  std::vector<int> in = random_ints<int>(n, -1000, 1000);
+  CpuBuffer<int> din(in), dout(std::vector<int>(n, -7)), coords(blocks * threads);
+  m.run("parent", Dim3(blocks), Dim3(threads), din.get(), dout.get(), coords.get(), chunk, n);
+  const std::vector<int> out = dout.to_host(), seen = coords.to_host();
+  const int child_grid = (chunk + 7) / 8;
+  for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], 3 * in[i] + child_grid * 1000 + 8 * 100) << i;
+  for (int b = 0; b < blocks; ++b)
+    for (int t = 0; t < threads; ++t)
+      ASSERT_EQ(seen[b * threads + t], t + 10 * b + 1000 * threads + 100000 * blocks);
+}
+
+TEST(CpuDeviceLaunch, AChildThatSynchronizesIsRefusedWithItsLine) {
+  expect_refused(
+      "__global__ void child(int* p) { __syncthreads(); p[threadIdx.x] = 1; }\n"
+      "__global__ void parent(int* p) {\n  child<<<1, 4>>>(p);\n}\n",
+      "device-side launch of 'child', which synchronizes", 3);
+}
+
+TEST(CpuDeviceLaunch, AChildFromAnotherSourceIsRefused) {
+  expect_refused(
+      "__global__ void elsewhere(int* p);\n"
+      "__global__ void parent(int* p) {\n  elsewhere<<<1, 4>>>(p);\n}\n",
+      "a kernel this source does not define", 3);
+}
+
+TEST(CpuDeviceLaunch, ALaunchInsideAMacroIsRefused) {
+  expect_refused(
+      "__global__ void child(int* p) { p[threadIdx.x] = 1; }\n"
+      "#define LAUNCH(p) child<<<1, 4>>>(p)\n"
+      "__global__ void parent(int* p) { LAUNCH(p); }\n",
+      "a device-side kernel launch inside a macro", 2);
+}
+
+TEST(CpuUnsupported, ShiftsAreNoLaunch) {
+  CpuModuleHandle m(
+      "__global__ void k(unsigned* p) {\n"
+      "  unsigned a = p[0]<<2, b = a << 1;\n"
+      "  p[0] = b | (p[1] >> 1) << 3 | (a<<(1)) << 4;\n}\n");
+  CpuBuffer<unsigned> d(std::vector<unsigned>{5u, 6u});
+  m.run("k", Dim3(1), Dim3(1), d.get());
+  EXPECT_EQ(d.to_host()[0], ((5u << 2) << 1) | ((6u >> 1) << 3) | (((5u << 2) << 1) << 4));
+}
+
 TEST(CpuUnsupported, ConstructInsideACommentOrStringIsAccepted) {
   CpuModuleHandle m(
       "// asm(\"trap;\") and tex2D in a comment\n"

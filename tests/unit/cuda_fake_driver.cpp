@@ -5,12 +5,15 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <set>
 #include <string>
+#include <vector>
 
 struct CUctx_st {
   int device;
@@ -25,6 +28,15 @@ struct CUevent_st {
 struct CUfunc_st {
   const char* name;
   int max_dynamic_shared;
+};
+struct CUlinkState_st {
+  char* error_log = nullptr;
+  std::size_t error_log_bytes = 0;
+  char* info_log = nullptr;
+  std::size_t info_log_bytes = 0;
+  std::vector<std::string> inputs;  // each input's name
+  bool undefined = false;           // an input uses undefined_function
+  std::string cubin;
 };
 struct CUmod_st {
   CUfunc_st functions[3];
@@ -63,6 +75,10 @@ extern "C" void fake_cuda_reset() {
   control.context_cache_config = 0;
   control.context_shared_config = 0;
   control.last_function_cache_config = -1;
+  control.live_links = 0;
+  control.last_link_inputs = 0;
+  control.last_link_option_count = 0;
+  control.last_ptx_terminated = false;
   registered_host.clear();
   current = nullptr;
 }
@@ -434,5 +450,93 @@ CUresult cuFuncGetParamInfo(CUfunction, size_t index, size_t* offset, size_t* si
   if (index >= 4) return CUDA_ERROR_INVALID_VALUE;
   *offset = index * 8;
   *size = sizes[index];
+  return CUDA_SUCCESS;
+}
+
+// The linker: logs go to the buffers given at cuLinkCreate, as the driver's do.
+namespace {
+void write_log(char* buffer, std::size_t bytes, const std::string& text) {
+  if (!buffer || bytes == 0) return;
+  const std::size_t n = std::min(bytes - 1, text.size());
+  std::memcpy(buffer, text.data(), n);
+  buffer[n] = '\0';
+}
+}  // namespace
+
+CUresult cuLinkCreate(unsigned int count, CUjit_option* options, void** values,
+                      CUlinkState* state) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  auto* link = new CUlinkState_st;
+  for (unsigned i = 0; i < count; ++i) {
+    const auto value = reinterpret_cast<std::uintptr_t>(values[i]);
+    switch (options[i]) {
+      case CU_JIT_ERROR_LOG_BUFFER:
+        link->error_log = static_cast<char*>(values[i]);
+        break;
+      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
+        link->error_log_bytes = value;
+        break;
+      case CU_JIT_INFO_LOG_BUFFER:
+        link->info_log = static_cast<char*>(values[i]);
+        break;
+      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
+        link->info_log_bytes = value;
+        break;
+      default:
+        break;
+    }
+  }
+  control.last_link_option_count = static_cast<int>(count);
+  control.live_links++;
+  *state = link;
+  return CUDA_SUCCESS;
+}
+CUresult cuLinkAddData(CUlinkState state, CUjitInputType type, void* data, size_t size,
+                       const char* name, unsigned int, CUjit_option*, void**) {
+  if (!data || size == 0) return CUDA_ERROR_INVALID_VALUE;
+  const char* bytes = static_cast<const char*>(data);
+  if (type == CU_JIT_INPUT_PTX) {
+    control.last_ptx_terminated = bytes[size - 1] == '\0';
+    if (std::string(bytes, size).find(".version") == std::string::npos) {
+      write_log(state->error_log, state->error_log_bytes,
+                std::string("ptxas fatal   : '") + name + "': not PTX");
+      return CUDA_ERROR_INVALID_PTX;
+    }
+  }
+  if (std::string(bytes, size).find("undefined_function") != std::string::npos)
+    state->undefined = true;
+  state->inputs.emplace_back(name ? name : "");
+  return CUDA_SUCCESS;
+}
+CUresult cuLinkAddFile(CUlinkState state, CUjitInputType, const char* path, unsigned int,
+                       CUjit_option*, void**) {
+  if (FILE* file = std::fopen(path, "rb")) {
+    std::fclose(file);
+    state->inputs.emplace_back(path);
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_FILE_NOT_FOUND;
+}
+CUresult cuLinkComplete(CUlinkState state, void** cubin, size_t* size) {
+  control.last_link_inputs = static_cast<int>(state->inputs.size());
+  if (state->undefined) {
+    write_log(
+        state->error_log, state->error_log_bytes,
+        "error   : Undefined reference to 'undefined_function' in '" + state->inputs.front() + "'");
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  write_log(state->info_log, state->info_log_bytes,
+            "info    : linked " + std::to_string(state->inputs.size()) + " inputs");
+  state->cubin = std::string(
+                     "\x7f"
+                     "ELF linked ") +
+                 std::to_string(state->inputs.size());
+  *cubin = state->cubin.data();
+  *size = state->cubin.size();
+  return CUDA_SUCCESS;
+}
+CUresult cuLinkDestroy(CUlinkState state) {
+  delete state;
+  control.live_links--;
   return CUDA_SUCCESS;
 }

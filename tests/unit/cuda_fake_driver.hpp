@@ -29,6 +29,12 @@ struct FakeCudaControl {
   int context_cache_config = 0;                 // CUfunc_cache of the current context
   int context_shared_config = 0;                // CUsharedconfig of the current context
   int last_function_cache_config = -1;          // the latest cuFuncSetCacheConfig
+  // The linker: cuLinkComplete fails with "Undefined reference" when an
+  // input holds the text "undefined_function"; otherwise links.
+  std::atomic<int> live_links{0};    // cuLinkCreate less cuLinkDestroy
+  int last_link_inputs = 0;          // inputs of the latest cuLinkComplete
+  int last_link_option_count = 0;    // options given to the latest cuLinkCreate
+  bool last_ptx_terminated = false;  // the latest PTX input ended in '\0' within its size
 };
 
 extern "C" FakeCudaControl* fake_cuda_control();

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -365,6 +366,11 @@ CompiledCode compile_host_module(const CompileRequest& request) {
   for (const auto& text : included_headers(request.source, request)) {
     ScanResult h = scan_kernel_source(text);
     scan.unsupported.insert(scan.unsupported.end(), h.unsupported.begin(), h.unsupported.end());
+    for (const auto& launch : h.device_launches)
+      scan.unsupported.push_back(
+          {"a device-side kernel launch in an included header (the CPU "
+           "backend runs launches written in the source itself)",
+           "<<<", launch.line});
     // Kernels defined in a header are the module's kernels too, as with NVRTC.
     for (auto& k : h.kernels) {
       bool known = false;
@@ -385,6 +391,29 @@ CompiledCode compile_host_module(const CompileRequest& request) {
   if (header_barrier) {
     scan.any_barrier = true;
     for (auto& k : scan.kernels) k.uses_barrier = true;
+  }
+  // A kernel launched from device code runs inline on the launching thread
+  // (the prelude's device_launch): it must be defined here and must not wait
+  // for the other threads of its block.
+  for (const auto& launch : scan.device_launches) {
+    const bool defined =
+        std::any_of(scan.kernels.begin(), scan.kernels.end(),
+                    [&](const ScannedKernel& k) { return k.name == launch.callee; });
+    bool synchronizes = scan.function_uses_barrier(launch.callee);
+    for (const auto& k : scan.kernels)
+      synchronizes = synchronizes || (k.name == launch.callee && k.uses_barrier);
+    if (!defined)
+      scan.unsupported.push_back(
+          {"a device-side launch of '" + launch.callee +
+               "', a kernel this source does not define (linking kernels of several sources "
+               "needs a GPU)",
+           launch.callee, launch.line});
+    else if (synchronizes)
+      scan.unsupported.push_back(
+          {"a device-side launch of '" + launch.callee +
+               "', which synchronizes (__syncthreads or warp operations: the CPU backend runs "
+               "a child grid one thread after the other)",
+           launch.callee, launch.line});
   }
   if (!scan.unsupported.empty()) {
     std::string log;
@@ -420,7 +449,15 @@ CompiledCode compile_host_module(const CompileRequest& request) {
   // line N of it shows the user's line N: the extern "C" wrapping's opening
   // (toolkit includes, `extern "C" {`, then `#line 1`) goes into module.cpp
   // before the #include, and the closing brace stays at the file's end.
-  std::string user_text = rewrite_dynamic_shared(request.source, scan);
+  std::string user_text;
+  if (scan.device_launches.empty()) {
+    user_text = rewrite_dynamic_shared(request.source, scan);
+  } else {
+    // The launches first; the dynamic shared declarations' offsets are then
+    // read again from the rewritten text (every line keeps its number).
+    const std::string launched = rewrite_device_launches(request.source, scan);
+    user_text = rewrite_dynamic_shared(launched, scan_kernel_source(launched));
+  }
   std::string opening;
   constexpr std::string_view kWrapOpening = "extern \"C\" {\n#line 1\n";
   if (const auto at = user_text.find(kWrapOpening); at != std::string::npos) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -207,7 +208,72 @@ struct FunctionBody {
   std::size_t end;    // token index of the matching '}'
 };
 
+// Three tokens `c` at i, i+1, i+2 with nothing between them (`<<<`, `>>>`).
+bool adjacent_triple(const std::vector<Token>& t, std::size_t i, char c) {
+  return t[i].kind == TokenKind::punct && !t[i].directive && t[i].text.size() == 1 &&
+         t[i].text[0] == c && i + 2 < t.size() && t[i + 1].text.size() == 1 &&
+         t[i + 1].text[0] == c && t[i + 2].text.size() == 1 && t[i + 2].text[0] == c &&
+         t[i + 1].offset == t[i].offset + 1 && t[i + 2].offset == t[i].offset + 2;
+}
+
+// The launch whose `<<<` is at token `open`: the callee before it (a name,
+// qualified or with template arguments) and the `>>>` after it.
+std::optional<DeviceLaunch> device_launch_at(const std::vector<Token>& t, std::size_t open) {
+  if (open == 0) return std::nullopt;
+  std::size_t k = open - 1;
+  // Template arguments: step back over a balanced <...>.
+  if (is(t[k], ">")) {
+    int depth = 0;
+    for (;; --k) {
+      if (is(t[k], ">")) ++depth;
+      if (is(t[k], "<") && --depth == 0) break;
+      if (k == 0) return std::nullopt;
+    }
+    if (k == 0) return std::nullopt;
+    --k;
+  }
+  if (t[k].kind != TokenKind::identifier) return std::nullopt;
+  DeviceLaunch launch;
+  launch.callee = std::string(t[k].text);
+  launch.line = t[open].line;
+  // Qualification: ns::name, ::name.
+  while (k >= 1 && is(t[k - 1], "::")) {
+    --k;
+    if (k >= 1 && t[k - 1].kind == TokenKind::identifier) --k;
+  }
+  launch.callee_begin = t[k].offset;
+  launch.open = t[open].offset;
+  int parens = 0;
+  for (std::size_t j = open + 3; j < t.size(); ++j) {
+    if (t[j].directive) continue;
+    if (is(t[j], "(") || is(t[j], "[") || is(t[j], "{")) ++parens;
+    if (is(t[j], ")") || is(t[j], "]") || is(t[j], "}")) --parens;
+    if (parens < 0 || is(t[j], ";")) return std::nullopt;
+    if (parens == 0 && adjacent_triple(t, j, '>')) {
+      launch.close = t[j].offset;
+      return launch;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::string rewrite_device_launches(std::string_view source, const ScanResult& scan) {
+  std::string out;
+  std::size_t pos = 0;
+  for (const auto& launch : scan.device_launches) {
+    out.append(source.substr(pos, launch.callee_begin - pos));
+    out += "::cudakit_cpu::device_launch(";
+    out.append(source.substr(launch.callee_begin, launch.open - launch.callee_begin));
+    out += ", ";
+    out.append(source.substr(launch.open + 3, launch.close - launch.open - 3));
+    out += ")";
+    pos = launch.close + 3;
+  }
+  out.append(source.substr(pos));
+  return out;
+}
 
 bool ScanResult::function_uses_barrier(std::string_view name) const {
   for (const auto& [n, uses] : function_barriers)
@@ -223,6 +289,29 @@ ScanResult scan_kernel_source(std::string_view source) {
   const auto& refused = unsupported_names();
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Token& t = all[i];
+    // kernel<<<grid, block>>>(...) inside device code: a launch from the
+    // device (dynamic parallelism), run by the prelude's device_launch.
+    if (t.directive && t.kind == TokenKind::punct && is(t, "<") && i + 2 < all.size() &&
+        all[i + 1].directive && all[i + 2].directive && is(all[i + 1], "<") &&
+        is(all[i + 2], "<") && all[i + 2].offset == t.offset + 2) {
+      result.unsupported.push_back(
+          {"a device-side kernel launch inside a macro (the CPU backend runs launches written "
+           "out in the source)",
+           "<<<", t.line});
+      i += 2;
+      continue;
+    }
+    if (adjacent_triple(all, i, '<')) {
+      if (auto launch = device_launch_at(all, i)) {
+        result.device_launches.push_back(std::move(*launch));
+      } else {
+        result.unsupported.push_back(
+            {"a device-side kernel launch whose kernel or configuration cannot be read", "<<<",
+             t.line});
+      }
+      i += 2;
+      continue;
+    }
     if (t.kind != TokenKind::identifier || t.directive) continue;
     auto it = refused.find(t.text);
     bool hit = it != refused.end();

@@ -36,6 +36,16 @@ struct DynamicSharedDecl {
   bool namespace_scope = false;
 };
 
+// `callee<<<config>>>(args)` in the source: a kernel launched from device
+// code (dynamic parallelism). Byte offsets into the source.
+struct DeviceLaunch {
+  std::size_t callee_begin = 0;  // first byte of the callee expression
+  std::size_t open = 0;          // the `<<<`
+  std::size_t close = 0;         // the `>>>`
+  std::string callee;            // the kernel's name as written, without template arguments
+  int line = 0;
+};
+
 struct UnsupportedUse {
   std::string construct;  // "inline assembly (asm)"
   std::string token;      // what was found
@@ -50,6 +60,7 @@ struct ScanResult {
   std::vector<ScannedGlobal> globals;
   std::vector<DynamicSharedDecl> dynamic_shared;
   std::vector<UnsupportedUse> unsupported;
+  std::vector<DeviceLaunch> device_launches;
   bool any_barrier = false;
   // Whether a function of this name (defined in the source) synchronizes.
   bool function_uses_barrier(std::string_view name) const;
@@ -57,6 +68,11 @@ struct ScanResult {
 };
 
 ScanResult scan_kernel_source(std::string_view source);
+
+// The source with each `callee<<<config>>>(args)` turned into
+// `::cudakit_cpu::device_launch(callee, config)(args)` (the prelude runs the
+// child grid there and then); every line keeps its number.
+std::string rewrite_device_launches(std::string_view source, const ScanResult& scan);
 
 // The source with each `extern __shared__ T name[];` replaced by a pointer
 // to the block's dynamic shared memory; line numbers are unchanged.

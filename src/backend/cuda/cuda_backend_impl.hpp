@@ -91,6 +91,8 @@ class CudaBackend final : public Backend {
   CompiledCode compile(const CompileRequest& request) override;
   NativeModule load_module(int ordinal, const CompiledCode& code) override;
   void unload_module(NativeModule module) noexcept override;
+  CompiledCode link(int ordinal, const std::vector<LinkInput>& inputs,
+                    const LinkOptions& options) override;  // cuda_linker.cpp
   std::vector<std::string> kernel_symbols(NativeModule module) override;
   NativeKernel get_kernel(NativeModule module, const std::string& symbol) override;
   ParamLayout param_layout(NativeModule module, const std::string& symbol) override;

@@ -158,6 +158,16 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
     header_names.push_back(name.c_str());
     header_sources.push_back(content.c_str());
   }
+  // NVRTC has no C library headers, but declares printf (and malloc, free)
+  // for device code itself: <cstdio> / <stdio.h>, which kernels written for
+  // nvcc include for printf, are empty headers here unless the user gave one.
+  for (const char* name : {"cstdio", "stdio.h"}) {
+    const bool given = std::any_of(options.headers.begin(), options.headers.end(),
+                                   [&](const auto& header) { return header.first == name; });
+    if (given) continue;
+    header_names.push_back(name);
+    header_sources.push_back("#pragma once\n// NVRTC declares printf for device code.\n");
+  }
 
   std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram(nullptr),
                                                         ProgramDeleter{&api});

@@ -114,6 +114,59 @@ namespace cudakit_cpu {
 
 static const RuntimeTable* runtime = nullptr;
 
+// `child<<<grid, block>>>(args)` in device code, rewritten by the backend as
+// `device_launch(child, grid, block)(args)`: the child grid runs there and
+// then on the launching thread, one CUDA thread after the other (a GPU may
+// run a child grid at once too); the launcher's coordinates are put back.
+// Children that synchronize are refused at compile time.
+template <class... Params>
+struct ChildGrid {
+  void (*kernel)(Params...);
+  dim3 grid;
+  dim3 block;
+  // By value: blockIdx.x as an argument keeps the launcher's value.
+  template <class... Args>
+  void operator()(Args... args) const {
+    const uint3 saved_thread = threadIdx, saved_block = blockIdx;
+    const dim3 saved_block_dim = blockDim, saved_grid_dim = gridDim;
+    gridDim = grid;
+    blockDim = block;
+    for (unsigned bz = 0; bz < grid.z; ++bz)
+      for (unsigned by = 0; by < grid.y; ++by)
+        for (unsigned bx = 0; bx < grid.x; ++bx) {
+          blockIdx = uint3{bx, by, bz};
+          for (unsigned tz = 0; tz < block.z; ++tz)
+            for (unsigned ty = 0; ty < block.y; ++ty)
+              for (unsigned tx = 0; tx < block.x; ++tx) {
+                threadIdx = uint3{tx, ty, tz};
+                kernel(args...);
+              }
+        }
+    threadIdx = saved_thread;
+    blockIdx = saved_block;
+    blockDim = saved_block_dim;
+    gridDim = saved_grid_dim;
+  }
+};
+
+template <class Shared, class... Stream>
+static inline unsigned long long launch_shared_bytes(Shared shared, Stream...) {
+  return static_cast<unsigned long long>(shared);
+}
+
+template <class... Params, class... Rest>
+static inline ChildGrid<Params...> device_launch(void (*kernel)(Params...), dim3 grid, dim3 block,
+                                                 Rest... rest) {
+  static_assert(sizeof...(Rest) <= 2, "a launch takes <<<grid, block, shared bytes, stream>>>");
+  if constexpr (sizeof...(Rest) >= 1) {
+    if (launch_shared_bytes(rest...) != 0)
+      runtime->trap(
+          "a kernel launched from device code asked for dynamic shared memory, which the CPU "
+          "backend gives only to launches from the host");
+  }
+  return ChildGrid<Params...>{kernel, grid, block};
+}
+
 static inline unsigned linear_thread_id() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 }

@@ -1,0 +1,206 @@
+// cudakit::Linker over the scripted libcuda (cuda_fake_driver): sources
+// compiled by NVRTC to relocatable PTX, files and libraries reach the
+// driver's linker with its logs wired up; the linker's error log is in the
+// error; inputs are checked as they are added. What the real linker does is
+// covered by linker_gpu_test.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "backend/cuda/ptx_entry_parser.hpp"
+#include "cudakit/cudakit.hpp"
+#include "unit/cuda_fake_driver.hpp"
+
+namespace cudakit {
+namespace {
+
+namespace fs = std::filesystem;
+
+const bool kFakeSelected = [] {
+  ::setenv("CUDAKIT_LIBCUDA", CUDAKIT_TEST_FAKE_LIBCUDA, 1);
+  return true;
+}();
+
+FakeCudaControl& fake() {
+  static FakeCudaControl* control = [] {
+    void* handle = ::dlopen(CUDAKIT_TEST_FAKE_LIBCUDA, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) throw std::runtime_error(::dlerror());
+    return reinterpret_cast<FakeCudaControl* (*)()>(::dlsym(handle, "fake_cuda_control"))();
+  }();
+  return *control;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+constexpr const char* kOuter = R"(
+extern __device__ float scale(float x);
+__global__ void outer(float* a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = scale(a[i]);
+}
+)";
+constexpr const char* kInner = R"(
+__device__ float scale(float x) { return 2.0f * x + 1.0f; }
+)";
+
+class LinkerFake : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(kFakeSelected);
+    device_.emplace(Device::get(BackendKind::cuda, 0));
+    dir_ = fs::temp_directory_path() / ("cudakit_linker_" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  fs::path write(const std::string& name, const std::string& bytes) {
+    std::ofstream(dir_ / name, std::ios::binary) << bytes;
+    return dir_ / name;
+  }
+  std::optional<Device> device_;
+  fs::path dir_;
+};
+
+TEST_F(LinkerFake, TwoSourcesCompiledRelocatableAndALibraryReachTheLinker) {
+  write("libcudadevrt.a", "!<arch>\n");
+  CompileOptions rdc;
+  rdc.extra_flags = {"-rdc=true"};
+  Linker linker(*device_);
+  linker.add_source(kOuter, rdc, "outer.cu").add_source(kInner, {}, "inner.cu");
+  linker.add_library("cudadevrt", {dir_});
+  ASSERT_EQ(linker.inputs().size(), 3u);
+  EXPECT_EQ(linker.inputs()[0].type, LinkInputType::ptx);
+  EXPECT_EQ(linker.inputs()[0].name, "outer.cu");
+  EXPECT_EQ(linker.inputs()[2].type, LinkInputType::library);
+  // The PTX is relocatable (-rdc=true added for inner.cu too): scale is an
+  // extern function in outer's PTX, a visible one in inner's.
+  const std::string outer_ptx(linker.inputs()[0].data.begin(), linker.inputs()[0].data.end());
+  EXPECT_TRUE(contains(outer_ptx, ".extern .func")) << outer_ptx;
+
+  Module module = linker.link_module();
+  EXPECT_EQ(fake().last_link_inputs, 3);
+  EXPECT_TRUE(fake().last_ptx_terminated);
+  EXPECT_EQ(fake().live_links.load(), 0);
+  EXPECT_EQ(module.code().format, CodeFormat::cubin);
+  EXPECT_EQ(module.code().arch, "sm_90");
+  EXPECT_TRUE(contains(linker.info_log(), "linked 3 inputs")) << linker.info_log();
+  // The kernels' sources are kept for their parameter types, their PTX
+  // (both inputs, one after the other) for the parameter layouts.
+  EXPECT_TRUE(contains(module.source(), "outer(float* a, int n)"));
+  const auto entries = detail::parse_ptx_entries(module.code().ptx);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].name, "outer");
+  ASSERT_EQ(entries[0].layout.params.size(), 2u);
+  EXPECT_EQ(entries[0].layout.params[0].size, 8u);
+  EXPECT_EQ(entries[0].layout.params[1].size, 4u);
+}
+
+TEST_F(LinkerFake, DashLCudadevrtInTheOptionsAddsTheLibrary) {
+  fs::create_directories(dir_ / "lib64");
+  write("lib64/libcudadevrt.a", "!<arch>\n");
+  const char* saved = std::getenv("CUDA_PATH");
+  const std::string saved_value = saved ? saved : "";
+  ::setenv("CUDA_PATH", dir_.c_str(), 1);
+  CompileOptions options;
+  options.extra_flags = {"-rdc=true", "-lcudadevrt"};
+  Linker linker(*device_);
+  linker.add_source(kOuter, options).add_source(kInner, options);
+  if (saved)
+    ::setenv("CUDA_PATH", saved_value.c_str(), 1);
+  else
+    ::unsetenv("CUDA_PATH");
+  ASSERT_EQ(linker.inputs().size(), 3u);  // the library once
+  EXPECT_EQ(linker.inputs()[1].type, LinkInputType::library);
+  EXPECT_EQ(linker.inputs()[1].path, dir_ / "lib64" / "libcudadevrt.a");
+}
+
+TEST_F(LinkerFake, AnUndefinedSymbolFailsWithTheLinkersLog) {
+  Linker linker(*device_);
+  linker.add_source(
+      "extern __device__ int undefined_function();\n"
+      "__global__ void k(int* a) { a[0] = undefined_function(); }\n");
+  try {
+    linker.link();
+    FAIL() << "expected CudaError";
+  } catch (const CudaError& e) {
+    EXPECT_TRUE(contains(e.message(), "Undefined reference to 'undefined_function'")) << e.what();
+    EXPECT_TRUE(contains(e.hint(), "-rdc=true")) << e.hint();
+    EXPECT_EQ(e.code_name(), "CUDA_ERROR_INVALID_IMAGE");
+  }
+  EXPECT_EQ(fake().live_links.load(), 0);
+}
+
+TEST_F(LinkerFake, DataThatIsNotPtxFailsAtTheLinkWithTheLog) {
+  Linker linker(*device_);
+  linker.add_data(std::string_view("not ptx at all"), LinkInputType::ptx, "bad.ptx");
+  try {
+    linker.link();
+    FAIL() << "expected CudaError";
+  } catch (const CudaError& e) {
+    EXPECT_TRUE(contains(e.context(), "bad.ptx")) << e.what();
+    EXPECT_TRUE(contains(e.message(), "not PTX")) << e.what();
+  }
+  EXPECT_EQ(fake().live_links.load(), 0);
+}
+
+TEST_F(LinkerFake, BadInputsAreRefusedWhenAdded) {
+  Linker linker(*device_);
+  EXPECT_THROW(linker.add_data(std::string_view(), LinkInputType::ptx), ArgumentError);
+  try {
+    linker.add_file(dir_ / "missing.a", LinkInputType::library);
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError& e) {
+    EXPECT_TRUE(contains(e.what(), "missing.a")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "does not exist")) << e.what();
+  }
+  EXPECT_THROW(linker.add_file(dir_, LinkInputType::library), ArgumentError);
+  try {
+    linker.link();
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError& e) {
+    EXPECT_TRUE(contains(e.what(), "nothing was added")) << e.what();
+  }
+}
+
+TEST_F(LinkerFake, AMissingLibraryNamesEveryPlaceLookedIn) {
+  try {
+    find_cuda_library("cudadevrt", {dir_ / "nowhere"});
+    FAIL() << "expected LibraryNotFound";
+  } catch (const LibraryNotFound& e) {
+    EXPECT_TRUE(contains(e.what(), (dir_ / "nowhere" / "libcudadevrt.a").string())) << e.what();
+    EXPECT_TRUE(contains(e.hint(), "cuda_libdir")) << e.hint();
+  }
+  EXPECT_THROW(find_cuda_library("../x"), ArgumentError);
+  write("libcudadevrt.a", "!<arch>\n");
+  EXPECT_EQ(find_cuda_library("cudadevrt", {dir_ / "nowhere", dir_}), dir_ / "libcudadevrt.a");
+}
+
+TEST(LinkInputTypes, ParseTheirNames) {
+  EXPECT_EQ(parse_link_input_type("PTX"), LinkInputType::ptx);
+  EXPECT_EQ(parse_link_input_type("library"), LinkInputType::library);
+  EXPECT_EQ(parse_link_input_type("fatbinary"), LinkInputType::fatbin);
+  EXPECT_FALSE(parse_link_input_type("elf").has_value());
+  EXPECT_EQ(to_string(LinkInputType::object), "object");
+}
+
+TEST(LinkerCpu, TheCpuBackendSaysLinkingNeedsAGpu) {
+  try {
+    Linker linker(Device::get(BackendKind::cpu, 0));
+    FAIL() << "expected NotSupported";
+  } catch (const NotSupported& e) {
+    EXPECT_TRUE(contains(e.what(), "dynamic parallelism")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "GPU")) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cudakit
