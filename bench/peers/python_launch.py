@@ -5,8 +5,8 @@ P2: host cost of one launch of a 2-argument kernel (a pointer and an int)
 from Python, cudakit's Function.__call__ and prepared_call against CuPy's
 RawKernel and cuda.core's launch, in one process on one device. Each method
 queues `--launches` launches, then synchronizes once; the figure is the wall
-time per launch, median of `--repeats` rounds in which the methods take turns
-(the kernel does almost nothing, so the host side is what is measured).
+time per launch, median of `--repeats` runs after a warm-up (the kernel does
+almost nothing, so the host side is what is measured).
 
 P3: the first call of a kernel whose compiled code is in the disk cache, in a
 fresh Python process: from SourceModule(source) (or cupy.RawKernel) to the
@@ -44,24 +44,27 @@ N = 1024
 Launcher = tuple[Callable[[], None], Callable[[], None]]  # (launch once, synchronize)
 
 
-def measure_interleaved(methods: dict[str, Launcher], launches: int,
-                        repeats: int) -> dict[str, float]:
-    """Median wall seconds per launch of each method. The methods take turns in
-    every round (after a warm-up of each), so a drift of the machine's clocks
-    during the run reaches them all alike instead of whichever ran first."""
-    for launch, sync in methods.values():
-        for _ in range(2000):
+def measure(methods: dict[str, Launcher], launches: int, repeats: int) -> dict[str, float]:
+    """Median wall seconds per launch of each method, one method after the
+    other, each after a warm-up of 5000 launches (the first method measured
+    in a process otherwise pays for the GPU's clocks ramping up). Methods are
+    measured in turn rather than interleaved: each library is set up just
+    before it is measured, as an interleaved run would have every library's
+    streams exist while cudakit's and CuPy's legacy-stream launches run."""
+    times = {}
+    for name, (launch, sync) in methods.items():
+        for _ in range(5000):
             launch()
         sync()
-    samples: dict[str, list[float]] = {name: [] for name in methods}
-    for _ in range(repeats):
-        for name, (launch, sync) in methods.items():
+        samples = []
+        for _ in range(repeats):
             start = time.perf_counter()
             for _ in range(launches):
                 launch()
             sync()
-            samples[name].append((time.perf_counter() - start) / launches)
-    return {name: statistics.median(values) for name, values in samples.items()}
+            samples.append((time.perf_counter() - start) / launches)
+        times[name] = statistics.median(samples)
+    return times
 
 
 def cudakit_methods() -> dict[str, Launcher]:
@@ -154,18 +157,17 @@ def fresh_first_call(peer: str, runs: int) -> tuple[float, float] | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launches", type=int, default=20000)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=11)
     parser.add_argument("--fresh", type=int, default=5)
     args = parser.parse_args()
 
-    methods: dict[str, Launcher] = {}
+    times: dict[str, float] = {}
     for name, setup in (("cudakit", cudakit_methods), ("cupy", cupy_methods),
                         ("cuda.core", cuda_core_methods)):
         try:
-            methods.update(setup())
+            times.update(measure(setup(), args.launches, args.repeats))
         except Exception as error:  # a peer that is missing or fails is reported, not fatal
             print(f"  {name}: skipped ({type(error).__name__}: {error})")
-    times = measure_interleaved(methods, args.launches, args.repeats)
 
     print("\nP2: launch of a 2-argument kernel from Python (us per launch, lower is better)")
     print(f"{'method':32} {'us':>8} {'/cupy':>8} {'/cuda.core':>11}")

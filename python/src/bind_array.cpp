@@ -8,7 +8,6 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
-#include <sstream>
 
 #include "array_allocator.hpp"
 #include "array_object.hpp"
@@ -253,11 +252,10 @@ void bind_gpuarray_class(nb::module_& m) {
       .def_ro("forc", &ArrayFlags::forc)
       .def_ro("writeable", &ArrayFlags::writeable)
       .def("__repr__", [](const ArrayFlags& f) {
-        std::ostringstream os;
-        os << "  C_CONTIGUOUS : " << (f.c_contiguous ? "True" : "False")
-           << "\n  F_CONTIGUOUS : " << (f.f_contiguous ? "True" : "False")
-           << "\n  WRITEABLE : " << (f.writeable ? "True" : "False");
-        return os.str();
+        auto word = [](bool b) { return std::string(b ? "True" : "False"); };
+        return "  C_CONTIGUOUS : " + word(f.c_contiguous) +
+               "\n  F_CONTIGUOUS : " + word(f.f_contiguous) +
+               "\n  WRITEABLE : " + word(f.writeable);
       });
 
   auto cls = nb::class_<GPUArrayObject>(m, "GPUArray",

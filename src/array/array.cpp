@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <sstream>
 
 #include "array/array_util.hpp"
 #include "backend/backend.hpp"

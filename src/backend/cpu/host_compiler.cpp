@@ -16,7 +16,6 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -126,18 +125,21 @@ std::string expression_base(std::string_view expr) {
 
 // The code appended after the user's source: one entry per kernel (and per
 // name expression) and one per global, and the module's exported table.
+// Plain string appends and std::to_string, no iostreams: the number
+// formatting of iostreams has crashed an extension module that links its own
+// copy of libstdc++ into a process that loads another one.
 std::string generate_tail(const ScanResult& scan, const CompileOptions& options) {
-  std::ostringstream out;
-  out << "\n// ---- cudakit CPU backend: entry points ----\n"
-      << "namespace {\n"
-      << "const ::cudakit_cpu::KernelEntry cudakit_cpu_kernel_table[] = {\n";
+  std::string out =
+      "\n// ---- cudakit CPU backend: entry points ----\n"
+      "namespace {\n"
+      "const ::cudakit_cpu::KernelEntry cudakit_cpu_kernel_table[] = {\n";
   std::set<std::string> seen;
   unsigned kernels = 0;
   for (const auto& k : scan.kernels) {
     if (k.is_template) continue;
     seen.insert(k.qualified);
-    out << "  ::cudakit_cpu::KernelTraits<&::" << k.qualified << ">::entry(" << quote(k.qualified)
-        << ", " << (k.uses_barrier ? 1 : 0) << "),\n";
+    out += "  ::cudakit_cpu::KernelTraits<&::" + k.qualified + ">::entry(" + quote(k.qualified) +
+           ", " + (k.uses_barrier ? "1" : "0") + "),\n";
     ++kernels;
   }
   for (const auto& expr : options.name_expressions) {
@@ -151,25 +153,31 @@ std::string generate_tail(const ScanResult& scan, const CompileOptions& options)
         uses = k.uses_barrier;
       }
     if (!known && !scan.function_barriers.empty()) uses = scan.any_barrier;
-    out << "  ::cudakit_cpu::KernelTraits<&" << expr << ">::entry(" << quote(expr) << ", "
-        << (uses ? 1 : 0) << "),\n";
+    out += "  ::cudakit_cpu::KernelTraits<&" + expr + ">::entry(" + quote(expr) + ", " +
+           (uses ? "1" : "0") + "),\n";
     ++kernels;
   }
-  out << "  ::cudakit_cpu::KernelEntry{nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr}};\n"
-      << "const ::cudakit_cpu::GlobalEntry cudakit_cpu_global_table[] = {\n";
+  out +=
+      "  ::cudakit_cpu::KernelEntry{nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr}};\n"
+      "const ::cudakit_cpu::GlobalEntry cudakit_cpu_global_table[] = {\n";
   for (const auto& g : scan.globals)
-    out << "  {" << quote(g.qualified) << ", (void*)&::" << g.qualified
-        << ", sizeof(::" << g.qualified << ")},\n";
-  out << "  {nullptr, nullptr, 0}};\n"
-      << "}  // namespace\n"
-      << "extern \"C\" __attribute__((visibility(\"default\"))) const ::cudakit_cpu::ModuleInfo*\n"
-      << CUDAKIT_CPU_MODULE_SYMBOL << "() {\n"
-      << "  static const ::cudakit_cpu::ModuleInfo info = {::cudakit_cpu::kAbiVersion,\n"
-      << "      cudakit_cpu_kernel_table, " << kernels << ", cudakit_cpu_global_table, "
-      << scan.globals.size() << ",\n"
-      << "      &::cudakit_cpu::module_init, &::cudakit_cpu::module_thread_state};\n"
-      << "  return &info;\n}\n";
-  return out.str();
+    out += "  {" + quote(g.qualified) + ", (void*)&::" + g.qualified + ", sizeof(::" + g.qualified +
+           ")},\n";
+  out +=
+      "  {nullptr, nullptr, 0}};\n"
+      "}  // namespace\n"
+      "extern \"C\" __attribute__((visibility(\"default\"))) const ::cudakit_cpu::ModuleInfo*\n";
+  out += CUDAKIT_CPU_MODULE_SYMBOL;
+  out +=
+      "() {\n"
+      "  static const ::cudakit_cpu::ModuleInfo info = {::cudakit_cpu::kAbiVersion,\n"
+      "      cudakit_cpu_kernel_table, " +
+      std::to_string(kernels) + ", cudakit_cpu_global_table, " +
+      std::to_string(scan.globals.size()) +
+      ",\n"
+      "      &::cudakit_cpu::module_init, &::cudakit_cpu::module_thread_state};\n"
+      "  return &info;\n}\n";
+  return out;
 }
 
 // The text of line `number` (1-based) of `source`, trimmed.
@@ -317,8 +325,10 @@ std::vector<std::string> included_headers(const std::string& source,
   while (!work.empty() && seen.size() < 256) {
     auto [text, from_dir] = std::move(work.back());
     work.pop_back();
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t end = std::min(text.find('\n', at), text.size());
+      const std::string line = text.substr(at, end - at);
+      at = end + 1;
       auto hash = line.find_first_not_of(" \t");
       if (hash == std::string::npos || line[hash] != '#') continue;
       auto inc = line.find("include", hash);
