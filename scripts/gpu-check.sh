@@ -116,8 +116,10 @@ if [[ ${STATUS[build]} != ok* ]]; then
   step build-rest 120 build-rest.log cmake --build "$BUILD" -j "$JOBS" -- -k 0
 fi
 CLI=$BUILD/bin/cudakit
-# The Python tests that drive the CLI (cudakit check/run/profile with a script).
+# The Python tests that drive the CLI (cudakit check/run/profile with a script),
+# and those that run against the scripted libcuda built with the C++ tests.
 export CUDAKIT_CLI=$CLI
+export CUDAKIT_FAKE_LIBCUDA=$BUILD/lib/libcuda_fake_driver.so
 # GPU_CHECK_BUILD_ONLY=1: configure and build, nothing else (for a quick probe).
 [[ ${GPU_CHECK_BUILD_ONLY:-0} == 1 ]] && exit 0
 
