@@ -8,9 +8,6 @@ from __future__ import annotations
 import os
 import runpy
 import shutil
-import subprocess
-import sys
-import textwrap
 import uuid
 import warnings
 from pathlib import Path
@@ -23,6 +20,7 @@ import cudakit.autoinit  # noqa: F401
 import cudakit.driver as drv
 import cudakit.gpuarray as gpuarray
 from cudakit.compiler import SourceModule
+from child_process import run_code, run_python
 
 TUTORIAL = Path(__file__).parent / "tutorial"
 HAS_GPU = drv.backend() == "cuda"
@@ -34,15 +32,6 @@ __global__ void vec_add(float *a, float *b, float *c, int n)
     if (idx < n) c[idx] = a[idx] + b[idx];
 }
 """
-
-
-def run_python(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **env})
-
-
-def run_code(code: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return run_python(["-c", textwrap.dedent(code)], **env)
 
 
 def run_program(name: str) -> dict[str, Any]:

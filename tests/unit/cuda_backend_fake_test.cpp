@@ -3,7 +3,6 @@
 // covered by the gpu-labelled tests.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <memory>
@@ -13,6 +12,7 @@
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "cudakit/error.hpp"
 #include "unit/cuda_fake_driver.hpp"
+#include "unit/cuda_fake_selected.hpp"
 #include "unit/cuda_test_util.hpp"
 
 namespace cudakit {
@@ -20,22 +20,7 @@ namespace {
 
 using test::contains;
 
-// The process-wide driver loader reads CUDAKIT_LIBCUDA on first use: point
-// it at the fake before any test runs.
-const bool kFakeSelected = [] {
-  ::setenv("CUDAKIT_LIBCUDA", CUDAKIT_TEST_FAKE_LIBCUDA, 1);
-  return true;
-}();
-
-FakeCudaControl& fake() {
-  static FakeCudaControl* control = [] {
-    void* handle = ::dlopen(CUDAKIT_TEST_FAKE_LIBCUDA, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) throw std::runtime_error(::dlerror());
-    auto get = reinterpret_cast<FakeCudaControl* (*)()>(::dlsym(handle, "fake_cuda_control"));
-    return get();
-  }();
-  return *control;
-}
+FakeCudaControl& fake() { return test::fake_control(); }
 
 void reset_fake() {
   void* handle = ::dlopen(CUDAKIT_TEST_FAKE_LIBCUDA, RTLD_NOW | RTLD_LOCAL);
@@ -53,7 +38,7 @@ CompiledCode fake_cubin() {
 class CudaBackendFake : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(kFakeSelected);
+    ASSERT_TRUE(test::fake_libcuda_selected);
     reset_fake();
   }
   void** no_args() { return nullptr; }

@@ -3,41 +3,26 @@
 // driver's linker with its logs wired up; the linker's error log is in the
 // error; inputs are checked as they are added. What the real linker does is
 // covered by linker_gpu_test.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <string>
 
 #include "backend/cuda/ptx_entry_parser.hpp"
 #include "cudakit/cudakit.hpp"
 #include "unit/cuda_fake_driver.hpp"
+#include "unit/cuda_fake_selected.hpp"
+#include "unit/cuda_test_util.hpp"
 
 namespace cudakit {
 namespace {
 
 namespace fs = std::filesystem;
 
-const bool kFakeSelected = [] {
-  ::setenv("CUDAKIT_LIBCUDA", CUDAKIT_TEST_FAKE_LIBCUDA, 1);
-  return true;
-}();
+using test::contains;
 
-FakeCudaControl& fake() {
-  static FakeCudaControl* control = [] {
-    void* handle = ::dlopen(CUDAKIT_TEST_FAKE_LIBCUDA, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) throw std::runtime_error(::dlerror());
-    return reinterpret_cast<FakeCudaControl* (*)()>(::dlsym(handle, "fake_cuda_control"))();
-  }();
-  return *control;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+FakeCudaControl& fake() { return test::fake_control(); }
 
 constexpr const char* kOuter = R"(
 extern __device__ float scale(float x);
@@ -53,21 +38,16 @@ __device__ float scale(float x) { return 2.0f * x + 1.0f; }
 class LinkerFake : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(kFakeSelected);
+    ASSERT_TRUE(test::fake_libcuda_selected);
     device_.emplace(Device::get(BackendKind::cuda, 0));
-    dir_ = fs::temp_directory_path() / ("cudakit_linker_" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
   fs::path write(const std::string& name, const std::string& bytes) {
     std::ofstream(dir_ / name, std::ios::binary) << bytes;
     return dir_ / name;
   }
   std::optional<Device> device_;
-  fs::path dir_;
+  test::ScratchDir scratch_;
+  const fs::path dir_{scratch_.str()};
 };
 
 TEST_F(LinkerFake, TwoSourcesCompiledRelocatableAndALibraryReachTheLinker) {
@@ -107,17 +87,13 @@ TEST_F(LinkerFake, TwoSourcesCompiledRelocatableAndALibraryReachTheLinker) {
 TEST_F(LinkerFake, DashLCudadevrtInTheOptionsAddsTheLibrary) {
   fs::create_directories(dir_ / "lib64");
   write("lib64/libcudadevrt.a", "!<arch>\n");
-  const char* saved = std::getenv("CUDA_PATH");
-  const std::string saved_value = saved ? saved : "";
-  ::setenv("CUDA_PATH", dir_.c_str(), 1);
   CompileOptions options;
   options.extra_flags = {"-rdc=true", "-lcudadevrt"};
   Linker linker(*device_);
-  linker.add_source(kOuter, options).add_source(kInner, options);
-  if (saved)
-    ::setenv("CUDA_PATH", saved_value.c_str(), 1);
-  else
-    ::unsetenv("CUDA_PATH");
+  {
+    const test::ScopedEnv cuda_path("CUDA_PATH", dir_.string());
+    linker.add_source(kOuter, options).add_source(kInner, options);
+  }
   ASSERT_EQ(linker.inputs().size(), 3u);  // the library once
   EXPECT_EQ(linker.inputs()[1].type, LinkInputType::library);
   EXPECT_EQ(linker.inputs()[1].path, dir_ / "lib64" / "libcudadevrt.a");

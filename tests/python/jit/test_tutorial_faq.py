@@ -4,23 +4,15 @@ tutorial's text."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 import warnings
 
 import numpy as np
 import pytest
 
 from cudakit import cuda
+from child_process import run_code
 
 NO_DRIVER = {"CUDAKIT_LIBCUDA": "/nonexistent/libcuda.so.1", "CUDAKIT_BACKEND": "cuda"}
-
-
-def run_code(code: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=300, env={**os.environ, **env})
 
 
 @cuda.jit("void(float32[:], float32[:], float32[:])")
