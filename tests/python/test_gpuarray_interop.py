@@ -266,3 +266,11 @@ def test_as_cuda_array_is_a_device_array_view() -> None:
     # the itemsize) still gives a view kernels take, without copy_to_host.
     odd = Producer(dict(memory.__cuda_array_interface__, shape=(10,), strides=(6,)))
     assert cuda.is_cuda_array(cuda.as_cuda_array(odd))
+
+
+def test_as_cuda_array_of_host_data_is_a_clear_error() -> None:
+    from cudakit import cuda
+
+    for host in (5, np.arange(3.0), [1.0, 2.0]):
+        with pytest.raises(TypeError, match=r"not a device array .*cuda\.to_device"):
+            cuda.as_cuda_array(host)

@@ -45,7 +45,10 @@ u1, u2, u4, u8 = uint8, uint16, uint32, uint64
 
 def as_cuda_array(obj: object) -> DeviceNDArray:
     """A DeviceNDArray viewing another library's device array (no copy)."""
-    from .device_array import from_cuda_array_interface
+    from .device_array import from_cuda_array_interface, is_cuda_array
+    if not is_cuda_array(obj):
+        raise TypeError(f"as_cuda_array: a {type(obj).__name__} is not a device array (it has no "
+                        "__cuda_array_interface__); copy host data with cuda.to_device(...)")
     return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj)  # type: ignore
 
 
