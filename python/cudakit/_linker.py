@@ -94,6 +94,17 @@ def _link_options(options: Any) -> dict[str, Any]:
     return parsed
 
 
+
+def _as_bytes(data: Any, refusal: str) -> bytes:
+    """Code or a file image as bytes (a str is encoded); `refusal` starts
+    the error for anything else."""
+    if isinstance(data, str):
+        return data.encode()
+    try:
+        return bytes(data)
+    except TypeError:
+        raise ArgumentError(f"{refusal}, got {type(data).__name__}") from None
+
 class Linker:
     """PyCUDA's ``driver.Linker(message_handler=None, options=None,
     log_verbose=False)``: add_data / add_file, then link_module().
@@ -112,14 +123,8 @@ class Linker:
 
     def add_data(self, data: Any, input_type: Any, name: str = "unknown") -> "Linker":
         kind = _input_type(input_type, "Linker.add_data")
-        if isinstance(data, str):
-            data = data.encode()
-        try:
-            data = bytes(data)
-        except TypeError:
-            raise ArgumentError(
-                f"Linker.add_data: data must be bytes or str, got {type(data).__name__}") from None
-        self._linker.add_data(data, kind, str(name))
+        self._linker.add_data(_as_bytes(data, "Linker.add_data: data must be bytes or str"),
+                              kind, str(name))
         return self
 
     def add_file(self, filename: Any, input_type: Any) -> "Linker":
@@ -163,13 +168,7 @@ def module_from_buffer(buffer: Any, options: Any = None,
             f"(got {list(options)!r}).\n  hint: leave options out; to set the JIT's "
             "optimization level or debug information, link the code with "
             "driver.Linker(options=...)")
-    if isinstance(buffer, str):
-        buffer = buffer.encode()
-    try:
-        data = bytes(buffer)
-    except TypeError:
-        raise ArgumentError(
-            f"module_from_buffer: expected bytes, got {type(buffer).__name__}") from None
+    data = _as_bytes(buffer, "module_from_buffer: expected bytes")
     try:
         module = _core._module_from_buffer(data)
     except Error as error:

@@ -22,6 +22,7 @@
 #include "cudakit/error.hpp"
 #include "cudakit/program.hpp"
 #include "function.hpp"
+#include "python_compile_options.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -94,16 +95,9 @@ void bind_compiler(nb::module_& m) {
          const std::vector<std::string>& include_dirs, const std::vector<std::string>& extra_flags,
          bool debug, bool line_info, bool fast_math, bool no_extern_c, bool use_cache,
          const std::string& cache_dir, const std::string& source_name) {
-        CompileOptions options;
-        options.arch = arch;
-        if (!std_version.empty()) options.std = std_version;
-        options.defines = defines;
-        options.include_dirs = include_dirs;
-        options.extra_flags = extra_flags;
-        options.debug = debug;
-        options.line_info = line_info;
-        options.fast_math = fast_math;
-        options.no_extern_c = no_extern_c;
+        CompileOptions options =
+            compile_options_from({arch, std_version, defines, include_dirs, extra_flags, debug,
+                                  line_info, fast_math, no_extern_c});
         options.use_cache = use_cache;
         options.source_name = source_name;
         nb::gil_scoped_release unlocked;
@@ -119,16 +113,9 @@ void bind_compiler(nb::module_& m) {
          const std::vector<std::pair<std::string, std::string>>& defines,
          const std::vector<std::string>& include_dirs, const std::vector<std::string>& extra_flags,
          bool debug, bool line_info, bool fast_math, bool no_extern_c, bool ptx_only) {
-        CompileOptions options;
-        options.arch = arch;
-        if (!std_version.empty()) options.std = std_version;
-        options.defines = defines;
-        options.include_dirs = include_dirs;
-        options.extra_flags = extra_flags;
-        options.debug = debug;
-        options.line_info = line_info;
-        options.fast_math = fast_math;
-        options.no_extern_c = no_extern_c;
+        CompileOptions options =
+            compile_options_from({arch, std_version, defines, include_dirs, extra_flags, debug,
+                                  line_info, fast_math, no_extern_c});
         options.ptx_only = ptx_only;
         CompiledCode code;
         {

@@ -29,6 +29,7 @@
 #include "cudakit/program.hpp"
 #include "errors.hpp"
 #include "jit_array.hpp"
+#include "vectorcall_slot.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -415,18 +416,7 @@ PyObject* jit_launcher_vectorcall(PyObject* self, PyObject* const* args, std::si
 // (once the offset of `vectorcall` inside an instance is known).
 nb::object make_jit_launcher(JitLauncher launcher) {
   nb::object instance = nb::cast(std::move(launcher));
-  auto* type = reinterpret_cast<PyTypeObject*>(Py_TYPE(instance.ptr()));
-  const auto offset = static_cast<Py_ssize_t>(
-      reinterpret_cast<char*>(&nb::inst_ptr<JitLauncher>(instance)->vectorcall) -
-      reinterpret_cast<char*>(instance.ptr()));
-  const bool inside =
-      offset > 0 && offset + static_cast<Py_ssize_t>(sizeof(vectorcallfunc)) <= type->tp_basicsize;
-  if (type->tp_vectorcall_offset == 0 && inside) {
-    type->tp_vectorcall_offset = offset;
-    type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
-  } else if (type->tp_vectorcall_offset != 0 && type->tp_vectorcall_offset != offset) {
-    throw std::logic_error("cudakit: a JitLauncher instance has an unexpected layout");
-  }
+  enable_vectorcall(instance, &nb::inst_ptr<JitLauncher>(instance)->vectorcall, "JitLauncher");
   return instance;
 }
 

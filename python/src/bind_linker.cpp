@@ -15,6 +15,7 @@
 #include "cudakit/error.hpp"
 #include "cudakit/linker.hpp"
 #include "cudakit/module.hpp"
+#include "python_compile_options.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -66,16 +67,9 @@ void bind_linker(nb::module_& m) {
              const std::vector<std::string>& include_dirs,
              const std::vector<std::string>& extra_flags, bool debug, bool line_info,
              bool fast_math, bool no_extern_c, const std::string& name) {
-            CompileOptions options;
-            options.arch = arch;
-            if (!std_version.empty()) options.std = std_version;
-            options.defines = defines;
-            options.include_dirs = include_dirs;
-            options.extra_flags = extra_flags;
-            options.debug = debug;
-            options.line_info = line_info;
-            options.fast_math = fast_math;
-            options.no_extern_c = no_extern_c;
+            const CompileOptions options =
+                compile_options_from({arch, std_version, defines, include_dirs, extra_flags, debug,
+                                      line_info, fast_math, no_extern_c});
             nb::gil_scoped_release unlocked;
             linker.add_source(source, options, name);
           },

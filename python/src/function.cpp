@@ -17,6 +17,7 @@
 #include "cudakit/occupancy.hpp"
 #include "errors.hpp"
 #include "launch_args.hpp"
+#include "vectorcall_slot.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -444,21 +445,7 @@ PyObject* function_vectorcall(PyObject* self, PyObject* const* args, std::size_t
 
 nb::object wrap_function(Function f) {
   nb::object instance = nb::cast(std::move(f));
-  auto* type = reinterpret_cast<PyTypeObject*>(Py_TYPE(instance.ptr()));
-  const auto offset = static_cast<Py_ssize_t>(
-      reinterpret_cast<char*>(&nb::inst_ptr<Function>(instance)->vectorcall) -
-      reinterpret_cast<char*>(instance.ptr()));
-  // nanobind keeps a returned-by-value object inside the instance, so the
-  // offset is the same for every Function; anything else keeps the plain
-  // __call__ (slower, same behaviour).
-  const bool inside =
-      offset > 0 && offset + static_cast<Py_ssize_t>(sizeof(vectorcallfunc)) <= type->tp_basicsize;
-  if (type->tp_vectorcall_offset == 0 && inside) {
-    type->tp_vectorcall_offset = offset;
-    type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
-  } else if (type->tp_vectorcall_offset != 0 && type->tp_vectorcall_offset != offset) {
-    throw std::logic_error("cudakit: a Function instance has an unexpected layout");
-  }
+  enable_vectorcall(instance, &nb::inst_ptr<Function>(instance)->vectorcall, "Function");
   return instance;
 }
 
