@@ -309,10 +309,7 @@ void check_arguments(const Kernel::State& k, const LaunchConfig& c, const Kernel
         if (a.kind == Kind::host || (a.kind != Kind::aggregate && !p.type.empty()))
           argument_error(k, c, i, a, bytes);
         if (!p.type.empty())
-          if (auto hint = array_view_element_mismatch(
-                  p.type,
-                  i < k.view_dtypes.size() ? k.view_dtypes[i] : array_view_param_dtype(p.type),
-                  a.type_name))
+          if (auto hint = array_view_element_mismatch(p.type, k.view_dtypes[i], a.type_name))
             throw ArgumentError(launch_context(k, c),
                                 p.describe(i) + ": passed " + describe_arg(a, bytes) +
                                     "; the kernel is " + k.name + k.params.signature(),
