@@ -80,6 +80,12 @@ int main(int argc, char** argv) {
           "--steps", bench.steps,
           "conv: all, shipped, or filter steps by label, e.g. 1,4,5b (5: every 5x variant)")
       ->capture_default_str();
+  bench_cmd
+      ->add_option("--timing", bench.timing,
+                   "conv: queued (each launch queued behind a GPU hold: the GPU's time) or "
+                   "idle (launched on an idle GPU: the window also holds the submission)")
+      ->check(CLI::IsMember({"queued", "idle"}))
+      ->capture_default_str();
 
   cli::RunOptions run;
   auto* run_cmd = app.add_subcommand(

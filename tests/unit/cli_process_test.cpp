@@ -249,6 +249,21 @@ TEST_F(CliTest, BenchConvPrintsTheStepsAgainstTheCeilings) {
   EXPECT_EQ(r.output.find("2 shared-memory"), std::string::npos) << r.output;
 }
 
+// --timing idle times launches on an idle GPU (the window holds the host's
+// submission); queued, the default, behind a GPU hold. Both run on the CPU
+// backend (no hold there); anything else is refused with the choices.
+TEST_F(CliTest, BenchConvTakesEitherTiming) {
+  for (const char* timing : {"queued", "idle"}) {
+    Result r = run(std::string("bench conv --repeats 1 --steps 1,6t --timing ") + timing);
+    ASSERT_EQ(r.exit_code, 0) << timing << "\n" << r.output;
+    EXPECT_NE(r.output.find("6t strips"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("WRONG"), std::string::npos) << r.output;
+  }
+  Result bad = run("bench conv --timing soon");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--timing"), std::string::npos) << bad.output;
+}
+
 TEST_F(CliTest, BenchConvNamesTheStepsOnAnUnknownLabel) {
   Result r = run("bench conv --steps 1,9z");
   EXPECT_NE(r.exit_code, 0);

@@ -42,8 +42,14 @@ struct ConvBenchResult {
 // that matches none.
 std::vector<int> select_conv_steps(const std::string& selection);
 
+// How each launch is timed. queued: behind a kernel that holds the GPU, so
+// the start event, the launch and the stop event are all queued when the GPU
+// reaches them and the window is the GPU's work alone. idle: launched on an
+// idle GPU, so the window also holds the host's submission of the launch.
+enum class ConvTiming { queued, idle };
+
 ConvBenchResult run_conv_bench(const Device& device, int width, int height, int repeats,
-                               const std::vector<int>& steps, std::ostream& out);
+                               const std::vector<int>& steps, ConvTiming timing, std::ostream& out);
 
 // A bar chart of the steps' GB/s with the best ceiling as a line, as SVG.
 std::string conv_bench_svg(const ConvBenchResult& result, const std::string& device_name);

@@ -54,8 +54,9 @@ int run_bench(const BenchOptions& options) {
   if (options.what == "conv") {
     // Full size on a GPU (P8); a smaller image keeps the CPU backend quick.
     const bool gpu = device.backend_kind() == BackendKind::cuda;
-    ConvBenchResult result = run_conv_bench(device, gpu ? 3840 : 960, gpu ? 2160 : 540,
-                                            options.repeats, steps, std::cout);
+    ConvBenchResult result =
+        run_conv_bench(device, gpu ? 3840 : 960, gpu ? 2160 : 540, options.repeats, steps,
+                       options.timing == "idle" ? ConvTiming::idle : ConvTiming::queued, std::cout);
     if (!options.plot.empty()) {
       std::ofstream svg(options.plot);
       svg << conv_bench_svg(result, device.describe());

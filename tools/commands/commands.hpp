@@ -40,8 +40,9 @@ struct BenchOptions {
   std::string what = "all";  // launch | compile | all
   int launches = 0;          // per repeat; 0: chosen per backend
   int repeats = 7;
-  std::string plot;           // conv: an SVG chart written here
-  std::string steps = "all";  // conv: which filter steps (select_conv_steps)
+  std::string plot;               // conv: an SVG chart written here
+  std::string steps = "all";      // conv: which filter steps (select_conv_steps)
+  std::string timing = "queued";  // conv: queued (GPU time) | idle (with the submission)
 };
 int run_bench(const BenchOptions& options);
 

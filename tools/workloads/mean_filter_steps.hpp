@@ -222,7 +222,9 @@ struct MeanFilterStep {
   }
   // Loops over its work, so any grid is correct (the example checks 1 and 7 blocks).
   bool any_grid() const {
-    return (shape == MeanFilterShape::strips && strips.persistent) ||
+    // (A staged strip variant is checked so too: a thread's ring slots are
+    // reused from one item to the next.)
+    return (shape == MeanFilterShape::strips && (strips.persistent || strips.stage)) ||
            shape == MeanFilterShape::bands || shape == MeanFilterShape::bulk;
   }
 };
@@ -306,6 +308,59 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
     add_strips("6g", {8, 2, true, 8, false, true, 128, 4, false, 2});  // 5v, input evict-first
     add_strips("6h", {8, 2, true, 8, false, true, 128, 4, false, 1});  // 5v, input kept in L2
     add_bulk("6i", {128, 12, 6, true});                                // 6b, input kept in L2
+    // The ring of rows in flight in shared memory (STAGE), filled by each
+    // thread's own cp.async copies: 5y's arithmetic with twice the rows in
+    // flight and no more registers.
+    add_strips("6j", {.rows = 8,
+                      .ahead = 4,
+                      .min_blocks = 8,
+                      .stream_stores = true,
+                      .split_sums = true,
+                      .stage = true});
+    // 12 rows a thread: at 3840x2160 the 129,600 threads fit the H200 at
+    // once (1013 blocks of 128 against 1056 resident): no second, partly
+    // filled wave.
+    add_strips(
+        "6k", {.rows = 12, .ahead = 2, .min_blocks = 8, .stream_stores = true, .split_sums = true});
+    // From here on the border bytes are patched after the walk
+    // (BORDER_AFTER): no border code in the unrolled walk, 72 registers
+    // unconstrained against 5y's 79, so no spills at 64.
+    auto patched = [](MeanFilterStripsParams v) {
+      v.halo_shuffle = v.stream_stores = v.split_sums = v.border_after = true;
+      return v;
+    };
+    add_strips("6l", patched({.rows = 8, .ahead = 2, .min_blocks = 8}));
+    add_strips("6m", patched({.rows = 8, .ahead = 2, .min_blocks = 8, .paired = true}));
+    add_strips("6n", patched({.rows = 8, .ahead = 2, .min_blocks = 9}));  // 56 registers
+    add_strips("6o", patched({.rows = 6, .ahead = 2, .min_blocks = 8}));
+    add_strips("6p", patched({.rows = 12, .ahead = 2, .min_blocks = 8}));  // one wave
+    add_strips("6q", patched({.rows = 8, .ahead = 2, .min_blocks = 8, .vertical = true}));
+    add_strips("6r", patched({.rows = 8, .ahead = 2, .min_blocks = 16, .block = 64}));
+    // One wave (on an H200 at 3840x2160) in finer blocks, and with the
+    // rows two groups share read by one block.
+    add_strips("6s", patched({.rows = 12, .ahead = 2, .min_blocks = 16, .block = 64}));
+    add_strips("6t", patched({.rows = 12, .ahead = 2, .min_blocks = 8, .vertical = true}));
+    add_strips("6u",
+               patched({.rows = 12, .ahead = 2, .min_blocks = 16, .block = 64, .vertical = true}));
+    // More rows in flight for more registers (one wave: 760 blocks of 128
+    // against 792 resident at 80 registers).
+    add_strips("6v", patched({.rows = 16, .ahead = 3, .min_blocks = 6}));
+    // 6t with plain stores: what evict-first stores are worth here.
+    auto plain_stores = [](MeanFilterStripsParams v) {
+      v.stream_stores = false;
+      return v;
+    };
+    add_strips("6w",
+               plain_stores(patched({.rows = 12, .ahead = 2, .min_blocks = 8, .vertical = true})));
+    // UNGUARDED: loads clamped into the image and predicated stores, so
+    // the walk has no branches: about 12% fewer instructions than 6p.
+    auto unguarded = [](MeanFilterStripsParams v) {
+      v.unguarded = true;
+      return v;
+    };
+    add_strips("6x", unguarded(patched({.rows = 12, .ahead = 2, .min_blocks = 8})));
+    add_strips("6y",
+               unguarded(patched({.rows = 12, .ahead = 2, .min_blocks = 8, .vertical = true})));
     return list;
   }();
   return steps;
@@ -314,7 +369,7 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
 // The step `cudakit demo` runs and `cudakit bench conv` reports against P8,
 // named by its label (the first word of its title). Switching the shipped
 // filter is this one line.
-inline constexpr std::string_view mean_filter_shipped_label = "5v";
+inline constexpr std::string_view mean_filter_shipped_label = "6t";
 
 // The index in mean_filter_steps() of the step labelled `label`; -1 if none.
 inline int mean_filter_step_index(std::string_view label) {

@@ -20,6 +20,23 @@
 //                 (createpolicy), 2 evict-first (ld.global.cs)
 //   SPLIT_FIRST   1: row sums from words split into even and odd bytes once
 //                 (fewer operations a byte; row_sums)
+//   STAGE         1: the ring of rows in flight lives in shared memory, one
+//                 slot a thread and row, filled by the thread's own cp.async
+//                 copies (no barrier: a thread reads only what it staged), so
+//                 the bytes in flight take no registers; WORDS 4 only
+//   PAIRED        1: between rows a thread keeps the sum of the last two
+//                 rows' horizontal sums and the last row's (16 registers),
+//                 not the last three rows' (24)
+//   BORDER_AFTER  1: the interior path stores every byte as if it were
+//                 interior; a thread whose strip holds border bytes copies
+//                 them from the input after its walk (patch_borders), so the
+//                 unrolled walk carries no border code and its registers
+//   UNGUARDED     1 (with BORDER_AFTER): every step loads a row inside the
+//                 image, unconditionally: a row above the first or below the
+//                 last is read as the first or last row, and the words left
+//                 of the first strip or right of the last as the strip's own
+//                 (what they feed is border bytes, which patch_borders
+//                 rewrites), so the walk has no branch around its loads
 #pragma once
 
 #include <algorithm>
@@ -46,8 +63,12 @@ struct MeanFilterStripsParams {
   // A block's warps stacked over the same 32 strips, consecutive row groups
   // (VERTICAL).
   bool vertical = false;
-  int load_policy = 0;      // LOAD_POLICY: 0 plain, 1 L2 evict-last, 2 evict-first
-  bool split_sums = false;  // SPLIT_FIRST
+  int load_policy = 0;        // LOAD_POLICY: 0 plain, 1 L2 evict-last, 2 evict-first
+  bool split_sums = false;    // SPLIT_FIRST
+  bool stage = false;         // STAGE: the ring in shared memory, filled by cp.async
+  bool paired = false;        // PAIRED: two rows' sums kept as one
+  bool border_after = false;  // BORDER_AFTER: border bytes patched after the walk
+  bool unguarded = false;     // UNGUARDED: loads clamped into the image, no branches
 };
 
 // The kernel text after the #defines. Why it is shaped this way:
@@ -76,16 +97,24 @@ inline constexpr const char* mean_filter_strips_body = R"(
 #if PERSISTENT && ROWS % AHEAD != 0
 #error "a resident-grid variant needs ROWS a multiple of AHEAD: the ring slots repeat per chunk"
 #endif
+#if UNGUARDED && (!BORDER_AFTER || STAGE)
+#error "UNGUARDED needs BORDER_AFTER and no STAGE"
+#endif
+#if STAGE && WORDS != 4
+#error "a staged variant takes 16-byte strips: WORDS 4"
+#endif
 #define EVEN_BYTES 0x00ff00ffu
 #define FULL_WARP 0xffffffffu
 
 #ifdef __CUDAKIT_CPU__
-// __byte_perm as CUDA defines it: byte n of the result is byte (s >> 4n) & 7
-// of the 8 bytes y:x.
-__device__ __forceinline__ unsigned perm_bytes(unsigned x, unsigned y, unsigned s) {
+    // __byte_perm as CUDA defines it: byte n of the result is byte (s >> 4n) & 7
+    // of the 8 bytes y:x.
+    __device__ __forceinline__ unsigned
+    perm_bytes(unsigned x, unsigned y, unsigned s) {
   const unsigned long long v = ((unsigned long long)y << 32) | x;
   unsigned out = 0;
-  for (int n = 0; n < 4; ++n) out |= (unsigned)((v >> (8 * ((s >> (4 * n)) & 7))) & 0xffu) << (8 * n);
+  for (int n = 0; n < 4; ++n)
+    out |= (unsigned)((v >> (8 * ((s >> (4 * n)) & 7))) & 0xffu) << (8 * n);
   return out;
 }
 #else
@@ -101,7 +130,8 @@ __device__ __forceinline__ unsigned perm_bytes(unsigned x, unsigned y, unsigned 
 #define load_16(p) __ldcs(reinterpret_cast<const uint4*>(p))
 #else
 #define PTX_PURE asm
-__device__ __forceinline__ uint4 load_16(const unsigned char* p) {
+    __device__ __forceinline__ uint4
+    load_16(const unsigned char* p) {
   unsigned long long policy;
   PTX_PURE("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
   uint4 v;
@@ -175,13 +205,82 @@ __device__ __forceinline__ void load_strip(const unsigned char* __restrict__ row
 #pragma unroll
   for (int k = 0; k < WORDS; k += 4) {
     const uint4 v = load_16(row_ptr + 4 * k);
-    w[k] = v.x; w[k + 1] = v.y; w[k + 2] = v.z; w[k + 3] = v.w;
+    w[k] = v.x;
+    w[k + 1] = v.y;
+    w[k + 2] = v.z;
+    w[k + 3] = v.w;
   }
   const bool load_left = HALO_SHUFFLE ? lane == 0 : true;
   const bool load_right = HALO_SHUFFLE ? lane == 31 : true;
   if (load_left && b0 > 0) l = *reinterpret_cast<const unsigned*>(row_ptr - 4);
   if (load_right && b0 + STRIP < row_bytes) r = *reinterpret_cast<const unsigned*>(row_ptr + STRIP);
 }
+
+#if STAGE
+// STAGE: the same row as load_strip, copied into the thread's shared-memory
+// slot (w: 16 bytes; l, r: the words either side) by cp.async (sm_80 and
+// later), zeros outside rows 0..load_end-1 (the copy's source size is then
+// 0; `safe` is an address inside the image for it). The CPU backend refuses
+// the asm keyword outside preprocessor lines, so it is named through a
+// macro; there and on older GPUs the copies are plain ones.
+#if !defined(__CUDAKIT_CPU__) && __CUDA_ARCH__ >= 800
+#define STAGE_ASYNC 1
+#define STAGE_ASM asm volatile
+#else
+#define STAGE_ASYNC 0
+#endif
+__device__ __forceinline__ void stage_copy(void* to, const unsigned char* from, unsigned size,
+                                           bool present) {
+#if STAGE_ASYNC
+  const unsigned at = (unsigned)__cvta_generic_to_shared(to);
+  if (size == 16)
+    STAGE_ASM("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(at), "l"(from),
+              "r"(present ? 16u : 0u));
+  else
+    STAGE_ASM("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(at), "l"(from),
+              "r"(present ? 4u : 0u));
+#else
+  if (size == 16)
+    *(uint4*)to = present ? *reinterpret_cast<const uint4*>(from) : make_uint4(0, 0, 0, 0);
+  else
+    *(unsigned*)to = present ? *reinterpret_cast<const unsigned*>(from) : 0u;
+#endif
+}
+// One group of copies a row; waiting leaves the AHEAD - 1 newest in flight.
+__device__ __forceinline__ void stage_commit() {
+#if STAGE_ASYNC
+  STAGE_ASM("cp.async.commit_group;\n" ::);
+#endif
+}
+__device__ __forceinline__ void stage_wait_oldest() {
+#if STAGE_ASYNC
+  STAGE_ASM("cp.async.wait_group %0;\n" ::"n"(AHEAD - 1));
+#endif
+}
+__device__ __forceinline__ void stage_wait_all() {
+#if STAGE_ASYNC
+  STAGE_ASM("cp.async.wait_all;\n" ::);
+#endif
+}
+__device__ __forceinline__ void stage_strip(const unsigned char* __restrict__ row_ptr, int r_index,
+                                            int load_end, int b0, int row_bytes, int lane,
+                                            const unsigned char* safe, uint4* w, unsigned* l,
+                                            unsigned* r) {
+  const bool in = (unsigned)r_index < (unsigned)load_end;
+  stage_copy(w, in ? row_ptr : safe, 16, in);
+  const bool load_left = HALO_SHUFFLE ? lane == 0 : true;
+  const bool load_right = HALO_SHUFFLE ? lane == 31 : true;
+  if (load_left) {
+    const bool present = in && b0 > 0;
+    stage_copy(l, present ? row_ptr - 4 : safe, 4, present);
+  }
+  if (load_right) {
+    const bool present = in && b0 + STRIP < row_bytes;
+    stage_copy(r, present ? row_ptr + STRIP : safe, 4, present);
+  }
+  stage_commit();
+}
+#endif
 
 // The output row y of a strip at dst from its three rows' horizontal sums;
 // bytes of the image's border (first and last pixel of a row, first and
@@ -194,7 +293,9 @@ __device__ __forceinline__ void store_row(const unsigned* e0, const unsigned* e1
                                           int b0, int row_bytes) {
   unsigned out[WORDS];
 #pragma unroll
-  for (int k = 0; k < WORDS; ++k) out[k] = mean_of_nine(e0[k] + e1[k] + e2[k], o0[k] + o1[k] + o2[k]);
+  for (int k = 0; k < WORDS; ++k)
+    out[k] = mean_of_nine(e0[k] + e1[k] + e2[k], o0[k] + o1[k] + o2[k]);
+#if !BORDER_AFTER
   const bool border_row = y == 0 || y == height - 1;
   if (border_row || b0 == 0 || b0 + STRIP >= row_bytes) {
     // Rare: the row's input again (a cache hit) for the bytes copied.
@@ -210,6 +311,7 @@ __device__ __forceinline__ void store_row(const unsigned* e0, const unsigned* e1
       out[k] = (out[k] & ~keep) | (centre & keep);
     }
   }
+#endif
 #pragma unroll
   for (int k = 0; k < WORDS; k += 4) {
     const uint4 v = make_uint4(out[k], out[k + 1], out[k + 2], out[k + 3]);
@@ -222,22 +324,123 @@ __device__ __forceinline__ void store_row(const unsigned* e0, const unsigned* e1
   }
 }
 
+#if UNGUARDED
+// store_row without border code (BORDER_AFTER), its 16-byte store made only
+// when `store` holds, as a predicated store: the sums are computed either
+// way, so the walk has no branch around them (the CPU backend refuses the asm
+// keyword outside preprocessor lines: named through a macro; there, an if).
+#if !defined(__CUDAKIT_CPU__)
+#define STORE_ASM asm volatile
+#endif
+__device__ __forceinline__ void store_row_when(bool store, const unsigned* e0, const unsigned* e1,
+                                               const unsigned* e2, const unsigned* o0,
+                                               const unsigned* o1, const unsigned* o2,
+                                               unsigned char* __restrict__ dst) {
+  unsigned out[WORDS];
+#pragma unroll
+  for (int k = 0; k < WORDS; ++k)
+    out[k] = mean_of_nine(e0[k] + e1[k] + e2[k], o0[k] + o1[k] + o2[k]);
+#pragma unroll
+  for (int k = 0; k < WORDS; k += 4) {
+#ifdef STORE_ASM
+#if STREAM_STORES
+    STORE_ASM("{ .reg .pred p; setp.ne.b32 p, %5, 0; @p st.global.cs.v4.u32 [%0], {%1, %2, %3, %4}; }"
+              :: "l"(dst + 4 * k), "r"(out[k]), "r"(out[k + 1]), "r"(out[k + 2]), "r"(out[k + 3]),
+                 "r"((int)store) : "memory");
+#else
+    STORE_ASM("{ .reg .pred p; setp.ne.b32 p, %5, 0; @p st.global.v4.u32 [%0], {%1, %2, %3, %4}; }"
+              :: "l"(dst + 4 * k), "r"(out[k]), "r"(out[k + 1]), "r"(out[k + 2]), "r"(out[k + 3]),
+                 "r"((int)store) : "memory");
+#endif
+#else
+    if (store)
+      *reinterpret_cast<uint4*>(dst + 4 * k) = make_uint4(out[k], out[k + 1], out[k + 2], out[k + 3]);
+#endif
+  }
+}
+#endif
+
+#if BORDER_AFTER
+// The border bytes of a strip's output rows y_begin .. y_end-1 (the first
+// and last pixel of a row, every byte of the first and last row) copied from
+// the input, after the walk stored them as if they were interior. Only edge
+// strips and the groups holding row 0 or the last row have any; the loop is
+// not unrolled, so it adds no registers to the walk.
+__device__ __forceinline__ void patch_borders(const unsigned char* __restrict__ input,
+                                              unsigned char* __restrict__ output, int height,
+                                              int row_bytes, int b0, int y_begin, int y_end) {
+  const bool left = b0 < CH, right = b0 + STRIP > row_bytes - CH;
+  if (!left && !right && y_begin > 0 && y_end < height) return;
+#pragma unroll 1
+  for (int y = y_begin; y < y_end; ++y) {
+    const size_t row = (size_t)y * row_bytes;
+    if (y == 0 || y == height - 1) {
+      *reinterpret_cast<uint4*>(output + row + b0) =
+          *reinterpret_cast<const uint4*>(input + row + b0);
+      continue;
+    }
+#pragma unroll 1
+    for (int j = 0; j < CH; ++j) {
+      if (left) output[row + j] = input[row + j];
+      if (right) output[row + row_bytes - 1 - j] = input[row + row_bytes - 1 - j];
+    }
+  }
+}
+#endif
+
 // One thread's strip at byte b0 for output rows y_begin .. y_end-1, on rows
 // that are a multiple of 16 bytes long (so every strip is 16-byte aligned).
 // Input row y_begin-1+i is step i; rows pass through a ring of AHEAD loaded
 // rows; the walk runs `chunks` unrolled chunks of ROWS steps, the same
 // number for every lane of a warp (the shuffles need the whole warp).
+// STAGE: the ring is in shared memory at stage_w (AHEAD x BLOCK strips)
+// and stage_lr (2 x AHEAD x BLOCK halo words), a slot for each thread.
 __device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ input,
                                            unsigned char* __restrict__ output, int height,
                                            int row_bytes, int b0, int y_begin, int y_end,
-                                           int chunks, int lane) {
+                                           int chunks, int lane, uint4* stage_w,
+                                           unsigned* stage_lr) {
   // Steps with an input row (none for a lane without a strip).
   const int load_end = y_end > y_begin ? min(height, y_end + 1) - (y_begin - 1) : 0;
-  const int store_end = y_end - y_begin;                         // output rows
+  const int store_end = y_end - y_begin;                                // output rows
   const unsigned char* src = input + (size_t)y_begin * row_bytes + b0;  // row y_begin
   unsigned char* dst = output + (size_t)y_begin * row_bytes + b0;
   const int first = y_begin - 1;  // the input row of step 0
+#if STAGE
+  const int t = threadIdx.x;
+  // Input step i into ring slot `slot`.
+  auto fetch = [&](int i, int slot) {
+    stage_strip(src + (long long)(i - 1) * row_bytes, first + i < 0 ? -1 : i, load_end, b0,
+                row_bytes, lane, src, &stage_w[slot * BLOCK + t], &stage_lr[2 * slot * BLOCK + t],
+                &stage_lr[(2 * slot + 1) * BLOCK + t]);
+  };
+#else
   unsigned ring[AHEAD][WORDS], ring_l[AHEAD], ring_r[AHEAD];
+#if UNGUARDED
+  // A row outside the image is read as row y_begin (src); the halo words
+  // beyond a row's ends are not read (their register keeps its last value).
+#pragma unroll
+  for (int k = 0; k < AHEAD; ++k) ring_l[k] = ring_r[k] = 0;
+  const bool load_left = (!HALO_SHUFFLE || lane == 0) && b0 > 0;
+  const bool load_right = (!HALO_SHUFFLE || lane == 31) && b0 + STRIP < row_bytes;
+  auto fetch = [&](int i, int slot) {
+    const unsigned char* row_ptr = src + (long long)(i - 1) * row_bytes;
+    if ((unsigned)(first + i) >= (unsigned)height) row_ptr = src;
+#pragma unroll
+    for (int k = 0; k < WORDS; k += 4) {
+      const uint4 v = load_16(row_ptr + 4 * k);
+      ring[slot][k] = v.x; ring[slot][k + 1] = v.y; ring[slot][k + 2] = v.z; ring[slot][k + 3] = v.w;
+    }
+    if (load_left) ring_l[slot] = *reinterpret_cast<const unsigned*>(row_ptr - 4);
+    if (load_right) ring_r[slot] = *reinterpret_cast<const unsigned*>(row_ptr + STRIP);
+  };
+#else
+  auto fetch = [&](int i, int slot) {
+    load_strip(src + (long long)(i - 1) * row_bytes, first + i < 0 ? -1 : i, load_end, b0,
+               row_bytes, lane, ring[slot], ring_l[slot], ring_r[slot]);
+  };
+#endif
+#endif
   // Horizontal sums of rows y-1 (e0, o0), y (e1, o1) and y+1 (e2, o2).
   unsigned e0[WORDS] = {}, e1[WORDS] = {}, e2[WORDS] = {}, o0[WORDS] = {}, o1[WORDS] = {},
            o2[WORDS] = {};
@@ -246,18 +449,47 @@ __device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ inp
   // step 2 on, write output row i-2.
   auto step = [&](int i, int slot) {
     unsigned w[WORDS];
+#if STAGE
+    // Row i's copies have landed; the slot is refilled after its words are
+    // used below (the sums read the registers, so the reads are done).
+    stage_wait_oldest();
+    const uint4 v = stage_w[slot * BLOCK + t];
+    w[0] = v.x;
+    w[1] = v.y;
+    w[2] = v.z;
+    w[3] = v.w;
+    unsigned l = HALO_SHUFFLE && lane != 0 ? 0u : stage_lr[2 * slot * BLOCK + t];
+    unsigned r = HALO_SHUFFLE && lane != 31 ? 0u : stage_lr[(2 * slot + 1) * BLOCK + t];
+#else
 #pragma unroll
     for (int k = 0; k < WORDS; ++k) w[k] = ring[slot][k];
     unsigned l = ring_l[slot], r = ring_r[slot];
-    const int ahead = i + AHEAD;
-    load_strip(src + (long long)(ahead - 1) * row_bytes, first + ahead < 0 ? -1 : ahead,
-               load_end, b0, row_bytes, lane, ring[slot], ring_l[slot], ring_r[slot]);
+    fetch(i + AHEAD, slot);
+#endif
     if (HALO_SHUFFLE) {
       const unsigned from_left = __shfl_up_sync(FULL_WARP, w[WORDS - 1], 1);
       const unsigned from_right = __shfl_down_sync(FULL_WARP, w[0], 1);
       if (lane != 0) l = from_left;
       if (lane != 31) r = from_right;
     }
+#if PAIRED
+    // e0/o0: rows i-2 and i-1 summed; e1/o1: row i-1; e2/o2: row i.
+    row_sums(l, w, r, e2, o2);
+#if STAGE
+    fetch(i + AHEAD, slot);
+#endif
+    const unsigned none[WORDS] = {};
+    if (i >= 2 && i - 2 < store_end)
+      store_row(e0, none, e2, o0, none, o2, src + (long long)(i - 2) * row_bytes,
+                dst + (long long)(i - 2) * row_bytes, y_begin + i - 2, height, b0, row_bytes);
+#pragma unroll
+    for (int k = 0; k < WORDS; ++k) {
+      e0[k] = e1[k] + e2[k];
+      o0[k] = o1[k] + o2[k];
+      e1[k] = e2[k];
+      o1[k] = o2[k];
+    }
+#else
 #pragma unroll
     for (int k = 0; k < WORDS; ++k) {
       e0[k] = e1[k];
@@ -266,21 +498,35 @@ __device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ inp
       o1[k] = o2[k];
     }
     row_sums(l, w, r, e2, o2);
+#if STAGE
+    fetch(i + AHEAD, slot);
+#endif
+#if UNGUARDED
+    if (i >= 2)
+      store_row_when(i - 2 < store_end, e0, e1, e2, o0, o1, o2, dst + (long long)(i - 2) * row_bytes);
+#else
     if (i >= 2 && i - 2 < store_end)
       store_row(e0, e1, e2, o0, o1, o2, src + (long long)(i - 2) * row_bytes,
                 dst + (long long)(i - 2) * row_bytes, y_begin + i - 2, height, b0, row_bytes);
+#endif
+#endif
   };
 
 #pragma unroll
-  for (int i = 0; i < AHEAD; ++i)
-    load_strip(src + (long long)(i - 1) * row_bytes, first + i < 0 ? -1 : i, load_end, b0,
-               row_bytes, lane, ring[i], ring_l[i], ring_r[i]);
+  for (int i = 0; i < AHEAD; ++i) fetch(i, i);
   step(0, 0);
   step(1, 1 % AHEAD);
   for (int c = 0; c < chunks; ++c) {
 #pragma unroll
-    for (int j = 0; j < ROWS; ++j) step(2 + c * ROWS + j, (2 + j) % AHEAD);  // c is 0 unless PERSISTENT
+    for (int j = 0; j < ROWS; ++j)
+      step(2 + c * ROWS + j, (2 + j) % AHEAD);  // c is 0 unless PERSISTENT
   }
+#if STAGE
+  stage_wait_all();  // the slots are free for the thread's next item
+#endif
+#if BORDER_AFTER
+  patch_borders(input, output, height, row_bytes, b0, y_begin, y_end);
+#endif
 }
 
 // The same strip, byte by byte from global memory, for rows whose length is
@@ -314,8 +560,8 @@ __device__ void filter_strip_bytes(const unsigned char* __restrict__ input,
 // its threads cover, so every thread walks one equal group (no second wave,
 // no tail). Either way any grid is correct: threads loop over items.
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
-                   int width, int height) {
+    mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
+                       int width, int height) {
   const int row_bytes = width * CH;
   const unsigned strips = (row_bytes + STRIP - 1) / STRIP;
   const unsigned threads = gridDim.x * blockDim.x;  // a multiple of 32
@@ -329,6 +575,13 @@ mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __res
   const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
   const int lane = threadIdx.x & 31;
   const bool aligned = row_bytes % STRIP == 0;  // every strip 16-byte aligned; the same for all
+#if STAGE
+  __shared__ uint4 stage_w[AHEAD * BLOCK];
+  __shared__ unsigned stage_lr[2 * AHEAD * BLOCK];
+#else
+  uint4* stage_w = nullptr;
+  unsigned* stage_lr = nullptr;
+#endif
 #if VERTICAL
   // Units of 32 strips x one row group, a warp each; a block's warps take
   // the same 32 strips and consecutive groups (the loop keeps them so: the
@@ -354,7 +607,7 @@ mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __res
     const int y_end = live ? min(y_begin + group_rows, height) : 0;
     if (aligned)
       walk_strip(input, output, height, row_bytes, b0, y_begin, y_end,
-                 (group_rows + ROWS - 1) / ROWS, lane);
+                 (group_rows + ROWS - 1) / ROWS, lane, stage_w, stage_lr);
     else if (live)
       filter_strip_bytes(input, output, height, row_bytes, b0, y_begin, y_end);
   }
@@ -370,7 +623,11 @@ inline std::string mean_filter_strips_source(const MeanFilterStripsParams& p) {
          "\n#define WORDS " + std::to_string(p.words) + "\n#define VERTICAL " +
          std::string(p.vertical ? "1" : "0") + "\n#define LOAD_POLICY " +
          std::to_string(p.load_policy) + "\n#define SPLIT_FIRST " +
-         std::string(p.split_sums ? "1" : "0") + "\n" + mean_filter_strips_body;
+         std::string(p.split_sums ? "1" : "0") + "\n#define STAGE " +
+         std::string(p.stage ? "1" : "0") + "\n#define PAIRED " +
+         std::string(p.paired ? "1" : "0") + "\n#define BORDER_AFTER " +
+         std::string(p.border_after ? "1" : "0") + "\n#define UNGUARDED " +
+         std::string(p.unguarded ? "1" : "0") + "\n" + mean_filter_strips_body;
 }
 
 // What a variant is, for tables: "strips: 16 rows/thread, shuffle halo, 4 ahead".
@@ -388,6 +645,10 @@ inline std::string mean_filter_strips_title(const MeanFilterStripsParams& p) {
   if (p.load_policy == 1) t += ", L2 evict-last loads";
   if (p.load_policy == 2) t += ", evict-first loads";
   if (p.split_sums) t += ", split-first sums";
+  if (p.stage) t += ", rows staged in shared memory (cp.async)";
+  if (p.paired) t += ", paired row sums";
+  if (p.border_after) t += ", borders patched after";
+  if (p.unguarded) t += ", unguarded loads";
   return t;
 }
 
