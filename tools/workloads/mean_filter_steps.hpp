@@ -361,6 +361,14 @@ inline const std::vector<MeanFilterStep>& mean_filter_steps() {
     add_strips("6x", unguarded(patched({.rows = 12, .ahead = 2, .min_blocks = 8})));
     add_strips("6y",
                unguarded(patched({.rows = 12, .ahead = 2, .min_blocks = 8, .vertical = true})));
+    // DIV_FLOAT: the division by 9 as one FFMA a byte on the FP32 pipes,
+    // off the integer multiply-add pipe (6t with it).
+    auto float_division = [](MeanFilterStripsParams v) {
+      v.div_float = true;
+      return v;
+    };
+    add_strips("6z", float_division(patched(
+                         {.rows = 12, .ahead = 2, .min_blocks = 8, .vertical = true})));  // 6t
     return list;
   }();
   return steps;

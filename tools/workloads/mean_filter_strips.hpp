@@ -31,6 +31,9 @@
 //                 interior; a thread whose strip holds border bytes copies
 //                 them from the input after its walk (patch_borders), so the
 //                 unrolled walk carries no border code and its registers
+//   DIV_FLOAT     1: the division by 9 on the FP32 pipes (mean_of_nine), not
+//                 as integer multiply-highs on the one pipe that also does
+//                 the integer multiply-adds
 //   UNGUARDED     1 (with BORDER_AFTER): every step loads a row inside the
 //                 image, unconditionally: a row above the first or below the
 //                 last is read as the first or last row, and the words left
@@ -69,6 +72,7 @@ struct MeanFilterStripsParams {
   bool paired = false;        // PAIRED: two rows' sums kept as one
   bool border_after = false;  // BORDER_AFTER: border bytes patched after the walk
   bool unguarded = false;     // UNGUARDED: loads clamped into the image, no branches
+  bool div_float = false;     // DIV_FLOAT: floor(s / 9) by one FFMA a byte
 };
 
 // The kernel text after the #defines. Why it is shaped this way:
@@ -186,11 +190,29 @@ __device__ __forceinline__ void row_sums(unsigned l, const unsigned w[WORDS], un
 }
 
 // floor(lane / 9) of the four 16-bit lanes of e (bytes 0, 2) and o (1, 3).
+#if DIV_FLOAT
+// A lane s (at most 2295) becomes the float 2^23 + s by placing it in the
+// mantissa of 2^23 (one byte permute); one FFMA then gives
+// (2^23 + s) * fl(1/9) + 11650844 = 1.5 * 2^23 + s/9 - 0.444 + (at most
+// 0.007), which rounds to 1.5 * 2^23 + floor(s / 9): the quotient is the
+// low byte of the result's bits (checked for every s in 0..2295).
+__device__ __forceinline__ unsigned quotient_byte(unsigned lanes, unsigned selector) {
+  const float f = __uint_as_float(perm_bytes(lanes, 0x4B000000u, selector));
+  return __float_as_uint(__fmaf_rn(f, 1.0f / 9.0f, 11650844.0f));
+}
+__device__ __forceinline__ unsigned mean_of_nine(unsigned e, unsigned o) {
+  const unsigned q0 = quotient_byte(e, 0x7610u), q2 = quotient_byte(e, 0x7632u);
+  const unsigned q1 = quotient_byte(o, 0x7610u), q3 = quotient_byte(o, 0x7632u);
+  // bytes [q0, q1, q2, q3] from the low bytes of the four
+  return perm_bytes(perm_bytes(q0, q1, 0x0040u), perm_bytes(q2, q3, 0x4000u), 0x7610u);
+}
+#else
 __device__ __forceinline__ unsigned mean_of_nine(unsigned e, unsigned o) {
   const unsigned q0 = __umulhi(e << 16, 7284u), q2 = __umulhi(e, 7284u);
   const unsigned q1 = __umulhi(o << 16, 7284u), q3 = __umulhi(o, 7284u);
   return (q0 + (q1 << 8)) + ((q2 + (q3 << 8)) << 16);
 }
+#endif
 
 // Row r_index's strip at row_ptr (w) and the words either side (l, r; at a
 // warp's edges only when HALO_SHUFFLE), zeros outside rows 0..load_end-1
@@ -626,7 +648,8 @@ inline std::string mean_filter_strips_source(const MeanFilterStripsParams& p) {
          std::string(p.split_sums ? "1" : "0") + "\n#define STAGE " +
          std::string(p.stage ? "1" : "0") + "\n#define PAIRED " +
          std::string(p.paired ? "1" : "0") + "\n#define BORDER_AFTER " +
-         std::string(p.border_after ? "1" : "0") + "\n#define UNGUARDED " +
+         std::string(p.border_after ? "1" : "0") + "\n#define DIV_FLOAT " +
+         std::string(p.div_float ? "1" : "0") + "\n#define UNGUARDED " +
          std::string(p.unguarded ? "1" : "0") + "\n" + mean_filter_strips_body;
 }
 
@@ -649,6 +672,7 @@ inline std::string mean_filter_strips_title(const MeanFilterStripsParams& p) {
   if (p.paired) t += ", paired row sums";
   if (p.border_after) t += ", borders patched after";
   if (p.unguarded) t += ", unguarded loads";
+  if (p.div_float) t += ", float division";
   return t;
 }
 
