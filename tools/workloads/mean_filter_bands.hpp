@@ -114,18 +114,9 @@ __device__ void walk_band(const unsigned char* __restrict__ input,
     if (next < steps) stage_row(ring[next % STAGES], input, first + next, height, row_bytes, band0);
     stage_commit();  // also when empty: the wait counts groups
     const unsigned char* at = ring[i % STAGES] + 16 + threadIdx.x * 16;
-    const uint4 v = *reinterpret_cast<const uint4*>(at);
-    const unsigned w[4] = {v.x, v.y, v.z, v.w};
-    const unsigned l = *reinterpret_cast<const unsigned*>(at - 4);
-    const unsigned r = *reinterpret_cast<const unsigned*>(at + 16);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      e0[k] = e1[k];
-      o0[k] = o1[k];
-      e1[k] = e2[k];
-      o1[k] = o2[k];
-    }
-    row_sums(l, w, r, e2, o2);
+    unsigned w[4], l, r;
+    read_staged_strip(at, w, l, r);
+    push_row_sums(l, w, r, e0, e1, e2, o0, o1, o2);
     if (i >= 2 && live)
       store_row(e0, e1, e2, o0, o1, o2, src + (long long)(i - 2) * row_bytes,
                 dst + (long long)(i - 2) * row_bytes, y_begin + i - 2, height, b0, row_bytes);

@@ -277,18 +277,9 @@ mean_filter_bulk(const unsigned char* __restrict__ input, unsigned char* __restr
     // at the __syncwarp below).
     if (__any_sync(FULL_WARP, !barrier_wait(&full[s], parity))) return;
     const unsigned char* at = ring[s] + 16 + tid * 16;
-    const uint4 v = *reinterpret_cast<const uint4*>(at);
-    const unsigned w[4] = {v.x, v.y, v.z, v.w};
-    const unsigned l = *reinterpret_cast<const unsigned*>(at - 4);
-    const unsigned r = *reinterpret_cast<const unsigned*>(at + 16);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      e0[k] = e1[k];
-      o0[k] = o1[k];
-      e1[k] = e2[k];
-      o1[k] = o2[k];
-    }
-    row_sums(l, w, r, e2, o2);
+    unsigned w[4], l, r;
+    read_staged_strip(at, w, l, r);
+    push_row_sums(l, w, r, e0, e1, e2, o0, o1, o2);
     // Every lane has used what it read from the slot: release it.
     __syncwarp();
     if (lane == 0) barrier_arrive(&empty[s]);

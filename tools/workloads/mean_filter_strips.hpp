@@ -214,16 +214,12 @@ __device__ __forceinline__ unsigned mean_of_nine(unsigned e, unsigned o) {
 }
 #endif
 
-// Row r_index's strip at row_ptr (w) and the words either side (l, r; at a
-// warp's edges only when HALO_SHUFFLE), zeros outside rows 0..load_end-1
-// (load_end is 0 for a thread with no strip).
-__device__ __forceinline__ void load_strip(const unsigned char* __restrict__ row_ptr, int r_index,
-                                           int load_end, int b0, int row_bytes, int lane,
-                                           unsigned w[WORDS], unsigned& l, unsigned& r) {
-#pragma unroll
-  for (int k = 0; k < WORDS; ++k) w[k] = 0;
-  l = r = 0;
-  if ((unsigned)r_index >= (unsigned)load_end) return;
+// The strip's words at row_ptr into w, and the words either side into l and
+// r where the lane loads them (at a warp's edges only when HALO_SHUFFLE) and
+// the row has them; l and r keep their values otherwise.
+__device__ __forceinline__ void load_strip_words(const unsigned char* __restrict__ row_ptr, int b0,
+                                                 int row_bytes, int lane, unsigned w[WORDS],
+                                                 unsigned& l, unsigned& r) {
 #pragma unroll
   for (int k = 0; k < WORDS; k += 4) {
     const uint4 v = load_16(row_ptr + 4 * k);
@@ -236,6 +232,18 @@ __device__ __forceinline__ void load_strip(const unsigned char* __restrict__ row
   const bool load_right = HALO_SHUFFLE ? lane == 31 : true;
   if (load_left && b0 > 0) l = *reinterpret_cast<const unsigned*>(row_ptr - 4);
   if (load_right && b0 + STRIP < row_bytes) r = *reinterpret_cast<const unsigned*>(row_ptr + STRIP);
+}
+
+// Row r_index's strip at row_ptr (w) and the words either side (l, r), zeros
+// outside rows 0..load_end-1 (load_end is 0 for a thread with no strip).
+__device__ __forceinline__ void load_strip(const unsigned char* __restrict__ row_ptr, int r_index,
+                                           int load_end, int b0, int row_bytes, int lane,
+                                           unsigned w[WORDS], unsigned& l, unsigned& r) {
+#pragma unroll
+  for (int k = 0; k < WORDS; ++k) w[k] = 0;
+  l = r = 0;
+  if ((unsigned)r_index >= (unsigned)load_end) return;
+  load_strip_words(row_ptr, b0, row_bytes, lane, w, l, r);
 }
 
 #if STAGE
@@ -304,6 +312,46 @@ __device__ __forceinline__ void stage_strip(const unsigned char* __restrict__ ro
 }
 #endif
 
+// A strip's output row, the means of its three rows' horizontal sums.
+__device__ __forceinline__ void row_means(const unsigned* e0, const unsigned* e1,
+                                          const unsigned* e2, const unsigned* o0,
+                                          const unsigned* o1, const unsigned* o2,
+                                          unsigned out[WORDS]) {
+#pragma unroll
+  for (int k = 0; k < WORDS; ++k)
+    out[k] = mean_of_nine(e0[k] + e1[k] + e2[k], o0[k] + o1[k] + o2[k]);
+}
+
+// The last three rows' horizontal sums move up a row (e0/o0 <- e1/o1 <-
+// e2/o2) and the new row's (its strip w, the words l and r either side)
+// land in e2/o2.
+__device__ __forceinline__ void push_row_sums(unsigned l, const unsigned w[WORDS], unsigned r,
+                                              unsigned e0[WORDS], unsigned e1[WORDS],
+                                              unsigned e2[WORDS], unsigned o0[WORDS],
+                                              unsigned o1[WORDS], unsigned o2[WORDS]) {
+#pragma unroll
+  for (int k = 0; k < WORDS; ++k) {
+    e0[k] = e1[k];
+    o0[k] = o1[k];
+    e1[k] = e2[k];
+    o1[k] = o2[k];
+  }
+  row_sums(l, w, r, e2, o2);
+}
+
+// A 16-byte strip staged in shared memory at `at` (w) and the staged words
+// either side of it (l, r): a row of the band kernels' rings.
+__device__ __forceinline__ void read_staged_strip(const unsigned char* at, unsigned w[4],
+                                                  unsigned& l, unsigned& r) {
+  const uint4 v = *reinterpret_cast<const uint4*>(at);
+  w[0] = v.x;
+  w[1] = v.y;
+  w[2] = v.z;
+  w[3] = v.w;
+  l = *reinterpret_cast<const unsigned*>(at - 4);
+  r = *reinterpret_cast<const unsigned*>(at + 16);
+}
+
 // The output row y of a strip at dst from its three rows' horizontal sums;
 // bytes of the image's border (first and last pixel of a row, first and
 // last row) are copied from the input row at src instead.
@@ -314,9 +362,7 @@ __device__ __forceinline__ void store_row(const unsigned* e0, const unsigned* e1
                                           unsigned char* __restrict__ dst, int y, int height,
                                           int b0, int row_bytes) {
   unsigned out[WORDS];
-#pragma unroll
-  for (int k = 0; k < WORDS; ++k)
-    out[k] = mean_of_nine(e0[k] + e1[k] + e2[k], o0[k] + o1[k] + o2[k]);
+  row_means(e0, e1, e2, o0, o1, o2, out);
 #if !BORDER_AFTER
   const bool border_row = y == 0 || y == height - 1;
   if (border_row || b0 == 0 || b0 + STRIP >= row_bytes) {
@@ -359,9 +405,7 @@ __device__ __forceinline__ void store_row_when(bool store, const unsigned* e0, c
                                                const unsigned* o1, const unsigned* o2,
                                                unsigned char* __restrict__ dst) {
   unsigned out[WORDS];
-#pragma unroll
-  for (int k = 0; k < WORDS; ++k)
-    out[k] = mean_of_nine(e0[k] + e1[k] + e2[k], o0[k] + o1[k] + o2[k]);
+  row_means(e0, e1, e2, o0, o1, o2, out);
 #pragma unroll
   for (int k = 0; k < WORDS; k += 4) {
 #ifdef STORE_ASM
@@ -443,18 +487,10 @@ __device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ inp
   // beyond a row's ends are not read (their register keeps its last value).
 #pragma unroll
   for (int k = 0; k < AHEAD; ++k) ring_l[k] = ring_r[k] = 0;
-  const bool load_left = (!HALO_SHUFFLE || lane == 0) && b0 > 0;
-  const bool load_right = (!HALO_SHUFFLE || lane == 31) && b0 + STRIP < row_bytes;
   auto fetch = [&](int i, int slot) {
     const unsigned char* row_ptr = src + (long long)(i - 1) * row_bytes;
     if ((unsigned)(first + i) >= (unsigned)height) row_ptr = src;
-#pragma unroll
-    for (int k = 0; k < WORDS; k += 4) {
-      const uint4 v = load_16(row_ptr + 4 * k);
-      ring[slot][k] = v.x; ring[slot][k + 1] = v.y; ring[slot][k + 2] = v.z; ring[slot][k + 3] = v.w;
-    }
-    if (load_left) ring_l[slot] = *reinterpret_cast<const unsigned*>(row_ptr - 4);
-    if (load_right) ring_r[slot] = *reinterpret_cast<const unsigned*>(row_ptr + STRIP);
+    load_strip_words(row_ptr, b0, row_bytes, lane, ring[slot], ring_l[slot], ring_r[slot]);
   };
 #else
   auto fetch = [&](int i, int slot) {
@@ -512,14 +548,7 @@ __device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ inp
       o1[k] = o2[k];
     }
 #else
-#pragma unroll
-    for (int k = 0; k < WORDS; ++k) {
-      e0[k] = e1[k];
-      o0[k] = o1[k];
-      e1[k] = e2[k];
-      o1[k] = o2[k];
-    }
-    row_sums(l, w, r, e2, o2);
+    push_row_sums(l, w, r, e0, e1, e2, o0, o1, o2);
 #if STAGE
     fetch(i + AHEAD, slot);
 #endif
