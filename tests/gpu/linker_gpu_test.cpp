@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <span>
 #include <string>
 #include <utility>
@@ -13,23 +12,15 @@
 
 #include "cudakit/cudakit.hpp"
 #include "gpu/cuda_device_test.hpp"
+#include "unit/cpu_test_util.hpp"
 
 namespace cudakit {
 namespace {
 
 using cudakit_test::CudaDeviceTest;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
+using test::contains;
+using test::random_floats;
 
 class LinkerGpu : public CudaDeviceTest {};
 
@@ -49,7 +40,7 @@ __device__ float scale(float x) { return 2.0f * x + 1.0f; }
   Module module = linker.link_module();
 
   const int n = 1000;  // not a multiple of the block
-  std::vector<float> host = random_floats(n, 11), out(n);
+  std::vector<float> host = random_floats(n), out(n);
   DeviceBuffer<float> buffer(*device_, n);
   buffer.copy_from(std::span<const float>(host));
   module.kernel("apply_scale").launch(LaunchConfig{Dim3((n + 255) / 256), Dim3(256)}, buffer, n);
@@ -77,7 +68,7 @@ __global__ void parent(const float* a, float* b, int n, int chunk) {
   Module module = linker.link_module();
 
   const int n = 3001, chunk = 500;
-  std::vector<float> host = random_floats(n, 12), out(n);
+  std::vector<float> host = random_floats(n), out(n);
   DeviceBuffer<float> a(*device_, n), b(*device_, n);
   a.copy_from(std::span<const float>(host));
   const std::vector<float> filler(n, -1.0f);

@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <span>
 #include <string>
 #include <thread>
@@ -16,6 +15,7 @@
 #include "backend/backend.hpp"
 #include "cudakit/cudakit.hpp"
 #include "unit/child_process.hpp"
+#include "unit/cpu_test_util.hpp"
 
 namespace ck = cudakit;
 
@@ -27,13 +27,7 @@ __global__ void scale_add(const float* x, float* y, float a, int n) {
   if (i < n) y[i] = a * x[i] + y[i];
 })";
 
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-  std::vector<float> out(n);
-  for (auto& v : out) v = dist(gen);
-  return out;
-}
+using cudakit::test::random_floats;
 
 ck::Device cpu(int ordinal) { return ck::Device::get(ck::BackendKind::cpu, ordinal); }
 
@@ -121,8 +115,8 @@ TEST_F(CpuMultiDevice, LaunchesOnEachDeviceOnItsDefaultAndOwnStreams) {
     ck::DeviceScope scope(cpu(ordinal));
     ck::Module module = ck::compile(kScale, {}, cpu(ordinal));
     ck::Kernel kernel = module.kernel("scale_add");
-    const auto x = random_floats(n, 11u + static_cast<unsigned>(ordinal));
-    const auto y = random_floats(n, 23u + static_cast<unsigned>(ordinal));
+    const auto x = random_floats(n);
+    const auto y = random_floats(n);
     ck::DeviceBuffer<float> dx = ck::to_device(x), dy = ck::to_device(y);
     kernel.launch(ck::grid_for(n, 128), dx, dy, 1.5f, n);
     auto out = dy.to_host();
@@ -173,7 +167,7 @@ TEST_F(CpuMultiDevice, StreamOfAnotherDeviceIsRefusedAsOnAGpu) {
 
 TEST_F(CpuMultiDevice, CopiesBetweenDevicesSeeTheOtherDevicesWork) {
   const int n = 4'000'037;
-  const auto x = random_floats(n, 5), y = random_floats(n, 6);
+  const auto x = random_floats(n), y = random_floats(n);
   ck::DeviceBuffer<float> on1(cpu(1), n), dx(cpu(1), n);
   ck::Module module1 = ck::compile(kScale, {}, cpu(1));  // kept: unloading would wait
   {
@@ -219,7 +213,7 @@ TEST(CpuAdoptChild, Runs) {
   if (!std::getenv("CUDAKIT_MULTI_DEVICE_ADOPT")) GTEST_SKIP() << "run by the test below";
   const int n = 300;
   ck::Module module = ck::compile(kScale, {}, cpu(1));
-  const auto x = random_floats(n, 8), y = random_floats(n, 9);
+  const auto x = random_floats(n), y = random_floats(n);
   ck::DeviceBuffer<float> dx(cpu(1), n), dy(cpu(1), n);
   dx.copy_from(std::span<const float>(x));
   dy.copy_from(std::span<const float>(y));
