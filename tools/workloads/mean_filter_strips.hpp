@@ -40,6 +40,14 @@
 //                 of the first strip or right of the last as the strip's own
 //                 (what they feed is border bytes, which patch_borders
 //                 rewrites), so the walk has no branch around its loads
+//   WARP_TIMES    defined (by `cudakit bench conv --warp-times`, which also
+//                 declares `warp_times`): each warp's first lane records its
+//                 multiprocessor and %globaltimer at the warp's start and end
+//   SYNC_ROWS     N > 0: a block barrier (__syncthreads) after every N rows
+//                 of the walk, so a block's warps move down together (the
+//                 schedulers favour some warps: left alone, warps of one
+//                 multiprocessor finish the same rows up to 3x apart); every
+//                 thread of a block walks the same number of items
 #pragma once
 
 #include <algorithm>
@@ -73,6 +81,7 @@ struct MeanFilterStripsParams {
   bool border_after = false;  // BORDER_AFTER: border bytes patched after the walk
   bool unguarded = false;     // UNGUARDED: loads clamped into the image, no branches
   bool div_float = false;     // DIV_FLOAT: floor(s / 9) by one FFMA a byte
+  int sync_rows = 0;          // SYNC_ROWS: a block barrier every this many rows (0: none)
 };
 
 // The kernel text after the #defines. Why it is shaped this way:
@@ -103,6 +112,9 @@ inline constexpr const char* mean_filter_strips_body = R"(
 #endif
 #if UNGUARDED && (!BORDER_AFTER || STAGE)
 #error "UNGUARDED needs BORDER_AFTER and no STAGE"
+#endif
+#if SYNC_ROWS && PERSISTENT
+#error "SYNC_ROWS needs the same walk for every thread of a block: no PERSISTENT"
 #endif
 #if STAGE && WORDS != 4
 #error "a staged variant takes 16-byte strips: WORDS 4"
@@ -430,25 +442,52 @@ __device__ __forceinline__ void store_row_when(bool store, const unsigned* e0, c
 // The border bytes of a strip's output rows y_begin .. y_end-1 (the first
 // and last pixel of a row, every byte of the first and last row) copied from
 // the input, after the walk stored them as if they were interior. Only edge
-// strips and the groups holding row 0 or the last row have any; the loop is
-// not unrolled, so it adds no registers to the walk.
+// strips and the groups holding row 0 or the last row have any. The rows'
+// input words are all loaded before any byte is stored, so an edge strip
+// waits for its loads once, not once a row: byte by byte (a load, then its
+// store, 3 bytes a row) the edge strips' warps finished several µs after the
+// rest of an H200 launch.
+__device__ __forceinline__ void copy_strip_row(const unsigned char* __restrict__ input,
+                                               unsigned char* __restrict__ output, size_t at) {
+#pragma unroll
+  for (int k = 0; k < WORDS; k += 4)
+    *reinterpret_cast<uint4*>(output + at + 4 * k) =
+        *reinterpret_cast<const uint4*>(input + at + 4 * k);
+}
 __device__ __forceinline__ void patch_borders(const unsigned char* __restrict__ input,
                                               unsigned char* __restrict__ output, int height,
                                               int row_bytes, int b0, int y_begin, int y_end) {
+  if (y_end <= y_begin) return;
   const bool left = b0 < CH, right = b0 + STRIP > row_bytes - CH;
-  if (!left && !right && y_begin > 0 && y_end < height) return;
+  if (y_begin == 0) copy_strip_row(input, output, (size_t)b0);
+  if (y_end == height) copy_strip_row(input, output, (size_t)(height - 1) * row_bytes + b0);
+  if (!left && !right) return;
+  const int inner_end = min(y_end, height - 1);  // rows 1 .. height-2 have edge pixels
 #pragma unroll 1
-  for (int y = y_begin; y < y_end; ++y) {
-    const size_t row = (size_t)y * row_bytes;
-    if (y == 0 || y == height - 1) {
-      *reinterpret_cast<uint4*>(output + row + b0) =
-          *reinterpret_cast<const uint4*>(input + row + b0);
-      continue;
+  for (int y0 = max(y_begin, 1); y0 < inner_end; y0 += ROWS) {
+    // The row's first word (left edge: bytes 0-2) and last word (right
+    // edge: bytes 1-3 of it) for up to ROWS rows, then the byte stores.
+    unsigned first[ROWS], last[ROWS];
+#pragma unroll
+    for (int k = 0; k < ROWS; ++k) {
+      const unsigned char* row = input + (size_t)min(y0 + k, inner_end - 1) * row_bytes;
+      first[k] = left ? *reinterpret_cast<const unsigned*>(row) : 0u;
+      last[k] = right ? *reinterpret_cast<const unsigned*>(row + row_bytes - 4) : 0u;
     }
-#pragma unroll 1
-    for (int j = 0; j < CH; ++j) {
-      if (left) output[row + j] = input[row + j];
-      if (right) output[row + row_bytes - 1 - j] = input[row + row_bytes - 1 - j];
+#pragma unroll
+    for (int k = 0; k < ROWS; ++k) {
+      if (y0 + k >= inner_end) break;
+      unsigned char* row = output + (size_t)(y0 + k) * row_bytes;
+      if (left) {
+        row[0] = (unsigned char)first[k];
+        row[1] = (unsigned char)(first[k] >> 8);
+        row[2] = (unsigned char)(first[k] >> 16);
+      }
+      if (right) {
+        row[row_bytes - 3] = (unsigned char)(last[k] >> 8);
+        row[row_bytes - 2] = (unsigned char)(last[k] >> 16);
+        row[row_bytes - 1] = (unsigned char)(last[k] >> 24);
+      }
     }
   }
 }
@@ -561,6 +600,9 @@ __device__ __forceinline__ void walk_strip(const unsigned char* __restrict__ inp
                 dst + (long long)(i - 2) * row_bytes, y_begin + i - 2, height, b0, row_bytes);
 #endif
 #endif
+#if SYNC_ROWS
+    if (i % SYNC_ROWS == SYNC_ROWS - 1) __syncthreads();
+#endif
   };
 
 #pragma unroll
@@ -610,6 +652,27 @@ __device__ void filter_strip_bytes(const unsigned char* __restrict__ input,
 // (mean_filter_strips_launch) and the rows are split into as many groups as
 // its threads cover, so every thread walks one equal group (no second wave,
 // no tail). Either way any grid is correct: threads loop over items.
+#ifdef WARP_TIMES
+// The clock and multiprocessor of a warp's record (the CPU backend has both
+// as functions, and refuses the asm keyword outside preprocessor lines).
+#ifdef __CUDAKIT_CPU__
+#define warp_clock() __globaltimer()
+#define warp_sm() __smid()
+#else
+#define WARP_TIMES_PTX asm volatile
+__device__ __forceinline__ unsigned long long warp_clock() {
+  unsigned long long t;
+  WARP_TIMES_PTX("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ unsigned warp_sm() {
+  unsigned s;
+  WARP_TIMES_PTX("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+#endif
+#endif
+
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
                        int width, int height) {
@@ -625,6 +688,9 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
   const unsigned groups = (height + group_rows - 1) / group_rows;
   const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
   const int lane = threadIdx.x & 31;
+#ifdef WARP_TIMES
+  const unsigned long long warp_start = warp_clock();
+#endif
   const bool aligned = row_bytes % STRIP == 0;  // every strip 16-byte aligned; the same for all
 #if STAGE
   __shared__ uint4 stage_w[AHEAD * BLOCK];
@@ -649,7 +715,14 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
 #else
   const unsigned items = strips * groups;  // the launch keeps this below 2^32
   // The warp's lanes take consecutive items, so they loop together.
+#if SYNC_ROWS
+  // Every thread of the block loops as often (the walk has barriers).
+  const unsigned rounds = (items + threads - 1) / threads;
+  unsigned warp_item = id - lane;
+  for (unsigned round = 0; round < rounds; ++round, warp_item += threads) {
+#else
   for (unsigned warp_item = id - lane; warp_item < items; warp_item += threads) {
+#endif
     const unsigned item = warp_item + lane;
     const bool live = item < items;
     const int b0 = live ? (int)(item % strips) * STRIP : 0;
@@ -662,6 +735,15 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     else if (live)
       filter_strip_bytes(input, output, height, row_bytes, b0, y_begin, y_end);
   }
+#ifdef WARP_TIMES
+  __syncwarp();
+  if (lane == 0) {
+    unsigned long long* record = warp_times + 3 * (size_t)(id / 32);
+    record[0] = warp_sm();
+    record[1] = warp_start;
+    record[2] = warp_clock();
+  }
+#endif
 }
 )";
 
@@ -679,7 +761,8 @@ inline std::string mean_filter_strips_source(const MeanFilterStripsParams& p) {
          std::string(p.paired ? "1" : "0") + "\n#define BORDER_AFTER " +
          std::string(p.border_after ? "1" : "0") + "\n#define DIV_FLOAT " +
          std::string(p.div_float ? "1" : "0") + "\n#define UNGUARDED " +
-         std::string(p.unguarded ? "1" : "0") + "\n" + mean_filter_strips_body;
+         std::string(p.unguarded ? "1" : "0") + "\n#define SYNC_ROWS " +
+         std::to_string(p.sync_rows) + "\n" + mean_filter_strips_body;
 }
 
 // What a variant is, for tables: "strips: 16 rows/thread, shuffle halo, 4 ahead".
@@ -702,6 +785,7 @@ inline std::string mean_filter_strips_title(const MeanFilterStripsParams& p) {
   if (p.border_after) t += ", borders patched after";
   if (p.unguarded) t += ", unguarded loads";
   if (p.div_float) t += ", float division";
+  if (p.sync_rows > 0) t += ", block barrier every " + std::to_string(p.sync_rows) + " rows";
   return t;
 }
 
