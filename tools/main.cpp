@@ -86,6 +86,9 @@ int main(int argc, char** argv) {
                    "idle (launched on an idle GPU: the window also holds the submission)")
       ->check(CLI::IsMember({"queued", "idle"}))
       ->capture_default_str();
+  bench_cmd->add_flag("--warp-times", bench.warp_times,
+                      "conv: also time each warp of one launch of each strip step (do a "
+                      "launch's warps finish together?)");
 
   cli::RunOptions run;
   auto* run_cmd = app.add_subcommand(

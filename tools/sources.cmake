@@ -5,6 +5,7 @@ set(CUDAKIT_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/probe/cuda_probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bench/conv_bench.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bench/launch_bench.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bench/warp_times.cpp
   ${CMAKE_CURRENT_LIST_DIR}/commands/bench.cpp
   ${CMAKE_CURRENT_LIST_DIR}/commands/compile_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/commands/demo.cpp

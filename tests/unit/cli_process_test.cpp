@@ -264,6 +264,23 @@ TEST_F(CliTest, BenchConvTakesEitherTiming) {
   EXPECT_NE(bad.output.find("--timing"), std::string::npos) << bad.output;
 }
 
+// --warp-times runs each strip step once more with every warp's start and
+// end recorded, and prints a row of percentiles for each; the steps before
+// the strips have no such build and get no row.
+TEST_F(CliTest, BenchConvTimesEachWarpOfTheStripSteps) {
+  Result r = run("bench conv --repeats 1 --steps 1,5a,7l --warp-times");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto table = r.output.find("warp times:");
+  ASSERT_NE(table, std::string::npos) << r.output;
+  for (const char* row : {"\n| 5a ", "\n| 7l "})
+    EXPECT_NE(r.output.find(row, table), std::string::npos) << row << "\n" << r.output;
+  EXPECT_EQ(r.output.find("\n| 1 ", table), std::string::npos) << r.output;
+  Result none = run("bench conv --repeats 1 --steps 1 --warp-times");
+  ASSERT_EQ(none.exit_code, 0) << none.output;
+  EXPECT_NE(none.output.find("none of these steps is a strip kernel"), std::string::npos)
+      << none.output;
+}
+
 TEST_F(CliTest, BenchConvNamesTheStepsOnAnUnknownLabel) {
   Result r = run("bench conv --steps 1,9z");
   EXPECT_NE(r.exit_code, 0);

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <utility>
 
+#include "bench/warp_times.hpp"
 #include "cli_support.hpp"
 #include "cudakit/cudakit.hpp"
 #include "workloads/mean_filter_steps.hpp"
@@ -163,7 +164,7 @@ std::vector<int> select_conv_steps(const std::string& selection) {
 
 ConvBenchResult run_conv_bench(const Device& device, int width, int height, int repeats,
                                const std::vector<int>& step_indices, ConvTiming timing,
-                               std::ostream& out) {
+                               std::ostream& out, bool warp_times) {
   namespace wl = workloads;
   const std::size_t bytes = std::size_t(width) * height * wl::mean_filter_channels;
   std::mt19937 gen(12345);
@@ -299,6 +300,16 @@ ConvBenchResult run_conv_bench(const Device& device, int width, int height, int 
   for (const std::string& what : timer.late)
     out << "note: " << what << ": the host took longer to submit it than the GPU hold ("
         << hold_gpu_ns / 1000 << " us), so its window holds host time too\n";
+  if (warp_times) {
+    std::vector<WarpTimes> rows;
+    for (int step : step_indices)
+      if (auto t = measure_warp_times(device, step, input, output, width, height))
+        rows.push_back(std::move(*t));
+    if (rows.empty())
+      out << "\nwarp times: none of these steps is a strip kernel (5a onwards)\n";
+    else
+      print_warp_times(rows, device.backend_kind() == BackendKind::cuda, out);
+  }
   return r;
 }
 

@@ -48,8 +48,11 @@ std::vector<int> select_conv_steps(const std::string& selection);
 // idle GPU, so the window also holds the host's submission of the launch.
 enum class ConvTiming { queued, idle };
 
+// With `warp_times`, the strip steps are also run once built with WARP_TIMES
+// and each warp's time is summarised (bench/warp_times.hpp).
 ConvBenchResult run_conv_bench(const Device& device, int width, int height, int repeats,
-                               const std::vector<int>& steps, ConvTiming timing, std::ostream& out);
+                               const std::vector<int>& steps, ConvTiming timing, std::ostream& out,
+                               bool warp_times = false);
 
 // A bar chart of the steps' GB/s with the best ceiling as a line, as SVG.
 std::string conv_bench_svg(const ConvBenchResult& result, const std::string& device_name);

@@ -56,7 +56,8 @@ int run_bench(const BenchOptions& options) {
     const bool gpu = device.backend_kind() == BackendKind::cuda;
     ConvBenchResult result =
         run_conv_bench(device, gpu ? 3840 : 960, gpu ? 2160 : 540, options.repeats, steps,
-                       options.timing == "idle" ? ConvTiming::idle : ConvTiming::queued, std::cout);
+                       options.timing == "idle" ? ConvTiming::idle : ConvTiming::queued, std::cout,
+                       options.warp_times);
     if (!options.plot.empty()) {
       std::ofstream svg(options.plot);
       svg << conv_bench_svg(result, device.describe());

@@ -43,6 +43,7 @@ struct BenchOptions {
   std::string plot;               // conv: an SVG chart written here
   std::string steps = "all";      // conv: which filter steps (select_conv_steps)
   std::string timing = "queued";  // conv: queued (GPU time) | idle (with the submission)
+  bool warp_times = false;        // conv: each warp's time in one launch of each strip step
 };
 int run_bench(const BenchOptions& options);
 
