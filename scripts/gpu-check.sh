@@ -168,10 +168,11 @@ step doctor 60 doctor.log "$CLI" doctor
 step info 30 info.log "$CLI" info
 step demo 150 demo.log "$CLI" demo
 step bench-all 90 bench-all.log "$CLI" bench all
-step bench-conv 120 bench-conv.log "$CLI" bench conv --repeats 50 --plot "$OUT/conv.svg"
+step bench-conv 180 bench-conv.log "$CLI" bench conv --repeats 50 --plot "$OUT/conv.svg"
 # The shipped step against the naive one again, the launches timed on an idle
 # GPU (the window holds the host's submission too), for comparison.
-step bench-conv-idle 60 bench-conv-idle.log "$CLI" bench conv --repeats 50 --steps 1,5v,shipped --timing idle
+step bench-conv-idle 60 bench-conv-idle.log "$CLI" bench conv --repeats 50 --steps 1,5v,6t,shipped --timing idle
+step bench-conv-warps 60 bench-conv-warps.log "$CLI" bench conv --repeats 5 --steps 1,5v,6t,7a,shipped --warp-times
 step bench-launch-profiled 60 bench-launch-profiled.log env CUDAKIT_PROFILE=1 "$CLI" bench launch
 
 # --- the bench/ programs --------------------------------------------------------
@@ -220,7 +221,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
   echo "| step | status |"
   echo "| --- | --- |"
-  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all compat-pycuda compat-numba compat-numba-installed doctor info demo bench-all bench-conv bench-conv-idle bench-launch-profiled peers; do
+  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all compat-pycuda compat-numba compat-numba-installed doctor info demo bench-all bench-conv bench-conv-idle bench-conv-warps bench-launch-profiled peers; do
     [[ -n ${STATUS[$k]:-} ]] && echo "| $k | ${STATUS[$k]} |"
   done
   for k in "${!STATUS[@]}"; do [[ $k == bench:* || $k == pybench:* || $k == experiment:* ]] && echo "| $k | ${STATUS[$k]} |"; done
@@ -262,7 +263,9 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   echo "conv (3x3 filter steps):"
   grep -E "^\||shipped|fastest" "$OUT/bench-conv.log" 2>/dev/null | sed 's/^/  /'
   echo "conv, launches timed on an idle GPU:"
-  grep -E "^\| (1|5v|6t) |shipped filter" "$OUT/bench-conv-idle.log" 2>/dev/null | sed 's/^/  /'
+  grep -E "^\| (1|5v|6t) |shipped|shipped filter" "$OUT/bench-conv-idle.log" 2>/dev/null | sed 's/^/  /'
+  echo "conv, each warp's time in one launch:"
+  sed -n '/^warp times/,$p' "$OUT/bench-conv-warps.log" 2>/dev/null | sed 's/^/  /'
   echo "launch with CUDAKIT_PROFILE=1:"
   grep -iE "us|launch" "$OUT/bench-launch-profiled.log" 2>/dev/null | head -6 | sed 's/^/  /'
   echo "launch plain:"
