@@ -1,6 +1,8 @@
 # The CPU backend, through the backend seam and through the public API. All
 # run here (label unit): they need a host C++ compiler, no GPU.
 cudakit_add_test(cpu_compile_test SOURCES unit/cpu_compile_test.cpp LABELS unit)
+# Sources with #if regions: what the preprocessor drops is not scanned.
+cudakit_add_test(cpu_conditional_test SOURCES unit/cpu_conditional_test.cpp LABELS unit)
 cudakit_add_test(cpu_execution_test SOURCES unit/cpu_execution_test.cpp LABELS unit)
 # The tutorials' kernels, as the examples and the demo use them.
 target_include_directories(cpu_execution_test PRIVATE ${PROJECT_SOURCE_DIR}/tools)

@@ -134,13 +134,17 @@ std::string generate_tail(const ScanResult& scan, const CompileOptions& options)
       "namespace {\n"
       "const ::cudakit_cpu::KernelEntry cudakit_cpu_kernel_table[] = {\n";
   std::set<std::string> seen;
-  unsigned kernels = 0;
+  // A kernel or global under an #if the scan could not tell goes under the
+  // same condition here, so the table names only what was compiled.
+  auto guarded = [](const std::string& condition, const std::string& entry) {
+    return condition.empty() ? entry : "#if " + condition + "\n" + entry + "#endif\n";
+  };
   for (const auto& k : scan.kernels) {
     if (k.is_template) continue;
     seen.insert(k.qualified);
-    out += "  ::cudakit_cpu::KernelTraits<&::" + k.qualified + ">::entry(" + quote(k.qualified) +
-           ", " + (k.uses_barrier ? "1" : "0") + "),\n";
-    ++kernels;
+    out +=
+        guarded(k.condition, "  ::cudakit_cpu::KernelTraits<&::" + k.qualified + ">::entry(" +
+                                 quote(k.qualified) + ", " + (k.uses_barrier ? "1" : "0") + "),\n");
   }
   for (const auto& expr : options.name_expressions) {
     if (!seen.insert(expr).second) continue;
@@ -155,14 +159,13 @@ std::string generate_tail(const ScanResult& scan, const CompileOptions& options)
     if (!known && !scan.function_barriers.empty()) uses = scan.any_barrier;
     out += "  ::cudakit_cpu::KernelTraits<&" + expr + ">::entry(" + quote(expr) + ", " +
            (uses ? "1" : "0") + "),\n";
-    ++kernels;
   }
   out +=
       "  ::cudakit_cpu::KernelEntry{nullptr, nullptr, nullptr, 0, nullptr, 0, nullptr}};\n"
       "const ::cudakit_cpu::GlobalEntry cudakit_cpu_global_table[] = {\n";
   for (const auto& g : scan.globals)
-    out += "  {" + quote(g.qualified) + ", (void*)&::" + g.qualified + ", sizeof(::" + g.qualified +
-           ")},\n";
+    out += guarded(g.condition, "  {" + quote(g.qualified) + ", (void*)&::" + g.qualified +
+                                    ", sizeof(::" + g.qualified + ")},\n");
   out +=
       "  {nullptr, nullptr, 0}};\n"
       "}  // namespace\n"
@@ -171,10 +174,10 @@ std::string generate_tail(const ScanResult& scan, const CompileOptions& options)
   out +=
       "() {\n"
       "  static const ::cudakit_cpu::ModuleInfo info = {::cudakit_cpu::kAbiVersion,\n"
-      "      cudakit_cpu_kernel_table, " +
-      std::to_string(kernels) + ", cudakit_cpu_global_table, " +
-      std::to_string(scan.globals.size()) +
-      ",\n"
+      "      cudakit_cpu_kernel_table,\n"
+      "      sizeof(cudakit_cpu_kernel_table) / sizeof(cudakit_cpu_kernel_table[0]) - 1,\n"
+      "      cudakit_cpu_global_table,\n"
+      "      sizeof(cudakit_cpu_global_table) / sizeof(cudakit_cpu_global_table[0]) - 1,\n"
       "      &::cudakit_cpu::module_init, &::cudakit_cpu::module_thread_state};\n"
       "  return &info;\n}\n";
   return out;
@@ -200,12 +203,13 @@ std::string source_line(std::string_view source, int number) {
 // would only say it cannot take the address of an overloaded function.
 void check_no_overloads(const ScanResult& scan, const std::string& context,
                         const std::string& source, const std::string& source_name) {
+  // The repeated definitions, after the first of each name (definitions in
+  // different branches of one #if are alternatives, not repeats).
   std::map<std::string, std::vector<int>> lines;
-  for (const auto& k : scan.kernels)
-    if (!k.is_template) lines[k.qualified].push_back(k.line);
   for (const auto& [name, line] : scan.repeated_kernels) lines[name].push_back(line);
-  for (const auto& [name, at] : lines) {
-    if (at.size() < 2) continue;
+  for (auto& [name, at] : lines) {
+    for (const auto& k : scan.kernels)
+      if (!k.is_template && k.qualified == name) at.insert(at.begin(), k.line);
     std::string log;
     for (int line : at)
       log += source_name + ":" + std::to_string(line) + ": " + source_line(source, line) + "\n";
@@ -371,10 +375,10 @@ CompiledCode compile_host_module(const CompileRequest& request) {
   const std::string context = "compiling " + request.source_name + " for the CPU backend";
   const CompileOptions& options = request.options;
 
-  ScanResult scan = scan_kernel_source(request.source);
+  ScanResult scan = scan_kernel_source(request.source, options.defines);
   bool header_barrier = false;
   for (const auto& text : included_headers(request.source, request)) {
-    ScanResult h = scan_kernel_source(text);
+    ScanResult h = scan_kernel_source(text, options.defines);
     scan.unsupported.insert(scan.unsupported.end(), h.unsupported.begin(), h.unsupported.end());
     for (const auto& launch : h.device_launches)
       scan.unsupported.push_back(
@@ -395,7 +399,7 @@ CompiledCode compile_host_module(const CompileRequest& request) {
     header_barrier = header_barrier || h.any_barrier;
   }
   for (const auto& [name, text] : options.headers)
-    header_barrier = header_barrier || scan_kernel_source(text).any_barrier;
+    header_barrier = header_barrier || scan_kernel_source(text, options.defines).any_barrier;
   // A header's device functions may synchronize for any kernel that
   // includes it: those kernels take the fiber path.
   if (header_barrier) {
@@ -466,7 +470,7 @@ CompiledCode compile_host_module(const CompileRequest& request) {
     // The launches first; the dynamic shared declarations' offsets are then
     // read again from the rewritten text (every line keeps its number).
     const std::string launched = rewrite_device_launches(request.source, scan);
-    user_text = rewrite_dynamic_shared(launched, scan_kernel_source(launched));
+    user_text = rewrite_dynamic_shared(launched, scan_kernel_source(launched, options.defines));
   }
   std::string opening;
   constexpr std::string_view kWrapOpening = "extern \"C\" {\n#line 1\n";

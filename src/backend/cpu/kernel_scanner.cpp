@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "backend/cpu/preprocessor_conditions.hpp"
+
 namespace cudakit::detail::cpu {
 namespace {
 
@@ -19,7 +21,8 @@ struct Token {
   std::string_view text;
   int line;
   std::size_t offset;
-  bool directive;  // part of a preprocessor line
+  bool directive;                 // part of a preprocessor line
+  bool starts_directive = false;  // the `#` that opens a preprocessor line
 };
 
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -72,7 +75,8 @@ std::vector<Token> tokenize(std::string_view s) {
       i += 2;
       continue;
     }
-    if (c == '#' && at_line_start) in_directive = true;
+    const bool opens_directive = c == '#' && at_line_start;
+    if (opens_directive) in_directive = true;
     at_line_start = false;
     std::size_t start = i;
     if (c == 'R' && i + 1 < n && s[i + 1] == '"') {  // raw string R"delim( ... )delim"
@@ -120,9 +124,59 @@ std::vector<Token> tokenize(std::string_view s) {
       continue;
     }
     ++i;
-    out.push_back({TokenKind::punct, s.substr(start, 1), line, start, in_directive});
+    out.push_back(
+        {TokenKind::punct, s.substr(start, 1), line, start, in_directive, opens_directive});
   }
   return out;
+}
+
+// The text of tokens [begin, end) as written, comments and line
+// continuations turned into single spaces.
+std::string joined_text(const std::vector<Token>& t, std::size_t begin, std::size_t end) {
+  std::string out;
+  for (std::size_t k = begin; k < end; ++k) {
+    if (k > begin && t[k].offset > t[k - 1].offset + t[k - 1].text.size()) out += ' ';
+    out += t[k].text;
+  }
+  return out;
+}
+
+// Where the preprocessor keeps text: a context for each stretch between
+// directives, and for each token the context it sits in.
+struct ConditionContexts {
+  struct Context {
+    bool kept = true;
+    std::string condition;  // unknown conditions open there; empty: none
+    std::vector<ConditionalBranch> branches;
+  };
+  std::vector<Context> contexts{Context{}};
+  std::vector<std::size_t> of_token;
+  const Context& at(std::size_t token) const { return contexts[of_token[token]]; }
+};
+
+ConditionContexts condition_contexts(
+    const std::vector<Token>& all,
+    const std::vector<std::pair<std::string, std::string>>& defines) {
+  ConditionContexts c;
+  c.of_token.assign(all.size(), 0);
+  ConditionTracker tracker(defines);
+  std::size_t current = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].starts_directive) {
+      c.of_token[i] = current;
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < all.size() && all[end].directive && !all[end].starts_directive) ++end;
+    const bool named = i + 1 < end && all[i + 1].kind == TokenKind::identifier;
+    tracker.directive(named ? all[i + 1].text : std::string_view{},
+                      named ? joined_text(all, i + 2, end) : std::string{});
+    c.contexts.push_back({tracker.kept(), tracker.condition(), tracker.branches()});
+    current = c.contexts.size() - 1;
+    for (std::size_t k = i; k < end; ++k) c.of_token[k] = current;
+    i = end - 1;
+  }
+  return c;
 }
 
 const std::set<std::string_view>& barrier_names() {
@@ -281,14 +335,17 @@ bool ScanResult::function_uses_barrier(std::string_view name) const {
   return false;
 }
 
-ScanResult scan_kernel_source(std::string_view source) {
+ScanResult scan_kernel_source(std::string_view source,
+                              const std::vector<std::pair<std::string, std::string>>& defines) {
   ScanResult result;
   std::vector<Token> all = tokenize(source);
+  const ConditionContexts contexts = condition_contexts(all, defines);
 
   // Unsupported constructs: looked for everywhere outside preprocessor lines.
   const auto& refused = unsupported_names();
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Token& t = all[i];
+    if (!contexts.at(i).kept) continue;  // the preprocessor drops it
     // kernel<<<grid, block>>>(...) inside device code: a launch from the
     // device (dynamic parallelism), run by the prelude's device_launch.
     if (t.directive && t.kind == TokenKind::punct && is(t, "<") && i + 2 < all.size() &&
@@ -330,17 +387,22 @@ ScanResult scan_kernel_source(std::string_view source) {
     if (hit) result.unsupported.push_back({std::string(construct), std::string(t.text), t.line});
   }
 
-  // Everything else ignores preprocessor lines.
+  // Everything else ignores preprocessor lines and what they drop.
   std::vector<Token> t;
+  std::vector<const ConditionContexts::Context*> context_of;
   t.reserve(all.size());
-  for (const auto& tok : all)
-    if (!tok.directive) t.push_back(tok);
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (!all[i].directive && contexts.at(i).kept) {
+      t.push_back(all[i]);
+      context_of.push_back(&contexts.at(i));
+    }
 
   std::vector<Scope> scopes;
   std::vector<std::pair<std::size_t, std::size_t>>
       open_functions;  // (scope depth, FunctionBody index)
   std::vector<FunctionBody> functions;
-  std::set<std::string> kernel_names;
+  // Each kernel name's definitions so far, by the #if branches they sit in.
+  std::map<std::string, std::vector<std::vector<ConditionalBranch>>> kernel_branches;
 
   for (std::size_t i = 0; i < t.size(); ++i) {
     const Token& tok = t[i];
@@ -416,11 +478,19 @@ ScanResult scan_kernel_source(std::string_view source) {
       std::size_t close = match_close(t, k + 1);
       if (close + 1 >= t.size() || !is(t[close + 1], "{")) continue;  // a declaration
       std::string qualified = qualify(scopes, t[k].text);
-      if (kernel_names.insert(qualified).second)
+      const ConditionContexts::Context& where = *context_of[k];
+      auto& earlier = kernel_branches[qualified];
+      // A second definition is an overload unless the two sit in different
+      // branches of one #if (only one of them is compiled).
+      const bool alternative = std::all_of(
+          earlier.begin(), earlier.end(),
+          [&](const auto& branches) { return mutually_exclusive(branches, where.branches); });
+      if (earlier.empty() || alternative)
         result.kernels.push_back(
-            {std::string(t[k].text), qualified, is_template, false, t[k].line});
+            {std::string(t[k].text), qualified, is_template, false, t[k].line, where.condition});
       else if (!is_template)
         result.repeated_kernels.push_back({qualified, t[k].line});
+      earlier.push_back(where.branches);
       continue;
     }
 
@@ -452,8 +522,9 @@ ScanResult scan_kernel_source(std::string_view source) {
           last_ident = k;
       }
       if (skip || is_function || last_ident == 0 || k >= t.size()) continue;
-      result.globals.push_back(
-          {std::string(t[last_ident].text), qualify(scopes, t[last_ident].text), tok.line});
+      result.globals.push_back({std::string(t[last_ident].text),
+                                qualify(scopes, t[last_ident].text), tok.line,
+                                context_of[last_ident]->condition});
       i = k;  // one declaration, even when it names several qualifiers
       continue;
     }

@@ -3,7 +3,8 @@
 // those that do not can skip fibers), which __device__ / __constant__
 // variables it defines, which `extern __shared__` arrays it declares, and
 // which constructs it uses that the CPU cannot run. A small tokenizer that
-// skips comments, strings and preprocessor lines; not a C++ parser.
+// skips comments, strings, preprocessor lines and the regions an #if is
+// known to drop; not a C++ parser.
 #pragma once
 
 #include <cstddef>
@@ -20,12 +21,17 @@ struct ScannedKernel {
   bool is_template = false;
   bool uses_barrier = false;  // __syncthreads / warp operations, directly or through calls
   int line = 0;
+  // The #if conditions around the definition that the scan cannot tell
+  // (preprocessor text, empty when none): code that names the kernel after
+  // the source goes under the same condition.
+  std::string condition;
 };
 
 struct ScannedGlobal {
   std::string name;
   std::string qualified;
   int line = 0;
+  std::string condition;  // as ScannedKernel::condition
 };
 
 struct DynamicSharedDecl {
@@ -67,7 +73,11 @@ struct ScanResult {
   std::vector<std::pair<std::string, bool>> function_barriers;
 };
 
-ScanResult scan_kernel_source(std::string_view source);
+// `defines`: the compile options' -D NAME[=VALUE], for the #if conditions
+// (preprocessor_conditions.hpp): what the preprocessor is known to drop is
+// not scanned.
+ScanResult scan_kernel_source(std::string_view source,
+                              const std::vector<std::pair<std::string, std::string>>& defines = {});
 
 // The source with each `callee<<<config>>>(args)` turned into
 // `::cudakit_cpu::device_launch(callee, config)(args)` (the prelude runs the

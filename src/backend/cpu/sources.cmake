@@ -26,6 +26,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/host_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kept_sources.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_scanner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/preprocessor_conditions.cpp
   ${CMAKE_CURRENT_LIST_DIR}/printf_fifo.cpp
   ${CMAKE_CURRENT_LIST_DIR}/static_shared.cpp
   ${CMAKE_CURRENT_LIST_DIR}/thread_pool.cpp
