@@ -33,6 +33,9 @@ TEST(PreprocessorConditions, KnownMacrosAndLiteralsAreEvaluated) {
   EXPECT_EQ(eval("GONE"), 0);  // an undefined name is 0
   EXPECT_EQ(eval("-TWO * 3 % 4"), -2);
   EXPECT_EQ(eval("1'000 / 10"), 100);
+  // Overflow wraps instead of being undefined behaviour here.
+  EXPECT_EQ(eval("-9223372036854775807 - 1 < 0"), 1);
+  EXPECT_EQ(eval("(-9223372036854775807 - 1) / -1"), std::nullopt);
 }
 
 TEST(PreprocessorConditions, WhatCannotBeToldIsUnknownUnlessItCannotMatter) {

@@ -646,12 +646,6 @@ __device__ void filter_strip_bytes(const unsigned char* __restrict__ input,
   }
 }
 
-// Work items are (strip, group of rows), numbered group-major so no thread
-// idles at the right edge. PERSISTENT 0: a group is ROWS rows and the grid
-// covers every item. PERSISTENT 1: the grid is what the GPU holds at once
-// (mean_filter_strips_launch) and the rows are split into as many groups as
-// its threads cover, so every thread walks one equal group (no second wave,
-// no tail). Either way any grid is correct: threads loop over items.
 #ifdef WARP_TIMES
 // The clock and multiprocessor of a warp's record (the CPU backend has both
 // as functions, and refuses the asm keyword outside preprocessor lines).
@@ -673,6 +667,12 @@ __device__ __forceinline__ unsigned warp_sm() {
 #endif
 #endif
 
+// Work items are (strip, group of rows), numbered group-major so no thread
+// idles at the right edge. PERSISTENT 0: a group is ROWS rows and the grid
+// covers every item. PERSISTENT 1: the grid is what the GPU holds at once
+// (mean_filter_strips_launch) and the rows are split into as many groups as
+// its threads cover, so every thread walks one equal group (no second wave,
+// no tail). Either way any grid is correct: threads loop over items.
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
     mean_filter_strips(const unsigned char* __restrict__ input, unsigned char* __restrict__ output,
                        int width, int height) {

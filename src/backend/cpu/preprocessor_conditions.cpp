@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 
 namespace cudakit::detail::cpu {
 namespace {
@@ -163,9 +164,14 @@ class Evaluator {
       l = apply(op, l, r);
     }
   }
+  // Wrapping arithmetic (through unsigned), so no input is undefined
+  // behaviour here; the preprocessor's own overflow rules do not matter for
+  // telling a region kept or dropped.
+  static long long wrap(unsigned long long v) { return static_cast<long long>(v); }
   static Value apply(const std::string& op, Value l, Value r) {
     if (!l || !r) return std::nullopt;
     const long long a = *l, b = *r;
+    const auto ua = static_cast<unsigned long long>(a), ub = static_cast<unsigned long long>(b);
     if (op == "|") return a | b;
     if (op == "^") return a ^ b;
     if (op == "&") return a & b;
@@ -177,12 +183,12 @@ class Evaluator {
     if (op == ">=") return a >= b;
     if (op == "<<" || op == ">>") {
       if (b < 0 || b > 62) return std::nullopt;
-      return op == "<<" ? a << b : a >> b;
+      return op == "<<" ? wrap(ua << b) : a >> b;
     }
-    if (op == "+") return a + b;
-    if (op == "-") return a - b;
-    if (op == "*") return a * b;
-    if (b == 0) return std::nullopt;
+    if (op == "+") return wrap(ua + ub);
+    if (op == "-") return wrap(ua - ub);
+    if (op == "*") return wrap(ua * ub);
+    if (b == 0 || (b == -1 && a == std::numeric_limits<long long>::min())) return std::nullopt;
     return op == "/" ? a / b : a % b;
   }
   Value unary() {
@@ -192,7 +198,7 @@ class Evaluator {
     }
     if (take("-")) {
       Value v = unary();
-      return v ? Value(-*v) : std::nullopt;
+      return v ? Value(wrap(0ull - static_cast<unsigned long long>(*v))) : std::nullopt;
     }
     if (take("~")) {
       Value v = unary();
