@@ -19,16 +19,14 @@ void percentiles(std::vector<double> v, double (&out)[5]) {
 }  // namespace
 
 std::optional<WarpTimes> measure_warp_times(const Device& device, int step,
+                                            const LaunchConfig& config,
                                             const DeviceBuffer<std::uint8_t>& input,
                                             DeviceBuffer<std::uint8_t>& output, int width,
                                             int height) {
   namespace wl = workloads;
   const wl::MeanFilterStep& s = wl::mean_filter_steps().at(static_cast<std::size_t>(step));
   if (s.shape != wl::MeanFilterShape::strips) return std::nullopt;
-  // The launch shape of the plain kernel (a resident grid is sized from its
-  // occupancy), then the record array sized for its warps.
-  const Kernel plain = compile(s.source, {}, device).kernel(s.kernel);
-  const LaunchConfig config = wl::mean_filter_step_launch(step, plain, width, height);
+  // The record array sized for the launch's warps.
   const long long block_threads =
       static_cast<long long>(config.block.x) * config.block.y * config.block.z;
   const long long warps = static_cast<long long>(config.grid.x) * config.grid.y * config.grid.z *

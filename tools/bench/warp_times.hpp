@@ -28,9 +28,11 @@ struct WarpTimes {
 };
 
 // One launch of step `step` (an index into workloads::mean_filter_steps())
-// built with WARP_TIMES, on `input` into `output` (width x height RGB);
-// empty for steps that are not strip kernels (the only ones instrumented).
+// built with WARP_TIMES, in the plain kernel's launch shape `config`, on
+// `input` into `output` (width x height RGB); empty for steps that are not
+// strip kernels (the only ones instrumented).
 std::optional<WarpTimes> measure_warp_times(const Device& device, int step,
+                                            const LaunchConfig& config,
                                             const DeviceBuffer<std::uint8_t>& input,
                                             DeviceBuffer<std::uint8_t>& output, int width,
                                             int height);
