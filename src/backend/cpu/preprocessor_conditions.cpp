@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 namespace cudakit::detail::cpu {
 namespace {
@@ -349,8 +350,9 @@ void ConditionTracker::define(std::string_view text) {
 }
 
 void ConditionTracker::directive(std::string_view keyword, std::string_view text) {
-  const bool after_guard = just_opened_guard_;
-  just_opened_guard_ = false;
+  // Only the directive right after an #ifndef can make it an include guard.
+  const std::string guard =
+      frames_.empty() ? std::string() : std::exchange(frames_.back().guard, {});
   const std::string written(text);
   if (keyword == "if" || keyword == "ifdef" || keyword == "ifndef") {
     Frame f;
@@ -366,7 +368,6 @@ void ConditionTracker::directive(std::string_view keyword, std::string_view text
     open_branch(f, f.parent_kept ? evaluate_condition(expression, known_, undefined_) : Value(0),
                 expression);
     frames_.push_back(std::move(f));
-    just_opened_guard_ = keyword == "ifndef";
     return;
   }
   if (keyword == "elif" || keyword == "elifdef" || keyword == "elifndef" || keyword == "else") {
@@ -389,8 +390,7 @@ void ConditionTracker::directive(std::string_view keyword, std::string_view text
   if (keyword == "define" || keyword == "undef") {
     const std::string name = leading_name(text);
     // An include guard: `#ifndef X` at once followed by `#define X`.
-    if (keyword == "define" && after_guard && !frames_.empty() && frames_.back().guard == name &&
-        frames_.back().parent_kept) {
+    if (keyword == "define" && !guard.empty() && guard == name && frames_.back().parent_kept) {
       frames_.back().value = true;
       frames_.back().text.clear();
     }

@@ -69,7 +69,9 @@ class ConditionTracker {
     std::string text;                          // this branch's condition for wrapping
     int chain = 0;
     int branch = 0;
-    std::string guard;  // #ifndef X: an include guard if the next directive defines X
+    // #ifndef X: an include guard if the next directive defines X (cleared
+    // by the next directive, whatever it is).
+    std::string guard;
   };
   void open_branch(Frame& f, std::optional<long long> value, const std::string& text);
   void define(std::string_view text);
@@ -78,7 +80,6 @@ class ConditionTracker {
   std::map<std::string, std::optional<long long>> known_;
   std::set<std::string> undefined_;
   int chains_ = 0;
-  bool just_opened_guard_ = false;
 };
 
 }  // namespace cudakit::detail::cpu
