@@ -8,6 +8,10 @@ queues `--launches` launches, then synchronizes once; the figure is the wall
 time per launch, median of `--repeats` runs after a warm-up (the kernel does
 almost nothing, so the host side is what is measured).
 
+P2+: the same cudakit launches (a SourceModule call and a @cuda.jit launch)
+against the raw C++ cuLaunchKernel of the same run (`cudakit bench launch`,
+the CLI named by $CUDAKIT_CLI, run in between): the Python seam's own cost.
+
 P3: the first call of a kernel whose compiled code is in the disk cache, in a
 fresh Python process: from SourceModule(source) (or cupy.RawKernel) to the
 first launch's completion, after the library is imported (import time is
@@ -22,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import statistics
 import subprocess
 import sys
@@ -79,7 +85,18 @@ def cudakit_methods() -> dict[str, Launcher]:
     sync = drv.Context.synchronize
     func.prepare("Pi")  # declares the argument types; plain calls are unchanged by it
     grid, block = (4, 1), (256, 1, 1)
+    from cudakit import cuda
+
+    @cuda.jit
+    def touch(values, n):
+        i = cuda.grid(1)
+        if i < n and values[i] == 12345.0:
+            values[i] = 0.0
+
+    values = cuda.to_device(np.zeros(N, np.float32))
+    jit_launch = touch[4, 256]  # (refers to `touch` weakly: the lambda keeps it alive)
     return {
+        "cudakit @cuda.jit k[4, 256](d, int)": (lambda: (jit_launch(values, N), touch), sync),
         "cudakit f(alloc, np.int32)":
             (lambda: func(data, n32, block=(256, 1, 1), grid=(4, 1)), sync),
         "cudakit f(alloc, int)": (lambda: func(data, N, block=(256, 1, 1), grid=(4, 1)), sync),
@@ -137,6 +154,18 @@ FRESH = {
 }
 
 
+def raw_cpp_launch_us(launches: int) -> float | None:
+    """The raw C++ cuLaunchKernel's us per launch, from `cudakit bench launch`
+    (the CLI at $CUDAKIT_CLI) run now, on the same GPU; None without a CLI or GPU."""
+    cli = os.environ.get("CUDAKIT_CLI")
+    if not cli or not os.path.exists(cli):
+        return None
+    done = subprocess.run([cli, "bench", "launch", "--launches", str(launches)],
+                          capture_output=True, text=True)
+    match = re.search(r"raw cuLaunchKernel\s*\|?\s*([0-9.]+)", done.stdout)
+    return float(match.group(1)) if match else None
+
+
 def fresh_first_call(peer: str, runs: int) -> tuple[float, float] | None:
     """(median seconds from source to first result, median import seconds)."""
     body = textwrap.dedent(FRESH[peer])
@@ -182,6 +211,17 @@ def main() -> None:
         print("target: cudakit <= 0.75x CuPy RawKernel")
     if core_t:
         print("target: cudakit <= 1.0x cuda.core")
+
+    raw = raw_cpp_launch_us(args.launches)
+    if raw:
+        print(f"\nP2+: cudakit's Python launches against the raw C++ cuLaunchKernel of this run "
+              f"({raw:.3f} us)")
+        for name in ("cudakit f(alloc, np.int32)", "cudakit @cuda.jit k[4, 256](d, int)"):
+            if name in times:
+                ratio = times[name] * 1e6 / raw
+                print(f"{name:40} {times[name] * 1e6:8.3f} us  {ratio:6.3f}x (target <= 1.10x)")
+                print(f"RESULT p2plus_{name.split()[1].strip('@').replace('.', '_')}_ratio "
+                      f"{ratio:.3f}")
 
     print("\nP3: first call of a disk-cached kernel in a fresh process (ms, after import)")
     print(f"{'library':12} {'first call':>11} {'import':>9}")

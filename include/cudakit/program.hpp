@@ -64,6 +64,15 @@ Module compile(const Program& program);
 Module compile(std::string_view source, const CompileOptions& options, const Device& device,
                CompileCache& cache);
 
+// The arch policy, for every compile whose CompileOptions::arch is empty:
+// the current device's own arch on a GPU ("sm_90": a cubin for exactly that
+// chip, which its driver loads without a JIT step), "cpu" on the CPU backend.
+// With no GPU there is no arch to take: ArgumentError naming
+// offline_gpu_arch. Tools that compile to a file without a GPU (cudakit
+// compile, doctor's NVRTC check) use offline_gpu_arch and say so.
+std::string default_arch(BackendKind backend);
+inline constexpr const char* offline_gpu_arch = "sm_90";
+
 // Compiles without loading; needs no device when options.arch is given
 // ("sm_90", "compute_90" for the GPU; "cpu" for the CPU backend).
 CompiledCode compile_only(std::string_view source, const CompileOptions& options,

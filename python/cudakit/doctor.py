@@ -57,9 +57,10 @@ def _check_nvrtc() -> None:
     from . import _core
 
     try:
+        arch = _core.offline_gpu_arch
         _core.jit_compile_for_gpu('extern "C" __global__ void k(float *a) { a[0] = 1.0f; }',
-                                  "compute_90")
-        _line("ok", "NVRTC compiles CUDA C++ (for sm_90 here; for the GPU's own arch on a GPU)")
+                                  arch.replace("sm_", "compute_"))
+        _line("ok", f"NVRTC compiles CUDA C++ (for {arch} here; for the GPU's own arch on a GPU)")
     except Exception as error:  # the message and hint say what is missing
         _line("FAIL", "NVRTC (the run-time compiler GPUs need) does not work:")
         print(_indented(str(error)))

@@ -393,7 +393,9 @@ void bind_jit(nb::module_& m) {
         options.use_cache = false;
         return compile_only(source, options, BackendKind::cuda).ptx;
       },
-      nb::arg("source"), nb::arg("arch") = "compute_90");
+      nb::arg("source"), nb::arg("arch") = std::string("compute_") + (offline_gpu_arch + 3));
+  // The arch compiles use without a GPU to take it from (core's arch policy).
+  m.attr("offline_gpu_arch") = offline_gpu_arch;
   m.def("jit_synchronize", [] { Device::current().synchronize(); });
   m.def("jit_backend", [] {
     return Device::current().backend_kind() == BackendKind::cpu ? std::string("cpu")

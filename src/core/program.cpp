@@ -160,29 +160,29 @@ CompiledCode compile_only(const Program& program, BackendKind backend) {
   return compile_only(program.source, program.options, backend);
 }
 
+std::string default_arch(BackendKind kind) {
+  detail::Backend& backend = detail::backend(kind);
+  if (kind == BackendKind::cpu) return backend.default_arch(0);
+  int devices = 0;
+  try {
+    devices = backend.device_count();
+  } catch (const Error&) {
+    // No driver: the same advice as for a driver without a GPU.
+  }
+  if (devices == 0)
+    throw ArgumentError("compiling without a device",
+                        "no arch was given and there is no GPU to take it from",
+                        std::string("set CompileOptions::arch, e.g. \"") + offline_gpu_arch +
+                            "\" (cubin) or \"compute_" + (offline_gpu_arch + 3) + "\" (PTX)");
+  return backend.default_arch(backend.current_device());
+}
+
 CompiledCode compile_only(std::string_view source, const CompileOptions& options,
                           BackendKind kind) {
   detail::Backend& backend = detail::backend(kind);
   CompileOptions resolved = options;
   if (line_info_forced()) resolved.line_info = true;
-  if (resolved.arch.empty()) {
-    if (kind == BackendKind::cpu) {
-      resolved.arch = backend.default_arch(0);
-    } else {
-      int devices = 0;
-      try {
-        devices = backend.device_count();
-      } catch (const Error&) {
-        // No driver: the same advice as for a driver without a GPU.
-      }
-      if (devices == 0)
-        throw ArgumentError("compiling without a device",
-                            "no arch was given and there is no GPU to take it from",
-                            "set CompileOptions::arch, e.g. \"sm_90\" (cubin) or \"compute_90\" "
-                            "(PTX)");
-      resolved.arch = backend.default_arch(backend.current_device());
-    }
-  }
+  if (resolved.arch.empty()) resolved.arch = default_arch(kind);
   return compile_code(backend, source, prepare_source(source, options), resolved);
 }
 

@@ -149,10 +149,11 @@ int run_compile(const CompileCommandOptions& o) {
   const bool gpu = backend_available(BackendKind::cuda);
   if (arch.empty()) {
     if (gpu) {
-      arch = Device::get(BackendKind::cuda, 0).arch();
+      arch = default_arch(BackendKind::cuda);
     } else {
-      arch = "sm_90";
-      std::cerr << "note: no GPU found: compiling for sm_90 (choose another target with --arch)\n";
+      arch = offline_gpu_arch;
+      std::cerr << "note: no GPU found: compiling for " << arch
+                << " (choose another target with --arch)\n";
     }
   }
   const BackendKind backend = arch == "cpu" ? BackendKind::cpu : BackendKind::cuda;
