@@ -8,7 +8,8 @@
 #   platform      platform/                  (dlopen of libcuda, NVRTC, cuBLAS)
 #   backend/cpu   backend/backend.hpp, backend/cpu/, platform/, support/
 #   backend/cuda  backend/backend.hpp, backend/cuda/, platform/ (+ CUDA headers)
-#   core          core/, backend/backend.hpp, the two backends' factories, support/
+#   core          core/, backend/backend.hpp, the two backends' factories, support/,
+#                 platform/library_search.hpp (the one search plan)
 #   array         array/, backend/backend.hpp (the backend interface only),
 #                 support/ (the one reader of C type names)
 #   tools, bench, python  backend/backend.hpp, platform/library_search.hpp (the one
@@ -43,7 +44,8 @@ cudakit_include_root(platform platform)
 cudakit_include_root(backend_cpu ${_cudakit_backend_interface} backend/cpu platform support)
 cudakit_include_root(backend_cuda ${_cudakit_backend_interface} backend/cuda platform)
 cudakit_include_root(core core ${_cudakit_backend_interface} backend/cpu/cpu_backend.hpp
-                     backend/cuda/cuda_backend.hpp support)
+                     backend/cuda/cuda_backend.hpp support platform/library_loader.hpp
+                     platform/library_search.hpp)
 cudakit_include_root(array array ${_cudakit_backend_interface} support)
 cudakit_include_root(tools ${_cudakit_backend_interface} platform/library_loader.hpp
                      platform/library_search.hpp support)

@@ -1,6 +1,8 @@
 // Where the CUDA toolkit's static libraries (libcudadevrt.a) are looked for:
-// the toolkit's environment variables, the nvcc on PATH, the standard install
-// and the distribution's library directory. Only the file system is read.
+// the toolkit's library directories of the one search plan
+// (platform/library_search: CUDA_PATH, CUDA_HOME, CUDA_ROOT, the nvcc on PATH,
+// the standard install), the distribution's library directory and
+// LD_LIBRARY_PATH. Only the file system is read.
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -10,55 +12,24 @@
 
 #include "cudakit/error.hpp"
 #include "cudakit/linker.hpp"
+#include "platform/library_search.hpp"
 
 namespace cudakit {
 namespace fs = std::filesystem;
 namespace {
 
 #if defined(__aarch64__)
-constexpr const char* kTargetDir = "targets/sbsa-linux/lib";
 constexpr const char* kDistributionDir = "/usr/lib/aarch64-linux-gnu";
 #else
-constexpr const char* kTargetDir = "targets/x86_64-linux/lib";
 constexpr const char* kDistributionDir = "/usr/lib/x86_64-linux-gnu";
 #endif
-
-void add_toolkit_root(std::vector<fs::path>& dirs, const fs::path& root) {
-  for (const char* sub : {"lib64", "lib", kTargetDir}) dirs.push_back(root / sub);
-}
-
-// The nvcc a shell would run, or empty.
-fs::path nvcc_on_path() {
-  const char* path = std::getenv("PATH");
-  if (!path) return {};
-  std::string_view rest(path);
-  while (!rest.empty()) {
-    const std::size_t colon = rest.find(':');
-    const std::string_view entry = rest.substr(0, colon);
-    rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
-    if (entry.empty()) continue;
-    fs::path candidate = fs::path(std::string(entry)) / "nvcc";
-    std::error_code ec;
-    if (fs::is_regular_file(candidate, ec)) return candidate;
-  }
-  return {};
-}
 
 }  // namespace
 
 std::vector<fs::path> cuda_library_directories() {
+  // The toolkit's directories of the one search plan (platform/library_search).
   std::vector<fs::path> dirs;
-  for (const char* variable : {"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"})
-    if (const char* value = std::getenv(variable); value && *value) add_toolkit_root(dirs, value);
-  if (fs::path nvcc = nvcc_on_path(); !nvcc.empty()) {
-    add_toolkit_root(dirs, nvcc.parent_path().parent_path());
-    // /usr/bin/nvcc may be a link into the toolkit.
-    std::error_code ec;
-    fs::path real = fs::canonical(nvcc, ec);
-    if (!ec && real.parent_path() != nvcc.parent_path())
-      add_toolkit_root(dirs, real.parent_path().parent_path());
-  }
-  add_toolkit_root(dirs, "/usr/local/cuda");
+  for (const std::string& dir : detail::cuda_toolkit_library_directories()) dirs.emplace_back(dir);
   dirs.emplace_back(kDistributionDir);
   if (const char* value = std::getenv("LD_LIBRARY_PATH"); value && *value) {
     std::string_view rest(value);

@@ -1,5 +1,9 @@
 #include "platform/library_search.hpp"
 
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+
 #ifndef CUDAKIT_CUDA_HOME
 #define CUDAKIT_CUDA_HOME ""
 #endif
@@ -7,15 +11,34 @@
 namespace cudakit::detail {
 namespace {
 
-// A toolkit's library directory in each place a toolkit is looked for:
-// $CUDA_PATH, $CUDA_HOME, the toolkit cudakit was built with, /usr/local/cuda.
+#if defined(__aarch64__)
+constexpr const char* kTargetLibraryDir = "targets/sbsa-linux/lib";
+#else
+constexpr const char* kTargetLibraryDir = "targets/x86_64-linux/lib";
+#endif
+
+// The nvcc a shell would run, or empty.
+std::filesystem::path nvcc_on_path() {
+  std::string_view rest;
+  const std::string path = environment("PATH");
+  rest = path;
+  while (!rest.empty()) {
+    const std::size_t colon = rest.find(':');
+    const std::string_view entry = rest.substr(0, colon);
+    rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+    if (entry.empty()) continue;
+    std::filesystem::path candidate = std::filesystem::path(std::string(entry)) / "nvcc";
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+  }
+  return {};
+}
+
+// A toolkit's library directories in each place a toolkit is looked for,
+// then the dynamic loader's path.
 void append_toolkit_locations(SearchPlan& plan, const std::vector<std::string>& sonames) {
-  for (const char* variable : {"CUDA_PATH", "CUDA_HOME"})
-    if (std::string root = environment(variable); !root.empty())
-      append_location(plan, root + "/lib64/", sonames);
-  if (*CUDAKIT_CUDA_HOME)
-    append_location(plan, std::string(CUDAKIT_CUDA_HOME) + "/lib64/", sonames);
-  append_location(plan, "/usr/local/cuda/lib64/", sonames);
+  for (const std::string& dir : cuda_toolkit_library_directories())
+    append_location(plan, dir + "/", sonames);
   for (const auto& soname : sonames) plan.candidates.push_back(soname);
 }
 
@@ -63,6 +86,34 @@ SearchPlan cuda_driver_search_plan() {
   for (const auto& dir : cuda_driver_directories())
     plan.candidates.push_back(dir + "/libcuda.so.1");
   return plan;
+}
+
+std::vector<std::string> cuda_toolkit_roots() {
+  std::vector<std::string> roots;
+  auto add = [&roots](std::string root) {
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    if (root.empty()) return;
+    for (const auto& kept : roots)
+      if (kept == root) return;
+    roots.push_back(std::move(root));
+  };
+  for (const char* variable : {"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"}) add(environment(variable));
+  if (const std::filesystem::path nvcc = nvcc_on_path(); !nvcc.empty()) {
+    add(nvcc.parent_path().parent_path().string());
+    std::error_code ec;  // /usr/bin/nvcc may be a link into the toolkit
+    const std::filesystem::path real = std::filesystem::canonical(nvcc, ec);
+    if (!ec) add(real.parent_path().parent_path().string());
+  }
+  add(CUDAKIT_CUDA_HOME);
+  add("/usr/local/cuda");
+  return roots;
+}
+
+std::vector<std::string> cuda_toolkit_library_directories() {
+  std::vector<std::string> dirs;
+  for (const std::string& root : cuda_toolkit_roots())
+    for (const char* sub : {"lib64", "lib", kTargetLibraryDir}) dirs.push_back(root + "/" + sub);
+  return dirs;
 }
 
 SearchPlan nvrtc_search_plan() {

@@ -34,6 +34,16 @@ SearchPlan nvrtc_search_plan();
 // set, nothing else), then the same places as NVRTC.
 SearchPlan cublas_search_plan();
 
+// The CUDA toolkit's root directories, in the order they are looked at:
+// $CUDA_PATH, $CUDA_HOME, $CUDA_ROOT, the toolkit of the nvcc on PATH (and
+// the one a link to it points into), the toolkit cudakit was built with,
+// /usr/local/cuda. Each once; whether they exist is not checked. NVRTC's and
+// cuBLAS's plans, the toolkit's static libraries (libcudadevrt.a) and the
+// toolkit's headers are all looked for under these.
+std::vector<std::string> cuda_toolkit_roots();
+// The library directories of those roots: lib64, lib and targets/<arch>/lib.
+std::vector<std::string> cuda_toolkit_library_directories();
+
 // The directories of the usual driver installs that hold a libcuda.so.1
 // (doctor lists the distinct copies found there).
 const std::vector<std::string>& cuda_driver_directories();
