@@ -5,12 +5,21 @@
 // also attributes: context, message, hint, code, code_name (and log/source
 // for CompileError, requested/free_bytes/total_bytes for MemoryError, limit/
 // requested/device_value for LaunchConfigError, kernels for KernelFault).
+//
+// Also here: Ctrl-C while Python waits for the CPU backend (with the GIL
+// released, in synchronize(), a copy, a launch with In/Out arguments)
+// raises KeyboardInterrupt. The backend calls check_python_signals every
+// 50 ms of a wait (cudakit/wait_interrupt.hpp); it runs Python's signal
+// handlers, and their exception leaves the wait as a python_error.
 #include <Python.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "bindings.hpp"
 #include "cudakit/error.hpp"
+#include "cudakit/wait_interrupt.hpp"
 #include "errors.hpp"
 
 namespace cudakit::python {
@@ -35,6 +44,19 @@ struct ErrorClasses {
   PyObject* no_kernel_image = nullptr;
 };
 ErrorClasses classes;
+
+// Python runs signal handlers on its main thread only.
+unsigned long main_thread_ident = 0;
+
+void check_python_signals() {
+  if (PyThread_get_thread_ident() != main_thread_ident || !Py_IsInitialized()) return;
+  std::optional<nb::python_error> interrupt;
+  {
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) interrupt.emplace();
+  }
+  if (interrupt) throw nb::python_error(std::move(*interrupt));
+}
 
 PyObject* new_class(nb::module_& m, const char* name, nb::object bases, const char* doc) {
   const std::string qualified = std::string("cudakit.driver.") + name;
@@ -187,6 +209,10 @@ void bind_errors(nb::module_& m) {
   classes.no_kernel_image = new_class(m, "NoKernelImage", bases({classes.runtime}),
                                       "The loaded code has no image for this device's arch.");
   nb::register_exception_translator(translate, nullptr);
+
+  main_thread_ident = nb::cast<unsigned long>(
+      nb::module_::import_("threading").attr("main_thread")().attr("ident"));
+  set_wait_interrupt_check(&check_python_signals);
 }
 
 }  // namespace cudakit::python
