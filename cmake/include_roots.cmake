@@ -4,14 +4,15 @@
 # parts of src/ that layer may use. Including anything else fails to compile
 # ("No such file or directory"), so a crossing cannot land unnoticed.
 #
+#   support       support/                   (the one reader of C type names)
 #   platform      platform/                  (dlopen of libcuda, NVRTC, cuBLAS)
-#   backend/cpu   backend/backend.hpp, backend/cpu/, platform/
+#   backend/cpu   backend/backend.hpp, backend/cpu/, platform/, support/
 #   backend/cuda  backend/backend.hpp, backend/cuda/, platform/ (+ CUDA headers)
-#   core          core/, backend/backend.hpp, the two backends' factories
+#   core          core/, backend/backend.hpp, the two backends' factories, support/
 #   array         array/, backend/backend.hpp (the backend interface only),
-#                 core/c_types.hpp (the one reader of C type names)
+#                 support/ (the one reader of C type names)
 #   tools, bench, python  backend/backend.hpp, platform/library_search.hpp (the one
-#                 search plan doctor reports) and the public include/
+#                 search plan doctor reports), support/ and the public include/
 #
 # Everything sees the public headers (include/cudakit). Tests are white-box
 # and keep all of src/.
@@ -37,11 +38,12 @@ function(cudakit_include_root_dir out_var name)
 endfunction()
 
 set(_cudakit_backend_interface backend/backend.hpp)
+cudakit_include_root(support support)
 cudakit_include_root(platform platform)
-cudakit_include_root(backend_cpu ${_cudakit_backend_interface} backend/cpu platform)
+cudakit_include_root(backend_cpu ${_cudakit_backend_interface} backend/cpu platform support)
 cudakit_include_root(backend_cuda ${_cudakit_backend_interface} backend/cuda platform)
 cudakit_include_root(core core ${_cudakit_backend_interface} backend/cpu/cpu_backend.hpp
-                     backend/cuda/cuda_backend.hpp)
-cudakit_include_root(array array ${_cudakit_backend_interface} core/c_types.hpp)
+                     backend/cuda/cuda_backend.hpp support)
+cudakit_include_root(array array ${_cudakit_backend_interface} support)
 cudakit_include_root(tools ${_cudakit_backend_interface} platform/library_loader.hpp
-                     platform/library_search.hpp)
+                     platform/library_search.hpp support)

@@ -14,6 +14,8 @@
 
 namespace cudakit {
 
+class CompileCache;
+
 // The source as it is compiled: wrapped in extern "C" { } unless
 // options.no_extern_c (PyCUDA's rule).
 std::string prepare_source(std::string_view source, const CompileOptions& options);
@@ -56,6 +58,11 @@ Module compile(std::string_view source, const CompileOptions& options, const Dev
 Module compile(std::string_view source, const CompileOptions& options = {});
 Module compile(const Program& program, const Device& device);
 Module compile(const Program& program);
+// The same through `cache` instead of the global compile cache (a cache over
+// another directory, as SourceModule's cache_dir= asks for); modules loaded
+// from it are not shared with the global cache's.
+Module compile(std::string_view source, const CompileOptions& options, const Device& device,
+               CompileCache& cache);
 
 // Compiles without loading; needs no device when options.arch is given
 // ("sm_90", "compute_90" for the GPU; "cpu" for the CPU backend).

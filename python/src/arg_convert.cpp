@@ -3,17 +3,24 @@
 // (their type is kept: numpy.float32 is a float), In/Out/InOut, then device
 // memory by protocol (__cuda_array_interface__, gpudata), records. GPUArrays
 // and cudakit.cuda's device arrays are read through their C++ object, without
-// building the protocol's dict.
+// building the protocol's dict. @cuda.jit launches read the same objects
+// against the types the kernel declared (Numba's semantics).
 #include "arg_convert.hpp"
 
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
+#include <cmath>
+#include <complex>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "array_object.hpp"
+#include "cudakit/array_scalar.hpp"
+#include "cudakit/array_view.hpp"
 #include "cudakit/error.hpp"
+#include "driver_types.hpp"
 #include "jit_array.hpp"
 
 namespace cudakit::python {
@@ -123,48 +130,242 @@ ElementType element_of(DType dtype) {
   return {'V', size};
 }
 
-bool append_gpuarray(LaunchArgs& out, PyObject* obj) {
+// A Python number as a launch reads it: a literal (Python int, float, bool,
+// complex) or a value of a numpy scalar type, whose bytes are kept.
+struct PyNumber {
+  enum class Kind : std::uint8_t { none, signed_int, unsigned_int, floating, complex, typed };
+  Kind kind = Kind::none;
+  long long i = 0;
+  unsigned long long u = 0;
+  double re = 0, im = 0;
+  ScalarType type = ScalarType::unknown;  // typed
+  std::uint64_t bits = 0;                 // typed: the value's bytes
+  unsigned char size = 0;
+
+  // As the array layer's Scalar (for the conversions to a declared type).
+  Scalar scalar() const {
+    switch (kind) {
+      case Kind::signed_int:
+        return Scalar(static_cast<std::int64_t>(i));
+      case Kind::unsigned_int:
+        return Scalar(static_cast<std::uint64_t>(u));
+      case Kind::floating:
+        return Scalar(re);
+      case Kind::complex:
+        return Scalar(std::complex<double>(re, im));
+      default:
+        break;
+    }
+    auto as = [this](auto zero) {
+      std::memcpy(&zero, &bits, sizeof zero);
+      return zero;
+    };
+    switch (type) {
+      case ScalarType::boolean:
+        return Scalar(as(std::uint8_t{}) != 0);
+      case ScalarType::i8:
+        return Scalar(as(std::int8_t{}));
+      case ScalarType::u8:
+        return Scalar(as(std::uint8_t{}));
+      case ScalarType::i16:
+        return Scalar(as(std::int16_t{}));
+      case ScalarType::u16:
+        return Scalar(as(std::uint16_t{}));
+      case ScalarType::i32:
+        return Scalar(as(std::int32_t{}));
+      case ScalarType::u32:
+        return Scalar(as(std::uint32_t{}));
+      case ScalarType::i64:
+        return Scalar(as(std::int64_t{}));
+      case ScalarType::u64:
+        return Scalar(as(std::uint64_t{}));
+      case ScalarType::f16:
+        return Scalar(Half::from_bits(as(std::uint16_t{})));
+      case ScalarType::f32:
+        return Scalar(as(float{}));
+      case ScalarType::f64:
+        return Scalar(as(double{}));
+      default:
+        return Scalar(std::int64_t{0});
+    }
+  }
+};
+
+[[noreturn]] void refuse(const Kernel& kernel, std::size_t index, PyObject* obj,
+                         const std::string& why, const std::string& hint) {
+  throw ArgumentError("launching kernel " + kernel.name(),
+                      "argument " + std::to_string(index) + " (" + Py_TYPE(obj)->tp_name + "): " +
+                          why + "; the kernel is " + kernel.name() + kernel.params().signature(),
+                      hint);
+}
+
+std::string repr_of(PyObject* obj) {
+  nb::object text = nb::steal(PyObject_Repr(obj));
+  if (!text.is_valid()) {
+    PyErr_Clear();
+    return "?";
+  }
+  return nb::cast<std::string>(text);
+}
+
+// A Python int of any size: signed, unsigned above INT64_MAX, or refused.
+bool read_python_int(PyObject* obj, PyNumber& out) {
+  int overflow = 0;
+  const long long value = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (overflow == 0) {
+    if (value == -1 && PyErr_Occurred()) throw nb::python_error();
+    out.kind = PyNumber::Kind::signed_int;
+    out.i = value;
+    return true;
+  }
+  if (overflow > 0) {
+    const unsigned long long u = PyLong_AsUnsignedLongLong(obj);
+    if (!PyErr_Occurred()) {
+      out.kind = PyNumber::Kind::unsigned_int;
+      out.u = u;
+      return true;
+    }
+    PyErr_Clear();
+  }
+  return false;  // wider than 64 bits
+}
+
+// Reads `obj` as a number. Returns false when it is not one; throws the
+// refusal for a Python int wider than 64 bits.
+bool read_number(PyObject* obj, PyNumber& out, const Kernel& kernel, std::size_t index,
+                 const char* target) {
+  PyTypeObject* type = Py_TYPE(obj);
+  if (type == &PyLong_Type || type == &PyBool_Type) {
+    if (type == &PyBool_Type) {
+      out.kind = PyNumber::Kind::signed_int;
+      out.i = obj == Py_True ? 1 : 0;
+      return true;
+    }
+    if (read_python_int(obj, out)) return true;
+    refuse(kernel, index, obj,
+           "the Python int " + repr_of(obj) + " does not fit " + target + " (64 bits)",
+           "pass a value that fits the parameter's type");
+  }
+  if (type == &PyFloat_Type) {
+    out.kind = PyNumber::Kind::floating;
+    out.re = PyFloat_AS_DOUBLE(obj);
+    return true;
+  }
+  NumpyTypes& np = numpy_types();
+  for (const NumpyScalar& s : np.scalars) {
+    if (s.type != type) continue;
+    out.kind = PyNumber::Kind::typed;
+    out.type = s.scalar;
+    out.size = s.size;
+    if (s.read_in_place) {
+      std::memcpy(&out.bits, reinterpret_cast<const char*>(obj) + sizeof(PyObject), s.size);
+      return true;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) == 0) {
+      std::memcpy(&out.bits, view.buf, s.size);
+      PyBuffer_Release(&view);
+      return true;
+    }
+    PyErr_Clear();
+    out.kind = PyNumber::Kind::none;
+  }
+  if (PyComplex_Check(obj)) {
+    out.kind = PyNumber::Kind::complex;
+    out.re = PyComplex_RealAsDouble(obj);
+    out.im = PyComplex_ImagAsDouble(obj);
+    return true;
+  }
+  if (PyLong_Check(obj)) {  // int subclasses (IntEnum, ...)
+    if (read_python_int(obj, out)) return true;
+    refuse(kernel, index, obj,
+           "the Python int " + repr_of(obj) + " does not fit " + target + " (64 bits)",
+           "pass a value that fits the parameter's type");
+  }
+  if (PyFloat_Check(obj)) {
+    out.kind = PyNumber::Kind::floating;
+    out.re = PyFloat_AsDouble(obj);
+    return true;
+  }
+  // numpy complex scalars and other numbers that say what they are.
+  if (np.generic && PyObject_TypeCheck(obj, np.generic)) {
+    nb::object dtype = nb::handle(obj).attr("dtype");
+    if (nb::cast<std::string>(dtype.attr("kind")) == "c") {
+      const Py_complex c = PyComplex_AsCComplex(obj);
+      if (PyErr_Occurred()) throw nb::python_error();
+      out.kind = PyNumber::Kind::complex;
+      out.re = c.real;
+      out.im = c.imag;
+      return true;
+    }
+  }
+  return false;
+}
+
+// A device pointer whose elements are `element`: refused when the kernel
+// reads another arithmetic type through the parameter (ConvertMode::pointees).
+void append_pointer(KernelArgs& out, std::uint64_t address, const char* what, ElementType element,
+                    std::size_t index, const Kernel& kernel, const ConvertMode& mode) {
+  if (mode.pointees != nullptr && index < mode.pointees->size()) {
+    const ElementType pointee = (*mode.pointees)[index];
+    if (!detail::pointee_accepts(pointee, element)) [[unlikely]] {
+      const Param& p = kernel.params().params[index];
+      const std::string dtype = pointee.kind == 'x' ? std::string("int8") : pointee.describe();
+      throw ArgumentError("launching kernel " + kernel.name(),
+                          p.describe(index) + ": passed " + what + " of " + element.describe() +
+                              " elements; the kernel reads " + pointee.describe() +
+                              " through it; the kernel is " + kernel.name() +
+                              kernel.params().signature(),
+                          "pass an array of " + dtype + " (e.g. a.astype(numpy." + dtype +
+                              ")), or change the kernel's parameter type; to reinterpret the "
+                              "bytes on purpose (as PyCUDA, which does not check, would), pass "
+                              "the bare address numpy.intp(a.gpudata)");
+    }
+  }
+  out.pointer(address, what);
+}
+
+bool append_gpuarray(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel,
+                     const ConvertMode& mode) {
   std::uint64_t address = 0;
   DType dtype{};
   if (!gpuarray_launch_argument(obj, address, dtype)) return false;
   // Records (gpuarray.vec.float3, structs) are held as words: their pointee
   // (float3*, a struct's name) is the kernel's to say, unchecked.
   const bool records = nb::inst_ptr<GPUArrayObject>(obj)->holds_records();
-  out.pointer(address, "GPUArray", records ? ElementType{'V', 0} : element_of(dtype));
+  append_pointer(out, address, "GPUArray", records ? ElementType{'V', 0} : element_of(dtype), index,
+                 kernel, mode);
   return true;
 }
 
 PyTypeObject* device_ndarray_type = nullptr;
 
-// A cudakit.cuda DeviceNDArray, through its JitArray. Records (held as bytes
-// on a last axis) take the protocol's path, which states their element type.
-bool append_device_ndarray(LaunchArgs& out, PyObject* obj) {
+JitArray* jit_array_of(PyObject* obj) {
   static PyObject* const array_name = PyUnicode_InternFromString("_array");
   nb::object inner = nb::steal(PyObject_GetAttr(obj, array_name));
   if (!inner.is_valid()) {
     PyErr_Clear();
-    return false;
+    return nullptr;
   }
   JitArray* array = nullptr;
-  if (!nb::try_cast<JitArray*>(inner, array) || array == nullptr) return false;
+  if (!nb::try_cast<JitArray*>(inner, array)) return nullptr;
+  return array;  // owned by the DeviceNDArray, which the caller holds
+}
+
+// A cudakit.cuda DeviceNDArray, through its JitArray. Records (held as bytes
+// on a last axis) take the protocol's path, which states their element type.
+bool append_device_ndarray(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel,
+                           const ConvertMode& mode) {
+  JitArray* array = jit_array_of(obj);
+  if (array == nullptr) return false;
   const DType dtype = array->array().dtype();
   if (dtype == DType::uint8) return false;
-  out.pointer(array->address(), "device array", element_of(dtype));
+  append_pointer(out, array->address(), "device array", element_of(dtype), index, kernel, mode);
   return true;
 }
 
-std::string type_name_of(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
-
-[[noreturn]] void refuse(const Kernel& kernel, std::size_t index, PyObject* obj,
-                         const std::string& why, const std::string& hint) {
-  throw ArgumentError("launching kernel " + kernel.name(),
-                      "argument " + std::to_string(index) + " (" + type_name_of(obj) + "): " + why +
-                          "; the kernel is " + kernel.name() + kernel.params().signature(),
-                      hint);
-}
-
 // The bytes of a buffer-protocol object (numpy.void records, bytes).
-bool append_record(LaunchArgs& out, PyObject* obj, const char* what) {
+bool append_record(KernelArgs& out, PyObject* obj, const char* what) {
   Py_buffer view;
   if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS) != 0) {
     PyErr_Clear();
@@ -175,65 +376,109 @@ bool append_record(LaunchArgs& out, PyObject* obj, const char* what) {
   return true;
 }
 
-void convert_one(LaunchArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel,
-                 PyTypeObject* allocation_type, PyTypeObject* host_type,
-                 PyTypeObject* gpuarray_type) {
+const Param* param_at(const Kernel& kernel, std::size_t index) {
+  const auto& params = kernel.params().params;
+  return index < params.size() ? &params[index] : nullptr;
+}
+
+bool is_pointer(const Param* p) { return p != nullptr && p->kind == ParamKind::pointer; }
+
+// A Python number for a pointer parameter: a device address in a prepared
+// call, else refused (a kernel cannot read a number through a pointer).
+void append_number_for_pointer(KernelArgs& out, const PyNumber& number, PyObject* obj,
+                               std::size_t index, const Kernel& kernel, const ConvertMode& mode) {
+  const bool integral =
+      number.kind == PyNumber::Kind::signed_int || number.kind == PyNumber::Kind::unsigned_int;
+  if (integral && mode.ints_are_addresses &&
+      (number.kind != PyNumber::Kind::signed_int || number.i >= 0)) {
+    out.pointer(
+        number.kind == PyNumber::Kind::signed_int ? static_cast<std::uint64_t>(number.i) : number.u,
+        "device address");
+    return;
+  }
+  const Param& p = *param_at(kernel, index);
+  throw ArgumentError("launching kernel " + kernel.name(),
+                      p.describe(index) + ": passed a Python " + (integral ? "int " : "float ") +
+                          repr_of(obj) + " for a pointer parameter; the kernel is " +
+                          kernel.name() + kernel.params().signature(),
+                      "pass device memory: a DeviceAllocation (mem_alloc), a GPUArray, an "
+                      "object with __cuda_array_interface__, or cuda.In/Out/InOut(numpy array)");
+}
+
+void append_number(KernelArgs& out, const PyNumber& number) {
+  switch (number.kind) {
+    case PyNumber::Kind::signed_int:
+      out.integer_literal(number.i);
+      return;
+    case PyNumber::Kind::unsigned_int:
+      out.unsigned_literal(number.u);
+      return;
+    case PyNumber::Kind::floating:
+      out.float_literal(number.re);
+      return;
+    case PyNumber::Kind::complex: {
+      const double parts[2] = {number.re, number.im};
+      out.aggregate(parts, sizeof parts, "complex");
+      return;
+    }
+    case PyNumber::Kind::typed:
+      out.scalar(number.type, &number.bits);
+      return;
+    case PyNumber::Kind::none:
+      break;
+  }
+}
+
+// PyCUDA's semantics: one argument of a SourceModule kernel.
+void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel,
+                    const ConvertMode& mode, PyTypeObject* allocation_type, PyTypeObject* host_type,
+                    PyTypeObject* gpuarray_type) {
   PyTypeObject* type = Py_TYPE(obj);
   if (type == allocation_type) {
     const auto* a = nb::inst_ptr<DeviceAllocation>(obj);
     out.pointer(a->address("launching kernel"), "DeviceAllocation");
     return;
   }
-  if (type == gpuarray_type && append_gpuarray(out, obj)) return;
-  if (type == device_ndarray_type && append_device_ndarray(out, obj)) return;
-  if (type == &PyLong_Type) {
-    int overflow = 0;
-    const long long value = PyLong_AsLongLongAndOverflow(obj, &overflow);
-    if (overflow == 0) {
-      out.integer_literal(value);
-      return;
-    }
-    if (overflow > 0) {
-      const unsigned long long u = PyLong_AsUnsignedLongLong(obj);
-      if (!PyErr_Occurred()) {
-        out.unsigned_literal(u);
+  if (type == gpuarray_type && append_gpuarray(out, obj, index, kernel, mode)) return;
+  if (type == device_ndarray_type && append_device_ndarray(out, obj, index, kernel, mode)) return;
+  // int subclasses may be device pointers (gpudata): they are read after
+  // the device-memory protocols.
+  const bool int_subclass = type != &PyLong_Type && type != &PyBool_Type && PyLong_Check(obj);
+  PyNumber number;
+  if (type != host_type && !int_subclass &&
+      read_number(obj, number, kernel, index, "any integer parameter")) {
+    const Param* p = param_at(kernel, index);
+    if (is_pointer(p)) {
+      // numpy.intp(address) / numpy.uintp: PyCUDA's way to pass a pointer
+      // value (int(alloc) + offset): an 8-byte integer for a pointer.
+      if (number.kind == PyNumber::Kind::typed && number.size == 8 &&
+          (number.type == ScalarType::i64 || number.type == ScalarType::u64)) {
+        out.pointer(number.bits, "numpy.intp address");
         return;
       }
-      PyErr_Clear();
+      if (number.kind != PyNumber::Kind::typed && number.kind != PyNumber::Kind::complex) {
+        append_number_for_pointer(out, number, obj, index, kernel, mode);
+        return;
+      }
     }
-    refuse(kernel, index, obj,
-           "the Python int " + nb::cast<std::string>(nb::str(obj)) +
-               " does not fit any integer parameter (64 bits)",
-           "pass a value that fits the parameter's type");
-  }
-  if (type == &PyFloat_Type) {
-    out.float_literal(PyFloat_AS_DOUBLE(obj));
-    return;
-  }
-  if (type == &PyBool_Type) {
-    out.integer_literal(obj == Py_True ? 1 : 0);
-    return;
-  }
-  NumpyTypes& np = numpy_types();
-  for (const NumpyScalar& s : np.scalars) {
-    if (s.type != type) continue;
-    if (s.read_in_place) {
-      out.scalar(s.scalar, reinterpret_cast<const char*>(obj) + sizeof(PyObject), s.size);
+    // numpy complex scalars keep their own bytes (complex64: two floats).
+    if (number.kind == PyNumber::Kind::complex && !PyComplex_CheckExact(obj) &&
+        append_record(out, obj, "complex"))
       return;
-    }
-    Py_buffer view;
-    if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) == 0) {
-      out.scalar(s.scalar, view.buf, s.size);
-      PyBuffer_Release(&view);
-      return;
-    }
-    PyErr_Clear();
+    append_number(out, number);
+    return;
   }
   if (type == host_type) {
     const auto* h = nb::inst_ptr<HostArg>(obj);
-    out.host(h->span.data, h->span.bytes, h->direction, h->span.element, h->name());
+    if (mode.pointees != nullptr && index < mode.pointees->size() &&
+        !detail::pointee_accepts((*mode.pointees)[index], h->span.element)) {
+      KernelArgs ignored;  // the same message as a device array's
+      append_pointer(ignored, 0, h->name(), h->span.element, index, kernel, mode);
+    }
+    out.host(h->span.data, h->span.bytes, h->direction);
     return;
   }
+  NumpyTypes& np = numpy_types();
   // A 0-d array of a record type (gpuarray.vec.make_float3(...) gives one,
   // as in PyCUDA) is a struct passed by value.
   if (np.ndarray && PyObject_TypeCheck(obj, np.ndarray) &&
@@ -245,23 +490,22 @@ void convert_one(LaunchArgs& out, PyObject* obj, std::size_t index, const Kernel
     refuse(kernel, index, obj, "a numpy array is host memory, which a kernel cannot read",
            "wrap it: cuda.In(a) (read), cuda.Out(a) (written), cuda.InOut(a) (both), or copy it "
            "to the device first (mem_alloc + memcpy_htod, gpuarray.to_gpu)");
-  if (PyType_IsSubtype(type, gpuarray_type) && append_gpuarray(out, obj)) return;
+  if (PyType_IsSubtype(type, gpuarray_type) && append_gpuarray(out, obj, index, kernel, mode))
+    return;
   DeviceTarget target;
   if (try_device_target(obj, target, "launching kernel")) {
-    out.pointer(target.address, "device array", target.element);
+    append_pointer(out, target.address, "device array", target.element, index, kernel, mode);
     return;
   }
-  // numpy records (structured scalars), complex numbers, bytes: by value.
+  // numpy records (structured scalars), bytes: by value.
   if ((np.generic && PyObject_TypeCheck(obj, np.generic)) || PyBytes_Check(obj)) {
     if (append_record(out, obj, "struct")) return;
   }
-  if (PyLong_Check(obj)) {  // int subclasses (IntEnum, ...)
-    out.integer_literal(PyLong_AsLongLong(obj));
-    if (PyErr_Occurred()) throw nb::python_error();
-    return;
-  }
-  if (PyFloat_Check(obj)) {
-    out.float_literal(PyFloat_AsDouble(obj));
+  if (int_subclass && read_number(obj, number, kernel, index, "any integer parameter")) {
+    if (is_pointer(param_at(kernel, index)))
+      append_number_for_pointer(out, number, obj, index, kernel, mode);
+    else
+      append_number(out, number);
     return;
   }
   refuse(kernel, index, obj, "cannot be passed to a kernel",
@@ -269,16 +513,253 @@ void convert_one(LaunchArgs& out, PyObject* obj, std::size_t index, const Kernel
          "cuda.In/Out/InOut(numpy array), a number, or a numpy scalar / record");
 }
 
+// ---- @cuda.jit: Numba's semantics ------------------------------------------------------
+
+[[noreturn]] void refuse_jit(const Kernel& kernel, std::size_t index, PyObject* obj,
+                             const JitParam& p, const std::string& why) {
+  throw ArgumentError("launching kernel " + kernel.name(),
+                      "argument " + std::to_string(index) + " (" + Py_TYPE(obj)->tp_name + " " +
+                          repr_of(obj).substr(0, 60) + "): " + why,
+                      std::string("pass ") +
+                          (p.kind == JitParam::Kind::array ? "an array" : "a value") +
+                          " of the type the kernel was compiled for (" + p.type_name + ")");
+}
+
+// A number converted to `dtype` as Numba converts an argument to its
+// declared type (numpy's casting), written to `slot`.
+void store_number(const Kernel& kernel, std::size_t index, PyObject* obj, const JitParam& p,
+                  DType dtype, void* slot) {
+  PyNumber number;
+  if (!read_number(obj, number, kernel, index, to_string(dtype).data()))
+    refuse_jit(kernel, index, obj, p, std::string("expected a number for ") + p.type_name);
+  if (number.kind == PyNumber::Kind::complex && !is_complex(dtype))
+    refuse_jit(kernel, index, obj, p,
+               std::string("a complex number for a parameter of type ") + p.type_name);
+  const Scalar value = number.scalar();
+  if (value.kind() == ScalarKind::floating && !is_floating(dtype) && !is_complex(dtype) &&
+      dtype != DType::bool_ && !std::isfinite(value.as_double()))
+    refuse_jit(kernel, index, obj, p,
+               std::string("a non-finite float for an integer parameter (") + p.type_name + ")");
+  value.store(dtype, slot);
+}
+
+// (address, extents, strides in bytes) of a device array argument.
+struct DeviceArrayParts {
+  std::uint64_t address = 0;
+  std::vector<long long> shape;
+  std::vector<long long> strides;  // bytes
+  bool records = false;            // a DeviceNDArray of records (bytes on a last axis)
+};
+
+bool device_array_parts(PyObject* obj, PyTypeObject* gpuarray_type, DeviceArrayParts& out) {
+  if (Py_TYPE(obj) == device_ndarray_type) {
+    JitArray* array = jit_array_of(obj);
+    if (array == nullptr) return false;
+    const Array& a = array->array();
+    const auto item = static_cast<long long>(itemsize(a.dtype()));
+    out.address = a.address();
+    for (auto n : a.shape()) out.shape.push_back(static_cast<long long>(n));
+    for (auto s : a.strides()) out.strides.push_back(static_cast<long long>(s) * item);
+    out.records = a.dtype() == DType::uint8;
+    return true;
+  }
+  if (PyObject_TypeCheck(obj, gpuarray_type)) {
+    const Array& a = as_gpuarray(obj).value();
+    const auto item = static_cast<long long>(itemsize(a.dtype()));
+    out.address = a.address();
+    for (auto n : a.shape()) out.shape.push_back(static_cast<long long>(n));
+    for (auto s : a.strides()) out.strides.push_back(static_cast<long long>(s) * item);
+    return true;
+  }
+  static PyObject* const cai_name = PyUnicode_InternFromString("__cuda_array_interface__");
+  nb::object cai = nb::steal(PyObject_GetAttr(obj, cai_name));
+  if (!cai.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  nb::dict interface = nb::cast<nb::dict>(cai);
+  out.address = nb::cast<std::uint64_t>(nb::tuple(interface["data"])[0]);
+  nb::object typestr = interface["typestr"];
+  const long long item =
+      nb::cast<long long>(nb::module_::import_("numpy").attr("dtype")(typestr).attr("itemsize"));
+  for (nb::handle n : nb::iter(interface["shape"])) out.shape.push_back(nb::cast<long long>(n));
+  nb::object strides =
+      interface.contains("strides") ? nb::object(interface["strides"]) : nb::none();
+  if (strides.is_none()) {
+    out.strides.assign(out.shape.size(), 0);
+    long long step = item;
+    for (std::size_t d = out.shape.size(); d-- > 0;) {
+      out.strides[d] = step;
+      step *= out.shape[d];
+    }
+  } else {
+    for (nb::handle s : nb::iter(strides)) out.strides.push_back(nb::cast<long long>(s));
+  }
+  return true;
+}
+
+void append_jit_array(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel,
+                      const JitParam& p, PyTypeObject* gpuarray_type) {
+  DeviceArrayParts parts;
+  if (!device_array_parts(obj, gpuarray_type, parts))
+    refuse_jit(kernel, index, obj, p,
+               std::string("expected a device array for ") + p.type_name +
+                   " (a DeviceNDArray, a GPUArray, or an object with __cuda_array_interface__)");
+  const auto nd = static_cast<std::size_t>(p.ndim);
+  if (parts.records && parts.shape.size() == nd + 1) {  // the record bytes' axis
+    parts.shape.pop_back();
+    parts.strides.pop_back();
+  }
+  if (parts.shape.size() != nd)
+    refuse_jit(kernel, index, obj, p,
+               "a " + std::to_string(parts.shape.size()) + "-d array for " + p.type_name);
+  // ArrayView<T, N>: the pointer, N extents, N strides in elements.
+  long long view[1 + 2 * max_view_ndim];
+  std::uint64_t address = parts.address;
+  std::memcpy(&view[0], &address, sizeof address);
+  const auto item = static_cast<long long>(p.itemsize);
+  for (std::size_t d = 0; d < nd; ++d) {
+    if (item == 0 || parts.strides[d] % item != 0)
+      refuse_jit(kernel, index, obj, p,
+                 "stride " + std::to_string(parts.strides[d]) + " bytes on axis " +
+                     std::to_string(d) + " is not a multiple of the " + std::to_string(item) +
+                     "-byte element");
+    view[1 + d] = parts.shape[d];
+    view[1 + nd + d] = parts.strides[d] / item;
+  }
+  out.aggregate(view, sizeof(long long) * (1 + 2 * nd), p.type_name);
+}
+
+// Numba's semantics: one argument of a @cuda.jit kernel, of the declared type.
+void convert_jit(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel,
+                 const JitParam& p, PyTypeObject* gpuarray_type) {
+  switch (p.kind) {
+    case JitParam::Kind::scalar: {
+      alignas(16) unsigned char bytes[16] = {};
+      store_number(kernel, index, obj, p, p.dtype, bytes);
+      const ScalarType scalar = scalar_type_of(p.dtype);
+      if (is_complex(p.dtype) || p.dtype == DType::float16 || p.dtype == DType::bfloat16 ||
+          scalar == ScalarType::unknown)
+        out.aggregate(bytes, p.size, p.type_name);  // the bytes of its struct
+      else
+        out.scalar(scalar, bytes);
+      return;
+    }
+    case JitParam::Kind::tuple: {
+      if (!PyTuple_Check(obj) ||
+          static_cast<std::size_t>(PyTuple_GET_SIZE(obj)) != p.members.size())
+        refuse_jit(kernel, index, obj, p,
+                   "expected a tuple of " + std::to_string(p.members.size()) + " numbers");
+      std::vector<unsigned char> bytes(p.size, 0);
+      std::size_t offset = 0;
+      for (std::size_t m = 0; m < p.members.size(); ++m) {
+        const std::size_t size = itemsize(p.members[m]);
+        offset = (offset + size - 1) / size * size;
+        store_number(kernel, index, PyTuple_GET_ITEM(obj, static_cast<Py_ssize_t>(m)), p,
+                     p.members[m], bytes.data() + offset);
+        offset += size;
+      }
+      out.aggregate(bytes.data(), bytes.size(), p.type_name);
+      return;
+    }
+    case JitParam::Kind::pointer: {
+      PyNumber number;
+      if (!read_number(obj, number, kernel, index, "an address") ||
+          (number.kind != PyNumber::Kind::signed_int &&
+           number.kind != PyNumber::Kind::unsigned_int &&
+           !(number.kind == PyNumber::Kind::typed && number.size == 8 &&
+             (number.type == ScalarType::i64 || number.type == ScalarType::u64))))
+        refuse_jit(kernel, index, obj, p, "expected an address (an int) for a pointer");
+      out.pointer(number.kind == PyNumber::Kind::signed_int ? static_cast<std::uint64_t>(number.i)
+                  : number.kind == PyNumber::Kind::unsigned_int ? number.u
+                                                                : number.bits,
+                  "address");
+      return;
+    }
+    case JitParam::Kind::array:
+      append_jit_array(out, obj, index, kernel, p, gpuarray_type);
+      return;
+  }
+}
+
 }  // namespace
 
-void convert_args(LaunchArgs& out, PyObject* const* args, std::size_t n, const Kernel& kernel) {
+void convert_args(KernelArgs& out, PyObject* const* args, std::size_t n, const Kernel& kernel,
+                  const ConvertMode& mode) {
   static PyTypeObject* allocation_type =
       reinterpret_cast<PyTypeObject*>(nb::type<DeviceAllocation>().ptr());
   static PyTypeObject* host_type = reinterpret_cast<PyTypeObject*>(nb::type<HostArg>().ptr());
   static PyTypeObject* gpuarray_type =
       reinterpret_cast<PyTypeObject*>(nb::type<GPUArrayObject>().ptr());
+  if (mode.declared != nullptr) {
+    const std::vector<JitParam>& declared = *mode.declared;
+    if (n != declared.size())
+      throw ArgumentError("launching kernel " + kernel.name(),
+                          "the kernel takes " + std::to_string(declared.size()) + " argument" +
+                              (declared.size() == 1 ? "" : "s") + ", " + std::to_string(n) +
+                              " given",
+                          "pass one argument per parameter of the Python function");
+    for (std::size_t i = 0; i < n; ++i)
+      convert_jit(out, args[i], i, kernel, declared[i], gpuarray_type);
+    return;
+  }
   for (std::size_t i = 0; i < n; ++i)
-    convert_one(out, args[i], i, kernel, allocation_type, host_type, gpuarray_type);
+    convert_pycuda(out, args[i], i, kernel, mode, allocation_type, host_type, gpuarray_type);
+}
+
+namespace {
+
+std::size_t tuple_size(const std::vector<DType>& members) {
+  std::size_t offset = 0, widest = 1;
+  for (DType m : members) {
+    const std::size_t size = itemsize(m);
+    offset = (offset + size - 1) / size * size + size;
+    widest = std::max(widest, size);
+  }
+  return (offset + widest - 1) / widest * widest;
+}
+
+}  // namespace
+
+JitParam JitParam::scalar(DType dtype) {
+  JitParam p;
+  p.kind = Kind::scalar;
+  p.dtype = dtype;
+  p.size = cudakit::itemsize(dtype);
+  p.type_name = to_string(dtype).data();
+  return p;
+}
+
+JitParam JitParam::tuple(std::vector<DType> members) {
+  JitParam p;
+  p.kind = Kind::tuple;
+  p.size = tuple_size(members);
+  p.members = std::move(members);
+  p.type_name = "a tuple";
+  return p;
+}
+
+JitParam JitParam::array(DType dtype, int ndim, std::size_t element_bytes) {
+  if (ndim < 0 || ndim > max_view_ndim)
+    throw ArgumentError("cuda.jit", "an array parameter of " + std::to_string(ndim) +
+                                        " dimensions (at most " + std::to_string(max_view_ndim) +
+                                        ")");
+  JitParam p;
+  p.kind = Kind::array;
+  p.dtype = dtype;
+  p.ndim = ndim;
+  p.itemsize = element_bytes;
+  p.size = sizeof(long long) * (1 + 2 * static_cast<std::size_t>(ndim));
+  p.type_name = detail::array_view_type_name(dtype, ndim);
+  return p;
+}
+
+JitParam JitParam::pointer() {
+  JitParam p;
+  p.kind = Kind::pointer;
+  p.size = sizeof(void*);
+  p.type_name = "a pointer";
+  return p;
 }
 
 void set_device_ndarray_type(PyObject* type) {

@@ -1,18 +1,61 @@
-// Python launch arguments -> LaunchArgs, in C++: the per-launch work of
-// Function.__call__ and the prepared calls.
+// The one converter from Python objects to kernel arguments (core
+// KernelArgs), in C++: SourceModule calls, the prepared calls and @cuda.jit
+// launches (first call and warm call alike) all read their arguments here,
+// then launch through the core's checked launch.
 #pragma once
 
 #include <Python.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
-#include "launch_args.hpp"
+#include "cudakit/dtype.hpp"
+#include "cudakit/kernel.hpp"
+#include "cudakit/kernel_args.hpp"
+#include "support/c_types.hpp"
 
 namespace cudakit::python {
 
+// What a @cuda.jit kernel declared for one parameter: the type Numba's rules
+// gave the argument. The launch converts the value to exactly this type.
+struct JitParam {
+  enum class Kind : std::uint8_t { scalar, tuple, array, pointer };
+  Kind kind = Kind::scalar;
+  // scalar: its dtype (complex and float16 travel as the bytes of their
+  // struct); array: the element dtype (uint8 for records).
+  DType dtype = DType::int64;
+  int ndim = 0;                // array
+  std::size_t itemsize = 0;    // array: the bytes of one element (a record's size)
+  std::vector<DType> members;  // tuple: the members, laid out as a C struct
+  std::size_t size = 0;        // the value's bytes (a tuple's with its padding)
+  const char* type_name = "";  // static text, for messages
+
+  static JitParam scalar(DType dtype);
+  static JitParam tuple(std::vector<DType> members);
+  static JitParam array(DType dtype, int ndim, std::size_t itemsize);
+  static JitParam pointer();
+};
+
+// How one launch reads its arguments.
+struct ConvertMode {
+  // PyCUDA's prepared calls: an int for a pointer parameter is a device address.
+  bool ints_are_addresses = false;
+  // PyCUDA's semantics: each parameter's pointee (pointee_element_type), to
+  // which the element type of an array passed for it must fit; nullptr: not
+  // checked.
+  const std::vector<ElementType>* pointees = nullptr;
+  // @cuda.jit: the declared type of each parameter (Numba's semantics:
+  // numbers are converted to it, arrays are passed as ArrayView structs).
+  // nullptr: PyCUDA's semantics (numbers are literals that the launch checks
+  // against the kernel's parameters, arrays are pointers).
+  const std::vector<JitParam>* declared = nullptr;
+};
+
 // Appends args[0..n) to `out`. ArgumentError naming the argument (0-based,
 // as PyCUDA counts) and what is accepted when one cannot be passed.
-void convert_args(LaunchArgs& out, PyObject* const* args, std::size_t n, const Kernel& kernel);
+void convert_args(KernelArgs& out, PyObject* const* args, std::size_t n, const Kernel& kernel,
+                  const ConvertMode& mode = {});
 
 // cudakit.cuda's DeviceNDArray class, named once when that module is imported:
 // its arrays are then passed by their C++ object (`_array`), without building

@@ -8,7 +8,6 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -16,7 +15,6 @@
 #include <string>
 #include <string_view>
 
-#include "backend/backend.hpp"
 #include "bindings.hpp"
 #include "cudakit/compile_cache.hpp"
 #include "cudakit/error.hpp"
@@ -40,27 +38,8 @@ CompileCache& cache_for(const std::string& directory) {
 
 Module compile_in(std::string_view source, const CompileOptions& options,
                   const std::string& cache_dir) {
-  Device device = Device::current();
-  if (cache_dir.empty()) return compile(source, options, device);
-  detail::Backend& backend = detail::backend_of(device);
-  CompileOptions resolved = options;
-  if (resolved.arch.empty()) resolved.arch = backend.default_arch(device.ordinal());
-  // As compile() does: CUDAKIT_LINEINFO=1 (`cudakit check`) forces line
-  // information, and the key must say so, or a cached binary without it
-  // would be loaded and compute-sanitizer could name no lines.
-  if (const char* v = std::getenv("CUDAKIT_LINEINFO"); v && *v && std::string_view(v) != "0")
-    resolved.line_info = true;
-  const std::string prepared = prepare_source(source, resolved);
-  CompileCache& cache = cache_for(cache_dir);
-  const std::string key = CompileCache::key(prepared, resolved, backend.compiler_identity());
-  std::optional<CompiledCode> code = cache.load(key);
-  if (!code) {
-    CompileOptions uncached = resolved;
-    uncached.use_cache = false;
-    code = compile_only(source, uncached, device.backend_kind());
-    cache.store(key, *code);
-  }
-  return Module::load(*code, device, prepared);
+  if (cache_dir.empty()) return compile(source, options, Device::current());
+  return compile(source, options, Device::current(), cache_for(cache_dir));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The C++ side of cudakit.cuda: a translated kernel compiled and loaded once
-// (JitKernel), its launch from arguments the Python dispatcher packed into
-// the bytes of each parameter, and the device arrays DeviceNDArray wraps
+// (JitKernel), its launch from the Python objects themselves (converted by
+// the one converter, arg_convert.cpp, against the declared parameter
+// types), and the device arrays DeviceNDArray wraps
 // (cudakit::Array, so they share the pool and streams with the C++ layer).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -42,53 +43,57 @@ Dim3 to_dim3(const std::tuple<unsigned, unsigned, unsigned>& t) {
   return Dim3{std::get<0>(t), std::get<1>(t), std::get<2>(t)};
 }
 
+DType jit_dtype(const std::string& name) {
+  const auto dtype = parse_dtype(name == "boolean" ? std::string("bool") : name);
+  if (!dtype) throw ArgumentError("cuda.jit", "unsupported parameter dtype '" + name + "'");
+  return *dtype;
+}
+
 class JitKernel {
  public:
-  // `param_types`: what the translator declared for each parameter, in
-  // NumPy's names: "float32" for a scalar, "pointer", "array:float32:2" for an
-  // ArrayView<float, 2>. The launch describes the arguments by these (the
-  // layout read back from PTX cannot tell a 64-bit integer from a pointer).
-  JitKernel(const std::string& source, const std::string& name,
-            const std::vector<std::string>& param_types, bool debug, bool line_info, bool fast_math,
-            int max_registers, bool cooperative)
+  // `params`: what the translator declared for each parameter (the types
+  // Numba's rules gave the arguments). The launch converts each argument to
+  // its declared type (arg_convert.cpp); the layout read back from the
+  // compiled code cannot tell a 64-bit integer from a pointer.
+  JitKernel(const std::string& source, const std::string& name, std::vector<JitParam> params,
+            bool debug, bool line_info, bool fast_math, int max_registers, bool cooperative)
       : module_(compile_source(source, debug, line_info, fast_math, max_registers)),
         kernel_(module_.kernel(name)),
-        cooperative_(cooperative) {
-    const auto& params = kernel_.params().params;
-    if (params.size() > max_jit_params || params.size() != param_types.size())
-      throw ArgumentError("cuda.jit", "the compiled kernel has " + std::to_string(params.size()) +
+        cooperative_(cooperative),
+        params_(std::move(params)) {
+    const std::size_t compiled = kernel_.params().params.size();
+    if (compiled > max_jit_params || compiled != params_.size())
+      throw ArgumentError("cuda.jit", "the compiled kernel has " + std::to_string(compiled) +
                                           " parameters, the translation declared " +
-                                          std::to_string(param_types.size()) + " (at most " +
+                                          std::to_string(params_.size()) + " (at most " +
                                           std::to_string(max_jit_params) + ")");
-    infos_.reserve(params.size());
-    for (std::size_t i = 0; i < params.size(); ++i)
-      infos_.push_back(describe_param(param_types[i], params[i]));
+    mode_.declared = &params_;
   }
 
-  // `args`: one bytes object per parameter, holding exactly its bytes (the
-  // dispatcher packs ArrayView structs and scalars of the declared type).
+  // The first call's launch (the dispatcher staged host arrays on the device).
   void launch(const std::tuple<unsigned, unsigned, unsigned>& grid,
               const std::tuple<unsigned, unsigned, unsigned>& block, std::uint32_t shared_bytes,
               std::uintptr_t stream, nb::tuple args) const {
-    const std::size_t n = nb::len(args);
-    if (n != infos_.size())
-      throw ArgumentError("kernel launch", "the kernel takes " + std::to_string(infos_.size()) +
-                                               " arguments, " + std::to_string(n) + " given");
-    KernelArgs packed;
-    for (std::size_t i = 0; i < n; ++i) {
-      PyObject* item = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
-      if (!PyBytes_Check(item)) throw nb::type_error("packed kernel arguments must be bytes");
-      ArgInfo info = infos_[i];
-      info.size = static_cast<std::size_t>(PyBytes_GET_SIZE(item));
-      packed.add(info, PyBytes_AS_STRING(item));
-    }
     LaunchConfig config;
     config.grid = to_dim3(grid);
     config.block = to_dim3(block);
     config.shared_bytes = shared_bytes;
     config.stream = StreamRef{reinterpret_cast<void*>(stream)};
-    config.cooperative = cooperative_;
-    kernel_.launch(config, packed);
+    launch_objects(config, &PyTuple_GET_ITEM(args.ptr(), 0), nb::len(args));
+  }
+
+  // Every launch: the arguments as the Python objects themselves, converted
+  // by the one converter against the declared types.
+  void launch_objects(const LaunchConfig& config, PyObject* const* args, std::size_t n) const {
+    KernelArgs list;
+    convert_args(list, args, n, kernel_, mode_);
+    if (cooperative_) {
+      LaunchConfig cooperative_config = config;
+      cooperative_config.cooperative = true;
+      kernel_.launch(cooperative_config, list);
+      return;
+    }
+    kernel_.launch(config, list);
   }
 
   // A kernel that waits for the whole grid (this_grid().sync()) is launched
@@ -98,47 +103,10 @@ class JitKernel {
   }
   bool cooperative() const { return cooperative_; }
 
-  // The dispatcher's hot path: arguments as the Python objects themselves,
-  // device arrays as their packed ArrayView bytes (`packed_name`), numbers
-  // converted to the parameter's scalar type. Returns false, having launched
-  // nothing, when an argument is anything else (the Python path handles it).
-  bool launch_objects(const LaunchConfig& config, PyObject* const* args, std::size_t n,
-                      PyObject* packed_name) const {
-    if (n != infos_.size()) return false;
-    KernelArgs list;
-    for (std::size_t i = 0; i < n; ++i) {
-      PyObject* a = args[i];
-      if (infos_[i].kind == ParamKind::scalar) {
-        std::uint64_t slot = 0;
-        if (!store_scalar(a, infos_[i].scalar, slot)) return false;
-        list.add(infos_[i], &slot);
-        continue;
-      }
-      PyObject* packed = PyObject_GetAttr(a, packed_name);
-      if (packed == nullptr) {
-        PyErr_Clear();
-        return false;
-      }
-      const nb::object keep = nb::steal(packed);
-      if (!PyBytes_Check(packed)) return false;
-      ArgInfo info = infos_[i];
-      info.size = static_cast<std::size_t>(PyBytes_GET_SIZE(packed));
-      list.add(info, PyBytes_AS_STRING(packed));  // the bytes are copied into the list
-    }
-    if (cooperative_) {
-      LaunchConfig cooperative_config = config;
-      cooperative_config.cooperative = true;
-      kernel_.launch(cooperative_config, list);
-      return true;
-    }
-    kernel_.launch(config, list);
-    return true;
-  }
-
   const std::string& ptx() const { return module_.code().ptx; }
   const std::string& log() const { return module_.log(); }
   std::string arch() const { return module_.code().arch; }
-  std::size_t param_count() const { return infos_.size(); }
+  std::size_t param_count() const { return params_.size(); }
   int max_threads_per_block() const { return kernel_.attributes().max_threads_per_block; }
   int max_threads_per_block_cached() const {
     if (max_threads_ < 0) max_threads_ = max_threads_per_block();
@@ -146,109 +114,6 @@ class JitKernel {
   }
 
  private:
-  static ArgInfo describe_param(const std::string& spec, const Param& param) {
-    if (spec.rfind("array:", 0) == 0) {
-      const auto colon = spec.find(':', 6);
-      const auto dtype = parse_dtype(spec.substr(6, colon - 6));
-      const int ndim = std::stoi(spec.substr(colon + 1));
-      if (!dtype || ndim < 0 || ndim > max_view_ndim)
-        throw ArgumentError("cuda.jit", "bad array parameter description '" + spec + "'");
-      return ArgInfo{ParamKind::aggregate, ScalarType::unknown, param.size,
-                     detail::array_view_type_name(*dtype, ndim)};
-    }
-    if (spec == "pointer") return ArgInfo{ParamKind::pointer, ScalarType::unknown, 8, "pointer"};
-    if (spec.rfind("struct:", 0) == 0)  // a tuple of numbers, as a struct of its bytes
-      return ArgInfo{ParamKind::aggregate, ScalarType::unknown,
-                     static_cast<std::size_t>(std::stoull(spec.substr(7))), "tuple"};
-    struct Known {
-      const char* name;
-      ScalarType type;
-      std::size_t size;
-    };
-    static const Known scalars[] = {
-        {"boolean", ScalarType::boolean, 1}, {"int8", ScalarType::i8, 1},
-        {"uint8", ScalarType::u8, 1},        {"int16", ScalarType::i16, 2},
-        {"uint16", ScalarType::u16, 2},      {"int32", ScalarType::i32, 4},
-        {"uint32", ScalarType::u32, 4},      {"int64", ScalarType::i64, 8},
-        {"uint64", ScalarType::u64, 8},      {"float32", ScalarType::f32, 4},
-        {"float64", ScalarType::f64, 8}};
-    for (const Known& known : scalars)
-      if (spec == known.name) return ArgInfo{ParamKind::scalar, known.type, known.size, known.name};
-    throw ArgumentError("cuda.jit", "bad parameter description '" + spec + "'");
-  }
-
-  // A Python int / float / bool as the bytes of `type`, in `slot`.
-  static bool store_scalar(PyObject* a, ScalarType type, std::uint64_t& slot) {
-    bool is_float = PyFloat_Check(a);
-    bool is_int = PyLong_Check(a);  // bool is an int
-    double d = 0;
-    long long i = 0;
-    if (is_float) {
-      d = PyFloat_AS_DOUBLE(a);
-    } else if (is_int) {
-      int overflow = 0;
-      i = PyLong_AsLongLongAndOverflow(a, &overflow);
-      if (overflow != 0) return false;
-    } else if (PyIndex_Check(a)) {  // NumPy integers
-      nb::object index = nb::steal(PyNumber_Index(a));
-      if (!index.is_valid()) {
-        PyErr_Clear();
-        return false;
-      }
-      int overflow = 0;
-      i = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-      if (overflow != 0) return false;
-      is_int = true;
-    } else if (Py_TYPE(a)->tp_as_number != nullptr && Py_TYPE(a)->tp_as_number->nb_float) {
-      d = PyFloat_AsDouble(a);  // NumPy floats (float32 converts exactly)
-      if (d == -1.0 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return false;
-      }
-      is_float = true;
-    } else {
-      return false;
-    }
-    auto put = [&slot](auto value) { std::memcpy(&slot, &value, sizeof(value)); };
-    switch (type) {
-      case ScalarType::boolean:
-        put(static_cast<bool>(is_float ? d != 0 : i != 0));
-        return true;
-      case ScalarType::i8:
-        put(static_cast<std::int8_t>(i));
-        return !is_float;
-      case ScalarType::u8:
-        put(static_cast<std::uint8_t>(i));
-        return !is_float;
-      case ScalarType::i16:
-        put(static_cast<std::int16_t>(i));
-        return !is_float;
-      case ScalarType::u16:
-        put(static_cast<std::uint16_t>(i));
-        return !is_float;
-      case ScalarType::i32:
-        put(static_cast<std::int32_t>(i));
-        return !is_float;
-      case ScalarType::u32:
-        put(static_cast<std::uint32_t>(i));
-        return !is_float;
-      case ScalarType::i64:
-        put(static_cast<std::int64_t>(i));
-        return !is_float;
-      case ScalarType::u64:
-        put(static_cast<std::uint64_t>(i));
-        return !is_float && i >= 0;
-      case ScalarType::f32:
-        put(static_cast<float>(is_float ? d : static_cast<double>(i)));
-        return true;
-      case ScalarType::f64:
-        put(is_float ? d : static_cast<double>(i));
-        return true;
-      default:
-        return false;
-    }
-  }
-
   static Module compile_source(const std::string& source, bool debug, bool line_info,
                                bool fast_math, int max_registers) {
     CompileOptions options;
@@ -265,7 +130,8 @@ class JitKernel {
   Module module_;
   Kernel kernel_;
   bool cooperative_ = false;  // launched with LaunchConfig::cooperative (it syncs the grid)
-  std::vector<ArgInfo> infos_;
+  std::vector<JitParam> params_;
+  ConvertMode mode_;
   mutable int max_threads_ = -1;
 };
 
@@ -290,8 +156,7 @@ class JitLauncher {
         table_(std::move(table)),
         device_array_type_(nb::borrow(device_array_type)),
         fast_type_ids_(std::move(fast_type_ids)),
-        type_name_(nb::steal(PyUnicode_InternFromString("_type"))),
-        packed_name_(nb::steal(PyUnicode_InternFromString("_packed"))) {
+        type_name_(nb::steal(PyUnicode_InternFromString("_type"))) {
     config_.grid = to_dim3(grid);
     config_.block = to_dim3(block);
     config_.shared_bytes = shared;
@@ -337,7 +202,8 @@ class JitLauncher {
     }
     if (!ok) return false;
     if (!same && !look_up(items, n, signature)) return false;
-    return last_kernel_->launch_objects(config_, items, n, packed_name_.ptr());
+    last_kernel_->launch_objects(config_, items, n);
+    return true;
   }
 
   // The kernel for these argument types from the dispatcher's table (keys:
@@ -382,7 +248,6 @@ class JitLauncher {
   nb::object device_array_type_;
   nb::dict fast_type_ids_;
   nb::object type_name_;
-  nb::object packed_name_;
   LaunchConfig config_;
   unsigned long long threads_ = 0;
   mutable std::array<const void*, max_jit_params> last_signature_{};
@@ -423,10 +288,33 @@ nb::object make_jit_launcher(JitLauncher launcher) {
 }  // namespace
 
 void bind_jit(nb::module_& m) {
+  nb::class_<JitParam>(m, "JitParam", "The type a @cuda.jit kernel declared for one parameter.")
+      .def_static(
+          "scalar", [](const std::string& dtype) { return JitParam::scalar(jit_dtype(dtype)); },
+          nb::arg("dtype"))
+      .def_static(
+          "tuple",
+          [](const std::vector<std::string>& members) {
+            std::vector<DType> dtypes;
+            for (const std::string& member : members) dtypes.push_back(jit_dtype(member));
+            return JitParam::tuple(std::move(dtypes));
+          },
+          nb::arg("members"))
+      .def_static(
+          "array",
+          [](const std::string& dtype, int ndim, std::size_t itemsize) {
+            return JitParam::array(jit_dtype(dtype), ndim, itemsize);
+          },
+          nb::arg("dtype"), nb::arg("ndim"), nb::arg("itemsize"))
+      .def_static("pointer", &JitParam::pointer)
+      .def_prop_ro("size", [](const JitParam& p) { return p.size; })
+      .def("__repr__",
+           [](const JitParam& p) { return std::string("<JitParam ") + p.type_name + ">"; });
+
   nb::class_<JitKernel>(m, "JitKernel")
-      .def(nb::init<const std::string&, const std::string&, const std::vector<std::string>&, bool,
-                    bool, bool, int, bool>(),
-           nb::arg("source"), nb::arg("name"), nb::arg("param_types"), nb::arg("debug") = false,
+      .def(nb::init<const std::string&, const std::string&, std::vector<JitParam>, bool, bool, bool,
+                    int, bool>(),
+           nb::arg("source"), nb::arg("name"), nb::arg("params"), nb::arg("debug") = false,
            nb::arg("line_info") = false, nb::arg("fast_math") = false, nb::arg("max_registers") = 0,
            nb::arg("cooperative") = false)
       .def("max_cooperative_grid_blocks", &JitKernel::max_cooperative_grid_blocks,

@@ -65,23 +65,6 @@ ElementType element_from_format(const char* format, Py_ssize_t itemsize) {
 
 }  // namespace
 
-std::string ElementType::describe() const {
-  switch (kind) {
-    case 'f':
-      return "float" + std::to_string(size * 8);
-    case 'i':
-      return "int" + std::to_string(size * 8);
-    case 'u':
-      return "uint" + std::to_string(size * 8);
-    case 'b':
-      return "bool";
-    case 'V':
-      return std::to_string(size) + "-byte records";
-    default:
-      return "untyped";
-  }
-}
-
 DeviceAllocation::DeviceAllocation(const Device& device, std::size_t bytes)
     : buffer_(device, bytes, Allocator::direct), address_(buffer_.address()), bytes_(bytes) {}
 

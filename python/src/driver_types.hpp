@@ -13,6 +13,7 @@
 #include "bindings.hpp"
 #include "cudakit/device_buffer.hpp"
 #include "cudakit/host_transfer.hpp"
+#include "support/c_types.hpp"
 
 namespace cudakit::python {
 
@@ -36,14 +37,9 @@ class DeviceAllocation {
   bool freed_ = false;
 };
 
-// An element type as a buffer or __cuda_array_interface__ states it: kind
-// 'f' (floating), 'i' (signed), 'u' (unsigned), 'b' (bool), 'V' (other) and
-// its size; kind 0 when unknown (a bare address).
-struct ElementType {
-  char kind = 0;
-  unsigned char size = 0;
-  std::string describe() const;  // "float32", "int32", ...
-};
+// Element types (what an array says it holds) are cudakit::ElementType
+// (cudakit/kernel_args.hpp): the launch compares them with the kernel's
+// pointee types.
 
 // A contiguous host buffer (numpy array, bytes, ...), checked.
 struct HostSpan {

@@ -1,6 +1,6 @@
 // Function: PyCUDA's kernel object. __call__ and the prepared calls read
 // their keywords and convert their arguments in C++ (arg_convert.cpp), then
-// launch through the core's checked launch (launch_args.cpp).
+// launch through the core's checked launch (Kernel::launch).
 #include "function.hpp"
 
 #include <nanobind/stl/string.h>
@@ -15,8 +15,8 @@
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
 #include "cudakit/occupancy.hpp"
+#include "driver_types.hpp"
 #include "errors.hpp"
-#include "launch_args.hpp"
 #include "vectorcall_slot.hpp"
 
 namespace cudakit::python {
@@ -52,24 +52,56 @@ const Keys& keys() {
 }
 
 unsigned extent(PyObject* value, const char* what) {
-  if (!PyLong_Check(value))
+  // ints and numpy integers (anything with __index__); a float is refused, as PyCUDA does.
+  nb::object index = nb::steal(PyBool_Check(value) ? nullptr : PyNumber_Index(value));
+  if (!index.is_valid()) {
+    PyErr_Clear();
+    throw ArgumentError(
+        std::string("reading ") + what,
+        std::string(what) + " entries must be ints, got " + Py_TYPE(value)->tp_name + " " +
+            nb::cast<std::string>(nb::repr(value)),
+        std::string("pass ") + what + "=(x, y, z) with positive ints (int(x) for a float)");
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0 || v <= 0 || v > 0xffffffffLL)
     throw ArgumentError(std::string("reading ") + what,
-                        std::string(what) + " entries must be ints, got " + Py_TYPE(value)->tp_name,
-                        std::string("pass ") + what + "=(x, y, z) with positive ints");
-  const long long v = PyLong_AsLongLong(value);
-  if (PyErr_Occurred()) throw nb::python_error();
-  if (v <= 0 || v > 0xffffffffLL)
-    throw ArgumentError(std::string("reading ") + what,
-                        std::string(what) + " extent " + std::to_string(v) +
-                            " is not a positive "
-                            "32-bit number",
+                        std::string(what) + " extent " + nb::cast<std::string>(nb::repr(value)) +
+                            " is not a positive 32-bit number",
                         std::string("pass ") + what + "=(x, y, z) with every extent >= 1");
   return static_cast<unsigned>(v);
 }
 
+// Dynamic shared memory in bytes: an int from 0 to 2**32 - 1 (the device's
+// limit is checked by the launch).
+std::uint32_t shared_bytes(PyObject* value, const char* what) {
+  nb::object index = nb::steal(PyBool_Check(value) ? nullptr : PyNumber_Index(value));
+  if (!index.is_valid()) {
+    PyErr_Clear();
+    throw ArgumentError(std::string("reading ") + what,
+                        std::string(what) +
+                            " must be an int (bytes of dynamic shared memory), got " +
+                            Py_TYPE(value)->tp_name,
+                        std::string("pass ") + what + "=0 or a number of bytes");
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0 || v < 0 || v > 0xffffffffLL)
+    throw ArgumentError(std::string("reading ") + what,
+                        std::string(what) + "=" + nb::cast<std::string>(nb::repr(value)) +
+                            " is not a number of bytes from 0 to 4294967295",
+                        std::string("pass ") + what +
+                            "= the bytes of dynamic shared memory the kernel uses (the device "
+                            "allows 48 KiB, more after "
+                            "set_attribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, n))");
+  return static_cast<std::uint32_t>(v);
+}
+
 // (x,), (x, y), (x, y, z), or an int.
 Dim3 dims(PyObject* value, const char* what) {
-  if (PyLong_Check(value)) return Dim3(extent(value, what));
+  if (PyLong_Check(value) ||
+      (!PyTuple_Check(value) && !PyList_Check(value) && PyIndex_Check(value)))
+    return Dim3(extent(value, what));
   if (PyTuple_Check(value) || PyList_Check(value)) {
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(value);
     PyObject** items = PySequence_Fast_ITEMS(value);
@@ -100,10 +132,10 @@ void refuse_texrefs(PyObject* value) {
 // while converting another (a __cuda_array_interface__ property launching
 // a kernel) gets its own.
 struct ArgsLease {
-  static thread_local LaunchArgs shared;
+  static thread_local KernelArgs shared;
   static thread_local bool busy;
-  LaunchArgs own;
-  LaunchArgs* args;
+  KernelArgs own;
+  KernelArgs* args;
   bool leased;
   ArgsLease() : leased(!busy) {
     args = leased ? &shared : &own;
@@ -114,7 +146,7 @@ struct ArgsLease {
     if (leased) busy = false;
   }
 };
-thread_local LaunchArgs ArgsLease::shared;
+thread_local KernelArgs ArgsLease::shared;
 thread_local bool ArgsLease::busy = false;
 
 void after_launch(const Kernel& kernel, const LaunchConfig& config) {
@@ -124,21 +156,21 @@ void after_launch(const Kernel& kernel, const LaunchConfig& config) {
   (config.stream.native ? Stream::wrap(d, config.stream.native) : d.default_stream()).synchronize();
 }
 
-nb::object launch(const Function& f, LaunchArgs& args, const LaunchConfig& config, bool timed) {
+nb::object launch(const Function& f, KernelArgs& args, const LaunchConfig& config, bool timed) {
   if (timed) {
     float ms;
     {
       nb::gil_scoped_release unlocked;
-      ms = args.launch_timed(f.kernel, config);
+      ms = f.kernel.launch_timed(config, args);
     }
     return nb::float_(ms / 1000.0);
   }
-  if (args.has_host()) {
+  if (args.has_host_transfers()) {
     // The launch waits for the copies back: let other Python threads run.
     nb::gil_scoped_release unlocked;
-    args.launch(f.kernel, config);
+    f.kernel.launch(config, args);
   } else {
-    args.launch(f.kernel, config);
+    f.kernel.launch(config, args);
   }
   after_launch(f.kernel, config);
   return nb::none();
@@ -168,7 +200,7 @@ LaunchConfig read_launch_keywords(const Function& f, Py_ssize_t given, Lookup lo
     ++used;
   }
   if (PyObject* v = lookup(k.shared)) {
-    config.shared_bytes = nb::cast<std::uint32_t>(nb::handle(v));
+    config.shared_bytes = shared_bytes(v, "shared");
     ++used;
   } else {
     config.shared_bytes = f.prepared_shared;
@@ -202,7 +234,9 @@ bool is_launch_keyword(const std::string& name) {
 nb::object call_with(Function& f, PyObject* const* positional, std::size_t count,
                      const LaunchConfig& config, bool timed) {
   ArgsLease lease;
-  convert_args(*lease.args, positional, count, f.kernel);
+  ConvertMode mode;
+  mode.pointees = &f.pointees;
+  convert_args(*lease.args, positional, count, f.kernel, mode);
   return launch(f, *lease.args, config, timed);
 }
 
@@ -300,7 +334,7 @@ nb::object prepared(Function& f, PyObject* grid, PyObject* block, PyObject* stre
   for (Py_ssize_t i = 0; i < keywords; ++i) {
     const auto [key, value] = keyword(i);
     if (key == keys().shared_size || nb::cast<std::string>(nb::handle(key)) == "shared_size")
-      config.shared_bytes = nb::cast<std::uint32_t>(nb::handle(value));
+      config.shared_bytes = shared_bytes(value, "shared_size");
     else
       throw ArgumentError(use, "unknown keyword " + nb::cast<std::string>(nb::handle(key)),
                           "prepared calls take shared_size= only");
@@ -312,8 +346,10 @@ nb::object prepared(Function& f, PyObject* grid, PyObject* block, PyObject* stre
                             std::to_string(count),
                         "pass one argument per declared type");
   ArgsLease lease;
-  lease.args->set_ints_are_addresses(true);
-  convert_args(*lease.args, positional, count, f.kernel);
+  ConvertMode mode;
+  mode.ints_are_addresses = true;
+  mode.pointees = &f.pointees;
+  convert_args(*lease.args, positional, count, f.kernel, mode);
   return launch(f, *lease.args, config, timed);
 }
 
@@ -474,7 +510,7 @@ void bind_function(nb::module_& m) {
               for (nb::handle t : arg_types) format += nb::cast<std::string>(dtype(t).attr("char"));
             }
             f.prepared_format = format;
-            if (!shared.is_none()) f.prepared_shared = nb::cast<std::uint32_t>(shared);
+            if (!shared.is_none()) f.prepared_shared = shared_bytes(shared.ptr(), "shared");
             return nb::borrow(self);
           },
           nb::arg("arg_types"), nb::arg("shared") = nb::none(), nb::arg("texrefs") = nb::list(),

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "bindings.hpp"
 #include "cudakit/kernel.hpp"
+#include "support/c_types.hpp"
 
 namespace cudakit::python {
 
@@ -14,7 +16,14 @@ PyObject* function_vectorcall(PyObject* self, PyObject* const* args, std::size_t
                               PyObject* kwnames) noexcept;
 
 struct Function {
-  explicit Function(Kernel k) : kernel(std::move(k)) {}
+  explicit Function(Kernel k) : kernel(std::move(k)) {
+    // What each pointer parameter points to, read once: a launch compares
+    // the element type of the arrays passed for them (a float32 array for
+    // an int* is refused).
+    for (const Param& p : kernel.params().params)
+      pointees.push_back(p.kind == ParamKind::pointer ? detail::pointee_element_type(p.type)
+                                                      : ElementType{});
+  }
   // First, so that it sits at one offset from every (inline) instance's
   // start: Python's vectorcall slot for f(*args, block=, grid=).
   vectorcallfunc vectorcall = &function_vectorcall;
@@ -23,6 +32,7 @@ struct Function {
   std::string prepared_format;
   // Dynamic shared memory given to prepare(); used when a call gives none.
   unsigned prepared_shared = 0;
+  std::vector<ElementType> pointees;
 };
 
 void bind_function(nb::module_& m);

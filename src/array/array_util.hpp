@@ -14,7 +14,7 @@
 namespace cudakit::detail {
 
 // The dtype of a C type written in a kernel's argument list, read by the
-// core's C-types module (core/c_types.hpp) so that every spelling the launch
+// C-types module (support/c_types.hpp) so that every spelling the launch
 // check knows ("size_t", "unsigned long long", "std::int8_t", "__half") means
 // the same here; also the generated kernels' element names ("cudakit_half",
 // "cudakit_complex64") and complex<float>/complex<double>. nullopt for

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "array/array_util.hpp"
-#include "core/c_types.hpp"
+#include "support/c_types.hpp"
 #include "cudakit/param_layout.hpp"
 
 namespace cudakit {

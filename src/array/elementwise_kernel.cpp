@@ -10,7 +10,7 @@
 #include "array/kernel_view.hpp"
 #include "array/reduce_source_hook.hpp"
 #include "array/stream_order.hpp"
-#include "core/c_types.hpp"
+#include "support/c_types.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/program.hpp"

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/c_types.hpp"
+#include "support/c_types.hpp"
 #include "cudakit/array.hpp"
 
 namespace cudakit::detail {

@@ -1,6 +1,6 @@
 #include "core/array_view_match.hpp"
 
-#include "core/c_types.hpp"
+#include "support/c_types.hpp"
 
 namespace cudakit::detail {
 namespace {

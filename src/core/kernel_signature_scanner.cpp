@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "core/c_types.hpp"
+#include "support/c_types.hpp"
 
 namespace cudakit::detail {
 namespace {

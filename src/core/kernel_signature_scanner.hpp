@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/c_types.hpp"
+#include "support/c_types.hpp"
 #include "cudakit/param_layout.hpp"
 
 namespace cudakit::detail {

@@ -81,8 +81,8 @@ CompiledCode run_compiler(detail::Backend& backend, std::string_view source,
 }
 
 CompiledCode compile_code(detail::Backend& backend, std::string_view source,
-                          const std::string& prepared, const CompileOptions& options) {
-  CompileCache& cache = CompileCache::global();
+                          const std::string& prepared, const CompileOptions& options,
+                          CompileCache& cache = CompileCache::global()) {
   const bool cached = options.use_cache && cache.enabled();
   std::string key;
   if (cached) {
@@ -107,15 +107,17 @@ bool line_info_forced() {
 
 }  // namespace
 
-Module compile(std::string_view source, const CompileOptions& options, const Device& device) {
+Module compile(std::string_view source, const CompileOptions& options, const Device& device,
+               CompileCache& cache) {
   detail::Backend& backend = detail::backend_of(device);
+  const bool global = &cache == &CompileCache::global();
   const std::string prepared = prepare_source(source, options);
   CompileOptions resolved = options;
   if (line_info_forced()) resolved.line_info = true;
   if (resolved.arch.empty()) resolved.arch = backend.default_arch(device.ordinal());
 
   std::string key;
-  const bool cached = options.use_cache && CompileCache::global().enabled();
+  const bool cached = options.use_cache && cache.enabled() && global;
   if (cached) {
     key = CompileCache::key(prepared, resolved, backend.compiler_identity());
     auto& loaded = loaded_modules();
@@ -124,7 +126,7 @@ Module compile(std::string_view source, const CompileOptions& options, const Dev
     if (it != loaded.modules.end()) return detail::ModuleAccess::from_state(it->second);
   }
 
-  CompiledCode code = compile_code(backend, source, prepared, resolved);
+  CompiledCode code = compile_code(backend, source, prepared, resolved, cache);
   auto state = std::make_shared<Module::State>(device, &backend);
   state->code = std::move(code);
   state->source = prepared;
@@ -138,6 +140,10 @@ Module compile(std::string_view source, const CompileOptions& options, const Dev
     if (!inserted) return detail::ModuleAccess::from_state(it->second);
   }
   return detail::ModuleAccess::from_state(std::move(state));
+}
+
+Module compile(std::string_view source, const CompileOptions& options, const Device& device) {
+  return compile(source, options, device, CompileCache::global());
 }
 
 Module compile(std::string_view source, const CompileOptions& options) {

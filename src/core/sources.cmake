@@ -1,7 +1,6 @@
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/backend_kind.cpp
   ${CMAKE_CURRENT_LIST_DIR}/backend_registry.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/c_types.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_library_search.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cache_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compiled_code.cpp

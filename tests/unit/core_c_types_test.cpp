@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/c_types.hpp"
+#include "support/c_types.hpp"
 
 namespace cudakit::detail {
 namespace {

@@ -3,7 +3,6 @@ memory pool and streams as the C++ layer and cudakit.gpuarray)."""
 
 from __future__ import annotations
 
-import struct
 from typing import Any
 
 import numpy as np
@@ -22,8 +21,7 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
 class DeviceNDArray:
     """An array in device memory (numba.cuda.cudadrv.devicearray.DeviceNDArray)."""
 
-    __slots__ = ("_array", "dtype", "shape", "_strides_el", "stream", "_type", "_packed",
-                 "__weakref__")
+    __slots__ = ("_array", "dtype", "shape", "_strides_el", "stream", "_type", "__weakref__")
 
     def __init__(self, array: "_core.JitArray", dtype: np.dtype, stream: Any = 0) -> None:
         self._array = array
@@ -38,9 +36,6 @@ class DeviceNDArray:
         self.stream = stream
         layout = t.layout_from(self.shape, self.strides, self.dtype.itemsize)
         self._type = t.intern(t.ArrayT(t.from_dtype(self.dtype), len(self.shape), layout))
-        # The ArrayView<T, N> bytes a kernel receives: pointer, extents, strides.
-        n = len(self.shape)
-        self._packed = struct.pack(f"<Q{2 * n}q", array.address, *self.shape, *self._strides_el)
 
     # ---- attributes -------------------------------------------------------------------
     @property

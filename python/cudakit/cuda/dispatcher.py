@@ -4,7 +4,6 @@ the launch `kernel[grid, block, stream, sharedmem](args)`."""
 from __future__ import annotations
 
 import ast
-import struct
 import warnings
 import weakref
 from collections import Counter
@@ -20,11 +19,6 @@ from .translate.errors import SourceLocation, TranslationError, TypingError
 from .translate.parse import ParsedFunction, parse_function
 from .translate.program import Program
 from .translate.typing import KernelTranslation, translate_device, translate_kernel
-
-_PACK = {"boolean": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint8": "B",
-         "uint16": "H", "uint32": "I", "uint64": "Q", "float32": "f", "float64": "d",
-         "float16": "e", "complex64": "ff", "complex128": "dd"}
-
 
 _FAST_TYPES: dict[type, t.Type] = {int: t.intern(t.int64), float: t.intern(t.float64),
                                    bool: t.intern(t.boolean)}
@@ -54,6 +48,9 @@ def _dim3(value: Any, what: str) -> tuple[int, int, int]:
         raise ValueError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
     if any(v <= 0 for v in items):
         raise ValueError(f"{what} must be positive in every dimension, got {value!r}")
+    if any(v >= 2**32 for v in items):
+        raise ValueError(f"{what} {value!r} has an extent past 2**32 - 1; the device's limits "
+                         "are lower still (cuda.get_current_device().MAX_GRID_DIM_X, ...)")
     items += [1] * (3 - len(items))
     return items[0], items[1], items[2]
 
@@ -64,48 +61,39 @@ def _stream_handle(stream: Any) -> int:
     handle = getattr(stream, "handle", None)
     if handle is not None:
         return int(handle)
-    if isinstance(stream, int):
-        return stream
-    raise TypeError(f"not a stream: {stream!r}")
+    if isinstance(stream, (int, np.integer)) and not isinstance(stream, bool):
+        if not 0 <= int(stream) < 2**64:
+            raise ValueError(f"stream handle {stream!r} is not a stream: pass a stream from "
+                             "cuda.stream(), or 0 for the default stream")
+        return int(stream)
+    raise TypeError(f"not a stream: {stream!r} (pass a stream from cuda.stream(), or 0 for "
+                    "the default stream)")
 
 
-def _tuple_layout(ty: t.TupleT) -> str:
-    """struct's format for the C struct a tuple of numbers travels in:
-    each field at its natural alignment, the size a multiple of the largest."""
-    fmt, offset, widest = "<", 0, 1
-    for item in ty.items:
-        size = max(1, item.bits // 8)  # type: ignore[union-attr]
-        pad = (-offset) % size
-        fmt += "x" * pad + _PACK[item.name]  # type: ignore[union-attr]
-        offset += pad + size
-        widest = max(widest, size)
-    return fmt + "x" * ((-offset) % widest)
+def _shared_bytes(value: Any) -> int:
+    """kernel[grid, block, stream, sharedmem]'s dynamic shared memory in bytes."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"sharedmem must be an int (bytes of dynamic shared memory), got "
+                        f"{type(value).__name__} {value!r}")
+    if not 0 <= int(value) < 2**32:
+        raise ValueError(f"sharedmem={value!r} is not a number of bytes from 0 to 2**32 - 1: "
+                         "pass the bytes of dynamic shared memory the kernel uses")
+    return int(value)
 
 
-def _pack_format(ty: t.Type) -> str:
+def _param(ty: t.Type) -> Any:
+    """The declared type of one parameter, as the launch's converter reads it."""
     if isinstance(ty, t.Scalar):
-        return "<" + _PACK[ty.name]
+        return _core.JitParam.scalar(ty.name)
     if isinstance(ty, t.TupleT):
-        return _tuple_layout(ty)
+        return _core.JitParam.tuple([item.name for item in ty.items])  # type: ignore[union-attr]
     if isinstance(ty, t.PointerT):
-        return "<Q"  # the address, as the integer it was passed as
-    return ""
-
-
-def _param_spec(ty: t.Type) -> str:
-    """How JitKernel is told what each parameter is."""
-    if isinstance(ty, t.Scalar):
-        if ty.kind == "c" or ty == t.float16:  # passed as the bytes of its struct
-            return f"struct:{ty.bits // 8}"
-        return ty.name
-    if isinstance(ty, t.TupleT):
-        return f"struct:{struct.calcsize(_tuple_layout(ty))}"
-    if isinstance(ty, t.PointerT):
-        return "pointer"
+        return _core.JitParam.pointer()
     assert isinstance(ty, t.ArrayT)
     if isinstance(ty.dtype, t.RecordT):
-        return f"array:uint8:{ty.ndim}"  # (the name only labels messages; the size is the view's)
-    return f"array:{'bool' if ty.dtype.kind == 'b' else ty.dtype.name}:{ty.ndim}"
+        # Records travel as their bytes: the view's element is the record.
+        return _core.JitParam.array("uint8", ty.ndim, ty.dtype.itemsize)
+    return _core.JitParam.array(ty.dtype.name, ty.ndim, max(1, ty.dtype.bits // 8))
 
 
 class _Specialization:
@@ -114,11 +102,10 @@ class _Specialization:
     def __init__(self, translation: KernelTranslation, options: dict[str, Any]) -> None:
         self.translation = translation
         self.arg_types = translation.arg_types
-        # (NumPy's dtype.name costs ~15 ms the first time it is asked for.)
-        param_types = [_param_spec(a) for a in self.arg_types]
+        params = [_param(a) for a in self.arg_types]
         try:
             self.kernel = _core.JitKernel(
-                translation.source, translation.kernel_name, param_types,
+                translation.source, translation.kernel_name, params,
                 debug=bool(options.get("debug")),
                 line_info=bool(options.get("lineinfo")),
                 fast_math=bool(options.get("fastmath")),
@@ -141,7 +128,6 @@ class _Specialization:
                 "the CUDA C++ generated for this kernel did not compile (a cudakit bug: "
                 "please report it with this message); the compiler said, at the Python "
                 f"lines its #line directives point to:\n{error}") from error
-        self.scalar_formats = [_pack_format(a) for a in self.arg_types]
         self.max_threads = self.kernel.max_threads_per_block
         # Numba launches a kernel that calls grid.sync() cooperatively.
         self.cooperative = translation.cooperative
@@ -278,7 +264,7 @@ class Dispatcher:
         grid = _dim3(config[0], "griddim")
         block = _dim3(config[1], "blockdim")
         stream = config[2] if len(config) > 2 else 0
-        shared = int(config[3]) if len(config) > 3 else 0
+        shared = _shared_bytes(config[3]) if len(config) > 3 else 0
         return self._launcher(grid, block, stream, shared)
 
     def _launcher(self, grid: tuple[int, int, int], block: tuple[int, int, int], stream: Any,
@@ -390,33 +376,20 @@ class Dispatcher:
             raise ValueError(f"{self.__name__}[{grid}, {block}]: a block of {threads} threads;"
                              f" this kernel on this device allows at most {spec.max_threads} "
                              "per block")
-        packed = []
+        # Host arrays are copied to the device for the launch and back after
+        # it, as Numba does; everything else goes to the one converter as it is.
+        staged = list(args)
         copy_back = []
-        for value, ty, fmt in zip(args, arg_types, spec.scalar_formats):
-            if fmt:
-                values = value if isinstance(ty, t.TupleT) else (
-                    (value.real, value.imag) if getattr(ty, "kind", "") == "c" else (value,))
-                try:
-                    packed.append(struct.pack(fmt, *values))
-                except struct.error:
-                    items = ty.items if isinstance(ty, t.TupleT) else (ty,)
-                    packed.append(struct.pack(fmt, *(it.dtype.type(v)  # type: ignore
-                                                     for it, v in zip(items, values))))
-                continue
-            if isinstance(value, DeviceNDArray):
-                packed.append(value._packed)
-                continue
-            if isinstance(value, np.ndarray):
+        for i, value in enumerate(args):
+            if isinstance(value, np.ndarray) and isinstance(arg_types[i], t.ArrayT):
                 warnings.warn(NumbaPerformanceWarning(
                     "Host array used in CUDA kernel will incur copy overhead to/from "
                     "device."), stacklevel=3)
                 device_copy = to_device(value)
                 if value.flags.writeable:
                     copy_back.append((device_copy, value))
-                packed.append(device_copy._packed)
-                continue
-            packed.append(_pack_interface(value))
-        spec.kernel.launch(grid, block, shared, _stream_handle(stream), tuple(packed))
+                staged[i] = device_copy
+        spec.kernel.launch(grid, block, shared, _stream_handle(stream), tuple(staged))
         for device_copy, host in copy_back:
             device_copy.copy_to_host(host)
 
@@ -459,20 +432,3 @@ def _ptx_of(source: str) -> str:
         return _core.jit_compile_for_gpu(source, "compute_90")
     except Exception:  # noqa: BLE001 (no NVRTC here: show what ran)
         return source
-
-
-def _pack_interface(value: Any) -> bytes:
-    interface = getattr(value, "__cuda_array_interface__", None)
-    if interface is None:
-        raise TypingError(f"cannot pass {type(value).__name__} to a kernel")
-    dtype = np.dtype(interface["typestr"])
-    shape = tuple(interface["shape"])
-    strides = interface.get("strides")
-    if strides is None:
-        elems, step = [], 1
-        for n in reversed(shape):
-            elems.insert(0, step)
-            step *= n
-    else:
-        elems = [s // dtype.itemsize for s in strides]
-    return struct.pack(f"<Q{2 * len(shape)}q", interface["data"][0], *shape, *elems)

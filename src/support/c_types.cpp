@@ -1,4 +1,4 @@
-#include "core/c_types.hpp"
+#include "support/c_types.hpp"
 
 #include <cctype>
 
@@ -246,6 +246,75 @@ TypeClass classify_c_type(std::string_view type) {
   // long is 64-bit on the LP64 hosts cudakit supports, and device code follows the host.
   if (longs) return is_unsigned ? set(ScalarType::u64, 8) : set(ScalarType::i64, 8);
   return is_unsigned ? set(ScalarType::u32, 4) : set(ScalarType::i32, 4);
+}
+
+}  // namespace cudakit::detail
+
+namespace cudakit {
+
+std::string ElementType::describe() const {
+  const std::string bits = std::to_string(8 * static_cast<int>(size));
+  switch (kind) {
+    case 'f':
+      return "float" + bits;
+    case 'i':
+      return "int" + bits;
+    case 'u':
+      return "uint" + bits;
+    case 'b':
+      return "bool";
+    case 'c':
+      return "complex" + bits;
+    case 'x':
+      return "char";
+    case 'V':
+      return std::to_string(size) + "-byte records";
+    default:
+      return "untyped";
+  }
+}
+
+}  // namespace cudakit
+
+namespace cudakit::detail {
+
+bool pointee_accepts(ElementType pointee, ElementType element) noexcept {
+  if (pointee.kind == 0 || element.kind == 0 || element.kind == 'V') return true;
+  if (pointee.kind == 'x') return element.size == 1 && element.kind != 'f';
+  if (pointee.size != element.size) return false;
+  if ((pointee.kind == 'f') != (element.kind == 'f')) return false;
+  return element.kind != 'c' || pointee.kind == 'c';
+}
+
+ElementType pointee_element_type(std::string_view pointer_type) {
+  if (pointer_type.find('*') == std::string_view::npos) return {};
+  const std::string pointee = pointee_c_type(pointer_type);
+  if (bare_c_type(pointee) == "char") return {'x', 1};
+  const TypeClass c = classify_c_type(pointee);
+  if (!c.known || c.kind != ParamKind::scalar) return {};
+  const auto size = static_cast<unsigned char>(scalar_size(c.scalar));
+  switch (c.scalar) {
+    case ScalarType::boolean:
+      return {'b', size};
+    case ScalarType::i8:
+    case ScalarType::i16:
+    case ScalarType::i32:
+    case ScalarType::i64:
+      return {'i', size};
+    case ScalarType::u8:
+    case ScalarType::u16:
+    case ScalarType::u32:
+    case ScalarType::u64:
+      return {'u', size};
+    case ScalarType::f16:
+    case ScalarType::bf16:
+    case ScalarType::f32:
+    case ScalarType::f64:
+      return {'f', size};
+    case ScalarType::unknown:
+      break;
+  }
+  return {};
 }
 
 }  // namespace cudakit::detail

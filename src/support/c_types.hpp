@@ -13,6 +13,23 @@
 
 #include "cudakit/param_layout.hpp"
 
+namespace cudakit {
+
+// The element type an array says it holds, as NumPy's typestr kinds: 'f'
+// floating, 'i' signed, 'u' unsigned, 'b' bool, 'c' complex, 'V' records
+// (not checked), and its size in bytes; kind 0 when unknown (a bare address).
+// A pointer parameter's pointee is one too (kind 'x' for char*, which takes
+// either signedness).
+struct ElementType {
+  char kind = 0;
+  unsigned char size = 0;
+  // "float32", "int64", "uint8", "bool", "complex64", "12-byte records", "untyped"
+  std::string describe() const;
+  friend bool operator==(const ElementType&, const ElementType&) = default;
+};
+
+}  // namespace cudakit
+
 namespace cudakit::detail {
 
 // Identifiers, numbers, "::" and single punctuation characters. Comments,
@@ -59,5 +76,17 @@ struct TypeClass {
 // signedness, int8_t..uint64_t, size_t, ptrdiff_t, intptr_t, uintptr_t,
 // float, double, __half/half, __nv_bfloat16/nv_bfloat16; any pointer.
 TypeClass classify_c_type(std::string_view type);
+
+// Whether an array of `element`s may be read through a pointer to `pointee`
+// (pointee_element_type): the same size and the same family (integers of
+// either sign are the same bits; char* takes any 1-byte integer; a float is
+// never an integer). True when either is unknown.
+bool pointee_accepts(ElementType pointee, ElementType element) noexcept;
+
+// The arithmetic type a pointer type points to, as an array's element type:
+// "const float *__restrict__" -> float32, "unsigned char*" -> uint8,
+// "char*" -> kind 'x' (either signedness); kind 0 for void*, structs,
+// template parameters, T** and anything that is not a pointer.
+ElementType pointee_element_type(std::string_view pointer_type);
 
 }  // namespace cudakit::detail
