@@ -25,4 +25,11 @@ using WaitInterruptCheck = void (*)();
 void set_wait_interrupt_check(WaitInterruptCheck check) noexcept;
 WaitInterruptCheck wait_interrupt_check() noexcept;
 
+// Cancels the CPU backend's launches running now, as an interrupted wait
+// does (their launches fail with a KernelFault); returns once their blocks
+// have stopped, or after about two seconds. For a program that is exiting
+// with kernels still running (the Python extension calls it at exit after a
+// Ctrl-C nothing caught). Nothing to do on the CUDA backend.
+void cancel_running_kernels();
+
 }  // namespace cudakit

@@ -170,11 +170,12 @@ REFUSED = [
     Refused("memset_d32 past a 400-byte allocation's end", memset_past_allocation_end,
             drv.ArgumentError, r"run 200 bytes past the end of the 400-byte device allocation",
             GPU_REPORTS_INVALID_VALUE),
+    # The array layer raises numpy's error classes (ArgumentError is a ValueError too).
     Refused("GPUArray(gpudata=an address that is no memory).get()", gpudata_at_no_memory,
-            drv.ArgumentError, r"256 bytes at 0x1000.*not memory this process can read",
+            ValueError, r"256 bytes at 0x1000.*not memory this process can read",
             GPU_REPORTS_INVALID_VALUE),
     Refused("GPUArray(gpudata=) larger than its allocation .get()",
-            gpudata_larger_than_allocation, drv.ArgumentError,
+            gpudata_larger_than_allocation, ValueError,
             r"4000 bytes .* run 3600 bytes past the end of the 400-byte device allocation",
             GPU_REPORTS_INVALID_VALUE),
     Refused("mem_alloc beyond the device's memory", allocate_more_than_the_device_has,
@@ -300,6 +301,7 @@ def forked_child_gets_clear_error() -> None:
 
 
 ENDLESS_KERNEL = """
+    import time
     import cudakit.autoinit
     import cudakit.driver as drv
     from cudakit.compiler import SourceModule
@@ -309,26 +311,27 @@ ENDLESS_KERNEL = """
     spin(scratch, block=(32, 1, 1), grid=(8, 1))
     print("launched", flush=True)
     try:
-        drv.Context.synchronize()
+        {wait}
     except KeyboardInterrupt:
         print("interrupted", flush=True)
         raise
 """
 
 
-def ctrl_c_stops_endless_kernel() -> None:
+def ctrl_c_ends_process(wait: str) -> None:
+    """SIGINT to a process whose kernel never ends, while it runs `wait`."""
     environment = {**os.environ}
     environment["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(Path(drv.__file__).parent.parent), environment.get("PYTHONPATH")]))
-    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(ENDLESS_KERNEL)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=environment)
+    script = textwrap.dedent(ENDLESS_KERNEL).replace("{wait}", wait)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=environment)
     try:
         assert child.stdout is not None
         ready, _, _ = select.select([child.stdout], [], [], 120)
         assert ready, "the child never launched its kernel"
         assert child.stdout.readline().strip() == "launched"
-        time.sleep(0.5)  # the child waits in synchronize()
+        time.sleep(0.5)  # the child is in `wait` now
         start = time.monotonic()
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=20)
@@ -336,7 +339,7 @@ def ctrl_c_stops_endless_kernel() -> None:
         if child.poll() is None:
             child.kill()
             child.communicate()
-            pytest.fail("Ctrl-C did not end a process waiting for an endless kernel")
+            pytest.fail("Ctrl-C did not end a process whose kernel never ends")
     assert time.monotonic() - start < 10
     assert "interrupted" in out, out + err
     assert "KeyboardInterrupt" in err, err
@@ -380,8 +383,10 @@ BEHAVES = [
     Behaves("mem_get_info's free memory follows allocations", free_memory_follows_allocations),
     Behaves("a child forked after cudakit started gets a clear error and exits",
             forked_child_gets_clear_error),
-    Behaves("Ctrl-C during an endless kernel ends the process", ctrl_c_stops_endless_kernel,
-            CUDA_WAITS_IN_DRIVER),
+    Behaves("Ctrl-C while synchronize() waits for an endless kernel ends the process",
+            lambda: ctrl_c_ends_process("drv.Context.synchronize()"), CUDA_WAITS_IN_DRIVER),
+    Behaves("Ctrl-C while Python sleeps beside an endless kernel ends the process",
+            lambda: ctrl_c_ends_process("time.sleep(60)"), CUDA_WAITS_IN_DRIVER),
     Behaves("CUDAKIT_CPU_MEMORY=64M sizes the device", cpu_memory_variable_sizes_the_device,
             CPU_DEVICE_SIZE),
 ]

@@ -74,6 +74,9 @@ struct LaunchTask {
       run();
       DeviceMemory::instance().check_canaries(storage.data(), argument_bytes, name);
     } catch (...) {
+      // The failure names what went wrong; canaries the kernel overwrote on
+      // its way to a guard page are put back without a second report.
+      DeviceMemory::instance().check_canaries(storage.data(), argument_bytes, name, false);
       report_lost_printf();
       throw;
     }

@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <string_view>
 
 #include "cudakit/error.hpp"
@@ -294,7 +293,12 @@ void DeviceMemory::free(void* data) noexcept {
 void* DeviceMemory::allocate_pinned(std::size_t bytes, const char* what) {
   const std::size_t n = std::max<std::size_t>(bytes, 1);
   const std::size_t rounded = round_up(n, kDeviceAlignment);
-  void* p = rounded >= n ? std::aligned_alloc(kDeviceAlignment, rounded) : nullptr;
+  // Not counted against the device, but never more than the machine has
+  // (with overcommit the heap could promise it, and the process would be
+  // killed on first touch).
+  const std::size_t physical = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * page_;
+  void* p =
+      rounded >= n && rounded <= physical ? std::aligned_alloc(kDeviceAlignment, rounded) : nullptr;
   if (!p)
     throw OutOfMemory(std::string(what) + " on the CPU backend", bytes, mem_available(), limit_);
   Block b;
@@ -396,7 +400,7 @@ void DeviceMemory::check_range(std::uintptr_t address, std::size_t bytes,
 }
 
 void DeviceMemory::check_canaries(const void* argument_bytes, std::size_t size,
-                                  const std::string& kernel_name) {
+                                  const std::string& kernel_name, bool report) {
   const auto* words = static_cast<const unsigned char*>(argument_bytes);
   std::lock_guard lock(mutex_);
   for (std::size_t at = 0; at + sizeof(std::uintptr_t) <= size; at += sizeof(std::uintptr_t)) {
@@ -410,6 +414,7 @@ void DeviceMemory::check_canaries(const void* argument_bytes, std::size_t size,
     // Restored: the next launch checks afresh, and freeing reports nothing twice.
     std::memcpy(reinterpret_cast<unsigned char*>(it->first + b.bytes), canary_pattern().data(),
                 b.canary);
+    if (!report) continue;
     throw KernelFault("running kernel " + kernel_name + " on the CPU backend",
                       "the kernel wrote past the end of the " + std::to_string(b.bytes) +
                           "-byte device allocation at " + hex(it->first) + " (byte " +

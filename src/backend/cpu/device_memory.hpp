@@ -80,8 +80,11 @@ class DeviceMemory {
 
   // Checks the canaries of every allocation that one of the 8-byte words of
   // `argument_bytes` points into (a launch's argument values), restoring
-  // them; KernelFault naming the allocation when one was written.
-  void check_canaries(const void* argument_bytes, std::size_t size, const std::string& kernel_name);
+  // them; KernelFault naming the allocation when one was written. With
+  // `report` false (the launch failed already, and says so) they are only
+  // restored.
+  void check_canaries(const void* argument_bytes, std::size_t size, const std::string& kernel_name,
+                      bool report = true);
 
   // "12 bytes past the end of the 256-byte allocation at 0x7f..." when
   // `address` lies in an allocation's guard page or canary; empty otherwise.

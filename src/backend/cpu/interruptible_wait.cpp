@@ -17,6 +17,8 @@ WaitInterruptCheck wait_interrupt_check() noexcept {
   return installed_check.load(std::memory_order_acquire);
 }
 
+void cancel_running_kernels() { detail::cpu::cancel_running_launches(); }
+
 namespace detail::cpu {
 
 void poll_interrupt(WaitMode mode) {
