@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <csetjmp>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -294,6 +295,10 @@ class CpuBackend final : public Backend {
     if (count == 0) return;
     void* p = reinterpret_cast<void*>(static_cast<std::uintptr_t>(dst));
     const char* what = "filling device memory";
+    if (count > SIZE_MAX / element_bytes)
+      throw ArgumentError(std::string(what) + " on the CPU backend",
+                          std::to_string(count) + " elements of " + std::to_string(element_bytes) +
+                              " bytes are more bytes than the address space has");
     known(p, count * element_bytes, what);
     run_on(stream, async, [p, value, element_bytes, count, what] {
       guarded_host_access(what, p, nullptr, count * element_bytes, [&] {
