@@ -14,6 +14,11 @@ cudakit_add_test(cpu_public_api_test SOURCES unit/cpu_public_api_test.cpp LABELS
 cudakit_add_test(cpu_gpu_parity_test SOURCES gpu/cpu_gpu_parity_test.cpp LABELS gpu)
 # Faults in kernels as KernelFault, GPU-like integer division, kernels in headers.
 cudakit_add_test(cpu_fault_test SOURCES unit/cpu_fault_test.cpp LABELS unit)
+# Guard pages and canaries after device allocations, copies to no memory,
+# async copies to pageable memory, the device's memory size, Out after a fault.
+cudakit_add_test(cpu_memory_guard_test SOURCES unit/cpu_memory_guard_test.cpp LABELS unit)
+# Interrupting a wait for an endless kernel (Ctrl-C), and a forked child.
+cudakit_add_test(cpu_interrupt_test SOURCES unit/cpu_interrupt_test.cpp LABELS unit)
 # Debug builds for gdb (kept sources), the printf buffer's limit, context limits.
 cudakit_add_test(cpu_debugging_test SOURCES unit/cpu_debugging_test.cpp LABELS unit)
 # Several devices on one host: the CPU backend presents two (CUDAKIT_CPU_DEVICES=2).

@@ -37,3 +37,4 @@
 #include "cudakit/scan_kernel.hpp"
 #include "cudakit/stream.hpp"
 #include "cudakit/version.hpp"
+#include "cudakit/wait_interrupt.hpp"

@@ -5,12 +5,25 @@
 // also attributes: context, message, hint, code, code_name (and log/source
 // for CompileError, requested/free_bytes/total_bytes for MemoryError, limit/
 // requested/device_value for LaunchConfigError, kernels for KernelFault).
+//
+// Also here: Ctrl-C while Python waits for the CPU backend (with the GIL
+// released, in synchronize(), a copy, a launch with In/Out arguments)
+// raises KeyboardInterrupt. The backend calls check_python_signals every
+// 50 ms of a wait (cudakit/wait_interrupt.hpp); it runs Python's signal
+// handlers, and their exception leaves the wait as a python_error. A Ctrl-C
+// that came while Python was not waiting and that nothing caught ends the
+// program: then the kernels still running are cancelled at exit (an atexit
+// callback, and the waits of other atexit callbacks), so the exit does not
+// wait for them forever.
 #include <Python.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "bindings.hpp"
 #include "cudakit/error.hpp"
+#include "cudakit/wait_interrupt.hpp"
 #include "errors.hpp"
 
 namespace cudakit::python {
@@ -35,6 +48,49 @@ struct ErrorClasses {
   PyObject* no_kernel_image = nullptr;
 };
 ErrorClasses classes;
+
+// Python runs signal handlers on its main thread only.
+unsigned long main_thread_ident = 0;
+
+// The program is ending because of a KeyboardInterrupt nothing caught:
+// Python has printed it (sys.last_value) and shut threading down, which it
+// does only on its way out, before the atexit callbacks. Needs the GIL.
+bool exiting_after_interrupt() {
+  PyObject* last = PySys_GetObject("last_value");  // borrowed
+  if (!last || !PyErr_GivenExceptionMatches(last, PyExc_KeyboardInterrupt)) return false;
+  PyObject* threading = PyImport_GetModule(nb::str("threading").ptr());
+  if (!threading) {
+    PyErr_Clear();
+    return false;
+  }
+  PyObject* down = PyObject_GetAttrString(threading, "_SHUTTING_DOWN");
+  Py_DECREF(threading);
+  const int shutting_down = down ? PyObject_IsTrue(down) : 0;
+  Py_XDECREF(down);
+  PyErr_Clear();
+  return shutting_down == 1;
+}
+
+void check_python_signals() {
+  if (PyThread_get_thread_ident() != main_thread_ident || !Py_IsInitialized()) return;
+  std::optional<nb::python_error> interrupt;
+  bool exiting = false;
+  {
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0)
+      interrupt.emplace();
+    else
+      exiting = exiting_after_interrupt();
+  }
+  if (interrupt) throw nb::python_error(std::move(*interrupt));
+  if (exiting) cancel_running_kernels();  // the wait then ends with the launches' failure
+}
+
+void cancel_at_exit_after_interrupt() {
+  if (!exiting_after_interrupt()) return;
+  nb::gil_scoped_release unlocked;
+  cancel_running_kernels();
+}
 
 PyObject* new_class(nb::module_& m, const char* name, nb::object bases, const char* doc) {
   const std::string qualified = std::string("cudakit.driver.") + name;
@@ -187,6 +243,14 @@ void bind_errors(nb::module_& m) {
   classes.no_kernel_image = new_class(m, "NoKernelImage", bases({classes.runtime}),
                                       "The loaded code has no image for this device's arch.");
   nb::register_exception_translator(translate, nullptr);
+
+  main_thread_ident = nb::cast<unsigned long>(
+      nb::module_::import_("threading").attr("main_thread")().attr("ident"));
+  set_wait_interrupt_check(&check_python_signals);
+  // Registered when cudakit is imported, so it runs after the atexit
+  // callbacks registered later (autoinit's), before Python frees objects.
+  nb::module_::import_("atexit").attr("register")(
+      nb::cpp_function(&cancel_at_exit_after_interrupt));
 }
 
 }  // namespace cudakit::python

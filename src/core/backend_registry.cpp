@@ -9,6 +9,7 @@
 #include "backend/backend.hpp"
 #include "backend/cpu/cpu_backend.hpp"
 #include "backend/cuda/cuda_backend.hpp"
+#include "fork_guard.hpp"
 #include "launch_profiler.hpp"
 #include "nvtx_ranges.hpp"
 
@@ -36,6 +37,9 @@ Backend& backend(BackendKind kind) {
       s.instance = kind == BackendKind::cuda ? make_cuda_backend() : make_cpu_backend();
       // With an NVTX tool attached, compiles and copies run inside ranges.
       if (nvtx_enabled()) s.instance = make_nvtx_backend(std::move(s.instance));
+      // Outermost: a process forked after this point gets a clear error
+      // from every call, never a hang on threads it does not have.
+      s.instance = make_fork_guarded_backend(std::move(s.instance));
       // CUDAKIT_PROFILE=1: the session starts with the first backend, and
       // its report (registered after the backend) runs at exit before it goes.
       start_environment_profile();

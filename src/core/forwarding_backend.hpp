@@ -37,6 +37,7 @@ class ForwardingBackend : public Backend {
   SharedMemoryBankSize shared_memory_bank_size(int o) override {
     return inner_->shared_memory_bank_size(o);
   }
+  bool can_access_peer(int o, int peer) override { return inner_->can_access_peer(o, peer); }
   int driver_version() override { return inner_->driver_version(); }
   DevicePtr allocate(int o, std::size_t b) override { return inner_->allocate(o, b); }
   void deallocate(int o, DevicePtr p) noexcept override { inner_->deallocate(o, p); }
@@ -95,6 +96,10 @@ class ForwardingBackend : public Backend {
   void set_kernel_cache_preference(NativeKernel k, CachePreference p) override {
     inner_->set_kernel_cache_preference(k, p);
   }
+  CompiledCode link(int o, const std::vector<LinkInput>& inputs,
+                    const LinkOptions& options) override {
+    return inner_->link(o, inputs, options);
+  }
   std::pair<DevicePtr, std::size_t> get_global(NativeModule m, const std::string& n) override {
     return inner_->get_global(m, n);
   }
@@ -123,6 +128,9 @@ class ForwardingBackend : public Backend {
 
  protected:
   Backend& inner() { return *inner_; }
+  // Gives up the inner backend without destroying it (a forked child must
+  // not join threads that exist only in its parent).
+  void abandon_inner() noexcept { (void)inner_.release(); }
 
  private:
   std::unique_ptr<Backend> inner_;

@@ -124,10 +124,12 @@ void* as_pointer(std::uint64_t address) {
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address));
 }
 
-// Copies In/InOut data into pooled device buffers, launches, copies
-// Out/InOut data back and waits for the stream. Staging buffers go back to
-// the pool tagged with the stream after the stream has drained, also when
-// something throws (the host data may still be in flight).
+// Copies In/InOut data into pooled device buffers, launches, waits for the
+// stream and then copies Out/InOut data back: a launch that fails (a
+// KernelFault) leaves the host arrays as they were, never filled with what
+// the device memory held. Staging buffers go back to the pool tagged with
+// the stream after the stream has drained, also when something throws (the
+// host data may still be in flight).
 void launch_staged(const Kernel::State& k, const LaunchConfig& config, const KernelArgs& args,
                    void** values, std::uint64_t* staged) {
   Backend& backend = *k.backend;
@@ -172,14 +174,14 @@ void launch_staged(const Kernel::State& k, const LaunchConfig& config, const Ker
       backend.copy(as_pointer(staged[i]), a.host_data, a.host_bytes, stream, true);
   }
   launch_on_backend(k, config, values);
+  backend.synchronize_stream(stream);  // throws the launch's failure before anything is copied
   for (std::size_t i = 0; i < list.size(); ++i) {
     const KernelArgs::Arg& a = list[i];
     if (a.kind != KernelArgs::Kind::host || a.host_bytes == 0 ||
         a.direction == TransferDirection::in)
       continue;
-    backend.copy(a.host_data, as_pointer(staged[i]), a.host_bytes, stream, true);
+    backend.copy(a.host_data, as_pointer(staged[i]), a.host_bytes, stream, false);
   }
-  backend.synchronize_stream(stream);
 }
 
 void check_and_launch(const Kernel::State& k, const LaunchConfig& config, const KernelArgs& args,

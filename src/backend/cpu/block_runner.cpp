@@ -449,7 +449,12 @@ void run_block_unguarded(const BlockLaunch& launch, unsigned long long block_ind
   run_fibers(w, launch, block_idx);
 }
 
-[[noreturn]] void throw_hardware_fault(const BlockLaunch& launch, const FaultScope& scope) {
+const char* const kCancelHint =
+    "the kernel was stopped because the host thread waiting for it was interrupted; the backend "
+    "goes on: the next launch runs normally";
+
+[[noreturn]] void throw_hardware_fault(const BlockLaunch& launch, FaultScope& scope) {
+  disarm_fault_scope(scope);  // the handler left it; this thread runs no block now
   Worker& w = worker();
   // The block's other threads are abandoned where they stand, as after a
   // failed barrier; the worker starts the next block afresh.
@@ -457,18 +462,30 @@ void run_block_unguarded(const BlockLaunch& launch, unsigned long long block_ind
   w.error = nullptr;
   throw KernelFault(std::string("running kernel ") + launch.kernel_name + " on the CPU backend",
                     describe_fault(scope) + " in " + position(w.state), {launch.kernel_name},
-                    "find the line with CUDAKIT_CPU_DEBUG=1 (cudakit run --sanitize -- PROGRAM); "
-                    "the backend goes on: the next launch runs normally");
+                    fault_was_cancel(scope)
+                        ? kCancelHint
+                        : "find the line with CUDAKIT_CPU_DEBUG=1 (cudakit run --sanitize -- "
+                          "PROGRAM); the backend goes on: the next launch runs normally");
+}
+
+[[noreturn, gnu::noinline]] void throw_cancelled(const BlockLaunch& launch) {
+  throw KernelFault(std::string("running kernel ") + launch.kernel_name + " on the CPU backend",
+                    "the launch was cancelled before all its blocks ran: the host thread waiting "
+                    "for it was interrupted (Ctrl-C, KeyboardInterrupt)",
+                    {launch.kernel_name}, kCancelHint);
 }
 
 }  // namespace
 
 void run_block(const BlockLaunch& launch, unsigned long long block_index) {
+  if (launch.epoch < current_cancel_epoch()) [[unlikely]]
+    throw_cancelled(launch);
   if (!fault_guard_enabled()) {
     run_block_unguarded(launch, block_index);
     return;
   }
   FaultScope scope;
+  scope.epoch = launch.epoch;
   // No signal mask saved (a system call per block): the handler runs with
   // the signal unblocked (SA_NODEFER).
   if (sigsetjmp(scope.jump, 0) != 0) throw_hardware_fault(launch, scope);

@@ -6,6 +6,8 @@
 // module calls for those operations.
 #pragma once
 
+#include <cstdint>
+
 #include "backend/cpu/prelude/cudakit_cpu_abi.h"
 #include "cudakit/dim3.hpp"
 
@@ -33,10 +35,14 @@ struct BlockLaunch {
   GridBarrier* grid_barrier = nullptr;
   // Where the kernel's printf output goes (null: straight to stdout).
   PrintfFifo* printf_fifo = nullptr;
+  // The cancel epoch when the launch started (current_cancel_epoch()); the
+  // default never cancels.
+  std::uint64_t epoch = ~std::uint64_t{0};
 };
 
 // Runs block `block_index` (x fastest) of `launch`. Throws KernelFault when
-// the block cannot complete (a barrier not every thread reaches, __trap()).
+// the block cannot complete (a barrier not every thread reaches, __trap()),
+// or when the launch was cancelled (cancel_running_launches).
 void run_block(const BlockLaunch& launch, unsigned long long block_index);
 
 // Runs every block of a cooperative launch at once, each on its own OS

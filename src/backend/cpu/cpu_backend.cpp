@@ -5,15 +5,15 @@
 #include "backend/cpu/cpu_backend.hpp"
 
 #include <dlfcn.h>
-#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <csetjmp>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,6 +26,8 @@
 #include "backend/cpu/cpu_devices.hpp"
 #include "backend/cpu/cpu_module.hpp"
 #include "backend/cpu/cpu_stream.hpp"
+#include "backend/cpu/device_memory.hpp"
+#include "backend/cpu/fault_guard.hpp"
 #include "backend/cpu/host_compiler.hpp"
 #include "backend/cpu/host_registry.hpp"
 #include "backend/cpu/printf_fifo.hpp"
@@ -35,19 +37,6 @@
 namespace cudakit::detail {
 namespace cpu {
 namespace {
-
-constexpr std::size_t kAlignment = 256;  // as cuMemAlloc guarantees
-
-std::size_t available_host_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::size_t kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  return static_cast<std::size_t>(sysconf(_SC_AVPHYS_PAGES)) *
-         static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
 
 // The device made current on this thread (make_current); -1: none yet.
 thread_local int t_current_device = -1;
@@ -74,17 +63,27 @@ struct LaunchTask {
     std::fputs(message.c_str(), stderr);
   }
   // Runs the launch's blocks through `run`; the lost printf output is
-  // reported whether or not the kernel faulted.
+  // reported whether or not the kernel faulted. A launch that ran to its end
+  // then has the canaries of the allocations its arguments point into
+  // checked: a write past an allocation's end that stayed short of the guard
+  // page is reported here, naming the allocation.
   template <class Run>
-  void run_reporting_printf(Run&& run) {
+  void run_checked(Run&& run) {
+    launch.kernel_name = name.c_str();
+    launch.epoch = current_cancel_epoch();
     try {
       run();
+      DeviceMemory::instance().check_canaries(storage.data(), argument_bytes, name);
     } catch (...) {
+      // The failure names what went wrong; canaries the kernel overwrote on
+      // its way to a guard page are put back without a second report.
+      DeviceMemory::instance().check_canaries(storage.data(), argument_bytes, name, false);
       report_lost_printf();
       throw;
     }
     report_lost_printf();
   }
+  std::size_t argument_bytes = 0;  // of `storage`
 };
 
 // False once the backend is gone: memory freed during static destruction
@@ -109,6 +108,46 @@ AsanRegionFn asan_unpoison() {
 }
 // Under CUDAKIT_CPU_DEBUG every allocation has exactly the requested size.
 bool exact_allocations() { return debug_enabled(); }
+
+std::string hex(const void* address) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%p", address);
+  return text;
+}
+
+// Runs `work` (a memmove or a fill of [first, first + bytes) and
+// [second, ...)) so that an address that is not memory becomes an
+// ArgumentError naming it, not a dead process.
+template <class Work>
+void guarded_host_access(const char* what, const void* first, const void* second, std::size_t bytes,
+                         Work&& work) {
+  if (!fault_guard_enabled()) {
+    work();
+    return;
+  }
+  FaultScope scope;
+  // No signal mask saved (a system call): the handler runs with the signal
+  // unblocked (SA_NODEFER).
+  if (sigsetjmp(scope.jump, 0) != 0) {
+    const auto at = reinterpret_cast<std::uintptr_t>(scope.address);
+    const auto in = [&](const void* p) {
+      const auto begin = reinterpret_cast<std::uintptr_t>(p);
+      return p && at >= begin && at - begin < bytes;
+    };
+    const void* bad = in(second) && !in(first) ? second : first;
+    throw ArgumentError(std::string(what) + " on the CPU backend (" + std::to_string(bytes) +
+                            " bytes at " + hex(bad) + ")",
+                        "address " + hex(scope.address) + " is not memory this process can " +
+                            (bad == first ? "write" : "read") +
+                            ": it is not inside a live allocation of the CPU backend, nor mapped "
+                            "host memory (a freed buffer, or a wrong integer address)",
+                        "pass a DeviceAllocation / device array, or an address inside one with at "
+                        "most its size left");
+  }
+  arm_fault_scope(scope, false);
+  work();
+  disarm_fault_scope(scope);
+}
 
 void run_one_block(void* context, unsigned long long index) {
   run_block(*static_cast<const BlockLaunch*>(context), index);
@@ -151,13 +190,14 @@ class CpuBackend final : public Backend {
   void synchronize(int ordinal) override {
     device(ordinal, "synchronizing the device");
     std::exception_ptr first;
-    for (auto& s : wait_all(ordinal))
+    for (auto& s : wait_all(ordinal, WaitMode::interruptible))
       if (auto e = s->take_error(); e && !first) first = e;
     if (first) std::rethrow_exception(first);
   }
   MemoryInfo memory_info(int ordinal) override {
-    device(ordinal, "reading memory information");  // the host's, shared by all devices
-    return {available_host_memory(), total_host_memory()};
+    device(ordinal, "reading memory information");  // one host's, shared by all devices
+    DeviceMemory& memory = DeviceMemory::instance();
+    return {memory.free_bytes(), memory.limit()};
   }
   std::size_t limit(int ordinal, ContextLimit which) override {
     return device(ordinal, "reading a context limit").limits[static_cast<int>(which)].load();
@@ -194,13 +234,14 @@ class CpuBackend final : public Backend {
   DevicePtr allocate(int ordinal, std::size_t bytes) override {
     device(ordinal, "allocating device memory");
     mark_used(ordinal);
-    return reinterpret_cast<DevicePtr>(aligned(bytes, "allocating device memory"));
+    return reinterpret_cast<DevicePtr>(
+        DeviceMemory::instance().allocate(bytes, exact_allocations(), "allocating device memory"));
   }
   void deallocate(int, DevicePtr ptr) noexcept override {
     // As cuMemFree does, wait for queued work first: a launch still queued
     // may use the memory.
-    if (backend_alive.load()) wait_all();
-    std::free(reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr)));
+    if (backend_alive.load()) wait_all(-1, WaitMode::patient);
+    DeviceMemory::instance().free(reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr)));
   }
   void set_usable_bytes(DevicePtr block, std::size_t used, std::size_t capacity) noexcept override {
     if (used > capacity) return;
@@ -208,15 +249,15 @@ class CpuBackend final : public Backend {
     if (!fn) return;
     // Work queued before this block changed hands may still use its tail
     // legitimately; poisoning under it would report a false overflow.
-    if (used < capacity && backend_alive.load()) wait_all();
+    if (used < capacity && backend_alive.load()) wait_all(-1, WaitMode::patient);
     fn(reinterpret_cast<char*>(static_cast<std::uintptr_t>(block)) + used, capacity - used);
   }
   void* allocate_pinned(std::size_t bytes) override {
-    return aligned(bytes, "allocating pinned host memory");
+    return DeviceMemory::instance().allocate_pinned(bytes, "allocating pinned host memory");
   }
   void deallocate_pinned(void* ptr) noexcept override {
-    if (backend_alive.load()) wait_all();  // an async copy may still use it
-    std::free(ptr);
+    if (backend_alive.load()) wait_all(-1, WaitMode::patient);  // an async copy may still use it
+    DeviceMemory::instance().free_pinned(ptr);
   }
 
   // Host memory is the device's memory here: registering locks nothing, but
@@ -225,15 +266,25 @@ class CpuBackend final : public Backend {
     host_registry_.add(ptr, bytes);
   }
   void unregister_host(void* ptr) override {
-    if (backend_alive.load()) wait_all();  // as the driver: queued copies may use it
+    // As the driver: queued copies may use it.
+    if (backend_alive.load()) wait_all(-1, WaitMode::patient);
     host_registry_.remove(ptr);
   }
   DevicePtr host_device_pointer(void* ptr) override { return reinterpret_cast<DevicePtr>(ptr); }
 
+  // An async copy is queued only when both sides are memory the backend
+  // handed out (device, page-locked, registered, a module's globals); with
+  // pageable host memory on either side it completes before returning, as
+  // CUDA's does, so the caller may reuse or free that memory at once.
   void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
             bool async) override {
     if (bytes == 0) return;
-    run_on(stream, async, [dst, src, bytes] { std::memmove(dst, src, bytes); });
+    const char* what = "copying memory";
+    const bool dst_known = known(dst, bytes, what);
+    const bool src_known = known(src, bytes, what);
+    run_on(stream, async && dst_known && src_known, [dst, src, bytes, what] {
+      guarded_host_access(what, dst, src, bytes, [&] { std::memmove(dst, src, bytes); });
+    });
   }
   void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
             NativeStream stream, bool async) override {
@@ -243,16 +294,24 @@ class CpuBackend final : public Backend {
           "element size " + std::to_string(element_bytes) + " is not 1, 2 or 4 bytes");
     if (count == 0) return;
     void* p = reinterpret_cast<void*>(static_cast<std::uintptr_t>(dst));
-    run_on(stream, async, [p, value, element_bytes, count] {
-      if (element_bytes == 1) {
-        std::memset(p, static_cast<int>(value & 0xff), count);
-      } else if (element_bytes == 2) {
-        auto* q = static_cast<std::uint16_t*>(p);
-        for (std::size_t i = 0; i < count; ++i) q[i] = static_cast<std::uint16_t>(value);
-      } else {
-        auto* q = static_cast<std::uint32_t*>(p);
-        for (std::size_t i = 0; i < count; ++i) q[i] = value;
-      }
+    const char* what = "filling device memory";
+    if (count > SIZE_MAX / element_bytes)
+      throw ArgumentError(std::string(what) + " on the CPU backend",
+                          std::to_string(count) + " elements of " + std::to_string(element_bytes) +
+                              " bytes are more bytes than the address space has");
+    known(p, count * element_bytes, what);
+    run_on(stream, async, [p, value, element_bytes, count, what] {
+      guarded_host_access(what, p, nullptr, count * element_bytes, [&] {
+        if (element_bytes == 1) {
+          std::memset(p, static_cast<int>(value & 0xff), count);
+        } else if (element_bytes == 2) {
+          auto* q = static_cast<std::uint16_t*>(p);
+          for (std::size_t i = 0; i < count; ++i) q[i] = static_cast<std::uint16_t>(value);
+        } else {
+          auto* q = static_cast<std::uint32_t*>(p);
+          for (std::size_t i = 0; i < count; ++i) q[i] = value;
+        }
+      });
     });
   }
 
@@ -279,7 +338,7 @@ class CpuBackend final : public Backend {
   }
   void synchronize_stream(NativeStream stream) override {
     auto s = stream_of(stream);
-    s->wait(s->last_ticket());
+    s->wait(s->last_ticket(), WaitMode::interruptible);
     rethrow(*s);
   }
   bool query_stream(NativeStream stream) override { return stream_of(stream)->idle(); }
@@ -310,7 +369,9 @@ class CpuBackend final : public Backend {
     // completed event implies an idle stream when it was the last work.
     submit(stream, {}, [e = std::move(e), sequence] { e->mark(sequence); });
   }
-  void synchronize_event(NativeEvent event) override { static_cast<CpuEvent*>(event)->wait(); }
+  void synchronize_event(NativeEvent event) override {
+    static_cast<CpuEvent*>(event)->wait(WaitMode::interruptible);
+  }
   bool query_event(NativeEvent event) override { return static_cast<CpuEvent*>(event)->complete(); }
   float elapsed_ms(NativeEvent start, NativeEvent stop) override {
     auto* a = static_cast<CpuEvent*>(start);
@@ -343,7 +404,7 @@ class CpuBackend final : public Backend {
   void unload_module(NativeModule module) noexcept override {
     // Work queued with this module's kernels must finish before its code
     // goes; failures stay recorded for the streams' next synchronization.
-    wait_all();
+    wait_all(-1, WaitMode::patient);
     delete static_cast<CpuModule*>(module);
   }
   std::vector<std::string> kernel_symbols(NativeModule module) override {
@@ -431,8 +492,7 @@ class CpuBackend final : public Backend {
               unsigned dynamic_shared_bytes, NativeStream stream, void** args) override {
     auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, stream, args);
     submit(stream, [this, task] {
-      task->launch.kernel_name = task->name.c_str();
-      task->run_reporting_printf(
+      task->run_checked(
           [&] { pool_.parallel_for(task->launch.grid.volume(), &run_one_block, &task->launch); });
     });
   }
@@ -453,10 +513,7 @@ class CpuBackend final : public Backend {
           "max co-resident blocks for a cooperative launch", static_cast<long long>(grid.volume()),
           max_blocks, "launch fewer blocks (Kernel::max_cooperative_grid_blocks)");
     auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, stream, args);
-    submit(stream, [task] {
-      task->launch.kernel_name = task->name.c_str();
-      task->run_reporting_printf([&] { run_cooperative_grid(task->launch); });
-    });
+    submit(stream, [task] { task->run_checked([&] { run_cooperative_grid(task->launch); }); });
   }
 
   // Occupancy x "multiprocessors" (the pool's threads), as on a GPU, and at
@@ -487,6 +544,7 @@ class CpuBackend final : public Backend {
     std::size_t bytes = 0;
     for (const auto& p : k->layout.params) bytes = std::max(bytes, p.offset + p.size);
     task->storage.resize(bytes / sizeof(std::max_align_t) + 1);
+    task->argument_bytes = bytes;
     auto* base = reinterpret_cast<unsigned char*>(task->storage.data());
     task->args.resize(k->layout.params.size() + 1);
     for (std::size_t i = 0; i < k->layout.params.size(); ++i) {
@@ -502,29 +560,6 @@ class CpuBackend final : public Backend {
                                   .load());
     task->launch.printf_fifo = &*task->printf_fifo;
     return task;
-  }
-
-  void* aligned(std::size_t bytes, const char* what) {
-    std::size_t rounded =
-        (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-    // With memory overcommit the C library may hand out far more than the
-    // machine has and the process is killed on first touch; a GPU refuses
-    // such a request, and so does the CPU device: nothing beyond its RAM.
-    void* p = nullptr;
-    if (bytes > total_host_memory()) {
-      p = nullptr;
-    } else if (exact_allocations()) {
-      // Exactly the bytes asked for: the sanitizer's red zone starts at the
-      // first byte past the buffer, so data[n] of an n-element buffer is
-      // reported (a rounded block would hide it).
-      if (posix_memalign(&p, kAlignment, std::max<std::size_t>(bytes, 1)) != 0) p = nullptr;
-    } else {
-      p = std::aligned_alloc(kAlignment, rounded);
-    }
-    if (!p)
-      throw OutOfMemory(std::string(what) + " on the CPU backend", bytes, available_host_memory(),
-                        total_host_memory());
-    return p;
   }
 
   void check_launch(const CpuKernel& k, const char* name, Dim3 grid, Dim3 block,
@@ -563,9 +598,23 @@ class CpuBackend final : public Backend {
                                   : "");
   }
 
+  // Whether the CPU backend handed out [p, p + bytes) (device or page-locked
+  // memory, a registered range, a module's globals): ArgumentError when it
+  // starts inside such memory and runs past its end.
+  bool known(const void* p, std::size_t bytes, const char* what) {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    DeviceMemory& memory = DeviceMemory::instance();
+    memory.check_range(address, bytes,
+                       std::string(what) + " on the CPU backend (" + std::to_string(bytes) +
+                           " bytes at " + hex(p) + ")");
+    KnownRange range;
+    return memory.find(address, range) || host_registry_.contains(p, bytes);
+  }
+
   // Waits for everything queued so far on every stream of device `ordinal`
   // (every device: -1); returns the streams.
-  std::vector<std::shared_ptr<CpuStream>> wait_all(int ordinal = -1) {
+  std::vector<std::shared_ptr<CpuStream>> wait_all(int ordinal = -1,
+                                                   WaitMode mode = WaitMode::plain) {
     std::vector<std::shared_ptr<CpuStream>> all;
     {
       std::lock_guard lock(streams_mutex_);
@@ -574,13 +623,13 @@ class CpuBackend final : public Backend {
       for (auto& [raw, s] : streams_)
         if (ordinal < 0 || s->device() == ordinal) all.push_back(s);
     }
-    for (auto& s : all) s->wait(s->last_ticket());
+    for (auto& s : all) s->wait(s->last_ticket(), mode);
     return all;
   }
 
   void wait_other_devices(int ordinal) {
     for (int other = 0; other < static_cast<int>(devices_.size()); ++other)
-      if (other != ordinal) wait_all(other);
+      if (other != ordinal) wait_all(other, WaitMode::interruptible);
   }
 
   CpuDevice& device(int ordinal, const char* what) {
@@ -702,7 +751,7 @@ class CpuBackend final : public Backend {
       return;
     }
     auto [s, ticket] = submit(stream, std::move(work));
-    s->wait(ticket);
+    s->wait(ticket, WaitMode::interruptible);
     rethrow(*s);
   }
 

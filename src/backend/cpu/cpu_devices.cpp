@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backend/cpu/cpu_module.hpp"
+#include "backend/cpu/device_memory.hpp"
 
 namespace cudakit::detail::cpu {
 namespace {
@@ -30,11 +31,6 @@ std::string cpu_model() {
 }
 
 }  // namespace
-
-std::size_t total_host_memory() {
-  return static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
-         static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
 
 int configured_device_count() {
   static const int count = [] {
@@ -66,7 +62,7 @@ DeviceProperties cpu_device_properties(int ordinal, int count, unsigned threads)
   p.pci_bus_id = bus;
   p.compute_major = 0;
   p.compute_minor = 0;
-  p.total_memory = total_host_memory();
+  p.total_memory = configured_memory_limit();  // what memory_info reports as total
   p.multiprocessor_count = static_cast<int>(threads);
   p.max_threads_per_block = 1024;
   p.max_block_dim = Dim3(1024, 1024, 64);

@@ -21,9 +21,6 @@ namespace cudakit::detail::cpu {
 // As many as the CUDA backend handles.
 inline constexpr int kMaxCpuDevices = 64;
 
-// The host's RAM: every CPU device's total memory (they share it).
-std::size_t total_host_memory();
-
 // CUDAKIT_CPU_DEVICES (1 to kMaxCpuDevices), read once per process; any
 // other value is reported on stderr once and 1 is used.
 int configured_device_count();

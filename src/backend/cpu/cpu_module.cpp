@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <fenv.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,8 @@
 #include <string_view>
 
 #include "backend/cpu/block_runner.hpp"
+#include "backend/cpu/device_memory.hpp"
+#include "backend/cpu/fault_guard.hpp"
 #include "backend/cpu/host_compiler.hpp"
 #include "backend/cpu/static_shared.hpp"
 #include "cudakit/error.hpp"
@@ -146,9 +149,46 @@ CpuModule::CpuModule(const CompiledCode& code) {
     }
     kernels_.push_back(std::move(k));
   }
+  announce();
+}
+
+void CpuModule::announce() {
+  for (unsigned i = 0; i < info_->global_count; ++i)
+    DeviceMemory::instance().add_global(info_->globals[i].address, info_->globals[i].size);
+  struct link_map* map = nullptr;
+  if (dlinfo(handle_, RTLD_DI_LINKMAP, &map) != 0 || !map) return;
+  struct Search {
+    const struct link_map* map;
+    std::vector<std::uintptr_t>* starts;
+  } search{map, &code_starts_};
+  dl_iterate_phdr(
+      [](struct dl_phdr_info* info, std::size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        if (info->dlpi_addr != s->map->l_addr || !info->dlpi_name ||
+            std::strcmp(info->dlpi_name, s->map->l_name) != 0)
+          return 0;
+        for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+          if (segment.p_type != PT_LOAD || !(segment.p_flags & PF_X)) continue;
+          const std::uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
+          add_kernel_code(begin, begin + segment.p_memsz);
+          s->starts->push_back(begin);
+        }
+        return 1;
+      },
+      &search);
+}
+
+void CpuModule::forget() noexcept {
+  for (std::uintptr_t begin : code_starts_) remove_kernel_code(begin);
+  code_starts_.clear();
+  if (!info_) return;
+  for (unsigned i = 0; i < info_->global_count; ++i)
+    DeviceMemory::instance().remove_global(info_->globals[i].address);
 }
 
 CpuModule::~CpuModule() {
+  if (handle_) forget();
   if (handle_) dlclose(handle_);
   if (!path_.empty()) ::unlink(path_.c_str());
 }

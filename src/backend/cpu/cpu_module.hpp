@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,7 +52,13 @@ class CpuModule {
   std::pair<void*, std::size_t> global(const std::string& name) const;
 
  private:
+  // Makes the module's code a place where a cancelled block may be stopped,
+  // and its globals valid copy targets; undone by forget().
+  void announce();
+  void forget() noexcept;
+
   void* handle_ = nullptr;
+  std::vector<std::uintptr_t> code_starts_;  // its executable segments, as announced
   std::string path_;  // kept until unload under CUDAKIT_CPU_DEBUG, for symbolizers
   const cudakit_cpu::ModuleInfo* info_ = nullptr;
   std::vector<std::unique_ptr<CpuKernel>> kernels_;

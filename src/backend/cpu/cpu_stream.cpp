@@ -11,7 +11,10 @@ CpuStream::CpuStream(bool non_blocking, int device) : non_blocking_(non_blocking
 
 CpuStream::~CpuStream() {
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    const std::uint64_t last = submitted_;
+    wait_until_done(
+        done_cv_, lock, [&] { return finished_ >= last; }, WaitMode::patient);
     stop_ = true;
   }
   work_cv_.notify_all();
@@ -39,9 +42,10 @@ bool CpuStream::reached(std::uint64_t ticket) {
   return completed_ >= ticket;
 }
 
-void CpuStream::wait(std::uint64_t ticket) {
+void CpuStream::wait(std::uint64_t ticket, WaitMode mode) {
   std::unique_lock lock(mutex_);
-  done_cv_.wait(lock, [&] { return finished_ >= ticket; });
+  wait_until_done(
+      done_cv_, lock, [&] { return finished_ >= ticket; }, mode);
 }
 
 bool CpuStream::idle() {
@@ -111,10 +115,11 @@ bool CpuEvent::complete() {
   return reached_ >= recorded_;
 }
 
-void CpuEvent::wait() {
+void CpuEvent::wait(WaitMode mode) {
   std::unique_lock lock(mutex_);
   const std::uint64_t target = recorded_;
-  cv_.wait(lock, [&] { return reached_ >= target; });
+  wait_until_done(
+      cv_, lock, [&] { return reached_ >= target; }, mode);
 }
 
 void CpuEvent::wait_for(std::uint64_t sequence) {

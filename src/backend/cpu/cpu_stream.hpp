@@ -12,13 +12,16 @@
 #include <mutex>
 #include <thread>
 
+#include "backend/cpu/interruptible_wait.hpp"
+
 namespace cudakit::detail::cpu {
 
 class CpuStream {
  public:
   // `device`: the ordinal of the (virtual) device the stream belongs to.
   CpuStream(bool non_blocking, int device);
-  // Finishes the queued work first.
+  // Finishes the queued work first (a patient wait: an interrupt cancels
+  // the running launches).
   ~CpuStream();
   CpuStream(const CpuStream&) = delete;
   CpuStream& operator=(const CpuStream&) = delete;
@@ -34,8 +37,8 @@ class CpuStream {
   std::uint64_t last_ticket();
   bool reached(std::uint64_t ticket);
   // Blocks until the task with `ticket` (and all before it) has run, its
-  // `after` included.
-  void wait(std::uint64_t ticket);
+  // `after` included. `mode`: see interruptible_wait.hpp.
+  void wait(std::uint64_t ticket, WaitMode mode = WaitMode::plain);
   // True when nothing is queued or running.
   bool idle();
   // The first failure of a queued task since the last call, or null.
@@ -71,7 +74,7 @@ class CpuEvent {
   // Called by the stream when it reaches the recording `sequence`.
   void mark(std::uint64_t sequence);
   bool complete();
-  void wait();
+  void wait(WaitMode mode = WaitMode::plain);
   // Waits for the recording that was the latest when it was called.
   void wait_for(std::uint64_t sequence);
   std::uint64_t latest();

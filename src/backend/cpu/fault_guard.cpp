@@ -1,8 +1,12 @@
 #include "backend/cpu/fault_guard.hpp"
 
+#include <pthread.h>
 #include <signal.h>
 #include <ucontext.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -10,13 +14,120 @@
 #include <memory>
 #include <mutex>
 #include <string_view>
+#include <thread>
+#include <vector>
 
+#include "backend/cpu/device_memory.hpp"
 #include "backend/cpu/host_compiler.hpp"
 
 namespace cudakit::detail::cpu {
 namespace {
 
 thread_local FaultScope* active_scope = nullptr;
+
+// ---- what cancelling needs --------------------------------------------------
+
+std::atomic<std::uint64_t> cancel_epoch{0};
+
+// A real-time signal: no default use, queued per thread. Installed only when
+// a launch is first cancelled.
+int cancel_signal() { return SIGRTMIN + 5; }
+
+// A thread that runs blocks, and the epoch of the launch whose block it runs
+// (kNotCancellable: none).
+struct Runner {
+  pthread_t thread;
+  std::atomic<std::uint64_t> epoch{FaultScope::kNotCancellable};
+};
+std::mutex& runners_mutex() {
+  static std::mutex& m = *new std::mutex;
+  return m;
+}
+std::vector<Runner*>& runners() {
+  static std::vector<Runner*>& v = *new std::vector<Runner*>;
+  return v;
+}
+// Listed while the thread lives, so a signal never goes to a thread gone.
+struct RunnerSlot {
+  Runner* runner = nullptr;
+  ~RunnerSlot() {
+    if (!runner) return;
+    {
+      std::lock_guard lock(runners_mutex());
+      auto& all = runners();
+      all.erase(std::remove(all.begin(), all.end(), runner), all.end());
+    }
+    delete runner;
+  }
+};
+thread_local RunnerSlot runner_slot;
+
+Runner& this_runner() {
+  RunnerSlot& slot = runner_slot;
+  if (!slot.runner) {
+    auto runner = std::make_unique<Runner>();
+    runner->thread = pthread_self();
+    std::lock_guard lock(runners_mutex());
+    runners().push_back(runner.get());
+    slot.runner = runner.release();
+  }
+  return *slot.runner;
+}
+
+// The executable segments of loaded modules, read by the signal handler
+// without a lock: a slot is free when its begin is 0.
+constexpr std::size_t kCodeSlots = 1024;
+std::atomic<std::uintptr_t> code_begin[kCodeSlots];
+std::atomic<std::uintptr_t> code_end[kCodeSlots];
+std::mutex code_mutex;
+
+bool in_kernel_code(std::uintptr_t pc) noexcept {
+  for (std::size_t i = 0; i < kCodeSlots; ++i) {
+    const std::uintptr_t begin = code_begin[i].load(std::memory_order_acquire);
+    if (begin != 0 && pc >= begin && pc < code_end[i].load(std::memory_order_relaxed)) return true;
+  }
+  return false;
+}
+
+std::uintptr_t program_counter(void* raw_context) noexcept {
+  const auto* context = static_cast<const ucontext_t*>(raw_context);
+#if defined(__x86_64__)
+  return static_cast<std::uintptr_t>(context->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<std::uintptr_t>(context->uc_mcontext.pc);
+#else
+  (void)context;
+  return 0;  // never in kernel code: blocks are not stopped on this architecture
+#endif
+}
+
+void on_cancel(int signal, siginfo_t*, void* raw_context) {
+  FaultScope* scope = active_scope;
+  if (!scope || scope->epoch == FaultScope::kNotCancellable ||
+      scope->epoch >= cancel_epoch.load(std::memory_order_acquire))
+    return;
+  // Inside a C library call (printf, malloc) a lock may be held: the
+  // canceller signals again until the thread is back in the kernel's code.
+  if (!in_kernel_code(program_counter(raw_context))) return;
+  scope->signal = signal;
+  scope->code = 0;
+  scope->address = nullptr;
+  active_scope = scope->previous;
+  siglongjmp(scope->jump, 1);
+}
+
+void install_cancel_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action {};
+    action.sa_sigaction = &on_cancel;
+    sigemptyset(&action.sa_mask);
+    // As the fault handlers: left with siglongjmp (SA_NODEFER), on the
+    // signal stack; a system call it interrupts elsewhere is restarted.
+    action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
+    sigaction(cancel_signal(), &action, nullptr);
+  });
+}
 
 constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 struct sigaction previous_actions[sizeof kSignals / sizeof kSignals[0]];
@@ -172,18 +283,75 @@ bool fault_guard_enabled() {
   return on;
 }
 
-void arm_fault_scope(FaultScope& scope) {
+void arm_fault_scope(FaultScope& scope, bool signal_stack) {
   install_handlers();
-  ensure_signal_stack();
+  if (signal_stack) ensure_signal_stack();
+  if (scope.epoch != FaultScope::kNotCancellable)
+    this_runner().epoch.store(scope.epoch, std::memory_order_release);
   scope.previous = active_scope;
   active_scope = &scope;
 }
 
 void disarm_fault_scope(FaultScope& scope) noexcept {
   if (active_scope == &scope) active_scope = scope.previous;
+  if (scope.epoch != FaultScope::kNotCancellable && runner_slot.runner)
+    runner_slot.runner->epoch.store(FaultScope::kNotCancellable, std::memory_order_release);
+}
+
+bool fault_was_cancel(const FaultScope& scope) noexcept { return scope.signal == cancel_signal(); }
+
+std::uint64_t current_cancel_epoch() noexcept {
+  return cancel_epoch.load(std::memory_order_relaxed);
+}
+
+void cancel_running_launches() {
+  const std::uint64_t now = cancel_epoch.fetch_add(1, std::memory_order_acq_rel) + 1;
+  if (!fault_guard_enabled()) return;  // blocks not yet begun still fail
+  install_cancel_handler();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    bool running = false;
+    {
+      std::lock_guard lock(runners_mutex());
+      for (Runner* r : runners()) {
+        const std::uint64_t epoch = r->epoch.load(std::memory_order_acquire);
+        if (epoch == FaultScope::kNotCancellable || epoch >= now) continue;
+        running = true;
+        pthread_kill(r->thread, cancel_signal());
+      }
+    }
+    if (!running || std::chrono::steady_clock::now() > deadline) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+void add_kernel_code(std::uintptr_t begin, std::uintptr_t end) noexcept {
+  if (begin == 0 || end <= begin) return;
+  std::lock_guard lock(code_mutex);
+  for (std::size_t i = 0; i < kCodeSlots; ++i) {
+    if (code_begin[i].load(std::memory_order_relaxed) != 0) continue;
+    code_end[i].store(end, std::memory_order_relaxed);
+    code_begin[i].store(begin, std::memory_order_release);
+    return;
+  }
+  // All slots taken: blocks of this module cannot be stopped, only failed
+  // before they begin.
+}
+
+void remove_kernel_code(std::uintptr_t begin) noexcept {
+  std::lock_guard lock(code_mutex);
+  for (std::size_t i = 0; i < kCodeSlots; ++i)
+    if (code_begin[i].load(std::memory_order_relaxed) == begin) {
+      code_begin[i].store(0, std::memory_order_release);
+      code_end[i].store(0, std::memory_order_relaxed);
+      return;
+    }
 }
 
 std::string describe_fault(const FaultScope& scope) {
+  if (fault_was_cancel(scope))
+    return "the launch was cancelled: the host thread waiting for it was interrupted (Ctrl-C, "
+           "KeyboardInterrupt)";
   char address[32];
   std::snprintf(address, sizeof address, "%p", scope.address);
   const auto where = reinterpret_cast<std::uintptr_t>(scope.address);
@@ -191,6 +359,9 @@ std::string describe_fault(const FaultScope& scope) {
     case SIGSEGV:
       if (where < 4096)
         return std::string("a null pointer was dereferenced (address ") + address + ")";
+      if (std::string overrun = DeviceMemory::instance().describe_overrun(where); !overrun.empty())
+        return std::string("an access ") + overrun + " (address " + address +
+               ", in the guard page that follows it)";
       return std::string("an invalid address was accessed (") + address +
              (scope.code == SEGV_ACCERR ? ", not accessible: a freed buffer, read-only memory or "
                                           "the end of a fiber stack"

@@ -53,6 +53,16 @@ void HostRegistry::remove(void* data) {
   ranges_.erase(found);
 }
 
+bool HostRegistry::contains(const void* data, std::size_t bytes) const {
+  const char* begin = static_cast<const char*>(data);
+  std::lock_guard lock(mutex_);
+  auto next = ranges_.upper_bound(begin);
+  if (next == ranges_.begin()) return false;
+  const auto& [start, size] = *std::prev(next);
+  return static_cast<std::size_t>(begin - start) < size &&
+         bytes <= size - static_cast<std::size_t>(begin - start);
+}
+
 std::size_t HostRegistry::size() const {
   std::lock_guard lock(mutex_);
   return ranges_.size();

@@ -16,6 +16,8 @@ class HostRegistry {
   void add(void* data, std::size_t bytes);
   // ArgumentError when `data` does not start a registered range.
   void remove(void* data);
+  // Whether [data, data + bytes) lies inside one registered range.
+  bool contains(const void* data, std::size_t bytes) const;
   std::size_t size() const;
 
  private:

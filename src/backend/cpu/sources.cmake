@@ -19,11 +19,13 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cpu_devices.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_module.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_stream.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fault_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fiber_stack.cpp
   ${CMAKE_CURRENT_LIST_DIR}/grid_barrier.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_compiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/interruptible_wait.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kept_sources.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_scanner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/preprocessor_conditions.cpp
