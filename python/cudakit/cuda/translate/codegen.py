@@ -586,52 +586,48 @@ class FunctionTranslator(OperatorsMixin):
     def range_loop(self, counter: str, end: str, start: Val, stop: Val, step: Val,
                    index_type: t.Scalar, ct: str, node: ast.AST) -> str:
         """Emits the `for` line of a range() loop; returns the counter's value
-        (the loop variable). The counter never overflows, as Numba's counts
-        its iterations: a step that could carry it past the limits of int64
-        is taken only while it stays before stop (or the counter is unsigned,
-        where it cannot wrap around)."""
+        (the loop variable). The counter never overflows: a loop whose step
+        could carry it past the limits of int64 runs on the count of its
+        values, as Numba's range loops do (a count the GPU compiler sees, so
+        it unrolls such loops as it unrolls the plain ones)."""
         first, last = self.cast(start, index_type), self.cast(stop, index_type)
         if step.known:
             size = t.wrapped(int(step.py), t.int64)
-            compare = "<" if size > 0 else ">"
             if ct == "int" or abs(size) == 1 or _range_stays_in_int64(stop, size):
+                compare = "<" if size > 0 else ">"
                 increment = (f"++{counter}" if size == 1 else
                              f"{counter} += {self.cast(step, index_type)}")
                 self.emit(f"for ({ct} {counter} = {first}, {end} = {last}; "
                           f"{counter} {compare} {end}; {increment}) {{")
                 return counter
-            if size > 0 and _surely_nonneg(start):
-                # From start >= 0 by less than 2**63: an unsigned counter stays
-                # below 2**64, one step past the (clamped) stop at most.
-                self.program.need_helper("min_max")
-                self.emit(f"for (unsigned long long {counter} = (unsigned long long)({first}), "
-                          f"{end} = (unsigned long long)ck_max({last}, 0LL); {counter} < {end}; "
-                          f"{counter} += {size}ULL) {{")
-                return f"(long long){counter}"
-            left = (f"(unsigned long long){end} - (unsigned long long){counter}" if size > 0
-                    else f"(unsigned long long){counter} - (unsigned long long){end}")
-            self.emit(f"for (long long {counter} = {first}, {end} = {last}; "
-                      f"{counter} {compare} {end}; {counter} = {left} > {abs(size)}ULL ? "
-                      f"{counter} + {self.cast(step, index_type)} : {end}) {{")
-            return counter
-        stride = self.fresh("step")
-        self.emit(f"const long long {stride} = {self.cast(step, t.int64)};")
+            return self.counted_range(counter, first, last, c_literal(size, t.int64), False,
+                                      node)
+        return self.counted_range(counter, first, last, self.cast(step, t.int64), True, node)
+
+    def counted_range(self, counter: str, first: str, last: str, step: str, run_time_step: bool,
+                      node: ast.AST) -> str:
+        """A range() loop that runs on the count of its values (0 for a step
+        of 0); its unsigned counter wraps around harmlessly after the last."""
+        names = []
+        for base, code in (("start", first), ("stop", last), ("step", step)):
+            names.append(self.fresh(base))
+            self.emit(f"const long long {names[-1]} = {code};")
+        if run_time_step:
+            self.zero_step_check(names[2], node)
+        self.program.need_helper("range_count")
+        count = self.fresh("n")
+        self.emit(f"for (unsigned long long {count} = ck_range_count({', '.join(names)}), "
+                  f"{counter} = (unsigned long long){names[0]}; {count} != 0; "
+                  f"--{count}, {counter} += (unsigned long long){names[2]}) {{")
+        return f"(long long){counter}"
+
+    def zero_step_check(self, step: str, node: ast.AST) -> None:
+        """With debug=True, Python's error for a run-time step of 0 (the loop
+        has no iterations without debug)."""
         if self.debug:
             self.program.need_helper("fail")
             text = self.python_error_text("ValueError: range() arg 3 must not be zero", node)
-            self.emit(f'if ({stride} == 0) ck_fail("{text}");')
-        if _surely_nonneg(start) and _surely_nonneg(step):
-            # A grid-stride loop: as above, with no iterations for a step of 0.
-            self.program.need_helper("min_max")
-            self.emit(f"for (unsigned long long {counter} = (unsigned long long)({first}), "
-                      f"{end} = {stride} == 0 ? 0ULL : (unsigned long long)ck_max({last}, 0LL); "
-                      f"{counter} < {end}; {counter} += (unsigned long long){stride}) {{")
-            return f"(long long){counter}"
-        self.program.need_helper("range_next")
-        self.emit(f"for (long long {counter} = {first}, {end} = {stride} == 0 ? {counter} : {last}; "
-                  f"{stride} > 0 ? {counter} < {end} : {counter} > {end}; "
-                  f"{counter} = ck_range_next({counter}, {end}, {stride})) {{")
-        return counter
+            self.emit(f'if ({step} == 0) ck_fail("{text}");')
 
     def for_over_array(self, node: ast.For) -> None:
         """`for x in a` over the first axis of an array (elements of a 1-d one)."""

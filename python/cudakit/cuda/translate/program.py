@@ -82,16 +82,17 @@ __device__ __forceinline__ unsigned long long ck_shr(unsigned long long a, unsig
   return b < 64 ? a >> b : 0ULL;
 }
 """,
-    "range_next": r"""// The next value of a range() counter whose step is known only at run time,
-// or `stop` when the step would reach or pass it: a counter near the limits
-// of int64 ends the loop instead of wrapping around. (`i` has not reached
-// `stop`, so their distance fits an unsigned 64-bit number.)
-__device__ __forceinline__ long long ck_range_next(long long i, long long stop, long long step) {
-  const unsigned long long left = step > 0 ? (unsigned long long)stop - (unsigned long long)i
-                                           : (unsigned long long)i - (unsigned long long)stop;
-  const unsigned long long size = step > 0 ? (unsigned long long)step
-                                           : 0ULL - (unsigned long long)step;
-  return left > size ? (long long)((unsigned long long)i + (unsigned long long)step) : stop;
+    "range_count": r"""// How many values range(start, stop, step) takes (0 for a step of 0),
+// in unsigned arithmetic, which holds every distance between two int64s: a
+// range() loop near the limits of int64 runs on this count, as Numba's do.
+__device__ __forceinline__ unsigned long long ck_range_count(long long start, long long stop,
+                                                             long long step) {
+  if (step > 0 && start < stop)
+    return ((unsigned long long)stop - (unsigned long long)start - 1) / (unsigned long long)step + 1;
+  if (step < 0 && start > stop)
+    return ((unsigned long long)start - (unsigned long long)stop - 1) /
+               (0ULL - (unsigned long long)step) + 1;
+  return 0;
 }
 """,
     "floordiv": r"""template <class T>
