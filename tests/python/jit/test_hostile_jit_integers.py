@@ -38,6 +38,24 @@ SANITIZED = os.environ.get("CUDAKIT_CPU_DEBUG", "0") not in ("", "0")
 
 # Every kernel the tests run (their sources compile with NVRTC at the end).
 KERNELS: list[Any] = []
+# Under the sanitizer every device array stays alive: a pooled block reused
+# at another size keeps the poison of its earlier, smaller use on the CPU
+# backend, a false report that would stop the run (see set_usable_bytes).
+_KEPT: list[Any] = []
+
+
+def on_device(array: np.ndarray) -> Any:
+    device = cuda.to_device(array)
+    if SANITIZED:
+        _KEPT.append(device)
+    return device
+
+
+def device_array(shape: Any, dtype: Any) -> Any:
+    device = cuda.device_array(shape, dtype)
+    if SANITIZED:
+        _KEPT.append(device)
+    return device
 
 
 # ---- the types Numba computes in --------------------------------------------------------
@@ -111,16 +129,16 @@ class Op:
     function: Callable[[Any, Any], Any]
     computed_in: Callable[[np.dtype, np.dtype], np.dtype]
     # The second operand's values (default: the first's kind of values).
-    second: Callable[[np.dtype, int], np.ndarray] | None = None
+    second: Callable[[np.dtype, int, np.random.Generator], np.ndarray] | None = None
     # Where Numba's result is not NumPy's: (reference, x, y) -> corrected.
     numba: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None
 
 
-def exponents(dtype: np.dtype, n: int) -> np.ndarray:
-    return RNG.integers(0, min(70, np.iinfo(dtype).max) + 1, n).astype(dtype)
+def exponents(dtype: np.dtype, n: int, rng: np.random.Generator) -> np.ndarray:
+    return rng.integers(0, min(70, np.iinfo(dtype).max) + 1, n).astype(dtype)
 
 
-def shift_amounts(dtype: np.dtype, n: int) -> np.ndarray:
+def shift_amounts(dtype: np.dtype, n: int, rng: np.random.Generator) -> np.ndarray:
     """0..70 and, for signed amounts, negative ones down to the smallest."""
     info = np.iinfo(dtype)
     special = [0, 1, 7, 8, 15, 16, 31, 32, 63, 64, 65, 70, info.max]
@@ -130,8 +148,8 @@ def shift_amounts(dtype: np.dtype, n: int) -> np.ndarray:
         special += [2**32, 2**32 + 1] + ([-(2**32)] if dtype.kind == "i" else [])
     values = np.concatenate([np.array(special, dtype=np.int64 if dtype.kind == "i"
                                       else np.uint64).astype(dtype),
-                             RNG.integers(max(info.min, -70), 71, n).astype(dtype)])
-    return RNG.permutation(values)[:n]
+                             rng.integers(max(info.min, -70), 71, n).astype(dtype)])
+    return rng.permutation(values)[:n]
 
 
 ARITHMETIC = [
@@ -184,27 +202,27 @@ def edge_values(dtype: np.dtype) -> list[int]:
     return sorted({v for v in values if info.min <= v <= info.max})
 
 
-def random_values(dtype: np.dtype, n: int) -> np.ndarray:
+def random_values(dtype: np.dtype, n: int, rng: np.random.Generator) -> np.ndarray:
     """Near the limits, and anywhere in the type."""
     info = np.iinfo(dtype)
     span = min(1000, (info.max - info.min) // 4)
-    low = RNG.integers(info.min, info.min + span, n // 3, dtype=dtype, endpoint=True)
-    high = RNG.integers(info.max - span, info.max, n // 3, dtype=dtype, endpoint=True)
-    anywhere = RNG.integers(info.min, info.max, n - 2 * (n // 3), dtype=dtype, endpoint=True)
+    low = rng.integers(info.min, info.min + span, n // 3, dtype=dtype, endpoint=True)
+    high = rng.integers(info.max - span, info.max, n // 3, dtype=dtype, endpoint=True)
+    anywhere = rng.integers(info.min, info.max, n - 2 * (n // 3), dtype=dtype, endpoint=True)
     return np.concatenate([low, high, anywhere])
 
 
-def operands(a_type: np.dtype, b_type: np.dtype,
-             second: Callable[[np.dtype, int], np.ndarray] | None) -> tuple[np.ndarray, ...]:
+def operands(a_type: np.dtype, b_type: np.dtype, second: Callable[..., np.ndarray] | None,
+             rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Every pair of edge values, then random pairs (a count that is not a
     multiple of the block)."""
     a_edges, b_edges = edge_values(a_type), edge_values(b_type)
     a = np.array([x for x in a_edges for _ in b_edges], dtype=a_type)
     b = np.array([y for _ in a_edges for y in b_edges], dtype=b_type)
-    a = np.concatenate([a, random_values(a_type, 157)])
-    b = np.concatenate([b, random_values(b_type, 157)])
+    a = np.concatenate([a, random_values(a_type, 157, rng)])
+    b = np.concatenate([b, random_values(b_type, 157, rng)])
     if second is not None:
-        b = second(b_type, a.size)
+        b = second(b_type, a.size, rng)
     return a, b
 
 
@@ -249,14 +267,23 @@ def reference(op: Op, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return result.astype(np.int64)  # (uint64 bits wrap into int64, as the kernel stores them)
 
 
-def check_table(kernel: Any, ops: list[Op], a_type: np.dtype, b_type: np.dtype) -> None:
-    # One launch per distinct second operand (the shift amounts, exponents).
+def run_table(kernel: Any, ops: list[Op], a_type: np.dtype, b_type: np.dtype,
+              rng: np.random.Generator) -> list[tuple[list[int], np.ndarray, np.ndarray,
+                                                      np.ndarray]]:
+    """(rows, a, b, out) of one launch per distinct second operand (the shift
+    amounts, the exponents); out[k] holds op k's results as int64 bits."""
+    launches = []
     for generator in dict.fromkeys(op.second for op in ops):
         rows = [k for k, op in enumerate(ops) if op.second is generator]
-        a, b = operands(a_type, b_type, generator)
-        out = cuda.device_array((len(ops), a.size), np.int64)
-        kernel[(a.size + BLOCK - 1) // BLOCK, BLOCK](cuda.to_device(a), cuda.to_device(b), out)
-        got = out.copy_to_host()
+        a, b = operands(a_type, b_type, generator, rng)
+        out = device_array((len(ops), a.size), np.int64)
+        kernel[(a.size + BLOCK - 1) // BLOCK, BLOCK](on_device(a), on_device(b), out)
+        launches.append((rows, a, b, out.copy_to_host()))
+    return launches
+
+
+def check_table(kernel: Any, ops: list[Op], a_type: np.dtype, b_type: np.dtype) -> None:
+    for rows, a, b, got in run_table(kernel, ops, a_type, b_type, RNG):
         for k in rows:
             expected = reference(ops[k], a, b)
             wrong = np.flatnonzero(got[k] != expected)
@@ -283,6 +310,45 @@ def test_shifts_by_any_amount_give_the_clamped_results(pair: tuple[np.dtype, np.
 @pytest.mark.parametrize("pair", [(d, d) for d in SIGNED + UNSIGNED], ids=pair_id)
 def test_ufuncs_on_numbers_wrap_in_their_loop_type(pair: tuple[np.dtype, np.dtype]) -> None:
     check_table(UFUNC_KERNEL, UFUNCS, *pair)
+
+
+TABLES = {"arithmetic": (ARITHMETIC_KERNEL, ARITHMETIC, PAIRS),
+          "shifts": (SHIFT_KERNEL, SHIFTS, SHIFT_PAIRS),
+          "ufuncs": (UFUNC_KERNEL, UFUNCS, [(d, d) for d in SIGNED + UNSIGNED])}
+
+
+def table_results(seed: int) -> dict[str, np.ndarray]:
+    """Every table's outputs for every operand pair, on inputs drawn with
+    `seed` (the same inputs in every process)."""
+    rng = np.random.default_rng(seed)
+    results = {}
+    for name, (kernel, ops, pairs) in TABLES.items():
+        for pair in pairs:
+            for n, (_, a, b, got) in enumerate(run_table(kernel, ops, *pair, rng)):
+                results[f"{name}_{pair_id(pair)}_{n}"] = got
+    return results
+
+
+@pytest.mark.gpu
+def test_the_gpu_and_the_cpu_backend_compute_the_same_bits(tmp_path: Path) -> None:
+    """NVRTC's code on the GPU and the host compiler's on the CPU backend:
+    every table gives the same results, bit for bit."""
+    on_gpu = table_results(seed=7)
+    saved = tmp_path / "cpu.npz"
+    tests_root = Path(__file__).parent.parent
+    code = ("import numpy as np\n"
+            "from jit import test_hostile_jit_integers as tables\n"
+            f"np.savez({str(saved)!r}, **tables.table_results(seed=7))\n")
+    env = {**os.environ, "CUDAKIT_BACKEND": "cpu", "PYTHONPATH": os.pathsep.join(filter(None, [
+        str(Path(__import__("cudakit").__file__).parent.parent), str(tests_root),
+        os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=env, timeout=900, cwd=tests_root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    on_cpu = np.load(saved)
+    assert sorted(on_cpu.files) == sorted(on_gpu)
+    for name, got in on_gpu.items():
+        np.testing.assert_array_equal(got, on_cpu[name], err_msg=name)
 
 
 # ---- constants the translator folds -----------------------------------------------------
@@ -316,7 +382,7 @@ def folded_kernel() -> Any:
 
 def test_constants_fold_to_what_the_kernel_computes() -> None:
     kernel = folded_kernel()
-    out = cuda.device_array((len(FOLDED), len(FOLDED_OPS)), np.int64)
+    out = device_array((len(FOLDED), len(FOLDED_OPS)), np.int64)
     kernel[1, 1](out)
     got = out.copy_to_host()
     for k, (x, y) in enumerate(FOLDED):
@@ -338,9 +404,9 @@ def test_smallest_integer_floor_divided_by_minus_one_is_zero_as_in_numba() -> No
     kernel = generated_kernel("smallest_over_minus_one", "a, b, out", [
         "out[0] = a[0] // b[0]", "out[1] = a[0] % b[0]", "out[2] = a[1] // b[0]",
         "out[3] = a[1] % b[0]", "out[4] = a[0] // b[1]", "out[5] = a[0] % b[1]"], {})
-    out = cuda.device_array(6, np.int64)
-    kernel[1, 1](cuda.to_device(np.array([INT64_MIN, INT64_MAX])),
-                 cuda.to_device(np.array([-1, 0])), out)
+    out = device_array(6, np.int64)
+    kernel[1, 1](on_device(np.array([INT64_MIN, INT64_MAX])),
+                 on_device(np.array([-1, 0])), out)
     np.testing.assert_array_equal(out.copy_to_host(), [0, 0, -INT64_MAX, 0, 0, 0])
 
 
@@ -367,7 +433,7 @@ KERNELS.append(doublings)
 
 @pytest.mark.parametrize("start", [1, 3, 2**40 + 1, INT64_MAX])
 def test_an_int64_counter_that_overflows_ends_the_loop(start: int) -> None:
-    out = cuda.device_array(2, np.int64)
+    out = device_array(2, np.int64)
     doublings[1, 1](start, out)
     expected, i = 0, np.array([start], np.int64)
     with np.errstate(over="ignore"):
@@ -440,7 +506,7 @@ def test_range_counters_near_the_limits_stop_where_python_stops(form: tuple[str,
              if all(iterations(python_range(header, *case, t)) <= 100 for t in range(THREADS))]
     assert len(cases) >= 3, name
     for start, stop, step in cases:
-        out = cuda.device_array((THREADS, 2), np.int64)
+        out = device_array((THREADS, 2), np.int64)
         kernel[1, THREADS](start, stop, step, out)
         got = out.copy_to_host()
         for t in range(THREADS):
@@ -448,3 +514,68 @@ def test_range_counters_near_the_limits_stop_where_python_stops(form: tuple[str,
             total = int(np.array(list(values) or [0], dtype=object).sum()) if values else 0
             expected = (len(values), total % 2**64 - (2**64 if total % 2**64 >= 2**63 else 0))
             assert tuple(got[t]) == expected, (name, (start, stop, step), t, got[t], expected)
+
+
+# ---- the GPU compiler and the sanitizer --------------------------------------------------
+
+def test_every_generated_source_compiles_for_sm_90_with_nvrtc() -> None:
+    """The GPU path is at least compiled here: the sources of every kernel
+    above (the wrapping helpers, shifts, counted loops) pass NVRTC."""
+    try:
+        _core.jit_compile_for_gpu('extern "C" __global__ void probe() {}', "compute_90")
+    except Exception as error:  # noqa: BLE001
+        pytest.skip(f"NVRTC is not available: {error}")
+    sources = {}
+    for kernel in KERNELS:
+        for spec in kernel.specializations.values():
+            sources[spec.translation.source] = spec.translation.kernel_name
+    if not sources:
+        pytest.skip("no kernel of this module ran in this session")
+    failures = []
+    for source, name in sources.items():
+        try:
+            assert f".entry {name}" in _core.jit_compile_for_gpu(source, "compute_90")
+        except Exception as error:  # noqa: BLE001
+            failures.append(f"{name}: {error}")
+    assert not failures, "\n\n".join(failures)
+
+
+def _sanitizer_runtime() -> str | None:
+    try:
+        found = subprocess.run(["c++", "-print-file-name=libasan.so"], capture_output=True,
+                               text=True, timeout=60).stdout.strip()
+    except OSError:
+        return None
+    return found if os.path.isabs(found) and os.path.exists(found) else None
+
+
+# What the sanitized run covers (-O0 builds with the sanitizers are slow):
+# the limits of 8 and 64 bits, mixed kinds, every shift, fold and loop form.
+SANITIZED_SELECTION = ("int8-int8 or int64-int64 or uint64-uint64 or int32-uint32 or shifts "
+                       "or fold or smallest or overflows or range")
+
+
+@pytest.mark.skipif(SANITIZED, reason="this is the sanitized run")
+def test_tables_run_clean_under_ubsan_on_the_cpu_backend() -> None:
+    """No undefined behaviour in the generated C++: the tables above run in
+    a child process whose kernels are built with -fsanitize=address,undefined
+    (CUDAKIT_CPU_DEBUG=1), where a signed overflow, an oversized shift or a
+    trapping division would be reported. (AddressSanitizer reports go on:
+    they are about memory, which other tests check.)"""
+    if drv.backend() != "cpu":
+        pytest.skip("UBSan instruments the CPU backend's kernels")
+    runtime = _sanitizer_runtime()
+    if runtime is None:
+        pytest.skip("the host compiler has no AddressSanitizer runtime (libasan.so)")
+    env = {**os.environ, "CUDAKIT_BACKEND": "cpu", "CUDAKIT_CPU_DEBUG": "1",
+           "LD_PRELOAD": runtime, "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=0",
+           "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [
+               str(Path(__import__("cudakit").__file__).parent.parent),
+               str(Path(__file__).parent.parent), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-s", "-p", "no:cacheprovider", __file__,
+         "-k", SANITIZED_SELECTION],
+        capture_output=True, text=True, env=env, timeout=900, cwd=Path(__file__).parent.parent)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0 and "runtime error" not in output, output[-6000:]
