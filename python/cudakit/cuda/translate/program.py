@@ -32,9 +32,10 @@ struct ArrayView<T, 0> {  // a 0-d array: one element
 # Python's operator semantics where C++ differs (floor division, modulo,
 # integer powers, overflow, shifts), each only when used.
 HELPERS = {
-    "wrap_int": r"""// Integer arithmetic wraps around in two's complement, as Numba's does (LLVM's
-// add, sub and mul carry no no-overflow flags): computed in an unsigned type,
-// whose arithmetic is defined modulo 2^n, and converted back (modular, as C++20
+    "wrap_int": r"""// Integer arithmetic wraps around in two's complement, as Numba's does on the
+// hardware (Numba marks signed + - * "no signed wrap", so its optimizer may
+// still assume otherwise; here the wrap is defined): computed in an unsigned
+// type, whose arithmetic is modulo 2^n, and converted back (modular, as C++20
 // says and every CUDA and host compiler did before). A GPU runs the same
 // add/sub/mul instructions as for the signed operations, which C++ leaves
 // undefined on overflow.
@@ -56,19 +57,26 @@ __device__ __forceinline__ T ck_neg(T a) {
 }
 // The translator's + - * on int64 (exact matches, and operands of another
 // integer type convert to int64 rather than deducing a narrower T).
-__device__ __forceinline__ long long ck_add(long long a, long long b) { return ck_add<long long>(a, b); }
-__device__ __forceinline__ long long ck_sub(long long a, long long b) { return ck_sub<long long>(a, b); }
-__device__ __forceinline__ long long ck_mul(long long a, long long b) { return ck_mul<long long>(a, b); }
+__device__ __forceinline__ long long ck_add(long long a, long long b) {
+  return ck_add<long long>(a, b);
+}
+__device__ __forceinline__ long long ck_sub(long long a, long long b) {
+  return ck_sub<long long>(a, b);
+}
+__device__ __forceinline__ long long ck_mul(long long a, long long b) {
+  return ck_mul<long long>(a, b);
+}
 // abs() of a signed integer in its own type: the smallest value stays itself.
 template <class T>
 __device__ __forceinline__ T ck_abs(T a) {
   return a < 0 ? ck_neg(a) : a;
 }
 """,
-    "shift": r"""// Shifts as the GPU's shl / shr instructions make them (what numba-cuda gets,
-// and NumPy's results): an amount of 64 or more, or a negative one (a huge
-// unsigned amount), shifts every bit out, leaving 0, or -1 for >> of a
-// negative number. C++ leaves such shifts undefined.
+    "shift": r"""// Shifts as the GPU's shl / shr instructions make them: an amount of 64 or
+// more, or a negative one (a huge unsigned amount), shifts every bit out,
+// leaving 0, or -1 for >> of a negative number. NumPy's results for every
+// amount; numba-cuda's for amounts in (-2^32 + 64, 2^32), as it hands PTX the
+// amount's low 32 bits. C++ leaves such shifts undefined.
 __device__ __forceinline__ long long ck_shl(long long a, long long b) {
   return (unsigned long long)b < 64 ? (long long)((unsigned long long)a << b) : 0LL;
 }
@@ -88,7 +96,8 @@ __device__ __forceinline__ unsigned long long ck_shr(unsigned long long a, unsig
 __device__ __forceinline__ unsigned long long ck_range_count(long long start, long long stop,
                                                              long long step) {
   if (step > 0 && start < stop)
-    return ((unsigned long long)stop - (unsigned long long)start - 1) / (unsigned long long)step + 1;
+    return ((unsigned long long)stop - (unsigned long long)start - 1) / (unsigned long long)step +
+           1;
   if (step < 0 && start > stop)
     return ((unsigned long long)start - (unsigned long long)stop - 1) /
                (0ULL - (unsigned long long)step) + 1;
