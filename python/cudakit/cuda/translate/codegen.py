@@ -67,12 +67,15 @@ def c_literal(value: Any, ty: t.Scalar) -> str:
         if "e" not in text and "." not in text:
             text += ".0"
         return text + ("f" if ty == t.float32 else "")
-    value = int(value)
+    value = t.wrapped(int(value), ty)  # (a constant converted to a narrower type)
     if ty.kind == "u":
         return f"{value}ULL" if ty.bits == 64 else f"{value}u"
+    if value == -(2 ** (ty.bits - 1)) and ty.bits >= 32:
+        # The smallest int32 / int64 has no literal: write it as an expression.
+        suffix = "LL" if ty.bits == 64 else ""
+        return f"({value + 1}{suffix} - 1)"
     if ty.bits == 64:
-        # -2**63 has no literal: write it as an expression.
-        return f"({value + 1}LL - 1)" if value == -(2**63) else f"{value}LL"
+        return f"{value}LL"
     return str(value) if ty == t.int32 else f"({ty.ctype}){value}"
 
 
@@ -216,6 +219,9 @@ class FunctionTranslator(OperatorsMixin):
     def python_object(self, value: Any, node: ast.AST) -> Val:
         """A global, closure variable or attribute value, frozen now."""
         scalar = t.scalar_of(value)
+        if isinstance(value, int) and not -(2**63) <= value < 2**64:
+            raise self.typing_error(f"the integer {value} does not fit in 64 bits (kernels "
+                                    "compute with int64 and uint64)", node)
         if scalar is not None:
             return Val(scalar, c_literal(value, scalar), value)
         if isinstance(value, tuple):
@@ -565,28 +571,63 @@ class FunctionTranslator(OperatorsMixin):
             start, stop, step = (Val(t.int32, str(int(v.py)), int(v.py))
                                  for v in (start, stop, step))
             index_type = t.int32
-        if step.known:
-            compare = "<" if step.py > 0 else ">"
-            increment = (f"++{counter}" if step.py == 1 else
-                         f"{counter} += {self.cast(step, index_type)}")
-            self.emit(f"for ({ct} {counter} = {self.cast(start, index_type)}, {end} = "
-                      f"{self.cast(stop, index_type)}; {counter} {compare} {end}; {increment}) {{")
-        else:
-            stride = self.fresh("step")
-            self.emit(f"const {ct} {stride} = {self.cast(step, index_type)};")
-            self.emit(f"for ({ct} {counter} = {self.cast(start, index_type)}, {end} = "
-                      f"{self.cast(stop, index_type)}; {stride} > 0 ? {counter} < {end} : "
-                      f"{counter} > {end}; {counter} += {stride}) {{")
+        counter_value = self.range_loop(counter, end, start, stop, step, index_type, ct, iterator)
         # (A grid-stride loop, range(cuda.grid(1), n, cuda.gridsize(1)), counts up from 0;
         # range(n - 1, -1, -1) counts down to 0: its counter stays above stop >= -1.)
         counter_nonneg = (start.never_negative and step.never_negative) or (
             step.known and step.py < 0 and (stop.never_negative
                                             or (stop.known and stop.py >= -1)))
         self.indent += 1
-        self.assign(node.target, Val(loop_type, counter, nonneg=counter_nonneg), node)
+        self.assign(node.target, Val(loop_type, counter_value, nonneg=counter_nonneg), node)
         self.indent -= 1
         self.block(node.body)
         self.emit("}")
+
+    def range_loop(self, counter: str, end: str, start: Val, stop: Val, step: Val,
+                   index_type: t.Scalar, ct: str, node: ast.AST) -> str:
+        """Emits the `for` line of a range() loop; returns the counter's value
+        (the loop variable). The counter never overflows: a loop whose step
+        could carry it past the limits of int64 runs on the count of its
+        values, as Numba's range loops do (a count the GPU compiler sees, so
+        it unrolls such loops as it unrolls the plain ones)."""
+        first, last = self.cast(start, index_type), self.cast(stop, index_type)
+        if step.known:
+            size = t.wrapped(int(step.py), t.int64)
+            if ct == "int" or abs(size) == 1 or _range_stays_in_int64(stop, size):
+                compare = "<" if size > 0 else ">"
+                increment = (f"++{counter}" if size == 1 else
+                             f"{counter} += {self.cast(step, index_type)}")
+                self.emit(f"for ({ct} {counter} = {first}, {end} = {last}; "
+                          f"{counter} {compare} {end}; {increment}) {{")
+                return counter
+            return self.counted_range(counter, first, last, c_literal(size, t.int64), False,
+                                      node)
+        return self.counted_range(counter, first, last, self.cast(step, t.int64), True, node)
+
+    def counted_range(self, counter: str, first: str, last: str, step: str, run_time_step: bool,
+                      node: ast.AST) -> str:
+        """A range() loop that runs on the count of its values (0 for a step
+        of 0); its unsigned counter wraps around harmlessly after the last."""
+        names = []
+        for base, code in (("start", first), ("stop", last), ("step", step)):
+            names.append(self.fresh(base))
+            self.emit(f"const long long {names[-1]} = {code};")
+        if run_time_step:
+            self.zero_step_check(names[2], node)
+        self.program.need_helper("range_count")
+        count = self.fresh("n")
+        self.emit(f"for (unsigned long long {count} = ck_range_count({', '.join(names)}), "
+                  f"{counter} = (unsigned long long){names[0]}; {count} != 0; "
+                  f"--{count}, {counter} += (unsigned long long){names[2]}) {{")
+        return f"(long long){counter}"
+
+    def zero_step_check(self, step: str, node: ast.AST) -> None:
+        """With debug=True, Python's error for a run-time step of 0 (the loop
+        has no iterations without debug)."""
+        if self.debug:
+            self.program.need_helper("fail")
+            text = self.python_error_text("ValueError: range() arg 3 must not be zero", node)
+            self.emit(f'if ({step} == 0) ck_fail("{text}");')
 
     def for_over_array(self, node: ast.For) -> None:
         """`for x in a` over the first axis of an array (elements of a 1-d one)."""
@@ -688,3 +729,19 @@ def _fits_int(start: Val, stop: Val, step: Val) -> bool:
     low, high = -(2**31), 2**31 - 1
     first, last, stride = int(start.py), int(stop.py), int(step.py)
     return low <= first <= high and low <= last + stride <= high and low <= last <= high
+
+
+def _surely_nonneg(value: Val) -> bool:
+    """Never negative as an int64 (a uint64 known only at run time may not be)."""
+    return value.never_negative and (value.known or value.type != t.uint64)
+
+
+def _range_stays_in_int64(stop: Val, step: int) -> bool:
+    """Whether a range() counter before `stop` can take a step of `step`
+    without leaving int64."""
+    if step < 0 and _surely_nonneg(stop):
+        return True  # counting down to a stop >= 0
+    if not (stop.known and isinstance(stop.py, (int, np.integer))):
+        return False
+    last = t.wrapped(int(stop.py), t.int64)
+    return last <= 2**63 - step if step > 0 else last >= -(2**63) - step - 1

@@ -282,7 +282,7 @@ def _atomic(op: str) -> Handler:
         if dtype.name == "int64" and op in ("add", "sub", "exch", "and", "or", "xor"):
             # Two's complement: the unsigned 64-bit operation gives the same bits.
             if op == "sub":
-                native, value = "atomicAdd", f"(unsigned long long)(-{value})"
+                native, value = "atomicAdd", f"(0ULL - (unsigned long long)({value}))"
             return tr.value(dtype, f"(long long){native}((unsigned long long*){element}, "
                                    f"(unsigned long long){value})")
         if op == "sub":
@@ -428,9 +428,11 @@ def _abs(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -
         return tr.value(vt, f"fabs{'f' if vt == t.float32 else ''}({value.code})")
     if vt.kind == "u":
         return value
-    result = t.int64 if vt.kind == "b" else vt
-    code = tr.cast(value, result)
-    return tr.value(result, f"({code} < 0 ? -{code} : {code})")
+    if vt.kind == "b":
+        return tr.value(t.int64, tr.cast(value, t.int64))
+    # In its own type, as Numba's: abs() of the smallest value is itself.
+    tr.program.need_helper("wrap_int")
+    return tr.value(vt, f"ck_abs<{vt.ctype}>({value.code})")
 
 
 def _min_max(which: str) -> Handler:

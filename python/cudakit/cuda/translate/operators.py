@@ -18,8 +18,11 @@ if TYPE_CHECKING:
     from .codegen import FunctionTranslator
 
 _ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+# Signed integer + - * wrap around as in Numba (see the wrap_int helper).
+_WRAPPING = {ast.Add: "ck_add", ast.Sub: "ck_sub", ast.Mult: "ck_mul"}
 _BITWISE = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
             ast.RShift: ">>"}
+_SHIFTS = {ast.LShift: "ck_shl", ast.RShift: "ck_shr"}
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
             ast.GtE: ">="}
 _PRINTF = {"b": "%s", "i": "%lld", "u": "%llu", "f": "%f", "c": "%f"}
@@ -68,11 +71,15 @@ class OperatorsMixin:
                 return half
         if "c" in (ta.kind, tb.kind):
             return self.complex_op(op, a, b, node)
-        folded = self.fold(op, a, b)
         if type(op) in _ARITH:
             rt = t.promote(ta, tb)
-            result = self.value(rt, f"({self.cast(a, rt)} {_ARITH[type(op)]} "
-                                    f"{self.cast(b, rt)})")
+            if rt.kind == "i":
+                self.program.need_helper("wrap_int")
+                result = self.value(rt, f"{_WRAPPING[type(op)]}({self.cast(a, rt)}, "
+                                        f"{self.cast(b, rt)})")
+            else:
+                result = self.value(rt, f"({self.cast(a, rt)} {_ARITH[type(op)]} "
+                                        f"{self.cast(b, rt)})")
         elif isinstance(op, ast.Div):
             rt = t.promote(ta, tb)
             if rt.kind != "f":
@@ -97,6 +104,14 @@ class OperatorsMixin:
             if ta.kind == "f" or tb.kind == "f":
                 raise self.typing_error(f"bitwise {type(op).__name__} needs integers, got "
                                         f"{a.describe()} and {b.describe()}", node)
+            if type(op) in _SHIFTS:
+                # Numba's type: the left operand's signedness in 64 bits, the
+                # amount converted to it; amounts past the width as on a GPU.
+                rt = t.uint64 if ta.kind == "u" else t.int64
+                self.program.need_helper("shift")
+                result = self.value(rt, f"{_SHIFTS[type(op)]}({self.cast(a, rt)}, "
+                                        f"{self.cast(b, rt)})")
+                return self.folded(result, op, a, b)
             rt = t.boolean if ta.kind == tb.kind == "b" else t.integer_result(ta, tb)
             if rt.kind == "f":
                 raise self.typing_error("bitwise operation between int64 and uint64", node)
@@ -107,13 +122,21 @@ class OperatorsMixin:
         if isinstance(op, (ast.Add, ast.Mult, ast.FloorDiv, ast.Mod)) \
                 and a.never_negative and b.never_negative:
             result.nonneg = True  # (an index made of thread indices and shapes)
-        if isinstance(folded, int) and not -(2**63) <= folded < 2**63:
-            folded = NO_VALUE  # wraps in the kernel's type: leave it to the compiler
-        if folded is not NO_VALUE and isinstance(result.type, t.Scalar):
+        return self.folded(result, op, a, b)
+
+    def folded(self, result: Val, op: ast.operator, a: Val, b: Val) -> Val:
+        """`result` with its value when both operands are constants: the
+        literal in its code (a folded constant has no other code)."""
+        if not isinstance(result.type, t.Scalar):
+            return result
+        folded = self.fold(op, a, b, result.type)
+        if isinstance(folded, int) and result.type.kind not in "iu" \
+                and not -(2**63) <= folded < 2**64:
+            folded = NO_VALUE  # (a float result: left to the compiler)
+        if folded is not NO_VALUE:
             result.py = folded
             if isinstance(folded, (int, float, np.integer, np.floating)):
                 from .codegen import c_literal
-                # The literal itself: a folded constant has no other code.
                 result.code = c_literal(folded, result.type)
         return result
 
@@ -147,13 +170,20 @@ class OperatorsMixin:
                                 f"{a.describe()} and {b.describe()} (complex numbers have "
                                 "no //, % or bitwise operations)", node)
 
-    def fold(self, op: ast.operator, a: Val, b: Val) -> Any:
-        """The value of an operation on two constants (shapes like TPB * 2)."""
+    def fold(self, op: ast.operator, a: Val, b: Val, result_type: t.Scalar) -> Any:
+        """The value of an operation on two constants (shapes like TPB * 2),
+        as the kernel computes it in `result_type`."""
         if not (a.known and b.known):
             return NO_VALUE
-        if not all(isinstance(v.py, (int, float, np.integer, np.floating)) for v in (a, b)):
+        if not all(isinstance(v.py, (int, float, np.integer, np.floating, np.bool_))
+                   for v in (a, b)):
             return NO_VALUE
         x, y = a.py, b.py
+        if result_type.kind in "iu" and all(isinstance(v, (int, np.integer, np.bool_))
+                                            for v in (x, y)):
+            return fold_integers(op, int(x), int(y), result_type)
+        if isinstance(x, np.bool_) or isinstance(y, np.bool_):
+            return NO_VALUE
         try:
             return {ast.Add: lambda: x + y, ast.Sub: lambda: x - y, ast.Mult: lambda: x * y,
                     ast.FloorDiv: lambda: x // y, ast.Mod: lambda: x % y,
@@ -190,22 +220,42 @@ class OperatorsMixin:
         if not isinstance(val.type, t.Scalar):
             raise self.typing_error(f"bad operand for unary {type(node.op).__name__}: "
                                     f"{val.describe()}", node)
-        ty = val.type if val.type.kind != "b" else t.int64
-        if ty == t.float16 and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = val.type
+        if operand == t.float16 and isinstance(node.op, (ast.USub, ast.UAdd)):
             sign = "-" if isinstance(node.op, ast.USub) else ""
-            return self.value(ty, f"ck_half({sign}(float)({val.code}))")
-        if isinstance(node.op, ast.USub):
+            return self.value(operand, f"ck_half({sign}(float)({val.code}))")
+        if isinstance(node.op, ast.Invert) and operand.kind in "fc":
+            raise self.typing_error("~ needs an integer", node)
+        if isinstance(node.op, ast.Invert) and operand.kind == "b":
+            return self.value(t.boolean, f"(!{val.code})")
+        if operand.kind in "fc":
+            if isinstance(node.op, ast.UAdd):
+                return val
             if val.known:
                 return self.python_object(-val.py, node) if not isinstance(
-                    val.py, np.generic) else self.value(ty, f"(-{self.cast(val, ty)})", -val.py)
-            return self.value(ty, f"(-{self.cast(val, ty)})")
+                    val.py, np.generic) else self.value(operand, f"(-{val.code})", -val.py)
+            return self.value(operand, f"(-{val.code})")
+        if isinstance(node.op, ast.USub) and val.known and not isinstance(val.py, np.generic):
+            return self.python_object(-val.py, node)  # -5: a Python constant, as CPython's
+        # Numba's integer - + ~: computed in the operand's own type (wrapping
+        # around: -np.int8(-128) is -128, ~np.uint8(0) is 255), then widened
+        # to 64 bits of its signedness.
+        ty = t.uint64 if operand.kind == "u" else t.int64
+        if operand.kind == "b":
+            operand, val = t.int64, self.value(t.int64, self.cast(val, t.int64), val.py)
         if isinstance(node.op, ast.UAdd):
-            return self.value(ty, self.cast(val, ty), val.py)
-        if val.type.kind in "fc":
-            raise self.typing_error("~ needs an integer", node)
-        if val.type.kind == "b":
-            return self.value(t.boolean, f"(!{val.code})")
-        return self.value(ty, f"(~{val.code})")
+            return self.value(ty, self.cast(val, ty), val.py, nonneg=val.nonneg)
+        if val.known:
+            x = int(val.py)
+            result = t.wrapped(-x if isinstance(node.op, ast.USub) else ~x, operand)
+            from .codegen import c_literal
+            return self.value(ty, c_literal(result, ty), result)
+        if isinstance(node.op, ast.USub):
+            self.program.need_helper("wrap_int")
+            code = f"ck_neg<{operand.ctype}>({val.code})"
+        else:
+            code = f"({operand.ctype})(~{val.code})"
+        return self.value(ty, code if operand == ty else f"({ty.ctype})({code})")
 
     def expr_BoolOp(self: "FunctionTranslator", node: ast.BoolOp) -> Val:
         op = " && " if isinstance(node.op, ast.And) else " || "
@@ -456,7 +506,10 @@ class OperatorsMixin:
             part = t.float32 if base.type == t.complex64 else t.float64
             return self.value(part, f"({base.code}).{node.attr[:2]}")
         if isinstance(base.type, t.Scalar) and node.attr in ("real", "imag"):
-            return base if node.attr == "real" else self.value(base.type, "0")
+            if node.attr == "real":
+                return base
+            from .codegen import c_literal
+            return self.value(base.type, c_literal(0, base.type), 0)
         raise self.typing_error(f"{base.describe()} has no attribute '{node.attr}' in kernels",
                                 node)
 
@@ -689,3 +742,27 @@ def _device_dispatcher_for(py_func: Any) -> Any:
         from ..dispatcher import Dispatcher
         dispatcher = _DEVICE_DISPATCHERS[py_func] = Dispatcher(py_func, None, device=True)
     return dispatcher
+
+
+def fold_integers(op: ast.operator, x: int, y: int, ty: t.Scalar) -> Any:
+    """`x op y` on two integer constants as the kernel computes it in `ty`
+    (wrapping around, shifts as on a GPU); NO_VALUE for what is left to the
+    run time (a zero divisor, a negative power)."""
+    x, y = t.wrapped(x, ty), t.wrapped(y, ty)
+    if isinstance(op, (ast.LShift, ast.RShift)):
+        amount = y & ((1 << ty.bits) - 1)  # a negative amount is a huge unsigned one
+        if amount >= ty.bits:
+            return -1 if isinstance(op, ast.RShift) and x < 0 else 0
+        return t.wrapped(x << amount, ty) if isinstance(op, ast.LShift) else x >> amount
+    if isinstance(op, (ast.FloorDiv, ast.Mod)):
+        if y == 0:
+            return NO_VALUE
+        if y == -1:  # the smallest integer // -1 gives 0, as in Numba
+            return 0 if isinstance(op, ast.Mod) or x == -(1 << (ty.bits - 1)) else -x
+        return x // y if isinstance(op, ast.FloorDiv) else x % y
+    if isinstance(op, ast.Pow):
+        return NO_VALUE if y < 0 else t.wrapped(pow(x, y, 1 << ty.bits), ty)
+    operation = {ast.Add: lambda: x + y, ast.Sub: lambda: x - y, ast.Mult: lambda: x * y,
+                 ast.BitAnd: lambda: x & y, ast.BitOr: lambda: x | y,
+                 ast.BitXor: lambda: x ^ y}.get(type(op))
+    return NO_VALUE if operation is None else t.wrapped(operation(), ty)

@@ -30,13 +30,88 @@ struct ArrayView<T, 0> {  // a 0-d array: one element
 """
 
 # Python's operator semantics where C++ differs (floor division, modulo,
-# integer powers), each only when used.
+# integer powers, overflow, shifts), each only when used.
 HELPERS = {
+    "wrap_int": r"""// Integer arithmetic wraps around in two's complement, as Numba's does on the
+// hardware (Numba marks signed + - * "no signed wrap", so its optimizer may
+// still assume otherwise; here the wrap is defined): computed in an unsigned
+// type, whose arithmetic is modulo 2^n, and converted back (modular, as C++20
+// says and every CUDA and host compiler did before). A GPU runs the same
+// add/sub/mul instructions as for the signed operations, which C++ leaves
+// undefined on overflow.
+template <class T>
+__device__ __forceinline__ T ck_add(T a, T b) {
+  return (T)((typename ck_uint<T>::type)a + (typename ck_uint<T>::type)b);
+}
+template <class T>
+__device__ __forceinline__ T ck_sub(T a, T b) {
+  return (T)((typename ck_uint<T>::type)a - (typename ck_uint<T>::type)b);
+}
+template <class T>
+__device__ __forceinline__ T ck_mul(T a, T b) {
+  return (T)((typename ck_uint<T>::type)a * (typename ck_uint<T>::type)b);
+}
+template <class T>
+__device__ __forceinline__ T ck_neg(T a) {
+  return (T)(0u - (typename ck_uint<T>::type)a);
+}
+// The translator's + - * on int64 (exact matches, and operands of another
+// integer type convert to int64 rather than deducing a narrower T).
+__device__ __forceinline__ long long ck_add(long long a, long long b) {
+  return ck_add<long long>(a, b);
+}
+__device__ __forceinline__ long long ck_sub(long long a, long long b) {
+  return ck_sub<long long>(a, b);
+}
+__device__ __forceinline__ long long ck_mul(long long a, long long b) {
+  return ck_mul<long long>(a, b);
+}
+// abs() of a signed integer in its own type: the smallest value stays itself.
+template <class T>
+__device__ __forceinline__ T ck_abs(T a) {
+  return a < 0 ? ck_neg(a) : a;
+}
+""",
+    "shift": r"""// Shifts as the GPU's shl / shr instructions make them: an amount of 64 or
+// more, or a negative one (a huge unsigned amount), shifts every bit out,
+// leaving 0, or -1 for >> of a negative number. NumPy's results for every
+// amount; numba-cuda's for amounts in (-2^32 + 64, 2^32), as it hands PTX the
+// amount's low 32 bits. C++ leaves such shifts undefined.
+__device__ __forceinline__ long long ck_shl(long long a, long long b) {
+  return (unsigned long long)b < 64 ? (long long)((unsigned long long)a << b) : 0LL;
+}
+__device__ __forceinline__ unsigned long long ck_shl(unsigned long long a, unsigned long long b) {
+  return b < 64 ? a << b : 0ULL;
+}
+__device__ __forceinline__ long long ck_shr(long long a, long long b) {
+  return a >> ((unsigned long long)b < 64 ? b : 63LL);
+}
+__device__ __forceinline__ unsigned long long ck_shr(unsigned long long a, unsigned long long b) {
+  return b < 64 ? a >> b : 0ULL;
+}
+""",
+    "range_count": r"""// How many values range(start, stop, step) takes (0 for a step of 0),
+// in unsigned arithmetic, which holds every distance between two int64s: a
+// range() loop near the limits of int64 runs on this count, as Numba's do.
+__device__ __forceinline__ unsigned long long ck_range_count(long long start, long long stop,
+                                                             long long step) {
+  if (step > 0 && start < stop)
+    return ((unsigned long long)stop - (unsigned long long)start - 1) / (unsigned long long)step +
+           1;
+  if (step < 0 && start > stop)
+    return ((unsigned long long)start - (unsigned long long)stop - 1) /
+               (0ULL - (unsigned long long)step) + 1;
+  return 0;
+}
+""",
     "floordiv": r"""template <class T>
 __device__ __forceinline__ T ck_floordiv(T a, T b) {
   // Python's //: rounds toward minus infinity; 0 for a zero divisor (Numba's
-  // CUDA error model, which raises nothing on the device).
+  // CUDA error model, which raises nothing on the device), and 0 for the
+  // smallest integer // -1, whose quotient does not fit (Numba's result; the
+  // division would trap on the host).
   if (b == 0) return 0;
+  if (ck_is_signed<T>::value && b == (T)-1) return a == ck_lowest<T>() ? (T)0 : ck_neg(a);
   T q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
@@ -44,8 +119,11 @@ __device__ __forceinline__ T ck_floordiv(T a, T b) {
 """,
     "mod": r"""template <class T>
 __device__ __forceinline__ T ck_mod(T a, T b) {
-  // Python's %: the result has the divisor's sign.
+  // Python's %: the result has the divisor's sign; 0 for a zero divisor, and
+  // for -1 (whose remainder is always 0: the smallest integer % -1 would
+  // trap on the host).
   if (b == 0) return 0;
+  if (ck_is_signed<T>::value && b == (T)-1) return 0;
   T r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
@@ -63,13 +141,14 @@ __device__ __forceinline__ double ck_fmod(double a, double b) {
 """,
     "ipow": r"""template <class T>
 __device__ __forceinline__ T ck_ipow(T base, long long exponent) {
-  // Integer ** non-negative integer by squaring (a negative exponent gives 0,
-  // Python would give a float; Numba's integer power does the same).
+  // Integer ** non-negative integer by squaring, wrapping around as Numba's
+  // multiplications do (a negative exponent gives 0, Python would give a
+  // float; Numba's integer power does the same).
   if (exponent < 0) return 0;
   T result = 1;
   while (exponent > 0) {
-    if (exponent & 1) result *= base;
-    base *= base;
+    if (exponent & 1) result = ck_mul(result, base);
+    base = ck_mul(base, base);
     exponent >>= 1;
   }
   return result;
@@ -78,7 +157,7 @@ template <class T>
 __device__ __forceinline__ T ck_fpowi(T base, long long exponent) {
   // float ** integer: repeated squaring, as Numba does for integer exponents.
   bool invert = exponent < 0;
-  unsigned long long n = invert ? -exponent : exponent;
+  unsigned long long n = invert ? 0ULL - (unsigned long long)exponent : exponent;
   T result = 1;
   while (n > 0) {
     if (n & 1) result *= base;
@@ -145,12 +224,15 @@ __device__ __forceinline__ ck_slice_range ck_slice(long long n, long long start,
   if (step > 0) {
     start = has_start ? (start < 0 ? ck_slice_max(start + n, 0LL) : ck_slice_min(start, n)) : 0;
     stop = has_stop ? (stop < 0 ? ck_slice_max(stop + n, 0LL) : ck_slice_min(stop, n)) : n;
-    return {start, stop > start ? (stop - start + step - 1) / step : 0};
+    return {start, stop > start ? (stop - start - 1) / step + 1 : 0};
   }
   start = has_start ? (start < 0 ? ck_slice_max(start + n, -1LL) : ck_slice_min(start, n - 1))
                     : n - 1;
   stop = has_stop ? (stop < 0 ? ck_slice_max(stop + n, -1LL) : ck_slice_min(stop, n - 1)) : -1;
-  return {start, start > stop ? (start - stop - step - 1) / (-step) : 0};
+  // (-step as unsigned: the smallest step has no positive int64)
+  return {start, start > stop ? (long long)((unsigned long long)(start - stop - 1) /
+                                            (0ULL - (unsigned long long)step)) + 1
+                              : 0};
 }
 """,
     "min_max": r"""template <class T>
@@ -188,10 +270,23 @@ template <class T> __device__ T ck_atomic_and(T* a, T v) { return ck_atomic_upda
 template <class T> __device__ T ck_atomic_or(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o | v); }); }
 template <class T> __device__ T ck_atomic_xor(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o ^ v); }); }
 template <class T> __device__ T ck_atomic_inc(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o >= v ? 0 : o + 1); }); }
-template <class T> __device__ T ck_atomic_dec(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)((o == 0 || o > v) ? v : o - 1); }); }
+template <class T> __device__ T ck_atomic_dec(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (o == 0 || o > v) ? v : ck_sub(o, (T)1); }); }
 """,
 }
+# What a helper needs declared before it (shared by several helpers).
+_INT_TRAITS = r"""// The unsigned type integer arithmetic on T is done in (8- to 32-bit types
+// in 32 bits, as C++ promotes them), whether T is signed, and its smallest value.
+template <class T> struct ck_uint { typedef unsigned int type; };
+template <> struct ck_uint<long long> { typedef unsigned long long type; };
+template <> struct ck_uint<unsigned long long> { typedef unsigned long long type; };
+template <class T> struct ck_is_signed { static const bool value = (T)-1 < (T)0; };
+template <class T>
+__device__ __forceinline__ T ck_lowest() {
+  return ck_is_signed<T>::value ? (T)((typename ck_uint<T>::type)1 << (sizeof(T) * 8 - 1)) : (T)0;
+}
+"""
 HELPER_PRELUDE = {
+    "wrap_int": _INT_TRAITS,
     "slice": r"""__device__ __forceinline__ long long ck_slice_min(long long a, long long b) { return a < b ? a : b; }
 __device__ __forceinline__ long long ck_slice_max(long long a, long long b) { return a < b ? b : a; }
 """,
@@ -200,6 +295,11 @@ template <> struct ck_bits<4> { typedef unsigned int type; };
 template <> struct ck_bits<8> { typedef unsigned long long type; };
 """,
 }
+
+
+# The helpers each helper calls (emitted before it).
+_HELPER_NEEDS = {"bounds_check": ("fail",), "floordiv": ("wrap_int",), "mod": ("wrap_int",),
+                 "ipow": ("wrap_int",), "atomic_update": ("wrap_int",)}
 
 
 # float16 in kernels: the bits, converted through float (the array prelude's
@@ -243,8 +343,8 @@ class Program:
         self.linked_files: list[str] = list(options.get("link") or ())
 
     def need_helper(self, name: str) -> None:
-        if name == "bounds_check":
-            self.need_helper("fail")
+        for needed in _HELPER_NEEDS.get(name, ()):
+            self.need_helper(needed)
         if name not in self.helpers:
             self.helpers.append(name)
 

@@ -305,6 +305,15 @@ def integer_result(a: Scalar, b: Scalar) -> Scalar:
     return float64 if unsigned.bits == 64 else int64
 
 
+def wrapped(value: int, ty: Scalar) -> int:
+    """`value` converted to the integer type `ty` in two's complement, as the
+    kernel's integer arithmetic wraps around."""
+    value &= (1 << ty.bits) - 1
+    if ty.kind == "i" and value >= 1 << (ty.bits - 1):
+        value -= 1 << ty.bits
+    return value
+
+
 def promote(a: Scalar, b: Scalar) -> Scalar:
     """The type of `a op b` for + - * and of a variable assigned both."""
     if a == b and a.kind == "f":

@@ -55,6 +55,9 @@ def _negative(tr: "FunctionTranslator", node: ast.AST, args: list[Val]) -> Val:
                               f"{value.describe()}", node)
     if value.type == t.float16:
         return tr.value(t.float16, f"ck_half(-(float)({value.code}))")
+    if value.type.kind in "iu":  # in its own type, wrapping around (NumPy's loop)
+        tr.program.need_helper("wrap_int")
+        return tr.value(value.type, f"ck_neg<{value.type.ctype}>({value.code})")
     return tr.value(value.type, f"(-{value.code})")
 
 
