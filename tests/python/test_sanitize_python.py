@@ -132,3 +132,24 @@ def test_compile_error_under_the_tools_numbers_the_source_itself(
     # The excerpt is the source's own line 4, as without the tools.
     assert "source around line 4" in message, message
     assert "undeclared_name" in message.split("source around line 4")[1], message
+
+
+# A pooled block reused for a larger array than its last use: the bytes the
+# new array may touch are unpoisoned again (no false use-after-poison report).
+REUSED_BLOCKS = """
+import numpy as np
+from cudakit import cuda
+for n in (206, 7, 100):
+    for dtype in (np.uint16, np.int8, np.int64):
+        values = np.random.default_rng(n).integers(0, 100, n).astype(dtype)
+        device = cuda.to_device(values)
+        assert (device.copy_to_host() == values).all()
+print("finished")
+"""
+
+
+def test_reused_pool_blocks_of_growing_size_run_clean(cli: str, tmp_path: Path) -> None:
+    result = sanitize(cli, tmp_path, "reuse.py", REUSED_BLOCKS)
+    assert result.returncode == 0, result.stdout
+    assert "finished" in result.stdout
+    assert "AddressSanitizer" not in result.stdout

@@ -245,12 +245,16 @@ class CpuBackend final : public Backend {
   }
   void set_usable_bytes(DevicePtr block, std::size_t used, std::size_t capacity) noexcept override {
     if (used > capacity) return;
-    const AsanRegionFn fn = used < capacity ? asan_poison() : asan_unpoison();
-    if (!fn) return;
+    const AsanRegionFn poison = asan_poison(), unpoison = asan_unpoison();
+    if (!poison || !unpoison) return;
     // Work queued before this block changed hands may still use its tail
     // legitimately; poisoning under it would report a false overflow.
     if (used < capacity && backend_alive.load()) wait_all(-1, WaitMode::patient);
-    fn(reinterpret_cast<char*>(static_cast<std::uintptr_t>(block)) + used, capacity - used);
+    // A block reused at a larger size than its last use: what the new use
+    // may touch is unpoisoned first, then the rest is poisoned.
+    char* const base = reinterpret_cast<char*>(static_cast<std::uintptr_t>(block));
+    unpoison(base, used);
+    if (used < capacity) poison(base + used, capacity - used);
   }
   void* allocate_pinned(std::size_t bytes) override {
     return DeviceMemory::instance().allocate_pinned(bytes, "allocating pinned host memory");
