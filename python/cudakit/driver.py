@@ -307,11 +307,11 @@ class Context:
 
     @staticmethod
     def set_limit(which: int, value: int) -> None:
-        _core.Device._current()._set_limit(int(which), int(value))
+        _core.Device._current()._set_limit(which, value)
 
     @staticmethod
     def get_limit(which: int) -> int:
-        return _core.Device._current()._limit(int(which))
+        return _core.Device._current()._limit(which)
 
     @staticmethod
     def set_cache_config(config: int) -> None:

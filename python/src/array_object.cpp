@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cudakit/detail/expr_node.hpp"
+#include "driver_types.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -215,10 +216,11 @@ Shape shape_from_python(nb::handle shape) {
   const bool sized = PySequence_Check(shape.ptr()) != 0 && PyObject_Length(shape.ptr()) >= 0;
   if (!sized) PyErr_Clear();
   if (!sized && (PyLong_Check(shape.ptr()) || PyIndex_Check(shape.ptr()))) {
-    out.push_back(nb::cast<std::int64_t>(nb::int_(shape)));
+    out.push_back(int_argument<std::int64_t>(shape, "shape", "an extent"));
     return out;
   }
-  for (nb::handle extent : nb::iter(shape)) out.push_back(nb::cast<std::int64_t>(nb::int_(extent)));
+  for (nb::handle extent : nb::iter(shape))
+    out.push_back(int_argument<std::int64_t>(extent, "shape", "an extent"));
   return out;
 }
 

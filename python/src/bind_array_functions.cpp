@@ -10,6 +10,7 @@
 
 #include "array_object.hpp"
 #include "array_streams.hpp"
+#include "driver_types.hpp"
 #include "cudakit/array_expr.hpp"
 #include "cudakit/array_indexing.hpp"
 #include "cudakit/array_join.hpp"
@@ -89,10 +90,10 @@ Array reduce_with(Array (*reduce)(const Expr&, Axes, bool), nb::handle a, nb::ha
   Axes axes;
   if (axis.is_valid() && !axis.is_none()) {
     if (PyLong_Check(axis.ptr())) {
-      axes = Axes(nb::cast<int>(axis));
+      axes = Axes(int_argument<int>(axis, "reduction", "axis"));
     } else {
       std::vector<int> list;
-      for (nb::handle x : nb::iter(axis)) list.push_back(nb::cast<int>(x));
+      for (nb::handle x : nb::iter(axis)) list.push_back(int_argument<int>(x, "reduction", "axis"));
       axes = Axes(list);
     }
   }
@@ -344,16 +345,23 @@ void bind_array_functions(nb::module_& m) {
           lo = nb::int_(0);
         }
         nb::object st = step.is_none() ? nb::object(nb::int_(1)) : nb::borrow(step);
-        DType d;
-        if (!dtype.is_none()) {
-          d = dtype_from_python(dtype);
-        } else {
-          d = dtype_from_python(numpy().attr("arange")(lo, lo + st, st).attr("dtype"));
+        if (PyObject_IsTrue(st.ptr()) == 0) throw nb::value_error("arange: the step must not be zero");
+        PyErr_Clear();
+        // numpy.arange makes the values, so they are NumPy's exactly: the
+        // length from the bounds, the first two values converted to the
+        // dtype (OverflowError when they do not fit), the others start + k *
+        // delta in the dtype (integers wrap: arange(300, dtype=uint8) ends
+        // 0..43). They are then copied to the device.
+        nb::object arange = numpy().attr("arange");
+        if (dtype.is_none()) return host_to_gpu(arange(lo, hi, st), nb::none(), false);
+        const DType d = dtype_from_python(dtype);
+        if (d == DType::bfloat16) {
+          // (No NumPy dtype without ml_dtypes: float32 values, converted on the device.)
+          nb::object values = arange(lo, hi, st, nb::arg("dtype") = "float32");
+          return wrap(as_gpuarray(host_to_gpu(values, nb::none(), false)).value().astype(d));
         }
-        const double a = nb::cast<double>(nb::float_(lo)), b = nb::cast<double>(nb::float_(hi)),
-                     c = nb::cast<double>(nb::float_(st));
-        if (c == 0) throw nb::value_error("arange: the step must not be zero");
-        return wrap(numpy_errors([&] { return arange(a, b, c, d); }));
+        return host_to_gpu(arange(lo, hi, st, nb::arg("dtype") = numpy_dtype(d)), nb::none(),
+                           false);
       },
       nb::arg("start"), nb::arg("stop").none() = nb::none(), nb::arg("step").none() = nb::none(),
       nb::arg("dtype").none() = nb::none());
