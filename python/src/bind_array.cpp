@@ -14,9 +14,9 @@
 #include "array_object.hpp"
 #include "array_streams.hpp"
 #include "bindings.hpp"
-#include "driver_types.hpp"
 #include "cudakit/array_expr.hpp"
 #include "cudakit/array_reduce.hpp"
+#include "driver_types.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -275,7 +275,7 @@ void check_gpudata_covers(const DeviceTarget& target, const Shape& shape,
   std::int64_t needed = 0;
   overflow |= __builtin_add_overflow(high, item, &needed);
   if (!overflow && low >= 0 && static_cast<std::uint64_t>(needed) <= target.capacity) return;
-  const std::string what = overflow   ? "more than 2**63 bytes"
+  const std::string what = overflow  ? "more than 2**63 bytes"
                            : low < 0 ? "memory before its start (negative strides)"
                                      : std::to_string(needed) + " bytes";
   throw ArgumentError("GPUArray(gpudata=...)",

@@ -10,13 +10,13 @@
 
 #include "array_object.hpp"
 #include "array_streams.hpp"
-#include "driver_types.hpp"
 #include "cudakit/array_expr.hpp"
 #include "cudakit/array_indexing.hpp"
 #include "cudakit/array_join.hpp"
 #include "cudakit/array_reduce.hpp"
 #include "cudakit/array_scan.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
+#include "driver_types.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -345,7 +345,8 @@ void bind_array_functions(nb::module_& m) {
           lo = nb::int_(0);
         }
         nb::object st = step.is_none() ? nb::object(nb::int_(1)) : nb::borrow(step);
-        if (PyObject_IsTrue(st.ptr()) == 0) throw nb::value_error("arange: the step must not be zero");
+        if (PyObject_IsTrue(st.ptr()) == 0)
+          throw nb::value_error("arange: the step must not be zero");
         PyErr_Clear();
         // numpy.arange makes the values, so they are NumPy's exactly: the
         // length from the bounds, the first two values converted to the

@@ -9,10 +9,10 @@
 
 #include "array_object.hpp"
 #include "array_streams.hpp"
-#include "driver_types.hpp"
 #include "cudakit/elementwise_kernel.hpp"
 #include "cudakit/reduction_kernel.hpp"
 #include "cudakit/scan_kernel.hpp"
+#include "driver_types.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -84,10 +84,10 @@ ElementwiseKernel::Range range_from_python(nb::handle range, const std::string& 
   const nb::object start = range.attr("start"), stop = range.attr("stop"),
                    step = range.attr("step");
   if (start.is_none() || stop.is_none())
-    throw ArgumentError(what, "start and stop are required (got " +
-                                  nb::cast<std::string>(nb::repr(range)) + ")",
-                        "write range=slice(start, stop[, step]) with both ends, or use slice= "
-                        "for Python's slice rules (None and negative indices)");
+    throw ArgumentError(
+        what, "start and stop are required (got " + nb::cast<std::string>(nb::repr(range)) + ")",
+        "write range=slice(start, stop[, step]) with both ends, or use slice= "
+        "for Python's slice rules (None and negative indices)");
   ElementwiseKernel::Range r;
   r.start = signed_argument(start, what.c_str(), "start");
   r.stop = signed_argument(stop, what.c_str(), "stop");
@@ -125,8 +125,9 @@ void bind_array_kernels(nb::module_& m) {
               numpy_errors([&] { k.run(values, r, s ? &*s : nullptr); });
             } else if (!slice.is_none()) {
               if (!PySlice_Check(slice.ptr()))
-                throw nb::type_error((use + ": slice= must be a slice (slice(start, stop, "
-                                            "step)), got " +
+                throw nb::type_error((use +
+                                      ": slice= must be a slice (slice(start, stop, "
+                                      "step)), got " +
                                       std::string(nb::type_name(slice.type()).c_str()))
                                          .c_str());
               const std::string what = use + " slice=";
@@ -145,8 +146,7 @@ void bind_array_kernels(nb::module_& m) {
                   const Array* first = nullptr;
                   for (const auto& v : values)
                     if ((first = std::get_if<Array>(&v)) != nullptr) break;
-                  if (!first)
-                    throw cudakit::ArgumentError(use, "slice= needs an array argument");
+                  if (!first) throw cudakit::ArgumentError(use, "slice= needs an array argument");
                   nb::tuple ix = nb::borrow<nb::tuple>(slice.attr("indices")(first->size()));
                   ElementwiseKernel::Range r;
                   r.start = nb::cast<std::int64_t>(ix[0]);

@@ -82,8 +82,8 @@ void memset(nb::handle dest, nb::handle value_object, unsigned element_bytes,
   DeviceTarget target = device_target(dest, use);
   if (count > std::numeric_limits<std::size_t>::max() / element_bytes)
     throw ArgumentError(use,
-                        "count " + std::to_string(count) + " of " +
-                            std::to_string(element_bytes) + "-byte values overflows a size",
+                        "count " + std::to_string(count) + " of " + std::to_string(element_bytes) +
+                            "-byte values overflows a size",
                         "pass the number of values that fit the destination");
   check_fits(use, count * element_bytes, target, "destination");
   if (count == 0) return;

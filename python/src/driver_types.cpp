@@ -76,8 +76,7 @@ nb::object python_index(nb::handle value, const char* use, const char* name) {
 }
 
 [[noreturn]] void out_of_range(const nb::object& index, const char* use, const char* name,
-                               const std::string& min, const std::string& max,
-                               const char* hint) {
+                               const std::string& min, const std::string& max, const char* hint) {
   throw ArgumentError(use,
                       std::string(name) + " must be in " + min + ".." + max + ", got " +
                           nb::cast<std::string>(nb::str(index)),
@@ -86,8 +85,8 @@ nb::object python_index(nb::handle value, const char* use, const char* name) {
 
 }  // namespace
 
-std::int64_t signed_argument(nb::handle value, const char* use, const char* name,
-                             std::int64_t min, std::int64_t max, const char* hint) {
+std::int64_t signed_argument(nb::handle value, const char* use, const char* name, std::int64_t min,
+                             std::int64_t max, const char* hint) {
   const nb::object index = python_index(value, use, name);
   int overflow = 0;
   const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
@@ -208,7 +207,8 @@ bool try_device_target(nb::handle obj, DeviceTarget& out, const char* use) {
             : ElementType{};
     std::size_t count = 1;
     for (nb::handle extent : nb::cast<nb::tuple>(iface["shape"]))
-      count *= int_argument<std::size_t>(extent, use, "an extent of __cuda_array_interface__['shape']");
+      count *=
+          int_argument<std::size_t>(extent, use, "an extent of __cuda_array_interface__['shape']");
     nb::object strides = iface.attr("get")("strides");
     // Contiguous (no strides, or the C-contiguous ones written out, as
     // GPUArrays give them): exactly count elements; strided: at least up to
@@ -220,9 +220,11 @@ bool try_device_target(nb::handle obj, DeviceTarget& out, const char* use) {
       contiguous = steps.size() == shape.size();
       std::int64_t step = out.element.size;
       for (std::size_t k = shape.size(); contiguous && k-- > 0;) {
-        const auto extent = int_argument<std::int64_t>(shape[k], use, "an extent of __cuda_array_interface__['shape']");
+        const auto extent = int_argument<std::int64_t>(
+            shape[k], use, "an extent of __cuda_array_interface__['shape']");
         if (extent != 1 &&
-            int_argument<std::int64_t>(steps[k], use, "a stride of __cuda_array_interface__['strides']") != step)
+            int_argument<std::int64_t>(steps[k], use,
+                                       "a stride of __cuda_array_interface__['strides']") != step)
           contiguous = false;
         step *= extent;
       }

@@ -181,10 +181,10 @@ void check_arrays_cover(const std::string& name, const std::string& operation,
   std::int64_t last = 0;
   const bool overflow = __builtin_mul_overflow(count - 1, r.step, &last) ||
                         __builtin_add_overflow(last, r.start, &last);
-  const std::int64_t low = overflow ? std::numeric_limits<std::int64_t>::min()
-                                    : std::min(r.start, last);
-  const std::int64_t high = overflow ? std::numeric_limits<std::int64_t>::max()
-                                     : std::max(r.start, last);
+  const std::int64_t low =
+      overflow ? std::numeric_limits<std::int64_t>::min() : std::min(r.start, last);
+  const std::int64_t high =
+      overflow ? std::numeric_limits<std::int64_t>::max() : std::max(r.start, last);
   std::string short_arrays;
   for (std::size_t k = 0; k < args.size(); ++k) {
     const auto* a = std::get_if<Array>(&args[k]);
@@ -199,15 +199,13 @@ void check_arrays_cover(const std::string& name, const std::string& operation,
   for (std::size_t k = 0; k < args.size(); ++k)
     if (const auto* a = std::get_if<Array>(&args[k]))
       sizes += (sizes.empty() ? "" : ", ") + params[k].name + ": " + std::to_string(a->size());
-  const std::string indices =
-      low == high ? "index " + std::to_string(low)
-                  : "indices " + std::to_string(low) + ".." + std::to_string(high);
-  const std::string source = explicit_range ? "the range given (start " +
-                                                  std::to_string(r.start) + ", stop " +
-                                                  std::to_string(r.stop) + ", step " +
-                                                  std::to_string(r.step) + ")"
-                                            : "the first array's size, " +
-                                                  std::to_string(first.size());
+  const std::string indices = low == high
+                                  ? "index " + std::to_string(low)
+                                  : "indices " + std::to_string(low) + ".." + std::to_string(high);
+  const std::string source =
+      explicit_range ? "the range given (start " + std::to_string(r.start) + ", stop " +
+                           std::to_string(r.stop) + ", step " + std::to_string(r.step) + ")"
+                     : "the first array's size, " + std::to_string(first.size());
   array_error("ElementwiseKernel " + name,
               "the operation indexes " + short_arrays + " with i, which runs over " + indices +
                   " (" + source + "); array sizes: " + sizes,

@@ -94,8 +94,7 @@ inline bool indexed_by_loop_index(const std::string& code, const std::string& na
     std::size_t p = skip_space(end);
     if (p >= code.size() || code[p] != '[') continue;
     p = skip_space(p + 1);
-    if (p >= code.size() || code[p] != 'i' || (p + 1 < code.size() && ident(code[p + 1])))
-      continue;
+    if (p >= code.size() || code[p] != 'i' || (p + 1 < code.size() && ident(code[p + 1]))) continue;
     p = skip_space(p + 1);
     if (p < code.size() && code[p] == ']') return true;
   }

@@ -193,7 +193,8 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
                                          std::string(to_string(*type)));
       if (is_integer(*type) &&
           (s->kind() == ScalarKind::floating || s->kind() == ScalarKind::complex))
-        throw ArgumentError(context, which + " is an integer, but " + s->to_string() + " was passed",
+        throw ArgumentError(context,
+                            which + " is an integer, but " + s->to_string() + " was passed",
                             "pass an integer (the value would be truncated)");
       unsigned char bytes[16] = {};
       s->store(*type, bytes);
