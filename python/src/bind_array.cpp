@@ -567,7 +567,7 @@ void bind_gpuarray_class(nb::module_& m) {
             const int b = int_argument<int>(axis2, "swapaxes", "axis2");
             return wrap(numpy_errors([&] { return s.value().swapaxes(a, b); }), s.base);
           },
-          nb::arg("axis1"), nb::arg("axis2"))
+          nb::arg("axis1").none(), nb::arg("axis2").none())
       .def(
           "squeeze",
           [](GPUArrayObject& s, nb::handle axis) {

@@ -290,6 +290,13 @@ void bind_math(nb::module_& m) {
       nb::arg("arg"), nb::arg("stream").none() = nb::none());
 }
 
+// An axis= argument: None, or an integer in int's range (TypeError /
+// ArgumentError naming the call otherwise).
+std::optional<int> optional_axis(nb::handle axis, const char* use) {
+  if (axis.is_none()) return std::nullopt;
+  return int_argument<int>(axis, use, "axis");
+}
+
 }  // namespace
 
 Array take_indices(const Array& a, nb::handle indices, std::optional<int> axis) {
@@ -369,7 +376,8 @@ void bind_array_functions(nb::module_& m) {
   m.def(
       "take",
       [](nb::handle a, nb::handle indices, nb::handle out, nb::handle stream,
-         std::optional<int> axis) -> nb::object {
+         nb::handle axis_object) -> nb::object {
+        const std::optional<int> axis = optional_axis(axis_object, "take");
         // take runs on the stream of the array it gathers from.
         const std::optional<Stream> s = stream_from_python(stream);
         GPUArrayObject& source = as_gpuarray(a);
@@ -482,7 +490,8 @@ void bind_array_functions(nb::module_& m) {
       nb::arg("stream").none() = nb::none());
   m.def(
       "cumsum",
-      [](nb::handle a, std::optional<int> axis) {
+      [](nb::handle a, nb::handle axis_object) {
+        const std::optional<int> axis = optional_axis(axis_object, "cumsum");
         std::vector<const void*> reads;
         std::size_t nodes = 0;
         Expr e = operand(a, reads, nodes, "cumsum");
@@ -491,18 +500,20 @@ void bind_array_functions(nb::module_& m) {
       nb::arg("a"), nb::arg("axis").none() = nb::none());
   m.def(
       "concatenate",
-      [](nb::handle arrays, int axis) {
+      [](nb::handle arrays, nb::handle axis_object) {
+        const int axis = int_argument<int>(axis_object, "concatenate", "axis");
         std::vector<Array> list = arrays_of(arrays);
         return wrap(numpy_errors([&] { return concatenate(list, axis); }));
       },
-      nb::arg("arrays"), nb::arg("axis") = 0);
+      nb::arg("arrays"), nb::arg("axis").none() = 0);
   m.def(
       "stack",
-      [](nb::handle arrays, int axis) {
+      [](nb::handle arrays, nb::handle axis_object) {
+        const int axis = int_argument<int>(axis_object, "stack", "axis");
         std::vector<Array> list = arrays_of(arrays);
         return wrap(numpy_errors([&] { return stack(list, axis); }));
       },
-      nb::arg("arrays"), nb::arg("axis") = 0);
+      nb::arg("arrays"), nb::arg("axis").none() = 0);
   m.def("evaluate_all_pending", &evaluate_all_pending,
         "Evaluates every pending GPUArray expression (streams, events and synchronize call it "
         "so that work timed between two events is queued between them).");

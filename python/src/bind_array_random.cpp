@@ -7,6 +7,7 @@
 #include "array_object.hpp"
 #include "array_streams.hpp"
 #include "cudakit/array_random.hpp"
+#include "driver_types.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -77,15 +78,17 @@ void bind_array_random(nb::module_& m) {
           nb::arg("stream").none() = nb::none())
       .def(
           "gen_integers",
-          [](Generator& g, std::int64_t low, std::int64_t high, nb::handle shape, nb::handle dtype,
-             nb::handle stream) {
+          [](Generator& g, nb::handle low_object, nb::handle high_object, nb::handle shape,
+             nb::handle dtype, nb::handle stream) {
+            const auto low = int_argument<std::int64_t>(low_object, "integers", "low");
+            const auto high = int_argument<std::int64_t>(high_object, "integers", "high");
             const Shape s = shape_from_python(shape);
             const DType d = dtype_from_python(dtype);
             return wrap(
                 draw_on(g, stream, [&](Generator& gen) { return gen.integers(low, high, s, d); }));
           },
-          nb::arg("low"), nb::arg("high"), nb::arg("shape"), nb::arg("dtype") = "int64",
-          nb::arg("stream").none() = nb::none())
+          nb::arg("low").none(), nb::arg("high").none(), nb::arg("shape"),
+          nb::arg("dtype") = "int64", nb::arg("stream").none() = nb::none())
       .def(
           "fill_uniform",
           [](Generator& g, nb::handle data, nb::handle stream) {

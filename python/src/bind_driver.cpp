@@ -46,7 +46,7 @@ void bind_devices(nb::module_& m) {
           [](Device* self, nb::handle ordinal) {
             new (self) Device(Device::get(int_argument<int>(ordinal, "Device", "ordinal")));
           },
-          nb::arg("ordinal") = 0)
+          nb::arg("ordinal").none() = 0)
       .def_static(
           "count", [] { return Device::count(); }, "Number of devices.")
       .def_static("_current", [] { return Device::current(); })
@@ -69,7 +69,7 @@ void bind_devices(nb::module_& m) {
             return d.attribute(static_cast<DeviceAttribute>(
                 int_argument<int>(attribute, "Device.get_attribute", "attribute")));
           },
-          nb::arg("attribute"))
+          nb::arg("attribute").none())
       .def("_attributes", [](const Device& d) { return d.attributes(); })
       .def("_make_current", [](const Device& d) { d.make_current(); })
       .def("_synchronize",

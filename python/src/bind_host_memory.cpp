@@ -47,7 +47,7 @@ void bind_host_memory(nb::module_& m) {
             }
             new (self) HostRegistrationObject{std::move(array), std::move(registration)};
           },
-          nb::arg("array"), nb::arg("flags") = 0)
+          nb::arg("array"), nb::arg("flags").none() = 0)
       .def(
           "unregister",
           [](HostRegistrationObject& r) {

@@ -122,7 +122,7 @@ void bind_memory(nb::module_& m) {
         return new DeviceAllocation(current_device(),
                                     int_argument<std::size_t>(bytes, "mem_alloc", "bytes"));
       },
-      nb::arg("bytes"), "Allocates `bytes` of device memory.");
+      nb::arg("bytes").none(), "Allocates `bytes` of device memory.");
   m.def("mem_get_info", [] {
     MemoryInfo info = mem_get_info();
     return nb::make_tuple(info.free, info.total);
@@ -132,33 +132,34 @@ void bind_memory(nb::module_& m) {
   m.def(
       "memcpy_htod",
       [](nb::handle d, nb::handle s) { htod(d, s, nb::none(), false, "memcpy_htod"); },
-      nb::arg("dest"), nb::arg("src"));
+      nb::arg("dest").none(), nb::arg("src").none());
   m.def(
       "memcpy_htod_async",
       [](nb::handle d, nb::handle s, nb::handle st) { htod(d, s, st, true, "memcpy_htod_async"); },
-      nb::arg("dest"), nb::arg("src"), nb::arg("stream") = none);
+      nb::arg("dest").none(), nb::arg("src").none(), nb::arg("stream").none() = none);
   m.def(
       "memcpy_dtoh",
       [](nb::handle d, nb::handle s) { dtoh(d, s, nb::none(), false, "memcpy_dtoh"); },
-      nb::arg("dest"), nb::arg("src"));
+      nb::arg("dest").none(), nb::arg("src").none());
   m.def(
       "memcpy_dtoh_async",
       [](nb::handle d, nb::handle s, nb::handle st) { dtoh(d, s, st, true, "memcpy_dtoh_async"); },
-      nb::arg("dest"), nb::arg("src"), nb::arg("stream") = none);
+      nb::arg("dest").none(), nb::arg("src").none(), nb::arg("stream").none() = none);
   m.def(
       "memcpy_dtod",
       [](nb::handle d, nb::handle s, nb::handle n) {
         dtod(d, s, int_argument<std::size_t>(n, "memcpy_dtod", "size"), nb::none(), false,
              "memcpy_dtod");
       },
-      nb::arg("dest"), nb::arg("src"), nb::arg("size"));
+      nb::arg("dest").none(), nb::arg("src").none(), nb::arg("size").none());
   m.def(
       "memcpy_dtod_async",
       [](nb::handle d, nb::handle s, nb::handle n, nb::handle st) {
         dtod(d, s, int_argument<std::size_t>(n, "memcpy_dtod_async", "size"), st, true,
              "memcpy_dtod_async");
       },
-      nb::arg("dest"), nb::arg("src"), nb::arg("size"), nb::arg("stream") = none);
+      nb::arg("dest").none(), nb::arg("src").none(), nb::arg("size").none(),
+      nb::arg("stream").none() = none);
 
   struct Fill {
     const char* name;
@@ -172,13 +173,14 @@ void bind_memory(nb::module_& m) {
         [f](nb::handle d, nb::handle value, nb::handle count) {
           memset(d, value, f.bytes, count, nb::none(), false, f.name);
         },
-        nb::arg("dest"), nb::arg("data"), nb::arg("count"));
+        nb::arg("dest").none(), nb::arg("data").none(), nb::arg("count").none());
     m.def(
         f.async_name,
         [f](nb::handle d, nb::handle value, nb::handle count, nb::handle st) {
           memset(d, value, f.bytes, count, st, true, f.async_name);
         },
-        nb::arg("dest"), nb::arg("data"), nb::arg("count"), nb::arg("stream") = none);
+        nb::arg("dest").none(), nb::arg("data").none(), nb::arg("count").none(),
+        nb::arg("stream").none() = none);
   }
 
   m.def(
@@ -196,13 +198,13 @@ void bind_memory(nb::module_& m) {
       });
   m.def(
       "In", [](nb::object a) { return new HostArg(std::move(a), TransferDirection::in); },
-      nb::arg("array"), "Host data copied to the device before the launch.");
+      nb::arg("array").none(), "Host data copied to the device before the launch.");
   m.def(
       "Out", [](nb::object a) { return new HostArg(std::move(a), TransferDirection::out); },
-      nb::arg("array"), "Host memory the kernel's output is copied into after the launch.");
+      nb::arg("array").none(), "Host memory the kernel's output is copied into after the launch.");
   m.def(
       "InOut", [](nb::object a) { return new HostArg(std::move(a), TransferDirection::in_out); },
-      nb::arg("array"), "Host data copied in before the launch and back after it.");
+      nb::arg("array").none(), "Host data copied in before the launch and back after it.");
 }
 
 }  // namespace cudakit::python

@@ -39,7 +39,7 @@ void bind_streams(nb::module_& m) {
             // stream, as in PyCUDA), 1 = CU_STREAM_NON_BLOCKING.
             new (self) Stream(d.create_stream((flags & 1) != 0));
           },
-          nb::arg("flags") = 0)
+          nb::arg("flags").none() = 0)
       .def_static(
           "wrap",
           [](nb::handle external) {
@@ -95,7 +95,7 @@ void bind_streams(nb::module_& m) {
               throw nb::python_error();  // the warning filter made it an error
             new (self) Event(Device::current(), (flags & kDisableTiming) == 0);
           },
-          nb::arg("flags") = 0)
+          nb::arg("flags").none() = 0)
       .def(
           "record",
           [](nb::handle self, nb::handle stream) {
