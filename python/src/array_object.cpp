@@ -219,6 +219,10 @@ Shape shape_from_python(nb::handle shape) {
     out.push_back(int_argument<std::int64_t>(shape, "shape", "an extent"));
     return out;
   }
+  if (!sized)
+    throw nb::type_error(("shape must be an integer or a sequence of integers, got " +
+                          std::string(nb::type_name(shape.type()).c_str()))
+                             .c_str());
   for (nb::handle extent : nb::iter(shape))
     out.push_back(int_argument<std::int64_t>(extent, "shape", "an extent"));
   return out;

@@ -365,7 +365,7 @@ void bind_gpuarray_class(nb::module_& m) {
                                                order);
             return make_gpuarray(shape, dtype, allocator, base, gpudata, strides, order);
           }),
-          nb::arg("shape"), nb::arg("dtype").none() = nb::none(),
+          nb::arg("shape").none(), nb::arg("dtype").none() = nb::none(),
           nb::arg("allocator").none() = nb::none(), nb::arg("base").none() = nb::none(),
           nb::arg("gpudata").none() = nb::none(), nb::arg("strides").none() = nb::none(),
           nb::arg("order") = "C")
@@ -455,13 +455,13 @@ void bind_gpuarray_class(nb::module_& m) {
           [](GPUArrayObject& s, nb::handle ary, bool async_, nb::handle stream) {
             set_from_host(s, ary, async_, stream);
           },
-          nb::arg("ary"), nb::arg("async_") = false, nb::arg("stream").none() = nb::none())
+          nb::arg("ary").none(), nb::arg("async_") = false, nb::arg("stream").none() = nb::none())
       .def(
           "set_async",
           [](GPUArrayObject& s, nb::handle ary, nb::handle stream) {
             set_from_host(s, ary, true, stream);
           },
-          nb::arg("ary"), nb::arg("stream").none() = nb::none())
+          nb::arg("ary").none(), nb::arg("stream").none() = nb::none())
       .def(
           "fill",
           [](nb::handle self, nb::handle value, nb::handle stream) {
@@ -474,7 +474,7 @@ void bind_gpuarray_class(nb::module_& m) {
             numpy_errors([&] { a.fill(*v); });
             return nb::borrow(self);
           },
-          nb::arg("value"), nb::arg("stream").none() = nb::none())
+          nb::arg("value").none(), nb::arg("stream").none() = nb::none())
       .def(
           "astype",
           [](GPUArrayObject& s, nb::handle dtype, nb::handle stream) {
@@ -483,7 +483,7 @@ void bind_gpuarray_class(nb::module_& m) {
             return elementwise_result(s.expr().astype(d), std::move(reads), s.nodes() + 1,
                                       nb::none(), stream_from_python(stream));
           },
-          nb::arg("dtype"), nb::arg("stream").none() = nb::none())
+          nb::arg("dtype").none(), nb::arg("stream").none() = nb::none())
       .def(
           "copy",
           [](GPUArrayObject& s, const std::string& order) {
@@ -615,31 +615,35 @@ void bind_gpuarray_class(nb::module_& m) {
              std::vector<const void*> reads = s.reads();
              return wrap_pending(cudakit::conj(s.expr()), std::move(reads), s.nodes() + 1);
            })
-      .def("__getitem__",
-           [](GPUArrayObject& s, nb::handle key) -> nb::object {
-             if (!PyTuple_Check(key.ptr()) && is_boolean_mask_key(key))
-               return nb::module_::import_("cudakit.gpuarray")
-                   .attr("_mask_getitem")(nb::cast(&s, nb::rv_policy::reference), key);
-             if (!PyTuple_Check(key.ptr()) && is_integer_array_key(key)) {
-               nb::object take = nb::module_::import_("cudakit.gpuarray").attr("take");
-               return take(nb::cast(&s, nb::rv_policy::reference), key);
-             }
-             return wrap(view_for_key(s.value(), key), s.base);
-           })
-      .def("__setitem__",
-           [](GPUArrayObject& s, nb::handle key, nb::handle value) {
-             if (!PyTuple_Check(key.ptr()) && is_boolean_mask_key(key)) {
-               nb::module_::import_("cudakit.gpuarray")
-                   .attr("_mask_setitem")(nb::cast(&s, nb::rv_policy::reference), key, value);
-               return;
-             }
-             Array target = view_for_key(s.value(), key);
-             prepare_write(target);
-             std::optional<Expr> v = operand_from_python(value, nullptr, nullptr, true);
-             if (!v)
-               throw nb::type_error("GPUArray.__setitem__: the value must be a number or array");
-             numpy_errors([&] { target.assign(*v); });
-           })
+      .def(
+          "__getitem__",
+          [](GPUArrayObject& s, nb::handle key) -> nb::object {
+            if (!PyTuple_Check(key.ptr()) && is_boolean_mask_key(key))
+              return nb::module_::import_("cudakit.gpuarray")
+                  .attr("_mask_getitem")(nb::cast(&s, nb::rv_policy::reference), key);
+            if (!PyTuple_Check(key.ptr()) && is_integer_array_key(key)) {
+              nb::object take = nb::module_::import_("cudakit.gpuarray").attr("take");
+              return take(nb::cast(&s, nb::rv_policy::reference), key);
+            }
+            return wrap(view_for_key(s.value(), key), s.base);
+          },
+          nb::arg("key").none())
+      .def(
+          "__setitem__",
+          [](GPUArrayObject& s, nb::handle key, nb::handle value) {
+            if (!PyTuple_Check(key.ptr()) && is_boolean_mask_key(key)) {
+              nb::module_::import_("cudakit.gpuarray")
+                  .attr("_mask_setitem")(nb::cast(&s, nb::rv_policy::reference), key, value);
+              return;
+            }
+            Array target = view_for_key(s.value(), key);
+            prepare_write(target);
+            std::optional<Expr> v = operand_from_python(value, nullptr, nullptr, true);
+            if (!v)
+              throw nb::type_error("GPUArray.__setitem__: the value must be a number or array");
+            numpy_errors([&] { target.assign(*v); });
+          },
+          nb::arg("key").none(), nb::arg("value").none())
       .def("__float__",
            [](GPUArrayObject& s) {
              const Array& a = s.value();

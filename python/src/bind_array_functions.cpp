@@ -107,8 +107,9 @@ void def_reduction(nb::module_& m, const char* name) {
       [](nb::handle a, nb::handle dtype, nb::handle stream, nb::handle axis, bool keepdims) {
         return wrap(reduce_with(reduce, a, dtype, axis, keepdims, stream_from_python(stream)));
       },
-      nb::arg("a"), nb::arg("dtype").none() = nb::none(), nb::arg("stream").none() = nb::none(),
-      nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false);
+      nb::arg("a").none(), nb::arg("dtype").none() = nb::none(),
+      nb::arg("stream").none() = nb::none(), nb::arg("axis").none() = nb::none(),
+      nb::arg("keepdims") = false);
 }
 
 std::vector<Array> arrays_of(nb::handle sequence) {
@@ -145,7 +146,8 @@ void def_unary(nb::module_& m, const char* name) {
                                     stream_from_python(stream));
         });
       },
-      nb::arg("a"), nb::arg("stream").none() = nb::none(), nb::arg("out").none() = nb::none());
+      nb::arg("a").none(), nb::arg("stream").none() = nb::none(),
+      nb::arg("out").none() = nb::none());
 }
 
 template <BinaryFn fn>
@@ -163,7 +165,7 @@ void def_binary(nb::module_& m, const char* name, const char* first, const char*
                                     stream_from_python(stream));
         });
       },
-      nb::arg(first), nb::arg(second), nb::arg("stream").none() = nb::none(),
+      nb::arg(first).none(), nb::arg(second).none(), nb::arg("stream").none() = nb::none(),
       nb::arg("out").none() = nb::none());
 }
 
@@ -275,7 +277,7 @@ void bind_math(nb::module_& m) {
         return nb::make_tuple(elementwise_result(mantissa, reads, nodes, nb::none(), s),
                               elementwise_result(exponent, reads, nodes, nb::none(), s));
       },
-      nb::arg("arg"), nb::arg("stream").none() = nb::none());
+      nb::arg("arg").none(), nb::arg("stream").none() = nb::none());
   m.def(
       "modf",
       [](nb::handle a, nb::handle stream) {
@@ -287,7 +289,7 @@ void bind_math(nb::module_& m) {
         return nb::make_tuple(elementwise_result(fractional, reads, nodes, nb::none(), s),
                               elementwise_result(integral, reads, nodes, nb::none(), s));
       },
-      nb::arg("arg"), nb::arg("stream").none() = nb::none());
+      nb::arg("arg").none(), nb::arg("stream").none() = nb::none());
 }
 
 // An axis= argument: None, or an integer in int's range (TypeError /
@@ -300,6 +302,8 @@ std::optional<int> optional_axis(nb::handle axis, const char* use) {
 }  // namespace
 
 Array take_indices(const Array& a, nb::handle indices, std::optional<int> axis) {
+  if (indices.is_none())
+    throw nb::type_error("take: indices must be an array of integers, got None");
   Array idx;
   if (is_gpuarray(indices)) {
     idx = as_gpuarray(indices).value();
@@ -318,7 +322,7 @@ void bind_array_functions(nb::module_& m) {
         (void)allocator;
         return host_to_gpu(ary, stream, false);
       },
-      nb::arg("ary"), nb::arg("allocator").none() = nb::none(),
+      nb::arg("ary").none(), nb::arg("allocator").none() = nb::none(),
       nb::arg("stream").none() = nb::none());
   m.def(
       "to_gpu_async",
@@ -326,7 +330,7 @@ void bind_array_functions(nb::module_& m) {
         (void)allocator;
         return host_to_gpu(ary, stream, true);
       },
-      nb::arg("ary"), nb::arg("allocator").none() = nb::none(),
+      nb::arg("ary").none(), nb::arg("allocator").none() = nb::none(),
       nb::arg("stream").none() = nb::none());
   m.def(
       "_full",
@@ -341,11 +345,15 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(std::move(a));
       },
-      nb::arg("shape"), nb::arg("dtype").none(), nb::arg("value").none(), nb::arg("order") = "C");
+      nb::arg("shape").none(), nb::arg("dtype").none(), nb::arg("value").none(),
+      nb::arg("order") = "C");
   m.def(
       "arange",
       [](nb::handle start, nb::handle stop, nb::handle step, nb::handle dtype) {
         // NumPy's signature: arange(stop) or arange(start, stop, step).
+        if (start.is_none())
+          throw nb::type_error(
+              "arange: stop is required: arange(stop) or arange(start, stop[, step])");
         nb::object lo = nb::borrow(start), hi = nb::borrow(stop);
         if (hi.is_none()) {
           hi = lo;
@@ -371,8 +379,8 @@ void bind_array_functions(nb::module_& m) {
         return host_to_gpu(arange(lo, hi, st, nb::arg("dtype") = numpy_dtype(d)), nb::none(),
                            false);
       },
-      nb::arg("start"), nb::arg("stop").none() = nb::none(), nb::arg("step").none() = nb::none(),
-      nb::arg("dtype").none() = nb::none());
+      nb::arg("start").none(), nb::arg("stop").none() = nb::none(),
+      nb::arg("step").none() = nb::none(), nb::arg("dtype").none() = nb::none());
   m.def(
       "take",
       [](nb::handle a, nb::handle indices, nb::handle out, nb::handle stream,
@@ -391,7 +399,7 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(std::move(r));
       },
-      nb::arg("a"), nb::arg("indices"), nb::arg("out").none() = nb::none(),
+      nb::arg("a").none(), nb::arg("indices").none(), nb::arg("out").none() = nb::none(),
       nb::arg("stream").none() = nb::none(), nb::arg("axis").none() = nb::none());
   m.def(
       "where",
@@ -406,8 +414,8 @@ void bind_array_functions(nb::module_& m) {
                                     stream_from_python(stream));
         });
       },
-      nb::arg("condition"), nb::arg("x"), nb::arg("y"), nb::arg("out").none() = nb::none(),
-      nb::arg("stream").none() = nb::none());
+      nb::arg("condition").none(), nb::arg("x").none(), nb::arg("y").none(),
+      nb::arg("out").none() = nb::none(), nb::arg("stream").none() = nb::none());
   m.def(
       "if_positive",
       [](nb::handle criterion, nb::handle then_, nb::handle else_, nb::handle out,
@@ -424,8 +432,8 @@ void bind_array_functions(nb::module_& m) {
                                     stream_from_python(stream));
         });
       },
-      nb::arg("criterion"), nb::arg("then_"), nb::arg("else_"), nb::arg("out").none() = nb::none(),
-      nb::arg("stream").none() = nb::none());
+      nb::arg("criterion").none(), nb::arg("then_").none(), nb::arg("else_").none(),
+      nb::arg("out").none() = nb::none(), nb::arg("stream").none() = nb::none());
   def_reduction<cudakit::sum>(m, "sum");
   def_reduction<cudakit::prod>(m, "prod");
   def_reduction<cudakit::max>(m, "max");
@@ -452,7 +460,7 @@ void bind_array_functions(nb::module_& m) {
           return x.ndim() == 1 && y.ndim() == 1 ? cudakit::dot(x, y) : cudakit::sum(x * y);
         }));
       },
-      nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("a").none(), nb::arg("b").none(), nb::arg("dtype").none() = nb::none(),
       nb::arg("stream").none() = nb::none());
   m.def(
       "vdot",
@@ -468,7 +476,7 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(numpy_errors([&] { return cudakit::vdot(x, y); }));
       },
-      nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("a").none(), nb::arg("b").none(), nb::arg("dtype").none() = nb::none(),
       nb::arg("stream").none() = nb::none());
   m.def(
       "subset_dot",
@@ -486,8 +494,8 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(numpy_errors([&] { return cudakit::dot(ex, ey); }));
       },
-      nb::arg("subset"), nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
-      nb::arg("stream").none() = nb::none());
+      nb::arg("subset").none(), nb::arg("a").none(), nb::arg("b").none(),
+      nb::arg("dtype").none() = nb::none(), nb::arg("stream").none() = nb::none());
   m.def(
       "cumsum",
       [](nb::handle a, nb::handle axis_object) {
@@ -497,7 +505,7 @@ void bind_array_functions(nb::module_& m) {
         Expr e = operand(a, reads, nodes, "cumsum");
         return wrap(numpy_errors([&] { return cudakit::cumsum(e, axis); }));
       },
-      nb::arg("a"), nb::arg("axis").none() = nb::none());
+      nb::arg("a").none(), nb::arg("axis").none() = nb::none());
   m.def(
       "concatenate",
       [](nb::handle arrays, nb::handle axis_object) {
@@ -505,7 +513,7 @@ void bind_array_functions(nb::module_& m) {
         std::vector<Array> list = arrays_of(arrays);
         return wrap(numpy_errors([&] { return concatenate(list, axis); }));
       },
-      nb::arg("arrays"), nb::arg("axis").none() = 0);
+      nb::arg("arrays").none(), nb::arg("axis").none() = 0);
   m.def(
       "stack",
       [](nb::handle arrays, nb::handle axis_object) {
@@ -513,7 +521,7 @@ void bind_array_functions(nb::module_& m) {
         std::vector<Array> list = arrays_of(arrays);
         return wrap(numpy_errors([&] { return stack(list, axis); }));
       },
-      nb::arg("arrays"), nb::arg("axis").none() = 0);
+      nb::arg("arrays").none(), nb::arg("axis").none() = 0);
   m.def("evaluate_all_pending", &evaluate_all_pending,
         "Evaluates every pending GPUArray expression (streams, events and synchronize call it "
         "so that work timed between two events is queued between them).");

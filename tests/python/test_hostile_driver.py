@@ -118,6 +118,22 @@ CASES = [
     Case("register_host_memory flags -1",
          lambda: drv.register_host_memory(np.zeros(4), -1), drv.ArgumentError,
          r"register_host_memory: flags must be in 0\.\.4294967295, got -1"),
+    Case("memcpy_htod to None", lambda: drv.memcpy_htod(None, HOST), drv.ArgumentError,
+         "memcpy_htod: expected device memory, got NoneType"),
+    Case("memcpy_htod from None", lambda: drv.memcpy_htod(buf(), None), drv.ArgumentError,
+         r"memcpy_htod: expected a host buffer \(a numpy array, bytes, \.\.\.\), got NoneType"),
+    Case("memset_d8 count None", lambda: drv.memset_d8(buf(), 0, None), TypeError,
+         "memset_d8: count must be an integer, got NoneType"),
+    Case("In(None)", lambda: drv.In(None), drv.ArgumentError,
+         "In: expected a host buffer"),
+    Case("Stream(None)", lambda: drv.Stream(None), TypeError,
+         "Stream: flags must be an integer, got NoneType"),
+    Case("to_device(None)", lambda: drv.to_device(None), drv.ArgumentError,
+         "to_device: expected a host buffer"),
+    Case("mem_alloc_pitch negative width", lambda: drv.mem_alloc_pitch(-1, 2, 4),
+         drv.ArgumentError, r"mem_alloc_pitch: width must be in 0\.\., got -1"),
+    Case("from_device negative shape", lambda: drv.from_device(buf(), (-1,), np.float32),
+         ValueError, "negative dimensions are not allowed"),
     Case("SourceModule options an int", lambda: SourceModule("__global__ void k() {}", options=5),
          drv.ArgumentError, "options must be a list of strings"),
     Case("SourceModule options with an unclosed quote",
@@ -166,6 +182,22 @@ def test_memset_takes_every_value_of_its_width(fill, value, dtype) -> None:
     expected = before.view(dtype).copy()
     expected[:count] = int(value)
     np.testing.assert_array_equal(device_bytes(allocation, before.nbytes).view(dtype), expected)
+
+
+def test_async_copies_and_memsets_default_to_the_default_stream() -> None:
+    host = np.random.default_rng().standard_normal(37).astype(np.float32)
+    device = drv.mem_alloc(host.nbytes)
+    drv.memcpy_htod_async(device, host)
+    copy = drv.mem_alloc(host.nbytes)
+    drv.memcpy_dtod_async(copy, device, host.nbytes)
+    out = np.empty_like(host)
+    drv.memcpy_dtoh_async(out, copy)
+    drv.Context.synchronize()
+    np.testing.assert_array_equal(out, host)
+    drv.memset_d32_async(copy, 0x3F800000, 5)  # five float32 ones
+    drv.memcpy_dtoh(out, copy)
+    np.testing.assert_array_equal(out[:5], np.ones(5, np.float32))
+    np.testing.assert_array_equal(out[5:], host[5:])
 
 
 def test_limits_and_streams_take_numpy_and_enum_integers() -> None:

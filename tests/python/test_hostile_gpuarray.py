@@ -10,7 +10,7 @@ import pytest
 
 import cudakit.autoinit  # noqa: F401
 import cudakit.driver as drv
-from cudakit import gpuarray
+from cudakit import curandom, gpuarray
 from gpuarray_helpers import random_array
 from hostile_cases import Case, case_id, check_refused
 
@@ -104,6 +104,30 @@ CASES = [
     Case("index 2**64", lambda: ints()[2**64], IndexError, "index 18446744073709551616 is out"),
     Case("slice of floats", lambda: ints()[1.5:3], TypeError,
          "slice indices must be integers or None"),
+    Case("zeros(None)", lambda: gpuarray.zeros(None, np.float32), TypeError,
+         "shape must be an integer or a sequence of integers, got NoneType"),
+    Case("GPUArray(None)", lambda: gpuarray.GPUArray(None, np.float32), TypeError,
+         "shape must be an integer or a sequence of integers, got NoneType"),
+    Case("to_gpu(None)", lambda: gpuarray.to_gpu(None), TypeError, "no dtype object"),
+    Case("fill(None)", lambda: ints().fill(None), TypeError, "the value must be a number"),
+    Case("setitem None", lambda: ints().__setitem__(0, None), TypeError,
+         "the value must be a number or array"),
+    Case("sum(None)", lambda: gpuarray.sum(None), TypeError,
+         "expected a GPUArray or a number, got NoneType"),
+    Case("take(a, None)", lambda: gpuarray.take(ints(), None), TypeError,
+         "take: indices must be an array of integers, got None"),
+    Case("arange(None)", lambda: gpuarray.arange(None), TypeError, "arange: stop is required"),
+    Case("take axis 2**40", lambda: gpuarray.take(ints((3, 4)), gpuarray.to_gpu(np.int64([0])),
+                                                  axis=2**40),
+         drv.ArgumentError, "take: axis must be in"),
+    Case("concatenate axis 1.5", lambda: gpuarray.concatenate([ints(), ints()], axis=1.5),
+         TypeError, "concatenate: axis must be an integer, got float"),
+    Case("empty (2**40, 2**40)", lambda: gpuarray.empty((2**40, 2**40), np.float32),
+         ValueError, "array is too big"),
+    Case("seed -1", lambda: curandom.seed(-1), drv.ArgumentError,
+         r"seed: seed must be in 0\.\.18446744073709551615, got -1"),
+    Case("rand of 2**64", lambda: curandom.rand((2**64,)), drv.ArgumentError,
+         "shape: an extent must be in"),
     Case("sum over axis 2**40", lambda: gpuarray.sum(ints((3, 4)), axis=2**40),
          drv.ArgumentError, "reduction: axis must be in"),
     Case("swapaxes 2**40", lambda: ints((3, 4)).swapaxes(2**40, 0), drv.ArgumentError,
@@ -158,6 +182,15 @@ def test_mask_getitem_is_numpys(shape, mask_shape, on_device) -> None:
     key = gpuarray.to_gpu(mask) if on_device else mask
     result = gpuarray.to_gpu(host)[key]
     np.testing.assert_array_equal(result.get(), host[mask])
+
+
+def test_none_as_a_new_axis() -> None:
+    host = random_array((5, 3), np.float64)
+    device = gpuarray.to_gpu(host)
+    np.testing.assert_array_equal(device[None].get(), host[None])
+    device[None] = 2.5
+    host[None] = 2.5
+    np.testing.assert_array_equal(device.get(), host)
 
 
 def test_mask_getitem_of_views_lists_and_empty_masks() -> None:
