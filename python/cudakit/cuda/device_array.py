@@ -86,14 +86,11 @@ class DeviceNDArray:
         return bool(self._array.f_contiguous)
 
     # ---- copies ------------------------------------------------------------------------
-    def _check_copy_compatible(self, other_shape: tuple[int, ...], other_dtype: np.dtype
-                               ) -> None:
-        """Numba's rule for copies between a device array and another array
-        (check_array_compatibility): the same dtype (TypeError), and the same
-        shape once axes of extent 1 are dropped (ValueError): (3, 4) takes
-        (1, 3, 4) but not (4, 3) or (12,)."""
-        if other_dtype != self.dtype:
-            raise TypeError(f"incompatible dtype: {self.dtype} vs. {other_dtype}")
+    def _check_copy_shape(self, other_shape: tuple[int, ...]) -> None:
+        """Numba's shape rule for copies between a device array and another
+        array (check_array_compatibility): the same shape once axes of extent
+        1 are dropped, else ValueError "incompatible shape: A vs. B". (3, 4)
+        takes (1, 3, 4) but not (4, 3) or (12,)."""
         if (tuple(n for n in self.shape if n != 1)
                 != tuple(int(n) for n in other_shape if n != 1)):
             raise ValueError(f"incompatible shape: {self.shape} vs. {tuple(other_shape)}")
@@ -111,7 +108,10 @@ class DeviceNDArray:
         if not isinstance(ary, np.ndarray):
             raise TypeError(f"copy_to_host(ary): ary must be a numpy array, got "
                             f"{type(ary).__name__}")
-        self._check_copy_compatible(ary.shape, ary.dtype)
+        if ary.dtype != self.dtype:
+            raise ValueError(f"copy_to_host: the host array is {ary.dtype} {ary.shape}, the "
+                             f"device array {self.dtype} {self.shape}")
+        self._check_copy_shape(ary.shape)
         if not ary.flags.writeable:
             raise ValueError("copy_to_host: the host array is read-only")
         if ary.flags.c_contiguous:
@@ -123,18 +123,15 @@ class DeviceNDArray:
 
     def copy_to_device(self, ary: Any, stream: Any = 0) -> None:
         """Overwrites the contents with `ary` (a host array or a device
-        array of this dtype and this shape, axes of extent 1 aside, as in
-        Numba; a list or a number is converted to this dtype first)."""
+        array of this shape, axes of extent 1 aside, as in Numba), converted
+        to this dtype."""
         if isinstance(ary, DeviceNDArray):
-            self._check_copy_compatible(ary.shape, ary.dtype)
+            self._check_copy_shape(ary.shape)
             host = ary.copy_to_host()
-        elif isinstance(ary, (np.ndarray, np.generic)):
-            self._check_copy_compatible(ary.shape, ary.dtype)
-            host = np.asarray(ary)
         else:
-            host = np.asarray(ary, dtype=self.dtype)
-            self._check_copy_compatible(host.shape, host.dtype)
-        host = np.ascontiguousarray(host.reshape(self.shape))
+            host = np.asarray(ary)
+            self._check_copy_shape(host.shape)
+        host = np.ascontiguousarray(host.astype(self.dtype, copy=False).reshape(self.shape))
         if self.is_c_contiguous():
             if host.nbytes:
                 self._array.copy_from_host(host.ctypes.data, host.nbytes)
