@@ -11,7 +11,7 @@ import pytest
 
 import cudakit.autoinit  # noqa: F401
 import cudakit.driver as drv
-from cudakit.compiler import SourceModule
+from cudakit.compiler import DynamicSourceModule, SourceModule
 from hostile_cases import Case, case_id, check_refused
 
 U64 = r"0\.\.18446744073709551615"
@@ -216,13 +216,14 @@ __global__ void scale(float *x, int n)
 """
 
 
+@pytest.mark.parametrize("module", [SourceModule, DynamicSourceModule])
 @pytest.mark.parametrize("options", ["-DSCALE=3 -DOFFSET=0.5", "-DSCALE=3   '-DOFFSET=0.5'",
                                      ["-DSCALE=3", "-DOFFSET=0.5"], ("-DSCALE=3", "-DOFFSET=0.5")])
-def test_source_module_options_as_a_string_are_split_like_a_shell(options) -> None:
+def test_module_options_as_a_string_are_split_like_a_shell(module, options) -> None:
     host = np.random.default_rng().standard_normal(1000).astype(np.float32)
     device = drv.mem_alloc(host.nbytes)
     drv.memcpy_htod(device, host)
-    SourceModule(SCALE_SOURCE, options=options).get_function("scale")(
+    module(SCALE_SOURCE, options=options).get_function("scale")(
         device, np.int32(host.size), block=(128, 1, 1), grid=(8, 1))
     out = np.empty_like(host)
     drv.memcpy_dtoh(out, device)
