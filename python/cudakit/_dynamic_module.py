@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from . import _core
 from ._core import ArgumentError, NotSupported
 from ._linker import Linker, MessageHandler, jit_input_type
-from .compiler import DEFAULT_NVCC_FLAGS, _check_arch_runs_on, _parse_options
+from .compiler import DEFAULT_NVCC_FLAGS, _check_arch_runs_on, _option_list, _parse_options
 
 _CPU_MESSAGE = (
     "{use}: separate compilation (linking several sources, PTX, cubins or libraries) needs a "
@@ -120,7 +120,8 @@ class DynamicModule:
         from . import compiler
 
         debug = compiler._debug_compile
-        options = list(DEFAULT_NVCC_FLAGS if nvcc_options is None else nvcc_options)
+        options = (list(DEFAULT_NVCC_FLAGS) if nvcc_options is None
+                   else _option_list(nvcc_options, f"{type(self).__name__}.add_source"))
         if linker is None:  # the CPU backend: one source, compiled at link()
             if self._sources:
                 self._cpu_refuses("add_source (a second source)")
@@ -253,7 +254,8 @@ class DynamicSourceModule(DynamicModule):
         super().__init__(nvcc=nvcc, link_options=None, keep=keep, no_extern_c=no_extern_c,
                          arch=arch, code=code, cache_dir=cache_dir, include_dirs=include_dirs,
                          cuda_libdir=cuda_libdir)
-        options = list(DEFAULT_NVCC_FLAGS if options is None else options)
+        options = (list(DEFAULT_NVCC_FLAGS) if options is None
+                   else _option_list(options, "DynamicSourceModule"))
         if "-rdc=true" not in options:
             options.append("-rdc=true")
         if "-lcudadevrt" not in options:

@@ -11,6 +11,8 @@ driver stages them and they serialise.
 from __future__ import annotations
 
 import enum
+import math
+import operator
 from typing import Any, Iterable
 
 import numpy as np
@@ -34,9 +36,18 @@ class mem_host_register_flags(enum.IntFlag):
 
 
 def _as_shape(shape: int | Iterable[int]) -> tuple[int, ...]:
+    """A shape as numpy reads one: an integer or a sequence of integers (not
+    1.5, which int() would truncate), none negative."""
     if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+        shape = (shape,)
+    try:
+        extents = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an integer or a sequence of integers, got {shape!r}"
+                        ) from None
+    if any(n < 0 for n in extents):
+        raise ValueError(f"negative dimensions are not allowed: shape {extents}")
+    return extents
 
 
 def _strides(shape: tuple[int, ...], itemsize: int, order: str) -> tuple[int, ...]:
@@ -89,8 +100,7 @@ class HostAllocation:
         self.shape = _as_shape(shape)
         self.dtype = np.dtype(dtype)
         self.mem_flags = int(mem_flags)
-        count = int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
-        self.nbytes = count * self.dtype.itemsize
+        self.nbytes = math.prod(self.shape) * self.dtype.itemsize
         self._raw = _core._pinned_bytes(self.nbytes)  # owns the memory
         self._address = int(self._raw.__array_interface__["data"][0])
         self.__array_interface__ = _interface(
@@ -127,7 +137,7 @@ class RegisteredHostMemory:
     """
 
     def __init__(self, array: np.ndarray, flags: int = 0) -> None:
-        self._registration = _core._HostRegistration(array, int(flags))
+        self._registration = _core._HostRegistration(array, flags)
         self.base = array
         self.__array_interface__ = dict(array.__array_interface__)
 
@@ -206,8 +216,7 @@ def aligned_empty(shape: int | Iterable[int], dtype: Any, order: str = "C",
         raise ArgumentError(f"aligned_empty: alignment must be a power of two, got {alignment}")
     shape = _as_shape(shape)
     dtype = np.dtype(dtype)
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    nbytes = count * dtype.itemsize
+    nbytes = math.prod(shape) * dtype.itemsize
     raw = np.empty(nbytes + alignment, np.uint8)
     offset = (-raw.ctypes.data) % alignment
     flat = raw[offset:offset + nbytes].view(dtype)

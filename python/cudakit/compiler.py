@@ -9,6 +9,7 @@ to their NVRTC equivalents; one NVRTC cannot take is an error that names it.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import tempfile
 import warnings
@@ -61,6 +62,34 @@ class _Options:
         # nvcc's -lNAME / --library=NAME: libraries to link (DynamicModule links
         # them; a SourceModule links nothing).
         self.libraries: list[str] = []
+
+
+def _option_list(options: Any, use: str) -> list[str]:
+    """nvcc options as a list of strings. PyCUDA takes a list; a single
+    string is split as a shell splits a command line ("-DN=4 -I'my dir'" is
+    ['-DN=4', '-Imy dir']), not read a character at a time."""
+    if options is None:
+        return []
+    if isinstance(options, str):
+        try:
+            return shlex.split(options)
+        except ValueError as error:  # an unclosed quote
+            raise ArgumentError(f"{use}: cannot split the options string {options!r}: "
+                                f"{error}\n  hint: pass a list of strings, one option each"
+                                ) from None
+    if isinstance(options, bytes) or not hasattr(options, "__iter__"):
+        raise ArgumentError(f"{use}: options must be a list of strings (or one string), got "
+                            f"{type(options).__name__}\n  hint: options=['-DN=4', "
+                            "'--use_fast_math']")
+    out = []
+    for option in options:
+        if isinstance(option, os.PathLike):
+            option = os.fspath(option)
+        if not isinstance(option, str):
+            raise ArgumentError(f"{use}: each option must be a string, got "
+                                f"{type(option).__name__} {option!r} in {options!r}")
+        out.append(option)
+    return out
 
 
 def _value(options: Sequence[str], i: int, flag: str) -> tuple[str, int]:
@@ -182,7 +211,7 @@ def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: boo
                     arch: str | None, code: str | None, cache_dir: Any,
                     include_dirs: Sequence[str], source_name: str | None = None) -> Any:
     backend = _core._backend()
-    flags = list(DEFAULT_NVCC_FLAGS) + list(options or [])
+    flags = list(DEFAULT_NVCC_FLAGS) + _option_list(options, "SourceModule")
     parsed = _parse_options(flags, backend)
     if parsed.libraries:
         raise ArgumentError(
@@ -267,7 +296,8 @@ def compile(source: str, nvcc: str = "nvcc", options: Sequence[str] | None = Non
             "for any newer GPU)")
     if not isinstance(source, str):
         raise ArgumentError(f"compile: source must be a str, got {type(source).__name__}")
-    parsed = _parse_options(list(DEFAULT_NVCC_FLAGS) + list(options or []), "cuda")
+    parsed = _parse_options(list(DEFAULT_NVCC_FLAGS) + _option_list(options, "compile"),
+                            "cuda")
     gpu_arch = _gpu_target(parsed, arch, code, "compile")
     if target == "ptx" and gpu_arch.startswith("sm_"):
         gpu_arch = "compute_" + gpu_arch[3:]

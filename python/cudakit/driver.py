@@ -10,6 +10,7 @@ the CPU backend.
 from __future__ import annotations
 
 import enum
+import operator
 import threading
 import warnings
 from typing import Any, Iterable
@@ -307,11 +308,11 @@ class Context:
 
     @staticmethod
     def set_limit(which: int, value: int) -> None:
-        _core.Device._current()._set_limit(int(which), int(value))
+        _core.Device._current()._set_limit(which, value)
 
     @staticmethod
     def get_limit(which: int) -> int:
-        return _core.Device._current()._limit(int(which))
+        return _core.Device._current()._limit(which)
 
     @staticmethod
     def set_cache_config(config: int) -> None:
@@ -399,17 +400,37 @@ def mem_alloc_like(array: Any) -> DeviceAllocation:
     return mem_alloc(max(int(array.nbytes), 1))
 
 
+def _size_argument(value: Any, use: str, name: str) -> int:
+    """A byte count or extent given to a driver call: an integer >= 0."""
+    try:
+        size = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{use}: {name} must be an integer, got {type(value).__name__} "
+                        f"{value!r}") from None
+    if size < 0:
+        raise ArgumentError(f"{use}: {name} must be in 0..{2**64 - 1}, got {size}")
+    return size
+
+
 def mem_alloc_pitch(width: int, height: int, access_size: int) -> tuple[DeviceAllocation, int]:
     """(allocation, pitch): rows of ``width`` bytes padded to a 512-byte pitch."""
     if access_size not in (4, 8, 16):
         raise ArgumentError("mem_alloc_pitch: access_size must be 4, 8 or 16")
-    pitch = (int(width) + 511) // 512 * 512
-    return mem_alloc(pitch * int(height)), pitch
+    width = _size_argument(width, "mem_alloc_pitch", "width")
+    height = _size_argument(height, "mem_alloc_pitch", "height")
+    pitch = (width + 511) // 512 * 512
+    return mem_alloc(pitch * height), pitch
 
 
 def to_device(array: np.ndarray) -> DeviceAllocation:
-    """A new allocation holding a copy of ``array``."""
-    result = mem_alloc(max(array.nbytes, 1))
+    """A new allocation holding a copy of ``array`` (any contiguous buffer:
+    a numpy array, bytes, ...)."""
+    try:
+        nbytes = memoryview(array).nbytes
+    except TypeError:
+        raise ArgumentError(f"to_device: expected a host buffer (a numpy array, bytes, ...), "
+                            f"got {type(array).__name__}") from None
+    result = mem_alloc(max(nbytes, 1))
     memcpy_htod(result, array)
     return result
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from . import _core, _records
+from .compiler import _option_list
 
 __all__ = ["ElementwiseKernel", "VectorArg", "ScalarArg"]
 
@@ -66,8 +67,8 @@ class ElementwiseKernel:
                  preamble: str = "", loop_prep: str = "", after_loop: str = "") -> None:
         self.name = name
         self._kernel = _core._ElementwiseKernel(
-            _arguments_text(arguments), operation, name, preamble, options, loop_prep,
-            after_loop)
+            _arguments_text(arguments), operation, name, preamble,
+            _option_list(options, f"ElementwiseKernel {name}"), loop_prep, after_loop)
         if keep:
             _keep_source(f"ElementwiseKernel {name}", self._kernel.source(False))
 

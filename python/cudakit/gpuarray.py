@@ -129,3 +129,77 @@ def _mul_add(self: GPUArray, selffac: Any, other: GPUArray, otherfac: Any,
 
 
 GPUArray.mul_add = _mul_add  # type: ignore[attr-defined]
+
+
+# ---- boolean masks (a[mask], a[mask] = value): numpy's boolean indexing -------------
+
+def _host_mask(array: GPUArray, mask: Any) -> np.ndarray:
+    """The mask on the host (a bool GPUArray is copied back: the result's
+    size depends on its values), checked against the array's leading axes
+    with numpy's IndexError."""
+    host = mask.get() if isinstance(mask, GPUArray) else np.asarray(mask)
+    if host.dtype != np.bool_:
+        raise IndexError(f"a boolean mask must be of dtype bool, got {host.dtype}")
+    if host.ndim > array.ndim:
+        raise IndexError(f"too many indices for array: array is {array.ndim}-dimensional, but "
+                         f"the boolean mask is {host.ndim}-dimensional (shape {host.shape})")
+    for axis, (extent, mask_extent) in enumerate(zip(array.shape, host.shape)):
+        if extent != mask_extent:
+            raise IndexError(
+                f"boolean index did not match indexed array along axis {axis}; size of axis "
+                f"is {extent} but size of corresponding boolean axis is {mask_extent} (mask "
+                f"shape {host.shape}, array shape {array.shape})")
+    return host
+
+
+def _mask_positions(array: GPUArray, host: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
+    """The flat positions the mask selects over the axes it covers, and the
+    shape of the axes it leaves."""
+    return np.flatnonzero(host), tuple(array.shape[host.ndim:])
+
+
+def _mask_getitem(array: GPUArray, mask: Any) -> GPUArray:
+    """``array[mask]``: the selected elements (or rows) in C order, as numpy."""
+    host = _host_mask(array, mask)
+    positions, rest = _mask_positions(array, host)
+    if positions.size == 0:
+        return empty((0,) + rest, array.dtype)
+    rows = array.reshape((int(np.prod(host.shape, dtype=np.int64)),) + rest)
+    return take(rows, to_gpu(positions), axis=0)
+
+
+def _mask_setitem(array: GPUArray, mask: Any, value: Any) -> None:
+    """``array[mask] = value``: a number (or one element) is written where
+    the mask is true; an array must broadcast to the selection's shape
+    (count, *remaining axes), as in numpy."""
+    host = _host_mask(array, mask)
+    positions, rest = _mask_positions(array, host)
+    selection = (positions.size,) + rest
+    if not isinstance(value, GPUArray):
+        value = np.asarray(value)
+    if value.size == 1:
+        # One value (converted as `array[...] = value` converts it), written
+        # where the mask is true by one where().
+        one = empty((), array.dtype)
+        one[...] = value.reshape(())
+        condition = to_gpu(host.reshape(host.shape + (1,) * len(rest)))
+        array[...] = where(condition, one, array)
+        return
+    try:
+        broadcast = np.broadcast_shapes(tuple(value.shape), selection)
+    except ValueError:
+        broadcast = None
+    if broadcast != selection:
+        raise ValueError(f"shape mismatch: value array of shape {tuple(value.shape)} could not "
+                         f"be broadcast to indexing result of shape {selection}")
+    if positions.size == 0:
+        return
+    source = empty(selection, array.dtype)
+    source[...] = value
+    row = int(np.prod(rest, dtype=np.int64))
+    element_positions = (positions[:, None] * row + np.arange(row)).ravel()
+    target = array if array.flags.c_contiguous else array.copy(order="C")
+    multi_put([source.reshape(source.size)], to_gpu(element_positions),
+              out=[target.reshape(target.size)])
+    if target is not array:
+        array[...] = target

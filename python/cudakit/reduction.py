@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _core, _records
+from .compiler import _option_list
 from ._struct_reduction import StructReductionKernel
 from .elementwise import _arguments_text, _keep_source
 from .tools import dtype_to_ctype
@@ -18,18 +19,15 @@ def _defines_from_options(options: Any, what: str) -> str:
     """nvcc-style options of a generated reduction or scan: ``-DNAME[=VALUE]``
     become #defines; others are refused (these kernels compile with cudakit's
     own options)."""
-    if not options:
-        return ""
     lines = []
-    for option in options:
-        option = str(option)
+    for option in _option_list(options, what):
         if option.startswith("-D") and len(option) > 2:
             name, _, value = option[2:].partition("=")
             lines.append(f"#define {name} {value}".rstrip())
         else:
             raise TypeError(f"{what}: option {option!r} is not supported (only -DNAME[=VALUE]); "
                             "ElementwiseKernel and SourceModule take every option")
-    return "\n".join(lines) + "\n"
+    return "".join(line + "\n" for line in lines)
 
 
 class ReductionKernel:

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cudakit/detail/expr_node.hpp"
+#include "driver_types.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -215,10 +216,15 @@ Shape shape_from_python(nb::handle shape) {
   const bool sized = PySequence_Check(shape.ptr()) != 0 && PyObject_Length(shape.ptr()) >= 0;
   if (!sized) PyErr_Clear();
   if (!sized && (PyLong_Check(shape.ptr()) || PyIndex_Check(shape.ptr()))) {
-    out.push_back(nb::cast<std::int64_t>(nb::int_(shape)));
+    out.push_back(int_argument<std::int64_t>(shape, "shape", "an extent"));
     return out;
   }
-  for (nb::handle extent : nb::iter(shape)) out.push_back(nb::cast<std::int64_t>(nb::int_(extent)));
+  if (!sized)
+    throw nb::type_error(("shape must be an integer or a sequence of integers, got " +
+                          std::string(nb::type_name(shape.type()).c_str()))
+                             .c_str());
+  for (nb::handle extent : nb::iter(shape))
+    out.push_back(int_argument<std::int64_t>(extent, "shape", "an extent"));
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <limits>
 
 #include "array_allocator.hpp"
 #include "array_object.hpp"
@@ -15,6 +16,7 @@
 #include "bindings.hpp"
 #include "cudakit/array_expr.hpp"
 #include "cudakit/array_reduce.hpp"
+#include "driver_types.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -43,11 +45,35 @@ nb::object numpy() {
   return nb::borrow(np);
 }
 
-std::int64_t to_int64(nb::handle value) { return nb::cast<std::int64_t>(nb::int_(value)); }
-
+// A slice bound as Python reads it: an integer (or __index__), clamped to the
+// 64-bit range (a[:2**70] is a[:]); TypeError for anything else (1.5).
 std::optional<std::int64_t> optional_index(nb::handle value) {
   if (value.is_none()) return std::nullopt;
-  return to_int64(value);
+  PyObject* index = PyNumber_Index(value.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    throw nb::type_error("slice indices must be integers or None or have an __index__ method");
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+  Py_DECREF(index);
+  if (overflow > 0) return std::numeric_limits<std::int64_t>::max();
+  if (overflow < 0) return std::numeric_limits<std::int64_t>::min() + 1;
+  return v;
+}
+
+// An integer index: out of the 64-bit range it is out of bounds of any axis.
+std::int64_t integer_index(nb::handle value) {
+  PyObject* index = PyNumber_Index(value.ptr());
+  if (index == nullptr) throw nb::python_error();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+  const nb::object owned = nb::steal(index);
+  if (overflow != 0)
+    throw nb::index_error(("index " + nb::cast<std::string>(nb::str(owned)) +
+                           " is out of bounds (an index is a 64-bit integer)")
+                              .c_str());
+  return v;
 }
 
 }  // namespace
@@ -63,13 +89,13 @@ std::vector<Index> indices_from_python(nb::handle key) {
       out.emplace_back(ellipsis);
     } else if (PySlice_Check(k.ptr())) {
       const nb::object start = k.attr("start"), stop = k.attr("stop"), step = k.attr("step");
-      const std::int64_t step_value = step.is_none() ? 1 : to_int64(step);
+      const std::int64_t step_value = step.is_none() ? 1 : *optional_index(step);
       if (step_value == 0) throw nb::value_error("slice step cannot be zero");
       out.emplace_back(Slice(optional_index(start), optional_index(stop), step_value));
     } else if (PyBool_Check(k.ptr())) {
       throw nb::index_error("boolean indices are not supported by GPUArray; use where()");
     } else if (PyLong_Check(k.ptr()) || PyIndex_Check(k.ptr())) {
-      out.emplace_back(to_int64(k));
+      out.emplace_back(integer_index(k));
     } else {
       throw nb::index_error(
           "only integers, slices (`:`), ellipsis (`...`), None and integer arrays are valid "
@@ -82,6 +108,29 @@ std::vector<Index> indices_from_python(nb::handle key) {
     one(key);
   }
   return out;
+}
+
+// A boolean mask: a bool GPUArray, a numpy bool array, or a list numpy reads
+// as one ([True, False, ...]). cudakit.gpuarray._mask_getitem /
+// _mask_setitem index with it as numpy does.
+bool is_boolean_mask_key(nb::handle key) {
+  GPUArrayObject* p = nullptr;
+  if (nb::try_cast<GPUArrayObject*>(key, p) && p != nullptr)
+    return !p->holds_records() && p->dtype() == DType::bool_;
+  static nb::handle ndarray = nb::object(numpy().attr("ndarray")).release();
+  nb::object array;
+  if (PyObject_IsInstance(key.ptr(), ndarray.ptr()) == 1) {
+    array = nb::borrow(key);
+  } else if (PyList_Check(key.ptr())) {
+    try {
+      array = numpy().attr("asarray")(key);
+    } catch (const nb::python_error&) {
+      return false;  // ragged: the integer-array path reports it
+    }
+  } else {
+    return false;
+  }
+  return nb::cast<std::string>(array.attr("dtype").attr("kind")) == "b";
 }
 
 bool is_integer_array_key(nb::handle key) {
@@ -203,13 +252,54 @@ void set_from_host(GPUArrayObject& self, nb::handle ary, bool async, nb::handle 
   });
 }
 
+// The array's elements must lie inside the memory gpudata holds (when its
+// size is known): a smaller allocation would be read and written past its
+// end.
+void check_gpudata_covers(const DeviceTarget& target, const Shape& shape,
+                          const std::vector<std::int64_t>& strides_bytes, DType dtype) {
+  if (target.capacity == DeviceTarget{}.capacity) return;
+  for (std::int64_t extent : shape)
+    if (extent <= 0) return;  // empty (or negative: from_pointer says so)
+  const auto item = static_cast<std::int64_t>(itemsize(dtype));
+  // The lowest and highest byte offsets of an element, from the strides
+  // (C-contiguous ones when none are given); an overflow is "too large".
+  std::int64_t low = 0, high = 0, stride = item;
+  bool overflow = false;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    const std::int64_t step = strides_bytes.empty() ? stride : strides_bytes[k];
+    std::int64_t span = 0;
+    overflow |= __builtin_mul_overflow(step, shape[k] - 1, &span);
+    overflow |= __builtin_add_overflow(span < 0 ? low : high, span, span < 0 ? &low : &high);
+    overflow |= __builtin_mul_overflow(stride, shape[k], &stride);
+  }
+  std::int64_t needed = 0;
+  overflow |= __builtin_add_overflow(high, item, &needed);
+  if (!overflow && low >= 0 && static_cast<std::uint64_t>(needed) <= target.capacity) return;
+  const std::string what = overflow  ? "more than 2**63 bytes"
+                           : low < 0 ? "memory before its start (negative strides)"
+                                     : std::to_string(needed) + " bytes";
+  throw ArgumentError("GPUArray(gpudata=...)",
+                      "an array of shape " + shape_to_string(shape) + " and dtype " +
+                          std::string(to_string(dtype)) + " needs " + what +
+                          ", but gpudata holds " + std::to_string(target.capacity) + " bytes",
+                      "allocate at least the array's nbytes (mem_alloc(size * itemsize)), or "
+                      "make the shape smaller");
+}
+
 nb::object make_gpuarray(nb::handle shape, nb::handle dtype, nb::handle allocator, nb::handle base,
                          nb::handle gpudata, nb::handle strides, const std::string& order) {
   const Shape s = shape_from_python(shape);
   const DType d = dtype_from_python(dtype);
   if (order != "C" && order != "F") throw nb::value_error("order must be 'C' or 'F'");
   if (!gpudata.is_none()) {
-    const std::uint64_t address = nb::cast<std::uint64_t>(nb::int_(gpudata));
+    const char* use = "GPUArray(gpudata=...)";
+    // The address, and the bytes that belong to it where the object says
+    // (a DeviceAllocation, a __cuda_array_interface__); a freed allocation
+    // is an ArgumentError here.
+    DeviceTarget target;
+    if (!try_device_target(gpudata, target, use))
+      target.address = unsigned_argument(nb::int_(gpudata), use, "int(gpudata)");
+    const std::uint64_t address = target.address;
     std::vector<std::int64_t> strides_bytes;
     if (!strides.is_none()) {
       strides_bytes = shape_from_python(strides);
@@ -217,6 +307,7 @@ nb::object make_gpuarray(nb::handle shape, nb::handle dtype, nb::handle allocato
       for (std::int64_t st : contiguous_strides(s, Order::F))
         strides_bytes.push_back(st * static_cast<std::int64_t>(itemsize(d)));
     }
+    check_gpudata_covers(target, s, strides_bytes, d);
     Array a = numpy_errors([&] {
       return from_pointer(address, s, strides_bytes, d, Device::current(), keep_alive(gpudata));
     });
@@ -274,7 +365,7 @@ void bind_gpuarray_class(nb::module_& m) {
                                                order);
             return make_gpuarray(shape, dtype, allocator, base, gpudata, strides, order);
           }),
-          nb::arg("shape"), nb::arg("dtype").none() = nb::none(),
+          nb::arg("shape").none(), nb::arg("dtype").none() = nb::none(),
           nb::arg("allocator").none() = nb::none(), nb::arg("base").none() = nb::none(),
           nb::arg("gpudata").none() = nb::none(), nb::arg("strides").none() = nb::none(),
           nb::arg("order") = "C")
@@ -364,13 +455,13 @@ void bind_gpuarray_class(nb::module_& m) {
           [](GPUArrayObject& s, nb::handle ary, bool async_, nb::handle stream) {
             set_from_host(s, ary, async_, stream);
           },
-          nb::arg("ary"), nb::arg("async_") = false, nb::arg("stream").none() = nb::none())
+          nb::arg("ary").none(), nb::arg("async_") = false, nb::arg("stream").none() = nb::none())
       .def(
           "set_async",
           [](GPUArrayObject& s, nb::handle ary, nb::handle stream) {
             set_from_host(s, ary, true, stream);
           },
-          nb::arg("ary"), nb::arg("stream").none() = nb::none())
+          nb::arg("ary").none(), nb::arg("stream").none() = nb::none())
       .def(
           "fill",
           [](nb::handle self, nb::handle value, nb::handle stream) {
@@ -383,7 +474,7 @@ void bind_gpuarray_class(nb::module_& m) {
             numpy_errors([&] { a.fill(*v); });
             return nb::borrow(self);
           },
-          nb::arg("value"), nb::arg("stream").none() = nb::none())
+          nb::arg("value").none(), nb::arg("stream").none() = nb::none())
       .def(
           "astype",
           [](GPUArrayObject& s, nb::handle dtype, nb::handle stream) {
@@ -392,7 +483,7 @@ void bind_gpuarray_class(nb::module_& m) {
             return elementwise_result(s.expr().astype(d), std::move(reads), s.nodes() + 1,
                                       nb::none(), stream_from_python(stream));
           },
-          nb::arg("dtype"), nb::arg("stream").none() = nb::none())
+          nb::arg("dtype").none(), nb::arg("stream").none() = nb::none())
       .def(
           "copy",
           [](GPUArrayObject& s, const std::string& order) {
@@ -465,20 +556,23 @@ void bind_gpuarray_class(nb::module_& m) {
                return wrap(s.value().transpose(), s.base);
              std::vector<int> list;
              if (PyLong_Check(source.ptr())) source = axes;
-             for (nb::handle a : nb::iter(source)) list.push_back(nb::cast<int>(nb::int_(a)));
+             for (nb::handle a : nb::iter(source))
+               list.push_back(int_argument<int>(a, "transpose", "an axis"));
              return wrap(numpy_errors([&] { return s.value().transpose(list); }), s.base);
            })
       .def(
           "swapaxes",
-          [](GPUArrayObject& s, int a, int b) {
+          [](GPUArrayObject& s, nb::handle axis1, nb::handle axis2) {
+            const int a = int_argument<int>(axis1, "swapaxes", "axis1");
+            const int b = int_argument<int>(axis2, "swapaxes", "axis2");
             return wrap(numpy_errors([&] { return s.value().swapaxes(a, b); }), s.base);
           },
-          nb::arg("axis1"), nb::arg("axis2"))
+          nb::arg("axis1").none(), nb::arg("axis2").none())
       .def(
           "squeeze",
           [](GPUArrayObject& s, nb::handle axis) {
             if (axis.is_none()) return wrap(s.value().squeeze(), s.base);
-            const int ax = nb::cast<int>(axis);
+            const int ax = int_argument<int>(axis, "squeeze", "axis");
             return wrap(numpy_errors([&] { return s.value().squeeze(ax); }), s.base);
           },
           nb::arg("axis").none() = nb::none())
@@ -521,23 +615,35 @@ void bind_gpuarray_class(nb::module_& m) {
              std::vector<const void*> reads = s.reads();
              return wrap_pending(cudakit::conj(s.expr()), std::move(reads), s.nodes() + 1);
            })
-      .def("__getitem__",
-           [](GPUArrayObject& s, nb::handle key) -> nb::object {
-             if (!PyTuple_Check(key.ptr()) && is_integer_array_key(key)) {
-               nb::object take = nb::module_::import_("cudakit.gpuarray").attr("take");
-               return take(nb::cast(&s, nb::rv_policy::reference), key);
-             }
-             return wrap(view_for_key(s.value(), key), s.base);
-           })
-      .def("__setitem__",
-           [](GPUArrayObject& s, nb::handle key, nb::handle value) {
-             Array target = view_for_key(s.value(), key);
-             prepare_write(target);
-             std::optional<Expr> v = operand_from_python(value, nullptr, nullptr, true);
-             if (!v)
-               throw nb::type_error("GPUArray.__setitem__: the value must be a number or array");
-             numpy_errors([&] { target.assign(*v); });
-           })
+      .def(
+          "__getitem__",
+          [](GPUArrayObject& s, nb::handle key) -> nb::object {
+            if (!PyTuple_Check(key.ptr()) && is_boolean_mask_key(key))
+              return nb::module_::import_("cudakit.gpuarray")
+                  .attr("_mask_getitem")(nb::cast(&s, nb::rv_policy::reference), key);
+            if (!PyTuple_Check(key.ptr()) && is_integer_array_key(key)) {
+              nb::object take = nb::module_::import_("cudakit.gpuarray").attr("take");
+              return take(nb::cast(&s, nb::rv_policy::reference), key);
+            }
+            return wrap(view_for_key(s.value(), key), s.base);
+          },
+          nb::arg("key").none())
+      .def(
+          "__setitem__",
+          [](GPUArrayObject& s, nb::handle key, nb::handle value) {
+            if (!PyTuple_Check(key.ptr()) && is_boolean_mask_key(key)) {
+              nb::module_::import_("cudakit.gpuarray")
+                  .attr("_mask_setitem")(nb::cast(&s, nb::rv_policy::reference), key, value);
+              return;
+            }
+            Array target = view_for_key(s.value(), key);
+            prepare_write(target);
+            std::optional<Expr> v = operand_from_python(value, nullptr, nullptr, true);
+            if (!v)
+              throw nb::type_error("GPUArray.__setitem__: the value must be a number or array");
+            numpy_errors([&] { target.assign(*v); });
+          },
+          nb::arg("key").none(), nb::arg("value").none())
       .def("__float__",
            [](GPUArrayObject& s) {
              const Array& a = s.value();

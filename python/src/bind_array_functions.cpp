@@ -16,6 +16,7 @@
 #include "cudakit/array_reduce.hpp"
 #include "cudakit/array_scan.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
+#include "driver_types.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -89,10 +90,10 @@ Array reduce_with(Array (*reduce)(const Expr&, Axes, bool), nb::handle a, nb::ha
   Axes axes;
   if (axis.is_valid() && !axis.is_none()) {
     if (PyLong_Check(axis.ptr())) {
-      axes = Axes(nb::cast<int>(axis));
+      axes = Axes(int_argument<int>(axis, "reduction", "axis"));
     } else {
       std::vector<int> list;
-      for (nb::handle x : nb::iter(axis)) list.push_back(nb::cast<int>(x));
+      for (nb::handle x : nb::iter(axis)) list.push_back(int_argument<int>(x, "reduction", "axis"));
       axes = Axes(list);
     }
   }
@@ -106,8 +107,9 @@ void def_reduction(nb::module_& m, const char* name) {
       [](nb::handle a, nb::handle dtype, nb::handle stream, nb::handle axis, bool keepdims) {
         return wrap(reduce_with(reduce, a, dtype, axis, keepdims, stream_from_python(stream)));
       },
-      nb::arg("a"), nb::arg("dtype").none() = nb::none(), nb::arg("stream").none() = nb::none(),
-      nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false);
+      nb::arg("a").none(), nb::arg("dtype").none() = nb::none(),
+      nb::arg("stream").none() = nb::none(), nb::arg("axis").none() = nb::none(),
+      nb::arg("keepdims") = false);
 }
 
 std::vector<Array> arrays_of(nb::handle sequence) {
@@ -144,7 +146,8 @@ void def_unary(nb::module_& m, const char* name) {
                                     stream_from_python(stream));
         });
       },
-      nb::arg("a"), nb::arg("stream").none() = nb::none(), nb::arg("out").none() = nb::none());
+      nb::arg("a").none(), nb::arg("stream").none() = nb::none(),
+      nb::arg("out").none() = nb::none());
 }
 
 template <BinaryFn fn>
@@ -162,7 +165,7 @@ void def_binary(nb::module_& m, const char* name, const char* first, const char*
                                     stream_from_python(stream));
         });
       },
-      nb::arg(first), nb::arg(second), nb::arg("stream").none() = nb::none(),
+      nb::arg(first).none(), nb::arg(second).none(), nb::arg("stream").none() = nb::none(),
       nb::arg("out").none() = nb::none());
 }
 
@@ -274,7 +277,7 @@ void bind_math(nb::module_& m) {
         return nb::make_tuple(elementwise_result(mantissa, reads, nodes, nb::none(), s),
                               elementwise_result(exponent, reads, nodes, nb::none(), s));
       },
-      nb::arg("arg"), nb::arg("stream").none() = nb::none());
+      nb::arg("arg").none(), nb::arg("stream").none() = nb::none());
   m.def(
       "modf",
       [](nb::handle a, nb::handle stream) {
@@ -286,12 +289,21 @@ void bind_math(nb::module_& m) {
         return nb::make_tuple(elementwise_result(fractional, reads, nodes, nb::none(), s),
                               elementwise_result(integral, reads, nodes, nb::none(), s));
       },
-      nb::arg("arg"), nb::arg("stream").none() = nb::none());
+      nb::arg("arg").none(), nb::arg("stream").none() = nb::none());
+}
+
+// An axis= argument: None, or an integer in int's range (TypeError /
+// ArgumentError naming the call otherwise).
+std::optional<int> optional_axis(nb::handle axis, const char* use) {
+  if (axis.is_none()) return std::nullopt;
+  return int_argument<int>(axis, use, "axis");
 }
 
 }  // namespace
 
 Array take_indices(const Array& a, nb::handle indices, std::optional<int> axis) {
+  if (indices.is_none())
+    throw nb::type_error("take: indices must be an array of integers, got None");
   Array idx;
   if (is_gpuarray(indices)) {
     idx = as_gpuarray(indices).value();
@@ -310,7 +322,7 @@ void bind_array_functions(nb::module_& m) {
         (void)allocator;
         return host_to_gpu(ary, stream, false);
       },
-      nb::arg("ary"), nb::arg("allocator").none() = nb::none(),
+      nb::arg("ary").none(), nb::arg("allocator").none() = nb::none(),
       nb::arg("stream").none() = nb::none());
   m.def(
       "to_gpu_async",
@@ -318,7 +330,7 @@ void bind_array_functions(nb::module_& m) {
         (void)allocator;
         return host_to_gpu(ary, stream, true);
       },
-      nb::arg("ary"), nb::arg("allocator").none() = nb::none(),
+      nb::arg("ary").none(), nb::arg("allocator").none() = nb::none(),
       nb::arg("stream").none() = nb::none());
   m.def(
       "_full",
@@ -333,34 +345,47 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(std::move(a));
       },
-      nb::arg("shape"), nb::arg("dtype").none(), nb::arg("value").none(), nb::arg("order") = "C");
+      nb::arg("shape").none(), nb::arg("dtype").none(), nb::arg("value").none(),
+      nb::arg("order") = "C");
   m.def(
       "arange",
       [](nb::handle start, nb::handle stop, nb::handle step, nb::handle dtype) {
         // NumPy's signature: arange(stop) or arange(start, stop, step).
+        if (start.is_none())
+          throw nb::type_error(
+              "arange: stop is required: arange(stop) or arange(start, stop[, step])");
         nb::object lo = nb::borrow(start), hi = nb::borrow(stop);
         if (hi.is_none()) {
           hi = lo;
           lo = nb::int_(0);
         }
         nb::object st = step.is_none() ? nb::object(nb::int_(1)) : nb::borrow(step);
-        DType d;
-        if (!dtype.is_none()) {
-          d = dtype_from_python(dtype);
-        } else {
-          d = dtype_from_python(numpy().attr("arange")(lo, lo + st, st).attr("dtype"));
+        if (PyObject_IsTrue(st.ptr()) == 0)
+          throw nb::value_error("arange: the step must not be zero");
+        PyErr_Clear();
+        // numpy.arange makes the values, so they are NumPy's exactly: the
+        // length from the bounds, the first two values converted to the
+        // dtype (OverflowError when they do not fit), the others start + k *
+        // delta in the dtype (integers wrap: arange(300, dtype=uint8) ends
+        // 0..43). They are then copied to the device.
+        nb::object arange = numpy().attr("arange");
+        if (dtype.is_none()) return host_to_gpu(arange(lo, hi, st), nb::none(), false);
+        const DType d = dtype_from_python(dtype);
+        if (d == DType::bfloat16) {
+          // (No NumPy dtype without ml_dtypes: float32 values, converted on the device.)
+          nb::object values = arange(lo, hi, st, nb::arg("dtype") = "float32");
+          return wrap(as_gpuarray(host_to_gpu(values, nb::none(), false)).value().astype(d));
         }
-        const double a = nb::cast<double>(nb::float_(lo)), b = nb::cast<double>(nb::float_(hi)),
-                     c = nb::cast<double>(nb::float_(st));
-        if (c == 0) throw nb::value_error("arange: the step must not be zero");
-        return wrap(numpy_errors([&] { return arange(a, b, c, d); }));
+        return host_to_gpu(arange(lo, hi, st, nb::arg("dtype") = numpy_dtype(d)), nb::none(),
+                           false);
       },
-      nb::arg("start"), nb::arg("stop").none() = nb::none(), nb::arg("step").none() = nb::none(),
-      nb::arg("dtype").none() = nb::none());
+      nb::arg("start").none(), nb::arg("stop").none() = nb::none(),
+      nb::arg("step").none() = nb::none(), nb::arg("dtype").none() = nb::none());
   m.def(
       "take",
       [](nb::handle a, nb::handle indices, nb::handle out, nb::handle stream,
-         std::optional<int> axis) -> nb::object {
+         nb::handle axis_object) -> nb::object {
+        const std::optional<int> axis = optional_axis(axis_object, "take");
         // take runs on the stream of the array it gathers from.
         const std::optional<Stream> s = stream_from_python(stream);
         GPUArrayObject& source = as_gpuarray(a);
@@ -374,7 +399,7 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(std::move(r));
       },
-      nb::arg("a"), nb::arg("indices"), nb::arg("out").none() = nb::none(),
+      nb::arg("a").none(), nb::arg("indices").none(), nb::arg("out").none() = nb::none(),
       nb::arg("stream").none() = nb::none(), nb::arg("axis").none() = nb::none());
   m.def(
       "where",
@@ -389,8 +414,8 @@ void bind_array_functions(nb::module_& m) {
                                     stream_from_python(stream));
         });
       },
-      nb::arg("condition"), nb::arg("x"), nb::arg("y"), nb::arg("out").none() = nb::none(),
-      nb::arg("stream").none() = nb::none());
+      nb::arg("condition").none(), nb::arg("x").none(), nb::arg("y").none(),
+      nb::arg("out").none() = nb::none(), nb::arg("stream").none() = nb::none());
   m.def(
       "if_positive",
       [](nb::handle criterion, nb::handle then_, nb::handle else_, nb::handle out,
@@ -407,8 +432,8 @@ void bind_array_functions(nb::module_& m) {
                                     stream_from_python(stream));
         });
       },
-      nb::arg("criterion"), nb::arg("then_"), nb::arg("else_"), nb::arg("out").none() = nb::none(),
-      nb::arg("stream").none() = nb::none());
+      nb::arg("criterion").none(), nb::arg("then_").none(), nb::arg("else_").none(),
+      nb::arg("out").none() = nb::none(), nb::arg("stream").none() = nb::none());
   def_reduction<cudakit::sum>(m, "sum");
   def_reduction<cudakit::prod>(m, "prod");
   def_reduction<cudakit::max>(m, "max");
@@ -435,7 +460,7 @@ void bind_array_functions(nb::module_& m) {
           return x.ndim() == 1 && y.ndim() == 1 ? cudakit::dot(x, y) : cudakit::sum(x * y);
         }));
       },
-      nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("a").none(), nb::arg("b").none(), nb::arg("dtype").none() = nb::none(),
       nb::arg("stream").none() = nb::none());
   m.def(
       "vdot",
@@ -451,7 +476,7 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(numpy_errors([&] { return cudakit::vdot(x, y); }));
       },
-      nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
+      nb::arg("a").none(), nb::arg("b").none(), nb::arg("dtype").none() = nb::none(),
       nb::arg("stream").none() = nb::none());
   m.def(
       "subset_dot",
@@ -469,31 +494,34 @@ void bind_array_functions(nb::module_& m) {
         }
         return wrap(numpy_errors([&] { return cudakit::dot(ex, ey); }));
       },
-      nb::arg("subset"), nb::arg("a"), nb::arg("b"), nb::arg("dtype").none() = nb::none(),
-      nb::arg("stream").none() = nb::none());
+      nb::arg("subset").none(), nb::arg("a").none(), nb::arg("b").none(),
+      nb::arg("dtype").none() = nb::none(), nb::arg("stream").none() = nb::none());
   m.def(
       "cumsum",
-      [](nb::handle a, std::optional<int> axis) {
+      [](nb::handle a, nb::handle axis_object) {
+        const std::optional<int> axis = optional_axis(axis_object, "cumsum");
         std::vector<const void*> reads;
         std::size_t nodes = 0;
         Expr e = operand(a, reads, nodes, "cumsum");
         return wrap(numpy_errors([&] { return cudakit::cumsum(e, axis); }));
       },
-      nb::arg("a"), nb::arg("axis").none() = nb::none());
+      nb::arg("a").none(), nb::arg("axis").none() = nb::none());
   m.def(
       "concatenate",
-      [](nb::handle arrays, int axis) {
+      [](nb::handle arrays, nb::handle axis_object) {
+        const int axis = int_argument<int>(axis_object, "concatenate", "axis");
         std::vector<Array> list = arrays_of(arrays);
         return wrap(numpy_errors([&] { return concatenate(list, axis); }));
       },
-      nb::arg("arrays"), nb::arg("axis") = 0);
+      nb::arg("arrays").none(), nb::arg("axis").none() = 0);
   m.def(
       "stack",
-      [](nb::handle arrays, int axis) {
+      [](nb::handle arrays, nb::handle axis_object) {
+        const int axis = int_argument<int>(axis_object, "stack", "axis");
         std::vector<Array> list = arrays_of(arrays);
         return wrap(numpy_errors([&] { return stack(list, axis); }));
       },
-      nb::arg("arrays"), nb::arg("axis") = 0);
+      nb::arg("arrays").none(), nb::arg("axis").none() = 0);
   m.def("evaluate_all_pending", &evaluate_all_pending,
         "Evaluates every pending GPUArray expression (streams, events and synchronize call it "
         "so that work timed between two events is queued between them).");

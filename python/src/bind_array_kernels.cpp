@@ -12,6 +12,7 @@
 #include "cudakit/elementwise_kernel.hpp"
 #include "cudakit/reduction_kernel.hpp"
 #include "cudakit/scan_kernel.hpp"
+#include "driver_types.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -71,6 +72,29 @@ std::vector<KernelValue> kernel_values(nb::handle args,
   return out;
 }
 
+// PyCUDA's range=: a slice(start, stop[, step]) or a Python range, with
+// explicit indices (step None is 1, as in PyCUDA); slice= is the one for
+// Python's slice rules (None, negative indices).
+ElementwiseKernel::Range range_from_python(nb::handle range, const std::string& use) {
+  const std::string what = use + " range=";
+  if (!nb::hasattr(range, "start") || !nb::hasattr(range, "stop") || !nb::hasattr(range, "step"))
+    throw nb::type_error((what + " must be a slice(start, stop[, step]) or a range, got " +
+                          std::string(nb::type_name(range.type()).c_str()))
+                             .c_str());
+  const nb::object start = range.attr("start"), stop = range.attr("stop"),
+                   step = range.attr("step");
+  if (start.is_none() || stop.is_none())
+    throw ArgumentError(
+        what, "start and stop are required (got " + nb::cast<std::string>(nb::repr(range)) + ")",
+        "write range=slice(start, stop[, step]) with both ends, or use slice= "
+        "for Python's slice rules (None and negative indices)");
+  ElementwiseKernel::Range r;
+  r.start = signed_argument(start, what.c_str(), "start");
+  r.stop = signed_argument(stop, what.c_str(), "stop");
+  r.step = step.is_none() ? 1 : signed_argument(step, what.c_str(), "step");
+  return r;
+}
+
 }  // namespace
 
 void bind_array_kernels(nb::module_& m) {
@@ -95,29 +119,34 @@ void bind_array_kernels(nb::module_& m) {
              nb::handle stream) {
             std::vector<KernelValue> values = kernel_values(args);
             std::optional<Stream> s = stream_from_python(stream);
-            numpy_errors([&] {
-              if (!range.is_none()) {
-                ElementwiseKernel::Range r;
-                r.start = nb::cast<std::int64_t>(range.attr("start"));
-                r.stop = nb::cast<std::int64_t>(range.attr("stop"));
-                r.step = nb::cast<std::int64_t>(range.attr("step"));
-                k.run(values, r, s ? &*s : nullptr);
-              } else if (!slice.is_none()) {
-                auto idx = [](nb::handle v) -> std::optional<std::int64_t> {
-                  if (v.is_none()) return std::nullopt;
-                  return nb::cast<std::int64_t>(v);
-                };
-                nb::object step = slice.attr("step");
-                Slice sl(idx(slice.attr("start")), idx(slice.attr("stop")),
-                         step.is_none() ? 1 : nb::cast<std::int64_t>(step));
+            const std::string use = "ElementwiseKernel " + k.name();
+            if (!range.is_none()) {
+              const ElementwiseKernel::Range r = range_from_python(range, use);
+              numpy_errors([&] { k.run(values, r, s ? &*s : nullptr); });
+            } else if (!slice.is_none()) {
+              if (!PySlice_Check(slice.ptr()))
+                throw nb::type_error((use +
+                                      ": slice= must be a slice (slice(start, stop, "
+                                      "step)), got " +
+                                      std::string(nb::type_name(slice.type()).c_str()))
+                                         .c_str());
+              const std::string what = use + " slice=";
+              auto bound = [&](const char* attribute) -> std::optional<std::int64_t> {
+                nb::object v = slice.attr(attribute);
+                if (v.is_none()) return std::nullopt;
+                return signed_argument(v, what.c_str(), attribute);
+              };
+              const std::optional<std::int64_t> step = bound("step");
+              if (step && *step == 0)
+                throw ArgumentError(what, "step must not be zero", "slice(start, stop, 1)");
+              Slice sl(bound("start"), bound("stop"), step.value_or(1));
+              numpy_errors([&] {
                 if (s) {
                   // Python's slice.indices against the first array's size, then a range.
                   const Array* first = nullptr;
                   for (const auto& v : values)
                     if ((first = std::get_if<Array>(&v)) != nullptr) break;
-                  if (!first)
-                    throw cudakit::ArgumentError("ElementwiseKernel " + k.name(),
-                                                 "slice= needs an array argument");
+                  if (!first) throw cudakit::ArgumentError(use, "slice= needs an array argument");
                   nb::tuple ix = nb::borrow<nb::tuple>(slice.attr("indices")(first->size()));
                   ElementwiseKernel::Range r;
                   r.start = nb::cast<std::int64_t>(ix[0]);
@@ -127,10 +156,10 @@ void bind_array_kernels(nb::module_& m) {
                 } else {
                   k(values, sl);
                 }
-              } else {
-                k.run(values, std::nullopt, s ? &*s : nullptr);
-              }
-            });
+              });
+            } else {
+              numpy_errors([&] { k.run(values, std::nullopt, s ? &*s : nullptr); });
+            }
           },
           nb::arg("args"), nb::arg("range").none() = nb::none(),
           nb::arg("slice").none() = nb::none(), nb::arg("stream").none() = nb::none())

@@ -5,6 +5,8 @@
 
 #include "array_object.hpp"
 #include "cudakit/array_expr.hpp"
+#include "cudakit/array_reduce.hpp"
+#include "cudakit/detail/expr_node.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -18,7 +20,24 @@ Expr op_mul(const Expr& a, const Expr& b) { return a * b; }
 Expr op_div(const Expr& a, const Expr& b) { return a / b; }
 Expr op_floordiv(const Expr& a, const Expr& b) { return floor_divide(a, b); }
 Expr op_mod(const Expr& a, const Expr& b) { return a % b; }
-Expr op_pow(const Expr& a, const Expr& b) { return power(a, b); }
+// a ** b with NumPy's rule for integers: a negative integer exponent is a
+// ValueError. cudakit's Expr checks a scalar exponent when the node is built;
+// an array exponent's values are read here (one reduction and a wait for it,
+// only for an integer power whose exponent is a signed integer array).
+Expr op_pow(const Expr& a, const Expr& b) {
+  Expr result = power(a, b);
+  const detail::ExprNode& node = *result.node();
+  if (node.kind != detail::NodeKind::op || node.op != "power" || node.children.size() != 2 ||
+      !is_integer(node.operand))
+    return result;
+  const auto& exponent = node.children[1];
+  if (exponent->kind == detail::NodeKind::scalar || !is_signed_integer(exponent->dtype) ||
+      shape_size(exponent->shape) == 0)
+    return result;
+  if (cudakit::min(Expr(exponent)).item().as_int64() < 0)
+    throw nb::value_error("Integers to negative integer powers are not allowed.");
+  return result;
+}
 Expr op_and(const Expr& a, const Expr& b) { return a & b; }
 Expr op_or(const Expr& a, const Expr& b) { return a | b; }
 Expr op_xor(const Expr& a, const Expr& b) { return a ^ b; }
@@ -74,7 +93,7 @@ nb::object in_place_pow(nb::handle self_handle, nb::handle other) {
   prepare_write(target);
   std::optional<Expr> rhs = operand_from_python(other, nullptr, nullptr, false);
   if (!rhs) return nb::borrow(Py_NotImplemented);
-  numpy_errors([&] { target.assign(power(Expr(target), *rhs)); });
+  numpy_errors([&] { target.assign(op_pow(Expr(target), *rhs)); });
   return nb::borrow(self_handle);
 }
 

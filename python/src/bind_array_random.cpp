@@ -7,6 +7,7 @@
 #include "array_object.hpp"
 #include "array_streams.hpp"
 #include "cudakit/array_random.hpp"
+#include "driver_types.hpp"
 
 namespace cudakit::python {
 namespace {
@@ -47,7 +48,12 @@ void fill_into(Generator& g, const std::string& kind, nb::handle target_handle, 
 void bind_array_random(nb::module_& m) {
   nb::class_<Generator>(m, "PhiloxGenerator",
                         "Philox4x32-10: element e of a draw depends only on (seed, offset, e).")
-      .def(nb::init<std::uint64_t>(), nb::arg("seed") = 0)
+      .def(
+          "__init__",
+          [](Generator* self, nb::handle seed) {
+            new (self) Generator(unsigned_argument(seed, "Generator", "seed"));
+          },
+          nb::arg("seed").none() = 0)
       .def_prop_ro("seed", &Generator::seed)
       .def_prop_rw("offset", &Generator::offset, &Generator::set_offset)
       .def(
@@ -56,14 +62,14 @@ void bind_array_random(nb::module_& m) {
             return wrap(
                 drawn(g, "uniform", shape_from_python(shape), dtype_from_python(dtype), stream));
           },
-          nb::arg("shape"), nb::arg("dtype"), nb::arg("stream").none() = nb::none())
+          nb::arg("shape").none(), nb::arg("dtype").none(), nb::arg("stream").none() = nb::none())
       .def(
           "gen_normal",
           [](Generator& g, nb::handle shape, nb::handle dtype, nb::handle stream) {
             return wrap(
                 drawn(g, "normal", shape_from_python(shape), dtype_from_python(dtype), stream));
           },
-          nb::arg("shape"), nb::arg("dtype"), nb::arg("stream").none() = nb::none())
+          nb::arg("shape").none(), nb::arg("dtype").none(), nb::arg("stream").none() = nb::none())
       .def(
           "gen_log_normal",
           [](Generator& g, nb::handle shape, nb::handle dtype, double mean, double sigma,
@@ -73,32 +79,36 @@ void bind_array_random(nb::module_& m) {
             return wrap(draw_on(g, stream,
                                 [&](Generator& gen) { return gen.lognormal(mean, sigma, s, d); }));
           },
-          nb::arg("shape"), nb::arg("dtype"), nb::arg("mean") = 0.0, nb::arg("sigma") = 1.0,
-          nb::arg("stream").none() = nb::none())
+          nb::arg("shape").none(), nb::arg("dtype").none(), nb::arg("mean") = 0.0,
+          nb::arg("sigma") = 1.0, nb::arg("stream").none() = nb::none())
       .def(
           "gen_integers",
-          [](Generator& g, std::int64_t low, std::int64_t high, nb::handle shape, nb::handle dtype,
-             nb::handle stream) {
+          [](Generator& g, nb::handle low_object, nb::handle high_object, nb::handle shape,
+             nb::handle dtype, nb::handle stream) {
+            const auto low = int_argument<std::int64_t>(low_object, "integers", "low");
+            const auto high = int_argument<std::int64_t>(high_object, "integers", "high");
             const Shape s = shape_from_python(shape);
             const DType d = dtype_from_python(dtype);
             return wrap(
                 draw_on(g, stream, [&](Generator& gen) { return gen.integers(low, high, s, d); }));
           },
-          nb::arg("low"), nb::arg("high"), nb::arg("shape"), nb::arg("dtype") = "int64",
-          nb::arg("stream").none() = nb::none())
+          nb::arg("low").none(), nb::arg("high").none(), nb::arg("shape"),
+          nb::arg("dtype") = "int64", nb::arg("stream").none() = nb::none())
       .def(
           "fill_uniform",
           [](Generator& g, nb::handle data, nb::handle stream) {
             fill_into(g, "uniform", data, stream);
           },
-          nb::arg("data"), nb::arg("stream").none() = nb::none())
+          nb::arg("data").none(), nb::arg("stream").none() = nb::none())
       .def(
           "fill_normal",
           [](Generator& g, nb::handle data, nb::handle stream) {
             fill_into(g, "normal", data, stream);
           },
-          nb::arg("data"), nb::arg("stream").none() = nb::none());
-  m.def("_seed", &cudakit::seed, nb::arg("seed"));
+          nb::arg("data").none(), nb::arg("stream").none() = nb::none());
+  m.def(
+      "_seed", [](nb::handle seed) { cudakit::seed(unsigned_argument(seed, "seed", "seed")); },
+      nb::arg("seed").none());
   m.def(
       "_default_generator", []() -> Generator& { return default_generator(); },
       nb::rv_policy::reference);

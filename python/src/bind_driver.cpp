@@ -42,8 +42,11 @@ ContextLimit to_limit(int value) {
 void bind_devices(nb::module_& m) {
   nb::class_<Device>(m, "Device", "A device (PyCUDA's Device); its context is the primary one.")
       .def(
-          "__init__", [](Device* self, int ordinal) { new (self) Device(Device::get(ordinal)); },
-          nb::arg("ordinal") = 0)
+          "__init__",
+          [](Device* self, nb::handle ordinal) {
+            new (self) Device(Device::get(int_argument<int>(ordinal, "Device", "ordinal")));
+          },
+          nb::arg("ordinal").none() = 0)
       .def_static(
           "count", [] { return Device::count(); }, "Number of devices.")
       .def_static("_current", [] { return Device::current(); })
@@ -62,10 +65,11 @@ void bind_devices(nb::module_& m) {
           "Whether this device can access dev's memory directly (cuDeviceCanAccessPeer).")
       .def(
           "get_attribute",
-          [](const Device& d, int attribute) {
-            return d.attribute(static_cast<DeviceAttribute>(attribute));
+          [](const Device& d, nb::handle attribute) {
+            return d.attribute(static_cast<DeviceAttribute>(
+                int_argument<int>(attribute, "Device.get_attribute", "attribute")));
           },
-          nb::arg("attribute"))
+          nb::arg("attribute").none())
       .def("_attributes", [](const Device& d) { return d.attributes(); })
       .def("_make_current", [](const Device& d) { d.make_current(); })
       .def("_synchronize",
@@ -73,20 +77,30 @@ void bind_devices(nb::module_& m) {
              evaluate_all_pending();
              d.synchronize();
            })
-      .def("_limit", [](const Device& d, int which) { return d.limit(to_limit(which)); })
-      .def("_set_limit", [](const Device& d, int which,
-                            std::size_t value) { d.set_limit(to_limit(which), value); })
+      .def("_limit",
+           [](const Device& d, nb::handle which) {
+             return d.limit(to_limit(int_argument<int>(which, "Context.get_limit", "limit")));
+           })
+      .def("_set_limit",
+           [](const Device& d, nb::handle which, nb::handle value) {
+             const ContextLimit limit =
+                 to_limit(int_argument<int>(which, "Context.set_limit", "limit"));
+             d.set_limit(limit, int_argument<std::size_t>(value, "Context.set_limit", "value"));
+           })
       .def("_cache_config", [](const Device& d) { return static_cast<int>(d.cache_preference()); })
       .def("_set_cache_config",
-           [](const Device& d, long long value) {
-             d.set_cache_preference(cache_preference_from_int(value, "Context.set_cache_config"));
+           [](const Device& d, nb::handle value) {
+             d.set_cache_preference(cache_preference_from_int(
+                 int_argument<long long>(value, "Context.set_cache_config", "config"),
+                 "Context.set_cache_config"));
            })
       .def("_shared_config",
            [](const Device& d) { return static_cast<int>(d.shared_memory_bank_size()); })
       .def("_set_shared_config",
-           [](const Device& d, long long value) {
-             d.set_shared_memory_bank_size(
-                 shared_memory_bank_size_from_int(value, "Context.set_shared_config"));
+           [](const Device& d, nb::handle value) {
+             d.set_shared_memory_bank_size(shared_memory_bank_size_from_int(
+                 int_argument<long long>(value, "Context.set_shared_config", "config"),
+                 "Context.set_shared_config"));
            })
       .def("_memory_info",
            [](const Device& d) {

@@ -32,7 +32,9 @@ void bind_host_memory(nb::module_& m) {
                                      "A page-locking registration of a host array's memory.")
       .def(
           "__init__",
-          [](HostRegistrationObject* self, nb::object array, unsigned flags) {
+          [](HostRegistrationObject* self, nb::object array, nb::handle flags_object) {
+            const auto flags =
+                int_argument<unsigned>(flags_object, "register_host_memory", "flags");
             HostSpan span = host_span(array, false, "register_host_memory");
             if (span.bytes == 0)
               throw ArgumentError("register_host_memory", "the array is empty",
@@ -45,7 +47,7 @@ void bind_host_memory(nb::module_& m) {
             }
             new (self) HostRegistrationObject{std::move(array), std::move(registration)};
           },
-          nb::arg("array"), nb::arg("flags") = 0)
+          nb::arg("array"), nb::arg("flags").none() = 0)
       .def(
           "unregister",
           [](HostRegistrationObject& r) {
@@ -67,9 +69,9 @@ void bind_host_memory(nb::module_& m) {
 
   m.def(
       "_host_device_pointer",
-      [](std::uint64_t address) {
-        return host_device_pointer(
-            reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address)));
+      [](nb::handle address) {
+        return host_device_pointer(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(
+            unsigned_argument(address, "get_device_pointer", "address"))));
       },
       nb::arg("address"));
   m.def("_live_host_registrations", [] { return live_host_registrations(); });

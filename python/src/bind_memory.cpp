@@ -5,6 +5,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 
+#include <limits>
 #include <string>
 
 #include "backend/backend.hpp"
@@ -66,9 +67,24 @@ void dtod(nb::handle dest, nb::handle src, std::size_t bytes, nb::handle stream,
   copy(as_pointer(to.address), as_pointer(from.address), bytes, stream, async);
 }
 
-void memset(nb::handle dest, std::uint32_t value, unsigned element_bytes, std::size_t count,
-            nb::handle stream, bool async, const char* use) {
+// The value is an unsigned number of the element's width, as the driver's
+// cuMemsetD8/D16/D32 (and PyCUDA, which refuses negative values) take it.
+void memset(nb::handle dest, nb::handle value_object, unsigned element_bytes,
+            nb::handle count_object, nb::handle stream, bool async, const char* use) {
+  const std::string hint = "an unsigned " + std::to_string(8 * element_bytes) +
+                           "-bit value; for the bits of a negative number v pass v & " +
+                           (element_bytes == 1   ? "0xFF"
+                            : element_bytes == 2 ? "0xFFFF"
+                                                 : "0xFFFFFFFF");
+  const auto value = static_cast<std::uint32_t>(unsigned_argument(
+      value_object, use, "data", (std::uint64_t{1} << (8 * element_bytes)) - 1, hint.c_str()));
+  const auto count = int_argument<std::size_t>(count_object, use, "count");
   DeviceTarget target = device_target(dest, use);
+  if (count > std::numeric_limits<std::size_t>::max() / element_bytes)
+    throw ArgumentError(use,
+                        "count " + std::to_string(count) + " of " + std::to_string(element_bytes) +
+                            "-byte values overflows a size",
+                        "pass the number of values that fit the destination");
   check_fits(use, count * element_bytes, target, "destination");
   if (count == 0) return;
   Device d = current_device();
@@ -101,8 +117,12 @@ void bind_memory(nb::module_& m) {
       .def("__repr__", [](const DeviceAllocation& a) { return "<" + a.describe() + ">"; });
 
   m.def(
-      "mem_alloc", [](std::size_t bytes) { return new DeviceAllocation(current_device(), bytes); },
-      nb::arg("bytes"), "Allocates `bytes` of device memory.");
+      "mem_alloc",
+      [](nb::handle bytes) {
+        return new DeviceAllocation(current_device(),
+                                    int_argument<std::size_t>(bytes, "mem_alloc", "bytes"));
+      },
+      nb::arg("bytes").none(), "Allocates `bytes` of device memory.");
   m.def("mem_get_info", [] {
     MemoryInfo info = mem_get_info();
     return nb::make_tuple(info.free, info.total);
@@ -112,31 +132,34 @@ void bind_memory(nb::module_& m) {
   m.def(
       "memcpy_htod",
       [](nb::handle d, nb::handle s) { htod(d, s, nb::none(), false, "memcpy_htod"); },
-      nb::arg("dest"), nb::arg("src"));
+      nb::arg("dest").none(), nb::arg("src").none());
   m.def(
       "memcpy_htod_async",
       [](nb::handle d, nb::handle s, nb::handle st) { htod(d, s, st, true, "memcpy_htod_async"); },
-      nb::arg("dest"), nb::arg("src"), nb::arg("stream") = none);
+      nb::arg("dest").none(), nb::arg("src").none(), nb::arg("stream").none() = none);
   m.def(
       "memcpy_dtoh",
       [](nb::handle d, nb::handle s) { dtoh(d, s, nb::none(), false, "memcpy_dtoh"); },
-      nb::arg("dest"), nb::arg("src"));
+      nb::arg("dest").none(), nb::arg("src").none());
   m.def(
       "memcpy_dtoh_async",
       [](nb::handle d, nb::handle s, nb::handle st) { dtoh(d, s, st, true, "memcpy_dtoh_async"); },
-      nb::arg("dest"), nb::arg("src"), nb::arg("stream") = none);
+      nb::arg("dest").none(), nb::arg("src").none(), nb::arg("stream").none() = none);
   m.def(
       "memcpy_dtod",
-      [](nb::handle d, nb::handle s, std::size_t n) {
-        dtod(d, s, n, nb::none(), false, "memcpy_dtod");
+      [](nb::handle d, nb::handle s, nb::handle n) {
+        dtod(d, s, int_argument<std::size_t>(n, "memcpy_dtod", "size"), nb::none(), false,
+             "memcpy_dtod");
       },
-      nb::arg("dest"), nb::arg("src"), nb::arg("size"));
+      nb::arg("dest").none(), nb::arg("src").none(), nb::arg("size").none());
   m.def(
       "memcpy_dtod_async",
-      [](nb::handle d, nb::handle s, std::size_t n, nb::handle st) {
-        dtod(d, s, n, st, true, "memcpy_dtod_async");
+      [](nb::handle d, nb::handle s, nb::handle n, nb::handle st) {
+        dtod(d, s, int_argument<std::size_t>(n, "memcpy_dtod_async", "size"), st, true,
+             "memcpy_dtod_async");
       },
-      nb::arg("dest"), nb::arg("src"), nb::arg("size"), nb::arg("stream") = none);
+      nb::arg("dest").none(), nb::arg("src").none(), nb::arg("size").none(),
+      nb::arg("stream").none() = none);
 
   struct Fill {
     const char* name;
@@ -147,19 +170,25 @@ void bind_memory(nb::module_& m) {
                  Fill{"memset_d32", "memset_d32_async", 4}}) {
     m.def(
         f.name,
-        [f](nb::handle d, std::uint32_t value, std::size_t count) {
+        [f](nb::handle d, nb::handle value, nb::handle count) {
           memset(d, value, f.bytes, count, nb::none(), false, f.name);
         },
-        nb::arg("dest"), nb::arg("data"), nb::arg("count"));
+        nb::arg("dest").none(), nb::arg("data").none(), nb::arg("count").none());
     m.def(
         f.async_name,
-        [f](nb::handle d, std::uint32_t value, std::size_t count, nb::handle st) {
+        [f](nb::handle d, nb::handle value, nb::handle count, nb::handle st) {
           memset(d, value, f.bytes, count, st, true, f.async_name);
         },
-        nb::arg("dest"), nb::arg("data"), nb::arg("count"), nb::arg("stream") = none);
+        nb::arg("dest").none(), nb::arg("data").none(), nb::arg("count").none(),
+        nb::arg("stream").none() = none);
   }
 
-  m.def("_pinned_bytes", &pinned_bytes, nb::arg("bytes"));
+  m.def(
+      "_pinned_bytes",
+      [](nb::handle bytes) {
+        return pinned_bytes(int_argument<std::size_t>(bytes, "pagelocked_empty", "bytes"));
+      },
+      nb::arg("bytes"));
 
   nb::class_<HostArg>(m, "_HostArg")
       .def_prop_ro("array", [](const HostArg& h) { return h.array; })
@@ -169,13 +198,13 @@ void bind_memory(nb::module_& m) {
       });
   m.def(
       "In", [](nb::object a) { return new HostArg(std::move(a), TransferDirection::in); },
-      nb::arg("array"), "Host data copied to the device before the launch.");
+      nb::arg("array").none(), "Host data copied to the device before the launch.");
   m.def(
       "Out", [](nb::object a) { return new HostArg(std::move(a), TransferDirection::out); },
-      nb::arg("array"), "Host memory the kernel's output is copied into after the launch.");
+      nb::arg("array").none(), "Host memory the kernel's output is copied into after the launch.");
   m.def(
       "InOut", [](nb::object a) { return new HostArg(std::move(a), TransferDirection::in_out); },
-      nb::arg("array"), "Host data copied in before the launch and back after it.");
+      nb::arg("array").none(), "Host data copied in before the launch and back after it.");
 }
 
 }  // namespace cudakit::python

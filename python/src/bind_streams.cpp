@@ -29,18 +29,17 @@ void bind_streams(nb::module_& m) {
   nb::class_<Stream>(m, "Stream", "A CUDA stream on the current device's primary context.")
       .def(
           "__init__",
-          [](Stream* self, unsigned flags) {
-            if (flags > 1)
-              throw ArgumentError("Stream(flags=" + std::to_string(flags) + ")",
-                                  "unknown stream flags",
-                                  "pass 0 (synchronizes with the default stream) or 1 "
-                                  "(CU_STREAM_NON_BLOCKING)");
+          [](Stream* self, nb::handle flags_object) {
+            const auto flags = static_cast<unsigned>(unsigned_argument(
+                flags_object, "Stream", "flags", 1,
+                "unknown stream flags: pass 0 (synchronizes with the default stream) or 1 "
+                "(CU_STREAM_NON_BLOCKING)"));
             Device d = Device::current();
             // flags: 0 = CU_STREAM_DEFAULT (synchronizes with the legacy default
             // stream, as in PyCUDA), 1 = CU_STREAM_NON_BLOCKING.
             new (self) Stream(d.create_stream((flags & 1) != 0));
           },
-          nb::arg("flags") = 0)
+          nb::arg("flags").none() = 0)
       .def_static(
           "wrap",
           [](nb::handle external) {
@@ -76,7 +75,8 @@ void bind_streams(nb::module_& m) {
   nb::class_<Event>(m, "Event", "A CUDA event on the current device.")
       .def(
           "__init__",
-          [](Event* self, unsigned flags) {
+          [](Event* self, nb::handle flags_object) {
+            const auto flags = int_argument<unsigned>(flags_object, "Event", "flags");
             if (flags & ~(kBlockingSync | kDisableTiming | kInterprocess))
               throw ArgumentError("Event(flags=" + std::to_string(flags) + ")",
                                   "unknown event flags",
@@ -95,7 +95,7 @@ void bind_streams(nb::module_& m) {
               throw nb::python_error();  // the warning filter made it an error
             new (self) Event(Device::current(), (flags & kDisableTiming) == 0);
           },
-          nb::arg("flags") = 0)
+          nb::arg("flags").none() = 0)
       .def(
           "record",
           [](nb::handle self, nb::handle stream) {

@@ -63,7 +63,61 @@ ElementType element_from_format(const char* format, Py_ssize_t itemsize) {
   return e;
 }
 
+// `value` as a Python int, or a TypeError naming the argument.
+nb::object python_index(nb::handle value, const char* use, const char* name) {
+  PyObject* index = PyNumber_Index(value.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    throw nb::type_error((std::string(use) + ": " + name + " must be an integer, got " +
+                          python_type_name(value) + " " + nb::cast<std::string>(nb::repr(value)))
+                             .c_str());
+  }
+  return nb::steal(index);
+}
+
+[[noreturn]] void out_of_range(const nb::object& index, const char* use, const char* name,
+                               const std::string& min, const std::string& max, const char* hint) {
+  throw ArgumentError(use,
+                      std::string(name) + " must be in " + min + ".." + max + ", got " +
+                          nb::cast<std::string>(nb::str(index)),
+                      hint != nullptr ? hint : "pass a value in that range");
+}
+
 }  // namespace
+
+std::int64_t signed_argument(nb::handle value, const char* use, const char* name, std::int64_t min,
+                             std::int64_t max, const char* hint) {
+  const nb::object index = python_index(value, use, name);
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow == 0 && v == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (overflow != 0 || v < min || v > max)
+    out_of_range(index, use, name, std::to_string(min), std::to_string(max), hint);
+  return v;
+}
+
+std::uint64_t unsigned_argument(nb::handle value, const char* use, const char* name,
+                                std::uint64_t max, const char* hint) {
+  const nb::object index = python_index(value, use, name);
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow == 0 && v == -1 && PyErr_Occurred()) throw nb::python_error();
+  std::uint64_t u = 0;
+  if (overflow == 0) {
+    if (v < 0) out_of_range(index, use, name, "0", std::to_string(max), hint);
+    u = static_cast<std::uint64_t>(v);
+  } else if (overflow > 0) {
+    u = PyLong_AsUnsignedLongLong(index.ptr());
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      out_of_range(index, use, name, "0", std::to_string(max), hint);
+    }
+  } else {
+    out_of_range(index, use, name, "0", std::to_string(max), hint);
+  }
+  if (u > max) out_of_range(index, use, name, "0", std::to_string(max), hint);
+  return u;
+}
 
 DeviceAllocation::DeviceAllocation(const Device& device, std::size_t bytes)
     : buffer_(device, bytes, Allocator::direct), address_(buffer_.address()), bytes_(bytes) {}
@@ -138,14 +192,14 @@ bool try_device_target(nb::handle obj, DeviceTarget& out, const char* use) {
     return true;
   }
   if (PyLong_CheckExact(obj.ptr())) {
-    out = {nb::cast<std::uint64_t>(obj), DeviceTarget{}.capacity, {}};
+    out = {unsigned_argument(obj, use, "the device address"), DeviceTarget{}.capacity, {}};
     return true;
   }
   PyObject* cai = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
   if (cai) {
     nb::object iface = nb::steal(cai);
     nb::tuple data = nb::cast<nb::tuple>(iface["data"]);
-    out.address = nb::cast<std::uint64_t>(data[0]);
+    out.address = unsigned_argument(data[0], use, "__cuda_array_interface__['data'][0]");
     std::string typestr = nb::cast<std::string>(iface["typestr"]);
     out.element =
         typestr.size() >= 3
@@ -153,7 +207,8 @@ bool try_device_target(nb::handle obj, DeviceTarget& out, const char* use) {
             : ElementType{};
     std::size_t count = 1;
     for (nb::handle extent : nb::cast<nb::tuple>(iface["shape"]))
-      count *= nb::cast<std::size_t>(extent);
+      count *=
+          int_argument<std::size_t>(extent, use, "an extent of __cuda_array_interface__['shape']");
     nb::object strides = iface.attr("get")("strides");
     // Contiguous (no strides, or the C-contiguous ones written out, as
     // GPUArrays give them): exactly count elements; strided: at least up to
@@ -165,8 +220,12 @@ bool try_device_target(nb::handle obj, DeviceTarget& out, const char* use) {
       contiguous = steps.size() == shape.size();
       std::int64_t step = out.element.size;
       for (std::size_t k = shape.size(); contiguous && k-- > 0;) {
-        const auto extent = nb::cast<std::int64_t>(shape[k]);
-        if (extent != 1 && nb::cast<std::int64_t>(steps[k]) != step) contiguous = false;
+        const auto extent = int_argument<std::int64_t>(
+            shape[k], use, "an extent of __cuda_array_interface__['shape']");
+        if (extent != 1 &&
+            int_argument<std::int64_t>(steps[k], use,
+                                       "a stride of __cuda_array_interface__['strides']") != step)
+          contiguous = false;
         step *= extent;
       }
     }
@@ -191,7 +250,7 @@ bool try_device_target(nb::handle obj, DeviceTarget& out, const char* use) {
                           python_type_name(obj) + ".get_pointer() returned a " +
                               python_type_name(pointer) + ", not an int device address",
                           "return int(address) from get_pointer()");
-    out = {nb::cast<std::uint64_t>(pointer), DeviceTarget{}.capacity, {}};
+    out = {unsigned_argument(pointer, use, "get_pointer()"), DeviceTarget{}.capacity, {}};
     return true;
   }
   PyErr_Clear();
@@ -210,7 +269,8 @@ void* native_stream(nb::handle obj) {
   if (obj.is_none()) return nullptr;
   if (nb::isinstance<Stream>(obj)) return nb::cast<const Stream&>(obj).native();
   auto as_handle = [](nb::handle h) {
-    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(nb::cast<std::uint64_t>(h)));
+    return reinterpret_cast<void*>(
+        static_cast<std::uintptr_t>(unsigned_argument(h, "choosing the stream", "the handle")));
   };
   if (PyLong_Check(obj.ptr())) return as_handle(obj);
   if (nb::hasattr(obj, "__cuda_stream__")) {

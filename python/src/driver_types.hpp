@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "bindings.hpp"
 #include "cudakit/device_buffer.hpp"
@@ -79,6 +80,30 @@ bool try_device_target(nb::handle obj, DeviceTarget& out, const char* use);
 // handle, an object with __cuda_stream__ (CUDA's stream protocol), or one
 // with a `cuda_stream` attribute (torch.cuda.Stream).
 void* native_stream(nb::handle obj);
+
+// ---- integer arguments ----------------------------------------------------------
+// An integer argument of a bound function, read from a Python int or anything
+// with __index__ (numpy integers, IntEnum members) and checked against the
+// C type it becomes, in place of nanobind's raw "incompatible function
+// arguments" / std::bad_cast: TypeError "USE: NAME must be an integer, got
+// float"; ArgumentError (a ValueError) "USE: NAME must be in MIN..MAX, got
+// VALUE" for a value outside [min, max], with `hint` (what to pass) when given.
+std::int64_t signed_argument(nb::handle value, const char* use, const char* name,
+                             std::int64_t min = std::numeric_limits<std::int64_t>::min(),
+                             std::int64_t max = std::numeric_limits<std::int64_t>::max(),
+                             const char* hint = nullptr);
+std::uint64_t unsigned_argument(nb::handle value, const char* use, const char* name,
+                                std::uint64_t max = std::numeric_limits<std::uint64_t>::max(),
+                                const char* hint = nullptr);
+// The same for the C type T (its whole range).
+template <class T>
+T int_argument(nb::handle value, const char* use, const char* name) {
+  if constexpr (std::is_signed_v<T>)
+    return static_cast<T>(signed_argument(value, use, name, std::numeric_limits<T>::min(),
+                                          std::numeric_limits<T>::max()));
+  else
+    return static_cast<T>(unsigned_argument(value, use, name, std::numeric_limits<T>::max()));
+}
 
 // Parts of bind_driver, each in its own file.
 void bind_devices(nb::module_& m);

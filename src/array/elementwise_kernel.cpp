@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "array/array_util.hpp"
 #include "array/elementwise_eval.hpp"
@@ -169,6 +170,49 @@ bool default_options(const CompileOptions& o) {
          o.std == CompileOptions{}.std;
 }
 
+// Every array the operation indexes as `name[i]` must hold each index the
+// loop runs (the first array's indices, or the range= / slice= given):
+// otherwise the kernel would read or write past its end.
+void check_arrays_cover(const std::string& name, const std::string& operation,
+                        const std::vector<ElementwiseKernel::Param>& params,
+                        const std::vector<ElementwiseKernel::Arg>& args,
+                        const ElementwiseKernel::Range& r, std::int64_t count, bool explicit_range,
+                        const Array& first) {
+  std::int64_t last = 0;
+  const bool overflow = __builtin_mul_overflow(count - 1, r.step, &last) ||
+                        __builtin_add_overflow(last, r.start, &last);
+  const std::int64_t low =
+      overflow ? std::numeric_limits<std::int64_t>::min() : std::min(r.start, last);
+  const std::int64_t high =
+      overflow ? std::numeric_limits<std::int64_t>::max() : std::max(r.start, last);
+  std::string short_arrays;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const auto* a = std::get_if<Array>(&args[k]);
+    const ElementwiseKernel::Param& p = params[k];
+    if (a == nullptr || !detail::indexed_by_loop_index(operation, p.name)) continue;
+    if (low >= 0 && high < a->size()) continue;
+    short_arrays += (short_arrays.empty() ? "" : ", ") + std::string("'") + p.name + "' (" +
+                    std::to_string(a->size()) + " elements)";
+  }
+  if (short_arrays.empty()) return;
+  std::string sizes;
+  for (std::size_t k = 0; k < args.size(); ++k)
+    if (const auto* a = std::get_if<Array>(&args[k]))
+      sizes += (sizes.empty() ? "" : ", ") + params[k].name + ": " + std::to_string(a->size());
+  const std::string indices = low == high
+                                  ? "index " + std::to_string(low)
+                                  : "indices " + std::to_string(low) + ".." + std::to_string(high);
+  const std::string source =
+      explicit_range ? "the range given (start " + std::to_string(r.start) + ", stop " +
+                           std::to_string(r.stop) + ", step " + std::to_string(r.step) + ")"
+                     : "the first array's size, " + std::to_string(first.size());
+  array_error("ElementwiseKernel " + name,
+              "the operation indexes " + short_arrays + " with i, which runs over " + indices +
+                  " (" + source + "); array sizes: " + sizes,
+              "pass arrays of the same size, or range= / slice= covering only the indices "
+              "every array has");
+}
+
 }  // namespace
 
 std::string ElementwiseKernel::source(bool index64) const {
@@ -267,6 +311,7 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
   if (r.step == 0) array_error(context, "the range step cannot be zero");
   const std::int64_t count = detail::range_length(r.start, r.stop, r.step);
   if (count == 0) return;
+  check_arrays_cover(s.name, s.operation, s.params, args, r, count, range.has_value(), *first);
   const Device& device = first->device();
   // The fused expressions' launch shape: a grid covering the range on a GPU.
   const LaunchConfig config = detail::elementwise_config(

@@ -72,6 +72,35 @@ inline bool used_other_than_indexed(const std::string& code, const std::string& 
   return false;
 }
 
+// True when `code` indexes the parameter `name` with the loop's index, as
+// `name[i]` (spaces allowed): the array must then hold every index the loop
+// runs. Other uses (`lut[x[i]]`, `name[i + 1]`) are not read.
+inline bool indexed_by_loop_index(const std::string& code, const std::string& name) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  auto skip_space = [&](std::size_t p) {
+    while (p < code.size() && std::isspace(static_cast<unsigned char>(code[p]))) ++p;
+    return p;
+  };
+  for (std::size_t pos = code.find(name); pos != std::string::npos;
+       pos = code.find(name, pos + 1)) {
+    const std::size_t end = pos + name.size();
+    if (pos > 0 && ident(code[pos - 1])) continue;
+    if (end < code.size() && ident(code[end])) continue;
+    std::size_t before = pos;  // a member or qualified name (s.x, p->x, ns::x) is another thing
+    while (before > 0 && std::isspace(static_cast<unsigned char>(code[before - 1]))) --before;
+    if (before > 0 && (code[before - 1] == '.' || code[before - 1] == ':' ||
+                       (code[before - 1] == '>' && before > 1 && code[before - 2] == '-')))
+      continue;
+    std::size_t p = skip_space(end);
+    if (p >= code.size() || code[p] != '[') continue;
+    p = skip_space(p + 1);
+    if (p >= code.size() || code[p] != 'i' || (p + 1 < code.size() && ident(code[p + 1]))) continue;
+    p = skip_space(p + 1);
+    if (p < code.size() && code[p] == ']') return true;
+  }
+  return false;
+}
+
 // The struct type that carries parameter `name` as a view.
 inline std::string kernel_view_type(const std::string& name) { return "ck_view_" + name; }
 

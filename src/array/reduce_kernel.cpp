@@ -68,6 +68,29 @@ detail::ReductionSpec spec_of(DType dtype_out, const std::string& name, const st
   return spec;
 }
 
+// Every array the map expression indexes as `name[i]` must hold the n
+// elements the reduction runs over (the first array's size): otherwise the
+// kernel would read past its end.
+void check_arrays_cover(const std::string& context, const std::string& map_expr,
+                        const std::vector<ReductionKernel::Param>& params,
+                        const std::vector<KernelValue>& args, std::int64_t n) {
+  std::string short_arrays, sizes;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const Array* a = std::get_if<Array>(&args[k]);
+    if (a == nullptr) continue;
+    sizes += (sizes.empty() ? "" : ", ") + params[k].name + ": " + std::to_string(a->size());
+    if (a->size() < n && detail::indexed_by_loop_index(map_expr, params[k].name))
+      short_arrays += (short_arrays.empty() ? "" : ", ") + std::string("'") + params[k].name +
+                      "' (" + std::to_string(a->size()) + " elements)";
+  }
+  if (short_arrays.empty()) return;
+  throw ArgumentError(context,
+                      "the map expression indexes " + short_arrays +
+                          " with i, which runs over the first array's " + std::to_string(n) +
+                          " elements; array sizes: " + sizes,
+                      "pass arrays of the same size (a slice of the longer one, e.g. x[:n])");
+}
+
 }  // namespace
 
 ReductionKernel::ReductionKernel(DType dtype_out, std::string neutral, std::string reduce_expr,
@@ -163,6 +186,16 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
       if (!type)
         throw ArgumentError(context, which + ": unknown scalar type",
                             "use a plain C arithmetic type");
+      // As ElementwiseKernel: a number that does not fit the parameter, or a
+      // fraction for an integer, is refused rather than wrapped / truncated.
+      if (s->is_weak() && !s->fits(*type))
+        throw ArgumentError(context, which + ": " + s->to_string() + " is out of range for " +
+                                         std::string(to_string(*type)));
+      if (is_integer(*type) &&
+          (s->kind() == ScalarKind::floating || s->kind() == ScalarKind::complex))
+        throw ArgumentError(context,
+                            which + " is an integer, but " + s->to_string() + " was passed",
+                            "pass an integer (the value would be truncated)");
       unsigned char bytes[16] = {};
       s->store(*type, bytes);
       pack.push_raw(ParamKind::scalar, scalar_type_of(*type), bytes, itemsize(*type), "scalar");
@@ -171,6 +204,7 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
   const Device device = first->device();
   const Stream stream = first->stream();
   const std::int64_t n = first->size();
+  check_arrays_cover(context, map_expr_, params_, args, n);
   Array out = empty({}, dtype_out_, stream);
   const bool all_contiguous = views.empty();
   std::string key = "reduction_kernel|" + name_ + "|" + std::string(to_string(dtype_out_)) + "|" +

@@ -86,9 +86,18 @@ class DeviceNDArray:
         return bool(self._array.f_contiguous)
 
     # ---- copies ------------------------------------------------------------------------
+    def _check_copy_shape(self, other_shape: tuple[int, ...]) -> None:
+        """Numba's shape rule for copies between a device array and another
+        array (check_array_compatibility): the same shape once axes of extent
+        1 are dropped, else ValueError "incompatible shape: A vs. B". (3, 4)
+        takes (1, 3, 4) but not (4, 3) or (12,)."""
+        if (tuple(n for n in self.shape if n != 1)
+                != tuple(int(n) for n in other_shape if n != 1)):
+            raise ValueError(f"incompatible shape: {self.shape} vs. {tuple(other_shape)}")
+
     def copy_to_host(self, ary: np.ndarray | None = None, stream: Any = 0) -> np.ndarray:
         """The data as a NumPy array (into `ary` when given, which must have
-        this shape and dtype)."""
+        this dtype and this shape, axes of extent 1 aside, as in Numba)."""
         source = self if self.is_c_contiguous() else DeviceNDArray(self._array.copy(),
                                                                   self.dtype)
         if ary is None:
@@ -99,12 +108,13 @@ class DeviceNDArray:
         if not isinstance(ary, np.ndarray):
             raise TypeError(f"copy_to_host(ary): ary must be a numpy array, got "
                             f"{type(ary).__name__}")
-        if ary.dtype != self.dtype or ary.size != self.size:
+        if ary.dtype != self.dtype:
             raise ValueError(f"copy_to_host: the host array is {ary.dtype} {ary.shape}, the "
                              f"device array {self.dtype} {self.shape}")
+        self._check_copy_shape(ary.shape)
         if not ary.flags.writeable:
             raise ValueError("copy_to_host: the host array is read-only")
-        if ary.flags.c_contiguous and (ary.shape == self.shape or ary.ndim == 1):
+        if ary.flags.c_contiguous:
             if ary.nbytes:
                 source._array.copy_to_host(ary.ctypes.data, ary.nbytes)
         else:
@@ -112,14 +122,15 @@ class DeviceNDArray:
         return ary
 
     def copy_to_device(self, ary: Any, stream: Any = 0) -> None:
-        """Overwrites the contents with `ary` (host array or device array)."""
+        """Overwrites the contents with `ary` (a host array or a device
+        array of this shape, axes of extent 1 aside, as in Numba), converted
+        to this dtype."""
         if isinstance(ary, DeviceNDArray):
+            self._check_copy_shape(ary.shape)
             host = ary.copy_to_host()
         else:
             host = np.asarray(ary)
-        if host.size != self.size:
-            raise ValueError(f"copy_to_device: {host.shape} elements into an array of "
-                             f"shape {self.shape}")
+            self._check_copy_shape(host.shape)
         host = np.ascontiguousarray(host.astype(self.dtype, copy=False).reshape(self.shape))
         if self.is_c_contiguous():
             if host.nbytes:
