@@ -6,8 +6,8 @@
 #include <string>
 
 #include "array/array_util.hpp"
-#include "support/c_types.hpp"
 #include "cudakit/param_layout.hpp"
+#include "support/c_types.hpp"
 
 namespace cudakit {
 namespace {

@@ -11,10 +11,10 @@
 #include "array/kernel_view.hpp"
 #include "array/reduce_source_hook.hpp"
 #include "array/stream_order.hpp"
-#include "support/c_types.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/program.hpp"
+#include "support/c_types.hpp"
 
 namespace cudakit {
 

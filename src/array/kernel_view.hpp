@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "support/c_types.hpp"
 #include "cudakit/array.hpp"
+#include "support/c_types.hpp"
 
 namespace cudakit::detail {
 

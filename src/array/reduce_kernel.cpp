@@ -9,10 +9,10 @@
 #include "array/reduce_source_hook.hpp"
 #include "array/reduce_workspace.hpp"
 #include "array/stream_order.hpp"
-#include "support/c_types.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/reduction_kernel.hpp"
+#include "support/c_types.hpp"
 
 namespace cudakit {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "support/c_types.hpp"
 #include "cudakit/param_layout.hpp"
+#include "support/c_types.hpp"
 
 namespace cudakit::detail {
 
