@@ -62,12 +62,27 @@ std::size_t read_stat(const std::string& path, std::string_view key) {
   return 0;
 }
 
-std::size_t mem_available() {
+// A "Key:   value kB" line of /proc/meminfo, in bytes; 0 when missing. Read
+// line by line: some lines (HugePages_Total) have no unit.
+std::size_t meminfo(std::string_view key) {
   std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  std::size_t kb = 0;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, key.size(), key) != 0 || line.size() <= key.size() ||
+        line[key.size()] != ':')
+      continue;
+    const unsigned long long kb = std::strtoull(line.c_str() + key.size() + 1, nullptr, 10);
+    return static_cast<std::size_t>(kb) * 1024;
+  }
+  return 0;
+}
+
+// What the host can give: MemAvailable, and at least half of MemTotal (a
+// virtual machine whose memory grows as it is used starts with little
+// available); the free pages where /proc/meminfo says neither.
+std::size_t mem_available() {
+  const std::size_t available = std::max(meminfo("MemAvailable"), meminfo("MemTotal") / 2);
+  if (available != 0) return available;
   return static_cast<std::size_t>(sysconf(_SC_AVPHYS_PAGES)) *
          static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 }
@@ -162,7 +177,13 @@ std::size_t environment_limit() {
 std::size_t configured_memory_limit() {
   static const std::size_t limit = [] {
     if (std::size_t from_environment = environment_limit()) return from_environment;
-    return std::min(mem_available(), cgroup_available());
+    const std::size_t host = mem_available();
+    // A cgroup whose reading leaves (next to) nothing is one whose usage is
+    // counted some other way (a virtual machine's, say): a device of no
+    // memory would refuse every allocation, so such a reading is not used.
+    constexpr std::size_t least_believed = std::size_t{256} << 20;
+    const std::size_t group = cgroup_available();
+    return group >= least_believed ? std::min(host, group) : host;
   }();
   return limit;
 }

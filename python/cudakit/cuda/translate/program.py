@@ -51,9 +51,20 @@ template <class T>
 __device__ __forceinline__ T ck_mul(T a, T b) {
   return (T)((typename ck_uint<T>::type)a * (typename ck_uint<T>::type)b);
 }
+// Types narrower than int are negated in 32 bits with their value in the top
+// bits, then shifted back down: the smallest value wraps in the 32-bit
+// negation. (A 16-bit signed negate followed by a widening was seen to give
+// 32768 for -(-32768) on an H200: the assembler folds the two as if the
+// negation could not overflow.)
 template <class T>
 __device__ __forceinline__ T ck_neg(T a) {
-  return (T)(0u - (typename ck_uint<T>::type)a);
+  typedef typename ck_uint<T>::type U;
+  if (sizeof(T) < sizeof(U)) {
+    const int drop = (int)(sizeof(U) - sizeof(T)) * 8;
+    const U top = 0u - ((U)a << drop);
+    return ck_is_signed<T>::value ? (T)((int)top >> drop) : (T)(top >> drop);
+  }
+  return (T)(0u - (U)a);
 }
 // The translator's + - * on int64 (exact matches, and operands of another
 // integer type convert to int64 rather than deducing a narrower T).
