@@ -2,6 +2,7 @@
 // the driver's JIT linker (separate compilation, dynamic parallelism), and
 // Module::load_image for driver.module_from_buffer.
 #include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
