@@ -13,6 +13,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,7 +87,8 @@ NumpyTypes& numpy_types() {
     const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
     const int size = nb::cast<int>(dtype.attr("itemsize"));
     const ScalarType scalar = scalar_for(kind[0], size);
-    if (scalar == ScalarType::unknown) continue;
+    // (longdouble, 16 bytes, has no kernel type: it is passed by its bytes.)
+    if (scalar == ScalarType::unknown || size > 8) continue;
     // Probe: 1 as this type; its bytes must equal the array element's.
     nb::object probe = t(1);
     nb::bytes expected = nb::cast<nb::bytes>(np.attr("array")(probe).attr("tobytes")());
@@ -133,7 +135,15 @@ ElementType element_of(DType dtype) {
 // A Python number as a launch reads it: a literal (Python int, float, bool,
 // complex) or a value of a numpy scalar type, whose bytes are kept.
 struct PyNumber {
-  enum class Kind : std::uint8_t { none, signed_int, unsigned_int, floating, complex, typed };
+  enum class Kind : std::uint8_t {
+    none,
+    boolean,
+    signed_int,
+    unsigned_int,
+    floating,
+    complex,
+    typed
+  };
   Kind kind = Kind::none;
   long long i = 0;
   unsigned long long u = 0;
@@ -141,10 +151,20 @@ struct PyNumber {
   ScalarType type = ScalarType::unknown;  // typed
   std::uint64_t bits = 0;                 // typed: the value's bytes
   unsigned char size = 0;
+  std::optional<DType> dtype;  // a numpy scalar's (complex ones included)
 
-  // As the array layer's Scalar (for the conversions to a declared type).
+  // As the array layer's Scalar: Python's numbers weak (NEP 50), numpy's of
+  // their dtype.
   Scalar scalar() const {
+    const Scalar value = untyped();
+    return dtype ? Scalar::typed(value, *dtype) : value;
+  }
+
+ private:
+  Scalar untyped() const {
     switch (kind) {
+      case Kind::boolean:
+        return Scalar(i != 0);
       case Kind::signed_int:
         return Scalar(static_cast<std::int64_t>(i));
       case Kind::unsigned_int:
@@ -230,21 +250,33 @@ bool read_python_int(PyObject* obj, PyNumber& out) {
   return false;  // wider than 64 bits
 }
 
-// Reads `obj` as a number. Returns false when it is not one; throws the
-// refusal for a Python int wider than 64 bits.
-bool read_number(PyObject* obj, PyNumber& out, const Kernel& kernel, std::size_t index,
+// A Python int wider than 64 bits: the launch's refusal naming the
+// argument, or (no kernel: an ElementwiseKernel's number) numpy's.
+[[noreturn]] void refuse_wide_int(PyObject* obj, const Kernel* kernel, std::size_t index,
+                                  const char* target) {
+  if (kernel != nullptr)
+    refuse(*kernel, index, obj,
+           "the Python int " + repr_of(obj) + " does not fit " + target + " (64 bits)",
+           "pass a value that fits the parameter's type");
+  throw nb::value_error(("Python integer " + repr_of(obj) +
+                         " out of bounds: kernel arguments must fit in int64 or uint64")
+                            .c_str());
+}
+
+// Reads `obj` as a number: the one reader of Python numbers for every kernel
+// argument. Returns false when it is not one; throws the refusal for a
+// Python int wider than 64 bits.
+bool read_number(PyObject* obj, PyNumber& out, const Kernel* kernel, std::size_t index,
                  const char* target) {
   PyTypeObject* type = Py_TYPE(obj);
   if (type == &PyLong_Type || type == &PyBool_Type) {
     if (type == &PyBool_Type) {
-      out.kind = PyNumber::Kind::signed_int;
+      out.kind = PyNumber::Kind::boolean;
       out.i = obj == Py_True ? 1 : 0;
       return true;
     }
     if (read_python_int(obj, out)) return true;
-    refuse(kernel, index, obj,
-           "the Python int " + repr_of(obj) + " does not fit " + target + " (64 bits)",
-           "pass a value that fits the parameter's type");
+    refuse_wide_int(obj, kernel, index, target);
   }
   if (type == &PyFloat_Type) {
     out.kind = PyNumber::Kind::floating;
@@ -257,6 +289,7 @@ bool read_number(PyObject* obj, PyNumber& out, const Kernel& kernel, std::size_t
     out.kind = PyNumber::Kind::typed;
     out.type = s.scalar;
     out.size = s.size;
+    out.dtype = dtype_of(s.scalar);
     if (s.read_in_place) {
       std::memcpy(&out.bits, reinterpret_cast<const char*>(obj) + sizeof(PyObject), s.size);
       return true;
@@ -278,9 +311,7 @@ bool read_number(PyObject* obj, PyNumber& out, const Kernel& kernel, std::size_t
   }
   if (PyLong_Check(obj)) {  // int subclasses (IntEnum, ...)
     if (read_python_int(obj, out)) return true;
-    refuse(kernel, index, obj,
-           "the Python int " + repr_of(obj) + " does not fit " + target + " (64 bits)",
-           "pass a value that fits the parameter's type");
+    refuse_wide_int(obj, kernel, index, target);
   }
   if (PyFloat_Check(obj)) {
     out.kind = PyNumber::Kind::floating;
@@ -296,6 +327,7 @@ bool read_number(PyObject* obj, PyNumber& out, const Kernel& kernel, std::size_t
       out.kind = PyNumber::Kind::complex;
       out.re = c.real;
       out.im = c.imag;
+      out.dtype = nb::cast<int>(dtype.attr("itemsize")) == 8 ? DType::complex64 : DType::complex128;
       return true;
     }
   }
@@ -387,9 +419,10 @@ bool is_pointer(const Param* p) { return p != nullptr && p->kind == ParamKind::p
 // call, else refused (a kernel cannot read a number through a pointer).
 void append_number_for_pointer(KernelArgs& out, const PyNumber& number, PyObject* obj,
                                std::size_t index, const Kernel& kernel, const ConvertMode& mode) {
-  const bool integral =
-      number.kind == PyNumber::Kind::signed_int || number.kind == PyNumber::Kind::unsigned_int;
-  if (integral && mode.ints_are_addresses &&
+  const bool integral = number.kind == PyNumber::Kind::signed_int ||
+                        number.kind == PyNumber::Kind::unsigned_int ||
+                        number.kind == PyNumber::Kind::boolean;
+  if (integral && mode.ints_are_addresses && number.kind != PyNumber::Kind::boolean &&
       (number.kind != PyNumber::Kind::signed_int || number.i >= 0)) {
     out.pointer(
         number.kind == PyNumber::Kind::signed_int ? static_cast<std::uint64_t>(number.i) : number.u,
@@ -407,6 +440,7 @@ void append_number_for_pointer(KernelArgs& out, const PyNumber& number, PyObject
 
 void append_number(KernelArgs& out, const PyNumber& number) {
   switch (number.kind) {
+    case PyNumber::Kind::boolean:
     case PyNumber::Kind::signed_int:
       out.integer_literal(number.i);
       return;
@@ -446,7 +480,7 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
   const bool int_subclass = type != &PyLong_Type && type != &PyBool_Type && PyLong_Check(obj);
   PyNumber number;
   if (type != host_type && !int_subclass &&
-      read_number(obj, number, kernel, index, "any integer parameter")) {
+      read_number(obj, number, &kernel, index, "any integer parameter")) {
     const Param* p = param_at(kernel, index);
     if (is_pointer(p)) {
       // numpy.intp(address) / numpy.uintp: PyCUDA's way to pass a pointer
@@ -501,7 +535,7 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
   if ((np.generic && PyObject_TypeCheck(obj, np.generic)) || PyBytes_Check(obj)) {
     if (append_record(out, obj, "struct")) return;
   }
-  if (int_subclass && read_number(obj, number, kernel, index, "any integer parameter")) {
+  if (int_subclass && read_number(obj, number, &kernel, index, "any integer parameter")) {
     if (is_pointer(param_at(kernel, index)))
       append_number_for_pointer(out, number, obj, index, kernel, mode);
     else
@@ -530,7 +564,7 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
 void store_number(const Kernel& kernel, std::size_t index, PyObject* obj, const JitParam& p,
                   DType dtype, void* slot) {
   PyNumber number;
-  if (!read_number(obj, number, kernel, index, to_string(dtype).data()))
+  if (!read_number(obj, number, &kernel, index, to_string(dtype).data()))
     refuse_jit(kernel, index, obj, p, std::string("expected a number for ") + p.type_name);
   if (number.kind == PyNumber::Kind::complex && !is_complex(dtype))
     refuse_jit(kernel, index, obj, p,
@@ -664,7 +698,7 @@ void convert_jit(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel
     }
     case JitParam::Kind::pointer: {
       PyNumber number;
-      if (!read_number(obj, number, kernel, index, "an address") ||
+      if (!read_number(obj, number, &kernel, index, "an address") ||
           (number.kind != PyNumber::Kind::signed_int &&
            number.kind != PyNumber::Kind::unsigned_int &&
            !(number.kind == PyNumber::Kind::typed && number.size == 8 &&
@@ -760,6 +794,12 @@ JitParam JitParam::pointer() {
   p.size = sizeof(void*);
   p.type_name = "a pointer";
   return p;
+}
+
+std::optional<Scalar> number_argument(PyObject* obj) {
+  PyNumber number;
+  if (!read_number(obj, number, nullptr, 0, "int64 or uint64")) return std::nullopt;
+  return number.scalar();
 }
 
 void set_device_ndarray_type(PyObject* type) {

@@ -8,8 +8,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "cudakit/array_scalar.hpp"
 #include "cudakit/dtype.hpp"
 #include "cudakit/kernel.hpp"
 #include "cudakit/kernel_args.hpp"
@@ -56,6 +58,11 @@ struct ConvertMode {
 // as PyCUDA counts) and what is accepted when one cannot be passed.
 void convert_args(KernelArgs& out, PyObject* const* args, std::size_t n, const Kernel& kernel,
                   const ConvertMode& mode = {});
+
+// A number passed to a generated kernel (ElementwiseKernel, ReductionKernel),
+// read by the same reader as launch arguments: Python numbers weak (NEP 50),
+// numpy scalars of their dtype; nullopt when `obj` is not a number.
+std::optional<Scalar> number_argument(PyObject* obj);
 
 // cudakit.cuda's DeviceNDArray class, named once when that module is imported:
 // its arrays are then passed by their C++ object (`_array`), without building

@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "arg_convert.hpp"
 #include "array_object.hpp"
 #include "array_streams.hpp"
 #include "cudakit/elementwise_kernel.hpp"
@@ -60,7 +61,7 @@ std::vector<KernelValue> kernel_values(nb::handle args,
       else
         out.emplace_back(a);
       first_array = false;
-    } else if (auto s = scalar_from_python(h)) {
+    } else if (auto s = number_argument(h.ptr())) {
       out.emplace_back(*s);
     } else {
       throw nb::type_error(("kernel argument " + std::to_string(out.size()) +

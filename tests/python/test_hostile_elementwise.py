@@ -33,6 +33,8 @@ COUNT_SUM = ReductionKernel(np.float32, "0", "a + b", "x[i] * n",
                             "const float *x, int n", name="hostile_count_sum")
 
 CASES = [
+    Case("a number wider than 64 bits", lambda: COUNT_SUM(floats(5), 2**70), ValueError,
+         r"Python integer 1180591620717411303424 out of bounds"),
     Case("a shorter input", lambda: ADD(floats(10), floats(5), floats(10)), ValueError,
          r"indexes 'y' \(5 elements\) with i, which runs over indices 0\.\.9 \(the first "
          r"array's size, 10\); array sizes: x: 10, y: 5, z: 10"),

@@ -96,6 +96,8 @@ CASES = [
          drv.ArgumentError, r"a numpy array is host memory"),
     Case("None", lambda m, x: scale(m, x, None, np.float32(2), N),
          drv.ArgumentError, r"argument 0 \(NoneType\): cannot be passed"),
+    Case("numpy longdouble for int", lambda m, x: scale(m, x, x, np.float32(2), np.longdouble(3)),
+         drv.ArgumentError, r"parameter 2 'n' \(int\): passed a 16-byte struct"),
     Case("a string", lambda m, x: scale(m, x, x, "2", N),
          drv.ArgumentError, r"argument 1 \(str\)"),
     Case("one argument too many", lambda m, x: scale(m, x, x, np.float32(2), N, N),

@@ -247,9 +247,10 @@ class CpuBackend final : public Backend {
     if (used > capacity) return;
     const AsanRegionFn poison = asan_poison(), unpoison = asan_unpoison();
     if (!poison || !unpoison) return;
-    // Work queued before this block changed hands may still use its tail
-    // legitimately; poisoning under it would report a false overflow.
-    if (used < capacity && backend_alive.load()) wait_all(-1, WaitMode::patient);
+    // Work queued before this block changed hands runs against the block's
+    // old size first: poisoning under its legitimate use would report a false
+    // overflow, and unpoisoning would hide its real overruns.
+    if (backend_alive.load()) wait_all(-1, WaitMode::patient);
     // A block reused at a larger size than its last use: what the new use
     // may touch is unpoisoned first, then the rest is poisoned.
     char* const base = reinterpret_cast<char*>(static_cast<std::uintptr_t>(block));
