@@ -13,7 +13,7 @@ import pytest
 @dataclass(frozen=True)
 class Case:
     name: str
-    run: Callable[[], Any]
+    run: Callable[..., Any]  # no arguments, or the fixtures a module's table passes
     error: type[BaseException] | tuple[type[BaseException], ...]
     message: str
 

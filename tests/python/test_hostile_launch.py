@@ -5,11 +5,9 @@ accepted, with nothing written. One line per case."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
-
 import numpy as np
 import pytest
+from hostile_cases import Case
 
 import cudakit.autoinit  # noqa: F401
 import cudakit.driver as drv
@@ -37,14 +35,6 @@ N = 301  # not a multiple of the block
 @pytest.fixture(scope="module")
 def mod() -> SourceModule:
     return SourceModule(SOURCE)
-
-
-@dataclass
-class Case:
-    name: str
-    run: Callable[[Any, Any], Any]  # (module, the float32 GPUArray x) -> launch
-    error: type[BaseException]
-    message: str
 
 
 def scale(m, x, *args, **kw):

@@ -4,11 +4,9 @@ is checked twice; every refusal names the argument or the launch setting."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
-
 import numpy as np
 import pytest
+from hostile_cases import Case
 
 from cudakit import cuda
 
@@ -28,14 +26,6 @@ def sum_pair(out, pair):
 
 
 N = 301
-
-
-@dataclass
-class Case:
-    name: str
-    run: Callable[[Any], Any]  # (the float64 device array) -> launch
-    error: type[BaseException] | tuple[type[BaseException], ...]
-    message: str
 
 
 class StridedInterface:
