@@ -5,9 +5,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <regex>
+#include <sstream>
 #include <system_error>
 
 #include "backend/cuda/cuda_backend_impl.hpp"
+#include "backend/cuda/standard_headers.hpp"
 #include "cudakit/error.hpp"
 #include "platform/file_identity.hpp"
 #include "platform/nvrtc_library.hpp"
@@ -69,6 +72,64 @@ struct ProgramDeleter {
     delete program;
   }
 };
+
+
+// For NVRTC's "cannot open source file" (which names the file and line of
+// the #include, not the files that included that one): where the include
+// came from, through the headers given with the compile, and every place
+// that was searched.
+std::string missing_header_hint(const std::string& log, const CompileRequest& request,
+                                const std::vector<std::string>& include_flags) {
+  static const std::regex missing(R"re(([^\s(]+)\((\d+)\): catastrophic error: cannot open source file "([^"]+)")re");
+  std::smatch match;
+  if (!std::regex_search(log, match, missing)) return {};
+  const std::string header = match[3];
+  std::string chain = "\"" + header + "\" is included at " + match[1].str() + " line " + match[2].str();
+  // Walk up through the given headers: who includes the file the include is in.
+  std::string file = match[1];
+  for (int depth = 0; depth < 16 && file != request.source_name; ++depth) {
+    std::string includer, line_text;
+    auto scan = [&](const std::string& name, const std::string& text, bool user_numbering) {
+      std::istringstream lines(text);
+      std::string line;
+      int number = 0;
+      while (std::getline(lines, line)) {
+        ++number;
+        // The wrapped source counts from its `#line 1` (core/source_text.cpp).
+        if (user_numbering && line == "#line 1") number = 0;
+        const auto at = line.find_first_not_of(" \t");
+        if (at == std::string::npos || line[at] != '#' || line.find("include") == std::string::npos)
+          continue;
+        if (line.find("\"" + file + "\"") != std::string::npos ||
+            line.find("<" + file + ">") != std::string::npos) {
+          includer = name;
+          line_text = std::to_string(number);
+          return true;
+        }
+      }
+      return false;
+    };
+    bool found = scan(request.source_name, request.source, true);
+    for (const auto& [name, content] : request.options.headers)
+      if (!found && name != file) found = scan(name, content, false);
+    if (!found) break;
+    chain += ", included from " + includer + " line " + line_text;
+    file = includer;
+  }
+  std::string given;
+  for (const auto& [name, content] : request.options.headers)
+    given += (given.empty() ? "" : ", ") + name;
+  std::string stand_ins;
+  for (const StandardHeader& standard : standard_headers())
+    stand_ins += (stand_ins.empty() ? "" : " ") + std::string(standard.name);
+  std::string dirs;
+  for (const auto& flag : include_flags) dirs += (dirs.empty() ? "" : ", ") + flag.substr(2);
+  return chain + ". Searched: the headers given with the compile (" +
+         (given.empty() ? "none" : given) + "), the built-in stand-ins for standard headers (" +
+         stand_ins + "), the include directories in order (" + (dirs.empty() ? "none" : dirs) +
+         "), and for #include \"...\" the current directory. Give the header's text in the "
+         "compile options' headers, or its directory in include_dirs";
+}
 
 }  // namespace
 
@@ -150,23 +211,33 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
   }
   if (options.fast_math) flags.push_back("--use_fast_math");
   for (const auto& flag : options.extra_flags) flags.push_back(flag);
-  std::vector<const char*> flag_ptrs;
-  for (const auto& flag : flags) flag_ptrs.push_back(flag.c_str());
 
   std::vector<const char*> header_sources, header_names;
   for (const auto& [name, content] : options.headers) {
     header_names.push_back(name.c_str());
     header_sources.push_back(content.c_str());
   }
-  // NVRTC has no C library headers, but declares printf (and malloc, free)
-  // for device code itself: <cstdio> / <stdio.h>, which kernels written for
-  // nvcc include for printf, are empty headers here unless the user gave one.
-  for (const char* name : {"cstdio", "stdio.h"}) {
+  // NVRTC has no C library headers: the stand-ins for the standard headers
+  // (standard_headers.cpp), each unless the user gave a header of that name.
+  // NVRTC reads one only where the source includes it.
+  for (const StandardHeader& header : standard_headers()) {
     const bool given = std::any_of(options.headers.begin(), options.headers.end(),
-                                   [&](const auto& header) { return header.first == name; });
+                                   [&](const auto& user) { return user.first == header.name; });
     if (given) continue;
-    header_names.push_back(name);
-    header_sources.push_back("#pragma once\n// NVRTC declares printf for device code.\n");
+    header_names.push_back(header.name);
+    header_sources.push_back(header.text);
+  }
+  // nvcc's implicit typedefs (uint, ...), pre-included: no line of the
+  // source moves.
+  header_names.push_back(kNvccTypedefsHeader);
+  header_sources.push_back(nvcc_typedefs_text());
+  flags.push_back(std::string("-include=") + kNvccTypedefsHeader);
+
+  std::vector<const char*> flag_ptrs;
+  std::vector<std::string> include_flags;
+  for (const auto& flag : flags) {
+    flag_ptrs.push_back(flag.c_str());
+    if (flag.starts_with("-I")) include_flags.push_back(flag);
   }
 
   std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram(nullptr),
@@ -194,6 +265,9 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
       std::string list;
       for (const auto& flag : flags) list += (list.empty() ? "" : " ") + flag;
       hint = "NVRTC rejected an option; the options were: " + list;
+    } else if (std::string missing = missing_header_hint(log, request, include_flags);
+               !missing.empty()) {
+      hint = missing;
     } else if (log.find("uses too much shared data") != std::string::npos) {
       // The same words as the CPU backend's check (static_shared.cpp).
       hint =
