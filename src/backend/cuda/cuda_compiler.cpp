@@ -73,18 +73,19 @@ struct ProgramDeleter {
   }
 };
 
-
 // For NVRTC's "cannot open source file" (which names the file and line of
 // the #include, not the files that included that one): where the include
 // came from, through the headers given with the compile, and every place
 // that was searched.
 std::string missing_header_hint(const std::string& log, const CompileRequest& request,
                                 const std::vector<std::string>& include_flags) {
-  static const std::regex missing(R"re(([^\s(]+)\((\d+)\): catastrophic error: cannot open source file "([^"]+)")re");
+  static const std::regex missing(
+      R"re(([^\s(]+)\((\d+)\): catastrophic error: cannot open source file "([^"]+)")re");
   std::smatch match;
   if (!std::regex_search(log, match, missing)) return {};
   const std::string header = match[3];
-  std::string chain = "\"" + header + "\" is included at " + match[1].str() + " line " + match[2].str();
+  std::string chain =
+      "\"" + header + "\" is included at " + match[1].str() + " line " + match[2].str();
   // Walk up through the given headers: who includes the file the include is in.
   std::string file = match[1];
   for (int depth = 0; depth < 16 && file != request.source_name; ++depth) {

@@ -11,11 +11,12 @@ namespace cudakit::detail {
 namespace {
 
 // A C++ header's text: libcu++'s header, its names also in std::.
-#define CUDAKIT_LIBCUXX(header)                                                \
-  "#pragma once\n"                                                             \
-  "extern \"C++\" {\n"                                                         \
-  "#include <cuda/std/" header ">\n"                                           \
-  "namespace std { using namespace cuda::std; }\n"                             \
+#define CUDAKIT_LIBCUXX(header)                    \
+  "#pragma once\n"                                 \
+  "extern \"C++\" {\n"                             \
+  "#include <cuda/std/" header                     \
+  ">\n"                                            \
+  "namespace std { using namespace cuda::std; }\n" \
   "}\n"
 
 // NVRTC declares printf (and malloc, free) for device code itself.
