@@ -11,13 +11,14 @@ namespace cudakit::detail {
 namespace {
 
 // A C++ header's text: libcu++'s header, its names also in std::.
-#define CUDAKIT_LIBCUXX(header)                    \
-  "#pragma once\n"                                 \
-  "extern \"C++\" {\n"                             \
-  "#include <cuda/std/" header                     \
-  ">\n"                                            \
-  "namespace std { using namespace cuda::std; }\n" \
+// clang-format off
+#define CUDAKIT_LIBCUXX(header)                                                \
+  "#pragma once\n"                                                             \
+  "extern \"C++\" {\n"                                                         \
+  "#include <cuda/std/" header ">\n"                                           \
+  "namespace std { using namespace cuda::std; }\n"                             \
   "}\n"
+// clang-format on
 
 // NVRTC declares printf (and malloc, free) for device code itself.
 constexpr const char* kStdio = "#pragma once\n// NVRTC declares printf for device code.\n";
