@@ -1,5 +1,6 @@
 // Kernels written for nvcc include the C and C++ standard headers and use
-// nvcc's implicit typedefs (uint, uchar, ...). Each kernel of the table is
+// nvcc's implicit typedefs (uint, uchar, ...). Each kernel of the table, in
+// PyCUDA's extern "C" wrapping (the default), is
 // compiled for sm_90 with NVRTC (compile_only: no GPU needed, only the
 // toolkit; skipped without NVRTC) and compiled and run on the CPU backend
 // against a reference computed here on random input. Also: what a header
@@ -30,20 +31,11 @@ struct Case {
   std::string includes;
   std::string body;
   std::function<double(float x, int i, int n)> reference;
-  // C++ linkage (no_extern_c), as nvcc needs for <algorithm> and <complex>
-  // too: the host's headers hold templates, which PyCUDA's extern "C"
-  // wrapping refuses. (NVRTC's stand-ins compile either way.)
-  bool cxx_linkage = false;
 };
 
-CompileOptions linkage(const Case& c, CompileOptions options = {}) {
-  options.no_extern_c = c.cxx_linkage;
-  return options;
-}
-
 std::string kernel_source(const Case& c) {
-  return c.includes + std::string(c.cxx_linkage ? "\nextern \"C\" " : "\n") +
-         "__global__ void k(const float* in, float* out, int n) {\n"
+  return c.includes +
+         "\n__global__ void k(const float* in, float* out, int n) {\n"
          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
          "  if (i >= n) return;\n"
          "  float x = in[i];\n  " +
@@ -126,7 +118,7 @@ const std::vector<Case> kCases = {
     {"algorithm", "#include <algorithm>",
      "float a = x, b = 1.0f;\n  std::swap(a, b);\n"
      "  out[i] = std::min(x, 0.5f) + std::max(x, 0.25f) + a;",
-     [](float x, int, int) { return std::min(x, 0.5f) + std::max(x, 0.25f) + 1.0; }, true},
+     [](float x, int, int) { return std::min(x, 0.5f) + std::max(x, 0.25f) + 1.0; }},
     {"complex", "#include <complex>",
      "std::complex<float> z(x, 1.0f);\n  z = z * z + std::complex<float>(0.5f, 0.0f);\n"
      "  out[i] = std::abs(z) + z.imag();",
@@ -134,8 +126,7 @@ const std::vector<Case> kCases = {
        std::complex<double> z(x, 1.0);
        z = z * z + 0.5;
        return std::abs(z) + z.imag();
-     },
-     true},
+     }},
     {"nvcc_typedefs_and_M_PI", "#include <math.h>",
      "uint u = (uint)i;\n  uchar c = (uchar)(i & 0xff);\n  ushort s = (ushort)(i * 3);\n"
      "  ulong l = (ulong)i * 1000ul;\n  out[i] = x * (float)M_PI + u + c + s + (float)(l % 7);",
@@ -168,15 +159,9 @@ TEST_P(StandardHeader, CompilesWithNvrtcForSm90) {
   const Case& c = GetParam();
   SKIP_WITHOUT_NVRTC({
     try {
-      CompiledCode code = compile_only(kernel_source(c), linkage(c, sm90()), BackendKind::cuda);
+      CompiledCode code = compile_only(kernel_source(c), sm90(), BackendKind::cuda);
       EXPECT_FALSE(code.image.empty());
       EXPECT_EQ(code.log.find("warning"), std::string::npos) << code.log;
-      // The stand-ins also compile inside PyCUDA's extern "C" wrapping.
-      if (c.cxx_linkage) {
-        Case wrapped = c;
-        wrapped.cxx_linkage = false;
-        EXPECT_FALSE(compile_only(kernel_source(wrapped), sm90(), BackendKind::cuda).image.empty());
-      }
     } catch (const CompileError& e) {
       FAIL() << e.what();
     }
@@ -192,7 +177,7 @@ TEST_P(StandardHeader, RunsOnTheCpuBackendAsTheReference) {
   for (float& value : input) value = uniform(random);
 
   Device cpu = Device::get(BackendKind::cpu, 0);
-  Module module = compile(kernel_source(c), linkage(c), cpu);
+  Module module = compile(kernel_source(c), CompileOptions{}, cpu);
   DeviceBuffer<float> in(cpu, n), out(cpu, n);
   in.copy_from(std::span<const float>(input));
   module.kernel("k").launch(grid_for(n, 128), in, out, n);
