@@ -6,6 +6,7 @@
 // against a reference computed here on random input. Also: what a header
 // that exists nowhere reports.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -14,6 +15,8 @@
 #include <complex>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <random>
@@ -219,6 +222,28 @@ TEST(NvrtcStandardHeaders, AHeaderThatExistsNowhereNamesTheChainAndTheSearchedPl
       EXPECT_CONTAINS(what, "stand-ins for standard headers (stdio.h");
     }
   });
+}
+
+TEST(NvrtcStandardHeaders, AMissingHeaderIncludedFromAHeaderOnDiskNamesItsIncluder) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("cudakit_missing_header_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "on_disk.h") << "#pragma once\n#include \"gone_missing.h\"\n";
+  CompileOptions options = sm90();
+  options.include_dirs = {dir.string()};
+  SKIP_WITHOUT_NVRTC({
+    try {
+      compile_only("// a comment\n#include <on_disk.h>\n__global__ void k() {}\n", options,
+                   BackendKind::cuda);
+      ADD_FAILURE() << "expected CompileError";
+    } catch (const CompileError& e) {
+      EXPECT_CONTAINS(e.what(), "\"gone_missing.h\" is included at " +
+                                    (dir / "on_disk.h").string() +
+                                    " line 2, included from kernel.cu line 2");
+      EXPECT_CONTAINS(e.what(), "the headers given with the compile (none)");
+    }
+  });
+  std::filesystem::remove_all(dir);
 }
 
 TEST(NvrtcStandardHeaders, AHeaderTheUserGivesWinsOverTheStandIn) {

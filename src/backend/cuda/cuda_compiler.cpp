@@ -73,10 +73,39 @@ struct ProgramDeleter {
   }
 };
 
+// Where `text` (the source or a given header) includes `file` (as NVRTC
+// names it: the name included, or a path ending in it): its line, or 0.
+int include_line(const std::string& text, const std::string& file, bool wrapped_source) {
+  const std::string base = file.substr(file.rfind('/') + 1);
+  // The wrapped source counts from its `#line 1` (core/source_text.cpp);
+  // the includes before it are copies of the user's.
+  bool counting = !wrapped_source || text.find("\n#line 1\n") == std::string::npos;
+  std::istringstream lines(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (wrapped_source && line == "#line 1") {
+      counting = true;
+      number = 0;
+      continue;
+    }
+    const auto at = line.find_first_not_of(" \t");
+    if (!counting || at == std::string::npos || line[at] != '#' ||
+        line.find("include") == std::string::npos)
+      continue;
+    const auto open = line.find_first_of("\"<"), close = line.find_last_of("\">");
+    if (open == std::string::npos || close == std::string::npos || close <= open) continue;
+    const std::string named = line.substr(open + 1, close - open - 1);
+    if (named == file || named == base || file.ends_with("/" + named)) return number;
+  }
+  return 0;
+}
+
 // For NVRTC's "cannot open source file" (which names the file and line of
 // the #include, not the files that included that one): where the include
-// came from, through the headers given with the compile, and every place
-// that was searched.
+// came from, through the source and the headers given with the compile, and
+// every place that was searched.
 std::string missing_header_hint(const std::string& log, const CompileRequest& request,
                                 const std::vector<std::string>& include_flags) {
   static const std::regex missing(
@@ -86,35 +115,18 @@ std::string missing_header_hint(const std::string& log, const CompileRequest& re
   const std::string header = match[3];
   std::string chain =
       "\"" + header + "\" is included at " + match[1].str() + " line " + match[2].str();
-  // Walk up through the given headers: who includes the file the include is in.
   std::string file = match[1];
   for (int depth = 0; depth < 16 && file != request.source_name; ++depth) {
-    std::string includer, line_text;
-    auto scan = [&](const std::string& name, const std::string& text, bool user_numbering) {
-      std::istringstream lines(text);
-      std::string line;
-      int number = 0;
-      while (std::getline(lines, line)) {
-        ++number;
-        // The wrapped source counts from its `#line 1` (core/source_text.cpp).
-        if (user_numbering && line == "#line 1") number = 0;
-        const auto at = line.find_first_not_of(" \t");
-        if (at == std::string::npos || line[at] != '#' || line.find("include") == std::string::npos)
-          continue;
-        if (line.find("\"" + file + "\"") != std::string::npos ||
-            line.find("<" + file + ">") != std::string::npos) {
-          includer = name;
-          line_text = std::to_string(number);
-          return true;
-        }
-      }
-      return false;
-    };
-    bool found = scan(request.source_name, request.source, true);
-    for (const auto& [name, content] : request.options.headers)
-      if (!found && name != file) found = scan(name, content, false);
-    if (!found) break;
-    chain += ", included from " + includer + " line " + line_text;
+    std::string includer;
+    int line = include_line(request.source, file, true);
+    if (line > 0) includer = request.source_name;
+    for (const auto& [name, content] : request.options.headers) {
+      if (line > 0) break;
+      if (name == file) continue;
+      if ((line = include_line(content, file, false)) > 0) includer = name;
+    }
+    if (line == 0) break;
+    chain += ", included from " + includer + " line " + std::to_string(line);
     file = includer;
   }
   std::string given;
