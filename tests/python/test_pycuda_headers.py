@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -163,3 +164,24 @@ def test_elementwise_complex_needs_no_include(
     tolerance = 1e-5 if dtype == np.complex64 else 1e-12
     np.testing.assert_allclose(gy.get(), reference(x.astype(np.complex128)), rtol=tolerance,
                                atol=tolerance)
+
+
+def test_header_added_only_when_included() -> None:
+    # A source that names the header without including it gets nothing added.
+    source = ('// complex numbers: see "pycuda-complex.hpp"\n'
+              "__global__ void k(pycuda::complex<float>* z) { z[0] = z[0] * z[0]; }\n")
+    with pytest.raises(drv.CompileError, match="pycuda"):
+        compiler.SourceModule(source)
+
+
+def test_header_included_by_a_users_header(tmp_path: Path) -> None:
+    # The user's own header, found in an include directory, includes it.
+    (tmp_path / "my-complex.hpp").write_text("#include <pycuda-complex.hpp>\n"
+                                             "typedef pycuda::complex<float> my_complex;\n")
+    module = compiler.SourceModule(
+        '#include "my-complex.hpp"\n'
+        "__global__ void k(my_complex* z) { z[0] = z[0] * z[0]; }\n",
+        include_dirs=[str(tmp_path)])
+    z = np.array([1 + 2j], np.complex64)
+    module.get_function("k")(drv.InOut(z), block=(1, 1, 1))
+    assert z[0] == (1 + 2j) ** 2
