@@ -3,8 +3,10 @@
 # everything is there. The CUDA toolkit itself is not a Debian package: its
 # headers are needed to build; its libraries are optional at run time.
 set -euo pipefail
-# gdb: the CPU backend's debugger test (tests/debug/gdb_kernel.sh).
-packages=(cmake g++ make libgtest-dev libcli11-dev libxxhash-dev libboost-context-dev python3 gdb)
+# gdb: the CPU backend's debugger test (tests/debug/gdb_kernel.sh); ccache:
+# a second build of the same sources (another checkout, CI) from the cache.
+packages=(cmake g++ make libgtest-dev libcli11-dev libxxhash-dev libboost-context-dev python3 gdb
+  ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
