@@ -32,6 +32,7 @@ __global__ void ops(const cx* a, const cx* b, cx* out, {real}* parts, int n) {{
   z -= ({real})1.5;
   z *= ({real})2;
   z = z + pow(x, 3) + pow(y, -2) + ({real})0.5 / y + x * ({real})3 - ({real})1 + x / ({real})4;
+  z += pow(x, 2.5) + pow(y, 2u);  // a double exponent is not truncated to an int
   if (x == x && !(x != x)) z += cx(x.real(), ({real})0);
   cx w;
   w.real(y.imag());
@@ -44,7 +45,7 @@ __global__ void ops(const cx* a, const cx* b, cx* out, {real}* parts, int n) {{
 
 def complex_reference(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     z = ((-x + y) * x / y - 1.5) * 2
-    z = z + x ** 3 + y ** -2.0 + 0.5 / y + x * 3 - 1 + x / 4 + x.real
+    z = z + x ** 3 + y ** -2.0 + 0.5 / y + x * 3 - 1 + x / 4 + x ** 2.5 + y ** 2 + x.real
     w = y.imag + 1j * y.real
     out = z + w + np.sqrt(y) + (1 + 2j)
     parts = np.abs(x) + np.angle(y) + np.abs(x) ** 2 + y.real - y.imag + x.real * y.imag

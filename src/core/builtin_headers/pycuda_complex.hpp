@@ -34,6 +34,41 @@ CUDAKIT_CX_FN float fabs_(float x) { return fabsf(x); }
 CUDAKIT_CX_FN double fabs_(double x) { return ::fabs(x); }
 CUDAKIT_CX_FN float copysign_(float x, float y) { return copysignf(x, y); }
 CUDAKIT_CX_FN double copysign_(double x, double y) { return ::copysign(x, y); }
+
+// pow(z, n) for integer n only (by squaring), so pow(z, 2.5) with a
+// complex<float> takes the real exponent, converted, and not 2.
+template <class I>
+struct is_integer {
+  static const bool value = false;
+};
+#define CUDAKIT_CX_INTEGER(I)        \
+  template <>                        \
+  struct is_integer<I> {             \
+    static const bool value = true;  \
+  };
+CUDAKIT_CX_INTEGER(char)
+CUDAKIT_CX_INTEGER(signed char)
+CUDAKIT_CX_INTEGER(unsigned char)
+CUDAKIT_CX_INTEGER(short)
+CUDAKIT_CX_INTEGER(unsigned short)
+CUDAKIT_CX_INTEGER(int)
+CUDAKIT_CX_INTEGER(unsigned int)
+CUDAKIT_CX_INTEGER(long)
+CUDAKIT_CX_INTEGER(unsigned long)
+CUDAKIT_CX_INTEGER(long long)
+CUDAKIT_CX_INTEGER(unsigned long long)
+#undef CUDAKIT_CX_INTEGER
+template <bool condition, class R>
+struct enable_if {};
+template <class R>
+struct enable_if<true, R> {
+  typedef R type;
+};
+// A parameter of type same<T>::type takes no part in deducing T.
+template <class T>
+struct same {
+  typedef T type;
+};
 }  // namespace complex_math
 
 template <class T>
@@ -255,10 +290,12 @@ template <class T>
 CUDAKIT_CX_FN complex<T> log10(const complex<T>& z) {
   return log(z) * (T(1) / complex_math::log_(T(10)));
 }
-template <class T>
-CUDAKIT_CX_FN complex<T> pow(const complex<T>& z, int n) {
-  complex<T> result(T(1)), base = n < 0 ? T(1) / z : z;
-  for (unsigned k = n < 0 ? 0u - unsigned(n) : unsigned(n); k; k >>= 1) {
+template <class T, class I>
+CUDAKIT_CX_FN typename complex_math::enable_if<complex_math::is_integer<I>::value, complex<T> >::type
+pow(const complex<T>& z, I n) {
+  complex<T> result(T(1)), base = n < I(0) ? T(1) / z : z;
+  for (unsigned long long k = n < I(0) ? 0ull - (unsigned long long)(n) : (unsigned long long)(n);
+       k; k >>= 1) {
     if (k & 1u) result *= base;
     base *= base;
   }
@@ -270,7 +307,7 @@ CUDAKIT_CX_FN complex<T> pow(const complex<T>& a, const complex<T>& b) {
   return exp(b * log(a));
 }
 template <class T>
-CUDAKIT_CX_FN complex<T> pow(const complex<T>& a, const T& b) {
+CUDAKIT_CX_FN complex<T> pow(const complex<T>& a, const typename complex_math::same<T>::type& b) {
   if (a._M_re == T(0) && a._M_im == T(0)) return complex<T>(T(0));
   return exp(log(a) * b);
 }
