@@ -228,9 +228,8 @@ def run_entry(name: str, seed: int = SEED) -> tuple[dict[str, np.ndarray], Launc
         else:
             assert np.ndim(value) == 0, f"{name}: scalar argument {arg} is an array"
             args.append(value)
-    shared = 0
-    if "dynamic_shared" in entry.manifest:
-        shared = int(eval(entry.manifest["dynamic_shared"], {"block_x": entry.block[0]}))
+    # Dynamic shared memory: bytes per thread of the block.
+    shared = entry.manifest.get("dynamic_shared_per_thread", 0) * math.prod(entry.block)
     kernel(*args, block=entry.block, grid=launch.grid, shared=shared)
     return outputs, launch
 
