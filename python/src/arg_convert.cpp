@@ -150,8 +150,26 @@ struct PyNumber {
   double re = 0, im = 0;
   ScalarType type = ScalarType::unknown;  // typed
   std::uint64_t bits = 0;                 // typed: the value's bytes
-  unsigned char size = 0;
-  std::optional<DType> dtype;  // a numpy scalar's (complex ones included)
+  std::optional<DType> dtype;             // a numpy scalar's (complex ones included)
+
+  // The 64 bits of an integer that can be an address: a Python int
+  // (negative ones in two's complement), or numpy.intp / numpy.uintp (an
+  // 8-byte integer: PyCUDA's way to pass int(alloc) + offset); nullopt for
+  // any other number.
+  std::optional<std::uint64_t> integer_bits() const {
+    switch (kind) {
+      case Kind::signed_int:
+        return static_cast<std::uint64_t>(i);
+      case Kind::unsigned_int:
+        return u;
+      case Kind::typed:
+        if (type == ScalarType::i64 || type == ScalarType::u64) return bits;
+        break;
+      default:
+        break;
+    }
+    return std::nullopt;
+  }
 
   // As the array layer's Scalar: Python's numbers weak (NEP 50), numpy's of
   // their dtype.
@@ -288,7 +306,6 @@ bool read_number(PyObject* obj, PyNumber& out, const Kernel* kernel, std::size_t
     if (s.type != type) continue;
     out.kind = PyNumber::Kind::typed;
     out.type = s.scalar;
-    out.size = s.size;
     out.dtype = dtype_of(s.scalar);
     if (s.read_in_place) {
       std::memcpy(&out.bits, reinterpret_cast<const char*>(obj) + sizeof(PyObject), s.size);
@@ -422,13 +439,11 @@ void append_number_for_pointer(KernelArgs& out, const PyNumber& number, PyObject
   const bool integral = number.kind == PyNumber::Kind::signed_int ||
                         number.kind == PyNumber::Kind::unsigned_int ||
                         number.kind == PyNumber::Kind::boolean;
-  if (integral && mode.ints_are_addresses && number.kind != PyNumber::Kind::boolean &&
-      (number.kind != PyNumber::Kind::signed_int || number.i >= 0)) {
-    out.pointer(
-        number.kind == PyNumber::Kind::signed_int ? static_cast<std::uint64_t>(number.i) : number.u,
-        "device address");
-    return;
-  }
+  if (mode.ints_are_addresses && (number.kind != PyNumber::Kind::signed_int || number.i >= 0))
+    if (const auto address = number.integer_bits()) {
+      out.pointer(*address, "device address");
+      return;
+    }
   const Param& p = *param_at(kernel, index);
   throw ArgumentError("launching kernel " + kernel.name(),
                       p.describe(index) + ": passed a Python " + (integral ? "int " : "float ") +
@@ -485,11 +500,11 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
     if (is_pointer(p)) {
       // numpy.intp(address) / numpy.uintp: PyCUDA's way to pass a pointer
       // value (int(alloc) + offset): an 8-byte integer for a pointer.
-      if (number.kind == PyNumber::Kind::typed && number.size == 8 &&
-          (number.type == ScalarType::i64 || number.type == ScalarType::u64)) {
-        out.pointer(number.bits, "numpy.intp address");
-        return;
-      }
+      if (number.kind == PyNumber::Kind::typed)
+        if (const auto address = number.integer_bits()) {
+          out.pointer(*address, "numpy.intp address");
+          return;
+        }
       if (number.kind != PyNumber::Kind::typed && number.kind != PyNumber::Kind::complex) {
         append_number_for_pointer(out, number, obj, index, kernel, mode);
         return;
@@ -698,16 +713,11 @@ void convert_jit(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel
     }
     case JitParam::Kind::pointer: {
       PyNumber number;
-      if (!read_number(obj, number, &kernel, index, "an address") ||
-          (number.kind != PyNumber::Kind::signed_int &&
-           number.kind != PyNumber::Kind::unsigned_int &&
-           !(number.kind == PyNumber::Kind::typed && number.size == 8 &&
-             (number.type == ScalarType::i64 || number.type == ScalarType::u64))))
-        refuse_jit(kernel, index, obj, p, "expected an address (an int) for a pointer");
-      out.pointer(number.kind == PyNumber::Kind::signed_int ? static_cast<std::uint64_t>(number.i)
-                  : number.kind == PyNumber::Kind::unsigned_int ? number.u
-                                                                : number.bits,
-                  "address");
+      const auto address = read_number(obj, number, &kernel, index, "an address")
+                               ? number.integer_bits()
+                               : std::nullopt;
+      if (!address) refuse_jit(kernel, index, obj, p, "expected an address (an int) for a pointer");
+      out.pointer(*address, "address");
       return;
     }
     case JitParam::Kind::array:
