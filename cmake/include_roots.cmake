@@ -13,7 +13,8 @@
 #   array         array/, backend/backend.hpp (the backend interface only),
 #                 support/ (the one reader of C type names)
 #   tools, bench, python  backend/backend.hpp, platform/library_search.hpp (the one
-#                 search plan doctor reports), support/ and the public include/
+#                 search plan doctor reports), support/, backend/cuda/standard_headers.hpp
+#                 (the NVRTC stand-ins compile_bench times) and the public include/
 #
 # Everything sees the public headers (include/cudakit). Tests are white-box
 # and keep all of src/.
@@ -48,4 +49,4 @@ cudakit_include_root(core core ${_cudakit_backend_interface} backend/cpu/cpu_bac
                      platform/library_search.hpp)
 cudakit_include_root(array array ${_cudakit_backend_interface} support)
 cudakit_include_root(tools ${_cudakit_backend_interface} platform/library_loader.hpp
-                     platform/library_search.hpp support)
+                     platform/library_search.hpp support backend/cuda/standard_headers.hpp)

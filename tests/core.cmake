@@ -26,6 +26,11 @@ cudakit_add_backend_test(cooperative_launch_test
 cudakit_add_test(core_nvrtc_tests
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_nvrtc_test.cpp
   LABELS unit)
+# The stand-ins for the standard headers under NVRTC, and the same kernels on
+# the CPU backend.
+cudakit_add_test(nvrtc_standard_headers_test
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/nvrtc_standard_headers_test.cpp
+  LABELS unit)
 
 # KernelArgs, the run-time built launch, on the CPU backend and on a GPU.
 cudakit_add_backend_test(kernel_args_test SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/backends/kernel_args_test.cpp)

@@ -52,6 +52,15 @@ def _keep_source(kind: str, source: str) -> None:
     print(f"*** {kind} source in {directory}")
 
 
+def _with_complex_header(preamble: str, *texts: str) -> str:
+    """PyCUDA's elementwise modules include <pycuda-complex.hpp>, so kernels
+    use pycuda::complex<T> (dtype_to_ctype's name for complex64/complex128)
+    without an #include; cudakit adds it only to kernels that name it."""
+    if "pycuda-complex.hpp" in preamble or not any("pycuda::" in t for t in (preamble, *texts)):
+        return preamble
+    return "#include <pycuda-complex.hpp>\n" + preamble
+
+
 class ElementwiseKernel:
     """``ElementwiseKernel(arguments, operation, name, keep, options, preamble,
     loop_prep, after_loop)``: ``operation`` runs for every index ``i`` of the
@@ -66,8 +75,11 @@ class ElementwiseKernel:
                  name: str = "kernel", keep: bool = False, options: Any = None,
                  preamble: str = "", loop_prep: str = "", after_loop: str = "") -> None:
         self.name = name
+        arguments_text = _arguments_text(arguments)
+        preamble = _with_complex_header(preamble, arguments_text, operation, loop_prep,
+                                        after_loop)
         self._kernel = _core._ElementwiseKernel(
-            _arguments_text(arguments), operation, name, preamble,
+            arguments_text, operation, name, preamble,
             _option_list(options, f"ElementwiseKernel {name}"), loop_prep, after_loop)
         if keep:
             _keep_source(f"ElementwiseKernel {name}", self._kernel.source(False))

@@ -19,6 +19,17 @@ bool is_toolkit_cxx_header(std::string_view name) {
     if (name.starts_with(prefix)) return true;
   return false;
 }
+
+// The C++ standard headers that declare templates, which the host compiler
+// (the CPU backend's, and nvcc's host pass) refuses with C linkage. NVRTC's
+// stand-ins for them (backend/cuda/standard_headers.cpp) have guards; a
+// header of the user's of the same name may not, and stays where it is.
+bool is_standard_template_header(std::string_view name, const CompileOptions& options) {
+  constexpr std::string_view names[] = {"algorithm", "complex", "limits", "type_traits", "utility"};
+  if (std::find(std::begin(names), std::end(names), name) == std::end(names)) return false;
+  return std::none_of(options.headers.begin(), options.headers.end(),
+                      [&](const auto& header) { return header.first == name; });
+}
 }  // namespace
 
 std::string prepare_source(std::string_view source, const CompileOptions& options) {
@@ -45,7 +56,8 @@ std::string prepare_source(std::string_view source, const CompileOptions& option
       const std::size_t open = rest.find('<'), close = rest.find('>');
       if (rest.starts_with("include") && open != std::string_view::npos &&
           close != std::string_view::npos && close > open &&
-          is_toolkit_cxx_header(rest.substr(open + 1, close - open - 1))) {
+          (is_toolkit_cxx_header(rest.substr(open + 1, close - open - 1)) ||
+           is_standard_template_header(rest.substr(open + 1, close - open - 1), options))) {
         out += "#include ";
         out += rest.substr(open, close - open + 1);
         out += '\n';

@@ -1,4 +1,17 @@
+# The headers cudakit provides to kernels (PyCUDA's pycuda-complex.hpp and
+# pycuda-helpers.hpp) ship inside the library as text.
+set(_builtin_headers_dir ${CMAKE_CURRENT_LIST_DIR}/builtin_headers)
+file(READ ${_builtin_headers_dir}/pycuda_complex.hpp CUDAKIT_PYCUDA_COMPLEX_TEXT)
+file(READ ${_builtin_headers_dir}/pycuda_helpers.hpp CUDAKIT_PYCUDA_HELPERS_TEXT)
+configure_file(${_builtin_headers_dir}/builtin_headers.cpp.in
+               ${CMAKE_CURRENT_BINARY_DIR}/core_builtin_headers_text.cpp @ONLY)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  ${_builtin_headers_dir}/pycuda_complex.hpp ${_builtin_headers_dir}/pycuda_helpers.hpp
+  ${_builtin_headers_dir}/builtin_headers.cpp.in)
+
 list(APPEND CUDAKIT_LAYER_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/builtin_headers.cpp
+  ${CMAKE_CURRENT_BINARY_DIR}/core_builtin_headers_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/backend_kind.cpp
   ${CMAKE_CURRENT_LIST_DIR}/backend_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_library_search.cpp

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <exception>
+#include <filesystem>
 #include <mutex>
 
 #include "cudakit/error.hpp"
@@ -33,8 +34,14 @@ std::string find_include_dir(const std::string& library_path) {
     if (std::string value = environment(env); !value.empty()) roots.push_back(value);
   if (*CUDAKIT_CUDA_HOME) roots.push_back(CUDAKIT_CUDA_HOME);
   roots.push_back("/usr/local/cuda");
-  for (const auto& root : roots)
-    if (file_exists(root + "/include/cuda_fp16.h")) return root + "/include";
+  for (const auto& root : roots) {
+    if (!file_exists(root + "/include/cuda_fp16.h")) continue;
+    // Without the "lib64/.." detour, as the file system resolves it: the
+    // path is shown in compile errors (the directories searched).
+    std::error_code ignored;
+    std::filesystem::path resolved = std::filesystem::canonical(root + "/include", ignored);
+    return resolved.empty() ? root + "/include" : resolved.string();
+  }
   return {};
 }
 

@@ -92,5 +92,20 @@ TEST(PrepareSource, ToolkitTemplateHeadersAreIncludedBeforeTheExternCBlock) {
             "__global__ void k() {}\n}\n");
 }
 
+TEST(PrepareSource, StandardTemplateHeadersAreIncludedBeforeTheExternCBlockUnlessTheUserGivesOne) {
+  // <complex> and <algorithm> declare templates; a header the user gives
+  // under such a name (maybe without a guard) stays where it is.
+  CompileOptions options;
+  options.headers = {{"utility", "int helper();\n"}};
+  const std::string out = prepare_source(
+      "#include <complex>\n#include <algorithm>\n#include <utility>\n#include <math.h>\n"
+      "__global__ void k() {}\n",
+      options);
+  EXPECT_EQ(out,
+            "#include <complex>\n#include <algorithm>\nextern \"C\" {\n#line 1\n"
+            "#include <complex>\n#include <algorithm>\n#include <utility>\n#include <math.h>\n"
+            "__global__ void k() {}\n}\n");
+}
+
 }  // namespace
 }  // namespace cudakit

@@ -7,6 +7,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -121,6 +122,60 @@ std::string expression_base(std::string_view expr) {
   while (!s.empty() && s.back() == ' ') s.pop_back();
   auto colon = s.rfind("::");
   return colon == std::string::npos ? s : s.substr(colon + 2);
+}
+
+// The kernels a source instantiates explicitly, as name expressions:
+// `template __global__ void ns::axpy<float>(float, const float*, float*, int);`
+// gives "ns::axpy<float>". PyCUDA programs instantiate their template kernels
+// so and look them up by name (NVRTC keeps every instantiation's symbol); the
+// table then has an entry for each, as for a name expression.
+std::vector<std::string> explicit_kernel_instantiations(std::string_view source) {
+  // Comments blanked, so an instantiation in one is not taken.
+  std::string text(source);
+  for (std::size_t at = 0; at + 1 < text.size();) {
+    if (text[at] == '/' && text[at + 1] == '/') {
+      const std::size_t end = std::min(text.find('\n', at), text.size());
+      std::fill(text.begin() + at, text.begin() + end, ' ');
+      at = end;
+    } else if (text[at] == '/' && text[at + 1] == '*') {
+      const std::size_t end = std::min(text.find("*/", at + 2), text.size() - 2) + 2;
+      for (std::size_t i = at; i < end; ++i)
+        if (text[i] != '\n') text[i] = ' ';
+      at = end;
+    } else {
+      ++at;
+    }
+  }
+  auto is_word = [](char c) { return c == '_' || std::isalnum(static_cast<unsigned char>(c)); };
+  std::vector<std::string> out;
+  for (std::size_t at = text.find("template"); at != std::string::npos;
+       at = text.find("template", at + 1)) {
+    if ((at > 0 && is_word(text[at - 1])) || (at + 8 < text.size() && is_word(text[at + 8])))
+      continue;
+    const std::size_t next = text.find_first_not_of(" \t\r\n", at + 8);
+    if (next == std::string::npos || text[next] == '<') continue;  // a definition
+    const std::size_t end = text.find_first_of(";{", next);
+    if (end == std::string::npos || text[end] != ';') continue;
+    const std::string declaration = text.substr(next, end - next);
+    const std::size_t global = declaration.find("__global__");
+    if (global == std::string::npos) continue;
+    const std::size_t void_at = declaration.find("void", global);
+    if (void_at == std::string::npos) continue;
+    // The name runs to the parameter list's '(' outside the template arguments.
+    int depth = 0;
+    std::size_t open = std::string::npos;
+    for (std::size_t i = void_at + 4; i < declaration.size() && open == std::string::npos; ++i) {
+      if (declaration[i] == '<') ++depth;
+      if (declaration[i] == '>') --depth;
+      if (declaration[i] == '(' && depth == 0) open = i;
+    }
+    if (open == std::string::npos) continue;
+    std::string name = declaration.substr(void_at + 4, open - void_at - 4);
+    name.erase(0, name.find_first_not_of(" \t\r\n"));
+    name.erase(name.find_last_not_of(" \t\r\n") + 1);
+    if (name.find('<') != std::string::npos) out.push_back(name);
+  }
+  return out;
 }
 
 // The code appended after the user's source: one entry per kernel (and per
@@ -303,7 +358,8 @@ const std::string& host_compiler_identity() {
                   static_cast<unsigned long long>(XXH64(prelude.data(), prelude.size(), 0)));
     std::string id = compiler_file_identity();
     if (id.empty()) id = compiler_version_line() + " (" + host_compiler() + ")";
-    id += std::string("; prelude ") + hash + "; -fno-strict-aliasing";
+    // "instantiations": explicit kernel instantiations get table entries.
+    id += std::string("; prelude ") + hash + "; -fno-strict-aliasing; instantiations";
     if (debug_enabled()) id += "; asan+ubsan";
     return id;
   }();
@@ -482,8 +538,19 @@ CompiledCode compile_host_module(const CompileRequest& request) {
   // No lowered names: the loader reads each kernel's real symbol (mangled
   // for C++ linkage) back from the module, and the core matches name
   // expressions against the demangled symbols as on the GPU.
+  CompileOptions with_instantiations = options;
+  for (auto& expression : explicit_kernel_instantiations(request.source)) {
+    auto spaceless = [](std::string s) {
+      std::erase_if(s, [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+      return s;
+    };
+    const bool named = std::any_of(
+        with_instantiations.name_expressions.begin(), with_instantiations.name_expressions.end(),
+        [&](const std::string& given) { return spaceless(given) == spaceless(expression); });
+    if (!named) with_instantiations.name_expressions.push_back(std::move(expression));
+  }
   inputs.emplace_back("module.cpp", opening + "#include " + quote(source_file) + "\n" +
-                                        generate_tail(scan, options));
+                                        generate_tail(scan, with_instantiations));
 
   // A build with debug information reads its sources from a kept directory,
   // so gdb and the sanitizers can show the kernel's lines later; the

@@ -5,9 +5,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <regex>
+#include <sstream>
 #include <system_error>
 
 #include "backend/cuda/cuda_backend_impl.hpp"
+#include "backend/cuda/standard_headers.hpp"
 #include "cudakit/error.hpp"
 #include "platform/file_identity.hpp"
 #include "platform/nvrtc_library.hpp"
@@ -69,6 +72,77 @@ struct ProgramDeleter {
     delete program;
   }
 };
+
+// Where `text` (the source or a given header) includes `file` (as NVRTC
+// names it: the name included, or a path ending in it): its line, or 0.
+int include_line(const std::string& text, const std::string& file, bool wrapped_source) {
+  const std::string base = file.substr(file.rfind('/') + 1);
+  // The wrapped source counts from its `#line 1` (core/source_text.cpp);
+  // the includes before it are copies of the user's.
+  bool counting = !wrapped_source || text.find("\n#line 1\n") == std::string::npos;
+  std::istringstream lines(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (wrapped_source && line == "#line 1") {
+      counting = true;
+      number = 0;
+      continue;
+    }
+    const auto at = line.find_first_not_of(" \t");
+    if (!counting || at == std::string::npos || line[at] != '#' ||
+        line.find("include") == std::string::npos)
+      continue;
+    const auto open = line.find_first_of("\"<"), close = line.find_last_of("\">");
+    if (open == std::string::npos || close == std::string::npos || close <= open) continue;
+    const std::string named = line.substr(open + 1, close - open - 1);
+    if (named == file || named == base || file.ends_with("/" + named)) return number;
+  }
+  return 0;
+}
+
+// For NVRTC's "cannot open source file" (which names the file and line of
+// the #include, not the files that included that one): where the include
+// came from, through the source and the headers given with the compile, and
+// every place that was searched.
+std::string missing_header_hint(const std::string& log, const CompileRequest& request,
+                                const std::vector<std::string>& include_flags) {
+  static const std::regex missing(
+      R"re(([^\s(]+)\((\d+)\): catastrophic error: cannot open source file "([^"]+)")re");
+  std::smatch match;
+  if (!std::regex_search(log, match, missing)) return {};
+  const std::string header = match[3];
+  std::string chain =
+      "\"" + header + "\" is included at " + match[1].str() + " line " + match[2].str();
+  std::string file = match[1];
+  for (int depth = 0; depth < 16 && file != request.source_name; ++depth) {
+    std::string includer;
+    int line = include_line(request.source, file, true);
+    if (line > 0) includer = request.source_name;
+    for (const auto& [name, content] : request.options.headers) {
+      if (line > 0) break;
+      if (name == file) continue;
+      if ((line = include_line(content, file, false)) > 0) includer = name;
+    }
+    if (line == 0) break;
+    chain += ", included from " + includer + " line " + std::to_string(line);
+    file = includer;
+  }
+  std::string given;
+  for (const auto& [name, content] : request.options.headers)
+    given += (given.empty() ? "" : ", ") + name;
+  std::string stand_ins;
+  for (const StandardHeader& standard : standard_headers())
+    stand_ins += (stand_ins.empty() ? "" : " ") + std::string(standard.name);
+  std::string dirs;
+  for (const auto& flag : include_flags) dirs += (dirs.empty() ? "" : ", ") + flag.substr(2);
+  return chain + ". Searched: the headers given with the compile (" +
+         (given.empty() ? "none" : given) + "), the built-in stand-ins for standard headers (" +
+         stand_ins + "), the include directories in order (" + (dirs.empty() ? "none" : dirs) +
+         "), and for #include \"...\" the current directory. Give the header's text in the "
+         "compile options' headers, or its directory in include_dirs";
+}
 
 }  // namespace
 
@@ -150,23 +224,33 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
   }
   if (options.fast_math) flags.push_back("--use_fast_math");
   for (const auto& flag : options.extra_flags) flags.push_back(flag);
-  std::vector<const char*> flag_ptrs;
-  for (const auto& flag : flags) flag_ptrs.push_back(flag.c_str());
 
   std::vector<const char*> header_sources, header_names;
   for (const auto& [name, content] : options.headers) {
     header_names.push_back(name.c_str());
     header_sources.push_back(content.c_str());
   }
-  // NVRTC has no C library headers, but declares printf (and malloc, free)
-  // for device code itself: <cstdio> / <stdio.h>, which kernels written for
-  // nvcc include for printf, are empty headers here unless the user gave one.
-  for (const char* name : {"cstdio", "stdio.h"}) {
+  // NVRTC has no C library headers: the stand-ins for the standard headers
+  // (standard_headers.cpp), each unless the user gave a header of that name.
+  // NVRTC reads one only where the source includes it.
+  for (const StandardHeader& header : standard_headers()) {
     const bool given = std::any_of(options.headers.begin(), options.headers.end(),
-                                   [&](const auto& header) { return header.first == name; });
+                                   [&](const auto& user) { return user.first == header.name; });
     if (given) continue;
-    header_names.push_back(name);
-    header_sources.push_back("#pragma once\n// NVRTC declares printf for device code.\n");
+    header_names.push_back(header.name);
+    header_sources.push_back(header.text);
+  }
+  // nvcc's implicit typedefs (uint, ...), pre-included: no line of the
+  // source moves.
+  header_names.push_back(kNvccTypedefsHeader);
+  header_sources.push_back(nvcc_typedefs_text());
+  flags.push_back(std::string("-include=") + kNvccTypedefsHeader);
+
+  std::vector<const char*> flag_ptrs;
+  std::vector<std::string> include_flags;
+  for (const auto& flag : flags) {
+    flag_ptrs.push_back(flag.c_str());
+    if (flag.starts_with("-I")) include_flags.push_back(flag);
   }
 
   std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram(nullptr),
@@ -194,6 +278,9 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
       std::string list;
       for (const auto& flag : flags) list += (list.empty() ? "" : " ") + flag;
       hint = "NVRTC rejected an option; the options were: " + list;
+    } else if (std::string missing = missing_header_hint(log, request, include_flags);
+               !missing.empty()) {
+      hint = missing;
     } else if (log.find("uses too much shared data") != std::string::npos) {
       // The same words as the CPU backend's check (static_shared.cpp).
       hint =

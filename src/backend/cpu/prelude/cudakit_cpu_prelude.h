@@ -25,6 +25,14 @@
 
 #include "cudakit_cpu_abi.h"
 
+// nvcc's implicit typedefs, as NVRTC gets them too
+// (backend/cuda/standard_headers.cpp): glibc's <sys/types.h> declares uint,
+// ushort and ulong; uchar is declared here.
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+
 // ---- keywords ---------------------------------------------------------------
 // Kernels stay visible in the module (everything else is hidden) so their
 // real symbols (mangled for C++ linkage) can be read back at load.

@@ -1,0 +1,20 @@
+// Headers cudakit provides to kernels on every backend (PyCUDA's
+// <pycuda-complex.hpp> and <pycuda-helpers.hpp>, and their cudakit names),
+// added to a compile's in-memory headers only when its source includes them.
+#pragma once
+
+#include <string_view>
+
+#include "cudakit/program.hpp"
+
+namespace cudakit::detail {
+
+// The text of the built-in header `name`, or empty when there is none.
+std::string_view builtin_header_text(std::string_view name);
+
+// Adds to options.headers each built-in header that the source (or a header
+// it brings, built-in or given) names in an #include and that the caller
+// did not give under the same name.
+void add_builtin_headers(std::string_view source, CompileOptions& options);
+
+}  // namespace cudakit::detail
