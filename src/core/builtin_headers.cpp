@@ -14,6 +14,9 @@ namespace cudakit::detail {
 namespace {
 constexpr std::string_view kBuiltinNames[] = {"pycuda-complex.hpp", "pycuda-helpers.hpp",
                                               "cudakit-complex.hpp", "cudakit-helpers.hpp"};
+// The CPU backend's own: the CUDA toolkit's device headers it stands in for.
+constexpr std::string_view kCpuBuiltinNames[] = {"curand_kernel.h",
+                                                 "curand_kernel_cpu_distributions.h"};
 
 // The names `text` #includes (<name> or "name"), in order.
 std::vector<std::string> included_names(std::string_view text) {
@@ -35,13 +38,18 @@ std::vector<std::string> included_names(std::string_view text) {
   return names;
 }
 
-bool is_builtin(std::string_view name) {
-  return std::find(std::begin(kBuiltinNames), std::end(kBuiltinNames), name) !=
-         std::end(kBuiltinNames);
+// The built-in header's name as stored (outliving `name`), or empty.
+std::string_view builtin_name(std::string_view name, BackendKind backend) {
+  for (std::string_view known : kBuiltinNames)
+    if (known == name) return known;
+  if (backend == BackendKind::cpu)
+    for (std::string_view known : kCpuBuiltinNames)
+      if (known == name) return known;
+  return {};
 }
 }  // namespace
 
-void add_builtin_headers(std::string_view source, CompileOptions& options) {
+void add_builtin_headers(std::string_view source, CompileOptions& options, BackendKind backend) {
   // Texts still to look through: the source, the given headers, the files
   // they include from the include directories (a user's header may include
   // <pycuda-complex.hpp>), and each built-in header added
@@ -59,11 +67,10 @@ void add_builtin_headers(std::string_view source, CompileOptions& options) {
       const bool given = std::any_of(options.headers.begin(), options.headers.end(),
                                      [&](const auto& header) { return header.first == name; });
       if (given) continue;
-      if (is_builtin(name)) {
+      if (const std::string_view known = builtin_name(name, backend); !known.empty()) {
         if (std::find(added.begin(), added.end(), name) != added.end()) continue;
-        const std::string_view builtin = builtin_header_text(name);
-        added.push_back(*std::find(std::begin(kBuiltinNames), std::end(kBuiltinNames), name));
-        pending.push_back(builtin);
+        added.push_back(known);
+        pending.push_back(builtin_header_text(known));
         continue;
       }
       if (options.include_dirs.empty() || files_seen.size() >= kMaxFiles) continue;

@@ -1,10 +1,12 @@
 // Headers cudakit provides to kernels on every backend (PyCUDA's
-// <pycuda-complex.hpp> and <pycuda-helpers.hpp>, and their cudakit names),
-// added to a compile's in-memory headers only when its source includes them.
+// <pycuda-complex.hpp> and <pycuda-helpers.hpp>, and their cudakit names)
+// and on the CPU backend alone (<curand_kernel.h>), added to a compile's
+// in-memory headers only when its source includes them.
 #pragma once
 
 #include <string_view>
 
+#include "cudakit/backend_kind.hpp"
 #include "cudakit/program.hpp"
 
 namespace cudakit::detail {
@@ -14,7 +16,7 @@ std::string_view builtin_header_text(std::string_view name);
 
 // Adds to options.headers each built-in header that the source (or a header
 // it brings, built-in or given) names in an #include and that the caller
-// did not give under the same name.
-void add_builtin_headers(std::string_view source, CompileOptions& options);
+// did not give under the same name. `backend` picks the backend's own ones.
+void add_builtin_headers(std::string_view source, CompileOptions& options, BackendKind backend);
 
 }  // namespace cudakit::detail

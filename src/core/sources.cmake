@@ -3,10 +3,14 @@
 set(_builtin_headers_dir ${CMAKE_CURRENT_LIST_DIR}/builtin_headers)
 file(READ ${_builtin_headers_dir}/pycuda_complex.hpp CUDAKIT_PYCUDA_COMPLEX_TEXT)
 file(READ ${_builtin_headers_dir}/pycuda_helpers.hpp CUDAKIT_PYCUDA_HELPERS_TEXT)
+file(READ ${_builtin_headers_dir}/curand_kernel_cpu.h CUDAKIT_CURAND_KERNEL_CPU_TEXT)
+file(READ ${_builtin_headers_dir}/curand_kernel_cpu_distributions.h
+     CUDAKIT_CURAND_KERNEL_CPU_DISTRIBUTIONS_TEXT)
 configure_file(${_builtin_headers_dir}/builtin_headers.cpp.in
                ${CMAKE_CURRENT_BINARY_DIR}/core_builtin_headers_text.cpp @ONLY)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
   ${_builtin_headers_dir}/pycuda_complex.hpp ${_builtin_headers_dir}/pycuda_helpers.hpp
+  ${_builtin_headers_dir}/curand_kernel_cpu.h ${_builtin_headers_dir}/curand_kernel_cpu_distributions.h
   ${_builtin_headers_dir}/builtin_headers.cpp.in)
 
 list(APPEND CUDAKIT_LAYER_SOURCES
