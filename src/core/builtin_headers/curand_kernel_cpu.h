@@ -4,10 +4,13 @@
 // the toolkit's layout, and curand_init, curand, curand4, skipahead and
 // skipahead_sequence compute the same state and the same 32-bit outputs as
 // the GPU; the uniform functions are exact transformations of those bits, so
-// they match the GPU bit for bit too. The normal, log-normal and Poisson
-// functions use the GPU's formulas (with the GPU's fused multiply-adds), but
-// the GPU evaluates logf/expf and __sincosf with its own approximations: their
-// results can differ from the GPU's in the last bits.
+// they match the GPU bit for bit too, and so do the double normals (the GPU's
+// log and sincospi are reproduced step for step below). The float normal and
+// log-normal functions use the GPU's formulas (with its fused multiply-adds),
+// but the GPU's __sincosf is a hardware approximation: they differ from the
+// GPU's by up to about 2.5e-6. Poisson draws take the GPU's paths; those that
+// compare an approximate exp/log with a uniform (Knuth's method for
+// lambda < 64, rejection for 64...4000) can rarely go the other way.
 // The skip-ahead matrices (the toolkit's curand_precalc.h and
 // curand_mrg32k3a.h tables) are computed once, on first use, from the
 // generators' recurrences.
@@ -260,11 +263,107 @@ inline double fmul_add(double a, double b, double c) { return fma(a, b, c); }
 // logf, expf: rounded from double precision (the GPU's are within 1-2 ulp).
 inline float log_float(float x) { return (float)log((double)x); }
 inline float exp_float(float x) { return (float)exp((double)x); }
-// sin(pi x), cos(pi x) for the double Box-Muller transform (the GPU's sincospi).
-inline void sincospi_double(double x, double* s, double* c) {
-  const long double pi_x = (long double)x * 3.14159265358979323846264338327950288L;
-  *s = (double)sinl(pi_x);
-  *c = (double)cosl(pi_x);
+// The GPU's double log and sincospi (the CUDA math library's algorithms,
+// step for step), so the double normals are the GPU's.
+inline double from_words(unsigned int hi, unsigned int lo) {
+  const unsigned long long bits = ((unsigned long long)hi << 32) | lo;
+  double out;
+  memcpy(&out, &bits, sizeof out);
+  return out;
+}
+inline unsigned int high_word(double x) {
+  unsigned long long bits;
+  memcpy(&bits, &x, sizeof bits);
+  return (unsigned int)(bits >> 32);
+}
+inline unsigned int low_word(double x) {
+  unsigned long long bits;
+  memcpy(&bits, &x, sizeof bits);
+  return (unsigned int)bits;
+}
+// rcp.approx.ftz.f64: the reciprocal of the operand's upper 32 bits, kept to
+// its upper 32 bits (the step after it makes the result exact to ~2^-60).
+inline double reciprocal_approx(double x) {
+  const double reciprocal = 1.0 / from_words(high_word(x), 0);
+  return from_words(high_word(reciprocal), 0);
+}
+inline double log_double(double a) {
+  unsigned int hi = high_word(a), lo = low_word(a);
+  int e = -1023;
+  if ((int)hi < 0x00100000) {  // subnormal, zero or negative
+    a *= 0x1p54;
+    e -= 54;
+    hi = high_word(a);
+    lo = low_word(a);
+  }
+  if ((int)hi <= 0 || hi >= 0x7ff00000u) {
+    if ((high_word(a) & 0x7fffffffu) == 0) return -HUGE_VAL;  // zero
+    return fma(a, HUGE_VAL, HUGE_VAL);  // negative: NaN; infinity, NaN: itself
+  }
+  e += (int)(hi >> 20);
+  const unsigned int mantissa_hi = (hi & 0x800fffffu) | 0x3ff00000u;
+  double m = from_words(mantissa_hi, lo);
+  if (mantissa_hi > 0x3ff6a09eu) {
+    m = from_words(high_word(m) - (1u << 20), low_word(m));
+    e += 1;
+  }
+  const double f = m - 1.0;
+  const double g = m + 1.0;
+  const double r0 = reciprocal_approx(g);
+  double t = fma(-g, r0, 1.0);
+  t = fma(t, t, t);
+  const double r = fma(t, r0, r0);
+  double u = f * r;
+  u = u + u;
+  const double v = u * u;
+  double p = fma(0x1.1380b3ae80f1ep-20, v, 0x1.0ee258b7a8b04p-18);
+  p = fma(p, v, 0x1.3b2669f02676fp-16);
+  p = fma(p, v, 0x1.745cba9ab0956p-14);
+  p = fma(p, v, 0x1.c71c72d1b5154p-12);
+  p = fma(p, v, 0x1.24924923be72dp-9);
+  p = fma(p, v, 0x1.999999999a3c4p-7);
+  p = fma(p, v, 0x1.5555555555554p-4);
+  const double w = r * fma(-u, f, 2.0 * (f - u));
+  const double tail = fma(p * v, u, w);
+  const double fe = (double)e;
+  const double head = fma(fe, 0x1.62e42fefa39efp-1, u);
+  const double lost = fma(-fe, 0x1.62e42fefa39efp-1, head) - u;
+  return head + fma(fe, 0x1.abc9e3b39803fp-56, tail - lost);
+}
+inline void sincospi_double(double a, double* sine, double* cosine) {
+  unsigned int hi = high_word(a);
+  if (hi + hi > 0x86800000u) a = a * 0.0;  // an integer, infinity or NaN
+  const double twice = from_words(high_word(a) + (1u << 20), low_word(a));
+  const double q = nearbyint(twice);
+  const int quadrant = (int)(long long)q;
+  const double reduced = fma(-q, 0.5, a);
+  const double x = fma(reduced, 0x1.921fb54442d18p+1, reduced * 0x1.1a62633145c07p-53);
+  const double z = x * x;
+  double c = fma(-0x1.8ff8320fd8164p-37, z, 0x1.1eea7c1ef8528p-29);
+  c = fma(c, z, -0x1.27e4f8e06e6d9p-22);
+  c = fma(c, z, 0x1.a01a019ddbce9p-16);
+  c = fma(c, z, -0x1.6c16c16c15d47p-10);
+  c = fma(c, z, 0x1.5555555555551p-5);
+  c = fma(c, z, -0.5);
+  c = fma(c, z, 1.0);
+  double s = fma(0x1.5db65f9785ebap-33, z, -0x1.ae5f12cb0d246p-26);
+  s = fma(s, z, 0x1.71de369ace392p-19);
+  s = fma(s, z, -0x1.a01a019db62a1p-13);
+  s = fma(s, z, 0x1.1111111110818p-7);
+  s = fma(s, z, -0x1.5555555555554p-3);
+  s = fma(s, z, 0.0);
+  s = fma(s, x, x);
+  if (quadrant & 1) {
+    const double swapped = s;
+    s = c;
+    c = -swapped;
+  }
+  if (quadrant & 2) {
+    s = -s;
+    c = -c;
+  }
+  *cosine = c + 0.0;
+  *sine = (a == trunc(a)) ? a * 0.0 : s;
 }
 
 }  // namespace cudakit_curand

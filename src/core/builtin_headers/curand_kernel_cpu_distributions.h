@@ -71,7 +71,7 @@ CUDAKIT_CURAND_FN double2 _curand_box_muller_double(unsigned int x0, unsigned in
   const double u = zx * CURAND_2POW53_INV_DOUBLE + (CURAND_2POW53_INV_DOUBLE / 2.0);
   const unsigned long long zy = (unsigned long long)y0 ^ ((unsigned long long)y1 << (53 - 32));
   const double v = zy * (CURAND_2POW53_INV_DOUBLE * 2.0) + CURAND_2POW53_INV_DOUBLE;
-  const double s = sqrt(-2.0 * log(u));
+  const double s = sqrt(-2.0 * cudakit_curand::log_double(u));
   double sine, cosine;
   cudakit_curand::sincospi_double(v, &sine, &cosine);
   return make_double2(sine * s, cosine * s);
@@ -80,7 +80,7 @@ CUDAKIT_CURAND_FN double2 _curand_box_muller_double(unsigned int x0, unsigned in
 CUDAKIT_CURAND_FN double2 curand_box_muller_mrg_double(curandStateMRG32k3a_t* state) {
   const double x = curand_uniform_double(state);
   const double y = curand_uniform_double(state) * 2.0;
-  const double s = sqrt(-2.0 * log(x));
+  const double s = sqrt(-2.0 * cudakit_curand::log_double(x));
   double sine, cosine;
   cudakit_curand::sincospi_double(y, &sine, &cosine);
   return make_double2(sine * s, cosine * s);
@@ -265,7 +265,7 @@ inline double lgamma_integer(int a) {
   sum = fmul_add(sum, t, -0.277777777735865004e-2);
   sum = fmul_add(sum, t, 0.833333333333331018375e-1);
   sum = fmul_add(sum, s, 0.918938533204672);
-  const double half_log = 0.5 * log(fa);
+  const double half_log = 0.5 * log_double(fa);
   const double product = half_log * (fa - 0.5);
   return (product - fa) + (product + sum);
 }
