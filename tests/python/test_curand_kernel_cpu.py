@@ -391,6 +391,30 @@ __global__ void k(unsigned int* out) {
     assert out[0] == PINNED_FIRST["philox"][0][0]
 
 
+def test_curand_kernel_included_by_a_users_header(tmp_path: Path) -> None:
+    (tmp_path / "my_rng.h").write_text(
+        "#include <curand_kernel.h>\n"
+        "__device__ unsigned int first_bits(unsigned long long seed) {\n"
+        "  curandStateMRG32k3a_t s;\n  curand_init(seed, 5, 7, &s);\n  return curand(&s);\n}\n")
+    module = compiler.SourceModule(
+        '#include "my_rng.h"\n__global__ void k(unsigned int* out) { out[0] = first_bits(1234); }\n',
+        include_dirs=[str(tmp_path)])
+    out = np.zeros(1, np.uint32)
+    module.get_function("k")(drv.Out(out), block=(1, 1, 1))
+    assert out[0] == PINNED_FIRST["mrg32k3a"][0][0]
+
+
+def test_nvrtc_does_not_get_the_cpu_header() -> None:
+    # NVRTC compiles the toolkit's own <curand_kernel.h> (where the toolkit's
+    # include directory is on its path); the CPU backend's is never added.
+    try:
+        cubin = compiler.compile(kernels_source(), arch="sm_90", no_extern_c=True)
+    except drv.CompileError as error:
+        assert "curand_kernel_cpu" not in str(error) and "cudakit_curand" not in str(error)
+    else:
+        assert cubin[:4] == b"\x7fELF"
+
+
 # ---- the GPU and the CPU backend, same kernels -----------------------------------
 CPU_CHILD = """
 import sys

@@ -194,8 +194,8 @@ struct XorwowTables {
 };
 
 inline const XorwowTables& xorwow_tables() {
-  static const XorwowTables* const tables = new XorwowTables();
-  return *tables;
+  static const XorwowTables tables;
+  return tables;
 }
 
 // MRG32k3a: 3 x 3 matrices modulo m1 and m2; power[i] = A^(2^(first + i)).
@@ -239,8 +239,8 @@ struct MrgTables {
 };
 
 inline const MrgTables& mrg_tables() {
-  static const MrgTables* const tables = new MrgTables();
-  return *tables;
+  static const MrgTables tables;
+  return tables;
 }
 
 inline void mrg_skip(const MrgPowers& powers, unsigned long long m, unsigned long long n,
