@@ -365,6 +365,44 @@ def test_unsupported_state_is_refused_by_name(case: Case) -> None:
     assert "use one of those, or run this kernel on a GPU" in str(info.value)
 
 
+UNSUPPORTED_HEADERS = [
+    Case("host API", "#include <curand.h>\n", r"<curand.h> is not supported on the CPU backend"),
+    Case("MTGP32 kernel header", "#include <curand_mtgp32_kernel.h>\n",
+         r"<curand_mtgp32_kernel.h> is not supported.*not MTGP32, Sobol or the host API"),
+    Case("discrete distributions", "#include <curand_kernel.h>\n#include <curand_discrete2.h>\n",
+         r"<curand_discrete2.h> is not supported.*provides the device API of <curand_kernel.h>"),
+]
+
+
+@pytest.mark.skipif(drv.backend() != "cpu", reason="the GPU has the toolkit's headers")
+@pytest.mark.parametrize("case", UNSUPPORTED_HEADERS, ids=lambda c: c.name)
+def test_other_curand_headers_are_refused_by_name(case: Case) -> None:
+    with pytest.raises(drv.CompileError, match=case.message):
+        compiler.SourceModule(case.source + "__global__ void k(float* x) { x[0] = 1.f; }\n")
+
+
+def test_the_toolkits_parts_of_curand_kernel_name_the_whole(tmp_path: Path) -> None:
+    # <curand_philox4x32_x.h> and friends are parts of <curand_kernel.h> (on
+    # the CPU backend they bring all of it); a user's own curand_*.h in an
+    # include directory stays the user's.
+    (tmp_path / "curand_seed.h").write_text("#define MY_SEED 1234\n")
+    source = r"""
+#include <curand_kernel.h>
+#include <curand_philox4x32_x.h>
+#include <curand_normal.h>
+#include "curand_seed.h"
+__global__ void k(unsigned int* out) {
+  curandStatePhilox4_32_10_t s;
+  curand_init(MY_SEED, 5, 7, &s);
+  out[0] = curand(&s);
+}
+"""
+    out = np.zeros(1, np.uint32)
+    compiler.SourceModule(source, include_dirs=[str(tmp_path)]).get_function("k")(
+        drv.Out(out), block=(1, 1, 1))
+    assert out[0] == PINNED_FIRST["philox"][0][0]
+
+
 def test_the_header_is_added_only_where_included() -> None:
     # A kernel that does not include <curand_kernel.h> may use its names.
     source = r"""
