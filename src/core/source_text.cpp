@@ -14,8 +14,9 @@ namespace cudakit {
 namespace {
 // Headers of the CUDA toolkit that hold C++ templates (and include guards).
 bool is_toolkit_cxx_header(std::string_view name) {
-  for (std::string_view prefix : {"cooperative_groups", "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h",
-                                  "cuda/", "cub/", "thrust/", "mma.h", "cuda_pipeline"})
+  for (std::string_view prefix :
+       {"cooperative_groups", "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda/", "cub/",
+        "thrust/", "mma.h", "cuda_pipeline", "curand_kernel.h"})
     if (name.starts_with(prefix)) return true;
   return false;
 }
@@ -40,8 +41,8 @@ std::string prepare_source(std::string_view source, const CompileOptions& option
   // count lines as the user wrote them, so the log and the numbered source agree.
   std::string out;
   out.reserve(source.size() + 32);
-  // The toolkit's C++ headers (cooperative_groups.h, cuda_fp16.h, cuda/...)
-  // hold templates, which may not have C linkage: include them once before
+  // The toolkit's C++ headers (cooperative_groups.h, cuda_fp16.h, cuda/...,
+  // curand_kernel.h) hold templates, which may not have C linkage: include them once before
   // the block, where the user's own #include inside it is then a no-op (the
   // toolkit's include guards). PyCUDA makes such sources need
   // no_extern_c=True. Other headers stay where the user put them: a header

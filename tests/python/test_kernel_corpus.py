@@ -225,6 +225,15 @@ def thrust_complex(rng: np.random.Generator, e: Entry) -> Launch:
                   {"out": z + np.sqrt(a64), "magnitude": np.abs(z) + np.angle(b64)})
 
 
+def curand_pi(rng: np.random.Generator, e: Entry) -> Launch:
+    n, samples = e.sizes["n"], e.sizes["samples"]
+    # Each thread's count of points in the quarter circle: binomial, mean
+    # samples * pi / 4 (the manifest's atol is 6 standard deviations).
+    return Launch({"seed": np.int32(rng.integers(1 << 31)), "hits": np.zeros(n, np.uint32),
+                   "samples": np.int32(samples), "n": np.int32(n)},
+                  (blocks(n, e.block[0]), 1), {"hits": np.full(n, samples * np.pi / 4)})
+
+
 SETUPS: dict[str, Callable[[np.random.Generator, Entry], Launch]] = {
     "vector_add": vector_add, "matmul_tiled": matmul_tiled, "mean_filter_3x3": mean_filter_3x3,
     "reduce_sum": reduce_sum, "scan_inclusive": scan_inclusive, "transpose": transpose,
@@ -232,6 +241,7 @@ SETUPS: dict[str, Callable[[np.random.Generator, Entry], Launch]] = {
     "complex_math": complex_math, "template_axpy_float": template_axpy,
     "template_axpy_double": template_axpy, "standard_headers": standard_headers,
     "cub_block_reduce": cub_block_reduce, "thrust_complex": thrust_complex,
+    "curand_pi": curand_pi,
 }
 
 DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "uint8": np.uint8,
