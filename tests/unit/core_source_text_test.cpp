@@ -92,6 +92,17 @@ TEST(PrepareSource, ToolkitTemplateHeadersAreIncludedBeforeTheExternCBlock) {
             "__global__ void k() {}\n}\n");
 }
 
+TEST(PrepareSource, CurandKernelIsIncludedBeforeTheExternCBlock) {
+  // <curand_kernel.h> overloads curand_init and curand on the state; a
+  // user's own curand_*.h stays where it is.
+  CompileOptions options;
+  const std::string out = prepare_source(
+      "#include <curand_kernel.h>\n#include <curand_seed.h>\n__global__ void k() {}\n", options);
+  EXPECT_EQ(out,
+            "#include <curand_kernel.h>\nextern \"C\" {\n#line 1\n"
+            "#include <curand_kernel.h>\n#include <curand_seed.h>\n__global__ void k() {}\n}\n");
+}
+
 TEST(PrepareSource, StandardTemplateHeadersAreIncludedBeforeTheExternCBlockUnlessTheUserGivesOne) {
   // <complex> and <algorithm> declare templates; a header the user gives
   // under such a name (maybe without a guard) stays where it is.
