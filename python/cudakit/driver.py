@@ -56,6 +56,22 @@ from ._host_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     pagelocked_zeros_like,
     register_host_memory,
 )
+from ._driver_compat import (  # noqa: F401  (PyCUDA's names)
+    CUDA_DEBUGGING,
+    ArgumentHandler,
+    PooledDeviceAllocation,
+    memcpy_peer,
+    memcpy_peer_async,
+    memset_d2d8,
+    memset_d2d8_async,
+    memset_d2d16,
+    memset_d2d16_async,
+    memset_d2d32,
+    memset_d2d32_async,
+    set_debugging,
+    start_profiler,
+    stop_profiler,
+)
 from ._core import (  # noqa: F401  (re-exported: PyCUDA's names)
     ArgumentError,
     CompileError,
@@ -112,8 +128,14 @@ __all__ = [
     "module_from_file", "address_mode", "array3d_flags", "array_cubemap_face", "array_format",
     "compute_mode", "filter_mode", "graphics_register_flags", "ipc_mem_flags", "jit_fallback",
     "jit_target", "mem_attach_flags", "memory_type", "pointer_attribute",
-    "profiler_output_mode",
+    "profiler_output_mode", "ArgumentHandler", "CUDA_DEBUGGING", "PooledDeviceAllocation",
+    "PooledHostAllocation", "memcpy_peer", "memcpy_peer_async", "memset_d2d8",
+    "memset_d2d8_async", "memset_d2d16", "memset_d2d16_async", "memset_d2d32",
+    "memset_d2d32_async", "set_debugging", "start_profiler", "stop_profiler", "bitlog2",
 ]
+
+# Pool blocks of PageLockedMemoryPool are page-locked host allocations.
+PooledHostAllocation = PagelockedHostAllocation
 
 # PyCUDA's enums, with the driver's numbering (generated from PyCUDA's
 # wrap_cudadrv.cpp and cuda.h; jit_option, jit_input_type and the host memory
@@ -428,3 +450,10 @@ def from_device_like(ptr: Any, other: np.ndarray) -> np.ndarray:
     result = np.empty_like(other)
     memcpy_dtoh(result, ptr)
     return result
+
+
+def bitlog2(value: int) -> int:
+    """floor(log2(value)) of a positive int (PyCUDA's _driver.bitlog2)."""
+    from .tools import bitlog2 as tools_bitlog2
+
+    return tools_bitlog2(value)

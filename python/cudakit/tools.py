@@ -16,7 +16,7 @@ __all__ = [
     "PageLockedMemoryPool", "bitlog2", "get_or_register_dtype", "register_dtype",
     "Argument", "VectorArg", "ScalarArg", "parse_c_arg", "get_arg_type", "DebugMemoryPool",
     "PageLockedAllocator", "mark_cuda_test", "init_cuda_context_fixture",
-    "context_dependent_memoized_functions",
+    "context_dependent_memoized_functions", "base_dtype_to_ctype",
 ]
 
 
@@ -188,6 +188,11 @@ def register_dtype(dtype: Any, c_names: str | Sequence[str], alias_ok: bool = Fa
 
 for _vector_dtype, _vector_name in VECTOR_CTYPES.items():  # gpuarray.vec.float3 -> "float3"
     get_or_register_dtype(_vector_name, _vector_dtype)
+
+
+def base_dtype_to_ctype(dtype: Any) -> str:
+    """PyCUDA's (compyte's) dtype_to_ctype, which tools.dtype_to_ctype wraps."""
+    return dtype_to_ctype(dtype)
 
 
 def dtype_to_ctype(dtype: Any, with_fp_tex_hack: bool = False) -> str:
