@@ -7,7 +7,9 @@ mean the same). The kernels PyCUDA feeds from texture references (take,
 take_put, linear_combination with GPU scalars) read plain pointers here
 (cudakit has no texture references): the source arrays are arguments after
 the destinations, and the texture list returned beside the function is
-empty.
+empty. The kernels PyCUDA names real, imag and conj are real_kernel,
+imag_kernel and conj_kernel (the bare names collide with the complex
+functions of the same name on the CPU backend).
 """
 
 from __future__ import annotations
@@ -73,6 +75,15 @@ _RANGED = """if (step < 0)
   }}"""
 
 
+def _declarator(arg: Any) -> str:
+    """PyCUDA's spelling (pycuda::complex<float>, ...): the module is plain
+    CUDA C compiled by SourceModule."""
+    from .elementwise import ScalarArg
+
+    pointer = "" if isinstance(arg, ScalarArg) else "*"
+    return f"{dtype_to_ctype(arg.dtype)} {pointer}{arg.name}"
+
+
 def _module(arguments: Sequence[Any], operation: str, name: str, keep: bool, options: Any,
             preamble: str, loop_prep: str, after_loop: str, ranged: bool) -> Any:
     from .compiler import SourceModule
@@ -81,7 +92,7 @@ def _module(arguments: Sequence[Any], operation: str, name: str, keep: bool, opt
         raise ValueError(f"elementwise kernel name must be a C identifier, got {name!r}")
     loop = (_RANGED if ranged else _COUNTED).format(operation=operation)
     source = _LOOP.format(preamble=preamble, name=name,
-                          arguments=", ".join(arg.declarator() for arg in arguments),
+                          arguments=", ".join(_declarator(arg) for arg in arguments),
                           index="long" if ranged else "size_t", loop_prep=loop_prep,
                           loop=loop, after_loop=after_loop)
     return SourceModule(source, options=options, keep=keep, no_extern_c=True)
@@ -340,21 +351,21 @@ def get_reverse_kernel(dtype: Any) -> Any:
 def get_real_kernel(dtype: Any, real_dtype: Any) -> Any:
     """z[i] = real(y[i]); arguments y, z, n."""
     return get_elwise_kernel([_vec(dtype, "y"), _vec(real_dtype, "z")], "z[i] = real(y[i])",
-                             "real")
+                             "real_kernel")
 
 
 @context_dependent_memoize
 def get_imag_kernel(dtype: Any, real_dtype: Any) -> Any:
     """z[i] = imag(y[i]); arguments y, z, n."""
     return get_elwise_kernel([_vec(dtype, "y"), _vec(real_dtype, "z")], "z[i] = imag(y[i])",
-                             "imag")
+                             "imag_kernel")
 
 
 @context_dependent_memoize
 def get_conj_kernel(dtype: Any, conj_dtype: Any) -> Any:
     """z[i] = conj(y[i]); arguments y, z, n."""
     return get_elwise_kernel([_vec(dtype, "y"), _vec(conj_dtype, "z")],
-                             "z[i] = pycuda::conj(y[i])", "conj")
+                             "z[i] = pycuda::conj(y[i])", "conj_kernel")
 
 
 @context_dependent_memoize

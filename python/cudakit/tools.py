@@ -66,10 +66,10 @@ def context_dependent_memoize(func: Any) -> Any:
     import functools
 
     @functools.wraps(func)
-    def wrapper(*args: Any) -> Any:
-        key = (func, cuda.Context.get_device().ordinal, args)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        key = (func, cuda.Context.get_device().ordinal, args, tuple(sorted(kwargs.items())))
         if key not in _memoized:
-            _memoized[key] = func(*args)
+            _memoized[key] = func(*args, **kwargs)
         return _memoized[key]
 
     context_dependent_memoized_functions.append(wrapper)
