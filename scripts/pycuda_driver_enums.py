@@ -94,7 +94,7 @@ def driver_enums(wrapper: str, version: int) -> dict[str, list[tuple[str, str]]]
     text = "\n".join(active_lines(wrapper, version))
     enums: dict[str, list[tuple[str, str]]] = {}
     for name, body in re.findall(r'py::enum_<\w+>\("(\w+)"\)(.*?);', text, re.S):
-        enums[name] = re.findall(r'\.value\("(\w+)",\s*(\w+)\)', body)
+        enums[name] = re.findall(r'\.value\("(\w+)"\s*,\s*(\w+)\)', body)
     for name, body in re.findall(r'py::class_<\w+> cls\("(\w+)", py::no_init\);(.*?)\}', text,
                                  re.S):
         enums[name] = re.findall(r'cls\.attr\("(\w+)"\) = (\w+);', body)
