@@ -22,9 +22,6 @@ class DriverEnum(enum.IntEnum):
     def __format__(self, spec: str) -> str:
         return format(int(self), spec) if spec else self.name
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-
 
 def _boost_dicts(cls: type[DriverEnum]) -> None:
     type.__setattr__(cls, "names", dict(cls.__members__))

@@ -191,9 +191,10 @@ def get_take_put_kernel(dtype: Any, idx_dtype: Any, with_offsets: bool,
             + [_vec(dtype, f"src{k}") for k in range(vec_count)]
             + [_scalar(idx_dtype, f"offset{k}") for k in range(vec_count) if with_offsets])
     idx_tp = dtype_to_ctype(idx_dtype)
+    offset = [f" + offset{k}" if with_offsets else "" for k in range(vec_count)]
     body = (f"{idx_tp} src_idx = gmem_src_idx[i];\n{idx_tp} dest_idx = gmem_dest_idx[i];\n"
-            + "\n".join(f"dest{k}[dest_idx] = src{k}[src_idx{f' + offset{k}' if with_offsets else ''}];"
-                        for k in range(vec_count)))
+            + "\n".join(f"dest{k}[dest_idx] = src{k}[src_idx{offset[k]}];"
+                         for k in range(vec_count)))
     return get_elwise_kernel(args, body, "take_put"), []
 
 

@@ -152,7 +152,8 @@ REFUSED = [
          r"size must be an int, got float"),
     Case("bitlog2 of 0", lambda: drv.bitlog2(0), ValueError, r"positive int, got 0"),
     Case("grid of floats", lambda: SourceModule("__global__ void k() {}").get_function("k")(
-        grid=(2.0, 1), block=(32, 1, 1)), drv.ArgumentError, r"(?s)grid entries must be ints.*int\(x\)"),
+        grid=(2.0, 1), block=(32, 1, 1)), drv.ArgumentError,
+         r"(?s)grid entries must be ints.*int\(x\)"),
     Case("enum value not a member", lambda: drv.limit(99), ValueError, r"99 is not a valid limit"),
     Case("enum name not a member", lambda: drv.limit["STACK"], KeyError, r"STACK"),
     Case("flag class instantiated", lambda: drv.array3d_flags(), TypeError,
