@@ -139,6 +139,12 @@ def test_grid_and_block_take_numpy_integers() -> None:
         np.testing.assert_array_equal(out, np.arange(n, dtype=np.float32))
 
 
+def _prepared() -> object:
+    function = SourceModule("__global__ void k() {}").get_function("k")
+    function.prepare("")
+    return function
+
+
 REFUSED = [
     Case("memset_d2d8 negative height", lambda: drv.memset_d2d8(drv.mem_alloc(64), 8, 1, 4, -1),
          drv.ArgumentError, r"height \(rows\) must be >= 0, got -1"),
@@ -152,8 +158,11 @@ REFUSED = [
          r"size must be an int, got float"),
     Case("bitlog2 of 0", lambda: drv.bitlog2(0), ValueError, r"positive int, got 0"),
     Case("grid of floats", lambda: SourceModule("__global__ void k() {}").get_function("k")(
-        grid=(2.0, 1), block=(32, 1, 1)), drv.ArgumentError,
-         r"(?s)grid entries must be ints.*int\(x\)"),
+        grid=(2.0, 1), block=(32, 1, 1)), TypeError,
+         r"(?s)grid entries must be ints, got float 2\.0.*int\(x\)"),
+    Case("prepared_call block of a numpy float", lambda: _prepared().prepared_call(
+        (1, 1), (np.float64(32), 1, 1)), TypeError,
+         r"(?s)block entries must be ints, got numpy.float64.*int\(x\)"),
     Case("enum value not a member", lambda: drv.limit(99), ValueError, r"99 is not a valid limit"),
     Case("enum name not a member", lambda: drv.limit["STACK"], KeyError, r"STACK"),
     Case("flag class instantiated", lambda: drv.array3d_flags(), TypeError,
