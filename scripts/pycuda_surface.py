@@ -80,6 +80,7 @@ DIFFERS: dict[str, str] = {
     "driver.start_profiler": "no effect on the CPU backend",
     "driver.stop_profiler": "no effect on the CPU backend",
     "driver.Linker": "see cudakit.driver.Linker (NVRTC / nvJitLink)",
+    "compiler.compile_plain": "compiled in-process by NVRTC, not in an nvcc subprocess",
     "compiler.preprocess_source": "needs nvcc (a CompileError says so without it)",
     "debug": "also runs kernels with sanitizers on the CPU backend (see cudakit.debug)",
     "characterize.has_stack": "True on the CPU backend (host kernels have a stack)",
@@ -111,8 +112,6 @@ MISSING: dict[str, str] = {
     "driver.managed_zeros_like": _MANAGED,
     "driver.HostPointer": "mapped host memory is reached through HostAllocation's "
                           "get_device_pointer(); no separate HostPointer class",
-    "driver.Module": "module_from_file / module_from_buffer return cudakit's module "
-                     "objects (get_function, get_global); the class is not exposed as Module",
     "driver.Memcpy3DPeer": _ARRAYS,
     "driver.memcpy_dtoa": _ARRAYS,
     "driver.memcpy_atod": _ARRAYS,
@@ -122,8 +121,6 @@ MISSING: dict[str, str] = {
     "driver.mem_get_address_range": "cudakit's core does not expose cuMemGetAddressRange",
     "driver.initialize_profiler": "cuProfilerInitialize was removed in CUDA 12; use "
                                   "start_profiler / stop_profiler",
-    "compiler.compile_plain": "cudakit compiles in-process with NVRTC, not with an nvcc "
-                              "subprocess; compiler.compile() returns the compiled image",
     "reduction.get_reduction_module": _REDUCTION,
     "reduction.get_reduction_kernel_and_types": _REDUCTION,
     "sparse": "pycuda.sparse is deprecated upstream (it warns on import) and needs pytools "

@@ -22,7 +22,7 @@ from ._source_lines import source_line_directive
 from ._textures import texture_compile_error, uses_texture_references
 
 __all__ = ["SourceModule", "DynamicModule", "DynamicSourceModule", "DEFAULT_NVCC_FLAGS",
-           "compile", "CompileError", "get_nvcc_version", "CudaModule", "preprocess_source"]
+           "compile", "CompileError", "get_nvcc_version", "CudaModule", "preprocess_source", "compile_plain"]
 
 DEFAULT_NVCC_FLAGS: list[str] = []
 
@@ -450,3 +450,12 @@ class CudaModule(abc.ABC):
 
 CudaModule.register(SourceModule)
 CudaModule.register(DynamicModule)
+
+
+def compile_plain(source: str, options: Sequence[str] | None, keep: bool, nvcc: str,
+                  cache_dir: Any, target: str = "cubin") -> bytes:
+    """PyCUDA's lower half of compile(): ``source`` as given (no extern "C"
+    added) compiled to ``target``. cudakit compiles it with NVRTC, as
+    compile() does, rather than in an nvcc subprocess."""
+    return compile(source, nvcc, options, keep, no_extern_c=True, cache_dir=cache_dir,
+                   target=target)

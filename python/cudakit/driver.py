@@ -132,7 +132,11 @@ __all__ = [
     "PooledHostAllocation", "memcpy_peer", "memcpy_peer_async", "memset_d2d8",
     "memset_d2d8_async", "memset_d2d16", "memset_d2d16_async", "memset_d2d32",
     "memset_d2d32_async", "set_debugging", "start_profiler", "stop_profiler", "bitlog2",
+    "Module",
 ]
+
+# What module_from_buffer / module_from_file return (PyCUDA's _driver.Module).
+Module = _core._Module
 
 # Pool blocks of PageLockedMemoryPool are page-locked host allocations.
 PooledHostAllocation = PagelockedHostAllocation

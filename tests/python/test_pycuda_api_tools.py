@@ -216,3 +216,22 @@ REFUSED = [
 @pytest.mark.parametrize("case", REFUSED, ids=case_id)
 def test_refused(case: Case) -> None:
     check_refused(case)
+
+
+KERNEL_C = 'extern "C" __global__ void scale_by_two(float *a) { a[threadIdx.x] *= 2; }'
+
+
+def test_compile_plain_compiles_the_source_as_given() -> None:
+    ptx = compiler.compile_plain(KERNEL_C, ["-arch=sm_90"], False, "nvcc", None, "ptx")
+    assert b".entry scale_by_two" in ptx  # the extern "C" name, unmangled
+
+
+@pytest.mark.gpu
+def test_module_from_buffer_gives_a_driver_module() -> None:
+    image = compiler.compile_plain(KERNEL_C, [], False, "nvcc", None)
+    module = drv.module_from_buffer(image)
+    assert isinstance(module, drv.Module)
+    data = rng.standard_normal(97).astype(np.float32)
+    out = data.copy()
+    module.get_function("scale_by_two")(drv.InOut(out), block=(97, 1, 1), grid=(1, 1))
+    np.testing.assert_array_equal(out, data * 2)
