@@ -108,7 +108,12 @@ def mark_cuda_test(inner_f: Any) -> Any:
 def init_cuda_context_fixture() -> Any:
     """PyCUDA's generator for a pytest fixture: pushes the default context,
     yields, then pops it and clears the context caches. Use it as PyCUDA's
-    tests do: ``init_cuda_context = pytest.fixture(init_cuda_context_fixture)``."""
+    tests do::
+
+        @pytest.fixture(autouse=True)
+        def init_cuda_context():
+            yield from init_cuda_context_fixture()
+    """
     cuda.init()
     ctx = make_default_context()
     assert isinstance(ctx.get_device().name(), str)

@@ -75,10 +75,16 @@ def test_init_cuda_context_fixture_pushes_and_pops() -> None:
     assert len(drv._contexts.stack) == depth
 
 
-init_cuda_context = pytest.fixture(tools.init_cuda_context_fixture)
+@pytest.fixture
+def init_cuda_context() -> object:
+    # PyCUDA's own tests (test_gpuarray.py) use it this way.
+    depth = len(drv._contexts.stack)
+    yield from tools.init_cuda_context_fixture()
+    assert len(drv._contexts.stack) == depth
 
 
 def test_fixture_as_pycuda_tests_use_it(init_cuda_context: None) -> None:
+    assert drv.Context.get_current() is not None
     data = rng.standard_normal(1001)
     np.testing.assert_array_equal(gpuarray.to_gpu(data).get(), data)
 
