@@ -156,7 +156,10 @@ class CUDAGUFunc:
                 raise TypeError(f"guvectorize {self.__name__}: argument {k} of {text}: {arg} "
                                 "is neither an array nor a number")
         dtypes = [numpy_dtype(a.dtype if isinstance(a, t.ArrayT) else a) for a in sig.args]
-        return _Variant(tuple(dtypes[:self.nin]), tuple(dtypes[self.nin:]), tuple(kinds), text)
+        described = (f"({', '.join(map(str, dtypes[:self.nin]))}) -> "
+                     f"({', '.join(map(str, dtypes[self.nin:]))})")
+        return _Variant(tuple(dtypes[:self.nin]), tuple(dtypes[self.nin:]), tuple(kinds),
+                        described)
 
     def __repr__(self) -> str:
         return f"<cudakit CUDA gufunc '{self.__name__}' {self.layout}>"

@@ -174,7 +174,8 @@ CASES = [
     Case("loop dimensions differ", lambda: vadd(np.ones((2, 3)), np.ones((4, 3))), ValueError,
          r"argument 0 has loop dimensions \(2,\); they must be \(4,\)"),
     Case("no signature for complex", lambda: vadd(F8.astype(np.complex128), F8), TypeError,
-         r"no signature for inputs of dtypes \(complex128, float64\).*void\(float32"),
+         r"no signature for inputs of dtypes \(complex128, float64\); .*\(float32, float32\) -> \(float32\); \(float64, "
+         r"float64\) -> \(float64\)"),
     Case("device array needing a cast", lambda: vadd(cuda.to_device(F8.astype(np.int64)),
                                                      F8.astype(np.int32)), TypeError,
          r"does not support .astype\(\)"),
