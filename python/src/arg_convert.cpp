@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "arg_records.hpp"
 #include "array_object.hpp"
 #include "cudakit/array_scalar.hpp"
 #include "cudakit/array_view.hpp"
@@ -430,6 +431,26 @@ const Param* param_at(const Kernel& kernel, std::size_t index) {
   return index < params.size() ? &params[index] : nullptr;
 }
 
+// A numpy record by value. For a struct parameter its layout must be the
+// declared type's (record_mismatch); any other parameter refuses a struct
+// in the launch's check.
+bool append_struct(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel) {
+  RecordArgument record;
+  if (!read_record(obj, record)) return false;
+  const Param* p = param_at(kernel, index);
+  if (p != nullptr && p->kind == ParamKind::aggregate) {
+    const std::string declared = p->type.empty() ? "the parameter's struct" : p->type;
+    const std::string why = record_mismatch(record, declared, p->size, p->align);
+    if (!why.empty())
+      throw ArgumentError("launching kernel " + kernel.name(),
+                          p->describe(index) + ": passed " + record.description + "; " + why +
+                              "; the kernel is " + kernel.name() + kernel.params().signature(),
+                          record_hint(declared));
+  }
+  out.aggregate(record.bytes.data(), record.bytes.size(), "struct");
+  return true;
+}
+
 bool is_pointer(const Param* p) { return p != nullptr && p->kind == ParamKind::pointer; }
 
 // A Python number for a pointer parameter: a device address in a prepared
@@ -528,12 +549,11 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
     return;
   }
   NumpyTypes& np = numpy_types();
-  // A 0-d array of a record type (gpuarray.vec.make_float3(...) gives one,
-  // as in PyCUDA) is a struct passed by value.
-  if (np.ndarray && PyObject_TypeCheck(obj, np.ndarray) &&
-      nb::cast<int>(nb::handle(obj).attr("ndim")) == 0 &&
-      nb::cast<std::string>(nb::handle(obj).attr("dtype").attr("kind")) == "V" &&
-      append_record(out, obj, "struct"))
+  // A numpy record (numpy.void, or a 0-d array of one:
+  // gpuarray.vec.make_float3(...) gives one, as in PyCUDA) is a struct
+  // passed by value, checked against the parameter's declared type.
+  if (np.ndarray && (PyObject_TypeCheck(obj, np.ndarray) || PyObject_TypeCheck(obj, np.generic)) &&
+      append_struct(out, obj, index, kernel))
     return;
   if (np.ndarray && PyObject_TypeCheck(obj, np.ndarray))
     refuse(kernel, index, obj, "a numpy array is host memory, which a kernel cannot read",
@@ -546,10 +566,16 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
     append_pointer(out, target.address, "device array", target.element, index, kernel, mode);
     return;
   }
-  // numpy records (structured scalars), bytes: by value.
-  if ((np.generic && PyObject_TypeCheck(obj, np.generic)) || PyBytes_Check(obj)) {
-    if (append_record(out, obj, "struct")) return;
-  }
+  // bytes: a struct by value, of the parameter's size.
+  if (PyBytes_Check(obj) && append_record(out, obj, "struct")) return;
+  if (PyTuple_Check(obj))
+    if (const Param* p = param_at(kernel, index); p != nullptr && p->kind == ParamKind::aggregate)
+      throw ArgumentError("launching kernel " + kernel.name(),
+                          p->describe(index) + ": passed a tuple " + repr_of(obj).substr(0, 60) +
+                              " for a struct passed by value; a tuple has no C layout (PyCUDA "
+                              "refuses it too); the kernel is " +
+                              kernel.name() + kernel.params().signature(),
+                          record_hint(p->type.empty() ? "the parameter's struct" : p->type));
   if (int_subclass && read_number(obj, number, &kernel, index, "any integer parameter")) {
     if (is_pointer(param_at(kernel, index)))
       append_number_for_pointer(out, number, obj, index, kernel, mode);
@@ -810,6 +836,21 @@ std::optional<Scalar> number_argument(PyObject* obj) {
   PyNumber number;
   if (!read_number(obj, number, nullptr, 0, "int64 or uint64")) return std::nullopt;
   return number.scalar();
+}
+
+std::optional<StructValue> struct_argument(PyObject* obj, const std::string& context,
+                                           std::size_t index, const std::string& name,
+                                           const std::string& declared) {
+  RecordArgument record;
+  if (!read_record(obj, record)) return std::nullopt;
+  // The compiled size is checked by the launch; a vector type's fields here.
+  const std::string why = record_mismatch(record, declared, 0, 0);
+  if (!why.empty())
+    throw ArgumentError(context,
+                        "argument " + std::to_string(index) + " '" + name + "' (" + declared +
+                            "): passed " + record.description + "; " + why,
+                        record_hint(declared));
+  return StructValue(record.bytes.data(), record.bytes.size(), record.description);
 }
 
 void set_device_ndarray_type(PyObject* type) {
