@@ -566,8 +566,11 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
     append_pointer(out, target.address, "device array", target.element, index, kernel, mode);
     return;
   }
-  // bytes: a struct by value, of the parameter's size.
-  if (PyBytes_Check(obj) && append_record(out, obj, "struct")) return;
+  // bytes and other numpy scalars (longdouble): their bytes by value, of
+  // the parameter's size.
+  if ((PyBytes_Check(obj) || (np.generic && PyObject_TypeCheck(obj, np.generic))) &&
+      append_record(out, obj, "struct"))
+    return;
   if (PyTuple_Check(obj))
     if (const Param* p = param_at(kernel, index); p != nullptr && p->kind == ParamKind::aggregate)
       throw ArgumentError("launching kernel " + kernel.name(),

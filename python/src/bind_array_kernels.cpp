@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "arg_convert.hpp"
+#include "arg_records.hpp"
 #include "array_object.hpp"
 #include "array_streams.hpp"
 #include "cudakit/elementwise_kernel.hpp"
@@ -75,10 +76,17 @@ std::vector<KernelValue> kernel_values(nb::handle args, const Params& params,
     } else if (auto s = number_argument(h.ptr())) {
       out.emplace_back(*s);
     } else {
-      throw nb::type_error(("kernel argument " + std::to_string(out.size()) +
-                            ": expected a GPUArray, a number or a numpy record, got " +
-                            std::string(nb::type_name(h.type()).c_str()))
-                               .c_str());
+      std::string why = context + ": kernel argument " + std::to_string(k) +
+                        ": expected a GPUArray or a number, got " +
+                        std::string(nb::type_name(h.type()).c_str());
+      if (k < params.size()) {
+        why += " (parameter '" + params[k].name + "', " + params[k].type + ")";
+        // A tuple for a struct: PyCUDA refuses it too (it has no C layout).
+        if (PyTuple_Check(h.ptr()))
+          why += "; a struct by value is a numpy record, a tuple has no C layout: " +
+                 record_hint(params[k].type);
+      }
+      throw nb::type_error(why.c_str());
     }
   }
   return out;
