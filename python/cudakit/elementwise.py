@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 from . import _core, _records
@@ -55,8 +56,10 @@ def _keep_source(kind: str, source: str) -> None:
 def _with_complex_header(preamble: str, *texts: str) -> str:
     """PyCUDA's elementwise modules include <pycuda-complex.hpp>, so kernels
     use pycuda::complex<T> (dtype_to_ctype's name for complex64/complex128)
-    without an #include; cudakit adds it only to kernels that name it."""
-    if "pycuda-complex.hpp" in preamble or not any("pycuda::" in t for t in (preamble, *texts)):
+    without an #include; cudakit adds it only to kernels that name it
+    (pycuda::complex or cudakit::complex, the same type)."""
+    if "-complex.hpp" in preamble or not any(re.search(r"\b(pycuda|cudakit)::complex\b", t)
+                                              for t in (preamble, *texts)):
         return preamble
     return "#include <pycuda-complex.hpp>\n" + preamble
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,13 +36,41 @@ std::vector<std::string> included_names(std::string_view text) {
   return names;
 }
 
-bool is_builtin(std::string_view name) {
-  return std::find(std::begin(kBuiltinNames), std::end(kBuiltinNames), name) !=
-         std::end(kBuiltinNames);
+// The CPU backend's own: the toolkit's cub, thrust and libcu++ do not build
+// for the host, so these portable versions stand in for them.
+constexpr std::string_view kCpuBuiltinPrefixes[] = {
+    "cub/", "thrust/", "cuda/std/complex", "cuda/std/functional", "cuda/functional", "cuComplex.h"};
+
+// The text of built-in header `name` for a compile on `kind`, or nullopt.
+std::optional<std::string> builtin_for(std::string_view name, BackendKind kind) {
+  if (std::find(std::begin(kBuiltinNames), std::end(kBuiltinNames), name) !=
+      std::end(kBuiltinNames))
+    return std::string(builtin_header_text(name));
+  if (kind != BackendKind::cpu) return std::nullopt;
+  const bool cpu_name =
+      std::any_of(std::begin(kCpuBuiltinPrefixes), std::end(kCpuBuiltinPrefixes),
+                  [&](std::string_view prefix) { return name.starts_with(prefix); });
+  if (!cpu_name) return std::nullopt;
+  if (const std::string_view text = cpu_builtin_header_text(name); !text.empty())
+    return std::string(text);
+  const std::string_view why =
+      name.starts_with("cub/device/") || name.starts_with("cub/agent/") ||
+              name.starts_with("cub/dispatch/")
+          ? "cub's device-wide algorithms launch kernels from the host, and the CPU backend "
+            "runs device code only"
+      : name.starts_with("thrust/")
+          ? "thrust's algorithms and containers run from the host; of thrust the CPU backend "
+            "provides <thrust/complex.h>"
+          : "of cub the CPU backend provides <cub/cub.cuh>, <cub/block/block_reduce.cuh>, "
+            "block_scan, block_load, block_store, block_radix_sort, <cub/warp/warp_reduce.cuh> "
+            "and warp_scan";
+  return "#error \"<" + std::string(name) +
+         "> is not supported on the CPU backend: " + std::string(why) +
+         "; run this kernel on a GPU\"\n";
 }
 }  // namespace
 
-void add_builtin_headers(std::string_view source, CompileOptions& options) {
+void add_builtin_headers(std::string_view source, CompileOptions& options, BackendKind kind) {
   // Texts still to look through: the source, the given headers, the files
   // they include from the include directories (a user's header may include
   // <pycuda-complex.hpp>), and each built-in header added
@@ -50,7 +79,7 @@ void add_builtin_headers(std::string_view source, CompileOptions& options) {
   for (const auto& header : options.headers) pending.push_back(header.second);
   std::deque<std::string> file_texts;  // stable storage for the files read
   std::set<std::string> files_seen;
-  std::vector<std::string_view> added;
+  std::vector<std::pair<std::string, std::string>> added;
   constexpr std::size_t kMaxFiles = 256;
   while (!pending.empty()) {
     const std::string_view text = pending.back();
@@ -59,11 +88,12 @@ void add_builtin_headers(std::string_view source, CompileOptions& options) {
       const bool given = std::any_of(options.headers.begin(), options.headers.end(),
                                      [&](const auto& header) { return header.first == name; });
       if (given) continue;
-      if (is_builtin(name)) {
-        if (std::find(added.begin(), added.end(), name) != added.end()) continue;
-        const std::string_view builtin = builtin_header_text(name);
-        added.push_back(*std::find(std::begin(kBuiltinNames), std::end(kBuiltinNames), name));
-        pending.push_back(builtin);
+      if (std::any_of(added.begin(), added.end(), [&](const auto& a) { return a.first == name; }))
+        continue;
+      if (auto builtin = builtin_for(name, kind)) {
+        file_texts.push_back(std::move(*builtin));
+        added.emplace_back(name, file_texts.back());
+        pending.push_back(file_texts.back());
         continue;
       }
       if (options.include_dirs.empty() || files_seen.size() >= kMaxFiles) continue;
@@ -80,8 +110,7 @@ void add_builtin_headers(std::string_view source, CompileOptions& options) {
       }
     }
   }
-  for (std::string_view name : added)
-    options.headers.emplace_back(std::string(name), std::string(builtin_header_text(name)));
+  for (auto& header : added) options.headers.push_back(std::move(header));
 }
 
 }  // namespace cudakit::detail

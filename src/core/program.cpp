@@ -114,7 +114,7 @@ Module compile(std::string_view source, const CompileOptions& options, const Dev
   const bool global = &cache == &CompileCache::global();
   const std::string prepared = prepare_source(source, options);
   CompileOptions resolved = options;
-  detail::add_builtin_headers(source, resolved);
+  detail::add_builtin_headers(source, resolved, backend.kind());
   if (line_info_forced()) resolved.line_info = true;
   if (resolved.arch.empty()) resolved.arch = backend.default_arch(device.ordinal());
 
@@ -183,7 +183,7 @@ CompiledCode compile_only(std::string_view source, const CompileOptions& options
                           BackendKind kind) {
   detail::Backend& backend = detail::backend(kind);
   CompileOptions resolved = options;
-  detail::add_builtin_headers(source, resolved);
+  detail::add_builtin_headers(source, resolved, backend.kind());
   if (line_info_forced()) resolved.line_info = true;
   if (resolved.arch.empty()) resolved.arch = default_arch(kind);
   return compile_code(backend, source, prepare_source(source, options), resolved);

@@ -3,11 +3,20 @@
 set(_builtin_headers_dir ${CMAKE_CURRENT_LIST_DIR}/builtin_headers)
 file(READ ${_builtin_headers_dir}/pycuda_complex.hpp CUDAKIT_PYCUDA_COMPLEX_TEXT)
 file(READ ${_builtin_headers_dir}/pycuda_helpers.hpp CUDAKIT_PYCUDA_HELPERS_TEXT)
+# The CPU backend's portable cub, cuda::std::complex, thrust::complex, cuComplex.h.
+set(_cpu_builtin_headers cub_cpu.hpp cub_cpu_sort.hpp cuda_std_complex_cpu.hpp thrust_complex_cpu.hpp
+  cucomplex_cpu.hpp)
+file(READ ${_builtin_headers_dir}/cub_cpu.hpp CUDAKIT_CUB_CPU_TEXT)
+file(READ ${_builtin_headers_dir}/cub_cpu_sort.hpp CUDAKIT_CUB_CPU_SORT_TEXT)
+file(READ ${_builtin_headers_dir}/cuda_std_complex_cpu.hpp CUDAKIT_CUDA_STD_COMPLEX_CPU_TEXT)
+file(READ ${_builtin_headers_dir}/thrust_complex_cpu.hpp CUDAKIT_THRUST_COMPLEX_CPU_TEXT)
+file(READ ${_builtin_headers_dir}/cucomplex_cpu.hpp CUDAKIT_CUCOMPLEX_CPU_TEXT)
+list(TRANSFORM _cpu_builtin_headers PREPEND ${_builtin_headers_dir}/)
 configure_file(${_builtin_headers_dir}/builtin_headers.cpp.in
                ${CMAKE_CURRENT_BINARY_DIR}/core_builtin_headers_text.cpp @ONLY)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
   ${_builtin_headers_dir}/pycuda_complex.hpp ${_builtin_headers_dir}/pycuda_helpers.hpp
-  ${_builtin_headers_dir}/builtin_headers.cpp.in)
+  ${_builtin_headers_dir}/builtin_headers.cpp.in ${_cpu_builtin_headers})
 
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/builtin_headers.cpp

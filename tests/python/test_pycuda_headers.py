@@ -149,13 +149,17 @@ ELEMENTWISE: list[tuple[str, Callable[[np.ndarray], np.ndarray]]] = [
 ]
 
 
+@pytest.mark.parametrize("namespace", ["pycuda", "cudakit"])
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 @pytest.mark.parametrize("operation,reference", ELEMENTWISE)
 def test_elementwise_complex_needs_no_include(
-        dtype: type, operation: str, reference: Callable[[np.ndarray], np.ndarray]) -> None:
-    # As in PyCUDA, pycuda::complex is there without an #include.
+        dtype: type, operation: str, reference: Callable[[np.ndarray], np.ndarray],
+        namespace: str) -> None:
+    # As in PyCUDA, pycuda::complex is there without an #include; a program
+    # with `pycuda` renamed to `cudakit` names it cudakit::complex.
     real = "float" if dtype == np.complex64 else "double"
-    kernel = ElementwiseKernel(f"pycuda::complex<{real}> *x, pycuda::complex<{real}> *y, {real} a",
+    kernel = ElementwiseKernel(f"{namespace}::complex<{real}> *x, {namespace}::complex<{real}> *y, "
+                               f"{real} a",
                                operation, "complex_op")
     rng = np.random.default_rng()
     x = (rng.uniform(0.1, 1, 1001) + 1j * rng.uniform(-1, 1, 1001)).astype(dtype)

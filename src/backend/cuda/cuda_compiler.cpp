@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <regex>
 #include <sstream>
 #include <system_error>
 
@@ -108,14 +107,25 @@ int include_line(const std::string& text, const std::string& file, bool wrapped_
 // every place that was searched.
 std::string missing_header_hint(const std::string& log, const CompileRequest& request,
                                 const std::vector<std::string>& include_flags) {
-  static const std::regex missing(
-      R"re(([^\s(]+)\((\d+)\): catastrophic error: cannot open source file "([^"]+)")re");
-  std::smatch match;
-  if (!std::regex_search(log, match, missing)) return {};
-  const std::string header = match[3];
-  std::string chain =
-      "\"" + header + "\" is included at " + match[1].str() + " line " + match[2].str();
-  std::string file = match[1];
+  // FILE(LINE): catastrophic error: cannot open source file "HEADER"
+  // (read by hand: std::regex is slow, and its compile has crashed in this
+  // library where another libstdc++ was loaded first).
+  static constexpr std::string_view marker = "): catastrophic error: cannot open source file \"";
+  const auto at = log.find(marker);
+  if (at == std::string::npos) return {};
+  const auto name_begin = at + marker.size();
+  const auto name_end = log.find('"', name_begin);
+  const auto open = log.rfind('(', at);
+  const auto line_start = log.find_last_of(" \t\r\n", open == std::string::npos ? 0 : open);
+  const auto file_begin = line_start == std::string::npos ? 0 : line_start + 1;
+  if (name_end == std::string::npos || open == std::string::npos || open < file_begin ||
+      open + 1 >= at || log.find_first_not_of("0123456789", open + 1) != at)
+    return {};
+  const std::string header = log.substr(name_begin, name_end - name_begin);
+  const std::string where = log.substr(file_begin, open - file_begin);
+  const std::string line_number = log.substr(open + 1, at - open - 1);
+  std::string chain = "\"" + header + "\" is included at " + where + " line " + line_number;
+  std::string file = where;
   for (int depth = 0; depth < 16 && file != request.source_name; ++depth) {
     std::string includer;
     int line = include_line(request.source, file, true);

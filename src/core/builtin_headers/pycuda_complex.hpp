@@ -351,6 +351,11 @@ CUDAKIT_CX_FN complex<T> tan(const complex<T>& z) {
 }
 #undef CUDAKIT_CX_FN
 }  // namespace pycuda
+// cudakit's name for the same type and functions (cudakit::complex<float>,
+// as a program with `pycuda` renamed to `cudakit` writes it).
+namespace cudakit {
+using namespace ::pycuda;
+}  // namespace cudakit
 }  // extern "C++"
 
 #endif  // CUDAKIT_PYCUDA_COMPLEX_HPP

@@ -1,0 +1,34 @@
+// thrust::complex<T> for cudakit's CPU backend: the same class as its
+// cuda::std::complex<T>, with thrust's names for the functions on it.
+#pragma once
+
+#include <cuda/std/complex>
+
+namespace thrust {
+using ::cuda::std::abs;
+using ::cuda::std::acos;
+using ::cuda::std::acosh;
+using ::cuda::std::arg;
+using ::cuda::std::asin;
+using ::cuda::std::asinh;
+using ::cuda::std::atan;
+using ::cuda::std::atanh;
+using ::cuda::std::complex;
+using ::cuda::std::conj;
+using ::cuda::std::cos;
+using ::cuda::std::cosh;
+using ::cuda::std::exp;
+using ::cuda::std::imag;
+using ::cuda::std::log;
+using ::cuda::std::log10;
+using ::cuda::std::norm;
+using ::cuda::std::polar;
+using ::cuda::std::pow;
+using ::cuda::std::proj;
+using ::cuda::std::real;
+using ::cuda::std::sin;
+using ::cuda::std::sinh;
+using ::cuda::std::sqrt;
+using ::cuda::std::tan;
+using ::cuda::std::tanh;
+}  // namespace thrust
