@@ -438,7 +438,10 @@ bool append_struct(KernelArgs& out, PyObject* obj, std::size_t index, const Kern
   RecordArgument record;
   if (!read_record(obj, record)) return false;
   const Param* p = param_at(kernel, index);
-  if (p != nullptr && p->kind == ParamKind::aggregate) {
+  // (A cubin's 8-byte parameter of a type cudakit does not classify, such
+  // as float2, is "pointer or 64-bit integer": it takes an 8-byte struct.)
+  if (p != nullptr && (p->kind == ParamKind::aggregate ||
+                       (p->kind == ParamKind::pointer_or_u64 && !p->type.empty()))) {
     const std::string declared = p->type.empty() ? "the parameter's struct" : p->type;
     const std::string why = record_mismatch(record, declared, p->size, p->align);
     if (!why.empty())

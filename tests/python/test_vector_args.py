@@ -27,7 +27,7 @@ BLOCK = 256
 SAMPLE = np.dtype([("a", np.int32), ("b", np.float64), ("c", np.int8)], align=True)
 STRUCT_SOURCE = """
 struct Sample { int a; double b; char c; };
-struct Pair { int first; int second; };
+struct Triple { int a, b, c; };
 """
 
 _module = None
@@ -49,7 +49,11 @@ __global__ void sample(Sample s, const double *x, double *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = s.a * x[i] + s.b - s.c;
 }
-__global__ void pair(Pair p, int *out) { out[0] = p.first - p.second; }
+__global__ void triple(Triple t, int *out) { out[0] = t.a - t.b + t.c; }
+__global__ void affine2(float2 pt, const float *x, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = pt.x * x[i] - pt.y;
+}
 __global__ void set_them(float3 *dest, float3 v, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) dest[i] = v;
@@ -108,6 +112,22 @@ def test_several_vector_types_in_one_call() -> None:
     cx, cy, cz = (int(c[f]) for f in "xyz")
     expected = d["x"] * x + d["y"] + kx - ky + kz * kw + cx + cy - cz
     np.testing.assert_allclose(out.get(), expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_eight_byte_vector_by_value(n: int) -> None:
+    """A float2 is 8 bytes, the size of a pointer: a GPU's cubin layout alone
+    cannot tell them apart, the declared type does."""
+    pt = vec.make_float2(*_rng.uniform(-10, 10, 2).astype(np.float32))
+    x = _rng.uniform(-10, 10, n).astype(np.float32)
+    out = ga.empty(n, np.float32)
+    module().get_function("affine2")(pt, ga.to_gpu(x), out, np.int32(n), block=(BLOCK, 1, 1),
+                                     grid=grid(n))
+    np.testing.assert_allclose(out.get(), pt["x"] * x - pt["y"], rtol=1e-5, atol=1e-4)
+    y = ga.empty(n, np.float32)
+    ElementwiseKernel("float2 pt, const float *x, float *y", "y[i] = pt.x * x[i] - pt.y",
+                      "affine2_ew")(pt, ga.to_gpu(x), y)
+    np.testing.assert_allclose(y.get(), pt["x"] * x - pt["y"], rtol=1e-5, atol=1e-4)
 
 
 def test_pycuda_vector_types_case() -> None:
@@ -231,8 +251,8 @@ def launch_sample(s) -> None:
                                     np.int32(n), block=(BLOCK, 1, 1), grid=grid(n))
 
 
-def launch_pair(p) -> None:
-    module().get_function("pair")(p, ga.empty(1, np.int32), block=(1, 1, 1))
+def launch_triple(t) -> None:
+    module().get_function("triple")(t, ga.empty(1, np.int32), block=(1, 1, 1))
 
 
 def prepared_affine3(pt) -> None:
@@ -290,11 +310,16 @@ CASES = [
          lambda: launch_sample(record(("a", "i4"), ("b", "f8"), ("c", "i1"), ("pad", "V11"))),
          TypeError, r"(?s)field 'b' \(float64\) sits at offset 4.*align=True"),
     Case("record needing more alignment than the struct",
-         lambda: launch_pair(record(("d", "f8"))), TypeError,
-         r"parameter 0 'p' \(Pair\).*8-byte alignment, but Pair is aligned to 4"),
+         lambda: launch_triple(record(("d", "f8"), ("e", "i4"))), TypeError,
+         r"parameter 0 't' \(Triple\).*8-byte alignment, but Triple is aligned to 4"),
     Case("record with a Python object field",
-         lambda: launch_pair(np.array((1,), np.dtype([("o", object)]))[()]), TypeError,
+         lambda: launch_triple(np.array((1,), np.dtype([("o", object)]))[()]), TypeError,
          r"'o' holds Python objects"),
+    Case("float3 for float2 (an 8-byte parameter)",
+         lambda: module().get_function("affine2")(random_float3(), ga.zeros(3, np.float32),
+                                                   ga.empty(3, np.float32), np.int32(3),
+                                                   block=(4, 1, 1)), TypeError,
+         r"parameter 0 'pt' \(float2\).*3 fields, but float2 is 2 float32 fields in 8 bytes"),
     Case("prepared_call: float4 for float3",
          lambda: prepared_affine3(vec.make_float4(1, 2, 3, 4)), TypeError, F3 + r".*4 fields"),
     Case("prepared_call: tuple for float3", lambda: prepared_affine3((1, 2, 3)), TypeError,
@@ -315,9 +340,9 @@ CASES = [
              random_float3(), ga.empty(37, np.float32)), ValueError,
          r"'a' \(float\) is a number, but a numpy record \(x: float32"),
     Case("ElementwiseKernel: struct of the wrong size",
-         lambda: ElementwiseKernel("Pair p, int *y", "y[i] = p.first", "ew_pair",
+         lambda: ElementwiseKernel("Triple t, int *y", "y[i] = t.a", "ew_triple",
                                    preamble=STRUCT_SOURCE)(random_sample(), ga.empty(37, np.int32)),
-         ValueError, r"'p' \(Pair\): passed a 24-byte struct"),
+         ValueError, r"'t' \(Triple\): passed a 24-byte struct"),
     Case("ReductionKernel: float3 for float2", lambda: reduction_float2(random_float3()),
          TypeError, r"argument 0 'pt' \(float2\).*3 fields, but float2 is 2 float32 fields"),
     Case("ReductionKernel: number for float2", lambda: reduction_float2(2.0), ValueError,
