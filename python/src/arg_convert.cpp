@@ -431,29 +431,6 @@ const Param* param_at(const Kernel& kernel, std::size_t index) {
   return index < params.size() ? &params[index] : nullptr;
 }
 
-// A numpy record by value. For a struct parameter its layout must be the
-// declared type's (record_mismatch); any other parameter refuses a struct
-// in the launch's check.
-bool append_struct(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel) {
-  RecordArgument record;
-  if (!read_record(obj, record)) return false;
-  const Param* p = param_at(kernel, index);
-  // (A cubin's 8-byte parameter of a type cudakit does not classify, such
-  // as float2, is "pointer or 64-bit integer": it takes an 8-byte struct.)
-  if (p != nullptr && (p->kind == ParamKind::aggregate ||
-                       (p->kind == ParamKind::pointer_or_u64 && !p->type.empty()))) {
-    const std::string declared = p->type.empty() ? "the parameter's struct" : p->type;
-    const std::string why = record_mismatch(record, declared, p->size, p->align);
-    if (!why.empty())
-      throw ArgumentError("launching kernel " + kernel.name(),
-                          p->describe(index) + ": passed " + record.description + "; " + why +
-                              "; the kernel is " + kernel.name() + kernel.params().signature(),
-                          record_hint(declared));
-  }
-  out.aggregate(record.bytes.data(), record.bytes.size(), "struct");
-  return true;
-}
-
 bool is_pointer(const Param* p) { return p != nullptr && p->kind == ParamKind::pointer; }
 
 // A Python number for a pointer parameter: a device address in a prepared
@@ -556,7 +533,7 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
   // gpuarray.vec.make_float3(...) gives one, as in PyCUDA) is a struct
   // passed by value, checked against the parameter's declared type.
   if (np.ndarray && (PyObject_TypeCheck(obj, np.ndarray) || PyObject_TypeCheck(obj, np.generic)) &&
-      append_struct(out, obj, index, kernel))
+      append_struct_argument(out, obj, index, kernel))
     return;
   if (np.ndarray && PyObject_TypeCheck(obj, np.ndarray))
     refuse(kernel, index, obj, "a numpy array is host memory, which a kernel cannot read",
@@ -842,21 +819,6 @@ std::optional<Scalar> number_argument(PyObject* obj) {
   PyNumber number;
   if (!read_number(obj, number, nullptr, 0, "int64 or uint64")) return std::nullopt;
   return number.scalar();
-}
-
-std::optional<StructValue> struct_argument(PyObject* obj, const std::string& context,
-                                           std::size_t index, const std::string& name,
-                                           const std::string& declared) {
-  RecordArgument record;
-  if (!read_record(obj, record)) return std::nullopt;
-  // The compiled size is checked by the launch; a vector type's fields here.
-  const std::string why = record_mismatch(record, declared, 0, 0);
-  if (!why.empty())
-    throw ArgumentError(context,
-                        "argument " + std::to_string(index) + " '" + name + "' (" + declared +
-                            "): passed " + record.description + "; " + why,
-                        record_hint(declared));
-  return StructValue(record.bytes.data(), record.bytes.size(), record.description);
 }
 
 void set_device_ndarray_type(PyObject* type) {

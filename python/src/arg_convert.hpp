@@ -69,7 +69,8 @@ std::optional<Scalar> number_argument(PyObject* obj);
 // A numpy record passed to a generated kernel's parameter `name` (index,
 // declared C type) by value; nullopt when `obj` is not a record. A record
 // whose layout cannot be the declared vector type (float3 given a float4, a
-// float64 record, a 2-field one) is an ArgumentError naming both.
+// float64 record, a 2-field one) is an ArgumentError naming both. (Defined
+// with the record reader, arg_records.cpp.)
 std::optional<StructValue> struct_argument(PyObject* obj, const std::string& context,
                                            std::size_t index, const std::string& name,
                                            const std::string& declared);

@@ -9,6 +9,9 @@
 #include <cstring>
 #include <iterator>
 
+#include "arg_convert.hpp"
+#include "cudakit/error.hpp"
+
 namespace nb = nanobind;
 
 namespace cudakit::python {
@@ -191,6 +194,46 @@ std::string record_hint(const std::string& declared) {
            ")";
   return "pass a numpy record whose dtype has the members of " + declared +
          " in order, padded as C pads them (numpy.dtype([...], align=True))";
+}
+
+// A numpy record by value. For a struct parameter its layout must be the
+// declared type's (record_mismatch); any other parameter refuses a struct
+// in the launch's check.
+bool append_struct_argument(KernelArgs& out, PyObject* obj, std::size_t index,
+                            const Kernel& kernel) {
+  RecordArgument record;
+  if (!read_record(obj, record)) return false;
+  const auto& params = kernel.params().params;
+  const Param* p = index < params.size() ? &params[index] : nullptr;
+  // (A cubin's 8-byte parameter of a type cudakit does not classify, such
+  // as float2, is "pointer or 64-bit integer": it takes an 8-byte struct.)
+  if (p != nullptr && (p->kind == ParamKind::aggregate ||
+                       (p->kind == ParamKind::pointer_or_u64 && !p->type.empty()))) {
+    const std::string declared = p->type.empty() ? "the parameter's struct" : p->type;
+    const std::string why = record_mismatch(record, declared, p->size, p->align);
+    if (!why.empty())
+      throw ArgumentError("launching kernel " + kernel.name(),
+                          p->describe(index) + ": passed " + record.description + "; " + why +
+                              "; the kernel is " + kernel.name() + kernel.params().signature(),
+                          record_hint(declared));
+  }
+  out.aggregate(record.bytes.data(), record.bytes.size(), "struct");
+  return true;
+}
+
+std::optional<StructValue> struct_argument(PyObject* obj, const std::string& context,
+                                           std::size_t index, const std::string& name,
+                                           const std::string& declared) {
+  RecordArgument record;
+  if (!read_record(obj, record)) return std::nullopt;
+  // The compiled size is checked by the launch; a vector type's fields here.
+  const std::string why = record_mismatch(record, declared, 0, 0);
+  if (!why.empty())
+    throw ArgumentError(context,
+                        "argument " + std::to_string(index) + " '" + name + "' (" + declared +
+                            "): passed " + record.description + "; " + why,
+                        record_hint(declared));
+  return StructValue(record.bytes.data(), record.bytes.size(), record.description);
 }
 
 }  // namespace cudakit::python

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "cudakit/kernel.hpp"
+#include "cudakit/kernel_args.hpp"
+
 namespace cudakit::python {
 
 struct RecordArgument {
@@ -44,6 +47,13 @@ std::string record_mismatch(const RecordArgument& record, const std::string& dec
 
 // What to do about a mismatch for `declared`.
 std::string record_hint(const std::string& declared);
+
+// Appends `obj` by value when it is a numpy record (false otherwise),
+// refusing it, naming the parameter, when the kernel's parameter is a struct
+// whose declared type the record's layout cannot be (record_mismatch); any
+// other parameter refuses a struct in the launch's check.
+bool append_struct_argument(KernelArgs& out, PyObject* obj, std::size_t index,
+                            const Kernel& kernel);
 
 // "float3" for a CUDA vector type's name (const and spaces dropped); empty
 // for any other type.
