@@ -14,7 +14,7 @@ import pytest
 import cudakit.driver as drv
 import cudakit.gpuarray as ga
 from cudakit.compiler import SourceModule
-from cudakit.elementwise import ElementwiseKernel
+from cudakit.elementwise import ElementwiseKernel, ScalarArg, VectorArg
 from cudakit.reduction import ReductionKernel
 from hostile_cases import Case, case_id, check_refused
 
@@ -196,6 +196,22 @@ def test_elementwise_float3_by_value(n: int) -> None:
     pt = random_float3()
     k(pt[()], ga.to_gpu(x), y)  # a numpy.void too
     np.testing.assert_allclose(y.get(), affine3_expected(pt, x), rtol=1e-5, atol=1e-4)
+
+
+def test_pycuda_argument_objects_with_vector_dtypes() -> None:
+    """ScalarArg(vec.float3) declares `float3 pt`, VectorArg(vec.float3) `float3 *p`."""
+    n = 1000
+    k = ElementwiseKernel([ScalarArg(vec.float3, "pt"), VectorArg(vec.float3, "p"),
+                           VectorArg(np.float32, "y")],
+                          "y[i] = pt.x * p[i].x + pt.y * p[i].y + pt.z * p[i].z", "dot3_args")
+    host = np.zeros(n, vec.float3)
+    for field in "xyz":
+        host[field] = _rng.uniform(-10, 10, n).astype(np.float32)
+    y = ga.empty(n, np.float32)
+    pt = random_float3()
+    k(pt, ga.to_gpu(host), y)
+    expected = pt["x"] * host["x"] + pt["y"] * host["y"] + pt["z"] * host["z"]
+    np.testing.assert_allclose(y.get(), expected, rtol=1e-5, atol=1e-3)
 
 
 def test_elementwise_struct_of_the_preamble_by_value() -> None:
