@@ -12,7 +12,7 @@ PYTHON ?= python3
 VENV_PY := $(VENV)/bin/python
 PY_CMAKE_FLAGS = -DCUDAKIT_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(VENV_PY))
 
-.PHONY: all deps venv build python-install test test-numpy1 test-gpu demo bench format clean
+.PHONY: all deps venv build python-install test test-numpy1 test-gpu compat demo bench format clean
 
 all: build
 
@@ -46,6 +46,15 @@ test: python-install
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	cd tests/python && $(abspath $(VENV_PY)) -m pytest -q -rs -p no:cacheprovider .
 	$(MAKE) --no-print-directory test-numpy1
+	$(MAKE) --no-print-directory compat
+
+# PyCUDA's current test suite and its example programs, `pycuda` renamed to
+# `cudakit`, on the CPU backend (on a GPU: the same scripts without
+# CUDAKIT_BACKEND). Each prints its counts; a failure not in its list of
+# known ones (each with its reason) fails the target.
+compat: python-install
+	CUDAKIT_BACKEND=cpu tests/python/compat/run_pycuda_suite.sh $(abspath $(VENV_PY))
+	CUDAKIT_BACKEND=cpu $(VENV_PY) tests/python/compat/run_pycuda_examples.py
 
 # The oldest NumPy the package supports (1.24), in a venv of its own: the same
 # built extension, the whole Python suite again.

@@ -17,7 +17,10 @@ python="${PYTHON:-python3}"
 # Only these two as source (--no-binary names them: pip need not build their
 # build requirements from source to read their metadata).
 "$python" -m pip download -q --no-deps --no-binary numba-cuda,pycuda \
-  numba-cuda==0.24.0 pycuda==2025.1.2 -d sdist
+  numba-cuda==0.24.0 pycuda==2026.1 -d sdist
+# numba-cuda's current release ships wheels only (its tests are inside).
+"$python" -m pip download -q --no-deps --only-binary :all: --python-version 3.12 --implementation cp \
+  --abi cp312 --platform manylinux_2_28_x86_64 numba-cuda==0.30.4 -d wheels
 "$python" -m pip download -q --only-binary :all: --python-version 3.12 --implementation cp \
-  --abi cp312 --platform manylinux2014_x86_64 cffi pytools -d wheels
+  --abi cp312 --platform manylinux2014_x86_64 cffi pytools==2026.1.1 jinja2==3.1.6 -d wheels
 ls -l ./*.deb sdist wheels

@@ -133,7 +133,7 @@ step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu ${GPU_CHECK_CT
 # function tests, pytools for PyCUDA's tests), from .deps/ (scripts/fetch-gpu-deps.sh).
 if [[ -d $ROOT/.deps/wheels ]]; then
   PYDEPS=$BUILD/pydeps
-  python3 -m pip install -q --no-index --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" pytools cffi >"$OUT/pydeps.log" 2>&1 || true
+  python3 -m pip install -q --no-index --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" pytools cffi jinja2 >"$OUT/pydeps.log" 2>&1 || true
   export PYTHONPATH=$PYTHONPATH:$PYDEPS
 fi
 if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
@@ -155,6 +155,8 @@ if [[ ${GPU_CHECK_COMPAT:-0} == 1 && -d $ROOT/.deps/sdist ]]; then
   cp "$ROOT"/.deps/sdist/numba_cuda-*.tar.gz "$BUILD/compat-numba/" 2>/dev/null || true
   step compat-pycuda 240 compat-pycuda.log env PYTEST_K="not big_array and not curand_wrappers_8gb and not curand_wrappers_16gb" \
     bash "$ROOT/tests/python/compat/run_pycuda_suite.sh" python3 "$BUILD/compat-pycuda"
+  step compat-pycuda-examples 240 compat-pycuda-examples.log \
+    python3 "$ROOT/tests/python/compat/run_pycuda_examples.py" --work "$BUILD/compat-pycuda-examples"
   step compat-numba 120 compat-numba.log env CUDAKIT_BACKEND=cuda \
     bash "$ROOT/tests/python/compat/run_numba_doc_examples.sh" python3 "$BUILD/compat-numba"
   # The examples of the numba-cuda installed there (newer than the last sdist).

@@ -189,7 +189,16 @@ def get_version() -> tuple[int, int, int]:
 
 
 def get_driver_version() -> int:
-    """The driver's CUDA version (13000 = 13.0); 0 on the CPU backend."""
+    """The driver's CUDA version (13000 = 13.0).
+
+    The CPU backend has no driver; it answers the CUDA version whose device
+    code and API it implements, the toolkit's cudakit was built with: its
+    kernels follow that version's rules (no texture references since CUDA 12),
+    so a program that asks which CUDA it runs on gets the version that
+    describes what it will see.
+    """
+    if backend() == "cpu":
+        return _core._toolkit_version()
     return _core._driver_version()
 
 

@@ -46,6 +46,9 @@ std::optional<std::string> builtin_for(std::string_view name, BackendKind kind) 
   if (std::find(std::begin(kBuiltinNames), std::end(kBuiltinNames), name) !=
       std::end(kBuiltinNames))
     return std::string(builtin_header_text(name));
+  // thrust::complex as cuda::std::complex on every backend (the toolkit's
+  // header does not compile with NVRTC).
+  if (name == "thrust/complex.h") return std::string(cpu_builtin_header_text(name));
   if (kind != BackendKind::cpu) return std::nullopt;
   const bool cpu_name =
       std::any_of(std::begin(kCpuBuiltinPrefixes), std::end(kCpuBuiltinPrefixes),

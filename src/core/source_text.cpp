@@ -25,7 +25,9 @@ bool is_toolkit_cxx_header(std::string_view name) {
 // stand-ins for them (backend/cuda/standard_headers.cpp) have guards; a
 // header of the user's of the same name may not, and stays where it is.
 bool is_standard_template_header(std::string_view name, const CompileOptions& options) {
-  constexpr std::string_view names[] = {"algorithm", "complex", "limits", "type_traits", "utility"};
+  constexpr std::string_view names[] = {"algorithm", "complex",     "ios",    "iosfwd",
+                                        "iostream",  "istream",     "limits", "ostream",
+                                        "sstream",   "type_traits", "utility"};
   if (std::find(std::begin(names), std::end(names), name) == std::end(names)) return false;
   return std::none_of(options.headers.begin(), options.headers.end(),
                       [&](const auto& header) { return header.first == name; });

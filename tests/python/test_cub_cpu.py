@@ -219,7 +219,6 @@ class Entry:
     source: str
     block: int
     prepare: Callable[[np.random.Generator, int], Launch]
-    nvrtc_ok: bool = True
     tolerance: float = 0.0
 
 
@@ -373,7 +372,7 @@ ENTRIES = [
         # NVRTC 13 cannot open <sstream>, which the toolkit's thrust/complex.h
         # includes, until NVRTC has standard-header stand-ins (issue #25 part 1).
         Entry(f"thrust_complex_{block}", THRUST_COMPLEX, block, thrust_complex_case,
-              nvrtc_ok=False, tolerance=2e-4),
+              tolerance=2e-4),
     ]
 ]
 BY_NAME = {e.name: e for e in ENTRIES}
@@ -412,8 +411,6 @@ def test_against_numpy(entry: Entry) -> None:
 
 @pytest.mark.parametrize("entry", [e for e in ENTRIES if e.block == 128], ids=lambda e: e.name)
 def test_same_source_compiles_for_sm90_with_nvrtc(entry: Entry) -> None:
-    if not entry.nvrtc_ok:
-        pytest.xfail("NVRTC cannot open <sstream>, which the toolkit's thrust/complex.h includes")
     assert compiler.compile(source_of(entry), arch="sm_90")[:4] == b"\x7fELF"
 
 
@@ -457,8 +454,6 @@ np.savez({path!r}, **outputs)
 def test_gpu_matches_cpu_backend(entry: Entry, tmp_path: Path) -> None:
     from child_process import checked, run_code
 
-    if not entry.nvrtc_ok:
-        pytest.xfail("NVRTC cannot open <sstream>, which the toolkit's thrust/complex.h includes")
     seed = int(np.random.default_rng().integers(1 << 31))
     gpu, launch = run_entry(entry.name, seed)
     assert_matches(entry, gpu, launch.expected, f"numpy (seed {seed})")

@@ -38,6 +38,12 @@ def random(n: int, dtype=np.float32) -> np.ndarray:
 def test_versions_and_device() -> None:
     assert drv.get_version()[0] >= 11
     assert isinstance(drv.get_driver_version(), int)
+    if drv.backend() == "cpu":
+        # The CUDA version the CPU backend implements: the toolkit's.
+        major, minor, _ = drv.get_version()
+        assert drv.get_driver_version() == major * 1000 + minor * 10
+    else:
+        assert drv.get_driver_version() >= 12000
     dev = drv.Device(0)
     assert dev == cudakit.autoinit.device
     assert dev.name() and dev.total_memory() > 0

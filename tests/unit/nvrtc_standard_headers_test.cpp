@@ -130,6 +130,9 @@ const std::vector<Case> kCases = {
        z = z * z + 0.5;
        return std::abs(z) + z.imag();
      }},
+    {"iostream_sstream", "#include <iostream>\n#include <sstream>",
+     "out[i] = x * 2.0f + (float)(std::ios_base::failbit != 0);",
+     [](float x, int, int) { return x * 2.0 + 1.0; }},
     {"nvcc_typedefs_and_M_PI", "#include <math.h>",
      "uint u = (uint)i;\n  uchar c = (uchar)(i & 0xff);\n  ushort s = (ushort)(i * 3);\n"
      "  ulong l = (ulong)i * 1000ul;\n  out[i] = x * (float)M_PI + u + c + s + (float)(l % 7);",

@@ -166,6 +166,31 @@ namespace std { using namespace cuda::std; }
 }
 )";
 
+// Device code has no streams; headers that only declare stream operators for
+// their types (thrust/complex.h includes <sstream>) need the names, never a
+// definition: the class templates declared, and ios_base's state bits.
+constexpr const char* kIosfwd = R"(#ifndef CUDAKIT_STAND_IN_IOSFWD
+#define CUDAKIT_STAND_IN_IOSFWD
+extern "C++" {
+namespace std {
+template <class CharT> struct char_traits;
+template <class CharT, class Traits> class basic_ios;
+template <class CharT, class Traits> class basic_istream;
+template <class CharT, class Traits> class basic_ostream;
+template <class CharT, class Traits> class basic_iostream;
+template <class CharT, class Traits, class Allocator> class basic_stringstream;
+template <class CharT, class Traits, class Allocator> class basic_istringstream;
+template <class CharT, class Traits, class Allocator> class basic_ostringstream;
+class ios_base {
+ public:
+  typedef unsigned int iostate;
+  static const iostate goodbit = 0, badbit = 1, eofbit = 2, failbit = 4;
+};
+}  // namespace std
+}
+#endif
+)";
+
 constexpr std::array kHeaders{
     StandardHeader{"stdio.h", kStdio},
     StandardHeader{"cstdio", kStdio},
@@ -190,6 +215,12 @@ constexpr std::array kHeaders{
     StandardHeader{"utility", CUDAKIT_LIBCUXX("utility")},
     StandardHeader{"algorithm", kAlgorithm},
     StandardHeader{"complex", CUDAKIT_LIBCUXX("complex")},
+    StandardHeader{"iosfwd", kIosfwd},
+    StandardHeader{"ios", kIosfwd},
+    StandardHeader{"istream", kIosfwd},
+    StandardHeader{"ostream", kIosfwd},
+    StandardHeader{"iostream", kIosfwd},
+    StandardHeader{"sstream", kIosfwd},
 };
 
 #undef CUDAKIT_LIBCUXX

@@ -1,7 +1,11 @@
-// thrust::complex<T> for cudakit's CPU backend: the same class as its
-// cuda::std::complex<T>, with thrust's names for the functions on it.
+// thrust::complex<T> for every backend: the same class as
+// cuda::std::complex<T> (the CPU backend's portable one, the toolkit's
+// libcu++ under NVRTC), with thrust's names for the functions on it. The
+// toolkit's own thrust/complex.h declares host stream operators, which NVRTC
+// refuses ("host functions are not allowed in JIT mode").
 #pragma once
 
+extern "C++" {
 #include <cuda/std/complex>
 
 namespace thrust {
@@ -32,3 +36,4 @@ using ::cuda::std::sqrt;
 using ::cuda::std::tan;
 using ::cuda::std::tanh;
 }  // namespace thrust
+}  // extern "C++"

@@ -20,7 +20,7 @@
 # PyCUDA's tests import, from the wheels there (unpacked into WORKDIR and put
 # on PYTHONPATH) when PYTHON lacks it.
 set -euo pipefail
-pycuda_version="${PYCUDA_VERSION:-2025.1.2}"
+pycuda_version="${PYCUDA_VERSION:-2026.1}"
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
@@ -73,43 +73,23 @@ rm -rf suite && mkdir suite
 tar xzf "$sdist" -C suite --strip-components=1 --wildcards '*/test/*.py'
 echo "== $(basename "$sdist"): running test/{test_gpuarray,test_cumath,test_driver}.py against cudakit"
 
-# Test-only helpers of PyCUDA's that the suite imports (not part of the API
-# cudakit provides): a context fixture, a decorator, a capability query.
-cat > suite/test/pycuda_suite_helpers.py <<'PY'
-import cudakit.driver as drv
-
-
-def init_cuda_context_fixture():
-    drv.init()
-    ctx = drv.Context.get_current() if hasattr(drv.Context, "get_current") else None
-    yield
-    if ctx is not None:
-        ctx.synchronize()
-
-
-def mark_cuda_test(inner_f):
-    def f(*args, **kwargs):
-        drv.init()
-        return inner_f(*args, **kwargs)
-
-    f.__name__ = inner_f.__name__
-    return f
-
-
-def has_double_support():
-    return True
-PY
-
-# Import renames only: pycuda -> cudakit, and the helpers above.
-for f in suite/test/test_gpuarray.py suite/test/test_cumath.py suite/test/test_driver.py; do
-  sed -i \
-    -e 's/^from pycuda\.tools import init_cuda_context_fixture$/from pycuda_suite_helpers import init_cuda_context_fixture/' \
-    -e 's/^from pycuda\.tools import mark_cuda_test$/from pycuda_suite_helpers import mark_cuda_test/' \
-    -e 's/^from pycuda\.tools import dtype_to_ctype, mark_cuda_test$/from cudakit.tools import dtype_to_ctype\nfrom pycuda_suite_helpers import mark_cuda_test/' \
-    -e 's/^from pycuda\.characterize import has_double_support$/from pycuda_suite_helpers import has_double_support/' \
-    -e 's/\bpycuda\b/cudakit/g' \
-    "$f"
+# Import renames only: pycuda -> cudakit (cudakit.tools has mark_cuda_test and
+# init_cuda_context_fixture, cudakit.characterize has_double_support).
+for f in suite/test/test_*.py; do
+  sed -i -e 's/\bpycuda\b/cudakit/g' "$f"
 done
+
+# The tests cudakit fails on purpose, each with its reason; any other failure
+# fails this script.
+known_failure() {
+  case "$1" in
+    test_driver.py::TestDriver::test_large_smem)
+      echo "passes a float32 array to an int* parameter: cudakit refuses the mismatched element type (PyCUDA does not check); numpy.intp(a.gpudata) passes the bare address" ;;
+    test_driver.py::TestDriver::test_gpuarray_cai)
+      [ "$backend" = cpu ] && echo "__cuda_array_interface__ promises device memory a GPU library can use; the CPU backend's arrays are host memory" ;;
+  esac
+}
+backend="$("$python" -c 'import cudakit.driver as d; print(d.backend())')"
 
 cd suite/test
 status=0
@@ -128,8 +108,20 @@ for f in test_gpuarray.py test_cumath.py test_driver.py; do
   failed=$((failed + errors))
   printf '%-18s passed %4d  failed %4d  skipped %4d   (log: %s)\n' "$f" "$passed" "$failed" "$skipped" "$log"
   total_pass=$((total_pass + passed)) total_fail=$((total_fail + failed)) total_skip=$((total_skip + skipped))
-  [ "$failed" -eq 0 ] || status=1
 done
+unexpected=0
+for test in $(grep -hoE '^(FAILED|ERROR) [^ ]+' "$work"/test_*.log | awk '{print $2}' | sort -u); do
+  reason="$(known_failure "$test" || true)"
+  if [ -n "$reason" ]; then
+    echo "known failure: $test: $reason"
+  else
+    echo "FAILURE: $test"
+    unexpected=$((unexpected + 1))
+  fi
+done
+[ "$unexpected" -eq 0 ] || status=1
 printf '%-18s passed %4d  failed %4d  skipped %4d\n' "total" "$total_pass" "$total_fail" "$total_skip"
+ran=$((total_pass + total_fail))
+[ "$ran" -gt 0 ] && echo "== PyCUDA's suite on the $backend backend: $total_pass of $ran passed ($((total_pass * 1000 / ran / 10)).$((total_pass * 1000 / ran % 10))%), $total_skip skipped"
 echo "failures by test: grep -E '^(FAILED|ERROR)' $work/*.log"
 exit $status
