@@ -13,6 +13,12 @@ __all__ = ["ElementwiseKernel", "VectorArg", "ScalarArg"]
 
 
 def _c_type(dtype: Any) -> str:
+    import numpy as np
+
+    if np.dtype(dtype).kind == "V":  # gpuarray.vec types, registered structs: their C names
+        from .tools import dtype_to_ctype
+
+        return dtype_to_ctype(dtype)
     return _core._c_type_name(dtype)
 
 
