@@ -285,6 +285,16 @@ def main() -> int:
         reference_dir = os.path.join(installed, "cudapy") if installed else None
         if reference_dir is None:
             print("== --numba: no numba-cuda installed in this interpreter; its column stays empty")
+        else:
+            # Its harness needs the CUDA Python bindings and filecheck: without
+            # them every file would fail to import, which measures nothing.
+            probe = subprocess.run([sys.executable, "-c", "import numba.cuda.testing"],
+                                   capture_output=True, text=True, env=base_env)
+            if probe.returncode != 0:
+                reason = (probe.stderr.strip().splitlines() or ["?"])[-1]
+                print(f"== --numba: the installed numba-cuda's test harness does not import "
+                      f"({reason}); its column stays empty")
+                reference_dir = None
     numba_env = dict(base_env, PYTHONPATH=HERE)
     numba_env.pop("NUMBA_CUDAPY_SHIM", None)
 
