@@ -153,6 +153,29 @@ def unpack_tests(work: str) -> tuple[str, str]:
     return os.path.join(target, "cudapy"), origin
 
 
+SITECUSTOMIZE = """\
+# Installs numba_test_shim in every interpreter the tests start (spawned
+# workers, subprocesses), then runs the sitecustomize this one shadows.
+import importlib.machinery, os, sys
+if os.environ.get("NUMBA_CUDAPY_SHIM"):
+    sys.path.insert(0, {here!r})
+    import numba_test_shim
+    numba_test_shim.install(*os.environ["NUMBA_CUDAPY_SHIM"].split(os.pathsep))
+_other = importlib.machinery.PathFinder.find_spec(
+    "sitecustomize", [p for p in sys.path if os.path.abspath(p) != {folder!r}])
+if _other is not None and _other.loader is not None:
+    _other.loader.exec_module(type(sys)("_shadowed_sitecustomize"))
+"""
+
+
+def write_sitecustomize(work: str) -> str:
+    folder = os.path.join(work, "shim_site")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "sitecustomize.py"), "w", encoding="utf-8") as out:
+        out.write(SITECUSTOMIZE.format(here=HERE, folder=os.path.abspath(folder)))
+    return folder
+
+
 # --- running one file ------------------------------------------------------------------
 
 def run_file(path: str, timeout: float, env: dict, cwd: str) -> tuple[int, int, int, str]:
@@ -275,7 +298,8 @@ def main() -> int:
     counted = [n for n in names if n not in EXCLUDED_FILES]
     backend = os.environ.setdefault("CUDAKIT_BACKEND", "cpu")
     base_env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    python_path = [HERE] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    python_path = [write_sitecustomize(work), HERE] + [
+        p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     cudakit_env = dict(base_env, PYTHONPATH=os.pathsep.join(python_path),
                        NUMBA_CUDAPY_SHIM=os.pathsep.join([tests_dir, data_dir]))
     cudakit_env.pop("NUMBA_ENABLE_CUDASIM", None)
