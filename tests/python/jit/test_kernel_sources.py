@@ -6,9 +6,11 @@ run in the interpreter on fresh random input (translate/sources.py)."""
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
 import textwrap
+import time
 import types
 from pathlib import Path
 
@@ -171,6 +173,43 @@ def test_kernel_from_a_script_on_stdin(tmp_path):
     script.write_text(CHILD_SCRIPT)
     with open(script) as stdin:
         assert "kernel ok" in checked(run_python_on_stdin(stdin))
+
+
+PROMPT_LINES = [
+    "import numpy as np", "from cudakit import cuda", "@cuda.jit", "def typed(x, out):",
+    "    i = cuda.grid(1)", "    if i < x.size:", "        out[i] = x[i] * 4.0 - 2.0", "",
+    "x = np.random.default_rng().standard_normal(300)", "out = cuda.device_array_like(x)",
+    "typed[3, 128](cuda.to_device(x), out)",
+    "print('kernel', np.allclose(out.copy_to_host(), x * 4.0 - 2.0))", "exit()"]
+
+
+def test_kernel_typed_at_the_interactive_prompt():
+    # A terminal, so that the prompt reads lines through readline.
+    pty = pytest.importorskip("pty")
+    pytest.importorskip("readline")
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [str(Path(cuda.__file__).parents[2]), os.environ.get("PYTHONPATH")])))
+    pid, terminal = pty.fork()
+    if pid == 0:
+        os.execve(sys.executable, [sys.executable, "-q", "-W", "ignore", "-i"], environment)
+    for line in PROMPT_LINES:
+        os.write(terminal, (line + "\n").encode())
+    output = b""
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and b"kernel True" not in output:
+        ready, _, _ = select.select([terminal], [], [], 1)
+        try:
+            chunk = os.read(terminal, 4096) if ready else b""
+        except OSError:  # the prompt exited
+            break
+        if ready and not chunk:
+            break
+        output += chunk
+    if b"kernel True" not in output:
+        os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    os.close(terminal)
+    assert b"kernel True" in output, output.decode(errors="replace")[-2000:]
 
 
 # --- no source anywhere -------------------------------------------------------------------

@@ -6,7 +6,8 @@ read from stdin.
 An audit hook on the "compile" event keeps each source text compile(),
 exec() and eval() are given under a name that is no file on disk (imports
 compile files, which linecache already reads). `python -c`'s text comes
-from sys.orig_argv and a script fed from a file on stdin from that file.
+from sys.orig_argv, a script fed from a file on stdin from that file, and
+what was typed at the interactive prompt from readline's history.
 Several exec'd strings share the name "<string>": the one whose compiled
 bytecode is the function's own is chosen.
 """
@@ -84,6 +85,31 @@ def _stdin_file_source(filename: str) -> str | None:
         return None
 
 
+def _prompt_statements(filename: str) -> list[str]:
+    """The statements typed at the interactive prompt, newest first, from
+    readline's history (each is compiled on its own as "<stdin>")."""
+    readline = sys.modules.get("readline")
+    if filename != "<stdin>" or readline is None or not hasattr(sys, "ps1"):
+        return []
+    try:
+        history = [readline.get_history_item(i)
+                   for i in range(1, readline.get_current_history_length() + 1)]
+    except Exception:  # an unusual readline (libedit builds differ)
+        return []
+    lines = [line for line in history if line is not None]
+    statements = []
+    for start, line in enumerate(lines):
+        if not line.strip() or line[0].isspace() or ("def" not in line and "@" not in line
+                                                    and "lambda" not in line):
+            continue
+        end = start + 1
+        while end < len(lines) and (lines[end][:1].isspace()
+                                    or lines[end - 1].lstrip().startswith("@")):
+            end += 1
+        statements.append("\n".join(lines[start:end]) + "\n")
+    return statements[::-1]
+
+
 def _code_objects(code: CodeType):
     yield code
     for constant in code.co_consts:
@@ -120,6 +146,7 @@ def kept_source(code: CodeType) -> str | None:
     for extra in (_command_line_source(filename), _stdin_file_source(filename)):
         if extra is not None:
             candidates.append(extra)
+    candidates += _prompt_statements(filename)
     placed = []
     for candidate in candidates:
         same_place, same_code = _same_function(candidate, code)
@@ -135,6 +162,9 @@ def kept_source(code: CodeType) -> str | None:
 def why_no_source(code: CodeType) -> str:
     """A sentence on why `code` has no source here, for the error message."""
     filename = code.co_filename
+    if filename == "<stdin>" and hasattr(sys, "ps1"):
+        return ("it was typed at the interactive prompt and readline's history does not "
+                "hold it")
     if filename == "<stdin>":
         return ("it was read from stdin through a pipe, which keeps no copy (a script on "
                 "stdin from a file, `python - < FILE`, works)")
