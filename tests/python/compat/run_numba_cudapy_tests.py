@@ -79,9 +79,9 @@ def count_tests_in_source(path: str) -> int:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
             count += 1
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test") or \
-                isinstance(node, ast.ClassDef) and any("TestCase" in ast.unparse(b)
-                                                      for b in node.bases):
+        elif isinstance(node, ast.ClassDef) and (
+                node.name.startswith("Test") or any("TestCase" in ast.unparse(base)
+                                                    for base in node.bases)):
             count += sum(isinstance(item, ast.FunctionDef) and item.name.startswith("test")
                          for item in node.body)
     return max(count, 1)
