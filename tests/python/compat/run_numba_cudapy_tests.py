@@ -353,11 +353,6 @@ def main() -> int:
         ran = counts[0] + counts[1]
         return f"{100.0 * counts[0] / ran:.1f}% of the tests that ran passed" if ran else "none ran"
 
-    print(f"== total cudakit:    {totals[0]} passed / {totals[1]} failed / {totals[2]} skipped"
-          f" ({share(totals)})")
-    if reference_dir:
-        print(f"== total numba-cuda: {reference_totals[0]} passed / {reference_totals[1]} failed"
-              f" / {reference_totals[2]} skipped ({share(reference_totals)})")
     if notes:
         print("== files that did not import, crashed or timed out:")
         print("\n".join(notes))
@@ -365,6 +360,12 @@ def main() -> int:
     for name in names:
         if name in EXCLUDED_FILES:
             print(f"   {name}: {EXCLUDED_FILES[name]}")
+    # The totals last: gpu-check's summary shows the log's last lines.
+    print(f"== total cudakit:    {totals[0]} passed / {totals[1]} failed / {totals[2]} skipped"
+          f" ({share(totals)})")
+    if reference_dir:
+        print(f"== total numba-cuda: {reference_totals[0]} passed / {reference_totals[1]} failed"
+              f" / {reference_totals[2]} skipped ({share(reference_totals)})")
     return 0
 
 
