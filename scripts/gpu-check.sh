@@ -166,6 +166,10 @@ if [[ ${GPU_CHECK_COMPAT:-0} == 1 && -d $ROOT/.deps/sdist ]]; then
   # The examples of the numba-cuda installed there (newer than the last sdist).
   step compat-numba-installed 120 compat-numba-installed.log env CUDAKIT_BACKEND=cuda NUMBA_DOCS_FROM=installed \
     bash "$ROOT/tests/python/compat/run_numba_doc_examples.sh" python3 "$BUILD/compat-numba-installed"
+  # numba-cuda's own tests/cudapy files, with the installed numba-cuda's counts next to them.
+  step compat-numba-cudapy 300 compat-numba-cudapy.log env CUDAKIT_BACKEND=cuda \
+    python3 "$ROOT/tests/python/compat/run_numba_cudapy_tests.py" --numba --timeout 60 \
+    --work "$BUILD/compat-numba-cudapy"
 fi
 
 if [[ ${GPU_CHECK_SKIP_CLI:-0} != 1 ]]; then

@@ -13,9 +13,13 @@ import linecache
 import textwrap
 from dataclasses import dataclass
 from types import FunctionType
+from tokenize import TokenError
 from typing import Any
 
+from . import sources
 from .errors import SourceLocation, UnsupportedError
+
+sources.install()  # from here on, strings compiled without a file keep their text
 
 
 @dataclass
@@ -48,20 +52,19 @@ class ParsedFunction:
 
 
 def parse_function(py_func: FunctionType) -> ParsedFunction:
-    """Parse `py_func`'s source; UnsupportedError when there is none
-    (functions typed at the interactive prompt, lambdas, exec'd code)."""
+    """Parse `py_func`'s source: its file's, else the string or command line
+    it was compiled from (translate/sources.py); UnsupportedError when there
+    is none."""
     filename = py_func.__code__.co_filename
-    found = _quick_source(py_func)
+    found = _quick_source(py_func, linecache.getlines(filename))
     if found is None:
-        filename = inspect.getsourcefile(py_func) or filename
         try:
+            filename = inspect.getsourcefile(py_func) or filename
             lines, first_line = inspect.getsourcelines(py_func)
-        except (OSError, TypeError) as error:
-            raise UnsupportedError(
-                f"cannot read the source of {py_func.__qualname__} ({error}); kernels are "
-                "translated from their source, so define them in a file") from None
-        source = textwrap.dedent("".join(lines))
-    else:
+            source = textwrap.dedent("".join(lines))
+        except (OSError, TypeError):
+            found = _kept_function_source(py_func)
+    if found is not None:
         lines, first_line, source = found
     where = SourceLocation(filename, first_line, [line.rstrip("\n") for line in lines],
                            py_func.__name__)
@@ -78,14 +81,38 @@ def parse_function(py_func: FunctionType) -> ParsedFunction:
     return ParsedFunction(py_func, tree, where, [a.arg for a in args.args], source)
 
 
-def _quick_source(py_func: FunctionType) -> tuple[list[str], int, str] | None:
+def _kept_function_source(py_func: FunctionType) -> tuple[list[str], int, str]:
+    """The function's lines in the source text compiled without a file
+    (exec of a string, `python -c`, stdin); UnsupportedError when none was
+    kept."""
+    code = py_func.__code__
+    text = sources.kept_source(code)
+    if text is not None:
+        all_lines = text.splitlines(keepends=True)
+        found = _quick_source(py_func, all_lines)
+        if found is not None:
+            return found
+        try:
+            lines = inspect.getblock(all_lines[code.co_firstlineno - 1:])
+            return lines, code.co_firstlineno, textwrap.dedent("".join(lines))
+        except (IndexError, SyntaxError, TokenError):
+            pass
+    raise UnsupportedError(
+        f"cannot find the Python source of {py_func.__qualname__} (compiled as "
+        f"{code.co_filename!r}, line {code.co_firstlineno}): kernels and device functions are "
+        f"translated from their source, and {sources.why_no_source(code)}. Define the "
+        "function in a file, or give its source text to exec()/compile() after importing "
+        "cudakit.cuda") from None
+
+
+def _quick_source(py_func: FunctionType,
+                  all_lines: list[str]) -> tuple[list[str], int, str] | None:
     """The function's lines by indentation from co_firstlineno (inspect
     tokenizes the whole module, ~5 ms); None when unsure, and inspect
     decides."""
     code = py_func.__code__
     if py_func.__name__ == "<lambda>":
         return None
-    all_lines = linecache.getlines(code.co_filename)
     start = code.co_firstlineno - 1
     if not all_lines or start >= len(all_lines):
         return None

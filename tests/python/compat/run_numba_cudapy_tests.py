@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+"""Runs numba-cuda's own kernel tests (numba/cuda/tests/cudapy/test_*.py)
+against cudakit and prints passed / failed / skipped per file, the total and
+the share that passed.
+
+    tests/python/compat/run_numba_cudapy_tests.py [--numba] [--work DIR]
+        [--timeout S] [--files test_a.py,test_b.py]
+
+The tests come from the numba-cuda wheel in the deps directory
+(CUDAKIT_DEPS_DIR, default .deps/ at the repository root: its wheels/ folder),
+else from the numba-cuda installed in this interpreter, else from a wheel
+pip downloads; only the test files, their *_usecases modules and tests/data
+are used. numba_test_shim.py points `numba` / `numba.cuda` at cudakit.cuda
+and stands in for numba-cuda's test harness only: a name cudakit lacks makes
+the tests that import it fail. EXCLUDED_FILES (below) test Numba's internals
+and are not run.
+
+Each file runs in its own pytest process with a timeout: a hang or a crash
+stops only that file, and its tests that did not report count as failed.
+--numba also runs the installed numba-cuda's copies of the same files with
+the real numba-cuda (on a GPU machine) and prints its counts next to
+cudakit's. The backend is the CPU one unless CUDAKIT_BACKEND says otherwise.
+This file is also the pytest plugin (-p) that records each test's outcome.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import glob
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+NUMBA_CUDA_VERSION = "0.30.4"
+TESTS_IN_WHEEL = "numba_cuda/numba/cuda/tests/"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+
+# Files that test Numba's machinery rather than what a kernel computes.
+EXCLUDED_FILES = {
+    "test_analysis.py": "Numba IR analyses (dead branch pruning, CFG) on run_frontend output",
+    "test_byteflow.py": "Numba's bytecode flow analysis",
+    "test_copy_propagate.py": "Numba's copy propagation pass on its IR",
+    "test_ir.py": "Numba IR node classes and their equality",
+    "test_ir_utils.py": "Numba IR utilities (dead code, alias analysis)",
+    "test_ssa.py": "Numba's SSA reconstruction of its IR",
+    "test_typeinfer.py": "Numba's type inference engine",
+    "test_typeconv.py": "Numba's type conversion rules and cast graph",
+    "test_caching.py": "Numba's on-disk cache machinery (index files, cache locators)",
+    "test_launch_config_sensitive.py": "Numba's cache of launch-config-sensitive rewrites",
+    "test_debuginfo.py": "DWARF debug info in Numba's LLVM IR",
+    "test_debuginfo_types.py": "DWARF type descriptions in Numba's LLVM IR",
+    "test_lineinfo.py": "line info directives in Numba's PTX / LLVM IR",
+    "test_inspect.py": "inspect_llvm / inspect_asm / inspect_types output of Numba",
+    "test_debug.py": "NUMBA_DEBUG_* dumps of Numba's IR, LLVM and PTX",
+    "test_optimization.py": "FileCheck of Numba's optimized PTX",
+    "test_tracing.py": "Numba's internal event tracing",
+    "test_extending.py": "Numba's extension API (typing templates, LLVM lowering, data models)",
+    "test_extending_types.py": "Numba's extension API for new types (models, lowering)",
+    "test_bfloat16_bindings.py": "Numba's generated bindings of CUDA's bf16 header (LLVM level)",
+    "test_fp8_bindings.py": "Numba's generated bindings of CUDA's fp8 header (LLVM level)",
+}
+
+
+def count_tests_in_source(path: str) -> int:
+    """test* methods and functions in the file: what a file that fails to
+    import or crashes counts as failed."""
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read())
+    except (OSError, SyntaxError):
+        return 1
+    count = 0
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+            count += 1
+        elif isinstance(node, ast.ClassDef) and (
+                node.name.startswith("Test") or any("TestCase" in ast.unparse(base)
+                                                    for base in node.bases)):
+            count += sum(isinstance(item, ast.FunctionDef) and item.name.startswith("test")
+                         for item in node.body)
+    return max(count, 1)
+
+
+# --- where the tests come from -------------------------------------------------------
+
+def installed_tests_dir() -> str | None:
+    """numba_cuda's tests folder in this interpreter (found without importing it)."""
+    spec = importlib.util.find_spec("numba_cuda")
+    for base in (spec.submodule_search_locations or []) if spec else []:
+        folder = os.path.join(base, "numba", "cuda", "tests")
+        if os.path.isdir(os.path.join(folder, "cudapy")):
+            return folder
+    return None
+
+
+def find_wheel(work: str) -> str | None:
+    deps = os.environ.get("CUDAKIT_DEPS_DIR", os.path.join(ROOT, ".deps"))
+    for folder in (os.path.join(deps, "wheels"), deps, work):
+        found = sorted(glob.glob(os.path.join(folder, f"numba_cuda-{NUMBA_CUDA_VERSION}-*.whl")))
+        if found:
+            return found[-1]
+    return None
+
+
+def download_wheel(work: str) -> str | None:
+    print(f"== downloading the numba-cuda {NUMBA_CUDA_VERSION} wheel (PyPI) into {work}")
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+         "--python-version", "3.12", "--platform", "manylinux_2_28_x86_64",
+         f"numba-cuda=={NUMBA_CUDA_VERSION}", "-d", work, "-q"])
+    return find_wheel(work) if result.returncode == 0 else None
+
+
+def unpack_tests(work: str) -> tuple[str, str]:
+    """Copies numba-cuda's tests/cudapy and tests/data into WORK; returns
+    (cudapy folder, where they came from)."""
+    target = os.path.join(work, "numba_tests")
+    shutil.rmtree(target, ignore_errors=True)
+    wheel = find_wheel(work)
+    installed = None if wheel else installed_tests_dir()
+    if not wheel and not installed:
+        wheel = download_wheel(work)
+    if wheel:
+        with zipfile.ZipFile(wheel) as archive:
+            for name in archive.namelist():
+                for part in ("cudapy/", "data/"):
+                    prefix = TESTS_IN_WHEEL + part
+                    if name.startswith(prefix) and not name.endswith("/"):
+                        destination = os.path.join(target, part, name[len(prefix):])
+                        os.makedirs(os.path.dirname(destination), exist_ok=True)
+                        with open(destination, "wb") as out:
+                            out.write(archive.read(name))
+        origin = os.path.basename(wheel)
+    elif installed:
+        for part in ("cudapy", "data"):
+            shutil.copytree(os.path.join(installed, part), os.path.join(target, part),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        origin = f"installed numba-cuda ({installed})"
+    else:
+        sys.exit("no numba-cuda tests: no wheel in the deps directory (scripts/fetch-gpu-deps.sh"
+                 " puts one there), no installed numba-cuda, and no download")
+    for init in ("cudapy/__init__.py", "data/__init__.py"):
+        # Their load_tests hooks are unittest's, and the package is the shim's.
+        path = os.path.join(target, init)
+        if os.path.exists(path):
+            os.remove(path)
+    return os.path.join(target, "cudapy"), origin
+
+
+SITECUSTOMIZE = """\
+# Installs numba_test_shim in every interpreter the tests start (spawned
+# workers, subprocesses), then runs the sitecustomize this one shadows.
+import importlib.machinery, os, sys
+if os.environ.get("NUMBA_CUDAPY_SHIM"):
+    sys.path.insert(0, {here!r})
+    import numba_test_shim
+    numba_test_shim.install(*os.environ["NUMBA_CUDAPY_SHIM"].split(os.pathsep))
+_other = importlib.machinery.PathFinder.find_spec(
+    "sitecustomize", [p for p in sys.path if os.path.abspath(p) != {folder!r}])
+if _other is not None and _other.loader is not None:
+    _other.loader.exec_module(type(sys)("_shadowed_sitecustomize"))
+"""
+
+
+def write_sitecustomize(work: str) -> str:
+    folder = os.path.join(work, "shim_site")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "sitecustomize.py"), "w", encoding="utf-8") as out:
+        out.write(SITECUSTOMIZE.format(here=HERE, folder=os.path.abspath(folder)))
+    return folder
+
+
+# --- running one file ------------------------------------------------------------------
+
+def run_file(path: str, timeout: float, env: dict, cwd: str) -> tuple[int, int, int, str]:
+    """(passed, failed, skipped, note) of one test file in its own pytest."""
+    report = tempfile.NamedTemporaryFile("w+", suffix=".jsonl", delete=False)
+    report.close()
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+               "run_numba_cudapy_tests", "-o", "addopts=", "--rootdir", os.path.dirname(path),
+               path]
+    run_env = dict(env, NUMBA_CUDAPY_REPORT=report.name)
+    note = ""
+    try:
+        completed = subprocess.run(command, env=run_env, cwd=cwd, timeout=timeout,
+                                   capture_output=True, text=True)
+        if completed.returncode not in (0, 1, 5):
+            note = f"pytest exit {completed.returncode}"
+            tail = (completed.stdout + completed.stderr).strip().splitlines()[-3:]
+            if tail:
+                note += ": " + " | ".join(tail)[:200]
+    except subprocess.TimeoutExpired:
+        note = f"timed out after {timeout:.0f}s"
+    outcomes: dict[str, str] = {}
+    collected = None
+    collect_error = ""
+    with open(report.name, encoding="utf-8") as lines:
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by a crash
+            if entry["kind"] == "collected":
+                collected = entry["count"]
+            elif entry["kind"] == "collect_error":
+                collect_error = entry["message"]
+            else:
+                previous = outcomes.get(entry["nodeid"])
+                if previous != "failed":
+                    outcomes[entry["nodeid"]] = entry["outcome"] if previous != "skipped" \
+                        or entry["outcome"] == "failed" else "skipped"
+    os.unlink(report.name)
+    passed = sum(o == "passed" for o in outcomes.values())
+    skipped = sum(o == "skipped" for o in outcomes.values())
+    failed = sum(o == "failed" for o in outcomes.values())
+    expected = collected if collected else None
+    if collect_error or expected is None:
+        expected = max(count_tests_in_source(path), len(outcomes))
+        note = collect_error or note
+    failed += max(0, expected - len(outcomes))  # never reported: crashed or hung
+    return passed, failed, skipped, note
+
+
+# --- the pytest plugin half (loaded in each pytest process with -p) -------------------
+
+def _record(entry: dict) -> None:
+    target = os.environ.get("NUMBA_CUDAPY_REPORT")
+    if target:
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(json.dumps(entry) + "\n")
+            out.flush()
+
+
+if os.environ.get("NUMBA_CUDAPY_SHIM") and __name__ != "__main__":
+    sys.path.insert(0, HERE)
+    import numba_test_shim
+    numba_test_shim.install(*os.environ["NUMBA_CUDAPY_SHIM"].split(os.pathsep))
+
+if __name__ != "__main__" and os.environ.get("NUMBA_CUDAPY_REPORT"):
+    import pytest
+
+    @pytest.fixture
+    def initialize_from_pytest_config():
+        """numba-cuda's CUDATestCase asks for it; its repository's conftest
+        (not shipped in the wheel) defines it."""
+        yield
+
+    def pytest_collectreport(report):
+        if report.failed:
+            message = str(report.longrepr).strip().splitlines()
+            _record({"kind": "collect_error", "message": message[-1][:200] if message else ""})
+
+    def pytest_collection_finish(session):
+        _record({"kind": "collected", "count": len(session.items)})
+
+    def pytest_runtest_logreport(report):
+        if report.when == "call" and hasattr(report, "wasxfail"):
+            outcome = "passed" if report.skipped else "failed"  # xfail / xpass (strict)
+        elif report.failed:
+            outcome = "failed"
+        elif report.skipped:
+            outcome = "skipped"
+        elif report.when == "call":
+            outcome = "passed"
+        else:
+            return
+        _record({"kind": "test", "nodeid": report.nodeid, "outcome": outcome})
+
+
+# --- the command line ------------------------------------------------------------------
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--numba", action="store_true",
+                        help="also run the files with the installed numba-cuda (reference)")
+    parser.add_argument("--work", help="scratch folder (default: a new temporary one)")
+    parser.add_argument("--timeout", type=float, default=180, help="seconds per file")
+    parser.add_argument("--files", help="comma-separated test file names (default: all)")
+    args = parser.parse_args()
+    work = os.path.abspath(args.work or tempfile.mkdtemp(prefix="cudakit-numba-cudapy-"))
+    os.makedirs(work, exist_ok=True)
+    tests_dir, origin = unpack_tests(work)
+    data_dir = os.path.join(os.path.dirname(tests_dir), "data")
+    names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(tests_dir, "test_*.py")))
+    if args.files:
+        wanted = set(args.files.split(","))
+        unknown = wanted - set(names)
+        if unknown:
+            sys.exit(f"--files: {', '.join(sorted(unknown))} not among numba-cuda's tests "
+                     f"(in {tests_dir})")
+        names = [n for n in names if n in wanted]
+    counted = [n for n in names if n not in EXCLUDED_FILES]
+    backend = os.environ.setdefault("CUDAKIT_BACKEND", "cpu")
+    base_env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    python_path = [write_sitecustomize(work), HERE] + [
+        p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    cudakit_env = dict(base_env, PYTHONPATH=os.pathsep.join(python_path),
+                       NUMBA_CUDAPY_SHIM=os.pathsep.join([tests_dir, data_dir]))
+    cudakit_env.pop("NUMBA_ENABLE_CUDASIM", None)
+    reference_dir = None
+    if args.numba:
+        installed = installed_tests_dir()
+        reference_dir = os.path.join(installed, "cudapy") if installed else None
+        if reference_dir is None:
+            print("== --numba: no numba-cuda installed in this interpreter; its column stays empty")
+        else:
+            # Its harness needs the CUDA Python bindings and filecheck: without
+            # them every file would fail to import, which measures nothing.
+            probe = subprocess.run([sys.executable, "-c", "import numba.cuda.testing"],
+                                   capture_output=True, text=True, env=base_env)
+            if probe.returncode != 0:
+                reason = (probe.stderr.strip().splitlines() or ["?"])[-1]
+                print(f"== --numba: the installed numba-cuda's test harness does not import "
+                      f"({reason}); its column stays empty")
+                reference_dir = None
+    numba_env = dict(base_env, PYTHONPATH=HERE)
+    numba_env.pop("NUMBA_CUDAPY_SHIM", None)
+
+    print(f"== {origin}: {len(counted)} test files of tests/cudapy against cudakit "
+          f"({backend} backend), {len(names) - len(counted)} excluded")
+    header = f"   {'file':40} {'cudakit p/f/s':>16}"
+    if reference_dir:
+        header += f" {'numba-cuda p/f/s':>18}"
+    print(header)
+    totals = [0, 0, 0]
+    reference_totals = [0, 0, 0]
+    notes = []
+    for name in counted:
+        result = run_file(os.path.join(tests_dir, name), args.timeout, cudakit_env, work)
+        line = f"   {name:40} {'%d / %d / %d' % result[:3]:>16}"
+        totals = [t + r for t, r in zip(totals, result[:3])]
+        if result[3]:
+            notes.append(f"   {name}: {result[3]}")
+        if reference_dir:
+            path = os.path.join(reference_dir, name)
+            if os.path.exists(path):
+                reference = run_file(path, args.timeout, numba_env, work)
+                reference_totals = [t + r for t, r in zip(reference_totals, reference[:3])]
+                line += f" {'%d / %d / %d' % reference[:3]:>18}"
+                if reference[3]:
+                    notes.append(f"   {name} (numba-cuda): {reference[3]}")
+            else:
+                line += f" {'(not installed)':>18}"
+        print(line, flush=True)
+
+    def share(counts: list[int]) -> str:
+        ran = counts[0] + counts[1]
+        return f"{100.0 * counts[0] / ran:.1f}% of the tests that ran passed" if ran else "none ran"
+
+    if notes:
+        print("== files that did not import, crashed or timed out:")
+        print("\n".join(notes))
+    print("== excluded (Numba internals):")
+    for name in names:
+        if name in EXCLUDED_FILES:
+            print(f"   {name}: {EXCLUDED_FILES[name]}")
+    # The totals last: gpu-check's summary shows the log's last lines.
+    print(f"== total cudakit:    {totals[0]} passed / {totals[1]} failed / {totals[2]} skipped"
+          f" ({share(totals)})")
+    if reference_dir:
+        print(f"== total numba-cuda: {reference_totals[0]} passed / {reference_totals[1]} failed"
+              f" / {reference_totals[2]} skipped ({share(reference_totals)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
