@@ -23,7 +23,6 @@ from typing import Any, Callable
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "python"))
 SIGNATURE = ["float32(float32, float32, float32)"]
 
 

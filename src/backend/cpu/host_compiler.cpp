@@ -116,6 +116,40 @@ constexpr const char* kStubHeaders[] = {"cuda_runtime.h",
 
 std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
+// g++ 13's libstdc++ spells __attribute__((__noinline__)), which CUDA's
+// __noinline__ macro (the prelude's) turns into a nested attribute it
+// rejects. The C++ standard headers the source includes are therefore read
+// first, in module.cpp, with the macro set aside; the source's own #include
+// of them is then a no-op (their include guards).
+std::string standard_headers_first(std::string_view source) {
+  static constexpr std::string_view kStandard[] = {
+      "algorithm", "array",   "atomic", "cmath",       "complex", "functional", "ios",     "iosfwd",
+      "iostream",  "istream", "limits", "memory",      "new",     "numeric",    "ostream", "random",
+      "sstream",   "string",  "tuple",  "type_traits", "utility", "vector"};
+  std::string includes;
+  for (std::size_t at = 0; at < source.size();) {
+    std::size_t end = source.find('\n', at);
+    if (end == std::string_view::npos) end = source.size();
+    std::string_view line = source.substr(at, end - at);
+    at = end + 1;
+    const std::size_t hash = line.find_first_not_of(" \t");
+    if (hash == std::string_view::npos || line[hash] != '#') continue;
+    std::string_view rest = line.substr(hash + 1);
+    rest.remove_prefix(std::min(rest.find_first_not_of(" \t"), rest.size()));
+    if (!rest.starts_with("include")) continue;
+    const std::size_t open = rest.find('<'), close = rest.find('>');
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open) continue;
+    const std::string_view name = rest.substr(open + 1, close - open - 1);
+    if (std::find(std::begin(kStandard), std::end(kStandard), name) == std::end(kStandard))
+      continue;
+    const std::string line_text = "#include <" + std::string(name) + ">\n";
+    if (includes.find(line_text) == std::string::npos) includes += line_text;
+  }
+  if (includes.empty()) return {};
+  return "#pragma push_macro(\"__noinline__\")\n#undef __noinline__\n" + includes +
+         "#pragma pop_macro(\"__noinline__\")\n";
+}
+
 // The base name of a name expression's function: "ns::k<float, 2>" -> "k".
 std::string expression_base(std::string_view expr) {
   std::string s(expr.substr(0, expr.find('<')));
@@ -549,7 +583,8 @@ CompiledCode compile_host_module(const CompileRequest& request) {
         [&](const std::string& given) { return spaceless(given) == spaceless(expression); });
     if (!named) with_instantiations.name_expressions.push_back(std::move(expression));
   }
-  inputs.emplace_back("module.cpp", opening + "#include " + quote(source_file) + "\n" +
+  inputs.emplace_back("module.cpp", standard_headers_first(request.source) + opening + "#include " +
+                                        quote(source_file) + "\n" +
                                         generate_tail(scan, with_instantiations));
 
   // A build with debug information reads its sources from a kept directory,
