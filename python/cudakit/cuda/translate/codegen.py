@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import intrinsics
+from . import intrinsics, iteration
 from . import types as t
 from .errors import TypingError, UnsupportedError
 from .operators import OperatorsMixin
@@ -538,6 +538,9 @@ class FunctionTranslator(OperatorsMixin):
         if node.orelse:
             raise self.unsupported("for ... else", node)
         iterator = node.iter
+        if iteration.builtin_iterable(self, iterator) in ("enumerate", "zip"):
+            iteration.loop(self, node)
+            return
         if not (isinstance(iterator, ast.Call) and isinstance(iterator.func, ast.Name)
                 and iterator.func.id == "range"
                 and self.parsed.lookup("range")[1] is range and "range" not in self.locals):

@@ -210,7 +210,7 @@ _FP16_UNARY = {"hneg": "-{a}", "habs": "fabsf({a})", "hsin": "sinf({a})", "hcos"
                "hlog": "logf({a})", "hlog2": "log2f({a})", "hlog10": "log10f({a})",
                "hsqrt": "sqrtf({a})", "hrsqrt": "1.0f / sqrtf({a})", "hrcp": "1.0f / {a}",
                "hceil": "ceilf({a})", "hfloor": "floorf({a})", "htrunc": "truncf({a})",
-               "hrint": "rintf({a})"}
+               "hrint": "rintf({a})", "htanh": "tanhf({a})", "htanh_approx": "tanhf({a})"}
 
 
 def register() -> None:

@@ -460,6 +460,15 @@ def _round(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict)
             return tr.value(t.int64, tr.cast(args[0], t.int64))
         # rint rounds half to even, as Python's round does.
         return tr.value(t.int64, f"(long long)rint({tr.cast(args[0], t.float64)})")
+    if len(args) == 2 and tr.is_number(args[0]) and not args[1].known:
+        # ndigits known only when the kernel runs: Numba's (CPython's fallback) algorithm.
+        if not (isinstance(args[1].type, t.Scalar) and args[1].type.kind in "iu"):
+            raise tr.typing_error(f"round(x, ndigits): ndigits must be an integer, got "
+                                  f"{args[1].describe()}", node)
+        ft = float_type_of(args[0].type)
+        tr.program.need_helper("round_ndigits")
+        return tr.value(ft, f"({ft.ctype})ck_round_ndigits({tr.cast(args[0], t.float64)}, "
+                            f"{tr.cast(args[1], t.int64)})")
     if len(args) == 2 and tr.is_number(args[0]):
         digits = _const_int(tr, node, args[1], "round()'s ndigits")
         ft = float_type_of(args[0].type)
@@ -517,7 +526,8 @@ def object_handler(obj: Any) -> Handler | None:
 
 # Complex and float16 numbers (cmath, cuda.fp16), then NumPy's ufuncs, on
 # numbers and (elementwise in the calling thread) on arrays.
-from . import complex_half, ufuncs  # noqa: E402 (they wrap the handlers registered above)
+from . import bits_and_warps, complex_half, ufuncs  # noqa: E402 (they wrap the handlers above)
 
+bits_and_warps.register()
 complex_half.register()
 ufuncs.register()

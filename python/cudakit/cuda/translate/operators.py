@@ -313,8 +313,7 @@ class OperatorsMixin:
                                                                            node))
         if base.items is not None:
             if not (index.known and isinstance(index.py, (int, np.integer))):
-                raise self.typing_error("tuples are indexed by integer constants in kernels",
-                                        node)
+                return self.tuple_item_at_run_time(base, index, node)
             try:
                 return base.items[int(index.py)]
             except IndexError:
@@ -325,6 +324,32 @@ class OperatorsMixin:
         if isinstance(base.type, t.PointerT):
             return self.value(base.type.dtype, self.pointer_ref(base, index, node))
         raise self.typing_error(f"{base.describe()} cannot be indexed", node)
+
+    def tuple_item_at_run_time(self: "FunctionTranslator", base: Val, index: Val,
+                               node: ast.AST) -> Val:
+        """t[i] with i known only when the kernel runs: a homogeneous tuple of
+        numbers (Numba's UniTuple), Python's wraparound for a negative i and
+        an IndexError for one out of range."""
+        items = base.items or []
+        if not (isinstance(index.type, t.Scalar) and index.type.kind in "iub"):
+            raise self.typing_error(f"a tuple index must be an integer, got {index.describe()}",
+                                    node)
+        types = {v.type for v in items}
+        if len(types) != 1 or not isinstance(items[0].type, t.Scalar):
+            raise self.typing_error("a tuple is indexed by a run-time integer only when all "
+                                    "its items are numbers of one type (a homogeneous tuple); "
+                                    f"this one is {base.type}: index it with a constant",
+                                    node)
+        position = self.fresh("item")
+        self.emit(f"long long {position} = {self.cast(index, t.int64)};")
+        self.emit(f"if ({position} < 0) {position} += {len(items)};")
+        self.program.need_helper("fail")
+        text = self.python_error_text("IndexError: tuple index out of range", node)
+        self.emit(f'if ({position} < 0 || {position} >= {len(items)}) ck_fail("{text}");')
+        code = items[-1].code
+        for i in range(len(items) - 2, -1, -1):
+            code = f"({position} == {i} ? {items[i].code} : {code})"
+        return self.value(items[0].type, code)
 
     def record_field(self: "FunctionTranslator", record: Val, name: str, node: ast.AST) -> str:
         """The C++ lvalue of field `name` of a record element."""
@@ -551,6 +576,13 @@ class OperatorsMixin:
                     raise self.typing_error(f"{node.func.attr}() takes no arguments", node)
                 return (self.value(base.type, f"cudakit_conj({base.code})")
                         if base.type.kind == "c" else base)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "bit_count":
+            base = self.expr(node.func.value)
+            if isinstance(base.type, t.Scalar):  # i.bit_count(): cuda.popc, as in Numba
+                if node.args or node.keywords or base.type.kind not in "iu":
+                    raise self.typing_error("bit_count() is a method of integers and takes no "
+                                            f"arguments, called on {base.describe()}", node)
+                return intrinsics.HANDLERS["popc"](self, node, [base], {})
         callee = self.expr(node.func)
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.unsupported("*args in calls", node)
