@@ -276,8 +276,10 @@ def _atomic(op: str) -> Handler:
                                   f"elements, the array is {dtype}", node)
         if dtype.kind == "f" and op in ("and", "or", "xor", "inc", "dec"):
             raise tr.typing_error(f"cuda.atomic.{op} needs an integer array, got {dtype}", node)
-        native = f"atomic{op.capitalize()}"
-        if dtype.name in _ATOMIC_NATIVE[op]:
+        # Integers have no NaN: nanmax/nanmin are max/min.
+        operation = op[3:] if op in ("nanmax", "nanmin") and dtype.kind != "f" else op
+        native = f"atomic{operation.capitalize()}"
+        if dtype.name in _ATOMIC_NATIVE.get(operation, ()):
             return tr.value(dtype, f"{native}({element}, {value})")
         if dtype.name == "int64" and op in ("add", "sub", "exch", "and", "or", "xor"):
             # Two's complement: the unsigned 64-bit operation gives the same bits.
@@ -289,16 +291,15 @@ def _atomic(op: str) -> Handler:
             return tr.value(dtype, f"atomicAdd({element}, -{value})")
         # Everything else: a compare-and-swap loop on the element's bits.
         tr.program.need_helper("atomic_update")
-        return tr.value(dtype, f"ck_atomic_{op}({element}, {value})")
+        return tr.value(dtype, f"ck_atomic_{operation}({element}, {value})")
     return emit
 
 
-for _op in ("add", "sub", "max", "min", "exch", "and", "or", "xor", "inc", "dec", "cas"):
+for _op in ("add", "sub", "max", "min", "nanmax", "nanmin", "exch", "and", "or", "xor", "inc",
+            "dec", "cas"):
     HANDLERS[f"atomic.{_op}"] = _atomic(_op)
 HANDLERS["atomic.and_"] = HANDLERS["atomic.and"]
 HANDLERS["atomic.or_"] = HANDLERS["atomic.or"]
-HANDLERS["atomic.nanmax"] = HANDLERS["atomic.max"]
-HANDLERS["atomic.nanmin"] = HANDLERS["atomic.min"]
 HANDLERS["atomic.compare_and_swap"] = lambda tr, node, args, kw: HANDLERS["atomic.cas"](
     tr, node, [args[0], tr.value(t.int64, "0", py=0)] + args[1:], kw)
 

@@ -335,8 +335,12 @@ __device__ __forceinline__ T ck_atomic_update(T* address, F update) {
 }
 template <class T> __device__ T ck_atomic_add(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o + v); }); }
 template <class T> __device__ T ck_atomic_sub(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o - v); }); }
-template <class T> __device__ T ck_atomic_max(T* a, T v) { return ck_atomic_update(a, [v](T o) { return o < v || o != o ? v : o; }); }
-template <class T> __device__ T ck_atomic_min(T* a, T v) { return ck_atomic_update(a, [v](T o) { return v < o || o != o ? v : o; }); }
+// max/min keep the element when it or the value is NaN (Python's max(a, b) is a then);
+// nanmax/nanmin ignore a NaN on either side.
+template <class T> __device__ T ck_atomic_max(T* a, T v) { return ck_atomic_update(a, [v](T o) { return o < v ? v : o; }); }
+template <class T> __device__ T ck_atomic_min(T* a, T v) { return ck_atomic_update(a, [v](T o) { return v < o ? v : o; }); }
+template <class T> __device__ T ck_atomic_nanmax(T* a, T v) { return ck_atomic_update(a, [v](T o) { return o < v || o != o ? v : o; }); }
+template <class T> __device__ T ck_atomic_nanmin(T* a, T v) { return ck_atomic_update(a, [v](T o) { return v < o || o != o ? v : o; }); }
 template <class T> __device__ T ck_atomic_exch(T* a, T v) { return ck_atomic_update(a, [v](T) { return v; }); }
 template <class T> __device__ T ck_atomic_and(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o & v); }); }
 template <class T> __device__ T ck_atomic_or(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o | v); }); }
