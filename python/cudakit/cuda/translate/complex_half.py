@@ -186,6 +186,8 @@ def _fp16_binary(name: str, expression: str) -> intrinsics.Handler:
 def _fp16_compare(name: str, symbol: str) -> intrinsics.Handler:
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) -> Val:
         a, b = _half_args(tr, node, args, 2, name)
+        if name == "hne":  # CUDA's __hne is ordered: false when either is NaN
+            return tr.value(t.boolean, f"({a} < {b} || {a} > {b})")
         return tr.value(t.boolean, f"({a} {symbol} {b})")
     return emit
 
