@@ -191,3 +191,40 @@ def test_compare_and_swap(kernel, dtype):  # type: ignore[no-untyped-def]
     np.testing.assert_array_equal(d_old.copy_to_host(), array)
     np.testing.assert_array_equal(d_array.copy_to_host(), np.where(array == expected, new,
                                                                    array))
+
+
+@cuda.jit(device=True)
+def apply_in_shared(ary, bins, operand, dtype, size, operation, cast):  # type: ignore
+    # The operation, the dtype, the cast and the shared array's size are
+    # compile-time arguments: the device function is specialized for them.
+    tid = cuda.threadIdx.x
+    shared = cuda.shared.array(size, dtype)
+    if tid < size:
+        shared[tid] = ary[tid]
+    cuda.syncthreads()
+    operation(shared, cast(bins[tid] % size), operand[tid])
+    cuda.syncthreads()
+    if tid < size:
+        ary[tid] = shared[tid]
+
+
+@cuda.jit
+def shared_add_kernel(ary, bins, operand):  # type: ignore[no-untyped-def]
+    apply_in_shared(ary, bins, operand, np.uint64, 16, cuda.atomic.add, np.int32)
+
+
+@cuda.jit
+def shared_max_kernel(ary, bins, operand):  # type: ignore[no-untyped-def]
+    apply_in_shared(ary, bins, operand, cuda.double, 16, cuda.atomic.max, int)
+
+
+def test_intrinsic_dtype_and_size_passed_to_a_device_function():
+    bins = RNG.integers(0, 1000, 64)
+    for kernel, dtype, fold in ((shared_add_kernel, np.uint64, np.add),
+                                (shared_max_kernel, np.float64, np.maximum)):
+        initial, operand = values(dtype)[:16].copy(), values(dtype)[:64].copy()
+        d_ary = cuda.to_device(initial)
+        kernel[1, 64](d_ary, cuda.to_device(bins), cuda.to_device(operand))
+        expected = initial.copy()
+        fold.at(expected, bins % 16, operand)
+        np.testing.assert_array_equal(d_ary.copy_to_host(), expected)

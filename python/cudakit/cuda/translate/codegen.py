@@ -194,6 +194,10 @@ class FunctionTranslator(OperatorsMixin):
             return Val(self.locals[name], c_name(name))
         if name in self.locals:
             ty = self.locals[name]
+            if isinstance(ty, t.ConstT):  # a compile-time argument of a device function
+                if ty.scalar is not None:
+                    return Val(ty.scalar, c_literal(ty.value, ty.scalar), ty.value)
+                return self.python_object(ty.value, node)
             if isinstance(ty, t.TupleT):
                 # A tuple parameter is a struct; a tuple local, one variable per item.
                 form = "{}.f{}" if name in self.parsed.arg_names else "{}_{}"
@@ -311,6 +315,8 @@ class FunctionTranslator(OperatorsMixin):
     def signature(self) -> str:
         params = []
         for name, ty in zip(self.parsed.arg_names, self.arg_types):
+            if isinstance(ty, t.ConstT):
+                continue  # known when compiled: no parameter
             self.program.need_record(ty)
             if isinstance(ty, t.TupleT) and not all(isinstance(i, t.Scalar) for i in ty.items):
                 raise self.unsupported("tuple arguments hold numbers only", self.parsed.tree)

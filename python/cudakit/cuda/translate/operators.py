@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import types
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ import numpy as np
 
 from . import intrinsics
 from . import types as t
+from .errors import TypingError
 from .values import NO_VALUE, Val
 
 if TYPE_CHECKING:
@@ -681,9 +683,16 @@ class OperatorsMixin:
 
     def device_call(self: "FunctionTranslator", dispatcher: Any, args: list[Val],
                     node: ast.AST) -> Val:
-        arg_types = []
+        arg_types: list[t.Type] = []
         codes = []
-        for a in args:
+        assigned = _assigned_names(dispatcher)
+        for a, arg_name in zip(args, dispatcher.parsed.arg_names + [""] * len(args)):
+            if a.type is None and not isinstance(a.py, types.ModuleType) \
+                    and arg_name not in assigned:
+                # A compile-time object (cuda.atomic.add, a dtype, a function):
+                # the callee is specialized for it, as Numba's does.
+                arg_types.append(t.ConstT(a.py))
+                continue
             if a.type is None or isinstance(a.type, (t.StringT, t.NoneT, t.TupleT)):
                 raise self.typing_error(f"cannot pass {a.describe()} to a device function",
                                         node)
@@ -703,8 +712,23 @@ class OperatorsMixin:
                 code = f"&({a.code})"  # records travel by reference, as in Numba
             arg_types.append(ty)
             codes.append(code)
-        name, return_type = dispatcher._device_specialization(self.program, tuple(arg_types),
-                                                              self.where, node)
+        try:
+            name, return_type = dispatcher._device_specialization(
+                self.program, tuple(arg_types), self.where, node)
+        except TypingError as error:
+            # A constant argument the callee needs as a constant (a shared
+            # array's shape): again with the known numbers as literals.
+            literal = [i for i, a in enumerate(args) if isinstance(a.type, t.Scalar) and a.known
+                       and i < len(dispatcher.parsed.arg_names)
+                       and dispatcher.parsed.arg_names[i] not in assigned]
+            if "known when the kernel is compiled" not in str(error) or not literal:
+                raise
+            codes = [c for i, c in enumerate(_codes_by_arg(args, arg_types, codes))
+                     if i not in literal and c is not None]
+            for i in literal:
+                arg_types[i] = t.ConstT(args[i].py, args[i].type)  # type: ignore[arg-type]
+            name, return_type = dispatcher._device_specialization(
+                self.program, tuple(arg_types), self.where, node)
         call = f"{name}({', '.join(codes)})"
         if isinstance(return_type, t.TupleT):
             # The call runs once, into a temporary the items are read from.
@@ -798,3 +822,21 @@ def fold_integers(op: ast.operator, x: int, y: int, ty: t.Scalar) -> Any:
                  ast.BitAnd: lambda: x & y, ast.BitOr: lambda: x | y,
                  ast.BitXor: lambda: x ^ y}.get(type(op))
     return NO_VALUE if operation is None else t.wrapped(operation(), ty)
+
+
+def _assigned_names(dispatcher: Any) -> set[str]:
+    """The names a device function assigns to (its arguments among them
+    stay run-time values)."""
+    return {node.id for node in ast.walk(dispatcher.parsed.tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+
+
+def _codes_by_arg(args: list[Val], arg_types: list[t.Type], codes: list[str]
+                  ) -> list[str | None]:
+    """`codes` (the C++ arguments passed) spread over the call's arguments:
+    None where an argument has no parameter."""
+    spread: list[str | None] = []
+    remaining = iter(codes)
+    for ty in arg_types:
+        spread.append(None if isinstance(ty, t.ConstT) else next(remaining))
+    return spread
