@@ -228,3 +228,21 @@ def test_intrinsic_dtype_and_size_passed_to_a_device_function():
         expected = initial.copy()
         fold.at(expected, bins % 16, operand)
         np.testing.assert_array_equal(d_ary.copy_to_host(), expected)
+
+
+@cuda.jit
+def cas_2d_kernel(array, old, new, expected):  # type: ignore[no-untyped-def]
+    gid = cuda.grid(2)
+    if gid[0] < array.shape[0] and gid[1] < array.shape[1]:
+        old[gid] = cuda.atomic.cas(array, gid, expected, new[gid])  # a tuple variable as index
+
+
+@pytest.mark.parametrize("dtype", INTS, ids=lambda d: np.dtype(d).name)
+def test_cas_on_a_2d_array_indexed_by_the_grid_tuple(dtype):  # type: ignore[no-untyped-def]
+    shape = (13, 9)
+    array = np.where(RNG.random(shape) < 0.5, 7, values(dtype)[:9]).astype(dtype)
+    new = RNG.integers(0, 100, shape).astype(dtype)
+    d_array, d_old = cuda.to_device(array), cuda.to_device(np.zeros(shape, dtype))
+    cas_2d_kernel[(4, 3), (4, 4)](d_array, d_old, cuda.to_device(new), dtype(7))
+    np.testing.assert_array_equal(d_old.copy_to_host(), array)
+    np.testing.assert_array_equal(d_array.copy_to_host(), np.where(array == 7, new, array))

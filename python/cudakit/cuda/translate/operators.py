@@ -303,10 +303,17 @@ class OperatorsMixin:
     def expr_Subscript(self: "FunctionTranslator", node: ast.Subscript) -> Val:
         base = self.expr(node.value)
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if isinstance(base.type, t.ArrayT) and (
+        index = None
+        if isinstance(base.type, t.ArrayT) and len(parts) == 1 and base.type.ndim > 1 \
+                and not isinstance(parts[0], ast.Slice):
+            index = self.expr(node.slice)  # a tuple variable indexes every axis: a[gid]
+            if index.items is None:
+                index = None
+        if index is None and isinstance(base.type, t.ArrayT) and (
                 any(isinstance(p, ast.Slice) for p in parts) or len(parts) < base.type.ndim):
             return self.array_view(base, parts, node)
-        index = self.expr(node.slice)
+        if index is None:
+            index = self.expr(node.slice)
         if isinstance(base.type, t.RecordT):
             if not isinstance(index.py, str):
                 raise self.typing_error("a record is indexed by a field name constant, as in "
