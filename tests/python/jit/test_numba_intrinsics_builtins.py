@@ -288,3 +288,28 @@ def test_fp16_half_operations():
     expected = [a == b, (a < b) | (a > b), a < b, a <= b, a > b, a >= b]  # hne: ordered
     for k, e in enumerate(expected):
         np.testing.assert_array_equal(compare[:, k], e, err_msg=f"comparison {k}")
+
+
+@cuda.jit(device=True)
+def transpose_in_shared(out, shape, dtype, scale, xor):  # type: ignore[no-untyped-def]
+    # `shape` and `dtype` are compile-time arguments (the shared array's);
+    # `scale` is a run-time tuple; `xor` a name C++ reserves.
+    shared = cuda.shared.array(shape, dtype)
+    x, y = cuda.threadIdx.x, cuda.threadIdx.y
+    shared[x, y] = x * scale[0] + y * scale[1] + (x ^ xor)
+    cuda.syncthreads()
+    out[x, y] = shared[shape[0] - 1 - x, y]
+
+
+@cuda.jit
+def tuple_arguments_kernel(out, a, xor):  # type: ignore[no-untyped-def]
+    transpose_in_shared(out, (4, 8), cuda.double, (a, 2.5), xor)
+
+
+def test_tuples_and_dtypes_passed_to_a_device_function():
+    a, xor = float(RNG.standard_normal()), int(RNG.integers(0, 8))
+    out = cuda.to_device(np.zeros((4, 8)))
+    tuple_arguments_kernel[1, (4, 8)](out, a, xor)
+    x, y = np.meshgrid(np.arange(4), np.arange(8), indexing="ij")
+    np.testing.assert_allclose(out.copy_to_host(), (3 - x) * a + y * 2.5 + ((3 - x) ^ xor),
+                               rtol=1e-14)

@@ -136,6 +136,10 @@ def _check_mask(tr: "FunctionTranslator", node: ast.AST, args: list[Val], name: 
     if not (isinstance(mask.type, t.Scalar) and mask.type.kind in "iu"):
         raise tr.typing_error(f"cuda.{name}: the mask must be an integer, got "
                               f"{mask.describe()}", node)
+    if second == "predicate" and not (isinstance(args[1].type, t.Scalar)
+                                      and args[1].type.kind in "iub"):
+        raise tr.typing_error(f"cuda.{name}: the predicate must be an integer or boolean, "
+                              f"got {args[1].describe()}", node)
 
 
 _MATCH_TYPES = (t.int32, t.int64, t.float32, t.float64)

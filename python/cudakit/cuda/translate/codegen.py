@@ -33,6 +33,12 @@ CPP_RESERVED = {
     "throw", "try", "catch", "asm", "export", "threadIdx", "blockIdx", "blockDim", "gridDim",
     "warpSize", "min", "max", "printf", "main", "signed", "double", "float", "sqrt", "exp",
     "log", "sin", "cos", "tan", "pow", "abs", "data", "shape", "strides",
+    # C++'s alternative tokens, keywords Python does not have
+    "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq", "or_eq", "xor_eq",
+    "not_eq", "alignas", "alignof", "char8_t", "char16_t", "char32_t", "concept",
+    "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return",
+    "co_yield", "decltype", "dynamic_cast", "noexcept", "nullptr", "reinterpret_cast",
+    "requires", "static_assert", "static_cast", "thread_local", "typeid", "wchar_t",
 }
 
 

@@ -201,6 +201,13 @@ def _warp_vote(name: str, result: t.Scalar) -> Handler:
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
         if len(args) != 2:
             raise tr.typing_error(f"cuda.{name}(mask, predicate) takes two arguments", node)
+        mask, predicate = args
+        if not (isinstance(mask.type, t.Scalar) and mask.type.kind in "iu"):
+            raise tr.typing_error(f"cuda.{name}: Mask type must be an integer, got "
+                                  f"{mask.describe()}", node)
+        if not (isinstance(predicate.type, t.Scalar) and predicate.type.kind in "iub"):
+            raise tr.typing_error(f"cuda.{name}: Predicate must be an integer or boolean, "
+                                  f"got {predicate.describe()}", node)
         call = f"__{name}({tr.cast(args[0], t.uint32)}, {tr.truth(args[1], node)})"
         return tr.value(result, call if result != t.boolean else f"({call} != 0)")
     return emit

@@ -700,6 +700,14 @@ class OperatorsMixin:
                 # the callee is specialized for it, as Numba's does.
                 arg_types.append(t.ConstT(a.py))
                 continue
+            if a.items is not None and a.items and all(isinstance(i.type, t.Scalar)
+                                                       for i in a.items):
+                # A tuple of numbers travels as a struct, as a kernel's tuple argument.
+                tuple_type = t.TupleT(tuple(i.type for i in a.items))  # type: ignore[misc]
+                arg_types.append(tuple_type)
+                codes.append(f"{self.program.tuple_struct(tuple_type)}{{"
+                             f"{', '.join(i.code for i in a.items)}}}")
+                continue
             if a.type is None or isinstance(a.type, (t.StringT, t.NoneT, t.TupleT)):
                 raise self.typing_error(f"cannot pass {a.describe()} to a device function",
                                         node)
@@ -725,7 +733,7 @@ class OperatorsMixin:
         except TypingError as error:
             # A constant argument the callee needs as a constant (a shared
             # array's shape): again with the known numbers as literals.
-            literal = [i for i, a in enumerate(args) if isinstance(a.type, t.Scalar) and a.known
+            literal = [i for i, a in enumerate(args) if _known_number_or_tuple(a)
                        and i < len(dispatcher.parsed.arg_names)
                        and dispatcher.parsed.arg_names[i] not in assigned]
             if "known when the kernel is compiled" not in str(error) or not literal:
@@ -733,7 +741,10 @@ class OperatorsMixin:
             codes = [c for i, c in enumerate(_codes_by_arg(args, arg_types, codes))
                      if i not in literal and c is not None]
             for i in literal:
-                arg_types[i] = t.ConstT(args[i].py, args[i].type)  # type: ignore[arg-type]
+                if args[i].items is not None:
+                    arg_types[i] = t.ConstT(tuple(v.py for v in args[i].items))
+                else:
+                    arg_types[i] = t.ConstT(args[i].py, args[i].type)  # type: ignore[arg-type]
             name, return_type = dispatcher._device_specialization(
                 self.program, tuple(arg_types), self.where, node)
         call = f"{name}({', '.join(codes)})"
@@ -829,6 +840,12 @@ def fold_integers(op: ast.operator, x: int, y: int, ty: t.Scalar) -> Any:
                  ast.BitAnd: lambda: x & y, ast.BitOr: lambda: x | y,
                  ast.BitXor: lambda: x ^ y}.get(type(op))
     return NO_VALUE if operation is None else t.wrapped(operation(), ty)
+
+
+def _known_number_or_tuple(a: Val) -> bool:
+    if a.items is not None:
+        return bool(a.items) and all(isinstance(v.type, t.Scalar) and v.known for v in a.items)
+    return isinstance(a.type, t.Scalar) and a.known
 
 
 def _assigned_names(dispatcher: Any) -> set[str]:

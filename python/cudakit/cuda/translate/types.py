@@ -232,7 +232,9 @@ class ConstT(Type):
         object.__setattr__(self, "scalar", scalar)
 
     def _key(self) -> tuple:
-        return (self.scalar, self.value) if self.scalar is not None else (None, id(self.value))
+        if self.scalar is not None or isinstance(self.value, tuple):
+            return (self.scalar, self.value)  # numbers: by value
+        return (None, id(self.value))  # objects: by identity
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ConstT) and self._key() == other._key()
