@@ -246,3 +246,47 @@ def test_cas_on_a_2d_array_indexed_by_the_grid_tuple(dtype):  # type: ignore[no-
     cas_2d_kernel[(4, 3), (4, 4)](d_array, d_old, cuda.to_device(new), dtype(7))
     np.testing.assert_array_equal(d_old.copy_to_host(), array)
     np.testing.assert_array_equal(d_array.copy_to_host(), np.where(array == 7, new, array))
+
+
+@cuda.jit(device=True)
+def as_uint64(value):  # type: ignore[no-untyped-def]
+    return np.uint64(value)
+
+
+@cuda.jit(device=True)
+def add_at_thread(ary, operand, operation, cast, wrap):  # type: ignore[no-untyped-def]
+    where = (cuda.threadIdx.x, cast(cuda.threadIdx.y))
+    if wrap:  # a literal False: the branch (uint64 % int64 is float64) is pruned, as in Numba
+        where = (where[0] % ary.shape[0], where[1] % ary.shape[1])
+    operation(ary, where, operand)
+
+
+@cuda.jit
+def add_at_thread_kernel(ary):  # type: ignore[no-untyped-def]
+    add_at_thread(ary, 1, cuda.atomic.add, as_uint64, False)
+
+
+def test_literal_flag_prunes_a_branch_in_a_device_function():
+    ary = RNG.integers(0, 32, (4, 8)).astype(np.float64)
+    d_ary = cuda.to_device(ary)
+    add_at_thread_kernel[1, (4, 8)](d_ary)
+    np.testing.assert_array_equal(d_ary.copy_to_host(), ary + 1)
+
+
+GLOBAL_FLAG = False
+
+
+@cuda.jit
+def pruned_kernel(out):  # type: ignore[no-untyped-def]
+    i = cuda.grid(1)
+    if i < out.size:
+        if GLOBAL_FLAG:
+            out[i] = undefined_name  # noqa: F821 (never typed: the branch is pruned)
+        else:
+            out[i] = i
+
+
+def test_constant_condition_prunes_the_branch_not_taken():
+    out = cuda.to_device(np.zeros(N, np.int64))
+    pruned_kernel[(N + 31) // 32, 32](out)
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(N))

@@ -514,6 +514,15 @@ class FunctionTranslator(OperatorsMixin):
 
     def stmt_If(self, node: ast.If) -> None:
         condition = self.expr(node.test)
+        if condition.known and isinstance(condition.py, (bool, int, float, np.bool_,
+                                                         np.integer, np.floating)):
+            # A condition known when compiled (a constant, a literal argument):
+            # only the branch taken is typed and emitted, as Numba prunes.
+            taken = node.body if condition.py else node.orelse
+            self.emit("{")
+            self.block(taken)
+            self.emit("}")
+            return
         self.emit(f"if ({self.truth(condition, node.test)}) {{")
         self.block(node.body)
         if node.orelse:

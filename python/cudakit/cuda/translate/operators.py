@@ -731,12 +731,13 @@ class OperatorsMixin:
             name, return_type = dispatcher._device_specialization(
                 self.program, tuple(arg_types), self.where, node)
         except TypingError as error:
-            # A constant argument the callee needs as a constant (a shared
-            # array's shape): again with the known numbers as literals.
+            # Numba's literal dispatch: again with the known numbers as
+            # literals (a shared array's shape, a flag whose dead branch is
+            # then pruned); the first error stands if that fails too.
             literal = [i for i, a in enumerate(args) if _known_number_or_tuple(a)
                        and i < len(dispatcher.parsed.arg_names)
                        and dispatcher.parsed.arg_names[i] not in assigned]
-            if "known when the kernel is compiled" not in str(error) or not literal:
+            if not literal:
                 raise
             codes = [c for i, c in enumerate(_codes_by_arg(args, arg_types, codes))
                      if i not in literal and c is not None]
@@ -745,8 +746,11 @@ class OperatorsMixin:
                     arg_types[i] = t.ConstT(tuple(v.py for v in args[i].items))
                 else:
                     arg_types[i] = t.ConstT(args[i].py, args[i].type)  # type: ignore[arg-type]
-            name, return_type = dispatcher._device_specialization(
-                self.program, tuple(arg_types), self.where, node)
+            try:
+                name, return_type = dispatcher._device_specialization(
+                    self.program, tuple(arg_types), self.where, node)
+            except TypingError:
+                raise error from None
         call = f"{name}({', '.join(codes)})"
         if isinstance(return_type, t.TupleT):
             # The call runs once, into a temporary the items are read from.
