@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import ast
 import inspect
-import types
 import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import intrinsics
+from . import device_calls, intrinsics
 from . import types as t
-from .errors import TypingError
 from .values import NO_VALUE, Val
 
 if TYPE_CHECKING:
@@ -690,75 +688,7 @@ class OperatorsMixin:
 
     def device_call(self: "FunctionTranslator", dispatcher: Any, args: list[Val],
                     node: ast.AST) -> Val:
-        arg_types: list[t.Type] = []
-        codes = []
-        assigned = _assigned_names(dispatcher)
-        for a, arg_name in zip(args, dispatcher.parsed.arg_names + [""] * len(args)):
-            if a.type is None and not isinstance(a.py, types.ModuleType) \
-                    and arg_name not in assigned:
-                # A compile-time object (cuda.atomic.add, a dtype, a function):
-                # the callee is specialized for it, as Numba's does.
-                arg_types.append(t.ConstT(a.py))
-                continue
-            if a.items is not None and a.items and all(isinstance(i.type, t.Scalar)
-                                                       for i in a.items):
-                # A tuple of numbers travels as a struct, as a kernel's tuple argument.
-                tuple_type = t.TupleT(tuple(i.type for i in a.items))  # type: ignore[misc]
-                arg_types.append(tuple_type)
-                codes.append(f"{self.program.tuple_struct(tuple_type)}{{"
-                             f"{', '.join(i.code for i in a.items)}}}")
-                continue
-            if a.type is None or isinstance(a.type, (t.StringT, t.NoneT, t.TupleT)):
-                raise self.typing_error(f"cannot pass {a.describe()} to a device function",
-                                        node)
-            ty = a.type
-            code = a.code
-            if isinstance(ty, t.ArrayT) and ty.static_shape is not None:
-                # A shared/local array travels as a view of its storage.
-                strides, stride = [], 1
-                for n in reversed(ty.static_shape):
-                    strides.insert(0, stride)
-                    stride *= n
-                shape = ", ".join(f"{n}LL" for n in ty.static_shape)
-                code = (f"{ty.view_ctype}{{{a.code}, {{{shape}}}, "
-                        f"{{{', '.join(f'{s}LL' for s in strides)}}}}}")
-                ty = t.ArrayT(ty.dtype, ty.ndim, "C")
-            if isinstance(ty, t.RecordT):
-                code = f"&({a.code})"  # records travel by reference, as in Numba
-            arg_types.append(ty)
-            codes.append(code)
-        try:
-            name, return_type = dispatcher._device_specialization(
-                self.program, tuple(arg_types), self.where, node)
-        except TypingError as error:
-            # Numba's literal dispatch: again with the known numbers as
-            # literals (a shared array's shape, a flag whose dead branch is
-            # then pruned); the first error stands if that fails too.
-            literal = [i for i, a in enumerate(args) if _known_number_or_tuple(a)
-                       and i < len(dispatcher.parsed.arg_names)
-                       and dispatcher.parsed.arg_names[i] not in assigned]
-            if not literal:
-                raise
-            codes = [c for i, c in enumerate(_codes_by_arg(args, arg_types, codes))
-                     if i not in literal and c is not None]
-            for i in literal:
-                if args[i].items is not None:
-                    arg_types[i] = t.ConstT(tuple(v.py for v in args[i].items))
-                else:
-                    arg_types[i] = t.ConstT(args[i].py, args[i].type)  # type: ignore[arg-type]
-            try:
-                name, return_type = dispatcher._device_specialization(
-                    self.program, tuple(arg_types), self.where, node)
-            except TypingError:
-                raise error from None
-        call = f"{name}({', '.join(codes)})"
-        if isinstance(return_type, t.TupleT):
-            # The call runs once, into a temporary the items are read from.
-            temp = self.fresh("ret")
-            self.emit(f"const {self.ctype(return_type)} {temp} = {call};")
-            return self.tuple_value([self.value(it, f"{temp}.f{i}")
-                                     for i, it in enumerate(return_type.items)])
-        return self.value(return_type, call)
+        return device_calls.device_call(self, dispatcher, args, node)
 
     def print_call(self: "FunctionTranslator", node: ast.Call) -> Val:
         fmt: list[str] = []
@@ -844,27 +774,3 @@ def fold_integers(op: ast.operator, x: int, y: int, ty: t.Scalar) -> Any:
                  ast.BitAnd: lambda: x & y, ast.BitOr: lambda: x | y,
                  ast.BitXor: lambda: x ^ y}.get(type(op))
     return NO_VALUE if operation is None else t.wrapped(operation(), ty)
-
-
-def _known_number_or_tuple(a: Val) -> bool:
-    if a.items is not None:
-        return bool(a.items) and all(isinstance(v.type, t.Scalar) and v.known for v in a.items)
-    return isinstance(a.type, t.Scalar) and a.known
-
-
-def _assigned_names(dispatcher: Any) -> set[str]:
-    """The names a device function assigns to (its arguments among them
-    stay run-time values)."""
-    return {node.id for node in ast.walk(dispatcher.parsed.tree)
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
-
-
-def _codes_by_arg(args: list[Val], arg_types: list[t.Type], codes: list[str]
-                  ) -> list[str | None]:
-    """`codes` (the C++ arguments passed) spread over the call's arguments:
-    None where an argument has no parameter."""
-    spread: list[str | None] = []
-    remaining = iter(codes)
-    for ty in arg_types:
-        spread.append(None if isinstance(ty, t.ConstT) else next(remaining))
-    return spread
