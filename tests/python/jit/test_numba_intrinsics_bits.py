@@ -7,6 +7,7 @@ smallest and largest integers, NaN and infinities)."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -156,22 +157,18 @@ def cbrt_kernel(x, out):  # type: ignore[no-untyped-def]
 def test_fma_rounds_once(dtype):  # type: ignore[no-untyped-def]
     a, b, c = floats(dtype), floats(dtype)[::-1].copy(), floats(dtype)
     (_, _, _, out) = launch(fma_kernel, a, b, c, np.zeros(N, dtype))
-    # math.fma (Python 3.13) is exact-then-rounded; the float64 product of two
-    # float32s is exact, so one rounding to float32 is the same.
-    if dtype == np.float64 and hasattr(math, "fma"):
-        expected = np.array([_fma_or_nan(x, y, z) for x, y, z in zip(a, b, c)])
-    else:
-        with np.errstate(invalid="ignore"):  # inf - inf
-            expected = (a.astype(np.float64) * b + c).astype(dtype)
-    np.testing.assert_allclose(out, expected, rtol=1e-15 if dtype == np.float64 else 0)
+    # The exact a*b + c, rounded once (fractions are exact).
+    expected = np.array([_fma_reference(x, y, z) for x, y, z in zip(a.tolist(), b.tolist(),
+                                                                   c.tolist())]).astype(dtype)
+    np.testing.assert_array_equal(out, expected)
     assert str(local_type(fma_kernel, "r", dtype)) == np.dtype(dtype).name
 
 
-def _fma_or_nan(x: float, y: float, z: float) -> float:
-    try:
-        return math.fma(x, y, z)  # type: ignore[attr-defined]
-    except ValueError:  # inf * 0
-        return math.nan
+def _fma_reference(x: float, y: float, z: float) -> float:
+    if all(math.isfinite(v) for v in (x, y, z)):
+        return float(Fraction(x) * Fraction(y) + Fraction(z))
+    with np.errstate(invalid="ignore"):
+        return float(np.float64(x) * y + z)  # inf and NaN: no rounding to worry about
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
