@@ -6,7 +6,9 @@
 # prints a summary table last. Each step has its own timeout; the whole run
 # stays under 9 minutes. Knobs (environment): GPU_CHECK_SKIP_REST (no non-GPU
 # ctest), GPU_CHECK_SKIP_PYTHON (no pytest, no Python benchmarks),
-# GPU_CHECK_SKIP_PYBENCH (pytest but no Python benchmarks), GPU_CHECK_SKIP_CLI
+# GPU_CHECK_SKIP_PYBENCH (pytest but no Python benchmarks), GPU_CHECK_PYBENCH
+# (only those Python benchmarks), GPU_CHECK_SKIP_PYTEST_GPU (the whole suite
+# only, not its GPU marker first), GPU_CHECK_SKIP_CLI
 # (no doctor/demo/bench), GPU_CHECK_CTEST_REGEX, GPU_CHECK_COMPAT (PyCUDA's
 # suite and Numba's doc examples), GPU_CHECK_BUILD_ONLY, BUDGET (seconds).
 set -uo pipefail
@@ -137,11 +139,13 @@ if [[ -d $ROOT/.deps/wheels ]]; then
   export PYTHONPATH=$PYTHONPATH:$PYDEPS
 fi
 if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
-  step pytest-gpu 150 pytest-gpu.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider -m gpu "$ROOT/tests/python"
+  [[ ${GPU_CHECK_SKIP_PYTEST_GPU:-0} == 1 ]] || step pytest-gpu 150 pytest-gpu.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider -m gpu "$ROOT/tests/python"
   step pytest-all 200 pytest-all.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider --timeout=60 "$ROOT/tests/python"
   for py in "$ROOT"/bench/peers/python_*.py; do
     [[ -f $py && ${GPU_CHECK_SKIP_PYBENCH:-0} != 1 ]] || continue
     b=$(basename "$py" .py)
+    # GPU_CHECK_PYBENCH: only these (names without .py, space-separated).
+    [[ -z ${GPU_CHECK_PYBENCH:-} || " $GPU_CHECK_PYBENCH " == *" $b "* ]] || continue
     step "pybench:$b" 120 "pybench-$b.log" env PYTHONUNBUFFERED=1 python3 "$py"
   done
 fi
@@ -223,7 +227,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
   echo "| step | status |"
   echo "| --- | --- |"
-  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all compat-pycuda compat-numba compat-numba-installed doctor info demo bench-all bench-conv bench-conv-idle bench-conv-warps bench-launch-profiled peers; do
+  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all compat-pycuda compat-pycuda-examples compat-numba compat-numba-installed compat-numba-cudapy doctor info demo bench-all bench-conv bench-conv-idle bench-conv-warps bench-launch-profiled peers; do
     [[ -n ${STATUS[$k]:-} ]] && echo "| $k | ${STATUS[$k]} |"
   done
   for k in "${!STATUS[@]}"; do [[ $k == bench:* || $k == pybench:* || $k == experiment:* ]] && echo "| $k | ${STATUS[$k]} |"; done
@@ -238,6 +242,8 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
     [[ -f $OUT/$log.log ]] || continue
     echo "$log:"; tail -8 "$OUT/$log.log" | sed 's/^/  /'
   done
+  [[ -f $OUT/compat-pycuda-examples.log ]] && { echo "compat-pycuda-examples:"; grep -E "FAILED|fails as|^==" "$OUT/compat-pycuda-examples.log" | sed 's/^/  /'; }
+  [[ -f $OUT/compat-numba-cudapy.log ]] && { echo "compat-numba-cudapy:"; tail -6 "$OUT/compat-numba-cudapy.log" | sed 's/^/  /'; }
   grep -hE "^(FAILED|ERROR) " "$BUILD"/compat-*/*.log 2>/dev/null | head -40 | sed 's/^/  compat: /'
   for log in "$OUT"/pybench-*.log; do
     [[ -f $log ]] || continue

@@ -19,6 +19,7 @@
 
 #include "cudakit/array.hpp"
 #include "cudakit/compile_options.hpp"
+#include "cudakit/struct_value.hpp"
 
 namespace cudakit {
 
@@ -38,7 +39,9 @@ class ElementwiseKernel {
                     CompileOptions options = {}, std::string loop_prep = {},
                     std::string after_loop = {});
 
-  using Arg = std::variant<Array, Scalar>;
+  // An array (pointer parameter), a number, or a struct by value (a
+  // parameter of a struct type such as float3).
+  using Arg = std::variant<Array, Scalar, StructValue>;
   // Which indices run: i = start, start + step, ... while before stop (step
   // may be negative). PyCUDA's `range=`.
   struct Range {
@@ -69,6 +72,9 @@ class ElementwiseKernel {
     std::string type;  // as declared, e.g. "const float *"
     bool pointer = false;
     std::optional<DType> dtype;  // element / value type when it is one cudakit knows
+    // A value parameter of a type that is no number (float3, a struct): it
+    // takes a StructValue.
+    bool by_value_struct = false;
   };
   const std::vector<Param>& params() const noexcept;
 

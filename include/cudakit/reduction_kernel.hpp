@@ -14,12 +14,13 @@
 
 #include "cudakit/array.hpp"
 #include "cudakit/array_scalar.hpp"
+#include "cudakit/struct_value.hpp"
 
 namespace cudakit {
 
 // One argument of a generated kernel: an Array for a pointer parameter, a
-// number for the others.
-using KernelValue = std::variant<Array, Scalar>;
+// number for a number parameter, a StructValue for a struct by value.
+using KernelValue = std::variant<Array, Scalar, StructValue>;
 
 class ReductionKernel {
  public:
@@ -55,6 +56,7 @@ class ReductionKernel {
  private:
   static KernelValue to_value(const Array& a) { return a; }
   static KernelValue to_value(const Scalar& s) { return s; }
+  static KernelValue to_value(const StructValue& s) { return s; }
   template <class T>
   requires(std::is_arithmetic_v<T>) static KernelValue to_value(T v) { return Scalar(v); }
 

@@ -12,3 +12,12 @@ from . import _core
 __version__ = "0.1.0"
 
 __all__ = ["__version__"]
+
+
+def __getattr__(name: str) -> object:
+    # `from cudakit import vectorize, guvectorize` (Numba's top-level
+    # spellings, target='cuda'), without importing cudakit.cuda up front.
+    if name in ("vectorize", "guvectorize"):
+        from . import cuda
+        return getattr(cuda, name)
+    raise AttributeError(f"module 'cudakit' has no attribute {name!r}")

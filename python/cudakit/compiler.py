@@ -8,6 +8,7 @@ to their NVRTC equivalents; one NVRTC cannot take is an error that names it.
 
 from __future__ import annotations
 
+import abc
 import os
 import shlex
 import sys
@@ -21,9 +22,65 @@ from ._source_lines import source_line_directive
 from ._textures import texture_compile_error, uses_texture_references
 
 __all__ = ["SourceModule", "DynamicModule", "DynamicSourceModule", "DEFAULT_NVCC_FLAGS",
-           "compile", "CompileError"]
+           "compile", "CompileError", "get_nvcc_version", "CudaModule", "preprocess_source", "compile_plain"]
 
 DEFAULT_NVCC_FLAGS: list[str] = []
+
+_nvcc_versions: dict[str, str] = {}
+
+
+def preprocess_source(source: str, options: Sequence[str] | None, nvcc: str = "nvcc") -> str:
+    """PyCUDA's: ``source`` run through ``nvcc --preprocess`` (with
+    ``options``). This one needs nvcc (cudakit itself compiles with NVRTC);
+    without it, a CompileError says so."""
+    import os
+    import subprocess
+    import tempfile
+
+    if not isinstance(source, str):
+        raise TypeError(f"preprocess_source: source must be a str, got {type(source).__name__}")
+    options = _option_list(options, "preprocess_source")
+    handle, path = tempfile.mkstemp(suffix=".cu")
+    try:
+        with os.fdopen(handle, "w") as f:
+            f.write(source)
+        command = [nvcc, "--preprocess", *options, path, "--compiler-options", "-P"]
+        try:
+            run = subprocess.run(command, capture_output=True, timeout=600)
+        except OSError as e:
+            raise CompileError(f"preprocess_source: cannot run {nvcc!r} ({e}); it needs nvcc "
+                               "(the CUDA toolkit's bin/ on PATH, or nvcc=<path>)") from None
+        if run.returncode != 0:
+            raise CompileError(f"preprocess_source: nvcc preprocessing failed:\n"
+                               f"{run.stderr.decode('utf-8', 'replace')}")
+        return run.stdout.decode("utf-8", "replace")
+    finally:
+        os.unlink(path)
+
+
+def get_nvcc_version(nvcc: str = "nvcc") -> str:
+    """``nvcc --version``'s text, as PyCUDA's. cudakit compiles with NVRTC
+    and does not need nvcc; when ``nvcc`` cannot be run (not on PATH, or it
+    fails) this warns "NVCC version could not be determined." and returns
+    PyCUDA's stand-in text "nvcc unknown version". Memoized per ``nvcc``."""
+    import subprocess
+
+    if not isinstance(nvcc, str) or not nvcc:
+        raise TypeError(f"get_nvcc_version: nvcc must be the nvcc command as a str, got "
+                        f"{nvcc!r}")
+    if nvcc not in _nvcc_versions:
+        try:
+            run = subprocess.run([nvcc, "--version"], capture_output=True, timeout=60)
+            text = run.stdout.decode("utf-8", "replace") if run.returncode == 0 else ""
+        except (OSError, subprocess.SubprocessError):
+            text = ""
+        if not text:
+            warnings.warn(f"NVCC version could not be determined ({nvcc!r} --version did not "
+                          "run); cudakit compiles with NVRTC and does not need nvcc",
+                          stacklevel=2)
+            text = "nvcc unknown version"
+        _nvcc_versions[nvcc] = text
+    return _nvcc_versions[nvcc]
 
 # Device-code options NVRTC takes as nvcc spells them; passed to NVRTC
 # as they are on a GPU, dropped on the CPU backend (they only steer GPU code).
@@ -385,3 +442,20 @@ class SourceModule:
 
 
 from ._dynamic_module import DynamicModule, DynamicSourceModule  # noqa: E402,F401
+
+
+class CudaModule(abc.ABC):
+    """PyCUDA's base of SourceModule and DynamicModule (for isinstance)."""
+
+
+CudaModule.register(SourceModule)
+CudaModule.register(DynamicModule)
+
+
+def compile_plain(source: str, options: Sequence[str] | None, keep: bool, nvcc: str,
+                  cache_dir: Any, target: str = "cubin") -> bytes:
+    """PyCUDA's lower half of compile(): ``source`` as given (no extern "C"
+    added) compiled to ``target``. cudakit compiles it with NVRTC, as
+    compile() does, rather than in an nvcc subprocess."""
+    return compile(source, nvcc, options, keep, no_extern_c=True, cache_dir=cache_dir,
+                   target=target)

@@ -18,10 +18,9 @@ import os
 import runpy
 import sys
 
-from . import _core, compiler
+from . import driver
 
-compiler._set_debug_compile(True)
-_core._set_debug(True)
+driver.set_debugging(True)
 
 
 def _sanitizer_runtime_loaded() -> bool:

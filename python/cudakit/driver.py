@@ -9,7 +9,6 @@ the CPU backend.
 
 from __future__ import annotations
 
-import enum
 import operator
 import threading
 import warnings
@@ -56,6 +55,22 @@ from ._host_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     pagelocked_zeros,
     pagelocked_zeros_like,
     register_host_memory,
+)
+from ._driver_compat import (  # noqa: F401  (PyCUDA's names)
+    CUDA_DEBUGGING,
+    ArgumentHandler,
+    PooledDeviceAllocation,
+    memcpy_peer,
+    memcpy_peer_async,
+    memset_d2d8,
+    memset_d2d8_async,
+    memset_d2d16,
+    memset_d2d16_async,
+    memset_d2d32,
+    memset_d2d32_async,
+    set_debugging,
+    start_profiler,
+    stop_profiler,
 )
 from ._core import (  # noqa: F401  (re-exported: PyCUDA's names)
     ArgumentError,
@@ -110,60 +125,54 @@ __all__ = [
     "aligned_empty", "aligned_empty_like", "aligned_zeros", "aligned_zeros_like",
     "host_alloc_flags", "mem_host_register_flags", "shared_config", "ctx_flags",
     "DeviceAddress", "Linker", "jit_input_type", "jit_option", "module_from_buffer",
-    "module_from_file",
+    "module_from_file", "address_mode", "array3d_flags", "array_cubemap_face", "array_format",
+    "compute_mode", "filter_mode", "graphics_register_flags", "ipc_mem_flags", "jit_fallback",
+    "jit_target", "mem_attach_flags", "memory_type", "pointer_attribute",
+    "profiler_output_mode", "ArgumentHandler", "CUDA_DEBUGGING", "PooledDeviceAllocation",
+    "PooledHostAllocation", "memcpy_peer", "memcpy_peer_async", "memset_d2d8",
+    "memset_d2d8_async", "memset_d2d16", "memset_d2d16_async", "memset_d2d32",
+    "memset_d2d32_async", "set_debugging", "start_profiler", "stop_profiler", "bitlog2",
+    "Module",
 ]
 
-# PyCUDA's enums, with the driver's numbering.
-device_attribute = enum.IntEnum(  # type: ignore[misc]
+# What module_from_buffer / module_from_file return (PyCUDA's _driver.Module).
+Module = _core._Module
+
+# Pool blocks of PageLockedMemoryPool are page-locked host allocations.
+PooledHostAllocation = PagelockedHostAllocation
+
+# PyCUDA's enums, with the driver's numbering (generated from PyCUDA's
+# wrap_cudadrv.cpp and cuda.h; jit_option, jit_input_type and the host memory
+# flags, supersets with the same values, come from _linker / _host_memory).
+from ._driver_enums import (  # noqa: E402,F401
+    address_mode,
+    array3d_flags,
+    array_cubemap_face,
+    array_format,
+    compute_mode,
+    ctx_flags,
+    event_flags,
+    filter_mode,
+    func_cache,
+    function_attribute,
+    graphics_register_flags,
+    ipc_mem_flags,
+    jit_fallback,
+    jit_target,
+    limit,
+    mem_attach_flags,
+    memory_type,
+    pointer_attribute,
+    profiler_output_mode,
+    shared_config,
+)
+from ._driver_enum_base import DriverEnum as _DriverEnum, finish as _finish_enums  # noqa: E402
+
+# All of the driver's attributes (a superset of PyCUDA's list, same values).
+device_attribute = _DriverEnum(  # type: ignore[misc]
     "device_attribute", [(name, value) for name, value in _core._device_attribute_items()]
 )
-
-
-class limit(enum.IntEnum):
-    STACK_SIZE = 0
-    PRINTF_FIFO_SIZE = 1
-    MALLOC_HEAP_SIZE = 2
-
-
-class func_cache(enum.IntEnum):
-    PREFER_NONE = 0
-    PREFER_SHARED = 1
-    PREFER_L1 = 2
-    PREFER_EQUAL = 3
-
-
-class shared_config(enum.IntEnum):
-    DEFAULT_BANK_SIZE = 0
-    FOUR_BYTE_BANK_SIZE = 1
-    EIGHT_BYTE_BANK_SIZE = 2
-
-
-class function_attribute(enum.IntEnum):
-    MAX_THREADS_PER_BLOCK = 0
-    SHARED_SIZE_BYTES = 1
-    CONST_SIZE_BYTES = 2
-    LOCAL_SIZE_BYTES = 3
-    NUM_REGS = 4
-    PTX_VERSION = 5
-    BINARY_VERSION = 6
-    CACHE_MODE_CA = 7
-    MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
-
-
-class event_flags(enum.IntFlag):
-    DEFAULT = 0
-    BLOCKING_SYNC = 1
-    DISABLE_TIMING = 2
-    INTERPROCESS = 4
-
-
-class ctx_flags(enum.IntFlag):
-    SCHED_AUTO = 0
-    SCHED_SPIN = 1
-    SCHED_YIELD = 2
-    SCHED_BLOCKING_SYNC = 4
-    MAP_HOST = 8
-    LMEM_RESIZE_TO_MAX = 16
+_finish_enums({"device_attribute": device_attribute})
 
 
 def init(flags: int = 0) -> None:
@@ -454,3 +463,10 @@ def from_device_like(ptr: Any, other: np.ndarray) -> np.ndarray:
     result = np.empty_like(other)
     memcpy_dtoh(result, ptr)
     return result
+
+
+def bitlog2(value: int) -> int:
+    """floor(log2(value)) of a positive int (PyCUDA's _driver.bitlog2)."""
+    from .tools import bitlog2 as tools_bitlog2
+
+    return tools_bitlog2(value)

@@ -7,22 +7,25 @@ from typing import Any, Sequence
 
 from . import _core, _records
 from .compiler import _option_list
+from .tools import Argument
 
 __all__ = ["ElementwiseKernel", "VectorArg", "ScalarArg"]
 
 
 def _c_type(dtype: Any) -> str:
+    import numpy as np
+
+    if np.dtype(dtype).kind == "V":  # gpuarray.vec types, registered structs: their C names
+        from .tools import dtype_to_ctype
+
+        return dtype_to_ctype(dtype)
     return _core._c_type_name(dtype)
 
 
-class VectorArg:
+class VectorArg(Argument):
     """A pointer argument (PyCUDA's ``pycuda.tools.VectorArg``)."""
 
-    def __init__(self, dtype: Any, name: str) -> None:
-        import numpy as np
-
-        self.dtype = np.dtype(dtype)
-        self.name = name
+    struct_char = "P"
 
     def declarator(self) -> str:
         return f"{_c_type(self.dtype)} *{self.name}"
@@ -33,6 +36,11 @@ class ScalarArg(VectorArg):
 
     def declarator(self) -> str:
         return f"{_c_type(self.dtype)} {self.name}"
+
+    @property
+    def struct_char(self) -> str:  # type: ignore[override]
+        char = self.dtype.char
+        return f"{self.dtype.itemsize}s" if char == "V" else char
 
 
 def _arguments_text(arguments: str | Sequence[Any]) -> str:
@@ -98,3 +106,13 @@ class ElementwiseKernel:
 
     def get_source(self, index64: bool = False) -> str:
         return self._kernel.source(index64)
+
+
+# PyCUDA's kernel builders (pycuda.elementwise.get_*_kernel): each returns a
+# prepared Function taking the arguments PyCUDA's does, in its order, with
+# the element count n last; launch it with
+# ``func.prepared_async_call(grid, block, stream, *args, n)``.
+from ._elementwise_kernels import *  # noqa: E402,F401,F403
+from ._elementwise_kernels import __all__ as _kernel_builders  # noqa: E402
+
+__all__ += _kernel_builders

@@ -203,3 +203,41 @@ def _mask_setitem(array: GPUArray, mask: Any, value: Any) -> None:
               out=[target.reshape(target.size)])
     if target is not array:
         array[...] = target
+
+
+def splay(n: int, dev: Any = None) -> tuple[tuple[int, int], tuple[int, int, int]]:
+    """PyCUDA's launch shape for ``n`` elements: ((blocks, 1), (threads, 1, 1)),
+    a warp to 128 threads a block and up to 4 blocks per resident block slot."""
+    from . import driver
+    from .tools import DeviceData
+
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"splay: n must be >= 0 elements, got {n}")
+    if dev is None:
+        dev = driver.Context.get_device()
+    devdata = DeviceData(dev)
+    min_threads, max_threads = devdata.warp_size, 128
+    max_blocks = 4 * devdata.thread_blocks_per_mp * dev.get_attribute(
+        driver.device_attribute.MULTIPROCESSOR_COUNT)
+    if n < min_threads:
+        block_count, threads_per_block = 1, min_threads
+    elif n < max_blocks * min_threads:
+        block_count, threads_per_block = (n + min_threads - 1) // min_threads, min_threads
+    elif n < max_blocks * max_threads:
+        block_count = max_blocks
+        groups = (n + min_threads - 1) // min_threads
+        threads_per_block = ((groups + max_blocks - 1) // max_blocks) * min_threads
+    else:
+        block_count, threads_per_block = max_blocks, max_threads
+    return (block_count, 1), (threads_per_block, 1, 1)
+
+
+def transpose(a: GPUArray, axes: Any = None) -> GPUArray:
+    """``a.transpose(axes)``: a view with the axes permuted (reversed by default)."""
+    return a.transpose(axes)
+
+
+def reshape(a: GPUArray, *shape: Any, **kwargs: Any) -> GPUArray:
+    """``a.reshape(*shape, order=...)``."""
+    return a.reshape(*shape, **kwargs)

@@ -68,7 +68,9 @@ class ProfileResult:
         return self.table()
 
     def __repr__(self) -> str:
-        return f"<ProfileResult: {self.launch_count} launches of {len(self.rows)} kernels>"
+        launches = "launch" if self.launch_count == 1 else "launches"
+        kernels = "kernel" if len(self.rows) == 1 else "kernels"
+        return f"<ProfileResult: {self.launch_count} {launches} of {len(self.rows)} {kernels}>"
 
 
 class Profile:

@@ -12,7 +12,7 @@ from ._struct_reduction import StructReductionKernel
 from .elementwise import _arguments_text, _keep_source
 from .tools import dtype_to_ctype
 
-__all__ = ["ReductionKernel"]
+__all__ = ["ReductionKernel"]  # and the get_*_kernel builders, below
 
 
 def _defines_from_options(options: Any, what: str) -> str:
@@ -99,3 +99,9 @@ class ReductionKernel:
         if self._struct is not None:
             return self._struct.source
         return self._kernel.source()
+
+
+from ._reduction_kernels import *  # noqa: E402,F401,F403
+from ._reduction_kernels import __all__ as _kernel_builders  # noqa: E402
+
+__all__ += _kernel_builders

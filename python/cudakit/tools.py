@@ -14,6 +14,9 @@ __all__ = [
     "DeviceData", "OccupancyRecord", "clear_context_caches", "context_dependent_memoize",
     "dtype_to_ctype", "get_default_device", "make_default_context", "DeviceMemoryPool",
     "PageLockedMemoryPool", "bitlog2", "get_or_register_dtype", "register_dtype",
+    "Argument", "VectorArg", "ScalarArg", "parse_c_arg", "get_arg_type", "DebugMemoryPool",
+    "PageLockedAllocator", "mark_cuda_test", "init_cuda_context_fixture",
+    "context_dependent_memoized_functions", "base_dtype_to_ctype",
 ]
 
 
@@ -47,22 +50,81 @@ def make_default_context(ctx_maker: Any = None) -> cuda.Context:
 
 
 def clear_context_caches() -> None:
-    """Forgets memoized per-context values (cudakit keeps none in Python)."""
+    """Forgets every value memoized by context_dependent_memoize."""
     _memoized.clear()
 
 
 _memoized: dict[Any, Any] = {}
 
+# PyCUDA's list of the memoized functions (each wrapper is added once).
+context_dependent_memoized_functions: list[Any] = []
+
 
 def context_dependent_memoize(func: Any) -> Any:
-    def wrapper(*args: Any) -> Any:
-        key = (func, cuda.Context.get_device().ordinal, args)
+    """Memoizes ``func(*args)`` per current device (so per context: cudakit's
+    contexts are the primary ones); clear_context_caches() forgets it all."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        key = (func, cuda.Context.get_device().ordinal, args, tuple(sorted(kwargs.items())))
         if key not in _memoized:
-            _memoized[key] = func(*args)
+            _memoized[key] = func(*args, **kwargs)
         return _memoized[key]
 
-    wrapper.__wrapped__ = func  # type: ignore[attr-defined]
+    context_dependent_memoized_functions.append(wrapper)
     return wrapper
+
+
+def mark_cuda_test(inner_f: Any) -> Any:
+    """PyCUDA's test decorator: runs the test with the default context
+    pushed, pops it and clears the context caches after (pass or fail), and
+    marks it ``pytest.mark.cuda`` when pytest is importable."""
+    import functools
+
+    @functools.wraps(inner_f)
+    def f(*args: Any, **kwargs: Any) -> Any:
+        cuda.init()
+        ctx = make_default_context()
+        try:
+            assert isinstance(ctx.get_device().name(), str)
+            assert isinstance(ctx.get_device().compute_capability(), tuple)
+            assert isinstance(ctx.get_device().get_attributes(), dict)
+            return inner_f(*args, **kwargs)
+        finally:
+            ctx.pop()
+            clear_context_caches()
+            import gc
+
+            gc.collect()
+
+    try:
+        import pytest
+    except ImportError:
+        return f
+    return pytest.mark.cuda(f)
+
+
+def init_cuda_context_fixture() -> Any:
+    """PyCUDA's generator for a pytest fixture: pushes the default context,
+    yields, then pops it and clears the context caches. Use it as PyCUDA's
+    tests do::
+
+        @pytest.fixture(autouse=True)
+        def init_cuda_context():
+            yield from init_cuda_context_fixture()
+    """
+    cuda.init()
+    ctx = make_default_context()
+    assert isinstance(ctx.get_device().name(), str)
+    assert isinstance(ctx.get_device().compute_capability(), tuple)
+    assert isinstance(ctx.get_device().get_attributes(), dict)
+    yield
+    import gc
+
+    ctx.pop()
+    clear_context_caches()
+    gc.collect()
 
 
 _CTYPES = {
@@ -133,6 +195,11 @@ for _vector_dtype, _vector_name in VECTOR_CTYPES.items():  # gpuarray.vec.float3
     get_or_register_dtype(_vector_name, _vector_dtype)
 
 
+def base_dtype_to_ctype(dtype: Any) -> str:
+    """PyCUDA's (compyte's) dtype_to_ctype, which tools.dtype_to_ctype wraps."""
+    return dtype_to_ctype(dtype)
+
+
 def dtype_to_ctype(dtype: Any, with_fp_tex_hack: bool = False) -> str:
     """The C type of a numpy dtype ('float' for float32, ..., or the name a
     struct dtype was registered under)."""
@@ -148,6 +215,75 @@ def dtype_to_ctype(dtype: Any, with_fp_tex_hack: bool = False) -> str:
         raise cuda.ArgumentError(
             f"dtype_to_ctype: no C type for {dtype}; register one with "
             "cudakit.tools.get_or_register_dtype(name, dtype)") from None
+
+
+class Argument:
+    """A kernel argument: a dtype and a name (PyCUDA's tools.Argument)."""
+
+    def __init__(self, dtype: Any, name: str) -> None:
+        self.dtype = np.dtype(dtype)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, {self.dtype})"
+
+
+def __getattr__(name: str) -> Any:
+    # VectorArg / ScalarArg live in cudakit.elementwise (which imports this module).
+    if name in ("VectorArg", "ScalarArg"):
+        from . import elementwise
+
+        return getattr(elementwise, name)
+    raise AttributeError(f"module 'cudakit.tools' has no attribute {name!r}")
+
+
+# C type names numpy dtypes are known by in a declaration (those of _CTYPES
+# and the common spellings), for parse_c_arg.
+_C_NAME_ALIASES = {
+    "char": np.int8, "unsigned": np.uint32, "long int": np.int64, "long long": np.int64,
+    "unsigned long long": np.uint64, "unsigned long int": np.uint64, "size_t": np.uintp,
+    "ptrdiff_t": np.intp, "half": np.float16, "int8_t": np.int8, "uint8_t": np.uint8,
+    "int16_t": np.int16, "uint16_t": np.uint16, "int32_t": np.int32, "uint32_t": np.uint32,
+    "int64_t": np.int64, "uint64_t": np.uint64,
+}
+
+
+def _dtype_of_c_name(c_name: str, c_arg: str) -> np.dtype:
+    if c_name in _registered_dtypes:
+        return _registered_dtypes[c_name]
+    for dtype, name in _CTYPES.items():
+        if name == c_name:
+            return dtype
+    if c_name in _C_NAME_ALIASES:
+        return np.dtype(_C_NAME_ALIASES[c_name])
+    raise ValueError(f"parse_c_arg: unknown C type {c_name!r} in {c_arg!r}; register it with "
+                     "cudakit.tools.get_or_register_dtype(name, dtype)")
+
+
+def parse_c_arg(c_arg: str) -> Any:
+    """A C declaration ('float *x', 'const int n', 'double a[]') as a VectorArg
+    (pointer or array) or ScalarArg, as PyCUDA's parse_c_arg."""
+    import re
+
+    from .elementwise import ScalarArg, VectorArg
+
+    if not isinstance(c_arg, str):
+        raise TypeError(f"parse_c_arg: expected a C declaration str such as 'float *x', got "
+                        f"{type(c_arg).__name__}")
+    text = re.sub(r"\b(const|volatile|__restrict__|restrict)\b", " ", c_arg)
+    match = re.search(r"(\**)\s*([_a-zA-Z0-9]+)(\s*\[[ 0-9]*\])*\s*$", text)
+    c_name = " ".join(text[:match.start()].split()) if match else ""
+    if match is None or not c_name:
+        raise ValueError(f"parse_c_arg: could not read the C declaration {c_arg!r} (expected "
+                         "'TYPE NAME' or 'TYPE *NAME')")
+    arg_class = VectorArg if match.group(1) or match.group(3) is not None else ScalarArg
+    return arg_class(_dtype_of_c_name(c_name, c_arg), match.group(2))
+
+
+def get_arg_type(c_arg: str) -> str:
+    """The struct-module character of an argument ('P' for a pointer, the
+    dtype's char for a scalar), as Function.prepare takes them."""
+    return parse_c_arg(c_arg).struct_char
 
 
 class DeviceData:
@@ -297,6 +433,43 @@ class DeviceMemoryPool:
 
     held_blocks = 0
     active_blocks = 0
+
+
+class DebugMemoryPool(DeviceMemoryPool):
+    """PyCUDA's DebugMemoryPool: a pool that reports each allocation (its
+    size and the device memory left) to ``logfile`` (stdout by default).
+    ``interactive`` is accepted; cudakit does not stop to prompt."""
+
+    def __init__(self, interactive: bool = True, logfile: Any = None) -> None:
+        import sys
+
+        self.interactive = interactive
+        self.logfile = sys.stdout if logfile is None else logfile
+        self.last_free, _ = cuda.mem_get_info()
+
+    def allocate(self, size: int) -> cuda.DeviceAllocation:
+        result = super().allocate(size)
+        free, _ = cuda.mem_get_info()
+        print(f"allocation of {size} bytes: {self.last_free - free} bytes fewer free, "
+              f"{free} free", file=self.logfile)
+        self.last_free = free
+        return result
+
+
+class PageLockedAllocator:
+    """PyCUDA's PageLockedAllocator(flags): ``allocate(size)`` gives a
+    page-locked host allocation of ``size`` bytes."""
+
+    def __init__(self, flags: int = 0) -> None:
+        self.flags = int(flags)
+
+    def allocate(self, size: int) -> Any:
+        size = int(size)
+        if size < 0:
+            raise cuda.ArgumentError(f"PageLockedAllocator.allocate: negative size {size}")
+        return cuda.pagelocked_empty(size, np.uint8, mem_flags=self.flags).base
+
+    __call__ = allocate
 
 
 class PageLockedMemoryPool:

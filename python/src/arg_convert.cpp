@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "arg_records.hpp"
 #include "array_object.hpp"
 #include "cudakit/array_scalar.hpp"
 #include "cudakit/array_view.hpp"
@@ -528,12 +529,11 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
     return;
   }
   NumpyTypes& np = numpy_types();
-  // A 0-d array of a record type (gpuarray.vec.make_float3(...) gives one,
-  // as in PyCUDA) is a struct passed by value.
-  if (np.ndarray && PyObject_TypeCheck(obj, np.ndarray) &&
-      nb::cast<int>(nb::handle(obj).attr("ndim")) == 0 &&
-      nb::cast<std::string>(nb::handle(obj).attr("dtype").attr("kind")) == "V" &&
-      append_record(out, obj, "struct"))
+  // A numpy record (numpy.void, or a 0-d array of one:
+  // gpuarray.vec.make_float3(...) gives one, as in PyCUDA) is a struct
+  // passed by value, checked against the parameter's declared type.
+  if (np.ndarray && (PyObject_TypeCheck(obj, np.ndarray) || PyObject_TypeCheck(obj, np.generic)) &&
+      append_struct_argument(out, obj, index, kernel))
     return;
   if (np.ndarray && PyObject_TypeCheck(obj, np.ndarray))
     refuse(kernel, index, obj, "a numpy array is host memory, which a kernel cannot read",
@@ -546,10 +546,19 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
     append_pointer(out, target.address, "device array", target.element, index, kernel, mode);
     return;
   }
-  // numpy records (structured scalars), bytes: by value.
-  if ((np.generic && PyObject_TypeCheck(obj, np.generic)) || PyBytes_Check(obj)) {
-    if (append_record(out, obj, "struct")) return;
-  }
+  // bytes and other numpy scalars (longdouble): their bytes by value, of
+  // the parameter's size.
+  if ((PyBytes_Check(obj) || (np.generic && PyObject_TypeCheck(obj, np.generic))) &&
+      append_record(out, obj, "struct"))
+    return;
+  if (PyTuple_Check(obj))
+    if (const Param* p = param_at(kernel, index); p != nullptr && p->kind == ParamKind::aggregate)
+      throw ArgumentError("launching kernel " + kernel.name(),
+                          p->describe(index) + ": passed a tuple " + repr_of(obj).substr(0, 60) +
+                              " for a struct passed by value; a tuple has no C layout (PyCUDA "
+                              "refuses it too); the kernel is " +
+                              kernel.name() + kernel.params().signature(),
+                          record_hint(p->type.empty() ? "the parameter's struct" : p->type));
   if (int_subclass && read_number(obj, number, &kernel, index, "any integer parameter")) {
     if (is_pointer(param_at(kernel, index)))
       append_number_for_pointer(out, number, obj, index, kernel, mode);

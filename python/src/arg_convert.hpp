@@ -9,12 +9,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "cudakit/array_scalar.hpp"
 #include "cudakit/dtype.hpp"
 #include "cudakit/kernel.hpp"
 #include "cudakit/kernel_args.hpp"
+#include "cudakit/struct_value.hpp"
 #include "support/c_types.hpp"
 
 namespace cudakit::python {
@@ -63,6 +65,15 @@ void convert_args(KernelArgs& out, PyObject* const* args, std::size_t n, const K
 // read by the same reader as launch arguments: Python numbers weak (NEP 50),
 // numpy scalars of their dtype; nullopt when `obj` is not a number.
 std::optional<Scalar> number_argument(PyObject* obj);
+
+// A numpy record passed to a generated kernel's parameter `name` (index,
+// declared C type) by value; nullopt when `obj` is not a record. A record
+// whose layout cannot be the declared vector type (float3 given a float4, a
+// float64 record, a 2-field one) is an ArgumentError naming both. (Defined
+// with the record reader, arg_records.cpp.)
+std::optional<StructValue> struct_argument(PyObject* obj, const std::string& context,
+                                           std::size_t index, const std::string& name,
+                                           const std::string& declared);
 
 // cudakit.cuda's DeviceNDArray class, named once when that module is imported:
 // its arrays are then passed by their C++ object (`_array`), without building

@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "arg_convert.hpp"
+#include "arg_records.hpp"
 #include "array_object.hpp"
 #include "array_streams.hpp"
 #include "cudakit/elementwise_kernel.hpp"
@@ -48,11 +49,22 @@ CompileOptions options_from_python(nb::handle options) {
 // them evaluated, since the kernel may write them) and numbers.
 // With a stream, the first array is viewed on it (a reduction runs on its
 // first array's stream, after the work queued on the others').
-std::vector<KernelValue> kernel_values(nb::handle args,
+// Records (gpuarray.vec.make_float3(...)) are structs by value, checked
+// against the declared type of the parameter at their position (`params`:
+// ElementwiseKernel's or ReductionKernel's, each with a name and a type).
+template <class Params>
+std::vector<KernelValue> kernel_values(nb::handle args, const Params& params,
+                                       const std::string& context,
                                        const std::optional<Stream>& stream = std::nullopt) {
   std::vector<KernelValue> out;
   bool first_array = true;
   for (nb::handle h : nb::iter(args)) {
+    const std::size_t k = out.size();
+    if (k < params.size())
+      if (auto record = struct_argument(h.ptr(), context, k, params[k].name, params[k].type)) {
+        out.emplace_back(std::move(*record));
+        continue;
+      }
     std::uint64_t address = 0;
     if (gpuarray_launch_argument(h, address)) {
       const Array& a = as_gpuarray(h).value();
@@ -64,10 +76,17 @@ std::vector<KernelValue> kernel_values(nb::handle args,
     } else if (auto s = number_argument(h.ptr())) {
       out.emplace_back(*s);
     } else {
-      throw nb::type_error(("kernel argument " + std::to_string(out.size()) +
-                            ": expected a GPUArray or a number, got " +
-                            std::string(nb::type_name(h.type()).c_str()))
-                               .c_str());
+      std::string why = context + ": kernel argument " + std::to_string(k) +
+                        ": expected a GPUArray or a number, got " +
+                        std::string(nb::type_name(h.type()).c_str());
+      if (k < params.size()) {
+        why += " (parameter '" + params[k].name + "', " + params[k].type + ")";
+        // A tuple for a struct: PyCUDA refuses it too (it has no C layout).
+        if (PyTuple_Check(h.ptr()))
+          why += "; a struct by value is a numpy record, a tuple has no C layout: " +
+                 record_hint(params[k].type);
+      }
+      throw nb::type_error(why.c_str());
     }
   }
   return out;
@@ -118,9 +137,9 @@ void bind_array_kernels(nb::module_& m) {
           "__call__",
           [](const ElementwiseKernel& k, nb::handle args, nb::handle range, nb::handle slice,
              nb::handle stream) {
-            std::vector<KernelValue> values = kernel_values(args);
-            std::optional<Stream> s = stream_from_python(stream);
             const std::string use = "ElementwiseKernel " + k.name();
+            std::vector<KernelValue> values = kernel_values(args, k.params(), use);
+            std::optional<Stream> s = stream_from_python(stream);
             if (!range.is_none()) {
               const ElementwiseKernel::Range r = range_from_python(range, use);
               numpy_errors([&] { k.run(values, r, s ? &*s : nullptr); });
@@ -185,7 +204,8 @@ void bind_array_kernels(nb::module_& m) {
       .def(
           "__call__",
           [](const ReductionKernel& k, nb::handle args, nb::handle stream) {
-            std::vector<KernelValue> values = kernel_values(args, stream_from_python(stream));
+            std::vector<KernelValue> values =
+                kernel_values(args, k.params(), "ReductionKernel", stream_from_python(stream));
             return wrap(numpy_errors([&] { return k(values); }));
           },
           nb::arg("args"), nb::arg("stream").none() = nb::none())

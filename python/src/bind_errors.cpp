@@ -220,8 +220,11 @@ void bind_errors(nb::module_& m) {
                               "A CUDA driver error, or a missing library.");
   classes.compile = new_class(m, "CompileError", bases({classes.error}),
                               "The compiler rejected the source; `log` holds its output.");
-  classes.argument = new_class(m, "ArgumentError", bases({classes.logic, PyExc_ValueError}),
-                               "An argument that does not match what the call or kernel takes.");
+  // Also a TypeError: PyCUDA raises TypeError for a kernel argument of the
+  // wrong type, and code written for it catches that.
+  classes.argument =
+      new_class(m, "ArgumentError", bases({classes.logic, PyExc_ValueError, PyExc_TypeError}),
+                "An argument that does not match what the call or kernel takes.");
   classes.launch_config =
       new_class(m, "LaunchConfigError", bases({classes.logic, PyExc_ValueError}),
                 "A grid, block or shared-memory size beyond the device's limits.");

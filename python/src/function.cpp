@@ -52,15 +52,16 @@ const Keys& keys() {
 }
 
 unsigned extent(PyObject* value, const char* what) {
-  // ints and numpy integers (anything with __index__); a float is refused, as PyCUDA does.
+  // ints and numpy integers (anything with __index__); anything else is a
+  // TypeError, as PyCUDA's (Boost.Python's) conversion to unsigned raises.
   nb::object index = nb::steal(PyBool_Check(value) ? nullptr : PyNumber_Index(value));
   if (!index.is_valid()) {
     PyErr_Clear();
-    throw ArgumentError(
-        std::string("reading ") + what,
-        std::string(what) + " entries must be ints, got " + Py_TYPE(value)->tp_name + " " +
-            nb::cast<std::string>(nb::repr(value)),
-        std::string("pass ") + what + "=(x, y, z) with positive ints (int(x) for a float)");
+    const std::string message = std::string("reading ") + what + ": " + what +
+                                " entries must be ints, got " + Py_TYPE(value)->tp_name + " " +
+                                nb::cast<std::string>(nb::repr(value)) + "\n  hint: pass " + what +
+                                "=(x, y, z) with positive ints (int(x) for a float)";
+    throw nb::type_error(message.c_str());
   }
   int overflow = 0;
   const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);

@@ -50,12 +50,9 @@ std::vector<ElementwiseKernel::Param> parse_arguments(const std::string& text) {
     p.type = decl.type;
     p.pointer = detail::classify_c_type(p.type).kind == ParamKind::pointer;
     p.dtype = detail::dtype_of_c_type(p.pointer ? detail::pointee_c_type(p.type) : p.type);
-    if (!p.pointer && !p.dtype)
-      array_error(
-          "ElementwiseKernel",
-          "argument '" + p.name + "' has type '" + p.type +
-              "', which is not a number type cudakit can pass",
-          "scalar arguments are bool, integers, float, double, complex; arrays are pointers");
+    // Any other value type (float3, a struct of the preamble) is a struct
+    // passed by value: the compiled parameter's size checks its bytes.
+    p.by_value_struct = !p.pointer && !p.dtype;
     out.push_back(p);
   }
   return out;
@@ -213,6 +210,20 @@ void check_arrays_cover(const std::string& name, const std::string& operation,
               "every array has");
 }
 
+// A value argument against its parameter: a struct for a struct type, a
+// number for a number type.
+void check_value_argument(const std::string& context, const std::string& what,
+                          const ElementwiseKernel::Param& p, const ElementwiseKernel::Arg& arg) {
+  const auto* record = std::get_if<StructValue>(&arg);
+  if (p.by_value_struct && record == nullptr)
+    array_error(context, what + " is a struct passed by value, but a number was passed",
+                "pass a numpy record of its layout (e.g. gpuarray.vec.make_" + p.type +
+                    "(...) for a vector type), or a StructValue with its bytes in C++");
+  if (!p.by_value_struct && record != nullptr)
+    array_error(context, what + " is a number, but " + record->description + " was passed",
+                "pass a number, or declare the parameter with the struct's type");
+}
+
 }  // namespace
 
 std::string ElementwiseKernel::source(bool index64) const {
@@ -302,7 +313,12 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
         views[k] = detail::KernelView{};
       }
     } else if (p.pointer) {
-      array_error(context, what + " is a pointer, but a number was passed");
+      array_error(context,
+                  what + " is a pointer, but " +
+                      (std::holds_alternative<StructValue>(args[k]) ? "a struct" : "a number") +
+                      " was passed");
+    } else {
+      check_value_argument(context, what, p, args[k]);
     }
   }
   if (!first)
@@ -368,6 +384,10 @@ void ElementwiseKernel::run(const std::vector<Arg>& args, std::optional<Range> r
         const auto bytes = detail::kernel_view_bytes(*a, views[k]);
         pack.push_aggregate(bytes.data(), bytes.size());
       }
+      continue;
+    }
+    if (const auto* record = std::get_if<StructValue>(&args[k])) {
+      pack.push_aggregate(record->bytes.data(), record->bytes.size());
       continue;
     }
     const Scalar& v = std::get<Scalar>(args[k]);

@@ -180,12 +180,26 @@ Array ReductionKernel::operator()(const std::vector<KernelValue>& args) const {
       }
     } else {
       params += p.type + " " + p.name;
-      const Scalar* s = std::get_if<Scalar>(&args[k]);
-      if (s == nullptr) throw ArgumentError(context, which + " needs a number, got an Array");
       const auto type = detail::dtype_of_c_type(p.type);
+      if (std::holds_alternative<Array>(args[k]))
+        throw ArgumentError(
+            context, which + " needs " + (type ? "a number" : "a struct") + ", got an Array");
+      if (const auto* record = std::get_if<StructValue>(&args[k])) {
+        // A struct type (float3, a struct of the preamble) by value: the
+        // compiled parameter's size checks the bytes.
+        if (type)
+          throw ArgumentError(context,
+                              which + " is a number, but " + record->description + " was passed",
+                              "pass a number, or declare the parameter with the struct's type");
+        pack.push_aggregate(record->bytes.data(), record->bytes.size());
+        continue;
+      }
+      const Scalar* s = &std::get<Scalar>(args[k]);
       if (!type)
-        throw ArgumentError(context, which + ": unknown scalar type",
-                            "use a plain C arithmetic type");
+        throw ArgumentError(context,
+                            which + " is a struct passed by value, but a number was passed",
+                            "pass a numpy record of its layout (e.g. gpuarray.vec.make_" + p.type +
+                                "(...) for a vector type), or a StructValue with its bytes in C++");
       // As ElementwiseKernel: a number that does not fit the parameter, or a
       // fraction for an integer, is refused rather than wrapped / truncated.
       if (s->is_weak() && !s->fits(*type))

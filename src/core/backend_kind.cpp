@@ -1,6 +1,7 @@
 // Names of the backends and the choice of the default one.
 #include "cudakit/backend_kind.hpp"
 
+#include <cctype>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -15,8 +16,11 @@ std::string_view to_string(BackendKind kind) noexcept {
 }
 
 std::optional<BackendKind> parse_backend_kind(std::string_view text) noexcept {
-  if (text == "cuda" || text == "gpu") return BackendKind::cuda;
-  if (text == "cpu") return BackendKind::cpu;
+  // Any case: CUDA, GPU and cpu are the same names as cuda, gpu and cpu.
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "cuda" || lower == "gpu") return BackendKind::cuda;
+  if (lower == "cpu") return BackendKind::cpu;
   return std::nullopt;
 }
 
@@ -35,8 +39,8 @@ BackendKind default_backend_kind() {
       auto parsed = parse_backend_kind(env);
       if (!parsed)
         throw ArgumentError("reading CUDAKIT_BACKEND", std::string("unknown backend '") + env + "'",
-                            "set CUDAKIT_BACKEND to 'cuda' or 'cpu', or unset it to choose "
-                            "automatically");
+                            "set CUDAKIT_BACKEND to 'cuda' (also 'gpu') or 'cpu', in any case, "
+                            "or unset it to choose automatically");
       return *parsed;
     }
     return backend_available(BackendKind::cuda) ? BackendKind::cuda : BackendKind::cpu;

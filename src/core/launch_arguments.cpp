@@ -240,7 +240,9 @@ const void* scalar_value(const Kernel::State& k, const LaunchConfig& c, std::siz
 }
 
 // The bytes for a parameter that is a pointer or a 64-bit integer (PTX .u64
-// without source): a pointer, an 8-byte integer, or an integer literal.
+// without source; any 8-byte parameter of a cubin, whose driver gives sizes
+// only, when the source names no type cudakit classifies): a pointer, an
+// 8-byte integer, an integer literal, or an 8-byte struct (a float2, an int2).
 const void* pointer_or_u64_value(const Kernel::State& k, const LaunchConfig& c, std::size_t i,
                                  const Arg& a, const void* bytes, std::uint64_t* slot) {
   switch (a.kind) {
@@ -254,6 +256,9 @@ const void* pointer_or_u64_value(const Kernel::State& k, const LaunchConfig& c, 
     case Kind::integer_literal:
     case Kind::unsigned_literal:
       return bytes;  // 8 bytes, two's complement
+    case Kind::aggregate:
+      if (a.size == 8) return bytes;
+      break;
     default:
       break;
   }

@@ -82,9 +82,9 @@ ProfileReport summarize_launches(std::vector<ProfiledLaunch> launches) {
 std::string ProfileReport::to_string() const {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line,
-                "cudakit profile: %zu launches of %zu kernels (times from events)\n",
-                launches.size(), rows.size());
+  std::snprintf(
+      line, sizeof line, "cudakit profile: %zu launch%s of %zu kernel%s (times from events)\n",
+      launches.size(), launches.size() == 1 ? "" : "es", rows.size(), rows.size() == 1 ? "" : "s");
   out += line;
   // Array expressions can have long names: the column widens to fit.
   int width = 32;

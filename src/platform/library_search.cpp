@@ -73,9 +73,18 @@ const std::vector<std::string>& cublas_sonames() {
 }
 
 const std::vector<std::string>& cuda_driver_directories() {
+  // This machine's own multiarch directory only: a message listing the
+  // places searched names no other architecture's.
   static const std::vector<std::string> directories = {
-      "/usr/lib/x86_64-linux-gnu", "/usr/local/nvidia/lib64", "/usr/lib64", "/usr/lib/wsl/lib",
-      "/usr/lib/aarch64-linux-gnu"};
+#if defined(__aarch64__)
+    "/usr/lib/aarch64-linux-gnu",
+#else
+    "/usr/lib/x86_64-linux-gnu",
+#endif
+    "/usr/local/nvidia/lib64",
+    "/usr/lib64",
+    "/usr/lib/wsl/lib"
+  };
   return directories;
 }
 

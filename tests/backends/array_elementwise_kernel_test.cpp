@@ -3,6 +3,7 @@
 #include "array/elementwise_eval.hpp"
 #include "cudakit/elementwise_kernel.hpp"
 #include "cudakit/error.hpp"
+#include "cudakit/reduction_kernel.hpp"
 #include "unit/array_test_support.hpp"
 
 using namespace array_test;
@@ -205,7 +206,10 @@ TEST_F(ElementwiseKernelTest, ReadOnlyViewForAWritableParameterIsAnError) {
 
 TEST_F(ElementwiseKernelTest, BadArgumentListIsAnError) {
   EXPECT_THROW(ck::ElementwiseKernel("float", "x[i] = 0", "k"), ck::ArgumentError);
-  EXPECT_THROW(ck::ElementwiseKernel("struct foo f, float *x", "x[i] = 0", "k"), ck::ArgumentError);
+  // A struct type is a struct passed by value: it takes a StructValue, not a number.
+  ck::ElementwiseKernel by_value("struct foo f, float *x", "x[i] = 0", "k");
+  EXPECT_TRUE(by_value.params()[0].by_value_struct);
+  EXPECT_THROW(by_value({1.0, ck::ones({4})}), ck::ArgumentError);
   EXPECT_THROW(ck::ElementwiseKernel("float *x", "", "k"), ck::ArgumentError);
 }
 
@@ -346,4 +350,77 @@ TEST_F(ElementwiseKernelTest, CompileOptionsReachTheCompiler) {
   k({ck::from_host(x), dy});
   auto y = dy.to_host<float>();
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_FLOAT_EQ(y[i], 3 * x[i]);
+}
+
+// A parameter of a struct type (a CUDA vector type, a struct of the
+// preamble) takes a StructValue: its bytes, as the kernel lays the type out.
+TEST_F(ElementwiseKernelTest, StructParametersTakeTheirBytesByValue) {
+  struct Float3 {
+    float x, y, z;
+  };
+  const Float3 pt{1.5f, -2.25f, 0.75f};
+  const std::size_t n = 1001;
+  auto x = random_values<float>(n);
+  ck::Array dx = ck::from_host(x), dy = ck::empty({static_cast<std::int64_t>(n)});
+  ck::ElementwiseKernel k("float3 pt, const float *x, float *y", "y[i] = pt.x * x[i] + pt.y - pt.z",
+                          "affine3");
+  k({ck::StructValue(&pt, sizeof pt, "Float3"), dx, dy});
+  auto y = dy.to_host<float>();
+  for (std::size_t i = 0; i < n; ++i)
+    EXPECT_NEAR(y[i], pt.x * x[i] + pt.y - pt.z, 2e-6f * (std::fabs(pt.x * x[i]) + 3.0f)) << i;
+
+  struct Sample {
+    int a;
+    double b;
+    char c;
+  };
+  const Sample s{7, -0.5, 3};
+  ck::ElementwiseKernel ks("Sample s, const float *x, double *y", "y[i] = s.a * x[i] + s.b - s.c",
+                           "sample", "struct Sample { int a; double b; char c; };");
+  ck::Array dd = ck::empty({static_cast<std::int64_t>(n)}, DType::float64);
+  ks({ck::StructValue(&s, sizeof s), dx, dd});
+  auto d = dd.to_host<double>();
+  for (std::size_t i = 0; i < n; ++i)
+    EXPECT_NEAR(d[i], static_cast<double>(static_cast<float>(s.a) * x[i]) + s.b - s.c, 1e-9)
+        << i;  // s.a * x[i] is a float product
+
+  ck::ReductionKernel dot(DType::float64, "0", "a + b", "s.a * (double)x[i] + s.b",
+                          "Sample s, const float *x", "sample_sum",
+                          "struct Sample { int a; double b; char c; };");
+  double expected = 0;
+  for (float v : x) expected += s.a * static_cast<double>(v) + s.b;
+  EXPECT_NEAR(dot(ck::StructValue(&s, sizeof s), dx).to_host<double>()[0], expected,
+              1e-9 * static_cast<double>(n));
+}
+
+TEST_F(ElementwiseKernelTest, StructParametersRefuseWhatDoesNotFit) {
+  ck::ElementwiseKernel k("float3 pt, float *y", "y[i] = pt.x", "first3");
+  ck::Array y = ck::empty({37});
+  const float four[4] = {1, 2, 3, 4};
+  // The ArgumentError's message contains `part`.
+  auto refused = [](auto&& call, const std::string& part) {
+    try {
+      call();
+    } catch (const ck::ArgumentError& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+      return;
+    }
+    ADD_FAILURE() << "not refused; expected: " << part;
+  };
+  // The compiled parameter's size checks the bytes.
+  refused(
+      [&] {
+        k({ck::StructValue(four, sizeof four, "float4"), y});
+      },
+      "parameter 0 'pt' (float3): passed a 16-byte struct");
+  refused([&] { k({1.5, y}); }, "'pt' (float3) is a struct passed by value, but a number");
+  ck::ElementwiseKernel scale("float a, float *y", "y[i] = a", "fill_a");
+  refused(
+      [&] {
+        scale({ck::StructValue(four, 12, "a float3"), y});
+      },
+      "'a' (float) is a number, but a float3 was passed");
+  ck::ReductionKernel sum(DType::float32, "0", "a + b", "pt.x * x[i]", "float2 pt, const float *x");
+  refused([&] { sum(2.0, y); }, "'pt' (float2) is a struct passed by value, but a number");
+  refused([&] { sum(ck::StructValue(four, sizeof four), y); }, "passed a 16-byte struct");
 }

@@ -193,16 +193,49 @@ def template_axpy(rng: np.random.Generator, e: Entry) -> Launch:
                   (blocks(n, e.block[0]), 1), {"y": alpha * x + y})
 
 
+def standard_headers(rng: np.random.Generator, e: Entry) -> Launch:
+    n = e.sizes["n"]
+    x = rng.standard_normal(n).astype(np.float32)
+    v = x.astype(np.float64)
+    expected = (np.sqrt(np.abs(v)) * np.pi + np.minimum(v, 0.5) + np.maximum(v, -0.25)
+                + np.arange(n) % 7 + 1.0)
+    return Launch({"x": x, "out": np.empty_like(x), "n": np.int32(n)},
+                  (blocks(n, e.block[0]), 1), {"out": expected})
+
+
+def cub_block_reduce(rng: np.random.Generator, e: Entry) -> Launch:
+    n, per_block = e.sizes["n"], 2 * e.block[0]
+    grid = blocks(n, per_block)
+    data = rng.standard_normal(n, np.float32)
+    padded = np.zeros(grid * per_block)
+    padded[:n] = data
+    return Launch({"in": data, "partial": np.empty(grid, np.float32), "n": np.int32(n)},
+                  (grid, 1), {"partial": padded.reshape(grid, per_block).sum(axis=1)})
+
+
+def thrust_complex(rng: np.random.Generator, e: Entry) -> Launch:
+    n = e.sizes["n"]
+    a = (rng.uniform(0.1, 1.0, n) + 1j * rng.uniform(-1, 1, n)).astype(np.complex64)
+    b = (rng.uniform(-1, 1, n) + 1j * rng.uniform(-1, 1, n)).astype(np.complex64)
+    a64, b64 = a.astype(np.complex128), b.astype(np.complex128)
+    z = a64 * b64 + np.exp(a64) - np.conj(b64) / 2
+    return Launch({"a": a, "b": b, "out": np.empty_like(a), "magnitude": np.empty(n, np.float32),
+                   "n": np.int32(n)},
+                  (blocks(n, e.block[0]), 1),
+                  {"out": z + np.sqrt(a64), "magnitude": np.abs(z) + np.angle(b64)})
+
+
 SETUPS: dict[str, Callable[[np.random.Generator, Entry], Launch]] = {
     "vector_add": vector_add, "matmul_tiled": matmul_tiled, "mean_filter_3x3": mean_filter_3x3,
     "reduce_sum": reduce_sum, "scan_inclusive": scan_inclusive, "transpose": transpose,
     "histogram": histogram, "nbody_step": nbody_step, "mandelbrot": mandelbrot,
     "complex_math": complex_math, "template_axpy_float": template_axpy,
-    "template_axpy_double": template_axpy,
+    "template_axpy_double": template_axpy, "standard_headers": standard_headers,
+    "cub_block_reduce": cub_block_reduce, "thrust_complex": thrust_complex,
 }
 
 DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "uint8": np.uint8,
-          "uint32": np.uint32, "complex128": np.complex128, "float32x4": np.float32}
+          "uint32": np.uint32, "complex64": np.complex64, "complex128": np.complex128, "float32x4": np.float32}
 
 
 def run_entry(name: str, seed: int = SEED) -> tuple[dict[str, np.ndarray], Launch]:

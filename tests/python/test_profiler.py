@@ -79,6 +79,15 @@ def test_profile_lists_kernels_with_calls_and_shapes(module: SourceModule, capsy
     assert "5 launches of 2 kernels" in repr(result)
 
 
+def test_profile_of_one_launch_says_it_in_the_singular(module: SourceModule, capsys) -> None:
+    scale = module.get_function("scale")
+    x = gpuarray.to_gpu(random_floats())
+    with profiler.profile() as p:
+        scale(x, np.float32(2), np.int32(N), block=(128, 1, 1), grid=((N + 127) // 128, 1))
+    assert "1 launch of 1 kernel " in capsys.readouterr().out
+    assert "1 launch of 1 kernel>" in repr(p.result)
+
+
 def test_fused_expression_row_has_its_bytes_and_bandwidth() -> None:
     ha, hb = random_floats(), random_floats()
     a, b = gpuarray.to_gpu(ha), gpuarray.to_gpu(hb)
@@ -210,7 +219,7 @@ def test_cudakit_profile_runs_a_python_script(tmp_path: Path) -> None:
                           str(script)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "script done" in out.stdout
-    assert "2 launches of 1 kernels" in out.stderr, out.stderr
+    assert "2 launches of 1 kernel" in out.stderr, out.stderr
     assert "add(multiply(in0, 2), in0)" in out.stderr
     assert len(json.loads(trace.read_text())["traceEvents"]) == 2
 

@@ -244,7 +244,11 @@ def test_out_of_memory_says_how_much_was_asked_and_is_free() -> None:
 @pytest.mark.skipif(HAS_GPU, reason="checks the report of a machine without a driver")
 def test_doctor_without_a_driver_explains_and_runs_on_the_cpu() -> None:
     result = run_python(["-m", "cudakit.doctor"], CUDAKIT_LIBCUDA="/nonexistent/libcuda.so.1")
-    assert result.returncode == 0, result.stdout + result.stderr
+    # As `cudakit doctor`: the GPU path is unusable, so 1; --cpu-ok accepts the CPU backend.
+    assert result.returncode == 1, result.stdout + result.stderr
+    accepted = run_python(["-m", "cudakit.doctor", "--cpu-ok"],
+                          CUDAKIT_LIBCUDA="/nonexistent/libcuda.so.1")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     out = result.stdout
     assert "[FAIL] the GPU path is not usable" in out
     assert "DriverNotFound" in out and "nvidia-smi must work" in out

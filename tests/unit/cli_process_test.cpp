@@ -289,3 +289,35 @@ TEST_F(CliTest, BenchConvNamesTheStepsOnAnUnknownLabel) {
 }
 
 }  // namespace
+
+TEST_F(CliTest, CompileWithoutOutputSaysNothingWasWritten) {
+  std::string src = write_file("vadd_check_only.cu", vector_add);
+  Result r = run("compile --arch sm_90 " + src);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("nothing written; -o FILE writes the cubin"), std::string::npos)
+      << r.output;
+}
+
+TEST_F(CliTest, BackendNamesAreTakenInAnyCase) {
+  Result upper =
+      ::test::run_process("CUDAKIT_BACKEND=CPU " + std::string(CUDAKIT_CLI_PATH) + " info 2>&1");
+  ASSERT_EQ(upper.exit_code, 0) << upper.output;
+  EXPECT_NE(upper.output.find("backend = cpu"), std::string::npos) << upper.output;
+  Result unknown =
+      ::test::run_process("CUDAKIT_BACKEND=tpu " + std::string(CUDAKIT_CLI_PATH) + " info 2>&1");
+  EXPECT_NE(unknown.exit_code, 0) << unknown.output;
+  EXPECT_NE(unknown.output.find("unknown backend 'tpu'"), std::string::npos) << unknown.output;
+  EXPECT_NE(unknown.output.find("'cuda' (also 'gpu') or 'cpu', in any case"), std::string::npos)
+      << unknown.output;
+}
+
+TEST_F(CliTest, DoctorSearchesOnlyThisArchitecturesLibraryDirectory) {
+  if (has_gpu()) GTEST_SKIP() << "a GPU is present: the driver is found";
+  Result r = run("doctor");
+#if defined(__aarch64__)
+  EXPECT_EQ(r.output.find("x86_64-linux-gnu/libcuda"), std::string::npos) << r.output;
+#else
+  EXPECT_EQ(r.output.find("aarch64"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/usr/lib/x86_64-linux-gnu/libcuda.so.1"), std::string::npos) << r.output;
+#endif
+}

@@ -364,6 +364,15 @@ TEST(PointerOrU64, AcceptsPointersAndSixtyFourBitIntegers) {
   k.launch(grid_for(1), std::uint64_t(12));
   EXPECT_THROW(k.launch(grid_for(1), 12), ArgumentError);
   EXPECT_THROW(k.launch(grid_for(1), 1.0), ArgumentError);
+  // An 8-byte struct (a float2 by value: a cubin's layout has sizes only).
+  struct Float2 {
+    float x, y;
+  };
+  k.launch(grid_for(1), Float2{1.5f, 2.5f});
+  struct Float3 {
+    float x, y, z;
+  };
+  EXPECT_THROW(k.launch(grid_for(1), Float3{1, 2, 3}), ArgumentError);
 }
 
 }  // namespace

@@ -208,6 +208,9 @@ int run_compile(const CompileCommandOptions& o) {
                             "check that the directory exists and is writable");
       report << "wrote " << o.output << '\n';
     }
+  } else {
+    report << "(a check only: nothing written; -o FILE writes the " << to_string(code.format)
+           << ", -o - prints it)\n";
   }
 
   if (o.resource_usage) {

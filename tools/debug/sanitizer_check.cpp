@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -33,7 +34,12 @@ std::string find_compute_sanitizer(std::vector<std::string>& tried) {
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
     if (const char* v = std::getenv(var); v && *v) roots.emplace_back(v);
   roots.emplace_back("/usr/local/cuda");
+  // CUDA_HOME is often /usr/local/cuda itself: each place once.
+  std::vector<std::string> unique_roots;
   for (const auto& root : roots)
+    if (std::find(unique_roots.begin(), unique_roots.end(), root) == unique_roots.end())
+      unique_roots.push_back(root);
+  for (const auto& root : unique_roots)
     for (const char* sub : {"/bin/compute-sanitizer", "/compute-sanitizer/compute-sanitizer"}) {
       tried.push_back(root + sub);
       if (is_executable(root + sub)) return root + sub;

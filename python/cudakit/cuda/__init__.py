@@ -62,3 +62,5 @@ def from_cuda_array_interface(desc: dict, owner: object = None, sync: bool = Tru
                               ) -> DeviceNDArray:
     from .device_array import from_cuda_array_interface as convert
     return convert(desc, owner)
+from .vectorize import vectorize  # noqa: E402,F401
+from .guvectorize import guvectorize  # noqa: E402,F401
