@@ -6,7 +6,8 @@ is read from its wheel into a scratch directory and never kept here.
     python tests/python/compat/run_numba_cudapy_tests.py [WHEEL] [--work DIR]
         [--tests test_intrinsics,test_atomics,...] [pytest args ...]
 
-WHEEL: a numba_cuda-*.whl (default: the newest in .deps/wheels/). Only import
+WHEEL: a numba_cuda-*.whl (default: the newest in the deps directory,
+CUDAKIT_DEPS_DIR or .deps/ at the repository root, or its wheels/ folder). Only import
 lines are rewritten (`from numba import cuda` and `numba.cuda[.X]` imports
 point at cudakit.cuda); numba-cuda's test harness (numba.cuda.testing: its
 CUDATestCase, the skip decorators, assertPreciseEqual, config flags) points at
@@ -92,10 +93,12 @@ def main() -> int:
     parser.add_argument("--work", help="scratch directory (default: a new temporary one)")
     parser.add_argument("--tests", default=DEFAULT_TESTS)
     options, pytest_args = parser.parse_known_args()
-    wheel = options.wheel or max((ROOT / ".deps" / "wheels").glob("numba_cuda-*.whl"),
-                                 default=None)
+    deps = Path(os.environ.get("CUDAKIT_DEPS_DIR", ROOT / ".deps"))
+    wheel = options.wheel or max([*deps.glob("numba_cuda-*.whl"),
+                                  *(deps / "wheels").glob("numba_cuda-*.whl")], default=None)
     if wheel is None:
-        print("no numba_cuda wheel given or in .deps/wheels", file=sys.stderr)
+        print(f"no numba_cuda wheel given, none in {deps} or {deps / 'wheels'}",
+              file=sys.stderr)
         return 2
     work = Path(options.work or tempfile.mkdtemp(prefix="cudakit-numba-cudapy-"))
     work.mkdir(parents=True, exist_ok=True)
