@@ -26,6 +26,9 @@ from .api import (  # noqa: E402,F401
     shfl_xor_sync, stream, synchronize, syncthreads, syncthreads_and, syncthreads_count,
     syncthreads_or, syncwarp, threadfence, threadfence_block, threadfence_system, threadIdx,
     void, warpsize)
+from .api import (  # noqa: E402,F401
+    brev, cbrt, clz, eq_sync, ffs, fma, mapped_array_like, match_all_sync, match_any_sync,
+    nanosleep, pinned_array_like, popc, selp)
 from .device_array import (  # noqa: E402,F401
     DeviceNDArray, device_array, device_array_like, is_cuda_array, to_device)
 from .dispatcher import Dispatcher, NumbaPerformanceWarning  # noqa: E402,F401
@@ -35,6 +38,9 @@ from .translate.errors import TranslationError, TypingError, UnsupportedError  #
 from .translate.types import (  # noqa: E402,F401
     boolean, complex64, complex128, float16, float32, float64, int8, int16, int32, int64, intp,
     uint8, uint16, uint32, uint64)
+from .types import (  # noqa: E402,F401
+    bool_, byte, char, double, int_, intc, long_, longlong, short, size_t, ssize_t, uchar, uint,
+    uintc, uintp, ulong, ulonglong, ushort)
 
 b1 = boolean
 f2, f4, f8 = float16, float32, float64

@@ -361,6 +361,23 @@ def mapped_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
 managed_array = mapped_array
 
 
+def _like_order(ary: Any) -> str:
+    flags = getattr(ary, "flags", None)
+    return "F" if flags is not None and flags.f_contiguous and not flags.c_contiguous else "C"
+
+
+def pinned_array_like(ary: Any) -> np.ndarray:
+    """An empty host array with `ary`'s shape, dtype and order."""
+    return pinned_array(ary.shape, ary.dtype, order=_like_order(ary))
+
+
+def mapped_array_like(ary: Any, stream: Any = 0, portable: bool = False,
+                      wc: bool = False) -> np.ndarray:
+    """An empty mapped host array with `ary`'s shape, dtype and order."""
+    return mapped_array(ary.shape, ary.dtype, order=_like_order(ary), stream=stream,
+                        portable=portable, wc=wc)
+
+
 class pinned:  # noqa: N801 (Numba's name)
     """`with cuda.pinned(a):` (host memory stays as it is)."""
 
@@ -408,3 +425,14 @@ all_sync = Intrinsic("all_sync")
 any_sync = Intrinsic("any_sync")
 activemask = Intrinsic("activemask")
 lanemask_lt = Intrinsic("lanemask_lt")
+eq_sync = Intrinsic("eq_sync")
+match_any_sync = Intrinsic("match_any_sync")
+match_all_sync = Intrinsic("match_all_sync")
+popc = Intrinsic("popc")
+brev = Intrinsic("brev")
+clz = Intrinsic("clz")
+ffs = Intrinsic("ffs")
+fma = Intrinsic("fma")
+cbrt = Intrinsic("cbrt")
+selp = Intrinsic("selp")
+nanosleep = Intrinsic("nanosleep")

@@ -19,3 +19,13 @@ f2, f4, f8 = float16, float32, float64
 c8, c16 = complex64, complex128
 i1, i2, i4, i8 = int8, int16, int32, int64
 u1, u2, u4, u8 = uint8, uint16, uint32, uint64
+
+# Numba's C-style aliases (numba.cuda.types, with NumPy 2: no float_).
+bool_ = boolean
+char, uchar, byte = int8, uint8, uint8
+short, ushort = int16, uint16
+intc, uintc = int32, uint32
+int_, uint, long_, ulong = int64, uint64, int64, uint64
+longlong, ulonglong = int64, uint64
+ssize_t, size_t, uintp = int64, uint64, uint64
+double = float64

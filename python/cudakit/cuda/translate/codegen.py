@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import intrinsics
+from . import intrinsics, iteration
 from . import types as t
 from .errors import TypingError, UnsupportedError
 from .operators import OperatorsMixin
@@ -33,6 +33,12 @@ CPP_RESERVED = {
     "throw", "try", "catch", "asm", "export", "threadIdx", "blockIdx", "blockDim", "gridDim",
     "warpSize", "min", "max", "printf", "main", "signed", "double", "float", "sqrt", "exp",
     "log", "sin", "cos", "tan", "pow", "abs", "data", "shape", "strides",
+    # C++'s alternative tokens, keywords Python does not have
+    "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq", "or_eq", "xor_eq",
+    "not_eq", "alignas", "alignof", "char8_t", "char16_t", "char32_t", "concept",
+    "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return",
+    "co_yield", "decltype", "dynamic_cast", "noexcept", "nullptr", "reinterpret_cast",
+    "requires", "static_assert", "static_cast", "thread_local", "typeid", "wchar_t",
 }
 
 
@@ -194,6 +200,10 @@ class FunctionTranslator(OperatorsMixin):
             return Val(self.locals[name], c_name(name))
         if name in self.locals:
             ty = self.locals[name]
+            if isinstance(ty, t.ConstT):  # a compile-time argument of a device function
+                if ty.scalar is not None:
+                    return Val(ty.scalar, c_literal(ty.value, ty.scalar), ty.value)
+                return self.python_object(ty.value, node)
             if isinstance(ty, t.TupleT):
                 # A tuple parameter is a struct; a tuple local, one variable per item.
                 form = "{}.f{}" if name in self.parsed.arg_names else "{}_{}"
@@ -311,6 +321,8 @@ class FunctionTranslator(OperatorsMixin):
     def signature(self) -> str:
         params = []
         for name, ty in zip(self.parsed.arg_names, self.arg_types):
+            if isinstance(ty, t.ConstT):
+                continue  # known when compiled: no parameter
             self.program.need_record(ty)
             if isinstance(ty, t.TupleT) and not all(isinstance(i, t.Scalar) for i in ty.items):
                 raise self.unsupported("tuple arguments hold numbers only", self.parsed.tree)
@@ -502,6 +514,15 @@ class FunctionTranslator(OperatorsMixin):
 
     def stmt_If(self, node: ast.If) -> None:
         condition = self.expr(node.test)
+        if condition.known and isinstance(condition.py, (bool, int, float, np.bool_,
+                                                         np.integer, np.floating)):
+            # A condition known when compiled (a constant, a literal argument):
+            # only the branch taken is typed and emitted, as Numba prunes.
+            taken = node.body if condition.py else node.orelse
+            self.emit("{")
+            self.block(taken)
+            self.emit("}")
+            return
         self.emit(f"if ({self.truth(condition, node.test)}) {{")
         self.block(node.body)
         if node.orelse:
@@ -538,6 +559,9 @@ class FunctionTranslator(OperatorsMixin):
         if node.orelse:
             raise self.unsupported("for ... else", node)
         iterator = node.iter
+        if iteration.builtin_iterable(self, iterator) in ("enumerate", "zip"):
+            iteration.loop(self, node)
+            return
         if not (isinstance(iterator, ast.Call) and isinstance(iterator.func, ast.Name)
                 and iterator.func.id == "range"
                 and self.parsed.lookup("range")[1] is range and "range" not in self.locals):

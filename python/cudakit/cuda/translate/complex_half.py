@@ -186,6 +186,8 @@ def _fp16_binary(name: str, expression: str) -> intrinsics.Handler:
 def _fp16_compare(name: str, symbol: str) -> intrinsics.Handler:
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) -> Val:
         a, b = _half_args(tr, node, args, 2, name)
+        if name == "hne":  # CUDA's __hne is ordered: false when either is NaN
+            return tr.value(t.boolean, f"({a} < {b} || {a} > {b})")
         return tr.value(t.boolean, f"({a} {symbol} {b})")
     return emit
 
@@ -210,7 +212,7 @@ _FP16_UNARY = {"hneg": "-{a}", "habs": "fabsf({a})", "hsin": "sinf({a})", "hcos"
                "hlog": "logf({a})", "hlog2": "log2f({a})", "hlog10": "log10f({a})",
                "hsqrt": "sqrtf({a})", "hrsqrt": "1.0f / sqrtf({a})", "hrcp": "1.0f / {a}",
                "hceil": "ceilf({a})", "hfloor": "floorf({a})", "htrunc": "truncf({a})",
-               "hrint": "rintf({a})"}
+               "hrint": "rintf({a})", "htanh": "tanhf({a})", "htanh_approx": "tanhf({a})"}
 
 
 def register() -> None:

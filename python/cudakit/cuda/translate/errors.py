@@ -27,9 +27,10 @@ class TranslationError(Exception):
         super().__init__(text)
 
 
-class TypingError(TranslationError):
+class TypingError(TranslationError, TypeError):
     """A value whose type cannot be found or an operation on wrong types
-    (Numba's numba.core.errors.TypingError)."""
+    (Numba's numba.core.errors.TypingError); also a TypeError, as a wrong
+    argument type to a Python function is."""
 
 
 class UnsupportedError(TranslationError):

@@ -201,6 +201,13 @@ def _warp_vote(name: str, result: t.Scalar) -> Handler:
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
         if len(args) != 2:
             raise tr.typing_error(f"cuda.{name}(mask, predicate) takes two arguments", node)
+        mask, predicate = args
+        if not (isinstance(mask.type, t.Scalar) and mask.type.kind in "iu"):
+            raise tr.typing_error(f"cuda.{name}: Mask type must be an integer, got "
+                                  f"{mask.describe()}", node)
+        if not (isinstance(predicate.type, t.Scalar) and predicate.type.kind in "iub"):
+            raise tr.typing_error(f"cuda.{name}: Predicate must be an integer or boolean, "
+                                  f"got {predicate.describe()}", node)
         call = f"__{name}({tr.cast(args[0], t.uint32)}, {tr.truth(args[1], node)})"
         return tr.value(result, call if result != t.boolean else f"({call} != 0)")
     return emit
@@ -276,8 +283,10 @@ def _atomic(op: str) -> Handler:
                                   f"elements, the array is {dtype}", node)
         if dtype.kind == "f" and op in ("and", "or", "xor", "inc", "dec"):
             raise tr.typing_error(f"cuda.atomic.{op} needs an integer array, got {dtype}", node)
-        native = f"atomic{op.capitalize()}"
-        if dtype.name in _ATOMIC_NATIVE[op]:
+        # Integers have no NaN: nanmax/nanmin are max/min.
+        operation = op[3:] if op in ("nanmax", "nanmin") and dtype.kind != "f" else op
+        native = f"atomic{operation.capitalize()}"
+        if dtype.name in _ATOMIC_NATIVE.get(operation, ()):
             return tr.value(dtype, f"{native}({element}, {value})")
         if dtype.name == "int64" and op in ("add", "sub", "exch", "and", "or", "xor"):
             # Two's complement: the unsigned 64-bit operation gives the same bits.
@@ -289,16 +298,15 @@ def _atomic(op: str) -> Handler:
             return tr.value(dtype, f"atomicAdd({element}, -{value})")
         # Everything else: a compare-and-swap loop on the element's bits.
         tr.program.need_helper("atomic_update")
-        return tr.value(dtype, f"ck_atomic_{op}({element}, {value})")
+        return tr.value(dtype, f"ck_atomic_{operation}({element}, {value})")
     return emit
 
 
-for _op in ("add", "sub", "max", "min", "exch", "and", "or", "xor", "inc", "dec", "cas"):
+for _op in ("add", "sub", "max", "min", "nanmax", "nanmin", "exch", "and", "or", "xor", "inc",
+            "dec", "cas"):
     HANDLERS[f"atomic.{_op}"] = _atomic(_op)
 HANDLERS["atomic.and_"] = HANDLERS["atomic.and"]
 HANDLERS["atomic.or_"] = HANDLERS["atomic.or"]
-HANDLERS["atomic.nanmax"] = HANDLERS["atomic.max"]
-HANDLERS["atomic.nanmin"] = HANDLERS["atomic.min"]
 HANDLERS["atomic.compare_and_swap"] = lambda tr, node, args, kw: HANDLERS["atomic.cas"](
     tr, node, [args[0], tr.value(t.int64, "0", py=0)] + args[1:], kw)
 
@@ -460,6 +468,15 @@ def _round(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict)
             return tr.value(t.int64, tr.cast(args[0], t.int64))
         # rint rounds half to even, as Python's round does.
         return tr.value(t.int64, f"(long long)rint({tr.cast(args[0], t.float64)})")
+    if len(args) == 2 and tr.is_number(args[0]) and not args[1].known:
+        # ndigits known only when the kernel runs: Numba's (CPython's fallback) algorithm.
+        if not (isinstance(args[1].type, t.Scalar) and args[1].type.kind in "iu"):
+            raise tr.typing_error(f"round(x, ndigits): ndigits must be an integer, got "
+                                  f"{args[1].describe()}", node)
+        ft = float_type_of(args[0].type)
+        tr.program.need_helper("round_ndigits")
+        return tr.value(ft, f"({ft.ctype})ck_round_ndigits({tr.cast(args[0], t.float64)}, "
+                            f"{tr.cast(args[1], t.int64)})")
     if len(args) == 2 and tr.is_number(args[0]):
         digits = _const_int(tr, node, args[1], "round()'s ndigits")
         ft = float_type_of(args[0].type)
@@ -517,7 +534,8 @@ def object_handler(obj: Any) -> Handler | None:
 
 # Complex and float16 numbers (cmath, cuda.fp16), then NumPy's ufuncs, on
 # numbers and (elementwise in the calling thread) on arrays.
-from . import complex_half, ufuncs  # noqa: E402 (they wrap the handlers registered above)
+from . import bits_and_warps, complex_half, ufuncs  # noqa: E402 (they wrap the handlers above)
 
+bits_and_warps.register()
 complex_half.register()
 ufuncs.register()

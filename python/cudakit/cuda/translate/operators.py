@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import intrinsics
+from . import device_calls, intrinsics
 from . import types as t
 from .values import NO_VALUE, Val
 
@@ -301,10 +301,17 @@ class OperatorsMixin:
     def expr_Subscript(self: "FunctionTranslator", node: ast.Subscript) -> Val:
         base = self.expr(node.value)
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if isinstance(base.type, t.ArrayT) and (
+        index = None
+        if isinstance(base.type, t.ArrayT) and len(parts) == 1 and base.type.ndim > 1 \
+                and not isinstance(parts[0], ast.Slice):
+            index = self.expr(node.slice)  # a tuple variable indexes every axis: a[gid]
+            if index.items is None:
+                index = None
+        if index is None and isinstance(base.type, t.ArrayT) and (
                 any(isinstance(p, ast.Slice) for p in parts) or len(parts) < base.type.ndim):
             return self.array_view(base, parts, node)
-        index = self.expr(node.slice)
+        if index is None:
+            index = self.expr(node.slice)
         if isinstance(base.type, t.RecordT):
             if not isinstance(index.py, str):
                 raise self.typing_error("a record is indexed by a field name constant, as in "
@@ -313,8 +320,7 @@ class OperatorsMixin:
                                                                            node))
         if base.items is not None:
             if not (index.known and isinstance(index.py, (int, np.integer))):
-                raise self.typing_error("tuples are indexed by integer constants in kernels",
-                                        node)
+                return self.tuple_item_at_run_time(base, index, node)
             try:
                 return base.items[int(index.py)]
             except IndexError:
@@ -325,6 +331,32 @@ class OperatorsMixin:
         if isinstance(base.type, t.PointerT):
             return self.value(base.type.dtype, self.pointer_ref(base, index, node))
         raise self.typing_error(f"{base.describe()} cannot be indexed", node)
+
+    def tuple_item_at_run_time(self: "FunctionTranslator", base: Val, index: Val,
+                               node: ast.AST) -> Val:
+        """t[i] with i known only when the kernel runs: a homogeneous tuple of
+        numbers (Numba's UniTuple), Python's wraparound for a negative i and
+        an IndexError for one out of range."""
+        items = base.items or []
+        if not (isinstance(index.type, t.Scalar) and index.type.kind in "iub"):
+            raise self.typing_error(f"a tuple index must be an integer, got {index.describe()}",
+                                    node)
+        types = {v.type for v in items}
+        if len(types) != 1 or not isinstance(items[0].type, t.Scalar):
+            raise self.typing_error("a tuple is indexed by a run-time integer only when all "
+                                    "its items are numbers of one type (a homogeneous tuple); "
+                                    f"this one is {base.type}: index it with a constant",
+                                    node)
+        position = self.fresh("item")
+        self.emit(f"long long {position} = {self.cast(index, t.int64)};")
+        self.emit(f"if ({position} < 0) {position} += {len(items)};")
+        self.program.need_helper("fail")
+        text = self.python_error_text("IndexError: tuple index out of range", node)
+        self.emit(f'if ({position} < 0 || {position} >= {len(items)}) ck_fail("{text}");')
+        code = items[-1].code
+        for i in range(len(items) - 2, -1, -1):
+            code = f"({position} == {i} ? {items[i].code} : {code})"
+        return self.value(items[0].type, code)
 
     def record_field(self: "FunctionTranslator", record: Val, name: str, node: ast.AST) -> str:
         """The C++ lvalue of field `name` of a record element."""
@@ -551,6 +583,13 @@ class OperatorsMixin:
                     raise self.typing_error(f"{node.func.attr}() takes no arguments", node)
                 return (self.value(base.type, f"cudakit_conj({base.code})")
                         if base.type.kind == "c" else base)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "bit_count":
+            base = self.expr(node.func.value)
+            if isinstance(base.type, t.Scalar):  # i.bit_count(): cuda.popc, as in Numba
+                if node.args or node.keywords or base.type.kind not in "iu":
+                    raise self.typing_error("bit_count() is a method of integers and takes no "
+                                            f"arguments, called on {base.describe()}", node)
+                return intrinsics.HANDLERS["popc"](self, node, [base], {})
         callee = self.expr(node.func)
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.unsupported("*args in calls", node)
@@ -649,38 +688,7 @@ class OperatorsMixin:
 
     def device_call(self: "FunctionTranslator", dispatcher: Any, args: list[Val],
                     node: ast.AST) -> Val:
-        arg_types = []
-        codes = []
-        for a in args:
-            if a.type is None or isinstance(a.type, (t.StringT, t.NoneT, t.TupleT)):
-                raise self.typing_error(f"cannot pass {a.describe()} to a device function",
-                                        node)
-            ty = a.type
-            code = a.code
-            if isinstance(ty, t.ArrayT) and ty.static_shape is not None:
-                # A shared/local array travels as a view of its storage.
-                strides, stride = [], 1
-                for n in reversed(ty.static_shape):
-                    strides.insert(0, stride)
-                    stride *= n
-                shape = ", ".join(f"{n}LL" for n in ty.static_shape)
-                code = (f"{ty.view_ctype}{{{a.code}, {{{shape}}}, "
-                        f"{{{', '.join(f'{s}LL' for s in strides)}}}}}")
-                ty = t.ArrayT(ty.dtype, ty.ndim, "C")
-            if isinstance(ty, t.RecordT):
-                code = f"&({a.code})"  # records travel by reference, as in Numba
-            arg_types.append(ty)
-            codes.append(code)
-        name, return_type = dispatcher._device_specialization(self.program, tuple(arg_types),
-                                                              self.where, node)
-        call = f"{name}({', '.join(codes)})"
-        if isinstance(return_type, t.TupleT):
-            # The call runs once, into a temporary the items are read from.
-            temp = self.fresh("ret")
-            self.emit(f"const {self.ctype(return_type)} {temp} = {call};")
-            return self.tuple_value([self.value(it, f"{temp}.f{i}")
-                                     for i, it in enumerate(return_type.items)])
-        return self.value(return_type, call)
+        return device_calls.device_call(self, dispatcher, args, node)
 
     def print_call(self: "FunctionTranslator", node: ast.Call) -> Val:
         fmt: list[str] = []

@@ -251,6 +251,67 @@ __device__ __forceinline__ T ck_min(T a, T b) { return b < a ? b : a; }
 template <class T>
 __device__ __forceinline__ T ck_max(T a, T b) { return a < b ? b : a; }
 """,
+    "round_ndigits": r"""// round(x, ndigits) with ndigits known at run time (CPython's fallback
+// algorithm, as Numba's): x scaled by 10**ndigits, rounded half to even, scaled back.
+__device__ __noinline__ double ck_round_ndigits(double x, long long ndigits) {
+  if (isinf(x) || isnan(x)) return x;
+  double pow1, pow2 = 1.0, y;
+  if (ndigits >= 0) {
+    if (ndigits > 22) {
+      pow1 = pow(10.0, (double)(ndigits - 22));
+      pow2 = 1e22;
+    } else {
+      pow1 = pow(10.0, (double)ndigits);
+    }
+    y = (x * pow1) * pow2;
+    if (isinf(y)) return x;
+  } else {
+    pow1 = pow(10.0, (double)-ndigits);
+    y = x / pow1;
+  }
+  double z = rint(y);
+  if (fabs(y - z) == 0.5) z = 2.0 * rint(y / 2.0);
+  return ndigits >= 0 ? (z / pow2) / pow1 : z * pow1;
+}
+""",
+    "match_sync": r"""// cuda.match_any_sync / match_all_sync / eq_sync: values compared by their bits.
+__device__ __forceinline__ unsigned long long ck_match_bits(int v) { return (unsigned)v; }
+__device__ __forceinline__ unsigned long long ck_match_bits(long long v) { return v; }
+__device__ __forceinline__ unsigned long long ck_match_bits(float v) { return __float_as_uint(v); }
+__device__ __forceinline__ unsigned long long ck_match_bits(double v) {
+  return (unsigned long long)__double_as_longlong(v);
+}
+template <class T>
+__device__ __forceinline__ unsigned ck_match_any(unsigned mask, T value) {
+#ifdef __CUDAKIT_CPU__
+  // Every lane of the mask that runs shares its value in turn.
+  const unsigned lanes = mask & __activemask();
+  const unsigned long long mine = ck_match_bits(value);
+  unsigned same = 0;
+  for (int lane = 0; lane < 32; ++lane) {
+    if (((lanes >> lane) & 1u) && __shfl_sync(lanes, mine, lane) == mine) same |= 1u << lane;
+  }
+  return same;
+#else
+  return __match_any_sync(mask, value);
+#endif
+}
+template <class T>
+__device__ __forceinline__ unsigned ck_match_all(unsigned mask, T value, int* predicate) {
+#ifdef __CUDAKIT_CPU__
+  const unsigned lanes = mask & __activemask();
+  *predicate = ck_match_any(mask, value) == lanes;
+  return *predicate ? mask : 0u;
+#else
+  return __match_all_sync(mask, value, predicate);
+#endif
+}
+__device__ __forceinline__ bool ck_eq_sync(unsigned mask, bool predicate) {
+  const unsigned voters = mask & __activemask();
+  const unsigned ballot = __ballot_sync(mask, predicate);
+  return ballot == 0u || ballot == voters;
+}
+""",
     "atomic_update": r"""// Atomic operations CUDA has no instruction for: compare-and-swap on the bits.
 template <class T, class F>
 __device__ __forceinline__ T ck_atomic_update(T* address, F update) {
@@ -274,8 +335,12 @@ __device__ __forceinline__ T ck_atomic_update(T* address, F update) {
 }
 template <class T> __device__ T ck_atomic_add(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o + v); }); }
 template <class T> __device__ T ck_atomic_sub(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o - v); }); }
-template <class T> __device__ T ck_atomic_max(T* a, T v) { return ck_atomic_update(a, [v](T o) { return o < v || o != o ? v : o; }); }
-template <class T> __device__ T ck_atomic_min(T* a, T v) { return ck_atomic_update(a, [v](T o) { return v < o || o != o ? v : o; }); }
+// max/min keep the element when it or the value is NaN (Python's max(a, b) is a then);
+// nanmax/nanmin ignore a NaN on either side.
+template <class T> __device__ T ck_atomic_max(T* a, T v) { return ck_atomic_update(a, [v](T o) { return o < v ? v : o; }); }
+template <class T> __device__ T ck_atomic_min(T* a, T v) { return ck_atomic_update(a, [v](T o) { return v < o ? v : o; }); }
+template <class T> __device__ T ck_atomic_nanmax(T* a, T v) { return ck_atomic_update(a, [v](T o) { return o < v || o != o ? v : o; }); }
+template <class T> __device__ T ck_atomic_nanmin(T* a, T v) { return ck_atomic_update(a, [v](T o) { return v < o || o != o ? v : o; }); }
 template <class T> __device__ T ck_atomic_exch(T* a, T v) { return ck_atomic_update(a, [v](T) { return v; }); }
 template <class T> __device__ T ck_atomic_and(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o & v); }); }
 template <class T> __device__ T ck_atomic_or(T* a, T v) { return ck_atomic_update(a, [v](T o) { return (T)(o | v); }); }

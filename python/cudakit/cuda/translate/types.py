@@ -220,6 +220,36 @@ class TupleT(Type):
         return "(" + ", ".join(str(t) for t in self.items) + ")"
 
 
+class ConstT(Type):
+    """A device function's argument known when the kernel is compiled: a
+    Python object (cuda.atomic.add, a dtype, a function) or, with `scalar`,
+    a number the callee needs as a constant (a shared array's shape), as
+    Numba's literal types. It has no C++ parameter: each value is its own
+    specialization."""
+
+    def __init__(self, value: object, scalar: "Scalar | None" = None) -> None:
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "scalar", scalar)
+
+    def _key(self) -> tuple:
+        if self.scalar is not None or isinstance(self.value, tuple):
+            return (self.scalar, self.value)  # numbers: by value
+        return (None, id(self.value))  # objects: by identity
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ConstT) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __str__(self) -> str:
+        if self.scalar is not None:
+            return f"Literal[{self.scalar}]({self.value!r})"
+        return f"Const({getattr(self.value, '__name__', None) or self.value!r})"
+
+    __repr__ = __str__
+
+
 @dataclass(frozen=True)
 class NoneT(Type):
     def __str__(self) -> str:
