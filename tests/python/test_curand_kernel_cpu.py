@@ -435,9 +435,13 @@ def test_curand_kernel_included_by_a_users_header(tmp_path: Path) -> None:
         "#include <curand_kernel.h>\n"
         "__device__ unsigned int first_bits(unsigned long long seed) {\n"
         "  curandStateMRG32k3a_t s;\n  curand_init(seed, 5, 7, &s);\n  return curand(&s);\n}\n")
+    # no_extern_c: the user's header brings the toolkit's C++ header on a GPU,
+    # which (as with nvcc and PyCUDA) may not sit inside SourceModule's
+    # extern "C" block; only #includes in the source itself are moved out.
     module = compiler.SourceModule(
-        '#include "my_rng.h"\n__global__ void k(unsigned int* out) { out[0] = first_bits(1234); }\n',
-        include_dirs=[str(tmp_path)])
+        '#include "my_rng.h"\n'
+        'extern "C" __global__ void k(unsigned int* out) { out[0] = first_bits(1234); }\n',
+        include_dirs=[str(tmp_path)], no_extern_c=True)
     out = np.zeros(1, np.uint32)
     module.get_function("k")(drv.Out(out), block=(1, 1, 1))
     assert out[0] == PINNED_FIRST["mrg32k3a"][0][0]

@@ -2,11 +2,16 @@
 // CPU backend; part of its portable cub (cub_cpu.hpp), which includes it.
 #pragma once
 
+// g++ 13's libstdc++ spells __attribute__((__noinline__)): the prelude's
+// CUDA macro of that name is set aside while it is read.
+#pragma push_macro("__noinline__")
+#undef __noinline__
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <vector>
+#pragma pop_macro("__noinline__")
 
 namespace cub {
 
