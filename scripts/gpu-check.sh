@@ -131,6 +131,26 @@ step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu ${GPU_CHECK_CT
 [[ ${GPU_CHECK_SKIP_REST:-0} == 1 ]] || step ctest-rest 150 ctest-rest.log ctest --test-dir "$BUILD" -LE gpu --output-on-failure -j "$JOBS" --timeout 120
 
 # --- the Python suite (GPU marker first, then everything) -----------------------
+# GPU_CHECK_PARALLEL=N: the suite's files in N groups run at once (the GPU is
+# shared; no test times anything), each group's log kept, one summary line each.
+pytest_parallel() {
+  local n=$1 g k files=()
+  mapfile -t files < <(cd "$ROOT/tests/python" && ls test_*.py jit/test_*.py)
+  for ((g = 0; g < n; g++)); do
+    local group=()
+    for ((k = g; k < ${#files[@]}; k += n)); do group+=("${files[k]}"); done
+    (cd "$ROOT/tests/python" && PYTHONUNBUFFERED=1 python3 -m pytest -q -rfE -p no:cacheprovider \
+      --timeout=60 "${group[@]}" >"$OUT/pytest-part-$g.log" 2>&1) &
+  done
+  wait
+  for ((g = 0; g < n; g++)); do
+    echo "part $g: $(grep -E "(passed|failed|error)" "$OUT/pytest-part-$g.log" | tail -1)"
+    grep -E "^(FAILED|ERROR) " "$OUT/pytest-part-$g.log"
+  done
+  # Each part must have ended with pytest's summary, and none failed.
+  for ((g = 0; g < n; g++)); do grep -qE "[0-9]+ passed" "$OUT/pytest-part-$g.log" || return 1; done
+  ! grep -qE "^(FAILED|ERROR) " "$OUT"/pytest-part-*.log
+}
 # Offline wheels the suite and the compatibility runs use (cffi for the foreign-
 # function tests, pytools for PyCUDA's tests), from .deps/ (scripts/fetch-gpu-deps.sh).
 if [[ -d $ROOT/.deps/wheels ]]; then
@@ -140,7 +160,12 @@ if [[ -d $ROOT/.deps/wheels ]]; then
 fi
 if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
   [[ ${GPU_CHECK_SKIP_PYTEST_GPU:-0} == 1 ]] || step pytest-gpu 150 pytest-gpu.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider -m gpu "$ROOT/tests/python"
-  step pytest-all 200 pytest-all.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider --timeout=60 "$ROOT/tests/python"
+  if ((${GPU_CHECK_PARALLEL:-1} > 1)); then
+    # (a function: `timeout` runs programs, so it goes through bash -c)
+    step pytest-all 240 pytest-all.log bash -c "$(declare -f pytest_parallel); ROOT='$ROOT' OUT='$OUT' pytest_parallel $GPU_CHECK_PARALLEL"
+  else
+    step pytest-all 200 pytest-all.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider --timeout=60 "$ROOT/tests/python"
+  fi
   for py in "$ROOT"/bench/peers/python_*.py; do
     [[ -f $py && ${GPU_CHECK_SKIP_PYBENCH:-0} != 1 ]] || continue
     b=$(basename "$py" .py)
@@ -240,6 +265,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   echo "tests, the rest  : $(tests_line ctest-rest.log)"
   for log in pytest-gpu pytest-all; do
     [[ -f $OUT/$log.log ]] && echo "$log: $(grep -E "(passed|failed|error)" "$OUT/$log.log" | tail -1)"
+    [[ $log == pytest-all ]] && grep -E "^part [0-9]+:" "$OUT/$log.log" 2>/dev/null | sed 's/^/  /'
     grep -E "^(FAILED|ERROR) " "$OUT/$log.log" 2>/dev/null | head -15 | sed 's/^/  /'
   done
   for log in compat-pycuda compat-numba compat-numba-installed; do
