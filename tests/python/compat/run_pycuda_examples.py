@@ -54,6 +54,12 @@ FAILS_ON_PYCUDA_TOO = {
     "arithmetic_example.py": (
         "launches with grid=(N/1024+1, 1, 1), a float under Python 3, which PyCUDA's launch "
         "refuses too (Boost.Python converts only ints)", r"TypeError|int\(x\)"),
+    "gpu_scalar_mult.py": (
+        "binds its GPU scalars to texture references (bind_to_texref_ext), which CUDA 12 "
+        "removed: PyCUDA's texture-based get_linear_combination_kernel does not compile there "
+        "either", r"texref|[Tt]exture"),
+    "cai_numba.py": (
+        "calls numpy.row_stack, which NumPy 2.4 removed", r"row_stack"),
 }
 
 # Arguments an example needs to finish on its own (each gets Enter on its
