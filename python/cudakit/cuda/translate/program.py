@@ -395,6 +395,21 @@ HALF = r"""struct ck_half {
 _USES_NUMBERS = re.compile(r"\bck_half\b|\bcudakit_\w+")
 
 
+
+# Functions the C library and CUDA's math headers declare at global scope in
+# every kernel's translation unit: a generated function of the same name
+# would conflict with (or overload) them.
+C_LIBRARY_NAMES = frozenset(
+    "abort abs acos acosf acosh asin asinf asinh assert atan atan2 atanf atanh atoi atof cbrt "
+    "cbrtf ceil ceilf copysign cos cosf cosh coshf div erf erfc erfcf erff exit exp exp10 exp2 "
+    "expf expm1 fabs fabsf fdim floor floorf fma fmaf fmax fmaxf fmin fminf fmod fmodf free "
+    "frexp hypot hypotf ilogb isfinite isinf isnan labs ldexp ldiv lgamma llabs lldiv llrint "
+    "llround log log10 log1p log2 logb logf lrint lround malloc memcmp memcpy memmove memset "
+    "modf nan nanf nearbyint nextafter norm pow powf printf qsort rand rcbrt remainder remquo "
+    "rint round roundf rsqrt rsqrtf scalbn signbit sin sincos sincosf sinf sinh sinhf sinpi "
+    "sqrt sqrtf strcmp strlen tan tanf tanh tanhf tgamma trunc truncf y0 y1 yn j0 j1 jn "
+    "clock clock64 atomicAdd atomicSub atomicExch atomicMin atomicMax atomicCAS".split())
+
 class Program:
     """Collects the pieces of one translation unit."""
 
@@ -432,7 +447,9 @@ class Program:
         if base[0].isdigit():
             base = "f" + base
         from .codegen import CPP_RESERVED
-        if base in CPP_RESERVED:  # a kernel named `double` or `int`
+        # A kernel named `double`, or a function named as one of the C
+        # library's or CUDA's (`div`, `fma`): C++ would take it for that one.
+        if base in CPP_RESERVED or base in C_LIBRARY_NAMES:
             base += "_fn"
         name, n = base, 1
         while name in self.names:
