@@ -44,6 +44,18 @@ struct MemoryInfo {
 };
 
 // Per-context limits (cuCtxSetLimit). The tutorials raise the printf FIFO.
-enum class ContextLimit { stack_size, printf_fifo_size, malloc_heap_size };
+// The context limits of cuCtxSetLimit, in CUlimit's order (the values are
+// the driver's): sizes in bytes, except the device runtime's synchronize
+// depth and pending launch count.
+enum class ContextLimit {
+  stack_size,
+  printf_fifo_size,
+  malloc_heap_size,
+  dev_runtime_sync_depth,
+  dev_runtime_pending_launch_count,
+  max_l2_fetch_granularity,
+  persisting_l2_cache_size,
+};
+inline constexpr int kContextLimitCount = 7;
 
 }  // namespace cudakit

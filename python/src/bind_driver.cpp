@@ -23,18 +23,13 @@ namespace cudakit::python {
 namespace {
 
 ContextLimit to_limit(int value) {
-  switch (value) {
-    case 0:
-      return ContextLimit::stack_size;
-    case 1:
-      return ContextLimit::printf_fifo_size;
-    case 2:
-      return ContextLimit::malloc_heap_size;
-    default:
-      throw ArgumentError("Context limit", "unknown limit " + std::to_string(value),
-                          "use cudakit.driver.limit.STACK_SIZE, PRINTF_FIFO_SIZE or "
-                          "MALLOC_HEAP_SIZE");
-  }
+  // cudakit.driver.limit's values are CUlimit's (STACK_SIZE 0 ... PERSISTING_L2_CACHE_SIZE
+  // 6); SHMEM_SIZE and the CIG ones (7-9) belong to CIG contexts, which cudakit does not make.
+  if (value >= 0 && value < kContextLimitCount) return static_cast<ContextLimit>(value);
+  throw ArgumentError("Context limit", "unknown limit " + std::to_string(value),
+                      "use a cudakit.driver.limit value: STACK_SIZE, PRINTF_FIFO_SIZE, "
+                      "MALLOC_HEAP_SIZE, DEV_RUNTIME_SYNC_DEPTH, DEV_RUNTIME_PENDING_LAUNCH_COUNT, "
+                      "MAX_L2_FETCH_GRANULARITY or PERSISTING_L2_CACHE_SIZE");
 }
 
 }  // namespace

@@ -43,7 +43,8 @@ struct CpuDevice {
   DeviceProperties properties;
   std::shared_ptr<CpuStream> null_stream;  // the legacy default stream
   // stack_size, printf_fifo_size, malloc_heap_size: CUDA's defaults.
-  std::atomic<std::size_t> limits[3] = {1024, 1 << 20, 8 << 20};
+  // CUDA's defaults (cuCtxGetLimit on a fresh context of an H200).
+  std::atomic<std::size_t> limits[kContextLimitCount] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
   std::atomic<CachePreference> cache_preference{CachePreference::prefer_none};
   std::atomic<SharedMemoryBankSize> bank_size{SharedMemoryBankSize::default_size};
 };

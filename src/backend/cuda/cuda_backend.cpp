@@ -193,6 +193,14 @@ CUlimit to_cu_limit(ContextLimit which) {
       return CU_LIMIT_PRINTF_FIFO_SIZE;
     case ContextLimit::malloc_heap_size:
       return CU_LIMIT_MALLOC_HEAP_SIZE;
+    case ContextLimit::dev_runtime_sync_depth:
+      return CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH;
+    case ContextLimit::dev_runtime_pending_launch_count:
+      return CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT;
+    case ContextLimit::max_l2_fetch_granularity:
+      return CU_LIMIT_MAX_L2_FETCH_GRANULARITY;
+    case ContextLimit::persisting_l2_cache_size:
+      return CU_LIMIT_PERSISTING_L2_CACHE_SIZE;
   }
   return CU_LIMIT_STACK_SIZE;
 }
@@ -204,6 +212,14 @@ const char* limit_name(ContextLimit which) {
       return "printf FIFO size";
     case ContextLimit::malloc_heap_size:
       return "malloc heap size";
+    case ContextLimit::dev_runtime_sync_depth:
+      return "device runtime synchronize depth";
+    case ContextLimit::dev_runtime_pending_launch_count:
+      return "device runtime pending launch count";
+    case ContextLimit::max_l2_fetch_granularity:
+      return "L2 fetch granularity";
+    case ContextLimit::persisting_l2_cache_size:
+      return "persisting L2 cache size";
   }
   return "limit";
 }
@@ -225,10 +241,15 @@ void CudaBackend::set_limit(int ordinal, ContextLimit which, std::size_t value) 
   CUresult result = driver_->cuCtxSetLimit(to_cu_limit(which), value);
   if (result != CUDA_SUCCESS) {
     std::string context = std::string("setting the ") + limit_name(which) + " of device " +
-                          std::to_string(ordinal) + " to " + std::to_string(value) + " bytes";
+                          std::to_string(ordinal) + " to " + std::to_string(value) +
+                          (which == ContextLimit::dev_runtime_sync_depth ||
+                                   which == ContextLimit::dev_runtime_pending_launch_count
+                               ? ""
+                               : " bytes");
     // The driver refuses these two once a kernel that uses them has run in
     // the context (the primary context, which PyTorch and CuPy share).
-    if (result == CUDA_ERROR_INVALID_VALUE && which != ContextLimit::stack_size)
+    if (result == CUDA_ERROR_INVALID_VALUE &&
+        (which == ContextLimit::printf_fifo_size || which == ContextLimit::malloc_heap_size))
       context +=
           " (the printf FIFO and malloc heap sizes can only change before the first "
           "kernel launch in this process's context: set them at start-up)";
