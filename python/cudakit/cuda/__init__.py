@@ -63,4 +63,9 @@ def from_cuda_array_interface(desc: dict, owner: object = None, sync: bool = Tru
     from .device_array import from_cuda_array_interface as convert
     return convert(desc, owner)
 from .vectorize import vectorize  # noqa: E402,F401
+from . import core  # noqa: E402,F401
+
+# numba-cuda's flag for "the CPU numba package is installed" (its CPU-side
+# features: njit, typed containers); cudakit does not use it.
+HAS_NUMBA = False
 from .guvectorize import guvectorize  # noqa: E402,F401

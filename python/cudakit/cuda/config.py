@@ -8,3 +8,8 @@ import os
 # Directories (":"-separated) searched for the files that the CUDA C/C++
 # sources given to declare_device(link=...) or @cuda.jit(link=...) include.
 CUDA_NVRTC_EXTRA_SEARCH_PATHS: str = os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
+
+# numba-cuda's simulator switch: cudakit never simulates (the CPU backend
+# compiles and runs the kernels), so code that branches on it takes the
+# hardware path.
+ENABLE_CUDASIM: bool = False

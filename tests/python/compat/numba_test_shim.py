@@ -305,6 +305,8 @@ def _numba_root_getattr(name):
     cudakit; njit/jit as the CPU stand-in; nothing else."""
     if name in ("jit", "njit"):
         return _cpu_jit
+    if name in ("vectorize", "guvectorize"):  # `from numba import vectorize` -> cudakit's
+        return getattr(importlib.import_module("cudakit"), name)
     cuda = importlib.import_module("cudakit.cuda")
     if name == "cuda":
         return cuda

@@ -1,0 +1,16 @@
+"""`numba.cuda.core.errors`: the exceptions of compiling a kernel, under
+Numba's names (a program's `except errors.TypingError` catches cudakit's)."""
+
+from __future__ import annotations
+
+from ..dispatcher import NumbaPerformanceWarning
+from ..translate.errors import TranslationError, TypingError, UnsupportedError
+
+# Numba's base class of its compile errors, and its name for an unsupported
+# construct.
+NumbaError = TranslationError
+UnsupportedLanguageFeature = UnsupportedError
+NumbaWarning = Warning
+
+__all__ = ["NumbaError", "NumbaPerformanceWarning", "NumbaWarning", "TypingError",
+           "UnsupportedError", "UnsupportedLanguageFeature"]
