@@ -168,6 +168,10 @@ class JitLauncher {
   vectorcallfunc vectorcall = &jit_launcher_vectorcall;
 
   nb::object call(PyObject* const* args, std::size_t n) const {
+    if (!fallback_.is_valid()) {  // cleared by the garbage collector (a dead cycle)
+      PyErr_SetString(PyExc_ReferenceError, "the kernel's launcher was released");
+      throw nb::python_error();
+    }
     if (n <= max_jit_params && launch_fast(args, n)) return nb::none();
     nb::object tuple = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(n)));
     for (std::size_t i = 0; i < n; ++i) {
@@ -243,6 +247,28 @@ class JitLauncher {
     return true;
   }
 
+ public:
+  // The garbage collector's view: the launcher holds its dispatcher (through
+  // the fallback) and the dispatcher caches its launchers, a cycle that is
+  // collected once neither is referenced from outside.
+  int traverse(visitproc visit, void* arg) const {
+    Py_VISIT(fallback_.ptr());
+    Py_VISIT(table_.ptr());
+    Py_VISIT(device_array_type_.ptr());
+    Py_VISIT(fast_type_ids_.ptr());
+    Py_VISIT(last_kernel_object_.ptr());
+    return 0;
+  }
+  void clear() {
+    last_kernel_ = nullptr;
+    last_count_ = 0;
+    last_kernel_object_.reset();
+    fallback_.reset();
+    table_.reset();
+    fast_type_ids_.reset();
+  }
+
+ private:
   nb::object fallback_;
   nb::dict table_;
   nb::object device_array_type_;
@@ -276,6 +302,22 @@ PyObject* jit_launcher_vectorcall(PyObject* self, PyObject* const* args, std::si
     return nullptr;
   }
 }
+
+int jit_launcher_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  return nb::inst_ptr<JitLauncher>(self)->traverse(visit, arg);
+}
+
+int jit_launcher_clear(PyObject* self) {
+  if (nb::inst_ready(self)) nb::inst_ptr<JitLauncher>(self)->clear();
+  return 0;
+}
+
+PyType_Slot jit_launcher_slots[] = {
+    {Py_tp_traverse, reinterpret_cast<void*>(&jit_launcher_traverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(&jit_launcher_clear)},
+    {0, nullptr}};
 
 // A JitLauncher for Python, with the vectorcall slot of its type turned on
 // (once the offset of `vectorcall` inside an instance is known).
@@ -329,7 +371,8 @@ void bind_jit(nb::module_& m) {
       .def_prop_ro("max_threads_per_block", &JitKernel::max_threads_per_block_cached);
 
   nb::class_<JitLauncher>(m, "JitLauncher",
-                          "kernel[griddim, blockdim, stream, sharedmem]: call it to launch.")
+                          "kernel[griddim, blockdim, stream, sharedmem]: call it to launch.",
+                          nb::type_slots(jit_launcher_slots))
       .def("__call__", [](const JitLauncher& launcher, nb::args args) {
         return launcher.call(&PyTuple_GET_ITEM(args.ptr(), 0), args.size());
       });

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import warnings
-import weakref
 from collections import Counter
 from types import SimpleNamespace
 from typing import Any, Callable
@@ -269,15 +268,12 @@ class Dispatcher:
 
     def _launcher(self, grid: tuple[int, int, int], block: tuple[int, int, int], stream: Any,
                   shared: int) -> Any:
-        # A weak reference: the dispatcher caches its launchers, and a cycle
-        # through a C++ object is one the garbage collector cannot see.
-        dispatcher = weakref.ref(self)
-
+        # The launcher holds the dispatcher, so `cuda.jit(f)[1, 1](...)`
+        # works with no other reference to it; the dispatcher caches its
+        # launchers, a cycle the garbage collector sees through the launcher's
+        # traverse slot (bind_jit.cpp) and collects.
         def fallback(args: tuple[Any, ...]) -> None:
-            owner = dispatcher()
-            if owner is None:
-                raise ReferenceError("the kernel's dispatcher no longer exists")
-            owner.launch(args, grid, block, stream, shared)
+            self.launch(args, grid, block, stream, shared)
 
         table = self._on_device().kernel_table
         return _core.make_jit_launcher(fallback, table, DeviceNDArray, _FAST_TYPE_IDS,
