@@ -34,3 +34,22 @@ def checked(result: subprocess.CompletedProcess[str]) -> str:
     """The child's stdout, after asserting it exited with 0 (its stderr otherwise)."""
     assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
     return result.stdout
+
+
+def cpu_backend_outputs(test_module: str, name: str, seed: int, folder: Path) -> dict:
+    """`run_entry(name, seed)` of tests/python/TEST_MODULE.py on the CPU
+    backend, in a child process (a process uses one backend): its outputs by
+    name, for comparing with the same run on a GPU."""
+    import numpy as np
+
+    path = Path(folder) / f"{test_module}-{name}-cpu.npz"
+    checked(run_code(f"""
+        import sys
+        import numpy as np
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from {test_module} import run_entry
+        outputs, _ = run_entry({name!r}, {seed})
+        np.savez({str(path)!r}, **outputs)
+        """, CUDAKIT_BACKEND="cpu"))
+    with np.load(path) as saved:
+        return dict(saved)

@@ -312,26 +312,13 @@ def test_runs_against_numpy(entry: Entry) -> None:
     assert_matches(entry, outputs, launch.expected, f"numpy (seed {seed})")
 
 
-CPU_CHILD = """
-import sys
-import numpy as np
-sys.path.insert(0, {directory!r})
-from test_kernel_corpus import run_entry
-outputs, _ = run_entry({name!r}, {seed})
-np.savez({path!r}, **outputs)
-"""
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
 def test_gpu_matches_cpu_backend(entry: Entry, tmp_path: Path) -> None:
-    from child_process import checked, run_code
+    from child_process import cpu_backend_outputs
 
     seed = int(np.random.default_rng().integers(1 << 31))
     gpu, launch = run_entry(entry.name, seed)
     assert_matches(entry, gpu, launch.expected, f"numpy (seed {seed})")
-    path = tmp_path / "cpu.npz"
-    checked(run_code(CPU_CHILD.format(directory=str(Path(__file__).parent), name=entry.name,
-                                      seed=seed, path=str(path)), CUDAKIT_BACKEND="cpu"))
-    with np.load(path) as cpu:
-        assert_matches(entry, gpu, dict(cpu), f"the CPU backend (seed {seed})")
+    cpu = cpu_backend_outputs("test_kernel_corpus", entry.name, seed, tmp_path)
+    assert_matches(entry, gpu, cpu, f"the CPU backend (seed {seed})")
