@@ -12,7 +12,10 @@ from cudakit.cuda.core import config, errors
 
 
 def test_config_and_flags() -> None:
+    import importlib
+
     assert config is cuda.config
+    assert importlib.import_module("cudakit.cuda.core.config") is cuda.config
     assert config.ENABLE_CUDASIM is False
     assert cuda.HAS_NUMBA is False
 
