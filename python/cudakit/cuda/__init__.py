@@ -41,6 +41,8 @@ from .translate.types import (  # noqa: E402,F401
 from .types import (  # noqa: E402,F401
     bool_, byte, char, double, int_, intc, long_, longlong, short, size_t, ssize_t, uchar, uint,
     uintc, uintp, ulong, ulonglong, ushort)
+if hasattr(types, "float_"):  # NumPy 1 only, as numba-cuda has it
+    float_ = types.float_
 
 b1 = boolean
 f2, f4, f8 = float16, float32, float64

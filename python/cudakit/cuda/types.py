@@ -29,3 +29,7 @@ int_, uint, long_, ulong = int64, uint64, int64, uint64
 longlong, ulonglong = int64, uint64
 ssize_t, size_t, uintp = int64, uint64, uint64
 double = float64
+# numba-cuda names float32 `float_` only where NumPy itself still has
+# numpy.float_ (before NumPy 2).
+if int(__import__("numpy").__version__.split(".")[0]) < 2:
+    float_ = float32
