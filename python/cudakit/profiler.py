@@ -162,7 +162,11 @@ def benchmark(
     if kwargs is None:
         kwargs = {}
     if name is None:
-        name = getattr(func, "__name__", type(func).__name__)
+        # A Python function's __name__; a SourceModule kernel's (and an
+        # ElementwiseKernel's) `name`; else the type's name.
+        name = next((value for value in (getattr(func, "__name__", None),
+                                         getattr(func, "name", None))
+                     if isinstance(value, str) and value), type(func).__name__)
     if isinstance(n_repeat, bool) or not isinstance(n_repeat, int) or n_repeat < 1:
         raise ValueError(f"benchmark: n_repeat must be a positive int, got {n_repeat!r}")
     if isinstance(n_warmup, bool) or not isinstance(n_warmup, int) or n_warmup < 0:

@@ -20,6 +20,7 @@ import cudakit.driver as drv
 import cudakit.gpuarray as gpuarray
 import cudakit.profiler as profiler
 from cudakit.compiler import SourceModule
+from cudakit.elementwise import ElementwiseKernel
 from sanitizer_scripts import cli_or_skip
 
 SCALE = """
@@ -174,6 +175,25 @@ def test_benchmark_times_each_run_on_host_and_device() -> None:
     profiler.benchmark(lambda **kw: kwargs_seen.update(kw), kwargs={"k": 3}, n_repeat=1,
                        n_warmup=0)
     assert kwargs_seen == {"k": 3}
+
+
+def test_benchmark_of_a_source_module_kernel_is_labelled_with_its_name(module) -> None:
+    # profiling.md: a SourceModule kernel gets block= and grid= through
+    # kwargs=, and the result reads "scale: CPU: ...", not "Function:".
+    scale = module.get_function("scale")
+    host = random_floats()
+    x = gpuarray.to_gpu(host)
+    r = profiler.benchmark(scale, (x, np.float32(1.5), np.int32(N)),
+                           kwargs={"block": (128, 1, 1), "grid": ((N + 127) // 128, 1)},
+                           n_repeat=4, n_warmup=1)
+    assert r.name == "scale" and repr(r).startswith("scale: CPU:"), repr(r)
+    np.testing.assert_allclose(x.get(), host * np.float32(1.5) ** 5, rtol=1e-5)
+    # Without the launch shape: the kernel's own error, naming block=.
+    with pytest.raises(drv.ArgumentError, match="no block= was given"):
+        profiler.benchmark(scale, (x, np.float32(1.5), np.int32(N)), n_repeat=1)
+    fill = ElementwiseKernel("float *x", "x[i] = 2", "fill_two")
+    assert profiler.benchmark(fill, (x,), n_repeat=1, n_warmup=0).name == "fill_two"
+    np.testing.assert_array_equal(x.get(), np.full(N, 2, np.float32))
 
 
 def test_benchmark_bad_input_and_errors_from_the_function() -> None:
