@@ -4,9 +4,12 @@ From the import on, SourceModule compiles with ``-G -lineinfo`` and every
 launch waits for its kernel, so a fault is reported at the launch that made
 it and names that kernel. On the CPU backend, kernels build with ``-O0 -g``, and
 with AddressSanitizer and UBSan (``CUDAKIT_CPU_DEBUG``) when the process has
-the sanitizer runtime loaded: run Python with
-``LD_PRELOAD=$(c++ -print-file-name=libasan.so)`` to get them (a sanitized
-kernel cannot load into a process without it).
+the sanitizer runtime loaded: run Python under ``cudakit run --sanitize``, or
+with ``LD_PRELOAD="$(c++ -print-file-name=libasan.so)
+$(c++ -print-file-name=libstdc++.so)" ASAN_OPTIONS=detect_leaks=0`` (the C++
+runtime too: AddressSanitizer intercepts C++ exceptions only in a library
+loaded before it, and Python does not link it); a sanitized kernel cannot
+load into a process without the runtime.
 
 ``python -m cudakit.debug script.py [args]`` runs a script in this mode, as
 ``python -m pycuda.debug`` does.

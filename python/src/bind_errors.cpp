@@ -17,8 +17,11 @@
 // wait for them forever.
 #include <Python.h>
 
+#include <cctype>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "bindings.hpp"
@@ -130,6 +133,48 @@ void raise(PyObject* cls, const Error& e) {
   raise(cls, e, [](PyObject*) {});
 }
 
+// A kernel compiled from Python with debug=True stops with the text of the
+// Python exception it raised ("IndexError: index 5 is out of bounds ...",
+// "ZeroDivisionError('division by zero') raised in ...", "AssertionError:
+// ..."). Numba raises that exception on the host, so the fault is also an
+// instance of it: KernelIndexError derives from KernelFault and IndexError.
+// The name of the builtin, or empty when the text starts with none.
+std::string python_exception_name(const std::string& message) {
+  std::size_t end = 0;
+  while (end < message.size() &&
+         (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '_'))
+    ++end;
+  if (end == 0 || end == message.size()) return {};
+  const std::string_view rest = std::string_view(message).substr(end);
+  if (!(rest.starts_with(": ") || rest.starts_with("(") || rest.starts_with(" raised in ")))
+    return {};
+  return message.substr(0, end);
+}
+
+// KernelFault, or its subclass that is also the Python builtin the kernel
+// raised (made once per builtin).
+PyObject* kernel_fault_class(const std::string& message) {
+  static std::map<std::string, PyObject*> made;  // owned for the process's life
+  const std::string name = python_exception_name(message);
+  if (name.empty() || !name.ends_with("Error")) return classes.kernel_fault;
+  if (auto found = made.find(name); found != made.end()) return found->second;
+  PyObject* builtin = PyDict_GetItemString(PyEval_GetBuiltins(), name.c_str());  // borrowed
+  PyObject* cls = nullptr;
+  if (builtin && PyType_Check(builtin) &&
+      PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(builtin),
+                       reinterpret_cast<PyTypeObject*>(PyExc_Exception))) {
+    const std::string qualified = "cudakit.driver.Kernel" + name;
+    const std::string doc = "A kernel compiled with debug=True raised " + name +
+                            " (a KernelFault, caught as " + name + " too, as Numba raises it).";
+    cls = PyErr_NewExceptionWithDoc(qualified.c_str(), doc.c_str(),
+                                    bases({classes.kernel_fault, builtin}).ptr(), nullptr);
+    if (!cls) PyErr_Clear();  // a builtin whose layout does not combine: KernelFault alone
+  }
+  if (!cls) cls = classes.kernel_fault;
+  made.emplace(name, cls);
+  return cls;
+}
+
 void translate(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
@@ -156,7 +201,7 @@ void translate(const std::exception_ptr& p, void*) {
   } catch (const ArgumentError& e) {
     raise(classes.argument, e);
   } catch (const KernelFault& e) {
-    raise(classes.kernel_fault, e, [&](PyObject* exc) {
+    raise(kernel_fault_class(e.message()), e, [&](PyObject* exc) {
       nb::list names;
       for (const auto& k : e.kernels()) names.append(nb::str(k.c_str()));
       set(exc, "kernels", names);

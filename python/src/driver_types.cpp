@@ -149,16 +149,28 @@ HostSpan host_span(nb::handle obj, bool writable, const char* use) {
     Py_buffer any;
     if (PyObject_GetBuffer(obj.ptr(), &any, PyBUF_STRIDES) == 0) {
       const bool read_only = any.readonly != 0;
+      std::string layout;  // " of shape (5, 10) with strides (80, 8)"
+      if (any.ndim > 0 && any.shape && any.strides) {
+        std::string shape, strides;
+        for (int d = 0; d < any.ndim; ++d) {
+          shape += (d ? ", " : "") + std::to_string(any.shape[d]);
+          strides += (d ? ", " : "") + std::to_string(any.strides[d]);
+        }
+        if (any.ndim == 1) shape += ",", strides += ",";
+        layout = " of shape (" + shape + ") with strides (" + strides + ")";
+      }
       PyBuffer_Release(&any);
       if (writable && read_only)
         throw ArgumentError(use, "the host " + python_type_name(obj) + " is read-only",
                             "pass a writable array (numpy.array(a) makes a writable copy)");
+      // C- and Fortran-ordered arrays (a.T of a C array) are one block and
+      // are copied as their bytes lie, as PyCUDA copies them.
       throw ArgumentError(use,
-                          "the host " + python_type_name(obj) +
-                              " is not contiguous (a strided view, e.g. a[::2] or a.T): its "
-                              "elements are not one block of memory",
-                          "pass numpy.ascontiguousarray(a) (and copy results back into the view "
-                          "yourself)");
+                          "the host " + python_type_name(obj) + layout +
+                              " is not contiguous (a strided view such as a[::2] or a[:, :3]): "
+                              "its elements are not one block of memory",
+                          "pass numpy.ascontiguousarray(a), and for Out/InOut copy the result "
+                          "back into the view (view[...] = result)");
     }
     PyErr_Clear();
     throw ArgumentError(

@@ -28,23 +28,32 @@ std::string find_in_path(const std::string& name) {
   return {};
 }
 
-std::string asan_runtime() {
+namespace {
+
+// `CXX -print-file-name=NAME` for the compiler the CPU backend uses; empty
+// when the compiler has no such file (it then echoes the bare name back).
+std::string compiler_file(const char* name) {
   std::string cxx = "c++";
   if (const char* v = std::getenv("CUDAKIT_CXX"); v && *v)
     cxx = v;
   else if (const char* w = std::getenv("CXX"); w && *w)
     cxx = w;
   std::string out;
-  if (FILE* p = popen((cxx + " -print-file-name=libasan.so 2>/dev/null").c_str(), "r")) {
+  if (FILE* p = popen((cxx + " -print-file-name=" + name + " 2>/dev/null").c_str(), "r")) {
     char buf[4096];
     while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
     pclose(p);
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  // Without the runtime the compiler echoes the bare name back.
   if (out.empty() || out.front() != '/' || ::access(out.c_str(), R_OK) != 0) return {};
   return out;
 }
+
+}  // namespace
+
+std::string asan_runtime() { return compiler_file("libasan.so"); }
+
+std::string cxx_runtime() { return compiler_file("libstdc++.so"); }
 
 int exec_command(const std::vector<std::string>& command, const char* who) {
   std::vector<char*> argv;

@@ -18,6 +18,13 @@ bool is_executable(const std::string& path);
 // when the compiler has none.
 std::string asan_runtime();
 
+// The host compiler's C++ runtime (`c++ -print-file-name=libstdc++.so`),
+// preloaded with the sanitizer runtime into a program that does not link it
+// (Python): AddressSanitizer finds the __cxa_throw it intercepts only in a
+// library loaded before it starts, and without it the first C++ exception
+// aborts the process. Empty when the compiler has none (e.g. libc++).
+std::string cxx_runtime();
+
 // Replaces this process with `command` (PATH searched); returns only on
 // failure, with the exit status to use after saying why.
 int exec_command(const std::vector<std::string>& command, const char* who);

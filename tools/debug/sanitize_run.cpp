@@ -39,6 +39,7 @@ int run_run(const RunOptions& options) {
       return 2;
     }
     std::string preload = runtime;
+    if (const std::string cxx = cxx_runtime(); !cxx.empty()) preload += ":" + cxx;
     if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing)
       preload += ":" + std::string(existing);
     ::setenv("LD_PRELOAD", preload.c_str(), 1);
@@ -55,7 +56,7 @@ int run_run(const RunOptions& options) {
     prepend_options("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:protect_shadow_gap=0");
     prepend_options("UBSAN_OPTIONS", "print_stacktrace=1");
     std::cerr << "cudakit run: CUDAKIT_BACKEND=" << std::getenv("CUDAKIT_BACKEND")
-              << " CUDAKIT_CPU_DEBUG=1 LD_PRELOAD=" << runtime << '\n';
+              << " CUDAKIT_CPU_DEBUG=1 LD_PRELOAD=" << preload << '\n';
   }
   return exec_command(options.command, "run");
 }

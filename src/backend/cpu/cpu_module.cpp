@@ -61,7 +61,9 @@ CpuModule::CpuModule(const CompiledCode& code) {
     throw NotSupported(kContext,
                        "this module was built with AddressSanitizer (CUDAKIT_CPU_DEBUG=1), and "
                        "this process does not have the sanitizer runtime loaded",
-                       "run the program with LD_PRELOAD=$(c++ -print-file-name=libasan.so)");
+                       "run it with `cudakit run --sanitize -- PROGRAM`, or preload the "
+                       "runtime: LD_PRELOAD=\"$(c++ -print-file-name=libasan.so) "
+                       "$(c++ -print-file-name=libstdc++.so)\" ASAN_OPTIONS=detect_leaks=0");
 
   std::string dir =
       std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";

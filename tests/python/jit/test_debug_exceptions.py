@@ -1,0 +1,132 @@
+"""@cuda.jit(debug=True): a kernel that stops itself with a Python exception
+(an index out of bounds, `raise`, `assert`, a zero step) raises that
+exception's class on the CPU backend, as Numba raises it, and is a
+KernelFault too (python-kernels.md, "debugging"). On a GPU the kernel
+prints the text and traps: a KernelFault, the text on stdout; that twin runs
+each case in a child process, since a trap leaves the context unusable."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import cudakit.driver as drv
+from cudakit import cuda
+
+HAS_GPU = drv.backend() == "cuda"
+
+
+@cuda.jit(debug=True)
+def writes_past_the_end(out):
+    i = cuda.grid(1)
+    out[i] = i
+
+
+@cuda.jit(debug=True)
+def reads_before_the_start(out, k):
+    out[0] = out[k]
+
+
+@cuda.jit(debug=True)
+def raises_zero_division(out, d):
+    if d == 0:
+        raise ZeroDivisionError("division by zero")
+    out[0] = 1 // d
+
+
+@cuda.jit(debug=True)
+def asserts_positive(out, v):
+    assert v > 0
+    out[0] = v
+
+
+@cuda.jit(debug=True)
+def steps_by(out, step):
+    for i in range(0, 4, step):
+        out[i] = i
+
+
+@cuda.jit(debug=True)
+def picks_from_a_tuple(out, k):
+    t = (3, 5, 7)
+    out[0] = t[k]
+
+
+@dataclass
+class Case:
+    name: str
+    launch: str  # the call, with `out` a 5-element int32 device array
+    error: type[BaseException]
+    message: str
+
+
+CASES = [
+    Case("index past the end", "writes_past_the_end[1, 8](out)", IndexError,
+         r"IndexError: index 5 is out of bounds for axis 0 with size 5 in 'out\[i\]'"),
+    Case("negative index past the start", "reads_before_the_start[1, 1](out, -6)", IndexError,
+         r"IndexError: index -6 is out of bounds for axis 0 with size 5"),
+    Case("raise ZeroDivisionError", "raises_zero_division[1, 1](out, 0)", ZeroDivisionError,
+         r"ZeroDivisionError\('division by zero'\) raised in raises_zero_division"),
+    Case("failed assert", "asserts_positive[1, 1](out, -3)", AssertionError,
+         r"AssertionError: v > 0 in asserts_positive"),
+    Case("range step of zero", "steps_by[1, 1](out, 0)", ValueError,
+         r"ValueError: range\(\) arg 3 must not be zero"),
+    Case("tuple index out of range", "picks_from_a_tuple[1, 1](out, 3)", IndexError,
+         r"IndexError: tuple index out of range"),
+]
+
+
+def launch(case: Case) -> None:
+    out = cuda.to_device(np.arange(5, dtype=np.int32))
+    eval(case.launch, globals(), {"out": out})
+    cuda.synchronize()
+
+
+@pytest.mark.skipif(HAS_GPU, reason="the CPU backend's errors; the GPU's are the gpu twin")
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_the_python_exception_is_raised_and_is_a_kernel_fault(case: Case) -> None:
+    with pytest.raises(case.error, match=case.message) as caught:
+        launch(case)
+    error = caught.value
+    assert isinstance(error, drv.KernelFault), type(error).__mro__
+    assert type(error).__name__ == "Kernel" + case.error.__name__
+    assert re.search(r'File "[^"]*test_debug_exceptions\.py", line \d+', str(error)), str(error)
+    # The kernel stopped itself; the next launch runs normally.
+    out = cuda.to_device(np.zeros(5, dtype=np.int32))
+    writes_past_the_end[1, 5](out)
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(5))
+
+
+@pytest.mark.skipif(HAS_GPU, reason="the CPU backend's errors")
+def test_other_kernel_faults_stay_plain_kernel_faults() -> None:
+    from cudakit.compiler import SourceModule
+
+    import cudakit.autoinit  # noqa: F401
+    trap = SourceModule("__global__ void stops(int *p) { if (p) __trap(); }").get_function("stops")
+    with pytest.raises(drv.KernelFault) as caught:
+        trap(drv.mem_alloc(4), block=(1, 1, 1))
+        drv.Context.synchronize()
+    assert type(caught.value) is drv.KernelFault
+    assert not isinstance(caught.value, (IndexError, AssertionError, ValueError))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_on_a_gpu_the_kernel_prints_the_text_and_the_launch_faults(case: Case) -> None:
+    from .test_errors import run_isolated
+
+    output = run_isolated(
+        "import numpy as np\n"
+        "import cudakit.driver as drv\n"
+        "from cudakit import cuda\n"
+        "from jit.test_debug_exceptions import CASES, launch\n"
+        f"case = next(c for c in CASES if c.name == {case.name!r})\n"
+        "try:\n"
+        "    launch(case)\n"
+        "except drv.KernelFault as error:\n"
+        "    print('raised KernelFault:', type(error).__name__)\n")
+    assert "raised KernelFault:" in output, output
+    assert re.search(case.message, output), output
