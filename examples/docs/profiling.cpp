@@ -1,0 +1,137 @@
+// The complete program of the C++ fragments in docs/guide/profiling.md: each fragment,
+// verbatim between "// ---" lines, in a function named after its section, with
+// what it needs before it and checks of its result after it. Runs as the ctest
+// test example.docs_profiling (on a GPU where there is one, else on the CPU backend).
+#include <cstdio>
+#include <cudakit/cudakit.hpp>
+#include <cudakit/profiler.hpp>
+
+namespace ck = cudakit;
+
+namespace {
+
+int declaring_what_your_kernel_moves() {
+  const int n = 1 << 16;
+  ck::Kernel scale = ck::compile(R"(
+    __global__ void scale(float* x, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) x[i] *= 0.5f;
+    })")
+                         .kernel("scale");
+  const ck::LaunchConfig config = ck::grid_for(n, 256);
+  ck::DeviceBuffer<float> buffer(n);
+  buffer.zero();
+
+  // --- docs/guide/profiling.md, "Declaring what your kernel moves" ---
+  // clang-format off
+  ck::LaunchConfig declared = config;
+  declared.bytes_moved = 2 * sizeof(float) * n;  // each float read and written once
+  declared.label = "scale (halving)";
+  scale.launch(declared, buffer, n);
+  // clang-format on
+  // ---
+
+  return 0;
+}
+
+int from_inside_the_program() {
+  const int n = 1 << 16;
+  ck::Kernel scale = ck::compile(R"(
+    __global__ void scale(float* x, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) x[i] *= 0.5f;
+    })")
+                         .kernel("scale");
+  const ck::LaunchConfig config = ck::grid_for(n, 256);
+  ck::DeviceBuffer<float> buffer(n);
+  buffer.zero();
+
+  // --- docs/guide/profiling.md, "From inside the program" ---
+  // clang-format off
+
+
+  ck::ProfileSession session;
+  for (int i = 0; i < 10; ++i) scale.launch(config, buffer, n);
+  ck::ProfileReport report = session.stop();
+  std::fputs(report.to_string().c_str(), stdout);  // the table
+  report.write_chrome_trace("scale_trace.json");
+  std::printf("%s: %ld calls, %.4f ms each\n", report.rows[0].name.c_str(), report.rows[0].calls,
+              report.rows[0].mean_ms);
+  // clang-format on
+  // ---
+
+  return 0;
+}
+
+int timing_a_piece_of_work_benchmark() {
+  const int n = 1 << 16;
+  ck::Kernel scale = ck::compile(R"(
+    __global__ void scale(float* x, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) x[i] *= 0.5f;
+    })")
+                         .kernel("scale");
+  const ck::LaunchConfig config = ck::grid_for(n, 256);
+  ck::DeviceBuffer<float> buffer(n);
+  buffer.zero();
+
+  // --- docs/guide/profiling.md, "Timing a piece of work: `benchmark`" ---
+  // clang-format off
+
+
+  ck::BenchmarkOptions options;
+  options.n_warmup = 10;
+  options.n_repeat = 100;
+  options.name = "scale";
+  ck::BenchmarkResult r = ck::benchmark([&] { scale.launch(config, buffer, n); }, options);
+  std::puts(r.to_string().c_str());
+  // scale: CPU:     14.210 us +/-   1.032 (min 12.9, max 19.8)   GPU:   9.870 us +/- ...
+  // clang-format on
+  // ---
+
+  return 0;
+}
+
+int occupancy() {
+  ck::Kernel kernel = ck::compile(R"(
+    __global__ void scale(float* x, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) x[i] *= 0.5f;
+    })")
+                          .kernel("scale");
+  const std::size_t dynamic_shared_bytes = 0;
+
+  // --- docs/guide/profiling.md, "Is the launch shape right? `kernel.occupancy(block, shared)`" ---
+  // clang-format off
+  ck::Occupancy o = kernel.occupancy(256, dynamic_shared_bytes);  // or ck::occupancy(kernel, ...)
+  std::puts(o.to_string().c_str());
+  // block 256: 8 blocks (64 of 64 warps, 100%) per multiprocessor, limited by threads (warps) per multiprocessor
+  // clang-format on
+  // ---
+
+  return 0;
+}
+
+}  // namespace
+
+int main() {
+  int failures = 0;
+  if (declaring_what_your_kernel_moves() != 0) {
+    std::fprintf(stderr, "declaring_what_your_kernel_moves: wrong result\n");
+    ++failures;
+  }
+  if (from_inside_the_program() != 0) {
+    std::fprintf(stderr, "from_inside_the_program: wrong result\n");
+    ++failures;
+  }
+  if (timing_a_piece_of_work_benchmark() != 0) {
+    std::fprintf(stderr, "timing_a_piece_of_work_benchmark: wrong result\n");
+    ++failures;
+  }
+  if (occupancy() != 0) {
+    std::fprintf(stderr, "occupancy: wrong result\n");
+    ++failures;
+  }
+  if (failures == 0) std::puts("ok");
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,42 @@
+// The complete program of the C++ fragments in README.md: each fragment,
+// verbatim between "// ---" lines, in a function named after its section, with
+// what it needs before it and checks of its result after it. Runs as the ctest
+// test example.docs_readme (on a GPU where there is one, else on the CPU backend).
+#include <cstdio>
+#include <cudakit/cudakit.hpp>
+#include <iostream>
+
+namespace ck = cudakit;
+
+namespace {
+
+int arrays_that_fuse() {
+  const std::int64_t n = 1000;
+
+  // --- README.md, "Arrays that fuse" ---
+  // clang-format off
+  ck::Generator rng(42);                     // Philox: the same numbers on a GPU and on the CPU
+  ck::Array a = rng.random({n}, ck::DType::float32), b = rng.random({n}, ck::DType::float32);
+  ck::Array x = rng.standard_normal({n}, ck::DType::float32), y = rng.standard_normal({n}, ck::DType::float32);
+  ck::Array r = a * b + x * y;               // ONE generated kernel, not three
+  double sq = ck::sum((a - b) * (a - b)).item().as_double();  // the map fused into the reduction
+  ck::Array m = ck::matmul(rng.random({512, 256}, ck::DType::float32),
+                           rng.random({256, 128}, ck::DType::float32));  // cuBLAS on a GPU
+  std::cout << r << "\n";                    // printed like numpy
+  // clang-format on
+  // ---
+
+  return 0;
+}
+
+}  // namespace
+
+int main() {
+  int failures = 0;
+  if (arrays_that_fuse() != 0) {
+    std::fprintf(stderr, "arrays_that_fuse: wrong result\n");
+    ++failures;
+  }
+  if (failures == 0) std::puts("ok");
+  return failures == 0 ? 0 : 1;
+}
