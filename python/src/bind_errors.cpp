@@ -18,6 +18,8 @@
 #include <Python.h>
 
 #include <cctype>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +28,8 @@
 
 #include "bindings.hpp"
 #include "cudakit/error.hpp"
+#include "cudakit/module.hpp"
+#include "cudakit/pinned_buffer.hpp"
 #include "cudakit/wait_interrupt.hpp"
 #include "errors.hpp"
 
@@ -151,6 +155,20 @@ std::string python_exception_name(const std::string& message) {
   return message.substr(0, end);
 }
 
+// The pinned host memory debug kernels on a GPU write their text into
+// (ck_fault_text); made at the first connect_fault_text, kept for the
+// process's life (freed at exit it would outlive the context).
+constexpr std::size_t kFaultTextBytes = 1024;  // CK_FAULT_TEXT_BYTES in program.py
+char* fault_text = nullptr;
+
+// The text a GPU debug kernel left, once (then cleared); empty if none.
+std::string take_fault_text() {
+  if (fault_text == nullptr || fault_text[0] == '\0') return {};
+  std::string text(fault_text, strnlen(fault_text, kFaultTextBytes));
+  fault_text[0] = '\0';
+  return text;
+}
+
 // KernelFault, or its subclass that is also the Python builtin the kernel
 // raised (made once per builtin).
 PyObject* kernel_fault_class(const std::string& message) {
@@ -201,11 +219,21 @@ void translate(const std::exception_ptr& p, void*) {
   } catch (const ArgumentError& e) {
     raise(classes.argument, e);
   } catch (const KernelFault& e) {
-    raise(kernel_fault_class(e.message()), e, [&](PyObject* exc) {
+    auto fill = [&](PyObject* exc) {
       nb::list names;
       for (const auto& k : e.kernels()) names.append(nb::str(k.c_str()));
       set(exc, "kernels", names);
-    });
+    };
+    // On a GPU the driver says only "illegal instruction": the text the
+    // kernel left says what stopped it.
+    if (std::string text = take_fault_text();
+        !text.empty() && python_exception_name(e.message()).empty()) {
+      const KernelFault told(e.context(), text + " (" + e.message() + ")", e.kernels(), e.hint(),
+                             e.code(), e.code_name());
+      raise(kernel_fault_class(told.message()), told, fill);
+    } else {
+      raise(kernel_fault_class(e.message()), e, fill);
+    }
   } catch (const NotSupported& e) {
     raise(classes.not_supported, e);
   } catch (const DriverNotFound& e) {
@@ -230,6 +258,23 @@ void translate(const std::exception_ptr& p, void*) {
 }  // namespace
 
 PyObject* argument_error_class() noexcept { return classes.argument; }
+
+void connect_fault_text(const Module& module) noexcept {
+  try {
+    const GlobalVariable pointer = module.get_global("ck_fault_text");
+    if (fault_text == nullptr) {
+      // Pinned memory is reachable from every device at its host address.
+      auto* memory = new PinnedBuffer<char>(kFaultTextBytes);  // kept: see fault_text
+      std::memset(memory->data(), 0, kFaultTextBytes);
+      fault_text = memory->data();
+    }
+    const auto address = reinterpret_cast<std::uint64_t>(fault_text);
+    pointer.copy_from_host(&address, sizeof address);
+  } catch (...) {
+    // No such variable, or no pinned memory: the fault is raised without
+    // the kernel's text, as a plain KernelFault.
+  }
+}
 
 void raise_current_exception() noexcept {
   try {

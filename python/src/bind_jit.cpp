@@ -68,6 +68,7 @@ class JitKernel {
                                           std::to_string(params_.size()) + " (at most " +
                                           std::to_string(max_jit_params) + ")");
     mode_.declared = &params_;
+    if (debug && Device::current().backend_kind() == BackendKind::cuda) connect_fault_text(module_);
   }
 
   // The first call's launch (the dispatcher staged host arrays on the device).

@@ -1,9 +1,9 @@
 """@cuda.jit(debug=True): a kernel that stops itself with a Python exception
 (an index out of bounds, `raise`, `assert`, a zero step) raises that
-exception's class on the CPU backend, as Numba raises it, and is a
-KernelFault too (python-kernels.md, "debugging"). On a GPU the kernel
-prints the text and traps: a KernelFault, the text on stdout; that twin runs
-each case in a child process, since a trap leaves the context unusable."""
+exception's class, as Numba raises it, and is a KernelFault too
+(python-kernels.md, "debugging"). On a GPU the kernel leaves its text in
+pinned host memory and traps; that twin runs each case in a child process,
+since a trap leaves the context unusable."""
 
 from __future__ import annotations
 
@@ -113,20 +113,44 @@ def test_other_kernel_faults_stay_plain_kernel_faults() -> None:
     assert not isinstance(caught.value, (IndexError, AssertionError, ValueError))
 
 
+@pytest.mark.skipif(HAS_GPU, reason="the GPU twin below runs this code")
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_the_gpu_code_that_leaves_the_text_compiles_with_nvrtc(case: Case) -> None:
+    """The GPU path, compiled here: the kernel writes its text through the
+    global ck_fault_text, which cudakit sets after loading the module."""
+    from cudakit import _core
+
+    try:
+        _core.jit_compile_for_gpu('extern "C" __global__ void probe() {}', "compute_90")
+    except Exception as error:  # noqa: BLE001
+        pytest.skip(f"NVRTC is not available: {error}")
+    with pytest.raises(case.error):
+        launch(case)  # compiles the kernel for these arguments
+    kernel = globals()[case.launch.split("[")[0]]
+    for specialization in kernel.specializations.values():
+        translation = specialization.translation
+        ptx = _core.jit_compile_for_gpu(translation.source, "compute_90")
+        assert f".entry {translation.kernel_name}" in ptx
+        assert ".u64 ck_fault_text;" in ptx and "ld.global.u64" in ptx
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_on_a_gpu_the_kernel_prints_the_text_and_the_launch_faults(case: Case) -> None:
+def test_on_a_gpu_the_same_exception_is_raised_with_the_text(case: Case) -> None:
+    # The kernel leaves its text in pinned host memory and traps: the fault
+    # carries the text and its class. A trap poisons the context, so each
+    # case runs in a child process.
     from .test_errors import run_isolated
 
     output = run_isolated(
-        "import numpy as np\n"
         "import cudakit.driver as drv\n"
-        "from cudakit import cuda\n"
         "from jit.test_debug_exceptions import CASES, launch\n"
         f"case = next(c for c in CASES if c.name == {case.name!r})\n"
         "try:\n"
         "    launch(case)\n"
         "except drv.KernelFault as error:\n"
-        "    print('raised KernelFault:', type(error).__name__)\n")
-    assert "raised KernelFault:" in output, output
-    assert re.search(case.message, output), output
+        "    print('raised', type(error).__name__, isinstance(error, case.error))\n"
+        "    print('text:', str(error))\n")
+    assert f"raised Kernel{case.error.__name__} True" in output, output
+    assert re.search("text: .*" + case.message, output), output
+    assert re.search(r'File "[^"]*test_debug_exceptions\.py", line \d+', output), output

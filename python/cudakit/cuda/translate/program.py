@@ -178,13 +178,58 @@ __device__ __forceinline__ T ck_fpowi(T base, long long exponent) {
   return invert ? T(1) / result : result;
 }
 """,
+    "fault_text": r"""#ifndef __CUDAKIT_CPU__
+// debug=True on a GPU: the first thread that stops the kernel writes its
+// text into pinned host memory, which cudakit reads when it raises the
+// fault (a trap leaves the device's memory unreadable). cudakit points
+// ck_fault_text at that memory after loading the module; null: no text.
+extern "C" {
+__device__ char* ck_fault_text;
+__device__ int ck_fault_claimed;
+}
+#define CK_FAULT_TEXT_BYTES 1024
+struct ck_fault_writer {
+  char* at;
+  char* end;
+  __device__ void text(const char* s) {
+    while (*s && at < end) *at++ = *s++;
+  }
+  __device__ void number(long long value) {
+    char digits[24];
+    int count = 0;
+    unsigned long long u = value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
+    do {
+      digits[count++] = (char)('0' + u % 10);
+      u /= 10;
+    } while (u != 0);
+    if (value < 0 && at < end) *at++ = '-';
+    while (count > 0 && at < end) *at++ = digits[--count];
+  }
+  __device__ void finish() {
+    *at = '\0';
+    __threadfence_system();
+  }
+};
+// The writer of the first thread to fail, or one that writes nothing.
+__device__ __noinline__ ck_fault_writer ck_fault_claim() {
+  char* buffer = ck_fault_text;
+  if (buffer == nullptr || atomicCAS(&ck_fault_claimed, 0, 1) != 0) return {nullptr, nullptr};
+  return {buffer, buffer + CK_FAULT_TEXT_BYTES - 1};
+}
+#endif
+""",
     "fail": r"""// Stops the kernel with `message`: the CPU backend raises it as the launch's
-// error; a GPU prints it and traps (the launch fails with an illegal
-// instruction, the message is on stdout).
+// error; a GPU prints it, leaves it for the error cudakit raises, and traps
+// (the launch fails with an illegal instruction).
 __device__ __noinline__ void ck_fail(const char* message) {
 #ifdef __CUDAKIT_CPU__
   ::cudakit_cpu::runtime->trap(message);
 #else
+  ck_fault_writer out = ck_fault_claim();
+  if (out.at != nullptr) {
+    out.text(message);
+    out.finish();
+  }
   printf("%s\n", message);
   __trap();
 #endif
@@ -206,6 +251,23 @@ __device__ __noinline__ void ck_fail(const char* message) {
              "(File \"%s\", line %d)", index, axis, extent, where, file, line);
     ::cudakit_cpu::runtime->trap(text);
 #else
+    ck_fault_writer out = ck_fault_claim();
+    if (out.at != nullptr) {
+      out.text("IndexError: index ");
+      out.number(index);
+      out.text(" is out of bounds for axis ");
+      out.number(axis);
+      out.text(" with size ");
+      out.number(extent);
+      out.text(" in '");
+      out.text(where);
+      out.text("' (File \"");
+      out.text(file);
+      out.text("\", line ");
+      out.number(line);
+      out.text(")");
+      out.finish();
+    }
     printf("IndexError: index %lld is out of bounds for axis %d with size %lld in '%s' "
            "(File \"%s\", line %d)\n", index, axis, extent, where, file, line);
     __trap();
@@ -374,7 +436,7 @@ template <> struct ck_bits<8> { typedef unsigned long long type; };
 
 
 # The helpers each helper calls (emitted before it).
-_HELPER_NEEDS = {"bounds_check": ("fail",), "floordiv": ("wrap_int",), "mod": ("wrap_int",),
+_HELPER_NEEDS = {"fail": ("fault_text",), "bounds_check": ("fail",), "floordiv": ("wrap_int",), "mod": ("wrap_int",),
                  "ipow": ("wrap_int",), "atomic_update": ("wrap_int",)}
 
 
