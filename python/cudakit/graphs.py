@@ -159,6 +159,8 @@ def _arg_key(value: Any, where: str) -> Any:
         return ("scalar", type(value), value)
     if isinstance(value, (tuple, list)):
         return (type(value), tuple(_arg_key(v, f"{where}[{i}]") for i, v in enumerate(value)))
+    if isinstance(value, _core.GPUArray):
+        return ("array", int(value.gpudata), value.shape, value.dtype.str, value.strides)
     if isinstance(value, _core.DeviceAllocation):
         return ("allocation", int(value))
     return ("object", id(value))

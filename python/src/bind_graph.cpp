@@ -49,11 +49,13 @@ void bind_graph(nb::module_& m) {
 
   nb::class_<GraphExec>(m, "GraphExec", "An instantiated graph (CUgraphExec).")
       .def(
-          "launch", [](const GraphExec& g, nb::handle stream) { g.launch(stream_or_default(stream)); },
+          "launch",
+          [](const GraphExec& g, nb::handle stream) { g.launch(stream_or_default(stream)); },
           nb::arg("stream").none() = nb::none(),
           "Queues the recorded work, in its order, on `stream` (None: the default stream).")
       .def(
-          "upload", [](const GraphExec& g, nb::handle stream) { g.upload(stream_or_default(stream)); },
+          "upload",
+          [](const GraphExec& g, nb::handle stream) { g.upload(stream_or_default(stream)); },
           nb::arg("stream").none() = nb::none(),
           "Prepares the device for the first launch (cuGraphUpload).")
       .def("update", &GraphExec::update, nb::arg("graph"),
@@ -63,16 +65,16 @@ void bind_graph(nb::module_& m) {
   // PyCUDA has no graphs; these follow CuPy's Stream.begin_capture / end_capture.
   nb::object stream_class = nb::borrow(nb::type<Stream>());
   stream_class.attr("begin_capture") = nb::cpp_function(
-      [](const Stream& s, nb::handle mode) { s.begin_capture(capture_mode(mode)); },
+      [](const Stream& s, nb::handle mode) { begin_capture(s, capture_mode(mode)); },
       nb::is_method(), nb::arg("mode") = "global",
       "Records the work queued on this stream from now on into a graph, without running it. "
       "mode: 'global' (default), 'thread_local' or 'relaxed'.");
-  stream_class.attr("end_capture") = nb::cpp_function(
-      [](const Stream& s) { return s.end_capture(); }, nb::is_method(),
-      "Ends the capture; returns the recorded Graph.");
-  stream_class.attr("is_capturing") = nb::cpp_function(
-      [](const Stream& s) { return s.is_capturing(); }, nb::is_method(),
-      "True between begin_capture() and end_capture().");
+  stream_class.attr("end_capture") =
+      nb::cpp_function([](const Stream& s) -> Graph { return end_capture(s); }, nb::is_method(),
+                       "Ends the capture; returns the recorded Graph.");
+  stream_class.attr("is_capturing") =
+      nb::cpp_function([](const Stream& s) -> bool { return is_capturing(s); }, nb::is_method(),
+                       "True between begin_capture() and end_capture().");
 }
 
 }  // namespace cudakit::python

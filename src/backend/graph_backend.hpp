@@ -12,8 +12,8 @@
 
 namespace cudakit::detail {
 
-using NativeGraph = void*;        // CUgraph, or the CPU backend's recorded sequence
-using NativeGraphExec = void*;    // CUgraphExec, or the CPU backend's replayable sequence
+using NativeGraph = void*;      // CUgraph, or the CPU backend's recorded sequence
+using NativeGraphExec = void*;  // CUgraphExec, or the CPU backend's replayable sequence
 using HostFunction = void (*)(void* user_data);  // CUhostFn
 
 class GraphBackend {

@@ -111,8 +111,9 @@ class CaptureGuardBackend final : public ForwardingBackend {
   void refuse_if_capturing(NativeStream s, const char* doing) {
     OpenCapture capture;
     if (find_capture(this, s, capture))
-      refuse_in_capture(doing, "the stream's work is only recorded, never run, until the graph "
-                               "is replayed");
+      refuse_in_capture(doing,
+                        "the stream's work is only recorded, never run, until the graph "
+                        "is replayed");
   }
   void refuse_if_sync_forbidden(const char* doing) {
     OpenCapture capture;

@@ -2,6 +2,8 @@
 // replay runs the recorded sequence in order with the bits direct launches
 // give, an update takes new parameters, and the misuses are refused with
 // errors that leave the capture (and everything queued) intact.
+#include "cudakit/graph.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -18,7 +20,6 @@
 #include "cudakit/device_buffer.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/event.hpp"
-#include "cudakit/graph.hpp"
 #include "cudakit/kernel.hpp"
 #include "cudakit/launch_config.hpp"
 #include "cudakit/memory_pool.hpp"
@@ -231,8 +232,8 @@ TEST_F(Graphs, PoolMemoryFreedInsideTheCaptureIsKeptByTheGraph) {
   {
     DeviceBuffer<float> temporary(kN);  // allocated and freed inside the capture
     temporary_address = temporary.address();
-    module_->kernel("step_square").launch(config, temporary.data(), captured.y.data(),
-                                          captured.x.data(), kN);
+    module_->kernel("step_square")
+        .launch(config, temporary.data(), captured.y.data(), captured.x.data(), kN);
     module_->kernel("step_mix").launch(config, captured.x.data(), temporary.data(), 0.9f, kN);
   }
   GraphExec exec = end_capture(stream).instantiate();
@@ -242,8 +243,8 @@ TEST_F(Graphs, PoolMemoryFreedInsideTheCaptureIsKeptByTheGraph) {
   later.untyped().fill_bytes(0x7f7f7f7fu, 4, kN);
   exec.launch(stream);
   config.stream = stream;
-  module_->kernel("step_square").launch(config, direct.z.data(), direct.y.data(), direct.x.data(),
-                                        kN);
+  module_->kernel("step_square")
+      .launch(config, direct.z.data(), direct.y.data(), direct.x.data(), kN);
   module_->kernel("step_mix").launch(config, direct.x.data(), direct.z.data(), 0.9f, kN);
   stream.synchronize();
   EXPECT_TRUE(same_bits(host(captured.x), host(direct.x)));
@@ -265,8 +266,7 @@ std::vector<Case> misuse_cases() {
        [](Graphs&, const Stream& s, State&) { s.synchronize(); }, "capturing stream"},
       {"query the capturing stream", [](Graphs&, const Stream& s, State&) { (void)s.query(); },
        "capturing stream"},
-      {"synchronize the device",
-       [](Graphs&, const Stream& s, State&) { s.device().synchronize(); },
+      {"synchronize the device", [](Graphs&, const Stream& s, State&) { s.device().synchronize(); },
        "synchronizing the device"},
       {"read a buffer to the host",
        [](Graphs&, const Stream&, State& st) {
@@ -345,8 +345,7 @@ TEST_F(Graphs, ReplayAfterItsMemoryWasFreedIsRefused) {
     exec.launch(stream);
     FAIL() << "a replay into freed memory was not refused";
   } catch (const ArgumentError& e) {
-    EXPECT_NE(std::string(e.what()).find("freed after the capture"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("freed after the capture"), std::string::npos) << e.what();
   }
 }
 

@@ -232,10 +232,12 @@ class CpuBackend final : public Backend, public GraphBackend {
     const bool dst_known = known(dst, bytes, what);
     const bool src_known = known(src, bytes, what);
     if (!(dst_known && src_known) && stream_of(stream)->capturing())
-      throw ArgumentError("copying memory inside a graph capture on the CPU backend",
-                          "host memory that is not page-locked cannot be copied in a graph",
-                          "copy from or to page-locked memory (PinnedBuffer, "
-                          "drv.pagelocked_empty) or device memory");
+      throw CudaError("a copy to or from pageable host memory while a stream is being captured",
+                      "host memory that is not page-locked cannot be copied in a graph (reading "
+                      "results to the host waits for work that is only recorded)",
+                      "end the capture and replay the graph first; or copy from or to "
+                      "page-locked memory (PinnedBuffer, drv.pagelocked_empty)",
+                      900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
     run_on(
         stream, async && dst_known && src_known,
         [dst, src, bytes, what] {

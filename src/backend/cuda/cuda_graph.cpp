@@ -110,7 +110,8 @@ bool CudaBackend::update_graph_exec(NativeGraphExec exec, NativeGraph graph) {
 }
 
 void CudaBackend::destroy_graph(NativeGraph graph) noexcept {
-  if (driver_ && driver_->cuGraphDestroy) (void)driver_->cuGraphDestroy(static_cast<CUgraph>(graph));
+  if (driver_ && driver_->cuGraphDestroy)
+    (void)driver_->cuGraphDestroy(static_cast<CUgraph>(graph));
 }
 
 void CudaBackend::destroy_graph_exec(NativeGraphExec exec) noexcept {
