@@ -208,7 +208,8 @@ TEST_F(Graphs, FillsEventsAndHostFunctionsAreCapturedAndRunAtEachReplay) {
 
   GraphExec exec = graph.instantiate();
   exec.launch(stream);
-  done.synchronize();
+  stream.synchronize();
+  EXPECT_TRUE(done.query());
   EXPECT_EQ(calls.load(), 1);
   exec.launch(stream);
   stream.synchronize();
@@ -305,8 +306,8 @@ TEST_P(GraphMisuse, IsRefusedAndTheCaptureStaysUsable) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Refused, GraphMisuse, ::testing::ValuesIn(misuse_cases()),
-                         [](const auto& info) {
-                           std::string name = info.param.name;
+                         [](const auto& test_info) {
+                           std::string name = test_info.param.name;
                            for (char& c : name)
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return name;
