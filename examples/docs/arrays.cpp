@@ -2,6 +2,7 @@
 // verbatim between "// ---" lines, in a function named after its section, with
 // what it needs before it and checks of its result after it. Runs as the ctest
 // test example.docs_arrays (on a GPU where there is one, else on the CPU backend).
+#include <cmath>
 #include <cstdio>
 #include <cudakit/cudakit.hpp>
 #include <iostream>
@@ -48,6 +49,10 @@ int elementwisekernel() {
   // clang-format on
   // ---
 
+  // Each call writes 2.5 * x + y where it runs (all of z, at least once).
+  const auto hx = x.to_host<float>(), hy = y.to_host<float>(), hz = z.to_host<float>();
+  for (std::size_t i = 0; i < hz.size(); ++i)
+    if (std::abs(hz[i] - (2.5f * hx[i] + hy[i])) > 1e-6f * (1 + std::abs(hz[i]))) return 1;
   return 0;
 }
 
@@ -62,6 +67,12 @@ int elementwisekernel_over_views() {
   // clang-format on
   // ---
 
+  // Element i of the view b[::3] is element i of a.T in C order, plus one.
+  const auto ha = a.to_host<float>(), hb = b.to_host<float>();
+  for (std::size_t i = 0; i < 20; ++i) {
+    const std::size_t row = i % 4, column = i / 4;  // a.T is 5 x 4: (i / 4, i % 4)
+    if (hb[3 * i] != ha[row * 5 + column] + 1.0f || hb[3 * i + 1] != 0.0f) return 1;
+  }
   return 0;
 }
 
