@@ -3,7 +3,7 @@
 Each block is a complete program, written to a file and run with
 `python FILE` in a fresh process (on the CPU backend here), exactly as a
 reader who copies it would run it: no code is added around it. Two
-conventions, both visible to the reader as the block's first comment lines:
+conventions, visible to the reader as the block's first comment lines:
 
     # continues the block above
         the block is run after the blocks before it on the same page (they
@@ -12,7 +12,10 @@ conventions, both visible to the reader as the block's first comment lines:
     # needs a GPU: REASON
         the block (and what continues it) runs only where cudakit's default
         backend is a GPU (the `gpu` marker); elsewhere it is skipped with
-        REASON.
+        REASON;
+    # fails on purpose: ERROR
+        the block shows a bug: it must exit with an error whose text
+        contains ERROR (a crash or a clean exit fails the test).
 
 A block whose imports are not installed (torch, cupy) is skipped with the
 module's name. The test ids are "<file>:<line of the opening fence>".
@@ -35,6 +38,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 DOCUMENTS = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs" / "guide").glob("*.md"))]
 CONTINUES = re.compile(r"^#\s*continues the block above\b", re.IGNORECASE)
 NEEDS_GPU = re.compile(r"^#\s*needs a GPU:\s*(.+)$", re.IGNORECASE)
+FAILS = re.compile(r"^#\s*fails on purpose:\s*(.+)$", re.IGNORECASE)
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 
 
@@ -61,6 +65,13 @@ class Block:
     def gpu_reason(self) -> str | None:
         for text in self.header():
             if found := NEEDS_GPU.match(text):
+                return found.group(1).strip()
+        return None
+
+    @property
+    def expected_error(self) -> str | None:
+        for text in self.header():
+            if found := FAILS.match(text):
                 return found.group(1).strip()
         return None
 
@@ -128,10 +139,7 @@ PROGRAMS = programs()
 
 # Blocks of pages that others are rewriting now, to be made complete there;
 # strict: the test fails once such a block runs, so the entry is removed.
-PENDING = {
-    "docs/guide/graphs.md:12": "graphs.md is being written: its block uses step, x, y, z "
-                               "defined nowhere",
-}
+PENDING: dict[str, str] = {}
 
 
 def missing_modules(program: Program) -> list[str]:
@@ -183,6 +191,12 @@ def test_block_runs_as_written(program: Program, tmp_path: Path) -> None:
                             text=True, timeout=300, env=environment)
     where = ", ".join(f"line {line} of program.py is {b.document}:{b.line + 1}"
                       for line, b in starts)
+    expected = next((b.expected_error for b in program.blocks if b.expected_error), None)
+    if expected is not None:
+        assert result.returncode == 1 and expected in result.stderr, (
+            f"{program.name} should fail with {expected!r} ({where}); exit "
+            f"{result.returncode}\nstderr:\n{result.stderr}")
+        return
     assert result.returncode == 0, (
         f"{program.name} failed ({where}); exit {result.returncode}\n"
         f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}")
