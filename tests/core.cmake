@@ -6,6 +6,7 @@ cudakit_add_test(core_unit_tests
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_fake_backend.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_kernel_signature_scanner_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_c_types_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/unit/support_include_lines_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_source_text_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_launch_check_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/core_memory_pool_test.cpp

@@ -11,30 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "support/include_lines.hpp"
+
 namespace cudakit::detail {
 namespace {
 constexpr std::string_view kBuiltinNames[] = {"pycuda-complex.hpp", "pycuda-helpers.hpp",
                                               "cudakit-complex.hpp", "cudakit-helpers.hpp"};
-
-// The names `text` #includes (<name> or "name"), in order.
-std::vector<std::string> included_names(std::string_view text) {
-  std::vector<std::string> names;
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = std::min(text.find('\n', at), text.size());
-    const std::string_view line = text.substr(at, end - at);
-    at = end + 1;
-    const std::size_t hash = line.find_first_not_of(" \t");
-    if (hash == std::string_view::npos || line[hash] != '#') continue;
-    const std::size_t word = line.find_first_not_of(" \t", hash + 1);
-    if (word == std::string_view::npos || line.substr(word, 7) != "include") continue;
-    const std::size_t open = line.find_first_of("\"<", word + 7);
-    if (open == std::string_view::npos) continue;
-    const std::size_t close = line.find(line[open] == '"' ? '"' : '>', open + 1);
-    if (close == std::string_view::npos) continue;
-    names.emplace_back(line.substr(open + 1, close - open - 1));
-  }
-  return names;
-}
 
 // The CPU backend's own: the toolkit's cub, thrust, libcu++ and cuRAND
 // device headers do not build for the host, so these portable versions
@@ -113,7 +95,8 @@ void add_builtin_headers(std::string_view source, CompileOptions& options, Backe
   while (!pending.empty()) {
     const std::string_view text = pending.back();
     pending.pop_back();
-    for (const std::string& name : included_names(text)) {
+    for (const IncludeLine& include : include_lines(text)) {
+      const std::string name(include.name);
       const bool given = std::any_of(options.headers.begin(), options.headers.end(),
                                      [&](const auto& header) { return header.first == name; });
       if (given) continue;

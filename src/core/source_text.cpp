@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cudakit/program.hpp"
+#include "support/include_lines.hpp"
 
 namespace cudakit {
 
@@ -21,15 +22,12 @@ bool is_toolkit_cxx_header(std::string_view name) {
   return false;
 }
 
-// The C++ standard headers that declare templates, which the host compiler
-// (the CPU backend's, and nvcc's host pass) refuses with C linkage. NVRTC's
+// The C++ standard headers declare templates, which the host compiler (the
+// CPU backend's, and nvcc's host pass) refuses with C linkage. NVRTC's
 // stand-ins for them (backend/cuda/standard_headers.cpp) have guards; a
 // header of the user's of the same name may not, and stays where it is.
 bool is_standard_template_header(std::string_view name, const CompileOptions& options) {
-  constexpr std::string_view names[] = {"algorithm", "complex",     "ios",    "iosfwd",
-                                        "iostream",  "istream",     "limits", "ostream",
-                                        "sstream",   "type_traits", "utility"};
-  if (std::find(std::begin(names), std::end(names), name) == std::end(names)) return false;
+  if (!detail::is_standard_cxx_header(name)) return false;
   return std::none_of(options.headers.begin(), options.headers.end(),
                       [&](const auto& header) { return header.first == name; });
 }
@@ -47,26 +45,13 @@ std::string prepare_source(std::string_view source, const CompileOptions& option
   // toolkit's include guards). PyCUDA makes such sources need
   // no_extern_c=True. Other headers stay where the user put them: a header
   // of the user's may have no guard.
-  std::size_t at = 0;
-  while (at < source.size()) {
-    std::size_t end = source.find('\n', at);
-    if (end == std::string_view::npos) end = source.size();
-    std::string_view line = source.substr(at, end - at);
-    const std::size_t first = line.find_first_not_of(" \t");
-    if (first != std::string_view::npos && line[first] == '#') {
-      std::string_view rest = line.substr(first + 1);
-      rest.remove_prefix(std::min(rest.find_first_not_of(" \t"), rest.size()));
-      const std::size_t open = rest.find('<'), close = rest.find('>');
-      if (rest.starts_with("include") && open != std::string_view::npos &&
-          close != std::string_view::npos && close > open &&
-          (is_toolkit_cxx_header(rest.substr(open + 1, close - open - 1)) ||
-           is_standard_template_header(rest.substr(open + 1, close - open - 1), options))) {
-        out += "#include ";
-        out += rest.substr(open, close - open + 1);
-        out += '\n';
-      }
+  for (const detail::IncludeLine& include : detail::include_lines(source)) {
+    if (include.angled && (is_toolkit_cxx_header(include.name) ||
+                           is_standard_template_header(include.name, options))) {
+      out += "#include <";
+      out += include.name;
+      out += ">\n";
     }
-    at = end + 1;
   }
   out += "extern \"C\" {\n#line 1\n";
   out += source;

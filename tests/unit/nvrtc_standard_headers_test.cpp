@@ -19,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct Case {
   std::string body;
   std::function<double(float x, int i, int n)> reference;
 };
+
+// What ctest and GoogleTest print for a case: its name.
+void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
 
 std::string kernel_source(const Case& c) {
   return c.includes +

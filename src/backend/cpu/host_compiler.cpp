@@ -27,6 +27,7 @@
 #include "backend/cpu/static_shared.hpp"
 #include "cudakit/error.hpp"
 #include "platform/file_identity.hpp"
+#include "support/include_lines.hpp"
 
 extern char** environ;
 
@@ -122,27 +123,10 @@ std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 // first, in module.cpp, with the macro set aside; the source's own #include
 // of them is then a no-op (their include guards).
 std::string standard_headers_first(std::string_view source) {
-  static constexpr std::string_view kStandard[] = {
-      "algorithm", "array",   "atomic", "cmath",       "complex", "functional", "ios",     "iosfwd",
-      "iostream",  "istream", "limits", "memory",      "new",     "numeric",    "ostream", "random",
-      "sstream",   "string",  "tuple",  "type_traits", "utility", "vector"};
   std::string includes;
-  for (std::size_t at = 0; at < source.size();) {
-    std::size_t end = source.find('\n', at);
-    if (end == std::string_view::npos) end = source.size();
-    std::string_view line = source.substr(at, end - at);
-    at = end + 1;
-    const std::size_t hash = line.find_first_not_of(" \t");
-    if (hash == std::string_view::npos || line[hash] != '#') continue;
-    std::string_view rest = line.substr(hash + 1);
-    rest.remove_prefix(std::min(rest.find_first_not_of(" \t"), rest.size()));
-    if (!rest.starts_with("include")) continue;
-    const std::size_t open = rest.find('<'), close = rest.find('>');
-    if (open == std::string_view::npos || close == std::string_view::npos || close < open) continue;
-    const std::string_view name = rest.substr(open + 1, close - open - 1);
-    if (std::find(std::begin(kStandard), std::end(kStandard), name) == std::end(kStandard))
-      continue;
-    const std::string line_text = "#include <" + std::string(name) + ">\n";
+  for (const IncludeLine& include : include_lines(source)) {
+    if (!include.angled || !is_standard_cxx_header(include.name)) continue;
+    const std::string line_text = "#include <" + std::string(include.name) + ">\n";
     if (includes.find(line_text) == std::string::npos) includes += line_text;
   }
   if (includes.empty()) return {};
