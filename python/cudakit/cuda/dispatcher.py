@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _core
+from .args import ArgHint
 from .device_array import DeviceNDArray, to_device
 from .translate import types as t
 from .translate.errors import SourceLocation, TranslationError, TypingError
@@ -298,6 +299,8 @@ class Dispatcher:
         return special
 
     def _arg_type(self, value: Any, index: int) -> t.Type:
+        if isinstance(value, ArgHint):  # cuda.In(a), cuda.Out(a): typed as `a`
+            value = value.value
         if isinstance(value, DeviceNDArray):
             return value._type
         ty = t.typeof_value(value)
@@ -376,8 +379,11 @@ class Dispatcher:
         # it, as Numba does; everything else goes to the one converter as it is.
         staged = list(args)
         copy_back = []
+        after_launch: list[Any] = []
         for i, value in enumerate(args):
-            if isinstance(value, np.ndarray) and isinstance(arg_types[i], t.ArrayT):
+            if isinstance(value, ArgHint):  # the copies its direction asks for
+                staged[i] = value.to_device(after_launch, stream)
+            elif isinstance(value, np.ndarray) and isinstance(arg_types[i], t.ArrayT):
                 warnings.warn(NumbaPerformanceWarning(
                     "Host array used in CUDA kernel will incur copy overhead to/from "
                     "device."), stacklevel=3)
@@ -388,6 +394,8 @@ class Dispatcher:
         spec.kernel.launch(grid, block, shared, _stream_handle(stream), tuple(staged))
         for device_copy, host in copy_back:
             device_copy.copy_to_host(host)
+        for work in after_launch:
+            work()
 
     # ---- inspection --------------------------------------------------------------------
     def _select(self, signature: Any) -> dict[tuple[t.Type, ...], _Specialization]:

@@ -539,3 +539,8 @@ from . import bits_and_warps, complex_half, ufuncs  # noqa: E402 (they wrap the 
 bits_and_warps.register()
 complex_half.register()
 ufuncs.register()
+
+# cuda.libdevice's functions and numpy_support.carray / farray.
+from . import libdevice_calls  # noqa: E402
+
+libdevice_calls.register()

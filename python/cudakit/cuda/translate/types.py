@@ -216,8 +216,50 @@ def CPointer(dtype: Scalar) -> PointerT:  # noqa: N802 (Numba's name)
 class TupleT(Type):
     items: tuple[Type, ...]
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.items, tuple):  # Tuple([int32, float32]), as Numba's
+            object.__setattr__(self, "items", tuple(self.items))
+
     def __str__(self) -> str:
         return "(" + ", ".join(str(t) for t in self.items) + ")"
+
+    # Numba's tuple types are sequences of their item types.
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.items)
+
+    def __getitem__(self, index: int) -> Type:
+        return self.items[index]
+
+    def __bool__(self) -> bool:  # a type, even the empty tuple's, is a value
+        return True
+
+    @property
+    def count(self) -> int:
+        return len(self.items)
+
+    @property
+    def dtype(self) -> Type | None:
+        """The one item type of a homogeneous tuple (Numba's UniTuple.dtype)."""
+        return self.items[0] if self.items and len(set(self.items)) == 1 else None
+
+
+Tuple = TupleT
+
+
+class _UniTupleMeta(type):
+    def __instancecheck__(cls, value: object) -> bool:
+        return isinstance(value, TupleT) and len(set(value.items)) == 1
+
+
+class UniTuple(metaclass=_UniTupleMeta):
+    """Numba's UniTuple(dtype, count): a tuple of `count` items of one type
+    (a TupleT; isinstance(x, UniTuple) holds for homogeneous tuples)."""
+
+    def __new__(cls, dtype: Type, count: int) -> TupleT:  # type: ignore[misc]
+        return TupleT((dtype,) * int(count))
 
 
 class ConstT(Type):
