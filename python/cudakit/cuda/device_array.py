@@ -243,6 +243,8 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
 def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
     order = "F" if (getattr(ary, "flags", None) is not None and ary.flags.f_contiguous
                     and not ary.flags.c_contiguous) else "C"
+    if np.dtype(ary.dtype).names is not None:
+        order = "C"  # record arrays on the device are C-ordered (same shape and values)
     return device_array(ary.shape, ary.dtype, order=order, stream=stream)
 
 

@@ -312,6 +312,10 @@ def _numba_root_getattr(name):
         return cuda
     if name == "types":
         return cuda.types
+    if name == "errors":  # numba.errors re-exports numba.core.errors
+        return importlib.import_module("cudakit.cuda.core.errors")
+    if name == "typeof":
+        return importlib.import_module("cudakit.cuda.typing").typeof
     if not name.startswith("__") and hasattr(cuda.types, name):
         return getattr(cuda.types, name)
     raise AttributeError(f"module 'numba' (cudakit's stand-in) has no attribute {name!r}")
@@ -375,6 +379,10 @@ class _NumbaFinder(importlib.abc.MetaPathFinder):
         if fullname == "numba":
             # A package with no folder: numba.core, numba.np, ... are not found.
             return _module("numba", [], {"__getattr__": _numba_root_getattr})
+        if fullname == "numba.core":  # only its errors module: numba.cuda.core.errors
+            return _module(fullname, [], {})
+        if fullname in ("numba.core.errors", "numba.errors"):
+            return importlib.import_module("cudakit.cuda.core.errors")
         if fullname == "numba.cuda":
             return importlib.import_module("cudakit.cuda")
         if fullname == "numba.cuda.testing":

@@ -31,6 +31,7 @@ import glob
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -145,6 +146,16 @@ def unpack_tests(work: str) -> tuple[str, str]:
     else:
         sys.exit("no numba-cuda tests: no wheel in the deps directory (scripts/fetch-gpu-deps.sh"
                  " puts one there), no installed numba-cuda, and no download")
+    for path in glob.glob(os.path.join(target, "cudapy", "*.py")):
+        # Without the package's __init__.py, `from .extensions_usecases import
+        # X` has no parent package: the absolute name of the same module.
+        with open(path, encoding="utf-8") as source:
+            text = source.read()
+        absolute = re.sub(r"^(\s*)from \.(\w)", r"\1from numba.cuda.tests.cudapy.\2", text,
+                          flags=re.MULTILINE)
+        if absolute != text:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(absolute)
     for init in ("cudapy/__init__.py", "data/__init__.py"):
         # Their load_tests hooks are unittest's, and the package is the shim's.
         path = os.path.join(target, init)

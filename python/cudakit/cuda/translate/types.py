@@ -31,6 +31,21 @@ class Scalar(Type):
     def dtype(self) -> np.dtype:
         return np.dtype("bool" if self.kind == "b" else self.name)
 
+    @property
+    def bitwidth(self) -> int:  # Numba's name for the size in bits
+        return self.bits
+
+    @property
+    def signed(self) -> bool:
+        return self.kind == "i"
+
+    @property
+    def underlying_float(self) -> "Scalar":
+        """The float type of a complex type's parts (Numba's name)."""
+        if self.kind != "c":
+            raise AttributeError(f"{self.name} is not a complex type: it has no underlying_float")
+        return SCALARS["float32" if self.bits == 64 else "float64"]
+
     def __call__(self, *dims: object) -> "Type":
         # float32[:] / float32[:, ::1] spellings go through __getitem__;
         # float32(int32, ...) builds a signature.
@@ -473,3 +488,39 @@ def intern(ty: Type) -> Type:
     """The one shared instance of an equal type, so that a tuple of their
     ids keys the dispatcher's fast lookup."""
     return _INTERNED.setdefault(ty, ty)
+
+
+# Numba's type classes, for isinstance() checks and Array(dtype, ndim, layout).
+Array = ArrayT
+NoneType = NoneT
+
+
+class _ScalarKindMeta(type):
+    kinds = ""
+
+    def __instancecheck__(cls, value: object) -> bool:
+        return isinstance(value, Scalar) and value.kind in cls.kinds
+
+
+class Integer(metaclass=_ScalarKindMeta):
+    """isinstance(int32, Integer): signed and unsigned integer types."""
+
+    kinds = "iu"
+
+
+class Float(metaclass=_ScalarKindMeta):
+    kinds = "f"
+
+
+class Complex(metaclass=_ScalarKindMeta):
+    kinds = "c"
+
+
+class Boolean(metaclass=_ScalarKindMeta):
+    kinds = "b"
+
+
+class Number(metaclass=_ScalarKindMeta):
+    """Integer, floating-point and complex types."""
+
+    kinds = "iufc"
