@@ -70,6 +70,7 @@ from .args import In, InOut, Out  # noqa: E402,F401
 from .compiler import (  # noqa: E402,F401
     compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device)
 from . import cudadrv, kernels, libdevice, np, typing  # noqa: E402,F401
+from .cudadrv import devicearray  # noqa: E402,F401
 
 # numba-cuda's flag for "the CPU numba package is installed" (its CPU-side
 # features: njit, typed containers); cudakit does not use it.

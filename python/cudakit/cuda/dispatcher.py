@@ -39,11 +39,16 @@ def _dim3(value: Any, what: str) -> tuple[int, int, int]:
         items = [int(value)]
     elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
         if not all(isinstance(v, (int, np.integer)) for v in value):
-            raise TypeError(f"{what} must be integers, got {value!r} (use // or math.ceil)")
+            raise TypeError(f"{what} must be a sequence of integers, got {list(value)!r} "
+                            "(use // or math.ceil)")
         items = [int(v) for v in value]
     elif isinstance(value, float):
         raise TypeError(f"{what} must be an integer, got the float {value!r} "
-                        "(use // or math.ceil)")
+                        f"({what} must be a sequence of integers, got [{value!r}]; use // or "
+                        "math.ceil)")
+    elif isinstance(value, (tuple, list)):
+        raise ValueError(f"{what} must be a sequence of 1, 2 or 3 integers, got "
+                         f"{list(value)!r}")
     else:
         raise ValueError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
     if any(v <= 0 for v in items):
@@ -283,8 +288,8 @@ class Dispatcher:
     def __call__(self, *args: Any) -> Any:
         if self.device:
             return self.py_func(*args)  # host call of a device function: plain Python
-        raise ValueError(f"{self.__name__} is a kernel: launch it with "
-                         f"{self.__name__}[griddim, blockdim](...)")
+        raise ValueError(f"{self.__name__} is a kernel and its launch configuration was not "
+                         f"specified: launch it with {self.__name__}[griddim, blockdim](...)")
 
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0,
                sharedmem: int = 0) -> Any:
@@ -412,9 +417,23 @@ class Dispatcher:
 
     def inspect_asm(self, signature: Any = None) -> Any:
         """The PTX (NVRTC for compute_90 where the loaded code kept none, as
-        on the CPU backend; the generated C++ when NVRTC is missing)."""
+        on the CPU backend, with this function's fastmath/debug/lineinfo
+        options; the generated C++ when NVRTC is missing). A device
+        function's is compiled for its signatures (or the one given)."""
+        if self.device:
+            from .compiler import compile_ptx_for_current_device
+            signatures = [signature] if signature is not None else self.signatures
+            asm = {}
+            for sig in signatures:
+                ptx, _ = compile_ptx_for_current_device(
+                    self.py_func, sig, device=True, fastmath=bool(self.options.get("fastmath")),
+                    debug=bool(self.options.get("debug")),
+                    lineinfo=bool(self.options.get("lineinfo")))
+                asm[tuple(sig.args) if isinstance(sig, t.Signature) else tuple(sig)] = ptx
+            return asm if signature is None else next(iter(asm.values()))
         chosen = self._select(signature)
-        asm = {k: s.kernel.ptx or _ptx_of(s.translation.source) for k, s in chosen.items()}
+        asm = {k: s.kernel.ptx or _ptx_of(s.translation.source, self.options)
+               for k, s in chosen.items()}
         return asm if signature is None else next(iter(asm.values()))
 
     def inspect_types(self, file: Any = None) -> None:
@@ -431,8 +450,11 @@ class Dispatcher:
         return self.specializations
 
 
-def _ptx_of(source: str) -> str:
+def _ptx_of(source: str, options: dict[str, Any]) -> str:
+    from .compiler import _nvrtc_ptx
+    flags = {"fastmath": bool(options.get("fastmath")), "debug": bool(options.get("debug")),
+             "lineinfo": bool(options.get("lineinfo"))}
     try:
-        return _core.jit_compile_for_gpu(source, "compute_90")
+        return _nvrtc_ptx(source, "compute_90", False, flags)
     except Exception:  # noqa: BLE001 (no NVRTC here: show what ran)
         return source

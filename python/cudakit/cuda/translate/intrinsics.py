@@ -322,7 +322,7 @@ _UNARY_MATH = {
     "cbrt": "cbrt",
 }
 _BINARY_MATH = {"atan2": "atan2", "pow": "pow", "hypot": "hypot", "copysign": "copysign",
-                "fmod": "fmod"}
+                "fmod": "fmod", "nextafter": "nextafter"}
 _NP_NAMES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2",
              "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "absolute": "fabs",
              "power": "pow"}
@@ -544,3 +544,8 @@ ufuncs.register()
 from . import libdevice_calls  # noqa: E402
 
 libdevice_calls.register()
+
+# The operator module's functions (operator.add ...).
+from . import operator_functions  # noqa: E402
+
+operator_functions.register()
