@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _core
+from . import config
 from .args import ArgHint
 from .device_array import DeviceNDArray, to_device
 from .translate import types as t
@@ -389,9 +390,10 @@ class Dispatcher:
             if isinstance(value, ArgHint):  # the copies its direction asks for
                 staged[i] = value.to_device(after_launch, stream)
             elif isinstance(value, np.ndarray) and isinstance(arg_types[i], t.ArrayT):
-                warnings.warn(NumbaPerformanceWarning(
-                    "Host array used in CUDA kernel will incur copy overhead to/from "
-                    "device."), stacklevel=3)
+                if not config.DISABLE_PERFORMANCE_WARNINGS:
+                    warnings.warn(NumbaPerformanceWarning(
+                        "Host array used in CUDA kernel will incur copy overhead to/from "
+                        "device."), stacklevel=3)
                 device_copy = to_device(value)
                 if value.flags.writeable:
                     copy_back.append((device_copy, value))

@@ -549,3 +549,8 @@ libdevice_calls.register()
 from . import operator_functions  # noqa: E402
 
 operator_functions.register()
+
+# NumPy's whole-array reductions (np.sum(a), np.max(a) ...).
+from . import array_reductions  # noqa: E402
+
+array_reductions.register()
