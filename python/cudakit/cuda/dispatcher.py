@@ -181,6 +181,9 @@ class Dispatcher:
         self.device = device
         self.options = options
         self.signatures = list(signatures or [])
+        # Numba's kernel extensions: objects whose prepare_args(ty, val,
+        # stream=, retr=) may replace each argument before a launch.
+        self.extensions: list[Any] = list(options.get("extensions") or [])
         self._devices: dict[int, _OnDevice] = {}  # by device ordinal
         self._translations: dict[tuple[t.Type, ...], KernelTranslation] = {}
         self._parsed: ParsedFunction | None = None
@@ -246,6 +249,8 @@ class Dispatcher:
 
     # ---- launch -----------------------------------------------------------------------
     def __getitem__(self, config: Any) -> Any:
+        if self.extensions:  # every launch goes through their prepare_args
+            return self._configure(config)
         launchers = self._on_device().launchers
         try:
             launcher = launchers.get(config)
@@ -281,6 +286,9 @@ class Dispatcher:
         # traverse slot (bind_jit.cpp) and collects.
         def fallback(args: tuple[Any, ...]) -> None:
             self.launch(args, grid, block, stream, shared)
+
+        if self.extensions:
+            return lambda *args: fallback(args)
 
         table = self._on_device().kernel_table
         return _core.make_jit_launcher(fallback, table, DeviceNDArray, _FAST_TYPE_IDS,
@@ -353,6 +361,23 @@ class Dispatcher:
 
     def launch(self, args: tuple[Any, ...], grid: tuple[int, int, int],
                block: tuple[int, int, int], stream: Any, shared: int) -> None:
+        if self.extensions:
+            retr: list[Any] = []
+            args = tuple(self._prepared(value, i, stream, retr) for i, value in enumerate(args))
+            self._launch(args, grid, block, stream, shared)
+            for work in retr:
+                work()
+            return
+        self._launch(args, grid, block, stream, shared)
+
+    def _prepared(self, value: Any, index: int, stream: Any, retr: list[Any]) -> Any:
+        ty = self._arg_type(value, index)
+        for extension in self.extensions:
+            ty, value = extension.prepare_args(ty, value, stream=stream, retr=retr)
+        return value
+
+    def _launch(self, args: tuple[Any, ...], grid: tuple[int, int, int],
+                block: tuple[int, int, int], stream: Any, shared: int) -> None:
         # The common case first: device arrays and Python numbers whose types
         # are known without inspection, an existing specialization.
         try:
@@ -390,7 +415,7 @@ class Dispatcher:
             if isinstance(value, ArgHint):  # the copies its direction asks for
                 staged[i] = value.to_device(after_launch, stream)
             elif isinstance(value, np.ndarray) and isinstance(arg_types[i], t.ArrayT):
-                if not config.DISABLE_PERFORMANCE_WARNINGS:
+                if config.CUDA_WARN_ON_IMPLICIT_COPY and not config.DISABLE_PERFORMANCE_WARNINGS:
                     warnings.warn(NumbaPerformanceWarning(
                         "Host array used in CUDA kernel will incur copy overhead to/from "
                         "device."), stacklevel=3)

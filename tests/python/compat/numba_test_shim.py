@@ -63,6 +63,13 @@ class TestCase(unittest.TestCase):
         self._assert_scalar_equal(first, second, prec, ulps, msg, ignore_sign_on_zero, abs_tol,
                                   np.asarray(first).dtype)
 
+    def reset_module_warnings(self, module):
+        """Forgets the warnings `module` has given (they show again)."""
+        if isinstance(module, str):
+            module = sys.modules[module]
+        if hasattr(module, "__warningregistry__"):
+            del module.__warningregistry__
+
     def _assert_scalar_equal(self, first, second, prec, ulps, msg, ignore_sign_on_zero,
                              abs_tol, dtype):
         if isinstance(first, complex) or isinstance(second, complex):
