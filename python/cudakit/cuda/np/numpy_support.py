@@ -13,6 +13,10 @@ import numpy as np
 from ..translate import types as t
 
 
+# (major, minor) of the NumPy in use.
+numpy_version = tuple(int(part) for part in np.__version__.split(".")[:2])
+
+
 def from_dtype(dtype: Any) -> t.Type:
     """The kernel type of a NumPy dtype: a number type, or a record type for
     a structured dtype of numbers at aligned offsets (np.dtype(..., align=True)).
@@ -79,4 +83,4 @@ def farray(ptr: Any, shape: Any, dtype: Any = None) -> np.ndarray:
     return _host_carray(ptr, shape, dtype, "farray").T
 
 
-__all__ = ["as_dtype", "carray", "farray", "from_dtype"]
+__all__ = ["as_dtype", "carray", "farray", "from_dtype", "numpy_version"]

@@ -419,6 +419,27 @@ _register_object(math.radians, _angle("3.14159265358979323846 / 180.0"))
 _register_object(math.degrees, _angle("180.0 / 3.14159265358979323846"))
 _register_object(np.deg2rad, _angle("3.14159265358979323846 / 180.0"))
 _register_object(np.rad2deg, _angle("180.0 / 3.14159265358979323846"))
+_register_object(np.radians, _angle("3.14159265358979323846 / 180.0"))
+_register_object(np.degrees, _angle("180.0 / 3.14159265358979323846"))
+
+
+def _fmin_fmax(which: str) -> Handler:
+    """np.fmin / np.fmax: NaN only when both are NaN (C's fmin / fmax)."""
+    def emit(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
+        if len(args) != 2 or kw or not all(tr.is_number(a) for a in args) \
+                or any(a.type.kind == "c" for a in args):  # type: ignore[union-attr]
+            raise tr.typing_error(f"numpy.{which}() takes two real numbers", node)
+        result = t.promote(args[0].type, args[1].type)  # type: ignore[arg-type]
+        if result.kind != "f":
+            return _min_max(which[1:])(tr, node, args, kw)
+        suffix = "f" if result == t.float32 else ""
+        return tr.value(result, f"{which}{suffix}({tr.cast(args[0], result)}, "
+                                f"{tr.cast(args[1], result)})")
+    return emit
+
+
+_register_object(np.fmin, _fmin_fmax("fmin"))
+_register_object(np.fmax, _fmin_fmax("fmax"))
 
 MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf,
                   "nan": math.nan}
