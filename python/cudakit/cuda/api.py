@@ -4,6 +4,7 @@ synchronize, streams, events and Numba's type names."""
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -62,6 +63,11 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
         raise TypeError(f"cuda.jit: unknown option(s) {', '.join(sorted(unknown))}")
     if options.get("link"):
         options["link"] = check_link_paths(options["link"], "cuda.jit(link=...)")
+    if options.get("debug") and options.get("opt", True):
+        from .core.errors import NumbaInvalidConfigWarning
+        warnings.warn(NumbaInvalidConfigWarning(
+            "debug=True with opt=True is not supported by CUDA: the kernel is compiled "
+            "without optimization (pass opt=False with debug=True)"), stacklevel=2)
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, t.Signature, _Void)):
         return Dispatcher(func_or_sig, None, device, **options)
     signatures = None

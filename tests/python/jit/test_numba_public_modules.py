@@ -252,3 +252,14 @@ def test_flags_and_gpu_data():
     assert device.T.flags.f_contiguous
     assert device.gpu_data.device_pointer == device.__cuda_array_interface__["data"][0]
     assert device.gpu_data.size == device.nbytes
+
+
+def test_debug_with_opt_warns_as_numba_does():
+    import warnings
+
+    from cudakit.cuda.core.errors import NumbaInvalidConfigWarning
+    with pytest.warns(NumbaInvalidConfigWarning, match="not supported by CUDA"):
+        cuda.jit(debug=True)(set_first)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumbaInvalidConfigWarning)
+        cuda.jit(debug=True, opt=False)(set_first)
