@@ -81,21 +81,28 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
     return decorate
 
 
-def declare_device(name: str, sig: Any, link: Any = None) -> ForeignFunction:
-    """A device function written in CUDA C/C++ (Numba's ABI: `extern "C"
-    __device__ int name(T* result, args...)`), defined in the .cu file(s)
-    `link` or in one given to @cuda.jit(link=...)."""
+def declare_device(name: str, sig: Any, link: Any = None, use_cooperative: bool = False,
+                   abi: str = "numba") -> ForeignFunction:
+    """A device function written in CUDA C/C++, defined in the .cu file(s) or
+    CUSource texts `link` or in one given to @cuda.jit(link=...). Numba's ABI
+    (the default): `extern "C" __device__ int name(T* result, args...)`;
+    abi="c": `extern "C" __device__ T name(args...)` (T may be void)."""
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"cuda.declare_device: {name!r} is not a C function name")
+    if abi not in ("numba", "c"):
+        raise ValueError(f"cuda.declare_device({name!r}): abi must be 'numba' or 'c', got "
+                         f"{abi!r}")
     signature = _signature(sig)
-    if signature.return_type is None or not isinstance(signature.return_type, t.Scalar):
-        raise TypeError(f"cuda.declare_device({name!r}): the return type must be a number "
+    if abi == "c" and signature.return_type == t.none:
+        pass  # a C function may return nothing
+    elif signature.return_type is None or not isinstance(signature.return_type, t.Scalar):
+        raise TypeError(f"cuda.declare_device({name!r}): Return type must be a number "
                         f"type, as in 'float32(float32, float32)' (got {sig!r})")
     for arg in signature.args:
         if not isinstance(arg, (t.Scalar, t.PointerT)):
             raise TypeError(f"cuda.declare_device({name!r}): the arguments are numbers or "
                             f"CPointer(type)s, got {arg}")
-    return ForeignFunction(name, signature, check_link_paths(link, "cuda.declare_device"))
+    return ForeignFunction(name, signature, check_link_paths(link, "cuda.declare_device"), abi)
 
 
 # ---- devices -----------------------------------------------------------------------------

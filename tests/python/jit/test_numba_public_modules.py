@@ -263,3 +263,30 @@ def test_debug_with_opt_warns_as_numba_does():
     with warnings.catch_warnings():
         warnings.simplefilter("error", NumbaInvalidConfigWarning)
         cuda.jit(debug=True, opt=False)(set_first)
+
+
+SCALE_C_ABI = cuda.CUSource("""
+extern "C" __device__ int scale_by(int a, int b) { return a * b; }
+extern "C" __device__ void store_sum(int *where, int a, int b) { *where = a + b; }
+""")
+scale_by = cuda.declare_device("scale_by", "int32(int32, int32)", link=SCALE_C_ABI, abi="c")
+store_sum = cuda.declare_device("store_sum", "void(CPointer(int32), int32, int32)",
+                                link=SCALE_C_ABI, abi="c")
+
+
+def call_c_abi(out, sums, x):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = scale_by(x[i], 3) + 1
+
+
+def test_declare_device_with_the_c_abi_and_a_cusource():
+    x = RNG.integers(-1000, 1000, N).astype(np.int32)
+    out = np.zeros(N, np.int32)
+    cuda.jit(call_c_abi)[2, 32](out, np.zeros(1, np.int32), x)
+    np.testing.assert_array_equal(out, x * 3 + 1)
+    assert "CUSource" in str(SCALE_C_ABI) and "scale_by" in SCALE_C_ABI.data
+    with pytest.raises(ValueError, match="abi must be 'numba' or 'c'"):
+        cuda.declare_device("f", "int32(int32)", link=SCALE_C_ABI, abi="fortran")
+    with pytest.raises(TypeError, match="Return type must be a number"):
+        cuda.declare_device("f", "void(int32)", link=SCALE_C_ABI)
