@@ -96,8 +96,9 @@ def declare_device(name: str, sig: Any, link: Any = None, use_cooperative: bool 
     if abi == "c" and signature.return_type == t.none:
         pass  # a C function may return nothing
     elif signature.return_type is None or not isinstance(signature.return_type, t.Scalar):
-        raise TypeError(f"cuda.declare_device({name!r}): Return type must be a number "
-                        f"type, as in 'float32(float32, float32)' (got {sig!r})")
+        raise TypeError(f"cuda.declare_device({name!r}): the return type must be a number "
+                        f"type, as in 'float32(float32, float32)' (got {sig!r}; Return type: "
+                        f"a number, or void with abi='c')")
     for arg in signature.args:
         if not isinstance(arg, (t.Scalar, t.PointerT)):
             raise TypeError(f"cuda.declare_device({name!r}): the arguments are numbers or "
