@@ -413,6 +413,9 @@ blockIdx = Intrinsic("blockIdx")  # noqa: N816
 blockDim = Intrinsic("blockDim")  # noqa: N816
 gridDim = Intrinsic("gridDim")  # noqa: N816
 laneid = Intrinsic("laneid")
+# Loads and stores with a cache policy: cuda.ldcg(array, i), cuda.stcs(array, i, v).
+ldca, ldcg, ldcs, ldlu, ldcv = (Intrinsic(f"ld{m}") for m in ("ca", "cg", "cs", "lu", "cv"))
+stcg, stcs, stwb, stwt = (Intrinsic(f"st{m}") for m in ("cg", "cs", "wb", "wt"))
 warpsize = Intrinsic("warpsize")
 grid = Intrinsic("grid")
 gridsize = Intrinsic("gridsize")

@@ -244,3 +244,32 @@ def test_math_nextafter_matches_the_interpreter():
     out = np.zeros(N)
     cuda.jit(math_nextafter)[2, 32](out, x, y)
     np.testing.assert_array_equal(out, [math.nextafter(a, b) for a, b in zip(x, y)])
+
+
+def cache_hinted_copy(out, x, y):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        value = cuda.ldcg(x, i) + cuda.ldca(x, i) + cuda.ldcs(x, i) + cuda.ldlu(x, i) \
+            + cuda.ldcv(x, i)
+        cuda.stcg(out, (i, 0), value)
+        cuda.stcs(out, (i, 1), cuda.ldcg(y, i))
+        cuda.stwb(out, (i, 2), -value)
+        cuda.stwt(out, (i, 3), 1.5)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.float16, np.float32, np.int64])
+def test_cache_hinted_loads_and_stores_move_the_elements(dtype):
+    x = (RNG.random(N) * 20).astype(dtype)
+    y = (RNG.random(N) * 20).astype(dtype)
+    out = np.zeros((N, 4), dtype)
+    cuda.jit(cache_hinted_copy)[2, 32](out, x, y)
+    if np.dtype(dtype).kind in "iu":  # Numba's int64 / uint64 sums, stored back wrapped
+        total = x.astype(np.int64) * 5
+        expected_value, expected_negated = total.astype(dtype), (-total).astype(dtype)
+    else:  # rounded to the type after each addition, as NumPy's own arithmetic
+        expected_value = x + x + x + x + x
+        expected_negated = -expected_value
+    np.testing.assert_array_equal(out[:, 0], expected_value)
+    np.testing.assert_array_equal(out[:, 1], y)
+    np.testing.assert_array_equal(out[:, 2], expected_negated)
+    np.testing.assert_array_equal(out[:, 3], np.full(N, 1.5).astype(dtype))

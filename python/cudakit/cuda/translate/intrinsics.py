@@ -575,3 +575,8 @@ operator_functions.register()
 from . import array_reductions  # noqa: E402
 
 array_reductions.register()
+
+# Loads and stores with a cache policy (cuda.ldcg, cuda.stcs ...).
+from . import cache_hints  # noqa: E402
+
+cache_hints.register()
