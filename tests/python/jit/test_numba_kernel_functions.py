@@ -273,3 +273,24 @@ def test_cache_hinted_loads_and_stores_move_the_elements(dtype):
     np.testing.assert_array_equal(out[:, 1], y)
     np.testing.assert_array_equal(out[:, 2], expected_negated)
     np.testing.assert_array_equal(out[:, 3], np.full(N, 1.5).astype(dtype))
+
+
+def frexp_ldexp(mantissa, exponent, scaled, x, k):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        mantissa[i], exponent[i] = math.frexp(x[i])
+        scaled[i] = math.ldexp(x[i], k[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_math_frexp_ldexp_match_the_interpreter(dtype):
+    x = RNG.uniform(-1e3, 1e3, N).astype(dtype)
+    k = RNG.integers(-20, 20, N).astype(np.int32)
+    mantissa, scaled = np.zeros(N, dtype), np.zeros(N, dtype)
+    exponent = np.zeros(N, np.int32)
+    cuda.jit(frexp_ldexp)[2, 32](mantissa, exponent, scaled, x, k)
+    expected = run_threads(frexp_ldexp, N, np.zeros(N, dtype), np.zeros(N, np.int32),
+                           np.zeros(N, dtype), x, k)
+    np.testing.assert_array_equal(mantissa, expected[0])
+    np.testing.assert_array_equal(exponent, expected[1])
+    np.testing.assert_array_equal(scaled, expected[2])

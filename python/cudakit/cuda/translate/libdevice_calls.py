@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import intrinsics
 from . import types as t
@@ -143,7 +143,21 @@ def _pointer_array(order: str) -> intrinsics.Handler:
     return emit
 
 
+def _by_precision(single: str, double: str) -> intrinsics.Handler:
+    """math.frexp / math.ldexp: libdevice's float32 function for a float32
+    first argument, else its float64 one."""
+    handlers = {t.float32: _libdevice_handler(single), None: _libdevice_handler(double)}
+
+    def emit(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
+        first = args[0].type if args else None
+        return handlers.get(first if first == t.float32 else None)(tr, node, args, kw)
+    return emit
+
+
 def register() -> None:
+    import math
+    intrinsics._register_object(math.frexp, _by_precision("__nv_frexpf", "__nv_frexp"))
+    intrinsics._register_object(math.ldexp, _by_precision("__nv_ldexpf", "__nv_ldexp"))
     from .. import libdevice
     from ..libdevicefuncs import functions
     from ..np import numpy_support
@@ -154,4 +168,4 @@ def register() -> None:
     intrinsics._register_object(numpy_support.farray, _pointer_array("F"))
 
 
-__all__: list[Any] = ["c_function", "register"]
+__all__ = ["c_function", "register"]
