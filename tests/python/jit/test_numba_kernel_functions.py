@@ -279,7 +279,7 @@ def frexp_ldexp(mantissa, exponent, scaled, x, k):
     i = cuda.grid(1)
     if i < x.shape[0]:
         mantissa[i], exponent[i] = math.frexp(x[i])
-        scaled[i] = math.ldexp(x[i], k[i])
+        scaled[i] = math.ldexp(x[i], int(k[i]))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
