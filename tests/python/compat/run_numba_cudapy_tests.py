@@ -69,6 +69,7 @@ EXCLUDED_FILES = {
     "test_overload.py": "Numba's @overload extension API (typing and lowering registration)",
     "test_gufunc_scheduling.py": "GUFuncEngine, numba-cuda's internal gufunc loop scheduler",
     "test_const_string.py": "string constants in Numba's LLVM IR (llvmlite, NVVM compile_ir)",
+    "test_inline.py": "inline= / forceinline= as alwaysinline attributes in Numba's LLVM IR",
 }
 
 
