@@ -22,6 +22,7 @@ import importlib.machinery
 import importlib.util
 import io
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -394,7 +395,7 @@ class _NumbaFinder(importlib.abc.MetaPathFinder):
             return importlib.import_module("cudakit.cuda")
         if fullname == "numba.cuda.testing":
             module = _harness_module(fullname, _TESTING_NAMES)
-            module.test_data_dir = _DATA_DIR
+            module.test_data_dir = pathlib.Path(_DATA_DIR)  # numba-cuda has a Path
             return module
         if fullname == "numba.cuda.tests":
             return _module(fullname, [], {})
