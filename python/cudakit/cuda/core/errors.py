@@ -16,5 +16,6 @@ NumbaWarning = Warning
 class NumbaInvalidConfigWarning(UserWarning):
     """Options that do not go together (debug=True with opt=True)."""
 
-__all__ = ["NumbaError", "NumbaInvalidConfigWarning", "NumbaPerformanceWarning", "NumbaWarning", "TypingError",
-           "UnsupportedError", "UnsupportedLanguageFeature"]
+
+__all__ = ["NumbaError", "NumbaInvalidConfigWarning", "NumbaPerformanceWarning",
+           "NumbaWarning", "TypingError", "UnsupportedError", "UnsupportedLanguageFeature"]

@@ -108,7 +108,9 @@ def _reduction(name: str) -> intrinsics.Handler:
         if name in ("sum", "nansum", "prod", "nanprod"):
             result = _sum_type(dtype)
             product = "prod" in name
-            tr.emit(f"{result.ctype} {acc} = {tr.cast(Val(t.int64, '1' if product else '0', 1 if product else 0), result)};")
+            identity = 1 if product else 0
+            tr.emit(f"{result.ctype} {acc} = "
+                    f"{tr.cast(Val(t.int64, str(identity), identity), result)};")
             element = tr.cast(Val(dtype, "@X@"), result)
             _loop(tr, array, node, guarded([f"{acc} = {acc} {'*' if product else '+'} "
                                             f"{element};"]))

@@ -86,7 +86,8 @@ _SCALAR: dict[np.ufunc, Scalar] = {
     np.greater: _compare(">"), np.greater_equal: _compare(">="), np.less: _compare("<"),
     np.less_equal: _compare("<="), np.equal: _compare("=="), np.not_equal: _compare("!="),
     np.logical_and: _logical("&&"), np.logical_or: _logical("||"),
-    np.logical_not: _logical("!"), np.logical_xor: _logical("!="), np.negative: _negative, np.square: _square,
+    np.logical_not: _logical("!"), np.logical_xor: _logical("!="), np.negative: _negative,
+    np.square: _square,
     np.invert: _invert,
 }
 
