@@ -294,3 +294,18 @@ def test_math_frexp_ldexp_match_the_interpreter(dtype):
     np.testing.assert_array_equal(mantissa, expected[0])
     np.testing.assert_array_equal(exponent, expected[1])
     np.testing.assert_array_equal(scaled, expected[2])
+
+
+def all_nan_min_max(out, a):
+    out[0] = np.nanmin(a)
+    out[1] = np.nanmax(a)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nanmin_nanmax_of_only_nans_are_nan(dtype):
+    out = np.zeros(2, dtype)
+    cuda.jit(all_nan_min_max)[1, 1](out, np.full(3, np.nan, dtype))
+    assert np.isnan(out).all()
+    a = RNG.random(7).astype(dtype)
+    cuda.jit(all_nan_min_max)[1, 1](out, a)
+    np.testing.assert_array_equal(out, [a.min(), a.max()])

@@ -130,7 +130,9 @@ def _reduction(name: str) -> intrinsics.Handler:
                 update = f"if (!{seen} || @X@ {less} {acc}) {{ {acc} = @X@; {seen} = true; }}"
             _loop(tr, array, node, guarded([update]))
             if name.startswith("nan") and dtype.kind == "f":
-                tr.emit(f"if (!{seen}) {acc} = ({dtype.ctype})NAN;")
+                nan = ("__int_as_float(0x7fc00000)" if dtype == t.float32
+                       else "__longlong_as_double(0x7ff8000000000000LL)")
+                tr.emit(f"if (!{seen}) {acc} = {nan};  // every element was NaN")
             return tr.value(dtype, acc)
         # mean, nanmean, var, nanvar, std, nanstd
         result = _mean_type(dtype)
