@@ -4,6 +4,7 @@ synchronize, streams, events and Numba's type names."""
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -62,6 +63,11 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
         raise TypeError(f"cuda.jit: unknown option(s) {', '.join(sorted(unknown))}")
     if options.get("link"):
         options["link"] = check_link_paths(options["link"], "cuda.jit(link=...)")
+    if options.get("debug") and options.get("opt", True):
+        from .core.errors import NumbaInvalidConfigWarning
+        warnings.warn(NumbaInvalidConfigWarning(
+            "debug=True with opt=True is not supported by CUDA: the kernel is compiled "
+            "without optimization (pass opt=False with debug=True)"), stacklevel=2)
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, t.Signature, _Void)):
         return Dispatcher(func_or_sig, None, device, **options)
     signatures = None
@@ -75,21 +81,29 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
     return decorate
 
 
-def declare_device(name: str, sig: Any, link: Any = None) -> ForeignFunction:
-    """A device function written in CUDA C/C++ (Numba's ABI: `extern "C"
-    __device__ int name(T* result, args...)`), defined in the .cu file(s)
-    `link` or in one given to @cuda.jit(link=...)."""
+def declare_device(name: str, sig: Any, link: Any = None, use_cooperative: bool = False,
+                   abi: str = "numba") -> ForeignFunction:
+    """A device function written in CUDA C/C++, defined in the .cu file(s) or
+    CUSource texts `link` or in one given to @cuda.jit(link=...). Numba's ABI
+    (the default): `extern "C" __device__ int name(T* result, args...)`;
+    abi="c": `extern "C" __device__ T name(args...)` (T may be void)."""
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"cuda.declare_device: {name!r} is not a C function name")
+    if abi not in ("numba", "c"):
+        raise ValueError(f"cuda.declare_device({name!r}): abi must be 'numba' or 'c', got "
+                         f"{abi!r}")
     signature = _signature(sig)
-    if signature.return_type is None or not isinstance(signature.return_type, t.Scalar):
+    if abi == "c" and signature.return_type == t.none:
+        pass  # a C function may return nothing
+    elif signature.return_type is None or not isinstance(signature.return_type, t.Scalar):
         raise TypeError(f"cuda.declare_device({name!r}): the return type must be a number "
-                        f"type, as in 'float32(float32, float32)' (got {sig!r})")
+                        f"type, as in 'float32(float32, float32)' (got {sig!r}; Return type: "
+                        f"a number, or void with abi='c')")
     for arg in signature.args:
         if not isinstance(arg, (t.Scalar, t.PointerT)):
             raise TypeError(f"cuda.declare_device({name!r}): the arguments are numbers or "
                             f"CPointer(type)s, got {arg}")
-    return ForeignFunction(name, signature, check_link_paths(link, "cuda.declare_device"))
+    return ForeignFunction(name, signature, check_link_paths(link, "cuda.declare_device"), abi)
 
 
 # ---- devices -----------------------------------------------------------------------------
@@ -399,6 +413,9 @@ blockIdx = Intrinsic("blockIdx")  # noqa: N816
 blockDim = Intrinsic("blockDim")  # noqa: N816
 gridDim = Intrinsic("gridDim")  # noqa: N816
 laneid = Intrinsic("laneid")
+# Loads and stores with a cache policy: cuda.ldcg(array, i), cuda.stcs(array, i, v).
+ldca, ldcg, ldcs, ldlu, ldcv = (Intrinsic(f"ld{m}") for m in ("ca", "cg", "cs", "lu", "cv"))
+stcg, stcs, stwb, stwt = (Intrinsic(f"st{m}") for m in ("cg", "cs", "wb", "wt"))
 warpsize = Intrinsic("warpsize")
 grid = Intrinsic("grid")
 gridsize = Intrinsic("gridsize")

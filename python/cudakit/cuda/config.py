@@ -13,3 +13,16 @@ CUDA_NVRTC_EXTRA_SEARCH_PATHS: str = os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEAR
 # compiles and runs the kernels), so code that branches on it takes the
 # hardware path.
 ENABLE_CUDASIM: bool = False
+
+# Numba's runtime (NRT) switch, which programs and tests set: cudakit's
+# kernels allocate nothing, so nothing reads it.
+CUDA_ENABLE_NRT: bool = os.environ.get("NUMBA_CUDA_ENABLE_NRT", "0") == "1"
+# 1: no NumbaPerformanceWarning at all; CUDA_WARN_ON_IMPLICIT_COPY = 0: none
+# for host arrays passed to kernels (copied to the device and back).
+DISABLE_PERFORMANCE_WARNINGS: int = int(os.environ.get("NUMBA_DISABLE_PERFORMANCE_WARNINGS",
+                                                       "0") or 0)
+CUDA_WARN_ON_IMPLICIT_COPY: int = int(os.environ.get("NUMBA_CUDA_WARN_ON_IMPLICIT_COPY",
+                                                     "1") or 0)
+# Numba's warning on grids too small to fill the GPU: cudakit does not give it.
+CUDA_LOW_OCCUPANCY_WARNINGS: int = int(os.environ.get("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS",
+                                                      "0") or 0)

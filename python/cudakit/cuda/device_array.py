@@ -78,6 +78,18 @@ class DeviceNDArray:
         return self._array.address
 
     @property
+    def gpu_data(self) -> "DeviceMemory":
+        """The device memory this array's first element is in (Numba's
+        MemoryPointer: `device_pointer`, `size`)."""
+        return DeviceMemory(self._array.address, self.nbytes, self)
+
+    @property
+    def flags(self) -> "ArrayFlags":
+        """NumPy's contiguity flags: flags["C_CONTIGUOUS"], flags.f_contiguous."""
+        return ArrayFlags(C_CONTIGUOUS=self.is_c_contiguous(),
+                          F_CONTIGUOUS=self.is_f_contiguous())
+
+    @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
         strides = None if self.is_c_contiguous() else self.strides
         interface = {"shape": self.shape, "strides": strides, "typestr": self.dtype.str,
@@ -239,6 +251,35 @@ class DeviceNDArray:
 _core._set_device_ndarray_type(DeviceNDArray)
 
 
+class ArrayFlags(dict):
+    """A device array's flags, by key (NumPy's names) or attribute."""
+
+    @property
+    def c_contiguous(self) -> bool:
+        return bool(self["C_CONTIGUOUS"])
+
+    @property
+    def f_contiguous(self) -> bool:
+        return bool(self["F_CONTIGUOUS"])
+
+
+class DeviceMemory:
+    """Device memory as Numba's MemoryPointer shows it: the address
+    (`device_pointer`, an int) and the size in bytes; it keeps its owner
+    alive."""
+
+    def __init__(self, address: int, size: int, owner: Any) -> None:
+        self.device_pointer = int(address)
+        self.size = int(size)
+        self.owner = owner
+
+    def __int__(self) -> int:
+        return self.device_pointer
+
+    def __repr__(self) -> str:
+        return f"<device memory at {self.device_pointer:#x}, {self.size} bytes>"
+
+
 def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
                  stream: Any = 0) -> DeviceNDArray:
     """Uninitialised device memory (Numba's cuda.device_array)."""
@@ -258,6 +299,8 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
 def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
     order = "F" if (getattr(ary, "flags", None) is not None and ary.flags.f_contiguous
                     and not ary.flags.c_contiguous) else "C"
+    if np.dtype(ary.dtype).names is not None:
+        order = "C"  # record arrays on the device are C-ordered (same shape and values)
     return device_array(ary.shape, ary.dtype, order=order, stream=stream)
 
 

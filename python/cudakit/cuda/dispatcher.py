@@ -12,6 +12,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _core
+from . import config
+from .args import ArgHint
 from .device_array import DeviceNDArray, to_device
 from .translate import types as t
 from .translate.errors import SourceLocation, TranslationError, TypingError
@@ -38,11 +40,16 @@ def _dim3(value: Any, what: str) -> tuple[int, int, int]:
         items = [int(value)]
     elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
         if not all(isinstance(v, (int, np.integer)) for v in value):
-            raise TypeError(f"{what} must be integers, got {value!r} (use // or math.ceil)")
+            raise TypeError(f"{what} must be a sequence of integers, got {list(value)!r} "
+                            "(use // or math.ceil)")
         items = [int(v) for v in value]
     elif isinstance(value, float):
         raise TypeError(f"{what} must be an integer, got the float {value!r} "
-                        "(use // or math.ceil)")
+                        f"({what} must be a sequence of integers, got [{value!r}]; use // or "
+                        "math.ceil)")
+    elif isinstance(value, (tuple, list)):
+        raise ValueError(f"{what} must be a sequence of 1, 2 or 3 integers, got "
+                         f"{list(value)!r}")
     else:
         raise ValueError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
     if any(v <= 0 for v in items):
@@ -174,6 +181,9 @@ class Dispatcher:
         self.device = device
         self.options = options
         self.signatures = list(signatures or [])
+        # Numba's kernel extensions: objects whose prepare_args(ty, val,
+        # stream=, retr=) may replace each argument before a launch.
+        self.extensions: list[Any] = list(options.get("extensions") or [])
         self._devices: dict[int, _OnDevice] = {}  # by device ordinal
         self._translations: dict[tuple[t.Type, ...], KernelTranslation] = {}
         self._parsed: ParsedFunction | None = None
@@ -239,6 +249,8 @@ class Dispatcher:
 
     # ---- launch -----------------------------------------------------------------------
     def __getitem__(self, config: Any) -> Any:
+        if self.extensions:  # every launch goes through their prepare_args
+            return self._configure(config)
         launchers = self._on_device().launchers
         try:
             launcher = launchers.get(config)
@@ -275,6 +287,9 @@ class Dispatcher:
         def fallback(args: tuple[Any, ...]) -> None:
             self.launch(args, grid, block, stream, shared)
 
+        if self.extensions:
+            return lambda *args: fallback(args)
+
         table = self._on_device().kernel_table
         return _core.make_jit_launcher(fallback, table, DeviceNDArray, _FAST_TYPE_IDS,
                                        grid, block, shared, _stream_handle(stream))
@@ -282,8 +297,8 @@ class Dispatcher:
     def __call__(self, *args: Any) -> Any:
         if self.device:
             return self.py_func(*args)  # host call of a device function: plain Python
-        raise ValueError(f"{self.__name__} is a kernel: launch it with "
-                         f"{self.__name__}[griddim, blockdim](...)")
+        raise ValueError(f"{self.__name__} is a kernel and its launch configuration was not "
+                         f"specified: launch it with {self.__name__}[griddim, blockdim](...)")
 
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0,
                sharedmem: int = 0) -> Any:
@@ -298,6 +313,8 @@ class Dispatcher:
         return special
 
     def _arg_type(self, value: Any, index: int) -> t.Type:
+        if isinstance(value, ArgHint):  # cuda.In(a), cuda.Out(a): typed as `a`
+            value = value.value
         if isinstance(value, DeviceNDArray):
             return value._type
         ty = t.typeof_value(value)
@@ -344,6 +361,23 @@ class Dispatcher:
 
     def launch(self, args: tuple[Any, ...], grid: tuple[int, int, int],
                block: tuple[int, int, int], stream: Any, shared: int) -> None:
+        if self.extensions:
+            retr: list[Any] = []
+            args = tuple(self._prepared(value, i, stream, retr) for i, value in enumerate(args))
+            self._launch(args, grid, block, stream, shared)
+            for work in retr:
+                work()
+            return
+        self._launch(args, grid, block, stream, shared)
+
+    def _prepared(self, value: Any, index: int, stream: Any, retr: list[Any]) -> Any:
+        ty = self._arg_type(value, index)
+        for extension in self.extensions:
+            ty, value = extension.prepare_args(ty, value, stream=stream, retr=retr)
+        return value
+
+    def _launch(self, args: tuple[Any, ...], grid: tuple[int, int, int],
+                block: tuple[int, int, int], stream: Any, shared: int) -> None:
         # The common case first: device arrays and Python numbers whose types
         # are known without inspection, an existing specialization.
         try:
@@ -376,11 +410,15 @@ class Dispatcher:
         # it, as Numba does; everything else goes to the one converter as it is.
         staged = list(args)
         copy_back = []
+        after_launch: list[Any] = []
         for i, value in enumerate(args):
-            if isinstance(value, np.ndarray) and isinstance(arg_types[i], t.ArrayT):
-                warnings.warn(NumbaPerformanceWarning(
-                    "Host array used in CUDA kernel will incur copy overhead to/from "
-                    "device."), stacklevel=3)
+            if isinstance(value, ArgHint):  # the copies its direction asks for
+                staged[i] = value.to_device(after_launch, stream)
+            elif isinstance(value, np.ndarray) and isinstance(arg_types[i], t.ArrayT):
+                if config.CUDA_WARN_ON_IMPLICIT_COPY and not config.DISABLE_PERFORMANCE_WARNINGS:
+                    warnings.warn(NumbaPerformanceWarning(
+                        "Host array used in CUDA kernel will incur copy overhead to/from "
+                        "device."), stacklevel=3)
                 device_copy = to_device(value)
                 if value.flags.writeable:
                     copy_back.append((device_copy, value))
@@ -388,6 +426,8 @@ class Dispatcher:
         spec.kernel.launch(grid, block, shared, _stream_handle(stream), tuple(staged))
         for device_copy, host in copy_back:
             device_copy.copy_to_host(host)
+        for work in after_launch:
+            work()
 
     # ---- inspection --------------------------------------------------------------------
     def _select(self, signature: Any) -> dict[tuple[t.Type, ...], _Specialization]:
@@ -404,9 +444,23 @@ class Dispatcher:
 
     def inspect_asm(self, signature: Any = None) -> Any:
         """The PTX (NVRTC for compute_90 where the loaded code kept none, as
-        on the CPU backend; the generated C++ when NVRTC is missing)."""
+        on the CPU backend, with this function's fastmath/debug/lineinfo
+        options; the generated C++ when NVRTC is missing). A device
+        function's is compiled for its signatures (or the one given)."""
+        if self.device:
+            from .compiler import compile_ptx_for_current_device
+            signatures = [signature] if signature is not None else self.signatures
+            asm = {}
+            for sig in signatures:
+                ptx, _ = compile_ptx_for_current_device(
+                    self.py_func, sig, device=True, fastmath=bool(self.options.get("fastmath")),
+                    debug=bool(self.options.get("debug")),
+                    lineinfo=bool(self.options.get("lineinfo")))
+                asm[tuple(sig.args) if isinstance(sig, t.Signature) else tuple(sig)] = ptx
+            return asm if signature is None else next(iter(asm.values()))
         chosen = self._select(signature)
-        asm = {k: s.kernel.ptx or _ptx_of(s.translation.source) for k, s in chosen.items()}
+        asm = {k: s.kernel.ptx or _ptx_of(s.translation.source, self.options)
+               for k, s in chosen.items()}
         return asm if signature is None else next(iter(asm.values()))
 
     def inspect_types(self, file: Any = None) -> None:
@@ -423,8 +477,11 @@ class Dispatcher:
         return self.specializations
 
 
-def _ptx_of(source: str) -> str:
+def _ptx_of(source: str, options: dict[str, Any]) -> str:
+    from .compiler import _nvrtc_ptx
+    flags = {"fastmath": bool(options.get("fastmath")), "debug": bool(options.get("debug")),
+             "lineinfo": bool(options.get("lineinfo"))}
     try:
-        return _core.jit_compile_for_gpu(source, "compute_90")
+        return _nvrtc_ptx(source, "compute_90", False, flags)
     except Exception:  # noqa: BLE001 (no NVRTC here: show what ran)
         return source

@@ -10,6 +10,7 @@ kernel's translation unit, for NVRTC and for the CPU backend alike.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from typing import Any
@@ -24,10 +25,12 @@ _SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c")
 class ForeignFunction:
     """What declare_device returns: callable inside kernels only."""
 
-    def __init__(self, name: str, signature: t.Signature, link: tuple[str, ...]) -> None:
+    def __init__(self, name: str, signature: t.Signature, link: tuple[str, ...],
+                 abi: str = "numba") -> None:
         self.name = name
         self.signature = signature
         self.link = link
+        self.abi = abi  # "numba": int name(T* result, args...); "c": T name(args...)
         self.__name__ = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -38,14 +41,35 @@ class ForeignFunction:
         return f"<foreign device function {self.name}{self.signature}>"
 
 
+class CUSource(str):
+    """CUDA C/C++ source text to link (`link=[cuda.CUSource(text)]`), as
+    numba-cuda's: it joins the kernel's translation unit as a .cu file's
+    text does. As a string it is a name that holds the text's digest (what
+    messages and the disk cache's key show)."""
+
+    def __new__(cls, data: str | bytes, name: str | None = None) -> "CUSource":
+        text = data.decode() if isinstance(data, bytes) else data
+        if not isinstance(text, str):
+            raise TypeError(f"CUSource takes the CUDA C/C++ source as str or bytes, got "
+                            f"{type(data).__name__}")
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        self = super().__new__(cls, f"<CUSource {name or 'source'} {digest}>")
+        self.data = text
+        self.name = name or "source"
+        return self
+
+
 def check_link_paths(link: Any, who: str) -> tuple[str, ...]:
     """The absolute paths of `link` (one path or a list), each an existing
-    CUDA C/C++ source file."""
+    CUDA C/C++ source file, or CUSource texts."""
     if link is None:
         return ()
     paths = [link] if isinstance(link, (str, os.PathLike)) else list(link)
     out = []
     for path in paths:
+        if isinstance(path, CUSource):
+            out.append(path)
+            continue
         path = os.path.abspath(os.fspath(path))
         if not path.endswith(_SOURCE_SUFFIXES):
             raise ValueError(f"{who}: cannot link {path}: cudakit compiles kernels from source, "
@@ -62,6 +86,8 @@ def linked_source(path: str) -> str:
     once), found next to the including file or in
     config.CUDA_NVRTC_EXTRA_SEARCH_PATHS. Other includes (the toolkit's
     headers) stay as they are."""
+    if isinstance(path, CUSource):
+        return f'#line 1 "{path.name}.cu"\n{path.data}'
     search = [d for d in config.CUDA_NVRTC_EXTRA_SEARCH_PATHS.split(":") if d]
     seen: set[str] = set()
 

@@ -22,6 +22,7 @@ import importlib.machinery
 import importlib.util
 import io
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -62,6 +63,13 @@ class TestCase(unittest.TestCase):
             return
         self._assert_scalar_equal(first, second, prec, ulps, msg, ignore_sign_on_zero, abs_tol,
                                   np.asarray(first).dtype)
+
+    def reset_module_warnings(self, module):
+        """Forgets the warnings `module` has given (they show again)."""
+        if isinstance(module, str):
+            module = sys.modules[module]
+        if hasattr(module, "__warningregistry__"):
+            del module.__warningregistry__
 
     def _assert_scalar_equal(self, first, second, prec, ulps, msg, ignore_sign_on_zero,
                              abs_tol, dtype):
@@ -312,6 +320,10 @@ def _numba_root_getattr(name):
         return cuda
     if name == "types":
         return cuda.types
+    if name == "errors":  # numba.errors re-exports numba.core.errors
+        return importlib.import_module("cudakit.cuda.core.errors")
+    if name == "typeof":
+        return importlib.import_module("cudakit.cuda.typing").typeof
     if not name.startswith("__") and hasattr(cuda.types, name):
         return getattr(cuda.types, name)
     raise AttributeError(f"module 'numba' (cudakit's stand-in) has no attribute {name!r}")
@@ -375,11 +387,15 @@ class _NumbaFinder(importlib.abc.MetaPathFinder):
         if fullname == "numba":
             # A package with no folder: numba.core, numba.np, ... are not found.
             return _module("numba", [], {"__getattr__": _numba_root_getattr})
+        if fullname == "numba.core":  # only its errors module: numba.cuda.core.errors
+            return _module(fullname, [], {})
+        if fullname in ("numba.core.errors", "numba.errors"):
+            return importlib.import_module("cudakit.cuda.core.errors")
         if fullname == "numba.cuda":
             return importlib.import_module("cudakit.cuda")
         if fullname == "numba.cuda.testing":
             module = _harness_module(fullname, _TESTING_NAMES)
-            module.test_data_dir = _DATA_DIR
+            module.test_data_dir = pathlib.Path(_DATA_DIR)  # numba-cuda has a Path
             return module
         if fullname == "numba.cuda.tests":
             return _module(fullname, [], {})

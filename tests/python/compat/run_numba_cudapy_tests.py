@@ -31,6 +31,7 @@ import glob
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -65,6 +66,10 @@ EXCLUDED_FILES = {
     "test_extending_types.py": "Numba's extension API for new types (models, lowering)",
     "test_bfloat16_bindings.py": "Numba's generated bindings of CUDA's bf16 header (LLVM level)",
     "test_fp8_bindings.py": "Numba's generated bindings of CUDA's fp8 header (LLVM level)",
+    "test_overload.py": "Numba's @overload extension API (typing and lowering registration)",
+    "test_gufunc_scheduling.py": "GUFuncEngine, numba-cuda's internal gufunc loop scheduler",
+    "test_const_string.py": "string constants in Numba's LLVM IR (llvmlite, NVVM compile_ir)",
+    "test_inline.py": "inline= / forceinline= as alwaysinline attributes in Numba's LLVM IR",
 }
 
 
@@ -145,6 +150,16 @@ def unpack_tests(work: str) -> tuple[str, str]:
     else:
         sys.exit("no numba-cuda tests: no wheel in the deps directory (scripts/fetch-gpu-deps.sh"
                  " puts one there), no installed numba-cuda, and no download")
+    for path in glob.glob(os.path.join(target, "cudapy", "*.py")):
+        # Without the package's __init__.py, `from .extensions_usecases import
+        # X` has no parent package: the absolute name of the same module.
+        with open(path, encoding="utf-8") as source:
+            text = source.read()
+        absolute = re.sub(r"^(\s*)from \.(\w)", r"\1from numba.cuda.tests.cudapy.\2", text,
+                          flags=re.MULTILINE)
+        if absolute != text:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(absolute)
     for init in ("cudapy/__init__.py", "data/__init__.py"):
         # Their load_tests hooks are unittest's, and the package is the shim's.
         path = os.path.join(target, init)

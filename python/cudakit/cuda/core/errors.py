@@ -12,5 +12,10 @@ NumbaError = TranslationError
 UnsupportedLanguageFeature = UnsupportedError
 NumbaWarning = Warning
 
-__all__ = ["NumbaError", "NumbaPerformanceWarning", "NumbaWarning", "TypingError",
-           "UnsupportedError", "UnsupportedLanguageFeature"]
+
+class NumbaInvalidConfigWarning(UserWarning):
+    """Options that do not go together (debug=True with opt=True)."""
+
+
+__all__ = ["NumbaError", "NumbaInvalidConfigWarning", "NumbaPerformanceWarning",
+           "NumbaWarning", "TypingError", "UnsupportedError", "UnsupportedLanguageFeature"]

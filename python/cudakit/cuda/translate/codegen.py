@@ -559,6 +559,9 @@ class FunctionTranslator(OperatorsMixin):
         if node.orelse:
             raise self.unsupported("for ... else", node)
         iterator = node.iter
+        if iteration.is_literal_unroll(self, iterator):
+            iteration.unrolled_loop(self, node)
+            return
         if iteration.builtin_iterable(self, iterator) in ("enumerate", "zip"):
             iteration.loop(self, node)
             return

@@ -322,7 +322,7 @@ _UNARY_MATH = {
     "cbrt": "cbrt",
 }
 _BINARY_MATH = {"atan2": "atan2", "pow": "pow", "hypot": "hypot", "copysign": "copysign",
-                "fmod": "fmod"}
+                "fmod": "fmod", "nextafter": "nextafter"}
 _NP_NAMES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2",
              "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "absolute": "fabs",
              "power": "pow"}
@@ -419,6 +419,27 @@ _register_object(math.radians, _angle("3.14159265358979323846 / 180.0"))
 _register_object(math.degrees, _angle("180.0 / 3.14159265358979323846"))
 _register_object(np.deg2rad, _angle("3.14159265358979323846 / 180.0"))
 _register_object(np.rad2deg, _angle("180.0 / 3.14159265358979323846"))
+_register_object(np.radians, _angle("3.14159265358979323846 / 180.0"))
+_register_object(np.degrees, _angle("180.0 / 3.14159265358979323846"))
+
+
+def _fmin_fmax(which: str) -> Handler:
+    """np.fmin / np.fmax: NaN only when both are NaN (C's fmin / fmax)."""
+    def emit(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
+        if len(args) != 2 or kw or not all(tr.is_number(a) for a in args) \
+                or any(a.type.kind == "c" for a in args):  # type: ignore[union-attr]
+            raise tr.typing_error(f"numpy.{which}() takes two real numbers", node)
+        result = t.promote(args[0].type, args[1].type)  # type: ignore[arg-type]
+        if result.kind != "f":
+            return _min_max(which[1:])(tr, node, args, kw)
+        suffix = "f" if result == t.float32 else ""
+        return tr.value(result, f"{which}{suffix}({tr.cast(args[0], result)}, "
+                                f"{tr.cast(args[1], result)})")
+    return emit
+
+
+_register_object(np.fmin, _fmin_fmax("fmin"))
+_register_object(np.fmax, _fmin_fmax("fmax"))
 
 MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf,
                   "nan": math.nan}
@@ -539,3 +560,23 @@ from . import bits_and_warps, complex_half, ufuncs  # noqa: E402 (they wrap the 
 bits_and_warps.register()
 complex_half.register()
 ufuncs.register()
+
+# cuda.libdevice's functions and numpy_support.carray / farray.
+from . import libdevice_calls  # noqa: E402
+
+libdevice_calls.register()
+
+# The operator module's functions (operator.add ...).
+from . import operator_functions  # noqa: E402
+
+operator_functions.register()
+
+# NumPy's whole-array reductions (np.sum(a), np.max(a) ...).
+from . import array_reductions  # noqa: E402
+
+array_reductions.register()
+
+# Loads and stores with a cache policy (cuda.ldcg, cuda.stcs ...).
+from . import cache_hints  # noqa: E402
+
+cache_hints.register()

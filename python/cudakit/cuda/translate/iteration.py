@@ -147,3 +147,69 @@ def loop(tr: "FunctionTranslator", node: ast.For) -> None:
     tr.indent -= 1
     tr.block(node.body)
     tr.emit("}")
+
+
+def is_literal_unroll(tr: "FunctionTranslator", node: ast.expr) -> bool:
+    """Whether `node` is literal_unroll(tuple) (misc.special's)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))):
+        return False
+    from ..misc.special import literal_unroll
+    try:
+        return tr.expr(node.func).py is literal_unroll
+    except Exception:  # noqa: BLE001 (not a name the translator resolves: not ours)
+        return False
+
+
+def _breaks_out(statements: list[ast.stmt]) -> ast.Break | None:
+    """A `break` of this loop (not of a loop nested in it), if any."""
+    for statement in statements:
+        if isinstance(statement, ast.Break):
+            return statement
+        if isinstance(statement, (ast.For, ast.While)):
+            inner = statement.orelse  # a nested loop's own breaks are its
+        else:
+            inner = [c for c in ast.iter_child_nodes(statement) if isinstance(c, ast.stmt)]
+        found = _breaks_out(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def unrolled_loop(tr: "FunctionTranslator", node: ast.For) -> None:
+    """for x in literal_unroll(tup): the body once per item, `x` being that
+    item (of its own type) in each copy; `continue` ends one copy."""
+    call = node.iter
+    assert isinstance(call, ast.Call)
+    if len(call.args) != 1 or call.keywords:
+        raise tr.typing_error("literal_unroll() takes one tuple", call)
+    if node.orelse:
+        raise tr.unsupported("for ... else", node)
+    if not isinstance(node.target, ast.Name):
+        raise tr.unsupported("unpacking the items of literal_unroll() in the for statement "
+                             "(unpack them in the body)", node)
+    found = _breaks_out(node.body)
+    if found is not None:
+        raise tr.unsupported("break in a loop over literal_unroll() (its body is repeated "
+                             "per item)", found)
+    value = tr.expr(call.args[0])
+    if value.items is None:
+        raise tr.typing_error(f"literal_unroll() takes a tuple, got {value.describe()}", call)
+    name = node.target.id
+    if name in tr.locals:
+        raise tr.unsupported(f"the loop variable '{name}' of literal_unroll() is also an "
+                             "ordinary variable of the function (rename one)", node)
+    saved = tr.aliases.pop(name, None)
+    try:
+        for item in value.items:
+            if isinstance(item.type, t.Scalar) and not item.known:
+                held = tr.fresh("item")
+                tr.emit(f"const {item.type.ctype} {held} = {item.code};")
+                item = Val(item.type, held, nonneg=item.nonneg)
+            tr.aliases[name] = item
+            tr.emit("do {")
+            tr.block(node.body)
+            tr.emit("} while (0);")
+    finally:
+        tr.aliases.pop(name, None)
+        if saved is not None:
+            tr.aliases[name] = saved

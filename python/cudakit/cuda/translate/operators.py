@@ -677,6 +677,16 @@ class OperatorsMixin:
             raise self.typing_error(f"argument {i} of {function.name}() is {want}, got "
                                     f"{arg.describe()}", node)
         result = sig.return_type
+        if getattr(function, "abi", "numba") == "c":  # T name(args...): called as it is
+            params = ", ".join(self.ctype(a) for a in sig.args)
+            self.program.declare_foreign(
+                function.name, f'extern "C" __device__ {self.ctype(result)} '
+                               f'{function.name}({params});', function.link)
+            call = f"{function.name}({', '.join(codes)})"
+            if result == t.none:
+                self.emit(f"{call};")
+                return self.value(t.none, "")
+            return self.value(result, call)
         params = ", ".join([f"{result.ctype}*"] + [self.ctype(a) for a in sig.args])
         self.program.declare_foreign(
             function.name, f'extern "C" __device__ int {function.name}({params});',

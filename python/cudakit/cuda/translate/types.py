@@ -31,6 +31,21 @@ class Scalar(Type):
     def dtype(self) -> np.dtype:
         return np.dtype("bool" if self.kind == "b" else self.name)
 
+    @property
+    def bitwidth(self) -> int:  # Numba's name for the size in bits
+        return self.bits
+
+    @property
+    def signed(self) -> bool:
+        return self.kind == "i"
+
+    @property
+    def underlying_float(self) -> "Scalar":
+        """The float type of a complex type's parts (Numba's name)."""
+        if self.kind != "c":
+            raise AttributeError(f"{self.name} is not a complex type: it has no underlying_float")
+        return SCALARS["float32" if self.bits == 64 else "float64"]
+
     def __call__(self, *dims: object) -> "Type":
         # float32[:] / float32[:, ::1] spellings go through __getitem__;
         # float32(int32, ...) builds a signature.
@@ -216,8 +231,50 @@ def CPointer(dtype: Scalar) -> PointerT:  # noqa: N802 (Numba's name)
 class TupleT(Type):
     items: tuple[Type, ...]
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.items, tuple):  # Tuple([int32, float32]), as Numba's
+            object.__setattr__(self, "items", tuple(self.items))
+
     def __str__(self) -> str:
         return "(" + ", ".join(str(t) for t in self.items) + ")"
+
+    # Numba's tuple types are sequences of their item types.
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.items)
+
+    def __getitem__(self, index: int) -> Type:
+        return self.items[index]
+
+    def __bool__(self) -> bool:  # a type, even the empty tuple's, is a value
+        return True
+
+    @property
+    def count(self) -> int:
+        return len(self.items)
+
+    @property
+    def dtype(self) -> Type | None:
+        """The one item type of a homogeneous tuple (Numba's UniTuple.dtype)."""
+        return self.items[0] if self.items and len(set(self.items)) == 1 else None
+
+
+Tuple = TupleT
+
+
+class _UniTupleMeta(type):
+    def __instancecheck__(cls, value: object) -> bool:
+        return isinstance(value, TupleT) and len(set(value.items)) == 1
+
+
+class UniTuple(metaclass=_UniTupleMeta):
+    """Numba's UniTuple(dtype, count): a tuple of `count` items of one type
+    (a TupleT; isinstance(x, UniTuple) holds for homogeneous tuples)."""
+
+    def __new__(cls, dtype: Type, count: int) -> TupleT:  # type: ignore[misc]
+        return TupleT((dtype,) * int(count))
 
 
 class ConstT(Type):
@@ -439,3 +496,48 @@ def intern(ty: Type) -> Type:
     """The one shared instance of an equal type, so that a tuple of their
     ids keys the dispatcher's fast lookup."""
     return _INTERNED.setdefault(ty, ty)
+
+
+# Numba's type classes, for isinstance() checks and Array(dtype, ndim, layout).
+Array = ArrayT
+NoneType = NoneT
+
+
+class _ScalarKindMeta(type):
+    kinds = ""
+
+    def __instancecheck__(cls, value: object) -> bool:
+        return isinstance(value, Scalar) and value.kind in cls.kinds
+
+
+class Integer(metaclass=_ScalarKindMeta):
+    """isinstance(int32, Integer): signed and unsigned integer types."""
+
+    kinds = "iu"
+
+
+class Float(metaclass=_ScalarKindMeta):
+    kinds = "f"
+
+
+class Complex(metaclass=_ScalarKindMeta):
+    kinds = "c"
+
+
+class Boolean(metaclass=_ScalarKindMeta):
+    kinds = "b"
+
+
+class Number(metaclass=_ScalarKindMeta):
+    """Integer, floating-point and complex types."""
+
+    kinds = "iufc"
+
+
+# Numba's sets of number types.
+signed_domain = frozenset({int8, int16, int32, int64})
+unsigned_domain = frozenset({uint8, uint16, uint32, uint64})
+integer_domain = signed_domain | unsigned_domain
+real_domain = frozenset({float32, float64})
+complex_domain = frozenset({complex64, complex128})
+number_domain = real_domain | integer_domain | complex_domain

@@ -65,6 +65,16 @@ def _square(tr: "FunctionTranslator", node: ast.AST, args: list[Val]) -> Val:
     return tr.binary_op(ast.Mult(), args[0], args[0], node)
 
 
+def _invert(tr: "FunctionTranslator", node: ast.AST, args: list[Val]) -> Val:
+    value = args[0]
+    if value.type == t.boolean:
+        return tr.value(t.boolean, f"(!{value.code})")
+    if not (isinstance(value.type, t.Scalar) and value.type.kind in "iu"):
+        raise tr.typing_error(f"numpy.invert takes integers or booleans, got "
+                              f"{value.describe()}", node)
+    return tr.value(value.type, f"(({value.type.ctype})~{value.code})")
+
+
 # The ufuncs that are operators; the math ones are intrinsics' handlers.
 _SCALAR: dict[np.ufunc, Scalar] = {
     np.add: _operator(ast.Add()), np.subtract: _operator(ast.Sub()),
@@ -76,7 +86,9 @@ _SCALAR: dict[np.ufunc, Scalar] = {
     np.greater: _compare(">"), np.greater_equal: _compare(">="), np.less: _compare("<"),
     np.less_equal: _compare("<="), np.equal: _compare("=="), np.not_equal: _compare("!="),
     np.logical_and: _logical("&&"), np.logical_or: _logical("||"),
-    np.logical_not: _logical("!"), np.negative: _negative, np.square: _square,
+    np.logical_not: _logical("!"), np.logical_xor: _logical("!="), np.negative: _negative,
+    np.square: _square,
+    np.invert: _invert,
 }
 
 
@@ -169,7 +181,12 @@ def _over_arrays(tr: "FunctionTranslator", node: ast.AST, ufunc: np.ufunc, scala
 def _ufunc_handler(ufunc: np.ufunc, scalar: Scalar) -> intrinsics.Handler:
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list[Val],
              kw: dict[str, Val]) -> Val:
-        if any(isinstance(a.type, t.ArrayT) for a in args[:ufunc.nin]):
+        out = args[ufunc.nin] if len(args) > ufunc.nin else kw.get("out")
+        if out is not None and out.items is not None and len(out.items) == 1:
+            out = out.items[0]
+        if any(isinstance(a.type, t.ArrayT) for a in args[:ufunc.nin]) or (
+                out is not None and isinstance(out.type, t.ArrayT)):
+            # Arrays, or numbers into an out array (broadcast to all of it).
             return _over_arrays(tr, node, ufunc, scalar, args, kw)
         if len(args) != ufunc.nin or kw:
             if "out" in kw or len(args) > ufunc.nin:

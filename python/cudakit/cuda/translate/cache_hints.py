@@ -1,0 +1,97 @@
+"""cuda.ldca / ldcg / ldcs / ldlu / ldcv (array, index) and cuda.stcg / stcs /
+stwb / stwt (array, index, value): loads and stores of one element with a
+cache policy, as numba-cuda has them (a CPointer indexes by one integer).
+Each is CUDA's intrinsic of the same name (`__ldcg`), which a GPU runs as
+the PTX load or store with that cache operator; the CPU backend, which has
+no caches to steer, reads and writes the element.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from . import intrinsics
+from . import program
+from . import types as t
+
+if TYPE_CHECKING:
+    from .codegen import FunctionTranslator, Val
+
+LOADS = ("ca", "cg", "cs", "lu", "cv")
+STORES = ("cg", "cs", "wb", "wt")
+
+
+def _helper_text() -> str:
+    # Through an unsigned integer of the element's size: CUDA's __ldcg and
+    # friends take those (and the CPU backend's take any type).
+    lines = ["template <int Bytes> struct ck_hint_bits;",
+             "template <> struct ck_hint_bits<1> { typedef unsigned char type; };",
+             "template <> struct ck_hint_bits<2> { typedef unsigned short type; };",
+             "template <> struct ck_hint_bits<4> { typedef unsigned int type; };",
+             "template <> struct ck_hint_bits<8> { typedef unsigned long long type; };"]
+    for modifier in LOADS:
+        lines.append(f"""template <class T>
+__device__ __forceinline__ T ck_ld_{modifier}(const T* p) {{
+  typedef typename ck_hint_bits<sizeof(T)>::type U;
+  const U bits = __ld{modifier}((const U*)p);
+  T value;
+  memcpy(&value, &bits, sizeof(T));
+  return value;
+}}""")
+    for modifier in STORES:
+        lines.append(f"""template <class T>
+__device__ __forceinline__ void ck_st_{modifier}(T* p, T value) {{
+  typedef typename ck_hint_bits<sizeof(T)>::type U;
+  U bits;
+  memcpy(&bits, &value, sizeof(T));
+  __st{modifier}((U*)p, bits);
+}}""")
+    return "\n".join(lines)
+
+
+def _element(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], name: str) -> str:
+    array, index = args[0], args[1]
+    if isinstance(array.type, t.PointerT):
+        return tr.pointer_ref(array, index, node)
+    if not isinstance(array.type, t.ArrayT) or array.type.space != "global" \
+            or not isinstance(array.type.dtype, t.Scalar):
+        raise tr.typing_error(f"cuda.{name}() takes a global array of numbers (or a CPointer), "
+                              f"got {array.describe()}", node)
+    return tr.element_ref(array, index, node)
+
+
+def _load(modifier: str) -> intrinsics.Handler:
+    name = "ld" + modifier
+
+    def emit(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
+        if len(args) != 2 or kw:
+            raise tr.typing_error(f"cuda.{name}(array, index) takes an array and an index",
+                                  node)
+        element = _element(tr, node, args, name)
+        tr.program.need_helper("cache_hints")
+        return tr.value(args[0].type.dtype, f"ck_ld_{modifier}(&{element})")  # type: ignore
+    return emit
+
+
+def _store(modifier: str) -> intrinsics.Handler:
+    name = "st" + modifier
+
+    def emit(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
+        if len(args) != 3 or kw:
+            raise tr.typing_error(f"cuda.{name}(array, index, value) takes an array, an index "
+                                  "and a value", node)
+        element = _element(tr, node, args, name)
+        dtype = args[0].type.dtype  # type: ignore[union-attr]
+        tr.program.need_helper("cache_hints")
+        tr.emit(f"ck_st_{modifier}(&{element}, ({dtype.ctype})({tr.cast(args[2], dtype)}));")
+        return tr.value(t.none, "")
+    return emit
+
+
+def register() -> None:
+    program.HELPERS["cache_hints"] = _helper_text()
+    for modifier in LOADS:
+        intrinsics.HANDLERS["ld" + modifier] = _load(modifier)
+    for modifier in STORES:
+        intrinsics.HANDLERS["st" + modifier] = _store(modifier)
