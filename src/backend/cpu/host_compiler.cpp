@@ -119,16 +119,21 @@ std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // g++ 13's libstdc++ spells __attribute__((__noinline__)), which CUDA's
 // __noinline__ macro (the prelude's) turns into a nested attribute it
-// rejects. The C++ standard headers the source includes are therefore read
-// first, in module.cpp, with the macro set aside; the source's own #include
-// of them is then a no-op (their include guards).
-std::string standard_headers_first(std::string_view source) {
+// rejects. The C++ standard headers the source and the compile's headers
+// (the user's and the built-in ones: cub, complex, cuRAND) include are
+// therefore read first, in module.cpp, with the macro set aside; their own
+// #include of them is then a no-op (the include guards).
+std::string standard_headers_first(std::string_view source, const CompileOptions& options) {
   std::string includes;
-  for (const IncludeLine& include : include_lines(source)) {
-    if (!include.angled || !is_standard_cxx_header(include.name)) continue;
-    const std::string line_text = "#include <" + std::string(include.name) + ">\n";
-    if (includes.find(line_text) == std::string::npos) includes += line_text;
-  }
+  auto add = [&](std::string_view text) {
+    for (const IncludeLine& include : include_lines(text)) {
+      if (!include.angled || !is_standard_cxx_header(include.name)) continue;
+      const std::string line_text = "#include <" + std::string(include.name) + ">\n";
+      if (includes.find(line_text) == std::string::npos) includes += line_text;
+    }
+  };
+  add(source);
+  for (const auto& header : options.headers) add(header.second);
   if (includes.empty()) return {};
   return "#pragma push_macro(\"__noinline__\")\n#undef __noinline__\n" + includes +
          "#pragma pop_macro(\"__noinline__\")\n";
@@ -567,8 +572,8 @@ CompiledCode compile_host_module(const CompileRequest& request) {
         [&](const std::string& given) { return spaceless(given) == spaceless(expression); });
     if (!named) with_instantiations.name_expressions.push_back(std::move(expression));
   }
-  inputs.emplace_back("module.cpp", standard_headers_first(request.source) + opening + "#include " +
-                                        quote(source_file) + "\n" +
+  inputs.emplace_back("module.cpp", standard_headers_first(request.source, options) + opening +
+                                        "#include " + quote(source_file) + "\n" +
                                         generate_tail(scan, with_instantiations));
 
   // A build with debug information reads its sources from a kept directory,

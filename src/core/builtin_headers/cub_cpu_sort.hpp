@@ -2,16 +2,13 @@
 // CPU backend; part of its portable cub (cub_cpu.hpp), which includes it.
 #pragma once
 
-// g++ 13's libstdc++ spells __attribute__((__noinline__)): the prelude's
-// CUDA macro of that name is set aside while it is read.
-#pragma push_macro("__noinline__")
-#undef __noinline__
+// (The CPU backend reads the standard headers below before the prelude's
+// CUDA macros: g++ 13's libstdc++ spells __attribute__((__noinline__)).)
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <vector>
-#pragma pop_macro("__noinline__")
 
 namespace cub {
 
