@@ -168,9 +168,15 @@ def main(argv: list[str] | None = None) -> int:
     _line("ok", f"selected backend: {drv.backend()} ({reason})")
     print("Run")
     ran = _run_vector_add()
-    if not gpu and ran:
-        print("GPU path unusable (see above); the CPU backend works: kernels run on the host"
-              + ("" if options.cpu_ok else " (--cpu-ok: exit 0 for that)"))
+    # The verdict in `cudakit doctor`'s words.
+    print()
+    if gpu:
+        print("GPU path ready")
+    else:
+        print("GPU path unusable (see above)")
+        if ran:
+            print("CPU backend works: kernels run on the host"
+                  + ("" if options.cpu_ok else " (--cpu-ok: exit 0 for that)"))
     return 0 if ran and (gpu or options.cpu_ok) else 1
 
 
