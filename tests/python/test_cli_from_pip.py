@@ -103,7 +103,8 @@ CLI_CASES = [
     CliCase("unknown command", ["frobnicate"], 2, r"unknown command 'frobnicate'; the commands "
                                                   r"are doctor, info"),
     CliCase("unknown doctor flag", ["doctor", "--no-such-flag"], 109, r"--no-such-flag"),
-    CliCase("missing source file", ["compile", "/nonexistent/k.cu"], 105, r"/nonexistent/k\.cu"),
+    CliCase("missing source file", ["compile", "/nonexistent/k.cu"], 1,
+            r"reading /nonexistent/k\.cu: cannot open the file"),
     CliCase("run without a program", ["run"], 106, r"COMMAND is required"),
 ]
 
