@@ -366,12 +366,12 @@ int run_doctor(const DoctorOptions& options) {
     if (std::string found = find_in_path(compiler); !found.empty())
       report.ok("C++ compiler for the CPU backend: " + found + how);
     else
-      report.warn("no C++ compiler for the CPU backend: '" + compiler + "'" + how +
-                      " is not on PATH",
-                  "the CPU backend compiles each kernel with the host C++ compiler at run time "
-                  "(the GPU path does not need one)",
-                  "install g++ or clang++ (Debian/Ubuntu: apt install g++), or name one with "
-                  "CUDAKIT_CXX");
+      report.warn(
+          "no C++ compiler for the CPU backend: '" + compiler + "'" + how + " is not on PATH",
+          "the CPU backend compiles each kernel with the host C++ compiler at run time "
+          "(the GPU path does not need one)",
+          "install g++ or clang++ (Debian/Ubuntu: apt install g++), or name one with "
+          "CUDAKIT_CXX");
   }
   {
     auto& cache = CompileCache::global();
