@@ -3,6 +3,7 @@ memory pool and streams as the C++ layer and cudakit.gpuarray)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,11 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
     return tuple(int(n) for n in shape)
+
+
+# (dtype, ndim, layout) -> the kernel type of such an array (made once: the
+# type is part of every launch's dispatch key).
+_ARRAY_TYPES: dict[tuple[np.dtype, int, str], t.Type] = {}
 
 
 class DeviceNDArray:
@@ -34,8 +40,17 @@ class DeviceNDArray:
             self.shape = tuple(array.shape)
             self._strides_el = tuple(array.strides)
         self.stream = stream
-        layout = t.layout_from(self.shape, self.strides, self.dtype.itemsize)
-        self._type = t.intern(t.ArrayT(t.from_dtype(self.dtype), len(self.shape), layout))
+        if self.dtype.names is None:
+            layout = ("C" if array.c_contiguous else "F" if array.f_contiguous
+                      else t.layout_from(self.shape, self.strides, self.dtype.itemsize))
+        else:
+            layout = t.layout_from(self.shape, self.strides, self.dtype.itemsize)
+        key = (self.dtype, len(self.shape), layout)
+        found = _ARRAY_TYPES.get(key)
+        if found is None:
+            found = _ARRAY_TYPES[key] = t.intern(
+                t.ArrayT(t.from_dtype(self.dtype), len(self.shape), layout))
+        self._type = found
 
     # ---- attributes -------------------------------------------------------------------
     @property
@@ -48,7 +63,7 @@ class DeviceNDArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def nbytes(self) -> int:
@@ -342,7 +357,7 @@ class ForeignDeviceArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def ndim(self) -> int:

@@ -206,6 +206,8 @@ class CUDAUFunc:
                 returned, sig.args)
         self.lazy = not signatures
         self._kernels: dict[Any, Dispatcher] = {}
+        self._no_numbers = (False,) * self.nin
+        self._result_names: dict[tuple[np.dtype, ...], tuple[np.dtype, str]] = {}
 
     def _result_dtype(self, returned: t.Type, args: Any) -> np.dtype:
         if not isinstance(returned, t.Scalar):
@@ -258,6 +260,10 @@ class CUDAUFunc:
 
     # ---- call -------------------------------------------------------------------------------
     def __call__(self, *args: Any, out: Any = None, stream: Any = 0, **kwargs: Any) -> Any:
+        if out is None and not kwargs and len(args) == self.nin:
+            result = self._call_contiguous_device(args, stream)
+            if result is not None:
+                return result
         if kwargs:
             raise TypeError(f"{self.__name__}() got unexpected keyword argument(s) "
                             f"{', '.join(sorted(kwargs))} (a CUDA ufunc takes out= and stream=)")
@@ -318,6 +324,47 @@ class CUDAUFunc:
             return out
         return device_out if any_device else device_out.copy_to_host()
 
+    def _call_contiguous_device(self, args: tuple[Any, ...], stream: Any) -> Any:
+        """The common call, without the general path's work: device arrays
+        of one shape, all C-contiguous, of a signature's dtypes, after the
+        first such call compiled the kernel. None where that does not hold
+        (the general path then handles the call, errors included)."""
+        kernel = self._kernels.get(("flat", self._no_numbers))
+        first = args[0]
+        if kernel is None or type(first) is not DeviceNDArray:
+            return None
+        shape = first.shape
+        for value in args:
+            if (type(value) is not DeviceNDArray or value.shape != shape
+                    or value._type.layout != "C"):  # type: ignore[attr-defined]
+                return None
+        result = self._result_of.get(tuple(value.dtype for value in args))
+        if result is None or not shape:
+            return None
+        result_dtype, result_name = result
+        if result_dtype.names is not None:
+            return None
+        out = DeviceNDArray(_core.JitArray.empty(list(shape), result_name, False), result_dtype,
+                            stream)
+        count = out.size
+        if count == 0:
+            return out
+        if len(shape) == 1:
+            call_args = [*args, out]
+        else:
+            call_args = [value.reshape(count) for value in (*args, out)]
+        blocks, threads = launch_shape(count)
+        kernel[blocks, threads, stream](*call_args)
+        return out
+
+    @property
+    def _result_of(self) -> dict[tuple[np.dtype, ...], tuple[np.dtype, str]]:
+        """types_map with each result's dtype name (read once, not per call)."""
+        if len(self._result_names) != len(self.types_map):
+            self._result_names = {key: (value, value.name)
+                                  for key, value in self.types_map.items()}
+        return self._result_names
+
     def _launch(self, staged: list[Any], numbers: tuple[bool, ...], out: DeviceNDArray,
                 stream: Any) -> None:
         count = out.size
@@ -332,7 +379,8 @@ class CUDAUFunc:
             elif out.is_f_contiguous() and all(a.is_f_contiguous() for a in arrays):
                 order = "F"
         if order is not None or len(shape) <= 1:
-            flat = (lambda a: a.reshape(count, order=order)) if order else (
+            flat = (lambda a: a if a.shape == (count,) else a.reshape(count, order=order)
+                    ) if order else (
                 lambda a: with_shape(a, (count,)))
             key = ("flat", numbers)
             call_args = [a if n else flat(a) for a, n in zip(staged, numbers)] + [flat(out)]

@@ -138,3 +138,21 @@ def test_activemask_and_lanemask_lt():
     assert (active == 0xFFFFFFFF).all()
     np.testing.assert_array_equal(lanes, np.arange(N) % WARP)
     np.testing.assert_array_equal(below, (1 << (np.arange(N) % WARP)) - 1)
+
+
+@cuda.jit
+def branch_masks(out):  # type: ignore[no-untyped-def]
+    i = cuda.grid(1)
+    if i % 2 == 0:
+        out[i] = cuda.activemask()
+    else:
+        out[i] = cuda.activemask()
+
+
+def test_activemask_in_divergent_branches_as_numba_test_warp_ops():
+    """Each branch sees only its own lanes (numba-cuda's test_activemask)."""
+    out = np.zeros(WARP, np.uint32)
+    dout = cuda.to_device(out)
+    branch_masks[1, WARP](dout)
+    np.testing.assert_array_equal(dout.copy_to_host(), np.tile([0x55555555, 0xAAAAAAAA], 16))
+

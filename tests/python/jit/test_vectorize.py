@@ -150,6 +150,31 @@ def test_strided_device_views():
     np.testing.assert_allclose(got.copy_to_host(), a[::3, 1::2] + a[1::3, ::2], rtol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(N,), (7, 143), (3, 5, 67)])
+def test_repeated_device_calls_of_one_shape(shape):
+    """Calls after the first take a short path (device arrays of one shape,
+    C-contiguous): the same results, a new array each time, and every other
+    argument mix still going the general way."""
+    a, b, c = (fresh(shape, np.float32) for _ in range(3))
+    da, db, dc = (cuda.to_device(x) for x in (a, b, c))
+    results = [fma3(da, db, dc) for _ in range(3)]
+    assert len({id(r) for r in results}) == 3
+    for got in results:
+        assert got.shape == shape and got.dtype == np.float32
+        np.testing.assert_allclose(got.copy_to_host(), a * b + c, rtol=1e-6, atol=1e-5)
+    lazy_fma3(da, db, dc)
+    np.testing.assert_allclose(lazy_fma3(da, db, dc).copy_to_host(), a * b + c, rtol=1e-6,
+                               atol=1e-5)
+    d64 = cuda.to_device(a.astype(np.float64))
+    with pytest.raises(TypeError, match="no signature"):
+        fma3(da, db, d64)  # mixed dtypes: refused as before
+    if len(shape) > 1:
+        view = da.T if len(shape) == 2 else da[:, ::2]
+        host_view = a.T if len(shape) == 2 else a[:, ::2]
+        np.testing.assert_allclose(add(view, view).copy_to_host(), host_view + host_view,
+                                   rtol=1e-6)
+
+
 @pytest.mark.parametrize("where", ["host", "device"])
 def test_out(where):
     a, b = fresh((7, 143), np.int32), fresh((7, 143), np.int32)

@@ -278,8 +278,15 @@ class Signature:
     args: tuple[Type, ...]
 
 
+_SCALAR_OF_DTYPE: dict[np.dtype, Scalar] = {}
+
+
 def from_dtype(dtype: np.dtype) -> Scalar:
     """The scalar type of a NumPy dtype; TypeError for the unsupported ones."""
+    if isinstance(dtype, np.dtype):
+        found = _SCALAR_OF_DTYPE.get(dtype)
+        if found is not None:
+            return found
     dtype = np.dtype(dtype)
     if dtype.names is not None:
         return record_of(dtype)  # type: ignore[return-value]
@@ -287,6 +294,7 @@ def from_dtype(dtype: np.dtype) -> Scalar:
     if name not in SCALARS:
         raise TypeError(f"arrays of {dtype} are not supported in kernels (datetime, string, "
                         "object and nested record dtypes are not translated)")
+    _SCALAR_OF_DTYPE[dtype] = SCALARS[name]
     return SCALARS[name]
 
 
