@@ -5,14 +5,15 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 # The Python venv the tests run in, made from the `python3` on PATH; the
-# extension is built in $(BUILD_DIR) with the rest (the C++ is built once) and
-# installed into the venv by CMake's "python" install component.
+# extension and the CLI are built in $(BUILD_DIR) with the rest (the C++ is
+# built once), packed into a wheel from there (scripts/pack-build-wheel.sh:
+# seconds, no compile) and the venv gets that wheel installed with pip.
 VENV ?= .venv
 PYTHON ?= python3
 VENV_PY := $(VENV)/bin/python
 PY_CMAKE_FLAGS = -DCUDAKIT_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(VENV_PY))
 
-.PHONY: all deps venv build python-install test test-numpy1 test-gpu compat demo bench format clean
+.PHONY: all deps venv build python-install wheel wheel-check test test-numpy1 test-gpu compat demo bench format clean
 
 all: build
 
@@ -36,11 +37,30 @@ build: deps $(VENV_PY) $(BUILD_DIR)/CMakeCache.txt
 	  cmake -S . -B $(BUILD_DIR) $(PY_CMAKE_FLAGS)
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# Installs the built extension and the package files; compiles nothing.
+# Packs the built extension, CLI and package files into a wheel
+# ($(BUILD_DIR)/dist) and installs it into the venv, as a user's pip install
+# would (the `cudakit` command included); compiles nothing.
+BUILD_WHEEL_DIR = $(BUILD_DIR)/dist
 python-install: build
 	@site=$$($(VENV_PY) -c "import sysconfig; print(sysconfig.get_paths()['platlib'])") && \
 	  rm -rf "$$site/cudakit" && \
-	  cmake --install $(BUILD_DIR) --component python --prefix "$$site"
+	  wheel=$$(scripts/pack-build-wheel.sh $(BUILD_DIR) $(abspath $(VENV_PY)) $(BUILD_WHEEL_DIR)) && \
+	  $(VENV_PY) -m pip install -q --no-deps --no-index --force-reinstall "$$wheel"
+
+# A wheel for other machines, in dist/: scikit-build-core's own build (pip
+# wheel .: the library, the extension and the CLI, Boost.Context linked in),
+# then `auditwheel repair` gives it its manylinux tag. Uses the venv's pinned
+# build tools (no download); ccache makes a rebuild of the same sources quick.
+wheel: deps $(VENV_PY)
+	rm -rf dist/raw dist/cudakit-*.whl
+	$(VENV_PY) -m pip wheel . -v --no-deps --no-build-isolation -w dist/raw
+	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV_PY) -m auditwheel repair -w dist dist/raw/cudakit-*.whl
+	@ls dist/cudakit-*.whl
+
+# Builds the wheel as a user does, installs it into a fresh venv and checks
+# the CLI, doctor and the tutorials' programs against it (scripts/wheel-check.sh).
+wheel-check: deps $(VENV_PY)
+	PYTHON=$(abspath $(VENV_PY)) scripts/wheel-check.sh
 
 test: python-install
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
@@ -57,17 +77,17 @@ compat: python-install
 	CUDAKIT_BACKEND=cpu $(VENV_PY) tests/python/compat/run_pycuda_examples.py
 
 # The oldest NumPy the package supports (1.24), in a venv of its own: the same
-# built extension, the whole Python suite again.
+# wheel installed, the whole Python suite again.
 VENV_NP1 ?= .venv-numpy1
 $(VENV_NP1)/bin/python: python/requirements-numpy1.txt
 	$(PYTHON) -m venv $(VENV_NP1)
 	$(VENV_NP1)/bin/python -m pip install -q -r python/requirements-numpy1.txt
 	touch $(VENV_NP1)/bin/python
 
-test-numpy1: build $(VENV_NP1)/bin/python
+test-numpy1: python-install $(VENV_NP1)/bin/python
 	@site=$$($(VENV_NP1)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['platlib'])") && \
 	  rm -rf "$$site/cudakit" && \
-	  cmake --install $(BUILD_DIR) --component python --prefix "$$site" > /dev/null
+	  $(VENV_NP1)/bin/python -m pip install -q --no-deps --no-index --force-reinstall $(BUILD_WHEEL_DIR)/cudakit-*.whl
 	cd tests/python && $(abspath $(VENV_NP1))/bin/python -m pytest -q -p no:cacheprovider .
 
 test-gpu: python-install

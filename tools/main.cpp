@@ -10,6 +10,7 @@
 #include "commands/commands.hpp"
 #include "commands/profile_command.hpp"
 #include "cudakit/error.hpp"
+#include "cudakit/version.hpp"
 #include "debug/debug_commands.hpp"
 
 int main(int argc, char** argv) {
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   CLI::App app{"cudakit: run-time compiled CUDA kernels, on a GPU or on the CPU backend"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Every subcommand's options");
+  app.set_version_flag("--version", std::string("cudakit ") + cudakit::version_string,
+                       "Print cudakit's version and exit");
 
   cli::DoctorOptions doctor;
   auto* doctor_cmd = app.add_subcommand(

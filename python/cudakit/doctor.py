@@ -1,7 +1,7 @@
 """``python -m cudakit.doctor``: what works here and what to do about what does not.
 
-The Python package's counterpart of the ``cudakit doctor`` command (which a
-``pip install`` does not put on PATH): the driver, the devices, NVRTC, the
+The Python package's counterpart of the ``cudakit doctor`` command (both are
+installed by ``pip install``; they give the same verdict and exit status): the driver, the devices, NVRTC, the
 host compiler of the CPU backend, ``nvcc``, the compile cache, and a vector
 add on the backend cudakit chose, checked against numpy. Each failed check
 prints cudakit's own error message, with its hint. Exit status 0 when the
@@ -67,19 +67,20 @@ def _check_nvrtc() -> None:
 
 
 def _check_host_compiler() -> None:
-    named = os.environ.get("CUDAKIT_CXX")
-    if named:
-        found = shutil.which(named)
-        _line("ok" if found else "FAIL",
-              f"CUDAKIT_CXX={named}" + ("" if found else ": not found; the CPU backend needs a "
-                                        "C++ compiler: install g++ or clang++, or fix CUDAKIT_CXX"))
-        return
-    found = next((shutil.which(c) for c in ("c++", "g++", "clang++") if shutil.which(c)), None)
+    """The command the CPU backend compiles kernels with at run time:
+    CUDAKIT_CXX, else CXX, else c++ (as `cudakit doctor` checks it)."""
+    named_by = next((var for var in ("CUDAKIT_CXX", "CXX") if os.environ.get(var)), None)
+    compiler = os.environ[named_by] if named_by else "c++"
+    how = f" ({named_by})" if named_by else ""
+    found = shutil.which(compiler)
     if found:
-        _line("ok", f"C++ compiler for the CPU backend: {found}")
-    else:
-        _line("warn", "no C++ compiler on PATH: the CPU backend cannot compile kernels "
-                      "(install g++ or clang++, or name one with CUDAKIT_CXX)")
+        _line("ok", f"C++ compiler for the CPU backend: {found}{how}")
+        return
+    _line("warn", f"no C++ compiler for the CPU backend: '{compiler}'{how} is not on PATH")
+    print(_indented("cause: the CPU backend compiles each kernel with the host C++ compiler at "
+                    "run time (the GPU path does not need one)\n"
+                    "fix:   install g++ or clang++ (Debian/Ubuntu: apt install g++), or name one "
+                    "with CUDAKIT_CXX"))
 
 
 def _check_nvcc() -> None:
@@ -167,9 +168,15 @@ def main(argv: list[str] | None = None) -> int:
     _line("ok", f"selected backend: {drv.backend()} ({reason})")
     print("Run")
     ran = _run_vector_add()
-    if not gpu and ran:
-        print("GPU path unusable (see above); the CPU backend works: kernels run on the host"
-              + ("" if options.cpu_ok else " (--cpu-ok: exit 0 for that)"))
+    # The verdict in `cudakit doctor`'s words.
+    print()
+    if gpu:
+        print("GPU path ready")
+    else:
+        print("GPU path unusable (see above)")
+        if ran:
+            print("CPU backend works: kernels run on the host"
+                  + ("" if options.cpu_ok else " (--cpu-ok: exit 0 for that)"))
     return 0 if ran and (gpu or options.cpu_ok) else 1
 
 

@@ -34,11 +34,17 @@ def get_default_device(default: int = 0) -> cuda.Device:
     if ordinal is None:
         return cuda.Device(default)
     try:
-        return cuda.Device(int(ordinal))
+        number = int(ordinal)
     except ValueError:
         raise cuda.ArgumentError(
             f"CUDA_DEVICE={ordinal!r} is not a device number: set it to 0..{cuda.Device.count() - 1}"
         ) from None
+    count = cuda.Device.count()
+    if not 0 <= number < count:
+        raise cuda.ArgumentError(
+            f"CUDA_DEVICE={ordinal!r}: there is no device {number} ({count} visible): set it to "
+            f"0..{count - 1}")
+    return cuda.Device(number)
 
 
 def make_default_context(ctx_maker: Any = None) -> cuda.Context:

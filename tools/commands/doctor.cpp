@@ -17,6 +17,7 @@
 #include "cli_support.hpp"
 #include "commands/commands.hpp"
 #include "cudakit/cudakit.hpp"
+#include "debug/program_search.hpp"
 #include "probe/cuda_probe.hpp"
 #include "workloads/vector_add.hpp"
 
@@ -346,6 +347,31 @@ int run_doctor(const DoctorOptions& options) {
     report.field_note("nvcc not found",
                       "PyCUDA compiles every SourceModule with the nvcc binary; add the toolkit's "
                       "bin/ to PATH. cudakit uses the NVRTC library instead.");
+  }
+  {
+    // The CPU backend compiles each kernel with the host C++ compiler at run
+    // time (the command it runs: CUDAKIT_CXX, else CXX, else c++); the GPU
+    // path does not need one.
+    std::string named_by = "CUDAKIT_CXX";
+    std::string compiler = env("CUDAKIT_CXX");
+    if (compiler.empty()) {
+      named_by = "CXX";
+      compiler = env("CXX");
+    }
+    if (compiler.empty()) {
+      named_by.clear();
+      compiler = "c++";
+    }
+    const std::string how = named_by.empty() ? "" : " (" + named_by + ")";
+    if (std::string found = find_in_path(compiler); !found.empty())
+      report.ok("C++ compiler for the CPU backend: " + found + how);
+    else
+      report.warn(
+          "no C++ compiler for the CPU backend: '" + compiler + "'" + how + " is not on PATH",
+          "the CPU backend compiles each kernel with the host C++ compiler at run time "
+          "(the GPU path does not need one)",
+          "install g++ or clang++ (Debian/Ubuntu: apt install g++), or name one with "
+          "CUDAKIT_CXX");
   }
   {
     auto& cache = CompileCache::global();
