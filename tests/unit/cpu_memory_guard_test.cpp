@@ -95,6 +95,26 @@ TEST(CpuMemoryGuard, WriteJustPastTheEndIsCaughtByTheCanaryAfterTheLaunch) {
   for (int i = 0; i < 100; ++i) ASSERT_EQ(out[i], i * 3 + 2) << i;
 }
 
+// A synchronous copy after the faulting launch has finished (the stream is
+// idle by then) still reports the fault, as a GPU's sticky error would: the
+// copy must not run as if nothing had happened.
+TEST(CpuMemoryGuard, ASynchronousCopyAfterAFinishedFaultingLaunchReportsTheFault) {
+  CpuModuleHandle m(kKernels);
+  CpuBuffer<int> p(random_ints<int>(100, -1000, 1000));
+  m.launch_on("write_past", Dim3(1), Dim3(128), 0, nullptr, p.get(), 100, 5);
+  usleep(200 * 1000);  // long enough for the launch to have finished and left the stream idle
+  std::vector<int> out(100);
+  try {
+    cpu().copy(out.data(), p.get(), out.size() * sizeof(int), nullptr, false);
+    ADD_FAILURE() << "the copy ran as if the launch had not faulted";
+  } catch (const KernelFault& e) {
+    EXPECT_TRUE(contains(e.what(), "wrote past the end of the 400-byte device allocation"))
+        << e.what();
+  }
+  // Reported once: the next copy runs.
+  cpu().copy(out.data(), p.get(), out.size() * sizeof(int), nullptr, false);
+}
+
 TEST(CpuMemoryGuard, BeyondTheGuardBudgetAllocationsHaveARedZone) {
   CpuModuleHandle m(kKernels);
   auto& memory = detail::cpu::DeviceMemory::instance();

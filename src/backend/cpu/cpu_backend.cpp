@@ -771,6 +771,9 @@ class CpuBackend final : public Backend, public GraphBackend {
     // waits for the other devices too (deterministic, if stricter than a GPU).
     if (devices_.size() > 1) wait_other_devices(stream_of(stream)->device());
     if (quiet(stream)) {
+      // A fault of work that has already finished is reported now, as the
+      // waiting path below would (a GPU's error is sticky too).
+      rethrow(*stream_of(stream));
       work();
       return;
     }
