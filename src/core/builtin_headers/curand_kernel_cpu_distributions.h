@@ -185,6 +185,12 @@ CUDAKIT_CURAND_FN double cudakit_curand_log_normal_double(State* state, double m
   }                                                                                             \
   CUDAKIT_CURAND_FN double curand_log_normal_double(State* state, double mean, double stddev) { \
     return cudakit_curand_log_normal_double(state, mean, stddev);                               \
+  }                                                                                             \
+  CUDAKIT_CURAND_FN double2 curand_log_normal2_double(State* state, double mean,                \
+                                                      double stddev) {                          \
+    const double2 v = cudakit_curand_normal_double_pair(state);                                 \
+    return make_double2(exp(cudakit_curand::fmul_add(stddev, v.x, mean)),                       \
+                        exp(cudakit_curand::fmul_add(stddev, v.y, mean)));                      \
   }
 CUDAKIT_CURAND_NORMALS(curandStateXORWOW_t)
 CUDAKIT_CURAND_NORMALS(curandStatePhilox4_32_10_t)
