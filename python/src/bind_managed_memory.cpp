@@ -39,8 +39,8 @@ class ManagedMemory {
   ManagedMemory(std::size_t bytes, unsigned flags) : device_(Device::current()), bytes_(bytes) {
     device_.make_current();
     // At least one byte, so that even an empty array has an address of its own.
-    ptr_ = detail::backend_of(device_).allocate_managed(device_.ordinal(), bytes ? bytes : 1,
-                                                        flags);
+    ptr_ =
+        detail::backend_of(device_).allocate_managed(device_.ordinal(), bytes ? bytes : 1, flags);
   }
   ManagedMemory(const ManagedMemory&) = delete;
   ManagedMemory& operator=(const ManagedMemory&) = delete;

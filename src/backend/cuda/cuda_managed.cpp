@@ -35,24 +35,23 @@ DevicePtr CudaBackend::allocate_managed(int ordinal, std::size_t bytes, unsigned
                       cu_error_name(result));
   }
   if (result == CUDA_ERROR_NOT_SUPPORTED)
-    throw NotSupported(context, "the device does not support managed memory [" +
-                                    cu_error_name(result) + "]");
+    throw NotSupported(
+        context, "the device does not support managed memory [" + cu_error_name(result) + "]");
   fail(result, context, nullptr, false);
 }
 
 void CudaBackend::attach_managed(NativeStream stream, DevicePtr ptr, std::size_t bytes,
                                  unsigned attach_flags) {
   ensure_context();
-  CUresult result = driver_->cuStreamAttachMemAsync(static_cast<CUstream>(stream), ptr, bytes,
-                                                    attach_flags);
+  CUresult result =
+      driver_->cuStreamAttachMemAsync(static_cast<CUstream>(stream), ptr, bytes, attach_flags);
   if (result == CUDA_SUCCESS) return;
   const std::string context = "attaching managed memory at " + hex_address(ptr) + " to a stream";
   if (result == CUDA_ERROR_INVALID_VALUE)
-    throw ArgumentError(context,
-                        "the driver refused the memory, length or flags [" +
-                            cu_error_name(result) + "]",
-                        "attach a whole allocation from managed_empty (length 0), with "
-                        "mem_attach_flags.GLOBAL, HOST or SINGLE (SINGLE needs a stream)");
+    throw ArgumentError(
+        context, "the driver refused the memory, length or flags [" + cu_error_name(result) + "]",
+        "attach a whole allocation from managed_empty (length 0), with "
+        "mem_attach_flags.GLOBAL, HOST or SINGLE (SINGLE needs a stream)");
   fail(result, context, stream, true);
 }
 
@@ -65,8 +64,7 @@ std::pair<DevicePtr, std::size_t> CudaBackend::address_range(DevicePtr ptr) {
   const std::string context = "finding the allocation that contains " + hex_address(ptr);
   if (result == CUDA_ERROR_NOT_FOUND || result == CUDA_ERROR_INVALID_VALUE)
     throw ArgumentError(context,
-                        "no device allocation contains the address [" + cu_error_name(result) +
-                            "]",
+                        "no device allocation contains the address [" + cu_error_name(result) + "]",
                         "pass an address inside memory from mem_alloc or managed_empty");
   fail(result, context, nullptr, false);
 }
