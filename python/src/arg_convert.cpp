@@ -479,18 +479,23 @@ void append_number(KernelArgs& out, const PyNumber& number) {
   }
 }
 
-// A numpy array in managed memory (driver.managed_empty: its base has
-// __cudakit_managed__): the device reaches it at the host's address, so it
-// is passed as a pointer, as PyCUDA passes it.
+// A numpy array in managed memory (driver.managed_empty, or a view of one:
+// the owner at the end of its base chain has __cudakit_managed__): the
+// device reaches it at the host's address, so it is passed as a pointer, as
+// PyCUDA passes it.
 bool append_managed_array(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel,
                           const ConvertMode& mode) {
   static PyObject* const base_name = PyUnicode_InternFromString("base");
   static PyObject* const marker_name = PyUnicode_InternFromString("__cudakit_managed__");
-  nb::object base = nb::steal(PyObject_GetAttr(obj, base_name));
-  if (!base.is_valid()) {
-    PyErr_Clear();
-    return false;
-  }
+  PyTypeObject* const ndarray = numpy_types().ndarray;
+  nb::object base = nb::borrow(obj);
+  do {
+    base = nb::steal(PyObject_GetAttr(base.ptr(), base_name));
+    if (!base.is_valid()) {
+      PyErr_Clear();
+      return false;
+    }
+  } while (PyObject_TypeCheck(base.ptr(), ndarray));
   if (base.is_none() || !PyObject_HasAttr(base.ptr(), marker_name)) return false;
   nb::dict interface = nb::cast<nb::dict>(nb::handle(obj).attr("__array_interface__"));
   const auto address = nb::cast<std::uint64_t>(nb::tuple(interface["data"])[0]);
