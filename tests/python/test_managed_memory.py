@@ -207,9 +207,9 @@ def test_kernel_element_type_is_checked_for_managed_arrays(module: Any) -> None:
 
 
 @pytest.mark.gpu
-def test_gpu_managed_memory_is_reported_as_managed() -> None:
-    """On a GPU: the driver's own view of the allocation (CU_POINTER_ATTRIBUTE_IS_MANAGED
-    through the pointer's address range) and a kernel touching 64 MiB of it."""
+def test_gpu_large_managed_array_in_place() -> None:
+    """On a GPU: a kernel reading and writing 64 MiB of managed memory in
+    place (pages migrate on demand), and the driver's address range of it."""
     if drv.backend() != "cuda":
         pytest.skip("needs the CUDA backend")
     n = 16 * 1024 * 1024 + 3
