@@ -39,7 +39,7 @@ function(cudakit_include_root_dir out_var name)
   set(${out_var} ${PROJECT_BINARY_DIR}/include_roots/${name} PARENT_SCOPE)
 endfunction()
 
-set(_cudakit_backend_interface backend/backend.hpp)
+set(_cudakit_backend_interface backend/backend.hpp backend/graph_backend.hpp)
 cudakit_include_root(support support)
 cudakit_include_root(platform platform)
 cudakit_include_root(backend_cpu ${_cudakit_backend_interface} backend/cpu platform support)

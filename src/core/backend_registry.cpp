@@ -9,6 +9,7 @@
 #include "backend/backend.hpp"
 #include "backend/cpu/cpu_backend.hpp"
 #include "backend/cuda/cuda_backend.hpp"
+#include "capture_guard.hpp"
 #include "fork_guard.hpp"
 #include "launch_profiler.hpp"
 #include "nvtx_ranges.hpp"
@@ -40,6 +41,9 @@ Backend& backend(BackendKind kind) {
       // Outermost: a process forked after this point gets a clear error
       // from every call, never a hang on threads it does not have.
       s.instance = make_fork_guarded_backend(std::move(s.instance));
+      // Around it: calls that would break an open stream capture are refused
+      // first, and the capturing thread's default-stream work is captured.
+      s.instance = make_capture_guarded_backend(std::move(s.instance));
       // CUDAKIT_PROFILE=1: the session starts with the first backend, and
       // its report (registered after the backend) runs at exit before it goes.
       start_environment_profile();

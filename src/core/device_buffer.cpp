@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "backend/backend.hpp"
+#include "core/graph_capture.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/memory_pool.hpp"
 
@@ -82,7 +83,7 @@ void UntypedBuffer::release() noexcept {
   if (ptr_ == 0 || !device_) return;
   if (allocator_ == Allocator::pool)
     MemoryPool::of(*device_).deallocate(ptr_, bytes_);
-  else
+  else if (!detail::graph_memory_freed(*device_, ptr_, bytes_, nullptr, false))
     detail::backend_of(*device_).deallocate(device_->ordinal(), ptr_);
   ptr_ = 0;
 }

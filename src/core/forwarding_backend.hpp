@@ -1,7 +1,8 @@
 // A Backend that forwards every call to another one: the base of wrappers
 // that add something around a few calls (nvtx_ranges.cpp's ranges). Every
 // virtual is forwarded, the optional ones (cooperative launches, gemm)
-// included, so a wrapped backend behaves exactly as the bare one.
+// included, so a wrapped backend behaves exactly as the bare one; the graph
+// interface too, when the wrapped backend has it.
 #pragma once
 
 #include <memory>
@@ -10,10 +11,11 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/graph_backend.hpp"
 
 namespace cudakit::detail {
 
-class ForwardingBackend : public Backend {
+class ForwardingBackend : public Backend, public GraphBackend {
  public:
   explicit ForwardingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
 
@@ -135,8 +137,32 @@ class ForwardingBackend : public Backend {
     inner_->gemm(o, stream, request);
   }
 
+  void launch_host_function(NativeStream s, HostFunction f, void* data) override {
+    graphs().launch_host_function(s, f, data);
+  }
+  void begin_capture(NativeStream s, CaptureMode mode) override { graphs().begin_capture(s, mode); }
+  NativeGraph end_capture(NativeStream s) override { return graphs().end_capture(s); }
+  bool is_capturing(NativeStream s) override { return graphs().is_capturing(s); }
+  std::size_t graph_node_count(NativeGraph g) override { return graphs().graph_node_count(g); }
+  NativeGraphExec instantiate_graph(NativeGraph g) override {
+    return graphs().instantiate_graph(g);
+  }
+  void upload_graph(NativeGraphExec e, NativeStream s) override { graphs().upload_graph(e, s); }
+  void launch_graph(NativeGraphExec e, NativeStream s) override { graphs().launch_graph(e, s); }
+  bool update_graph_exec(NativeGraphExec e, NativeGraph g) override {
+    return graphs().update_graph_exec(e, g);
+  }
+  // The graph and its executable form exist only if the inner backend made them.
+  void destroy_graph(NativeGraph g) noexcept override {
+    if (auto* inner = dynamic_cast<GraphBackend*>(inner_.get())) inner->destroy_graph(g);
+  }
+  void destroy_graph_exec(NativeGraphExec e) noexcept override {
+    if (auto* inner = dynamic_cast<GraphBackend*>(inner_.get())) inner->destroy_graph_exec(e);
+  }
+
  protected:
   Backend& inner() { return *inner_; }
+  GraphBackend& graphs() { return graph_backend_of(*inner_); }
   // Gives up the inner backend without destroying it (a forked child must
   // not join threads that exist only in its parent).
   void abandon_inner() noexcept { (void)inner_.release(); }

@@ -4,9 +4,11 @@
 // so the path that succeeds only compares fields cached in Kernel::State and
 // allocates nothing up to KernelArgs::inline_capacity arguments; messages
 // are built only when something is wrong.
+#include <cstring>
 #include <memory>
 #include <string>
 
+#include "core/graph_capture.hpp"
 #include "core/launch_arguments.hpp"
 #include "core/launch_profiler.hpp"
 #include "cudakit/error.hpp"
@@ -105,7 +107,27 @@ void check_config(const Kernel::State& k, const LaunchConfig& c) {
                      "loop over the data in the kernel (a grid-stride loop)");
 }
 
+// A launch recorded into a graph: the memory its pointers (and array views'
+// data pointers) reach is noted with the graph, so a replay after that memory
+// was freed is refused. Sizes are unknown here: an address marks its block.
+[[gnu::noinline]] void note_captured_launch(const Kernel::State& k, const LaunchConfig& config,
+                                            void** values) {
+  void* stream = capture_target(k.backend, config.stream.native);
+  OpenCapture capture;
+  if (!find_capture(k.backend, stream, capture)) return;
+  for (std::size_t i = 0; i < k.params.params.size(); ++i) {
+    const Param& p = k.params.params[i];
+    if (p.size < sizeof(std::uint64_t)) continue;
+    if (p.kind != ParamKind::pointer && p.kind != ParamKind::aggregate) continue;
+    std::uint64_t address = 0;
+    std::memcpy(&address, values[i], sizeof address);
+    capture.resources->note_use(address, 1);
+  }
+}
+
 void launch_on_backend(const Kernel::State& k, const LaunchConfig& config, void** values) {
+  if (graph_memory_watched()) [[unlikely]]
+    note_captured_launch(k, config, values);
   // A profile session or an NVTX tool: the launch with its record and range.
   if (launches_observed()) [[unlikely]] {
     observed_launch(k, config, values);

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "core/graph_capture.hpp"
 #include "cudakit/error.hpp"
 
 namespace cudakit {
@@ -302,6 +303,9 @@ std::uint64_t MemoryPool::allocate(std::size_t bytes, void* stream) {
 
 void MemoryPool::deallocate(std::uint64_t ptr, std::size_t bytes, void* stream) noexcept {
   if (ptr == 0) return;
+  // Freed inside a capture: the graph keeps the block (its operations use it).
+  if (detail::graph_memory_watched()) [[unlikely]]
+    if (detail::graph_memory_freed(device_, ptr, bytes, stream, true)) return;
   const std::size_t size = block_size(bytes);
   auto& backend = detail::backend_of(device_);
   backend.set_usable_bytes(ptr, size, size);

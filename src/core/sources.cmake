@@ -63,6 +63,12 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/source_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream.cpp
 )
+# Graphs: stream capture, the replayable graph, the guard that keeps a capture valid.
+list(APPEND CUDAKIT_LAYER_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/capture_guard.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/graph.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/graph_capture.cpp
+)
 # Compile cache: key, settings from the environment, entry format, the two levels.
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compile_cache.cpp

@@ -87,7 +87,18 @@ namespace cudakit::detail {
   X(cuFuncGetName)                 \
   X(cuFuncGetParamInfo)            \
   X(cuLaunchCooperativeKernel)     \
-  X(cuDeviceCanAccessPeer)
+  X(cuDeviceCanAccessPeer)         \
+  X(cuLaunchHostFunc)              \
+  X(cuStreamBeginCapture)          \
+  X(cuStreamEndCapture)            \
+  X(cuStreamIsCapturing)           \
+  X(cuGraphGetNodes)               \
+  X(cuGraphInstantiateWithFlags)   \
+  X(cuGraphUpload)                 \
+  X(cuGraphLaunch)                 \
+  X(cuGraphExecUpdate)             \
+  X(cuGraphDestroy)                \
+  X(cuGraphExecDestroy)
 
 struct CudaDriver {
 #define CUDAKIT_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -24,7 +24,7 @@ namespace {
 
 namespace fctx = boost::context::detail;
 
-enum class FiberState : std::uint8_t { runnable, at_barrier, at_warp, done };
+enum class FiberState : std::uint8_t { runnable, at_barrier, at_warp, at_activemask, done };
 
 struct FiberThread {
   fctx::fcontext_t context = nullptr;
@@ -38,6 +38,9 @@ struct WarpState {
   unsigned arrived = 0;  // lanes waiting at a warp barrier
   unsigned needed[32];   // the mask each waiting lane named
   unsigned long long slots[32];
+  unsigned mask_waiting = 0;           // lanes waiting in __activemask()
+  const void* mask_site[32] = {};      // where each of them called it
+  unsigned mask_result[32] = {};       // what each of them gets
 };
 
 // Everything one OS thread needs to run blocks; reused from block to block
@@ -109,6 +112,29 @@ void transfer(Worker& w, unsigned target) {
   record_from(w, t.fctx);
 }
 
+// Lanes waiting in __activemask() get their answer once no lane of their
+// warp can run any further: each group of lanes waiting at the same call site
+// is what a GPU would run together there.
+void resolve_activemask(Worker& w, unsigned warp) {
+  WarpState& ws = w.warps[warp];
+  if (ws.mask_waiting == 0) return;
+  for (unsigned bits = ws.live; bits; bits &= bits - 1)
+    if (w.threads[warp * 32 + static_cast<unsigned>(__builtin_ctz(bits))].state ==
+        FiberState::runnable)
+      return;
+  for (unsigned bits = ws.mask_waiting; bits; bits &= bits - 1) {
+    const unsigned lane = static_cast<unsigned>(__builtin_ctz(bits));
+    unsigned together = 0;
+    for (unsigned others = ws.mask_waiting; others; others &= others - 1) {
+      const unsigned other = static_cast<unsigned>(__builtin_ctz(others));
+      if (ws.mask_site[other] == ws.mask_site[lane]) together |= 1u << other;
+    }
+    ws.mask_result[lane] = together;
+    w.threads[warp * 32 + lane].state = FiberState::runnable;
+  }
+  ws.mask_waiting = 0;
+}
+
 // The running fiber can go no further for now (it waits, yields or has
 // finished): switch straight to the next runnable fiber of the block (one
 // jump, not two through the scheduler); to the scheduler only when none is
@@ -117,6 +143,7 @@ void suspend(Worker& w) {
   const unsigned n = static_cast<unsigned>(w.threads.size());
   const unsigned self = w.current;
   if (!w.error) {
+    resolve_activemask(w, self >> 5);
     for (unsigned k = 1; k < n; ++k) {
       unsigned j = self + k < n ? self + k : self + k - n;
       if (w.threads[j].state == FiberState::runnable) {
@@ -285,13 +312,20 @@ unsigned rt_warp_ballot(unsigned mask, int predicate) {
   return out;
 }
 
-unsigned rt_activemask() {
+unsigned rt_activemask(const void* site) {
   Worker& w = worker();
   if (!w.fiber_mode) {
     if (w.block_threads == 1) return 1u;
     throw_undetected("__activemask()");
   }
-  return w.warps[w.current >> 5].live;
+  const unsigned lane = w.current & 31u;
+  WarpState& ws = w.warps[w.current >> 5];
+  if (site == nullptr) return ws.live;
+  ws.mask_site[lane] = site;
+  ws.mask_waiting |= 1u << lane;
+  w.threads[w.current].state = FiberState::at_activemask;
+  suspend(w);
+  return ws.mask_result[lane];
 }
 
 void* rt_dynamic_shared() { return worker().dynamic_shared; }
@@ -360,6 +394,7 @@ void run_fibers(Worker& w, const BlockLaunch& launch, const unsigned block_idx[3
     WarpState& ws = w.warps[warp];
     ws.present = ws.live = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
     ws.arrived = 0;
+    ws.mask_waiting = 0;
   }
   const unsigned bx = launch.block.x, by = launch.block.y;
   for (unsigned i = 0; i < n; ++i) {

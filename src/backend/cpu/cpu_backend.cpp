@@ -24,10 +24,13 @@
 
 #include "backend/cpu/block_runner.hpp"
 #include "backend/cpu/cpu_devices.hpp"
+#include "backend/cpu/cpu_graph.hpp"
+#include "backend/graph_backend.hpp"
 #include "backend/cpu/cpu_module.hpp"
 #include "backend/cpu/cpu_stream.hpp"
 #include "backend/cpu/device_memory.hpp"
 #include "backend/cpu/fault_guard.hpp"
+#include "backend/cpu/host_access.hpp"
 #include "backend/cpu/host_compiler.hpp"
 #include "backend/cpu/host_registry.hpp"
 #include "backend/cpu/printf_fifo.hpp"
@@ -90,70 +93,11 @@ struct LaunchTask {
 // after it (a pool's cached blocks) has no queued work left to wait for.
 std::atomic<bool> backend_alive{false};
 
-// AddressSanitizer's manual poisoning interface, present only when its
-// runtime is loaded (CUDAKIT_CPU_DEBUG runs preload it); the library itself
-// is not instrumented, so it is looked up rather than linked.
-using AsanRegionFn = void (*)(const volatile void*, std::size_t);
-AsanRegionFn asan_function(const char* name) {
-  if (!debug_enabled()) return nullptr;
-  return reinterpret_cast<AsanRegionFn>(dlsym(RTLD_DEFAULT, name));
-}
-AsanRegionFn asan_poison() {
-  static const AsanRegionFn fn = asan_function("__asan_poison_memory_region");
-  return fn;
-}
-AsanRegionFn asan_unpoison() {
-  static const AsanRegionFn fn = asan_function("__asan_unpoison_memory_region");
-  return fn;
-}
-// Under CUDAKIT_CPU_DEBUG every allocation has exactly the requested size.
-bool exact_allocations() { return debug_enabled(); }
-
-std::string hex(const void* address) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%p", address);
-  return text;
-}
-
-// Runs `work` (a memmove or a fill of [first, first + bytes) and
-// [second, ...)) so that an address that is not memory becomes an
-// ArgumentError naming it, not a dead process.
-template <class Work>
-void guarded_host_access(const char* what, const void* first, const void* second, std::size_t bytes,
-                         Work&& work) {
-  if (!fault_guard_enabled()) {
-    work();
-    return;
-  }
-  FaultScope scope;
-  // No signal mask saved (a system call): the handler runs with the signal
-  // unblocked (SA_NODEFER).
-  if (sigsetjmp(scope.jump, 0) != 0) {
-    const auto at = reinterpret_cast<std::uintptr_t>(scope.address);
-    const auto in = [&](const void* p) {
-      const auto begin = reinterpret_cast<std::uintptr_t>(p);
-      return p && at >= begin && at - begin < bytes;
-    };
-    const void* bad = in(second) && !in(first) ? second : first;
-    throw ArgumentError(std::string(what) + " on the CPU backend (" + std::to_string(bytes) +
-                            " bytes at " + hex(bad) + ")",
-                        "address " + hex(scope.address) + " is not memory this process can " +
-                            (bad == first ? "write" : "read") +
-                            ": it is not inside a live allocation of the CPU backend, nor mapped "
-                            "host memory (a freed buffer, or a wrong integer address)",
-                        "pass a DeviceAllocation / device array, or an address inside one with at "
-                        "most its size left");
-  }
-  arm_fault_scope(scope, false);
-  work();
-  disarm_fault_scope(scope);
-}
-
 void run_one_block(void* context, unsigned long long index) {
   run_block(*static_cast<const BlockLaunch*>(context), index);
 }
 
-class CpuBackend final : public Backend {
+class CpuBackend final : public Backend, public GraphBackend {
  public:
   CpuBackend() : pool_(configured_thread_count()) {
     const int count = configured_device_count();
@@ -306,9 +250,19 @@ class CpuBackend final : public Backend {
     const char* what = "copying memory";
     const bool dst_known = known(dst, bytes, what);
     const bool src_known = known(src, bytes, what);
-    run_on(stream, async && dst_known && src_known, [dst, src, bytes, what] {
-      guarded_host_access(what, dst, src, bytes, [&] { std::memmove(dst, src, bytes); });
-    });
+    if (!(dst_known && src_known) && stream_of(stream)->capturing())
+      throw CudaError("a copy to or from pageable host memory while a stream is being captured",
+                      "host memory that is not page-locked cannot be copied in a graph (reading "
+                      "results to the host waits for work that is only recorded)",
+                      "end the capture and replay the graph first; or copy from or to "
+                      "page-locked memory (PinnedBuffer, drv.pagelocked_empty)",
+                      900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+    run_on(
+        stream, async && dst_known && src_known,
+        [dst, src, bytes, what] {
+          guarded_host_access(what, dst, src, bytes, [&] { std::memmove(dst, src, bytes); });
+        },
+        &kCopyOp);
   }
   void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
             NativeStream stream, bool async) override {
@@ -369,6 +323,10 @@ class CpuBackend final : public Backend {
   void stream_wait_event(NativeStream stream, NativeEvent event) override {
     auto e = event_of(event);
     const std::uint64_t sequence = e->latest();
+    if (stream_of(stream)->capturing()) {  // waits for the recording latest at replay
+      submit(stream, [e = std::move(e)] { e->wait_for(e->latest()); }, {}, &kWaitOp);
+      return;
+    }
     if (sequence == 0) return;  // never recorded: nothing to wait for
     // The task owns a reference: the event may be destroyed before the
     // stream reaches the wait, as cuEventDestroy allows.
@@ -388,6 +346,10 @@ class CpuBackend final : public Backend {
   }
   void record_event(NativeEvent event, NativeStream stream) override {
     auto e = event_of(event);
+    if (stream_of(stream)->capturing()) {  // recorded at each replay, not now
+      submit(stream, {}, [e = std::move(e)] { e->mark(e->begin_record()); }, &kEventOp);
+      return;
+    }
     const std::uint64_t sequence = e->begin_record();
     // Marked once the stream counts everything before it as done, so a
     // completed event implies an idle stream when it was the last work.
@@ -515,10 +477,14 @@ class CpuBackend final : public Backend {
   void launch(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
               unsigned dynamic_shared_bytes, NativeStream stream, void** args) override {
     auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, stream, args);
-    submit(stream, [this, task] {
-      task->run_checked(
-          [&] { pool_.parallel_for(task->launch.grid.volume(), &run_one_block, &task->launch); });
-    });
+    submit(
+        stream,
+        [this, task] {
+          task->run_checked([&] {
+            pool_.parallel_for(task->launch.grid.volume(), &run_one_block, &task->launch);
+          });
+        },
+        {}, kernel);
   }
 
   // Every block on its own OS thread (all resident at once, as a GPU
@@ -537,7 +503,47 @@ class CpuBackend final : public Backend {
           "max co-resident blocks for a cooperative launch", static_cast<long long>(grid.volume()),
           max_blocks, "launch fewer blocks (Kernel::max_cooperative_grid_blocks)");
     auto task = make_task(kernel, kernel_name, grid, block, dynamic_shared_bytes, stream, args);
-    submit(stream, [task] { task->run_checked([&] { run_cooperative_grid(task->launch); }); });
+    submit(
+        stream, [task] { task->run_checked([&] { run_cooperative_grid(task->launch); }); }, {},
+        kernel);
+  }
+
+  // ---- host functions and graphs (cpu_graph.hpp) ---------------------------------------------
+  void launch_host_function(NativeStream stream, HostFunction f, void* data) override {
+    submit(stream, [f, data] { f(data); }, {}, &kHostOp);
+  }
+  void begin_capture(NativeStream stream, CaptureMode) override {
+    auto s = stream_of(stream);
+    if (s == null_stream_of(*s))
+      throw ArgumentError("beginning a stream capture on the CPU backend",
+                          "the legacy default stream cannot be captured");
+    s->begin_capture(std::make_shared<CpuGraph>(CpuGraph{s->device(), {}}));
+  }
+  NativeGraph end_capture(NativeStream stream) override {
+    std::shared_ptr<CpuGraph> graph = stream_of(stream)->end_capture();
+    if (!graph)
+      throw ArgumentError("ending a stream capture on the CPU backend", "the stream is not capturing");
+    return new CpuGraph(std::move(*graph));
+  }
+  bool is_capturing(NativeStream stream) override { return stream_of(stream)->capturing(); }
+  std::size_t graph_node_count(NativeGraph graph) override {
+    return static_cast<CpuGraph*>(graph)->ops.size();
+  }
+  NativeGraphExec instantiate_graph(NativeGraph graph) override {
+    return new std::shared_ptr<CpuGraphExec>(
+        std::make_shared<CpuGraphExec>(*static_cast<CpuGraph*>(graph)));
+  }
+  void upload_graph(NativeGraphExec, NativeStream) override {}
+  void launch_graph(NativeGraphExec exec, NativeStream stream) override {
+    auto e = *static_cast<std::shared_ptr<CpuGraphExec>*>(exec);  // the replay owns a reference
+    submit(stream, [e = std::move(e)] { e->run(); }, {}, &kGraphOp);
+  }
+  bool update_graph_exec(NativeGraphExec exec, NativeGraph graph) override {
+    return (*static_cast<std::shared_ptr<CpuGraphExec>*>(exec))->update(*static_cast<CpuGraph*>(graph));
+  }
+  void destroy_graph(NativeGraph graph) noexcept override { delete static_cast<CpuGraph*>(graph); }
+  void destroy_graph_exec(NativeGraphExec exec) noexcept override {
+    delete static_cast<std::shared_ptr<CpuGraphExec>*>(exec);
   }
 
   // Occupancy x "multiprocessors" (the pool's threads), as on a GPU, and at
@@ -734,7 +740,8 @@ class CpuBackend final : public Backend {
   // blocking stream waits for the null stream.
   std::pair<std::shared_ptr<CpuStream>, std::uint64_t> submit(NativeStream stream,
                                                               std::function<void()> task,
-                                                              std::function<void()> after = {}) {
+                                                              std::function<void()> after = {},
+                                                              const void* key = nullptr) {
     std::shared_ptr<CpuStream> target = stream_of(stream);
     const std::shared_ptr<CpuStream>& null_stream = null_stream_of(*target);
     std::vector<std::pair<std::shared_ptr<CpuStream>, std::uint64_t>> waits;
@@ -754,16 +761,16 @@ class CpuBackend final : public Backend {
         for (const auto& [s, t] : waits) s->wait(t);
         if (inner) inner();
       };
-    std::uint64_t ticket = target->enqueue(std::move(task), std::move(after));
+    std::uint64_t ticket = target->enqueue(std::move(task), std::move(after), key);
     return {target, ticket};
   }
 
   // A copy or fill: queued when async; otherwise done at once when nothing
   // it must follow is pending, else queued and waited for.
   template <class F>
-  void run_on(NativeStream stream, bool async, F work) {
+  void run_on(NativeStream stream, bool async, F work, const void* key = &kFillOp) {
     if (async) {
-      submit(stream, std::move(work));
+      submit(stream, std::move(work), {}, key);
       return;
     }
     // The memory may be another device's, with work still queued there:

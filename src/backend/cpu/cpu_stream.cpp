@@ -21,15 +21,35 @@ CpuStream::~CpuStream() {
   thread_.join();
 }
 
-std::uint64_t CpuStream::enqueue(std::function<void()> task, std::function<void()> after) {
+std::uint64_t CpuStream::enqueue(std::function<void()> task, std::function<void()> after,
+                                 const void* key) {
   std::uint64_t ticket;
   {
     std::lock_guard lock(mutex_);
+    if (capture_) {
+      capture_->ops.push_back(RecordedOp{std::move(task), std::move(after), key});
+      return submitted_;
+    }
     queue_.push_back(Entry{std::move(task), std::move(after)});
     ticket = ++submitted_;
   }
   work_cv_.notify_one();
   return ticket;
+}
+
+void CpuStream::begin_capture(std::shared_ptr<CpuGraph> graph) {
+  std::lock_guard lock(mutex_);
+  capture_ = std::move(graph);
+}
+
+std::shared_ptr<CpuGraph> CpuStream::end_capture() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(capture_, nullptr);
+}
+
+bool CpuStream::capturing() {
+  std::lock_guard lock(mutex_);
+  return capture_ != nullptr;
 }
 
 std::uint64_t CpuStream::last_ticket() {

@@ -9,9 +9,11 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
+#include "backend/cpu/cpu_graph.hpp"
 #include "backend/cpu/interruptible_wait.hpp"
 
 namespace cudakit::detail::cpu {
@@ -32,7 +34,15 @@ class CpuStream {
   // given, runs on the stream once the task counts as completed and before the
   // next task starts: an event recorded last on a stream is then never seen
   // complete while the stream still reports pending work.
-  std::uint64_t enqueue(std::function<void()> task, std::function<void()> after = {});
+  // While the stream captures, the task is recorded into the graph instead
+  // (with `key`, see RecordedOp), and the last ticket is returned.
+  std::uint64_t enqueue(std::function<void()> task, std::function<void()> after = {},
+                        const void* key = nullptr);
+  // Capture: from begin_capture until end_capture, enqueue records into `graph`.
+  void begin_capture(std::shared_ptr<CpuGraph> graph);
+  // The recorded graph; null when the stream was not capturing.
+  std::shared_ptr<CpuGraph> end_capture();
+  bool capturing();
   // The ticket of the last task queued (0: none yet).
   std::uint64_t last_ticket();
   bool reached(std::uint64_t ticket);
@@ -61,6 +71,7 @@ class CpuStream {
   std::uint64_t completed_ = 0;
   std::uint64_t finished_ = 0;  // completed, and its `after` has run
   std::exception_ptr error_;
+  std::shared_ptr<CpuGraph> capture_;  // non-null while capturing
   bool stop_ = false;
   std::thread thread_;
 };

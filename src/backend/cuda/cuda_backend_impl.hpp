@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/graph_backend.hpp"
 #include "backend/cuda/launch_history.hpp"
 #include "backend/cuda/ptx_entry_parser.hpp"
 
@@ -33,7 +34,7 @@ struct CudaModule {
   std::vector<PtxEntry> entries;  // parsed from ptx on first use
 };
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, public GraphBackend {
  public:
   CudaBackend() = default;
   ~CudaBackend() override;
@@ -115,6 +116,19 @@ class CudaBackend final : public Backend {
               unsigned dynamic_shared_bytes, NativeStream stream, void** args) override;
   void launch_cooperative(NativeKernel kernel, const char* kernel_name, Dim3 grid, Dim3 block,
                           unsigned dynamic_shared_bytes, NativeStream stream, void** args) override;
+
+  // cuda_graph.cpp
+  void launch_host_function(NativeStream stream, HostFunction function, void* user_data) override;
+  void begin_capture(NativeStream stream, CaptureMode mode) override;
+  NativeGraph end_capture(NativeStream stream) override;
+  bool is_capturing(NativeStream stream) override;
+  std::size_t graph_node_count(NativeGraph graph) override;
+  NativeGraphExec instantiate_graph(NativeGraph graph) override;
+  void upload_graph(NativeGraphExec exec, NativeStream stream) override;
+  void launch_graph(NativeGraphExec exec, NativeStream stream) override;
+  bool update_graph_exec(NativeGraphExec exec, NativeGraph graph) override;
+  void destroy_graph(NativeGraph graph) noexcept override;
+  void destroy_graph_exec(NativeGraphExec exec) noexcept override;
 
   bool gemm_available(ScalarType type) override;  // cuda_gemm.cpp
   void gemm(int ordinal, NativeStream stream, const GemmRequest& request) override;

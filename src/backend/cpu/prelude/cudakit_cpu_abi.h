@@ -12,7 +12,7 @@
 
 namespace cudakit_cpu {
 
-constexpr unsigned kAbiVersion = 3;
+constexpr unsigned kAbiVersion = 4;
 
 // Per OS thread: where the coordinates of the CUDA thread running now live.
 // The module owns the storage (its thread_local threadIdx, blockIdx,
@@ -39,8 +39,12 @@ struct RuntimeTable {
   unsigned long long (*warp_exchange)(unsigned mask, unsigned long long value, int src_lane);
   // __ballot_sync over the live lanes of `mask`.
   unsigned (*warp_ballot)(unsigned mask, int predicate);
-  // Live (not exited) lanes of this thread's warp.
-  unsigned (*activemask)();
+  // __activemask(): with `site` null, the live (not exited) lanes of this
+  // thread's warp. With a call site's identity, the lanes that reach that
+  // same site together: the call waits until no lane of the warp can run any
+  // further (each waits somewhere or has exited), as a GPU runs a warp's
+  // divergent paths one after the other, and returns the lanes waiting there.
+  unsigned (*activemask)(const void* site);
   // The block's `extern __shared__` buffer (aligned to 64 bytes).
   void* (*dynamic_shared)();
   // Lets the other threads of the block run (__nanosleep, spin loops).

@@ -255,13 +255,19 @@ static inline int __syncthreads_or(int p) {
 static inline void __syncwarp(unsigned mask = 0xffffffffu) {
   ::cudakit_cpu::runtime->syncwarp(mask);
 }
-static inline unsigned __activemask() { return ::cudakit_cpu::runtime->activemask(); }
+// Each use of __activemask() is a call site of its own (the static below),
+// so that lanes in different branches see only their own branch's lanes.
+#define __activemask()                                   \
+  (::cudakit_cpu::runtime->activemask([]() -> const void* { \
+    static const char cudakit_call_site = 0;              \
+    return &cudakit_call_site;                            \
+  }()))
 static inline unsigned __ballot_sync(unsigned mask, int p) {
   return ::cudakit_cpu::runtime->warp_ballot(mask, p != 0);
 }
 static inline int __any_sync(unsigned mask, int p) { return __ballot_sync(mask, p) != 0; }
 static inline int __all_sync(unsigned mask, int p) {
-  unsigned voters = mask & __activemask();
+  unsigned voters = mask & ::cudakit_cpu::runtime->activemask(nullptr);
   return (__ballot_sync(mask, p) & voters) == voters;
 }
 static inline unsigned __lanemask_lt() { return (1u << ::cudakit_cpu::lane_id()) - 1u; }
