@@ -143,10 +143,40 @@ class capture:
 _SCALARS = (numbers.Number, np.generic, str, bytes, type(None))
 
 
-def _arg_key(value: Any, where: str) -> Any:
+def _device_ndarray_key(value: Any) -> Any:
+    return ("array", value._array.address, value.shape, value.dtype, value._strides_el)
+
+
+def _gpuarray_key(value: Any) -> Any:
+    return ("array", int(value.gpudata), value.shape, value.dtype, value.strides)
+
+
+def _scalar_key(value: Any) -> Any:
+    return ("scalar", type(value), value)
+
+
+# The common argument types, keyed without the general path's questions.
+_FAST_KEYS: dict[type, Callable[[Any], Any]] = {
+    _core.GPUArray: _gpuarray_key, int: _scalar_key, float: _scalar_key, bool: _scalar_key}
+
+
+def _fast_keys() -> dict[type, Callable[[Any], Any]]:
+    from .cuda.device_array import DeviceNDArray  # (imports cudakit.cuda only when used)
+    _FAST_KEYS.setdefault(DeviceNDArray, _device_ndarray_key)
+    return _FAST_KEYS
+
+
+def _arg_key(value: Any, name: str, position: Any) -> Any:
     """What a call's argument contributes to the graph's key: arrays by
     address, shape, dtype and strides (the graph bakes their addresses in),
     numbers by type and value, tuples element by element."""
+    fast = _FAST_KEYS.get(type(value))
+    if fast is not None:
+        return fast(value)
+    return _general_arg_key(value, f"graphed({name}): argument {position}")
+
+
+def _general_arg_key(value: Any, where: str) -> Any:
     if isinstance(value, np.ndarray):
         raise NotReplayableError(
             f"{where} is a host (numpy) array: a graph cannot replay its copy to and from "
@@ -158,7 +188,8 @@ def _arg_key(value: Any, where: str) -> Any:
     if isinstance(value, _SCALARS):
         return ("scalar", type(value), value)
     if isinstance(value, (tuple, list)):
-        return (type(value), tuple(_arg_key(v, f"{where}[{i}]") for i, v in enumerate(value)))
+        return (type(value), tuple(_general_arg_key(v, f"{where}[{i}]")
+                                   for i, v in enumerate(value)))
     if isinstance(value, _core.GPUArray):
         return ("array", int(value.gpudata), value.shape, value.dtype.str, value.strides)
     if isinstance(value, _core.DeviceAllocation):
@@ -171,7 +202,9 @@ class _Graphed:
 
     def __init__(self, fn: Callable[..., Any], max_graphs: int) -> None:
         functools.update_wrapper(self, fn)
+        _fast_keys()
         self._fn = fn
+        self._name = getattr(fn, "__name__", "function")
         self._max_graphs = max_graphs
         # key -> ("warm", None) after the first call, ("graph", (CapturedGraph, result, args))
         self._entries: OrderedDict[Any, tuple[str, Any]] = OrderedDict()
@@ -182,10 +215,10 @@ class _Graphed:
         return sum(1 for kind, _ in self._entries.values() if kind == "graph")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        name = getattr(self._fn, "__name__", "function")
-        key = (tuple(_arg_key(a, f"graphed({name}): argument {i}") for i, a in enumerate(args)),
-               tuple(sorted((k, _arg_key(v, f"graphed({name}): argument {k}"))
-                            for k, v in kwargs.items())))
+        name = self._name
+        key = (tuple([_arg_key(a, name, i) for i, a in enumerate(args)]),
+               tuple(sorted((k, _arg_key(v, name, k)) for k, v in kwargs.items()))
+               if kwargs else ())
         entry = self._entries.get(key)
         if entry is None:
             # First call: run it directly, so compiles, allocations and lazy

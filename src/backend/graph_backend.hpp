@@ -44,6 +44,14 @@ class GraphBackend {
   // same operations, in the same order, on the same kernels); false, with
   // `exec` unchanged, when they differ and a new instantiation is needed.
   virtual bool update_graph_exec(NativeGraphExec exec, NativeGraph graph) = 0;
+  // An event recorded on a capturing stream: recorded again at each replay
+  // of the graph (an external event record node), so that waiting on it or
+  // querying it after a replay means what it means for direct work.
+  virtual void record_event_in_capture(NativeEvent event, NativeStream stream) = 0;
+  // Whether `address` is host memory the backend neither allocated nor
+  // registered (pageable): a graph cannot copy to or from it, since the
+  // memory may be gone by the time a replay runs.
+  virtual bool is_pageable_host(const void* address) = 0;
   virtual void destroy_graph(NativeGraph graph) noexcept = 0;
   virtual void destroy_graph_exec(NativeGraphExec exec) noexcept = 0;
 };

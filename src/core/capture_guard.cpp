@@ -44,6 +44,13 @@ class CaptureGuardBackend final : public ForwardingBackend {
                             "recorded, never run, until the graph is replayed");
         refuse_if_sync_forbidden("a synchronous copy (it may synchronize implicitly)");
       } else if (find_capture(this, st, capture)) {
+        if (graphs().is_pageable_host(d) || graphs().is_pageable_host(s))
+          refuse_in_capture("a copy to or from pageable host memory on the capturing stream",
+                            "a graph's copy runs at each replay, when pageable host memory "
+                            "(a numpy array, a std::vector) may be gone; reading results "
+                            "to the host also waits for work that is only recorded; copy "
+                            "from or to page-locked memory (drv.pagelocked_empty, "
+                            "PinnedBuffer) inside a capture");
         capture.resources->note_use(address_of(d), b);
         capture.resources->note_use(address_of(s), b);
       }
@@ -81,7 +88,15 @@ class CaptureGuardBackend final : public ForwardingBackend {
     inner().stream_wait_event(capture_target(this, s), e);
   }
   void record_event(NativeEvent e, NativeStream s) override {
-    inner().record_event(e, capture_target(this, s));
+    s = capture_target(this, s);
+    if (graph_memory_watched()) [[unlikely]] {
+      OpenCapture capture;
+      if (find_capture(this, s, capture)) {
+        graphs().record_event_in_capture(e, s);
+        return;
+      }
+    }
+    inner().record_event(e, s);
   }
   void synchronize_event(NativeEvent e) override {
     refuse_if_sync_forbidden("synchronizing an event");

@@ -152,6 +152,10 @@ class ForwardingBackend : public Backend, public GraphBackend {
   bool update_graph_exec(NativeGraphExec e, NativeGraph g) override {
     return graphs().update_graph_exec(e, g);
   }
+  void record_event_in_capture(NativeEvent e, NativeStream s) override {
+    graphs().record_event_in_capture(e, s);
+  }
+  bool is_pageable_host(const void* address) override { return graphs().is_pageable_host(address); }
   // The graph and its executable form exist only if the inner backend made them.
   void destroy_graph(NativeGraph g) noexcept override {
     if (auto* inner = dynamic_cast<GraphBackend*>(inner_.get())) inner->destroy_graph(g);

@@ -81,24 +81,27 @@ namespace cudakit::detail {
   X(cuLinkComplete)                              \
   X(cuLinkDestroy)
 
-#define CUDAKIT_DRIVER_OPTIONAL(X) \
-  X(cuModuleGetFunctionCount)      \
-  X(cuModuleEnumerateFunctions)    \
-  X(cuFuncGetName)                 \
-  X(cuFuncGetParamInfo)            \
-  X(cuLaunchCooperativeKernel)     \
-  X(cuDeviceCanAccessPeer)         \
-  X(cuLaunchHostFunc)              \
-  X(cuStreamBeginCapture)          \
-  X(cuStreamEndCapture)            \
-  X(cuStreamIsCapturing)           \
-  X(cuGraphGetNodes)               \
-  X(cuGraphInstantiateWithFlags)   \
-  X(cuGraphUpload)                 \
-  X(cuGraphLaunch)                 \
-  X(cuGraphExecUpdate)             \
-  X(cuGraphDestroy)                \
-  X(cuGraphExecDestroy)
+#define CUDAKIT_DRIVER_OPTIONAL(X)     \
+  X(cuModuleGetFunctionCount)          \
+  X(cuModuleEnumerateFunctions)        \
+  X(cuFuncGetName)                     \
+  X(cuFuncGetParamInfo)                \
+  X(cuLaunchCooperativeKernel)         \
+  X(cuDeviceCanAccessPeer)             \
+  X(cuLaunchHostFunc)                  \
+  X(cuStreamBeginCapture)              \
+  X(cuStreamEndCapture)                \
+  X(cuStreamIsCapturing)               \
+  X(cuGraphGetNodes)                   \
+  X(cuGraphInstantiateWithFlags)       \
+  X(cuGraphUpload)                     \
+  X(cuGraphLaunch)                     \
+  X(cuGraphExecUpdate)                 \
+  X(cuGraphDestroy)                    \
+  X(cuGraphExecDestroy)                \
+  X(cuThreadExchangeStreamCaptureMode) \
+  X(cuEventRecordWithFlags)            \
+  X(cuPointerGetAttributes)
 
 struct CudaDriver {
 #define CUDAKIT_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -258,6 +259,9 @@ struct Case {
   std::function<void(Graphs&, const Stream&, State&)> run;
   std::string message;  // a fragment of the error
 };
+
+// What ctest and GoogleTest print for a case: its name.
+void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
 
 class GraphMisuse : public Graphs, public ::testing::WithParamInterface<Case> {};
 

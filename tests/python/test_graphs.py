@@ -189,6 +189,13 @@ MISUSE = [
     Case("read to the host", lambda s, x: x.get(), "captur"),
     Case("memcpy_dtoh", lambda s, x: drv.memcpy_dtoh(np.empty(N, np.float32), x.gpudata),
          "synchronous copy"),
+    # A graph would write into the numpy array at each replay, long after it is gone.
+    Case("memcpy_dtoh_async into a numpy array",
+         lambda s, x: drv.memcpy_dtoh_async(np.empty(N, np.float32), x.gpudata, s),
+         "pageable host memory"),
+    Case("memcpy_htod_async from a numpy array",
+         lambda s, x: drv.memcpy_htod_async(x.gpudata, np.ones(N, np.float32), s),
+         "pageable host memory"),
 ]
 
 
@@ -246,3 +253,18 @@ def test_thousand_step_graph_on_the_gpu_matches_direct(step_module, fresh) -> No
         step(step_module, dx, dy, dz)
     assert x.get().tobytes() == dx.get().tobytes()
     assert z.get().tobytes() == dz.get().tobytes()
+
+
+def test_an_event_recorded_in_a_capture_is_recorded_by_each_replay(step_module, fresh) -> None:
+    x, y, z = fresh()
+    dx, dy, dz = fresh()
+    done = drv.Event()
+    with graphs.capture() as g:
+        step(step_module, x, y, z, stream=g.stream)
+        done.record(g.stream)
+    for _ in range(3):
+        g.replay(g.stream)
+        done.synchronize()  # waits for this replay's work, as for direct work
+        step(step_module, dx, dy, dz)
+        assert done.query()
+        assert x.get().tobytes() == dx.get().tobytes()

@@ -38,9 +38,9 @@ struct WarpState {
   unsigned arrived = 0;  // lanes waiting at a warp barrier
   unsigned needed[32];   // the mask each waiting lane named
   unsigned long long slots[32];
-  unsigned mask_waiting = 0;           // lanes waiting in __activemask()
-  const void* mask_site[32] = {};      // where each of them called it
-  unsigned mask_result[32] = {};       // what each of them gets
+  unsigned mask_waiting = 0;       // lanes waiting in __activemask()
+  const void* mask_site[32] = {};  // where each of them called it
+  unsigned mask_result[32] = {};   // what each of them gets
 };
 
 // Everything one OS thread needs to run blocks; reused from block to block

@@ -25,7 +25,6 @@
 #include "backend/cpu/block_runner.hpp"
 #include "backend/cpu/cpu_devices.hpp"
 #include "backend/cpu/cpu_graph.hpp"
-#include "backend/graph_backend.hpp"
 #include "backend/cpu/cpu_module.hpp"
 #include "backend/cpu/cpu_stream.hpp"
 #include "backend/cpu/device_memory.hpp"
@@ -35,6 +34,7 @@
 #include "backend/cpu/host_registry.hpp"
 #include "backend/cpu/printf_fifo.hpp"
 #include "backend/cpu/thread_pool.hpp"
+#include "backend/graph_backend.hpp"
 #include "cudakit/error.hpp"
 
 namespace cudakit::detail {
@@ -324,7 +324,8 @@ class CpuBackend final : public Backend, public GraphBackend {
     auto e = event_of(event);
     const std::uint64_t sequence = e->latest();
     if (stream_of(stream)->capturing()) {  // waits for the recording latest at replay
-      submit(stream, [e = std::move(e)] { e->wait_for(e->latest()); }, {}, &kWaitOp);
+      submit(
+          stream, [e = std::move(e)] { e->wait_for(e->latest()); }, {}, &kWaitOp);
       return;
     }
     if (sequence == 0) return;  // never recorded: nothing to wait for
@@ -346,10 +347,7 @@ class CpuBackend final : public Backend, public GraphBackend {
   }
   void record_event(NativeEvent event, NativeStream stream) override {
     auto e = event_of(event);
-    if (stream_of(stream)->capturing()) {  // recorded at each replay, not now
-      submit(stream, {}, [e = std::move(e)] { e->mark(e->begin_record()); }, &kEventOp);
-      return;
-    }
+    if (stream_of(stream)->capture_event_record(e)) return;  // recorded at each replay
     const std::uint64_t sequence = e->begin_record();
     // Marked once the stream counts everything before it as done, so a
     // completed event implies an idle stream when it was the last work.
@@ -510,7 +508,8 @@ class CpuBackend final : public Backend, public GraphBackend {
 
   // ---- host functions and graphs (cpu_graph.hpp) ---------------------------------------------
   void launch_host_function(NativeStream stream, HostFunction f, void* data) override {
-    submit(stream, [f, data] { f(data); }, {}, &kHostOp);
+    submit(
+        stream, [f, data] { f(data); }, {}, &kHostOp);
   }
   void begin_capture(NativeStream stream, CaptureMode) override {
     auto s = stream_of(stream);
@@ -522,7 +521,8 @@ class CpuBackend final : public Backend, public GraphBackend {
   NativeGraph end_capture(NativeStream stream) override {
     std::shared_ptr<CpuGraph> graph = stream_of(stream)->end_capture();
     if (!graph)
-      throw ArgumentError("ending a stream capture on the CPU backend", "the stream is not capturing");
+      throw ArgumentError("ending a stream capture on the CPU backend",
+                          "the stream is not capturing");
     return new CpuGraph(std::move(*graph));
   }
   bool is_capturing(NativeStream stream) override { return stream_of(stream)->capturing(); }
@@ -536,10 +536,22 @@ class CpuBackend final : public Backend, public GraphBackend {
   void upload_graph(NativeGraphExec, NativeStream) override {}
   void launch_graph(NativeGraphExec exec, NativeStream stream) override {
     auto e = *static_cast<std::shared_ptr<CpuGraphExec>*>(exec);  // the replay owns a reference
-    submit(stream, [e = std::move(e)] { e->run(); }, {}, &kGraphOp);
+    EventRecordings recordings = e->begin_event_recordings();
+    submit(
+        stream, [e = std::move(e), recordings = std::move(recordings)] { e->run(recordings); }, {},
+        &kGraphOp);
   }
   bool update_graph_exec(NativeGraphExec exec, NativeGraph graph) override {
-    return (*static_cast<std::shared_ptr<CpuGraphExec>*>(exec))->update(*static_cast<CpuGraph*>(graph));
+    return (*static_cast<std::shared_ptr<CpuGraphExec>*>(exec))
+        ->update(*static_cast<CpuGraph*>(graph));
+  }
+  void record_event_in_capture(NativeEvent event, NativeStream stream) override {
+    record_event(event, stream);  // a capturing stream records it into the graph
+  }
+  bool is_pageable_host(const void* address) override {
+    KnownRange range;
+    return !DeviceMemory::instance().find(reinterpret_cast<std::uintptr_t>(address), range) &&
+           !host_registry_.contains(address, 1);
   }
   void destroy_graph(NativeGraph graph) noexcept override { delete static_cast<CpuGraph*>(graph); }
   void destroy_graph_exec(NativeGraphExec exec) noexcept override {

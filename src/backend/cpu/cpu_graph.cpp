@@ -2,11 +2,22 @@
 
 #include <exception>
 
+#include "backend/cpu/cpu_stream.hpp"
+
 namespace cudakit::detail::cpu {
 
-void CpuGraphExec::run() {
+EventRecordings CpuGraphExec::begin_event_recordings() {
+  std::lock_guard lock(mutex_);
+  EventRecordings recordings;
+  for (const RecordedOp& op : ops_)
+    if (op.event) recordings.emplace_back(op.event, op.event->begin_record());
+  return recordings;
+}
+
+void CpuGraphExec::run(const EventRecordings& recordings) {
   std::lock_guard lock(mutex_);
   std::exception_ptr failure;
+  std::size_t next_recording = 0;
   for (const RecordedOp& op : ops_) {
     if (!failure && op.task) {
       try {
@@ -16,6 +27,10 @@ void CpuGraphExec::run() {
       }
     }
     if (op.after) op.after();
+    if (op.event && next_recording < recordings.size()) {
+      const auto& [event, sequence] = recordings[next_recording++];
+      event->mark(sequence);
+    }
   }
   if (failure) std::rethrow_exception(failure);
 }

@@ -7,18 +7,29 @@
 // direct run gives.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace cudakit::detail::cpu {
 
+class CpuEvent;
+
 struct RecordedOp {
   std::function<void()> task;
-  std::function<void()> after;  // runs when the task counts as done (event marks)
+  std::function<void()> after;  // runs when the task counts as done
   const void* key = nullptr;    // the kernel of a launch; a tag for other operations
+  // An event's recording: begun when a replay is queued (so waiting on the
+  // event after queueing the replay waits for it), marked when it runs.
+  std::shared_ptr<CpuEvent> event;
 };
+
+// The recordings a queued replay will mark: each event op's event and the
+// sequence number its recording got when the replay was queued.
+using EventRecordings = std::vector<std::pair<std::shared_ptr<CpuEvent>, std::uint64_t>>;
 
 struct CpuGraph {
   int device = 0;
@@ -37,7 +48,9 @@ class CpuGraphExec {
   // remaining tasks are skipped (as a fault ends a GPU's work) but their
   // `after` steps still run, so nothing waiting on the graph's events hangs;
   // the failure is rethrown at the end.
-  void run();
+  void run(const EventRecordings& recordings);
+  // Begins the recording of each event op, for one replay being queued.
+  EventRecordings begin_event_recordings();
   // Takes `graph`'s operations when they match this one's one for one (same
   // count, same kernels and kinds, in order); false otherwise.
   bool update(const CpuGraph& graph);

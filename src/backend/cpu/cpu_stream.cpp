@@ -37,6 +37,13 @@ std::uint64_t CpuStream::enqueue(std::function<void()> task, std::function<void(
   return ticket;
 }
 
+bool CpuStream::capture_event_record(std::shared_ptr<CpuEvent> event) {
+  std::lock_guard lock(mutex_);
+  if (!capture_) return false;
+  capture_->ops.push_back(RecordedOp{{}, {}, &kEventOp, std::move(event)});
+  return true;
+}
+
 void CpuStream::begin_capture(std::shared_ptr<CpuGraph> graph) {
   std::lock_guard lock(mutex_);
   capture_ = std::move(graph);

@@ -38,6 +38,9 @@ class CpuStream {
   // (with `key`, see RecordedOp), and the last ticket is returned.
   std::uint64_t enqueue(std::function<void()> task, std::function<void()> after = {},
                         const void* key = nullptr);
+  // While capturing: records `event`'s recording into the graph and returns
+  // true; false (nothing done) when the stream is not capturing.
+  bool capture_event_record(std::shared_ptr<CpuEvent> event);
   // Capture: from begin_capture until end_capture, enqueue records into `graph`.
   void begin_capture(std::shared_ptr<CpuGraph> graph);
   // The recorded graph; null when the stream was not capturing.

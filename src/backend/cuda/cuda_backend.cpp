@@ -276,9 +276,34 @@ int CudaBackend::driver_version() {
 
 // ---- memory -----------------------------------------------------------------
 
+namespace {
+// Allocating and freeing are "potentially unsafe" calls for a stream capture
+// in the global or thread-local mode: the driver refuses them and invalidates
+// the capture. A memory pool that grows inside a capture (or frees what the
+// graph no longer holds) is legitimate, so these calls run in the relaxed
+// mode on this thread, as PyTorch's caching allocator does.
+class RelaxedCaptureMode {
+ public:
+  explicit RelaxedCaptureMode(const CudaDriver& driver)
+      : exchange_(driver.cuThreadExchangeStreamCaptureMode) {
+    if (exchange_ && exchange_(&mode_) != CUDA_SUCCESS) exchange_ = nullptr;
+  }
+  ~RelaxedCaptureMode() {
+    if (exchange_) exchange_(&mode_);
+  }
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  decltype(CudaDriver::cuThreadExchangeStreamCaptureMode) exchange_;
+  CUstreamCaptureMode mode_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+};
+}  // namespace
+
 DevicePtr CudaBackend::allocate(int ordinal, std::size_t bytes) {
   if (bytes == 0) return 0;  // the driver rejects empty allocations; nothing to hold
   make_current(ordinal);
+  RelaxedCaptureMode relaxed(*driver_);
   CUdeviceptr ptr = 0;
   CUresult result = driver_->cuMemAlloc(&ptr, bytes);
   if (result == CUDA_SUCCESS) return ptr;
@@ -303,12 +328,14 @@ void CudaBackend::deallocate(int ordinal, DevicePtr ptr) noexcept {
   } catch (...) {
     return;
   }
+  RelaxedCaptureMode relaxed(*driver_);
   driver_->cuMemFree(ptr);
 }
 
 void* CudaBackend::allocate_pinned(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   ensure_context();
+  RelaxedCaptureMode relaxed(*driver_);
   void* ptr = nullptr;
   CUresult result = driver_->cuMemAllocHost(&ptr, bytes);
   if (result == CUDA_SUCCESS) return ptr;
@@ -321,6 +348,7 @@ void* CudaBackend::allocate_pinned(std::size_t bytes) {
 
 void CudaBackend::deallocate_pinned(void* ptr) noexcept {
   if (!ptr || !driver_) return;
+  RelaxedCaptureMode relaxed(*driver_);
   driver_->cuMemFreeHost(ptr);
 }
 

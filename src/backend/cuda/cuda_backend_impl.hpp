@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "backend/graph_backend.hpp"
 #include "backend/cuda/launch_history.hpp"
 #include "backend/cuda/ptx_entry_parser.hpp"
+#include "backend/graph_backend.hpp"
 
 namespace cudakit::detail {
 
@@ -127,6 +127,8 @@ class CudaBackend final : public Backend, public GraphBackend {
   void upload_graph(NativeGraphExec exec, NativeStream stream) override;
   void launch_graph(NativeGraphExec exec, NativeStream stream) override;
   bool update_graph_exec(NativeGraphExec exec, NativeGraph graph) override;
+  void record_event_in_capture(NativeEvent event, NativeStream stream) override;
+  bool is_pageable_host(const void* address) override;
   void destroy_graph(NativeGraph graph) noexcept override;
   void destroy_graph_exec(NativeGraphExec exec) noexcept override;
 

@@ -5,6 +5,7 @@
 // the driver table: a driver without them gets NotSupported naming the call.
 #include <cuda.h>
 
+#include <cstdint>
 #include <string>
 
 #include "backend/cuda/cuda_backend_impl.hpp"
@@ -107,6 +108,30 @@ bool CudaBackend::update_graph_exec(NativeGraphExec exec, NativeGraph graph) {
   // The graphs differ in shape: the executable graph is left as it was.
   if (result == CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) return false;
   fail(result, doing, nullptr, false);
+}
+
+void CudaBackend::record_event_in_capture(NativeEvent event, NativeStream stream) {
+  const char* doing = "recording an event on a capturing stream";
+  auto entry = CUDAKIT_GRAPH_ENTRY(cuEventRecordWithFlags, doing);
+  ensure_context();
+  // An external record node: the event is recorded at each replay and can be
+  // waited for and queried afterwards (a plain record inside a capture only
+  // orders captured work and cannot be queried).
+  CUresult result = entry(static_cast<CUevent>(event), as_stream(stream), CU_EVENT_RECORD_EXTERNAL);
+  if (result != CUDA_SUCCESS) fail(result, doing, stream, true);
+}
+
+bool CudaBackend::is_pageable_host(const void* address) {
+  auto entry = driver().cuPointerGetAttributes;
+  if (!entry) return false;  // the driver decides what it can capture
+  ensure_context();
+  unsigned memory_type = 0;
+  CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+  void* value = &memory_type;
+  // Unregistered host memory has no memory type (0), or is refused.
+  CUresult result = entry(1, &attribute, &value,
+                          static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(address)));
+  return result != CUDA_SUCCESS || memory_type == 0;
 }
 
 void CudaBackend::destroy_graph(NativeGraph graph) noexcept {

@@ -156,29 +156,3 @@ def test_activemask_in_divergent_branches_as_numba_test_warp_ops():
     branch_masks[1, WARP](dout)
     np.testing.assert_array_equal(dout.copy_to_host(), np.tile([0x55555555, 0xAAAAAAAA], 16))
 
-
-@cuda.jit
-def loop_masks(out, trips):  # type: ignore[no-untyped-def]
-    i = cuda.grid(1)
-    for k in range(trips[i]):
-        out[i, k] = cuda.activemask()
-
-
-def test_activemask_in_a_loop_names_the_lanes_still_looping():
-    """Iteration k of a loop whose trip count differs by lane: the lanes
-    still in the loop, as a warp runs it (lanes that left wait at its end)."""
-    lanes = 3 * WARP // 2  # one full warp and a half one
-    trips = RNG.integers(0, 5, size=lanes).astype(np.int32)
-    out = np.zeros((lanes, 5), np.uint32)
-    dout = cuda.to_device(out)
-    loop_masks[1, lanes](dout, cuda.to_device(trips))
-    got = dout.copy_to_host()
-    for i in range(lanes):
-        warp = slice(i - i % WARP, min(i - i % WARP + WARP, lanes))
-        for k in range(5):
-            if k < trips[i]:
-                looping = trips[warp] > k
-                want = sum(1 << lane for lane in np.flatnonzero(looping))
-                assert got[i, k] == want, (i, k, hex(got[i, k]), hex(want))
-            else:
-                assert got[i, k] == 0

@@ -257,10 +257,10 @@ static inline void __syncwarp(unsigned mask = 0xffffffffu) {
 }
 // Each use of __activemask() is a call site of its own (the static below),
 // so that lanes in different branches see only their own branch's lanes.
-#define __activemask()                                   \
+#define __activemask()                                      \
   (::cudakit_cpu::runtime->activemask([]() -> const void* { \
-    static const char cudakit_call_site = 0;              \
-    return &cudakit_call_site;                            \
+    static const char cudakit_call_site = 0;                \
+    return &cudakit_call_site;                              \
   }()))
 static inline unsigned __ballot_sync(unsigned mask, int p) {
   return ::cudakit_cpu::runtime->warp_ballot(mask, p != 0);
