@@ -41,6 +41,8 @@ from ._curand_sources import (
     xorwow_skip_ahead_sequence_source,
 )
 
+_PREPARE_STACK_BYTES = 1 << 14  # per thread, while the states are prepared (PyCUDA's 16 KiB)
+
 # Built modules, by (source, device ordinal): a second generator of a kind
 # reuses the first one's kernels (each keeps its own states).
 _modules: dict[tuple[str, int], Any] = {}
@@ -325,8 +327,21 @@ class _PseudoRandomNumberGeneratorBase(_RandomNumberGeneratorBase):
                             f"GPUArray of {count} seeds (one per generator), got {got}; "
                             "see seed_getter_unique / seed_getter_uniform")
         prepare = self.module.get_function("prepare").prepare("PnPn")
-        prepare.prepared_call((self.block_count, 1), (self.generators_per_block, 1, 1),
-                              self.state, count, seed.gpudata, offset)
+        # As PyCUDA: curand_init may need a larger stack than the default
+        # (cuRAND's skip-ahead scratch); raised for the preparation only.
+        stack = drv.Context.get_limit(drv.limit.STACK_SIZE)
+        raise_stack = stack < _PREPARE_STACK_BYTES
+        try:
+            if raise_stack:
+                drv.Context.set_limit(drv.limit.STACK_SIZE, _PREPARE_STACK_BYTES)
+            prepare.prepared_call((self.block_count, 1), (self.generators_per_block, 1, 1),
+                                  self.state, count, seed.gpudata, offset)
+        except drv.LaunchError as error:
+            raise ValueError(f"{type(self).__name__}: preparing {count} generator states "
+                             f"failed ({error}); PyCUDA's advice: fewer threads") from error
+        finally:
+            if raise_stack:
+                drv.Context.set_limit(drv.limit.STACK_SIZE, stack)
 
     def _prepare_skipahead(self) -> None:
         self.skip_ahead = self.module.get_function("skip_ahead").prepare("PnQ")
