@@ -2,7 +2,10 @@
 
 A seed gives the same numbers on the GPU and on the CPU backend (element e of a
 draw depends only on seed, offset and e). The numbers differ from PyCUDA's
-(which uses MD5 for ``rand`` and cuRAND's XORWOW / MRG32k3a for generators).
+``rand`` (which uses MD5). PyCUDA's cuRAND-device-API generators,
+``XORWOWRandomNumberGenerator`` and ``MRG32k3aRandomNumberGenerator``, are
+PyCUDA's own design (``_curand_generators.py``): one cuRAND state per thread,
+advanced by ``<curand_kernel.h>`` kernels on either backend.
 """
 
 from __future__ import annotations
@@ -14,18 +17,60 @@ import numpy as np
 from . import _core
 from ._core import PhiloxGenerator
 
+from ._curand_generators import (
+    MRG32k3aRandomNumberGenerator,
+    ScrambledSobol32RandomNumberGenerator,
+    ScrambledSobol64RandomNumberGenerator,
+    Sobol32RandomNumberGenerator,
+    Sobol64RandomNumberGenerator,
+    XORWOWRandomNumberGenerator,
+    seed_getter_uniform,
+    seed_getter_unique,
+)
+from ._curand_sources import (
+    gen_log_template,
+    gen_poisson_inplace_template,
+    gen_poisson_template,
+    gen_template,
+    md5_code,
+    mrg32k3a_random_source,
+    mrg32k3a_skip_ahead_sequence_source,
+    random_skip_ahead32_source,
+    random_skip_ahead64_source,
+    random_source,
+    scrambledsobol_random_source,
+    sobol_random_source,
+    xorwow_random_source,
+    xorwow_skip_ahead_sequence_source,
+)
+
 __all__ = ["rand", "seed", "PhiloxGenerator", "PhiloxRandomNumberGenerator",
-           "get_curand_version"]
+           "get_curand_version", "XORWOWRandomNumberGenerator",
+           "MRG32k3aRandomNumberGenerator", "Sobol32RandomNumberGenerator",
+           "ScrambledSobol32RandomNumberGenerator", "Sobol64RandomNumberGenerator",
+           "ScrambledSobol64RandomNumberGenerator", "seed_getter_uniform",
+           "seed_getter_unique", "md5_code", "gen_template", "gen_log_template",
+           "gen_poisson_template", "gen_poisson_inplace_template", "random_source",
+           "random_skip_ahead32_source", "random_skip_ahead64_source",
+           "xorwow_random_source", "xorwow_skip_ahead_sequence_source",
+           "mrg32k3a_random_source", "mrg32k3a_skip_ahead_sequence_source",
+           "sobol_random_source", "scrambledsobol_random_source"]
+
+# The level of cuRAND's device API that XORWOWRandomNumberGenerator and
+# MRG32k3aRandomNumberGenerator provide (log-normal: 4.0, MRG32k3a: 4.1,
+# Poisson: 5.0), which PyCUDA's feature checks compare against.
+_DEVICE_API_LEVEL = (5, 0, 0)
 
 
-def get_curand_version() -> None:
-    """None: cudakit does not use cuRAND. Its generator is Philox4x32-10
-    (``PhiloxRandomNumberGenerator``, ``rand``), which gives the same numbers
-    on the GPU and on the CPU backend; PyCUDA's cuRAND generator classes
-    (XORWOW, MRG32k3a, Sobol) are not provided. PyCUDA returns None in the
-    same way when cuRAND is missing, so code that checks the version skips
-    those generators."""
-    return None
+def get_curand_version() -> tuple[int, int, int]:
+    """(5, 0, 0): the level of cuRAND's device API that cudakit's XORWOW and
+    MRG32k3a generators provide (PyCUDA gates log-normal numbers on 4.0,
+    MRG32k3a on 4.1, Poisson numbers on 5.0). PyCUDA returns the version of
+    the cuRAND library it was built against; cudakit does not load that
+    library: its generators compile ``<curand_kernel.h>`` kernels (NVRTC's on
+    a GPU, cudakit's own on the CPU backend), and the Sobol generators, which
+    need the library's direction vectors, raise NotImplementedError."""
+    return _DEVICE_API_LEVEL
 
 
 def rand(shape: Any, dtype: Any = np.float32, stream: Any = None) -> Any:

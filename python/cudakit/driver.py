@@ -56,6 +56,14 @@ from ._host_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     pagelocked_zeros_like,
     register_host_memory,
 )
+from ._managed_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
+    ManagedAllocation,
+    managed_empty,
+    managed_empty_like,
+    managed_zeros,
+    managed_zeros_like,
+    mem_get_address_range,
+)
 from ._driver_compat import (  # noqa: F401  (PyCUDA's names)
     CUDA_DEBUGGING,
     ArgumentHandler,
@@ -132,7 +140,8 @@ __all__ = [
     "PooledHostAllocation", "memcpy_peer", "memcpy_peer_async", "memset_d2d8",
     "memset_d2d8_async", "memset_d2d16", "memset_d2d16_async", "memset_d2d32",
     "memset_d2d32_async", "set_debugging", "start_profiler", "stop_profiler", "bitlog2",
-    "Module",
+    "Module", "ManagedAllocation", "managed_empty", "managed_empty_like", "managed_zeros",
+    "managed_zeros_like", "mem_get_address_range",
 ]
 
 # What module_from_buffer / module_from_file return (PyCUDA's _driver.Module).

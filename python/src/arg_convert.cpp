@@ -479,6 +479,35 @@ void append_number(KernelArgs& out, const PyNumber& number) {
   }
 }
 
+// A numpy array in managed memory (driver.managed_empty, or a view of one:
+// the owner at the end of its base chain has __cudakit_managed__): the
+// device reaches it at the host's address, so it is passed as a pointer, as
+// PyCUDA passes it.
+bool append_managed_array(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel,
+                          const ConvertMode& mode) {
+  static PyObject* const base_name = PyUnicode_InternFromString("base");
+  static PyObject* const marker_name = PyUnicode_InternFromString("__cudakit_managed__");
+  PyTypeObject* const ndarray = numpy_types().ndarray;
+  nb::object base = nb::borrow(obj);
+  do {
+    base = nb::steal(PyObject_GetAttr(base.ptr(), base_name));
+    if (!base.is_valid()) {
+      PyErr_Clear();
+      return false;
+    }
+  } while (PyObject_TypeCheck(base.ptr(), ndarray));
+  if (base.is_none() || !PyObject_HasAttr(base.ptr(), marker_name)) return false;
+  nb::dict interface = nb::cast<nb::dict>(nb::handle(obj).attr("__array_interface__"));
+  const auto address = nb::cast<std::uint64_t>(nb::tuple(interface["data"])[0]);
+  const std::string typestr = nb::cast<std::string>(interface["typestr"]);
+  const ElementType element =
+      typestr.size() >= 3
+          ? ElementType{typestr[1], static_cast<unsigned char>(std::stoi(typestr.substr(2)))}
+          : ElementType{};
+  append_pointer(out, address, "managed array", element, index, kernel, mode);
+  return true;
+}
+
 // PyCUDA's semantics: one argument of a SourceModule kernel.
 void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel& kernel,
                     const ConvertMode& mode, PyTypeObject* allocation_type, PyTypeObject* host_type,
@@ -534,6 +563,9 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
   // passed by value, checked against the parameter's declared type.
   if (np.ndarray && (PyObject_TypeCheck(obj, np.ndarray) || PyObject_TypeCheck(obj, np.generic)) &&
       append_struct_argument(out, obj, index, kernel))
+    return;
+  if (np.ndarray && PyObject_TypeCheck(obj, np.ndarray) &&
+      append_managed_array(out, obj, index, kernel, mode))
     return;
   if (np.ndarray && PyObject_TypeCheck(obj, np.ndarray))
     refuse(kernel, index, obj, "a numpy array is host memory, which a kernel cannot read",

@@ -131,6 +131,7 @@ void bind_driver(nb::module_& m) {
   bind_devices(m);
   bind_memory(m);
   bind_host_memory(m);
+  bind_managed_memory(m);
   bind_streams(m);
   bind_graph(m);
 }

@@ -156,6 +156,33 @@ class Backend {
     throw NotSupported("mapping host memory into the device's address space",
                        "this backend cannot map host memory");
   }
+  // Managed (unified) memory: one address for the host and every device
+  // (cuMemAllocManaged; `attach_flags` CU_MEM_ATTACH_GLOBAL or _HOST), freed
+  // with deallocate(). The CPU backend hands out device memory, which the
+  // host reaches anyway. ArgumentError for other flags.
+  virtual DevicePtr allocate_managed(int ordinal, std::size_t bytes, unsigned attach_flags) {
+    (void)ordinal;
+    (void)bytes;
+    (void)attach_flags;
+    throw NotSupported("allocating managed memory", "this backend has no managed memory");
+  }
+  // Attaches managed memory to `stream` (cuStreamAttachMemAsync, ordered on
+  // the stream; `attach_flags` CU_MEM_ATTACH_GLOBAL, _HOST or _SINGLE).
+  virtual void attach_managed(NativeStream stream, DevicePtr ptr, std::size_t bytes,
+                              unsigned attach_flags) {
+    (void)stream;
+    (void)ptr;
+    (void)bytes;
+    (void)attach_flags;
+    throw NotSupported("attaching managed memory to a stream", "this backend has none");
+  }
+  // {start, bytes} of the allocation that contains `ptr` (cuMemGetAddressRange);
+  // ArgumentError when no allocation of the backend's contains it.
+  virtual std::pair<DevicePtr, std::size_t> address_range(DevicePtr ptr) {
+    (void)ptr;
+    throw NotSupported("finding the allocation an address lies in",
+                       "this backend does not track its allocations");
+  }
   // Copies between any two of host / pinned / device memory (unified
   // addressing decides the direction). async=false returns when the copy is
   // complete; async=true is ordered on `stream` and returns at once.

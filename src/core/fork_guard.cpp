@@ -79,6 +79,15 @@ class ForkGuardBackend final : public ForwardingBackend {
     if (!forked()) inner().unregister_host(p);
   }
   DevicePtr host_device_pointer(void* p) override { return enter().host_device_pointer(p); }
+  DevicePtr allocate_managed(int o, std::size_t b, unsigned f) override {
+    return enter().allocate_managed(o, b, f);
+  }
+  void attach_managed(NativeStream s, DevicePtr p, std::size_t b, unsigned f) override {
+    enter().attach_managed(s, p, b, f);
+  }
+  std::pair<DevicePtr, std::size_t> address_range(DevicePtr p) override {
+    return enter().address_range(p);
+  }
   void copy(void* d, const void* s, std::size_t b, NativeStream st, bool a) override {
     enter().copy(d, s, b, st, a);
   }

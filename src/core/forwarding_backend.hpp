@@ -53,6 +53,15 @@ class ForwardingBackend : public Backend, public GraphBackend {
   }
   void unregister_host(void* p) override { inner_->unregister_host(p); }
   DevicePtr host_device_pointer(void* p) override { return inner_->host_device_pointer(p); }
+  DevicePtr allocate_managed(int o, std::size_t b, unsigned f) override {
+    return inner_->allocate_managed(o, b, f);
+  }
+  void attach_managed(NativeStream s, DevicePtr p, std::size_t b, unsigned f) override {
+    inner_->attach_managed(s, p, b, f);
+  }
+  std::pair<DevicePtr, std::size_t> address_range(DevicePtr p) override {
+    return inner_->address_range(p);
+  }
   void copy(void* d, const void* s, std::size_t b, NativeStream st, bool a) override {
     inner_->copy(d, s, b, st, a);
   }

@@ -46,6 +46,9 @@ namespace cudakit::detail {
   X(cuMemHostRegister)                           \
   X(cuMemHostUnregister)                         \
   X(cuMemHostGetDevicePointer)                   \
+  X(cuMemAllocManaged)                           \
+  X(cuStreamAttachMemAsync)                      \
+  X(cuMemGetAddressRange)                        \
   X(cuMemcpy)                                    \
   X(cuMemcpyAsync)                               \
   X(cuMemsetD8Async)                             \

@@ -221,6 +221,25 @@ class CpuBackend final : public Backend, public GraphBackend {
   }
   DevicePtr host_device_pointer(void* ptr) override { return reinterpret_cast<DevicePtr>(ptr); }
 
+  // Managed memory is device memory here (which the host reaches anyway);
+  // attaching it to a stream changes nothing a host thread can see.
+  DevicePtr allocate_managed(int ordinal, std::size_t bytes, unsigned) override {
+    return allocate(ordinal, bytes);
+  }
+  void attach_managed(NativeStream, DevicePtr ptr, std::size_t bytes, unsigned) override {
+    if (bytes != 0) known(reinterpret_cast<void*>(ptr), bytes, "attaching managed memory");
+  }
+  std::pair<DevicePtr, std::size_t> address_range(DevicePtr ptr) override {
+    KnownRange range;
+    if (!DeviceMemory::instance().find(static_cast<std::uintptr_t>(ptr), range) ||
+        range.kind != MemoryKind::device)
+      throw ArgumentError(
+          "finding the allocation that contains " + hex(reinterpret_cast<const void*>(ptr)),
+          "no device allocation contains the address",
+          "pass an address inside memory from mem_alloc or managed_empty");
+    return {static_cast<DevicePtr>(range.begin), range.bytes};
+  }
+
   // An async copy is queued only when both sides are memory the backend
   // handed out (device, page-locked, registered, a module's globals); with
   // pageable host memory on either side it completes before returning, as

@@ -70,6 +70,11 @@ class CudaBackend final : public Backend, public GraphBackend {
   void register_host(void* ptr, std::size_t bytes, unsigned flags) override;  // cuda_config.cpp
   void unregister_host(void* ptr) override;
   DevicePtr host_device_pointer(void* ptr) override;
+  DevicePtr allocate_managed(int ordinal, std::size_t bytes,
+                             unsigned attach_flags) override;  // cuda_managed.cpp
+  void attach_managed(NativeStream stream, DevicePtr ptr, std::size_t bytes,
+                      unsigned attach_flags) override;
+  std::pair<DevicePtr, std::size_t> address_range(DevicePtr ptr) override;
   void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
             bool async) override;
   void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,

@@ -164,27 +164,32 @@ CUDAKIT_CURAND_FN double cudakit_curand_log_normal_double(State* state, double m
   return state->boxmuller_extra_double;
 }
 
-#define CUDAKIT_CURAND_NORMALS(State)                                                           \
-  CUDAKIT_CURAND_FN float curand_normal(State* state) { return cudakit_curand_normal(state); }  \
-  CUDAKIT_CURAND_FN float2 curand_normal2(State* state) {                                       \
-    return cudakit_curand_normal_pair(state);                                                   \
-  }                                                                                             \
-  CUDAKIT_CURAND_FN double curand_normal_double(State* state) {                                 \
-    return cudakit_curand_normal_double(state);                                                 \
-  }                                                                                             \
-  CUDAKIT_CURAND_FN double2 curand_normal2_double(State* state) {                               \
-    return cudakit_curand_normal_double_pair(state);                                            \
-  }                                                                                             \
-  CUDAKIT_CURAND_FN float curand_log_normal(State* state, float mean, float stddev) {           \
-    return cudakit_curand_log_normal(state, mean, stddev);                                      \
-  }                                                                                             \
-  CUDAKIT_CURAND_FN float2 curand_log_normal2(State* state, float mean, float stddev) {         \
-    const float2 v = cudakit_curand_normal_pair(state);                                         \
-    return make_float2(cudakit_curand::exp_float(cudakit_curand::fmul_add(stddev, v.x, mean)),  \
-                       cudakit_curand::exp_float(cudakit_curand::fmul_add(stddev, v.y, mean))); \
-  }                                                                                             \
-  CUDAKIT_CURAND_FN double curand_log_normal_double(State* state, double mean, double stddev) { \
-    return cudakit_curand_log_normal_double(state, mean, stddev);                               \
+#define CUDAKIT_CURAND_NORMALS(State)                                                             \
+  CUDAKIT_CURAND_FN float curand_normal(State* state) { return cudakit_curand_normal(state); }    \
+  CUDAKIT_CURAND_FN float2 curand_normal2(State* state) {                                         \
+    return cudakit_curand_normal_pair(state);                                                     \
+  }                                                                                               \
+  CUDAKIT_CURAND_FN double curand_normal_double(State* state) {                                   \
+    return cudakit_curand_normal_double(state);                                                   \
+  }                                                                                               \
+  CUDAKIT_CURAND_FN double2 curand_normal2_double(State* state) {                                 \
+    return cudakit_curand_normal_double_pair(state);                                              \
+  }                                                                                               \
+  CUDAKIT_CURAND_FN float curand_log_normal(State* state, float mean, float stddev) {             \
+    return cudakit_curand_log_normal(state, mean, stddev);                                        \
+  }                                                                                               \
+  CUDAKIT_CURAND_FN float2 curand_log_normal2(State* state, float mean, float stddev) {           \
+    const float2 v = cudakit_curand_normal_pair(state);                                           \
+    return make_float2(cudakit_curand::exp_float(cudakit_curand::fmul_add(stddev, v.x, mean)),    \
+                       cudakit_curand::exp_float(cudakit_curand::fmul_add(stddev, v.y, mean)));   \
+  }                                                                                               \
+  CUDAKIT_CURAND_FN double curand_log_normal_double(State* state, double mean, double stddev) {   \
+    return cudakit_curand_log_normal_double(state, mean, stddev);                                 \
+  }                                                                                               \
+  CUDAKIT_CURAND_FN double2 curand_log_normal2_double(State* state, double mean, double stddev) { \
+    const double2 v = cudakit_curand_normal_double_pair(state);                                   \
+    return make_double2(exp(cudakit_curand::fmul_add(stddev, v.x, mean)),                         \
+                        exp(cudakit_curand::fmul_add(stddev, v.y, mean)));                        \
   }
 CUDAKIT_CURAND_NORMALS(curandStateXORWOW_t)
 CUDAKIT_CURAND_NORMALS(curandStatePhilox4_32_10_t)
