@@ -5,6 +5,7 @@
 
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "backend/cuda/cuda_error.hpp"
+#include "backend/cuda/relaxed_capture_mode.hpp"
 #include "cudakit/error.hpp"
 #include "platform/cuda_driver.hpp"
 
@@ -275,30 +276,6 @@ int CudaBackend::driver_version() {
 }
 
 // ---- memory -----------------------------------------------------------------
-
-namespace {
-// Allocating and freeing are "potentially unsafe" calls for a stream capture
-// in the global or thread-local mode: the driver refuses them and invalidates
-// the capture. A memory pool that grows inside a capture (or frees what the
-// graph no longer holds) is legitimate, so these calls run in the relaxed
-// mode on this thread, as PyTorch's caching allocator does.
-class RelaxedCaptureMode {
- public:
-  explicit RelaxedCaptureMode(const CudaDriver& driver)
-      : exchange_(driver.cuThreadExchangeStreamCaptureMode) {
-    if (exchange_ && exchange_(&mode_) != CUDA_SUCCESS) exchange_ = nullptr;
-  }
-  ~RelaxedCaptureMode() {
-    if (exchange_) exchange_(&mode_);
-  }
-  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
-  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
-
- private:
-  decltype(CudaDriver::cuThreadExchangeStreamCaptureMode) exchange_;
-  CUstreamCaptureMode mode_ = CU_STREAM_CAPTURE_MODE_RELAXED;
-};
-}  // namespace
 
 DevicePtr CudaBackend::allocate(int ordinal, std::size_t bytes) {
   if (bytes == 0) return 0;  // the driver rejects empty allocations; nothing to hold

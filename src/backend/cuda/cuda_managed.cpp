@@ -6,6 +6,7 @@
 
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "backend/cuda/cuda_error.hpp"
+#include "backend/cuda/relaxed_capture_mode.hpp"
 #include "cudakit/error.hpp"
 #include "platform/cuda_driver.hpp"
 
@@ -23,6 +24,7 @@ std::string hex_address(DevicePtr ptr) {
 DevicePtr CudaBackend::allocate_managed(int ordinal, std::size_t bytes, unsigned attach_flags) {
   if (bytes == 0) return 0;  // as allocate(): the driver rejects empty allocations
   make_current(ordinal);
+  RelaxedCaptureMode relaxed(*driver_);
   CUdeviceptr ptr = 0;
   CUresult result = driver_->cuMemAllocManaged(&ptr, bytes, attach_flags);
   if (result == CUDA_SUCCESS) return ptr;
