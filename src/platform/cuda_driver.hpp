@@ -46,9 +46,6 @@ namespace cudakit::detail {
   X(cuMemHostRegister)                           \
   X(cuMemHostUnregister)                         \
   X(cuMemHostGetDevicePointer)                   \
-  X(cuMemAllocManaged)                           \
-  X(cuStreamAttachMemAsync)                      \
-  X(cuMemGetAddressRange)                        \
   X(cuMemcpy)                                    \
   X(cuMemcpyAsync)                               \
   X(cuMemsetD8Async)                             \
@@ -101,7 +98,10 @@ namespace cudakit::detail {
   X(cuGraphExecDestroy)                \
   X(cuThreadExchangeStreamCaptureMode) \
   X(cuEventRecordWithFlags)            \
-  X(cuPointerGetAttributes)
+  X(cuPointerGetAttributes)            \
+  X(cuMemAllocManaged)                 \
+  X(cuStreamAttachMemAsync)            \
+  X(cuMemGetAddressRange)
 
 struct CudaDriver {
 #define CUDAKIT_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

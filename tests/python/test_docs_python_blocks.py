@@ -14,8 +14,10 @@ conventions, visible to the reader as the block's first comment lines:
         backend is a GPU (the `gpu` marker); elsewhere it is skipped with
         REASON;
     # fails on purpose: ERROR
-        the block shows a bug: it must exit with an error whose text
-        contains ERROR (a crash or a clean exit fails the test).
+        the block shows a bug that the CPU backend's checks catch (the
+        debugging guide's): it runs on the CPU backend and must exit with an
+        error whose text contains ERROR (a crash or a clean exit fails the
+        test). On a GPU such a bug may pass unnoticed, which is the point.
 
 A block whose imports are not installed (torch, cupy) is skipped with the
 module's name. The test ids are "<file>:<line of the opening fence>".
@@ -184,6 +186,9 @@ def test_block_runs_as_written(program: Program, tmp_path: Path) -> None:
     script = tmp_path / "program.py"
     script.write_text(source, encoding="utf-8")
     environment = dict(os.environ)
+    expected = next((b.expected_error for b in program.blocks if b.expected_error), None)
+    if expected is not None:
+        environment["CUDAKIT_BACKEND"] = "cpu"
     package_root = str(Path(drv.__file__).parent.parent)
     environment["PYTHONPATH"] = os.pathsep.join(
         filter(None, [package_root, environment.get("PYTHONPATH")]))
@@ -191,7 +196,6 @@ def test_block_runs_as_written(program: Program, tmp_path: Path) -> None:
                             text=True, timeout=300, env=environment)
     where = ", ".join(f"line {line} of program.py is {b.document}:{b.line + 1}"
                       for line, b in starts)
-    expected = next((b.expected_error for b in program.blocks if b.expected_error), None)
     if expected is not None:
         assert result.returncode == 1 and expected in result.stderr, (
             f"{program.name} should fail with {expected!r} ({where}); exit "

@@ -1,11 +1,13 @@
 #include "debug/program_search.hpp"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <string_view>
 
@@ -53,7 +55,17 @@ std::string compiler_file(const char* name) {
 
 std::string asan_runtime() { return compiler_file("libasan.so"); }
 
-std::string cxx_runtime() { return compiler_file("libstdc++.so"); }
+std::string cxx_runtime() {
+  for (const char* name : {"libstdc++.so", "libstdc++.so.6"})
+    if (std::string found = compiler_file(name); !found.empty()) return found;
+  // The compiler knows none (a toolchain outside the system's): the C++
+  // runtime this program itself runs on.
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&std::terminate), &info) != 0 && info.dli_fname &&
+      std::string_view(info.dli_fname).find("libstdc++") != std::string_view::npos)
+    return info.dli_fname;
+  return {};
+}
 
 int exec_command(const std::vector<std::string>& command, const char* who) {
   std::vector<char*> argv;

@@ -13,6 +13,15 @@
 namespace cudakit::detail {
 namespace {
 
+// The entry point, or NotSupported naming it (an optional one of the driver table).
+template <class F>
+F require(F entry, const char* name, const std::string& doing) {
+  if (!entry)
+    throw NotSupported(doing, std::string("the CUDA driver does not export ") + name,
+                       "update the NVIDIA driver");
+  return entry;
+}
+
 std::string hex_address(DevicePtr ptr) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(ptr));
@@ -24,12 +33,13 @@ std::string hex_address(DevicePtr ptr) {
 DevicePtr CudaBackend::allocate_managed(int ordinal, std::size_t bytes, unsigned attach_flags) {
   if (bytes == 0) return 0;  // as allocate(): the driver rejects empty allocations
   make_current(ordinal);
-  RelaxedCaptureMode relaxed(*driver_);
-  CUdeviceptr ptr = 0;
-  CUresult result = driver_->cuMemAllocManaged(&ptr, bytes, attach_flags);
-  if (result == CUDA_SUCCESS) return ptr;
   const std::string context = "allocating " + std::to_string(bytes) +
                               " bytes of managed memory on device " + std::to_string(ordinal);
+  auto allocate = require(driver_->cuMemAllocManaged, "cuMemAllocManaged", context);
+  RelaxedCaptureMode relaxed(*driver_);
+  CUdeviceptr ptr = 0;
+  CUresult result = allocate(&ptr, bytes, attach_flags);
+  if (result == CUDA_SUCCESS) return ptr;
   if (result == CUDA_ERROR_OUT_OF_MEMORY) {
     std::size_t free_bytes = 0, total_bytes = 0;
     driver_->cuMemGetInfo(&free_bytes, &total_bytes);
@@ -44,11 +54,11 @@ DevicePtr CudaBackend::allocate_managed(int ordinal, std::size_t bytes, unsigned
 
 void CudaBackend::attach_managed(NativeStream stream, DevicePtr ptr, std::size_t bytes,
                                  unsigned attach_flags) {
-  ensure_context();
-  CUresult result =
-      driver_->cuStreamAttachMemAsync(static_cast<CUstream>(stream), ptr, bytes, attach_flags);
-  if (result == CUDA_SUCCESS) return;
   const std::string context = "attaching managed memory at " + hex_address(ptr) + " to a stream";
+  auto attach = require(driver_->cuStreamAttachMemAsync, "cuStreamAttachMemAsync", context);
+  ensure_context();
+  CUresult result = attach(static_cast<CUstream>(stream), ptr, bytes, attach_flags);
+  if (result == CUDA_SUCCESS) return;
   if (result == CUDA_ERROR_INVALID_VALUE)
     throw ArgumentError(
         context, "the driver refused the memory, length or flags [" + cu_error_name(result) + "]",
@@ -58,12 +68,13 @@ void CudaBackend::attach_managed(NativeStream stream, DevicePtr ptr, std::size_t
 }
 
 std::pair<DevicePtr, std::size_t> CudaBackend::address_range(DevicePtr ptr) {
+  const std::string context = "finding the allocation that contains " + hex_address(ptr);
+  auto range = require(driver_->cuMemGetAddressRange, "cuMemGetAddressRange", context);
   ensure_context();
   CUdeviceptr base = 0;
   std::size_t bytes = 0;
-  CUresult result = driver_->cuMemGetAddressRange(&base, &bytes, ptr);
+  CUresult result = range(&base, &bytes, ptr);
   if (result == CUDA_SUCCESS) return {base, bytes};
-  const std::string context = "finding the allocation that contains " + hex_address(ptr);
   if (result == CUDA_ERROR_NOT_FOUND || result == CUDA_ERROR_INVALID_VALUE)
     throw ArgumentError(context,
                         "no device allocation contains the address [" + cu_error_name(result) + "]",
