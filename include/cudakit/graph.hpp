@@ -7,9 +7,9 @@
 // replays them in order.
 //
 //   auto stream = device.create_stream();
-//   cudakit::begin_capture(stream);
+//   stream.begin_capture();  // or cudakit::begin_capture(stream)
 //   for (int i = 0; i < 1000; ++i) step.launch(config, x, n);  // config.stream = stream
-//   cudakit::GraphExec exec = cudakit::end_capture(stream).instantiate();
+//   cudakit::GraphExec exec = stream.end_capture().instantiate();
 //   exec.launch(stream);  // the 1000 launches, again
 //
 // While a capture is open, work the capturing thread sends to the legacy

@@ -5,11 +5,13 @@
 
 #include <memory>
 
+#include "cudakit/capture_mode.hpp"
 #include "cudakit/device.hpp"
 
 namespace cudakit {
 
 class Event;
+class Graph;  // cudakit/graph.hpp
 
 // A non-owning view of a stream, as the launch path takes it (no reference
 // counting). Null means the device's default stream.
@@ -36,6 +38,14 @@ class Stream {
   void wait(const Event& event) const;
   // Records a new event on this stream and returns it.
   Event record() const;
+
+  // Stream capture (cudakit/graph.hpp: Graph, GraphExec): from
+  // begin_capture until end_capture, work queued on this stream is recorded
+  // into a graph instead of being run. The same as cudakit::begin_capture,
+  // end_capture and is_capturing of this stream.
+  void begin_capture(CaptureMode mode = CaptureMode::global) const;
+  Graph end_capture() const;
+  bool is_capturing() const;
 
  private:
   friend class Device;

@@ -209,4 +209,8 @@ bool GraphExec::update(const Graph& graph) {
   return true;
 }
 
+void Stream::begin_capture(CaptureMode mode) const { cudakit::begin_capture(*this, mode); }
+Graph Stream::end_capture() const { return cudakit::end_capture(*this); }
+bool Stream::is_capturing() const { return cudakit::is_capturing(*this); }
+
 }  // namespace cudakit
