@@ -7,6 +7,8 @@
 #include <cudakit/cudakit.hpp>
 #include <iostream>
 
+#include "doc_sections.hpp"
+
 namespace ck = cudakit;
 
 namespace {
@@ -79,19 +81,8 @@ int elementwisekernel_over_views() {
 }  // namespace
 
 int main() {
-  int failures = 0;
-  if (device_arrays_and_fused_expressions() != 0) {
-    std::fprintf(stderr, "device_arrays_and_fused_expressions: wrong result\n");
-    ++failures;
-  }
-  if (elementwisekernel() != 0) {
-    std::fprintf(stderr, "elementwisekernel: wrong result\n");
-    ++failures;
-  }
-  if (elementwisekernel_over_views() != 0) {
-    std::fprintf(stderr, "elementwisekernel_over_views: wrong result\n");
-    ++failures;
-  }
-  if (failures == 0) std::puts("ok");
-  return failures == 0 ? 0 : 1;
+  return run_doc_sections(
+      {{"device_arrays_and_fused_expressions", &device_arrays_and_fused_expressions},
+       {"elementwisekernel", &elementwisekernel},
+       {"elementwisekernel_over_views", &elementwisekernel_over_views}});
 }

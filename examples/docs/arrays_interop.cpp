@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cudakit/cudakit.hpp>
 
+#include "doc_sections.hpp"
+
 namespace ck = cudakit;
 
 namespace {
@@ -88,19 +90,8 @@ int arrays_as_view_structs_in_kernels() {
 }  // namespace
 
 int main() {
-  int failures = 0;
-  if (dlpack() != 0) {
-    std::fprintf(stderr, "dlpack: wrong result\n");
-    ++failures;
-  }
-  if (cuda_array_interface_v3() != 0) {
-    std::fprintf(stderr, "cuda_array_interface_v3: wrong result\n");
-    ++failures;
-  }
-  if (arrays_as_view_structs_in_kernels() != 0) {
-    std::fprintf(stderr, "arrays_as_view_structs_in_kernels: wrong result\n");
-    ++failures;
-  }
-  if (failures == 0) std::puts("ok");
-  return failures == 0 ? 0 : 1;
+  return run_doc_sections(
+      {{"dlpack", &dlpack},
+       {"cuda_array_interface_v3", &cuda_array_interface_v3},
+       {"arrays_as_view_structs_in_kernels", &arrays_as_view_structs_in_kernels}});
 }

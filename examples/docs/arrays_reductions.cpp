@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cudakit/cudakit.hpp>
 
+#include "doc_sections.hpp"
+
 namespace ck = cudakit;
 
 namespace {
@@ -105,27 +107,9 @@ int random_numbers() {
 }  // namespace
 
 int main() {
-  int failures = 0;
-  if (reductions() != 0) {
-    std::fprintf(stderr, "reductions: wrong result\n");
-    ++failures;
-  }
-  if (norms() != 0) {
-    std::fprintf(stderr, "norms: wrong result\n");
-    ++failures;
-  }
-  if (reductionkernel() != 0) {
-    std::fprintf(stderr, "reductionkernel: wrong result\n");
-    ++failures;
-  }
-  if (reductionkernel_over_views() != 0) {
-    std::fprintf(stderr, "reductionkernel_over_views: wrong result\n");
-    ++failures;
-  }
-  if (random_numbers() != 0) {
-    std::fprintf(stderr, "random_numbers: wrong result\n");
-    ++failures;
-  }
-  if (failures == 0) std::puts("ok");
-  return failures == 0 ? 0 : 1;
+  return run_doc_sections({{"reductions", &reductions},
+                           {"norms", &norms},
+                           {"reductionkernel", &reductionkernel},
+                           {"reductionkernel_over_views", &reductionkernel_over_views},
+                           {"random_numbers", &random_numbers}});
 }

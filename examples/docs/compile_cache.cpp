@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cudakit/cudakit.hpp>
 
+#include "doc_sections.hpp"
+
 namespace ck = cudakit;
 
 namespace {
@@ -37,12 +39,4 @@ int the_compile_cache() {
 
 }  // namespace
 
-int main() {
-  int failures = 0;
-  if (the_compile_cache() != 0) {
-    std::fprintf(stderr, "the_compile_cache: wrong result\n");
-    ++failures;
-  }
-  if (failures == 0) std::puts("ok");
-  return failures == 0 ? 0 : 1;
-}
+int main() { return run_doc_sections({{"the_compile_cache", &the_compile_cache}}); }

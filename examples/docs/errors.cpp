@@ -6,6 +6,8 @@
 #include <cudakit/cudakit.hpp>
 #include <iostream>
 
+#include "doc_sections.hpp"
+
 namespace ck = cudakit;
 
 namespace {
@@ -37,12 +39,4 @@ int errors() {
 
 }  // namespace
 
-int main() {
-  int failures = 0;
-  if (errors() != 0) {
-    std::fprintf(stderr, "errors: wrong result\n");
-    ++failures;
-  }
-  if (failures == 0) std::puts("ok");
-  return failures == 0 ? 0 : 1;
-}
+int main() { return run_doc_sections({{"errors", &errors}}); }

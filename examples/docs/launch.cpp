@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cudakit/cudakit.hpp>
 
+#include "doc_sections.hpp"
+
 namespace ck = cudakit;
 
 namespace {
@@ -96,15 +98,7 @@ int arguments_chosen_at_run_time_kernelargs() {
 }  // namespace
 
 int main() {
-  int failures = 0;
-  if (launching_kernels() != 0) {
-    std::fprintf(stderr, "launching_kernels: wrong result\n");
-    ++failures;
-  }
-  if (arguments_chosen_at_run_time_kernelargs() != 0) {
-    std::fprintf(stderr, "arguments_chosen_at_run_time_kernelargs: wrong result\n");
-    ++failures;
-  }
-  if (failures == 0) std::puts("ok");
-  return failures == 0 ? 0 : 1;
+  return run_doc_sections(
+      {{"launching_kernels", &launching_kernels},
+       {"arguments_chosen_at_run_time_kernelargs", &arguments_chosen_at_run_time_kernelargs}});
 }

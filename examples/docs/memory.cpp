@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cudakit/cudakit.hpp>
 
+#include "doc_sections.hpp"
+
 namespace ck = cudakit;
 
 namespace {
@@ -53,15 +55,6 @@ int registered_host_memory() {
 }  // namespace
 
 int main() {
-  int failures = 0;
-  if (memory() != 0) {
-    std::fprintf(stderr, "memory: wrong result\n");
-    ++failures;
-  }
-  if (registered_host_memory() != 0) {
-    std::fprintf(stderr, "registered_host_memory: wrong result\n");
-    ++failures;
-  }
-  if (failures == 0) std::puts("ok");
-  return failures == 0 ? 0 : 1;
+  return run_doc_sections(
+      {{"memory", &memory}, {"registered_host_memory", &registered_host_memory}});
 }

@@ -6,21 +6,31 @@
 #include <cudakit/cudakit.hpp>
 #include <cudakit/profiler.hpp>
 
+#include "doc_sections.hpp"
+
 namespace ck = cudakit;
 
 namespace {
 
-int declaring_what_your_kernel_moves() {
-  const int n = 1 << 16;
-  ck::Kernel scale = ck::compile(R"(
+const char* const kScaleSource = R"(
     __global__ void scale(float* x, int n) {
       int i = blockIdx.x * blockDim.x + threadIdx.x;
       if (i < n) x[i] *= 0.5f;
-    })")
-                         .kernel("scale");
-  const ck::LaunchConfig config = ck::grid_for(n, 256);
-  ck::DeviceBuffer<float> buffer(n);
-  buffer.zero();
+    })";
+
+// What the fragments use: the scale kernel, a launch shape for n floats and a
+// zeroed device buffer of them.
+struct ScaleSetup {
+  int n = 1 << 16;
+  ck::Kernel scale = ck::compile(kScaleSource).kernel("scale");
+  ck::LaunchConfig config = ck::grid_for(n, 256);
+  ck::DeviceBuffer<float> buffer{static_cast<std::size_t>(n)};
+  ScaleSetup() { buffer.zero(); }
+};
+
+int declaring_what_your_kernel_moves() {
+  ScaleSetup setup;
+  auto& [n, scale, config, buffer] = setup;
 
   // --- docs/guide/profiling.md, "Declaring what your kernel moves" ---
   // clang-format off
@@ -35,16 +45,8 @@ int declaring_what_your_kernel_moves() {
 }
 
 int from_inside_the_program() {
-  const int n = 1 << 16;
-  ck::Kernel scale = ck::compile(R"(
-    __global__ void scale(float* x, int n) {
-      int i = blockIdx.x * blockDim.x + threadIdx.x;
-      if (i < n) x[i] *= 0.5f;
-    })")
-                         .kernel("scale");
-  const ck::LaunchConfig config = ck::grid_for(n, 256);
-  ck::DeviceBuffer<float> buffer(n);
-  buffer.zero();
+  ScaleSetup setup;
+  auto& [n, scale, config, buffer] = setup;
 
   // --- docs/guide/profiling.md, "From inside the program" ---
   // clang-format off
@@ -64,16 +66,8 @@ int from_inside_the_program() {
 }
 
 int timing_a_piece_of_work_benchmark() {
-  const int n = 1 << 16;
-  ck::Kernel scale = ck::compile(R"(
-    __global__ void scale(float* x, int n) {
-      int i = blockIdx.x * blockDim.x + threadIdx.x;
-      if (i < n) x[i] *= 0.5f;
-    })")
-                         .kernel("scale");
-  const ck::LaunchConfig config = ck::grid_for(n, 256);
-  ck::DeviceBuffer<float> buffer(n);
-  buffer.zero();
+  ScaleSetup setup;
+  auto& [n, scale, config, buffer] = setup;
 
   // --- docs/guide/profiling.md, "Timing a piece of work: `benchmark`" ---
   // clang-format off
@@ -93,12 +87,7 @@ int timing_a_piece_of_work_benchmark() {
 }
 
 int occupancy() {
-  ck::Kernel kernel = ck::compile(R"(
-    __global__ void scale(float* x, int n) {
-      int i = blockIdx.x * blockDim.x + threadIdx.x;
-      if (i < n) x[i] *= 0.5f;
-    })")
-                          .kernel("scale");
+  ck::Kernel kernel = ck::compile(kScaleSource).kernel("scale");
   const std::size_t dynamic_shared_bytes = 0;
 
   // --- docs/guide/profiling.md, "Is the launch shape right? `kernel.occupancy(block, shared)`" ---
@@ -115,23 +104,8 @@ int occupancy() {
 }  // namespace
 
 int main() {
-  int failures = 0;
-  if (declaring_what_your_kernel_moves() != 0) {
-    std::fprintf(stderr, "declaring_what_your_kernel_moves: wrong result\n");
-    ++failures;
-  }
-  if (from_inside_the_program() != 0) {
-    std::fprintf(stderr, "from_inside_the_program: wrong result\n");
-    ++failures;
-  }
-  if (timing_a_piece_of_work_benchmark() != 0) {
-    std::fprintf(stderr, "timing_a_piece_of_work_benchmark: wrong result\n");
-    ++failures;
-  }
-  if (occupancy() != 0) {
-    std::fprintf(stderr, "occupancy: wrong result\n");
-    ++failures;
-  }
-  if (failures == 0) std::puts("ok");
-  return failures == 0 ? 0 : 1;
+  return run_doc_sections({{"declaring_what_your_kernel_moves", &declaring_what_your_kernel_moves},
+                           {"from_inside_the_program", &from_inside_the_program},
+                           {"timing_a_piece_of_work_benchmark", &timing_a_piece_of_work_benchmark},
+                           {"occupancy", &occupancy}});
 }

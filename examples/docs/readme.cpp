@@ -7,6 +7,8 @@
 #include <cudakit/cudakit.hpp>
 #include <iostream>
 
+#include "doc_sections.hpp"
+
 namespace ck = cudakit;
 
 namespace {
@@ -42,12 +44,4 @@ int arrays_that_fuse() {
 
 }  // namespace
 
-int main() {
-  int failures = 0;
-  if (arrays_that_fuse() != 0) {
-    std::fprintf(stderr, "arrays_that_fuse: wrong result\n");
-    ++failures;
-  }
-  if (failures == 0) std::puts("ok");
-  return failures == 0 ? 0 : 1;
-}
+int main() { return run_doc_sections({{"arrays_that_fuse", &arrays_that_fuse}}); }

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cudakit/cudakit.hpp>
 
+#include "doc_sections.hpp"
+
 namespace ck = cudakit;
 
 namespace {
@@ -80,15 +82,6 @@ int arrays_on_several_streams() {
 }  // namespace
 
 int main() {
-  int failures = 0;
-  if (streams_and_events() != 0) {
-    std::fprintf(stderr, "streams_and_events: wrong result\n");
-    ++failures;
-  }
-  if (arrays_on_several_streams() != 0) {
-    std::fprintf(stderr, "arrays_on_several_streams: wrong result\n");
-    ++failures;
-  }
-  if (failures == 0) std::puts("ok");
-  return failures == 0 ? 0 : 1;
+  return run_doc_sections({{"streams_and_events", &streams_and_events},
+                           {"arrays_on_several_streams", &arrays_on_several_streams}});
 }

@@ -548,11 +548,7 @@ class CpuBackend final : public Backend, public GraphBackend {
   void record_event_in_capture(NativeEvent event, NativeStream stream) override {
     record_event(event, stream);  // a capturing stream records it into the graph
   }
-  bool is_pageable_host(const void* address) override {
-    KnownRange range;
-    return !DeviceMemory::instance().find(reinterpret_cast<std::uintptr_t>(address), range) &&
-           !host_registry_.contains(address, 1);
-  }
+  bool is_pageable_host(const void* address) override { return !handed_out(address, 1); }
   void destroy_graph(NativeGraph graph) noexcept override { delete static_cast<CpuGraph*>(graph); }
   void destroy_graph_exec(NativeGraphExec exec) noexcept override {
     delete static_cast<std::shared_ptr<CpuGraphExec>*>(exec);
@@ -649,8 +645,13 @@ class CpuBackend final : public Backend, public GraphBackend {
     memory.check_range(address, bytes,
                        std::string(what) + " on the CPU backend (" + std::to_string(bytes) +
                            " bytes at " + hex(p) + ")");
+    return handed_out(p, bytes);
+  }
+  // Memory the backend handed out: device, page-locked, registered, a module's globals.
+  bool handed_out(const void* p, std::size_t bytes) {
     KnownRange range;
-    return memory.find(address, range) || host_registry_.contains(p, bytes);
+    return DeviceMemory::instance().find(reinterpret_cast<std::uintptr_t>(p), range) ||
+           host_registry_.contains(p, bytes);
   }
 
   // Waits for everything queued so far on every stream of device `ordinal`

@@ -23,6 +23,15 @@ namespace cudakit::detail {
 
 struct CudaDriver;
 
+// An optional entry point of the driver table (graphs, managed memory), or
+// NotSupported naming it, with `hint` saying what to do.
+template <class F>
+F require_driver_entry(F entry, const char* name, const std::string& doing, const char* hint) {
+  if (!entry)
+    throw NotSupported(doing, std::string("the CUDA driver does not export ") + name, hint);
+  return entry;
+}
+
 // What NativeModule points to: the driver's module plus what was learned
 // when compiling it (the PTX holds the parameter layouts).
 struct CudaModule {

@@ -14,15 +14,9 @@
 namespace cudakit::detail {
 namespace {
 
-template <class F>
-F require(F entry, const char* name, const char* doing) {
-  if (!entry)
-    throw NotSupported(doing, std::string("the CUDA driver does not export ") + name,
-                       "update the NVIDIA driver (graphs need CUDA 12 or newer)");
-  return entry;
-}
-
-#define CUDAKIT_GRAPH_ENTRY(name, doing) require(driver().name, #name, doing)
+#define CUDAKIT_GRAPH_ENTRY(name, doing)            \
+  require_driver_entry(driver().name, #name, doing, \
+                       "update the NVIDIA driver (graphs need CUDA 12 or newer)")
 
 CUstream as_stream(NativeStream stream) { return static_cast<CUstream>(stream); }
 

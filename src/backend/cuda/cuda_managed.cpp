@@ -13,14 +13,7 @@
 namespace cudakit::detail {
 namespace {
 
-// The entry point, or NotSupported naming it (an optional one of the driver table).
-template <class F>
-F require(F entry, const char* name, const std::string& doing) {
-  if (!entry)
-    throw NotSupported(doing, std::string("the CUDA driver does not export ") + name,
-                       "update the NVIDIA driver");
-  return entry;
-}
+constexpr const char* kUpdateDriver = "update the NVIDIA driver";
 
 std::string hex_address(DevicePtr ptr) {
   char text[32];
@@ -35,7 +28,8 @@ DevicePtr CudaBackend::allocate_managed(int ordinal, std::size_t bytes, unsigned
   make_current(ordinal);
   const std::string context = "allocating " + std::to_string(bytes) +
                               " bytes of managed memory on device " + std::to_string(ordinal);
-  auto allocate = require(driver_->cuMemAllocManaged, "cuMemAllocManaged", context);
+  auto allocate =
+      require_driver_entry(driver_->cuMemAllocManaged, "cuMemAllocManaged", context, kUpdateDriver);
   RelaxedCaptureMode relaxed(*driver_);
   CUdeviceptr ptr = 0;
   CUresult result = allocate(&ptr, bytes, attach_flags);
@@ -55,7 +49,8 @@ DevicePtr CudaBackend::allocate_managed(int ordinal, std::size_t bytes, unsigned
 void CudaBackend::attach_managed(NativeStream stream, DevicePtr ptr, std::size_t bytes,
                                  unsigned attach_flags) {
   const std::string context = "attaching managed memory at " + hex_address(ptr) + " to a stream";
-  auto attach = require(driver_->cuStreamAttachMemAsync, "cuStreamAttachMemAsync", context);
+  auto attach = require_driver_entry(driver_->cuStreamAttachMemAsync, "cuStreamAttachMemAsync",
+                                     context, kUpdateDriver);
   ensure_context();
   CUresult result = attach(static_cast<CUstream>(stream), ptr, bytes, attach_flags);
   if (result == CUDA_SUCCESS) return;
@@ -69,7 +64,8 @@ void CudaBackend::attach_managed(NativeStream stream, DevicePtr ptr, std::size_t
 
 std::pair<DevicePtr, std::size_t> CudaBackend::address_range(DevicePtr ptr) {
   const std::string context = "finding the allocation that contains " + hex_address(ptr);
-  auto range = require(driver_->cuMemGetAddressRange, "cuMemGetAddressRange", context);
+  auto range = require_driver_entry(driver_->cuMemGetAddressRange, "cuMemGetAddressRange", context,
+                                    kUpdateDriver);
   ensure_context();
   CUdeviceptr base = 0;
   std::size_t bytes = 0;
