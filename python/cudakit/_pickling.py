@@ -36,6 +36,38 @@ def refuse_pickle(reason: str) -> Callable[[Any, int], Any]:
     return __reduce_ex__
 
 
+# ---- kernels built from their constructor's arguments ------------------------------------------
+
+class PicklesByArguments:
+    """Pickled as its class called again with the arguments its constructor
+    was given (the kernel is generated and compiled again on arrival, or
+    taken from the compile cache). ``_pickle_overrides`` names arguments that
+    mean nothing in another process and the values used there instead."""
+
+    _pickle_overrides: dict[str, Any] = {}
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        self = super().__new__(cls)
+        self._constructor_arguments = (args, kwargs)
+        return self
+
+    def __reduce__(self) -> Any:
+        import inspect
+
+        args, kwargs = self._constructor_arguments
+        if self._pickle_overrides:
+            signature = inspect.signature(type(self))
+            bound = signature.bind(*args, **kwargs)
+            bound.arguments.update({name: value for name, value in self._pickle_overrides.items()
+                                    if name in signature.parameters})
+            args, kwargs = bound.args, bound.kwargs
+        return rebuild_from_arguments, (type(self), args, kwargs)
+
+
+def rebuild_from_arguments(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return cls(*args, **kwargs)
+
+
 # ---- arrays --------------------------------------------------------------------------------------
 
 def host_values(values: np.ndarray, fortran: bool) -> np.ndarray:
