@@ -79,6 +79,7 @@ def test_gpuarray_views_zero_d_and_empty_round_trip(protocol):
     array = gpuarray.to_gpu(host)
     cases = {"strided": (array[1::2, ::3], host[1::2, ::3]),
              "transposed": (array.T, host.T),
+             "pending": (array * 2 + 1, host * 2 + 1),  # a fused expression not yet run
              "0-d": (gpuarray.to_gpu(np.float32(rng.standard_normal())), None),
              "empty": (gpuarray.to_gpu(np.empty((0, 7), np.int32)), np.empty((0, 7), np.int32))}
     for name, (device, expected) in cases.items():
@@ -108,6 +109,13 @@ def test_protocol_5_sends_the_values_out_of_band():
     assert len(buffers) == 1 and buffers[0].raw().nbytes == host.nbytes
     assert len(data) < 1000  # the values are not in the pickle itself
     np.testing.assert_array_equal(pickle.loads(data, buffers=buffers).get(), host)
+    for array, read in ((cuda.to_device(host), lambda a: a.copy_to_host()),
+                        (gpuarray.to_gpu(_record_values(np.random.default_rng(), 31)),
+                         lambda a: a.get())):
+        buffers = []
+        data = pickle.dumps(array, protocol=5, buffer_callback=buffers.append)
+        assert len(buffers) == 1
+        np.testing.assert_array_equal(read(pickle.loads(data, buffers=buffers)), read(array))
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
