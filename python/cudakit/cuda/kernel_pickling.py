@@ -19,8 +19,11 @@ import ast
 import builtins
 import importlib
 import pickle
+import sys
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
+
+import numpy as np
 
 from .._pickling import NotPicklableError
 from .translate import types as t
@@ -95,6 +98,37 @@ class _ModuleByName:
         return importlib.import_module, (self.name,)
 
 
+class _AttributeOf:
+    """A value among a kernel's globals that a module holds (cuda's float32,
+    an intrinsic): sent as that module's attribute, since the translator
+    knows some of them by identity."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __reduce__(self) -> Any:
+        return attribute_at, (self.module, self.name)
+
+
+_PLAIN = (int, float, complex, str, bytes, tuple, type(None), np.ndarray, np.generic)
+
+
+def _home_of(name: str, value: Any) -> _AttributeOf | None:
+    """cudakit.cuda's or the value's own module's attribute that is `value`."""
+    if isinstance(value, _PLAIN) or hasattr(value, "py_func"):
+        return None
+    for module_name in ("cudakit.cuda", getattr(type(value), "__module__", None)):
+        module = sys.modules.get(module_name) if module_name else None
+        if module is None:
+            continue
+        if getattr(module, name, None) is value:
+            return _AttributeOf(module_name, name)
+        for attribute, candidate in vars(module).items():
+            if candidate is value:
+                return _AttributeOf(module_name, attribute)
+    return None
+
+
 def _names_read(code: CodeType) -> set[str]:
     names = set(code.co_names) | set(code.co_freevars)
     for constant in code.co_consts:
@@ -143,6 +177,10 @@ def _source_payload(py_func: FunctionType) -> tuple[Any, ...]:
             continue  # the kernel itself (recursion): bound again on arrival
         if isinstance(value, ModuleType):
             values[name] = _ModuleByName(value.__name__)
+            continue
+        home = _home_of(name, value)
+        if home is not None:
+            values[name] = home
             continue
         try:
             pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
