@@ -428,7 +428,7 @@ class SourceModule:
     def __reduce__(self) -> Any:
         """Pickled as its source and options: compiled again (or taken from
         the compile cache) in the process that unpickles it."""
-        return _rebuild_source_module, self._pickle_recipe
+        return _source_module_from_recipe, self._pickle_recipe
 
     def get_global(self, name: str) -> tuple[int, int]:
         """(device address, size in bytes) of a __device__ / __constant__ variable."""
@@ -462,27 +462,29 @@ _REBUILT_MODULES: dict[tuple[Any, ...], SourceModule] = {}
 _MAX_REBUILT_MODULES = 64
 
 
-def _rebuild_source_module(source: str, options: Sequence[str], no_extern_c: bool,
-                           arch: str | None, code: str | None, cache_dir: Any,
-                           include_dirs: Sequence[str], source_name: str | None
-                           ) -> SourceModule:
-    """The unpickling side of SourceModule: compiled for the current device,
-    once per device for the kernels of one module sent many times."""
-    key = (source, tuple(options), no_extern_c, arch, code, cache_dir, tuple(include_dirs),
-           source_name, _core.jit_current_device())
-    module = _REBUILT_MODULES.get(key)
-    if module is None:
-        module = SourceModule(source, options=list(options), no_extern_c=no_extern_c,
-                              arch=arch, code=code, cache_dir=cache_dir,
-                              include_dirs=list(include_dirs), source_name=source_name)
-        if len(_REBUILT_MODULES) >= _MAX_REBUILT_MODULES:
-            del _REBUILT_MODULES[next(iter(_REBUILT_MODULES))]
-        _REBUILT_MODULES[key] = module
-    return module
+def _source_module_from_recipe(source: str, options: Sequence[str], no_extern_c: bool,
+                               arch: str | None, code: str | None, cache_dir: Any,
+                               include_dirs: Sequence[str], source_name: str | None
+                               ) -> SourceModule:
+    """The unpickling side of SourceModule: a new module (its own __device__
+    variables), compiled for the current device or taken from the cache."""
+    return SourceModule(source, options=list(options), no_extern_c=no_extern_c, arch=arch,
+                        code=code, cache_dir=cache_dir, include_dirs=list(include_dirs),
+                        source_name=source_name)
 
 
 def _rebuild_function(recipe: tuple[Any, ...], name: str) -> _core.Function:
-    return _rebuild_source_module(*recipe).get_function(name)
+    """The unpickling side of a SourceModule's kernel: kernels sent from
+    modules of one source and options arrive in one module per device (which
+    holds their __device__ variables), loaded once however often they come."""
+    key = (*recipe, _core.jit_current_device())
+    module = _REBUILT_MODULES.get(key)
+    if module is None:
+        module = _source_module_from_recipe(*recipe)
+        if len(_REBUILT_MODULES) >= _MAX_REBUILT_MODULES:
+            del _REBUILT_MODULES[next(iter(_REBUILT_MODULES))]
+        _REBUILT_MODULES[key] = module
+    return module.get_function(name)
 
 
 def _reduce_function(self: _core.Function, protocol: int) -> Any:
