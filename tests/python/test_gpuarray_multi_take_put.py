@@ -118,10 +118,10 @@ def test_register_dtype() -> None:
         tools.dtype_to_ctype(np.dtype([("b", np.int64), ("c", np.int8)]))
 
 
-def test_get_curand_version_is_the_device_api_level() -> None:
-    # The level of cuRAND's device API that the XORWOW / MRG32k3a generators
-    # provide, which PyCUDA's feature checks compare against (Poisson: 5.0).
-    assert get_curand_version() == (5, 0, 0)
+def test_get_curand_version_passes_pycudas_feature_checks() -> None:
+    # libcurand's version where it loads, else the device-API level the XORWOW
+    # / MRG32k3a generators provide; PyCUDA's checks compare against 5.0.
+    assert get_curand_version() >= (5, 0, 0)
 
 
 @pytest.mark.parametrize("shape", [(4, 32), (8, 4, 4), (128,)])
