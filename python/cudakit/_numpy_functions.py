@@ -104,6 +104,39 @@ _FUNCTIONS[np.var] = _spread("var", _core._var)
 _FUNCTIONS[np.std] = _spread("std", _core._std)
 
 
+def _nan_reduction(name: str, reduce: Callable[..., Any], fill: Any) -> Any:
+    """numpy.nanREDUCTION: NaNs replaced by ``fill`` (the reduction's identity)
+    first; a slice of NaNs only gives NaN for nanmax / nanmin / nanmean."""
+    def reduction(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+                  keepdims: bool = False, initial: Any = _UNSET, where: Any = _UNSET) -> Any:
+        _refuse_options(name, initial=initial, where=None if where is True else where)
+        a = device_operand(name, a)
+        if a.dtype.kind not in "fc":
+            return _FUNCTIONS[reduce](a, axis, dtype, out, keepdims)
+        nan = _core.cumath.isnan(a)
+        value = fill(a.dtype) if callable(fill) else fill
+        result = _FUNCTIONS[reduce](_core.where(nan, value, a), axis, dtype, None, keepdims)
+        if reduce in (np.max, np.min, np.mean):
+            if reduce is np.mean:
+                count = _core.sum(~nan, np.int64, None, axis, bool(keepdims))
+                result = _core.sum(_core.where(nan, 0, a), dtype, None, axis,
+                                   bool(keepdims)) / count
+                result = result.astype(a.dtype if dtype is None else dtype)
+            else:
+                result = _core.where(_core.all(nan, None, None, axis, bool(keepdims)),
+                                     np.nan, result)
+        return _into(out, result, name)
+
+    reduction.__name__ = name
+    return reduction
+
+
+for _name, _reduce, _fill in (
+        ("nansum", np.sum, 0), ("nanprod", np.prod, 1), ("nanmean", np.mean, 0),
+        ("nanmax", np.max, lambda dtype: -np.inf), ("nanmin", np.min, lambda dtype: np.inf)):
+    _FUNCTIONS[getattr(np, _name)] = _nan_reduction(_name, _reduce, _fill)
+
+
 @_implements(np.cumsum)
 def _cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
     a = device_operand("cumsum", a)
@@ -444,3 +477,5 @@ def array(self: Any, dtype: Any = None, copy: Any = None) -> Any:
 def install() -> None:
     _GPUArray.__array_function__ = array_function
     _GPUArray.__array__ = array
+    # Dask picks the chunk type of a result by it (CuPy's is 100 too).
+    _GPUArray.__array_priority__ = 100
