@@ -41,7 +41,7 @@ except ImportError as error:  # pragma: no cover - exercised without dask instal
 from . import _core, _numpy_functions, _placement
 from ._core import GPUArray
 
-__all__ = ["register", "to_gpu", "LocalDeviceCluster", "device_environment"]
+__all__ = ["register", "to_gpu", "LocalDeviceCluster", "device_environment", "dask_setup"]
 
 
 def _concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
@@ -123,6 +123,27 @@ def device_environment(index: int, devices: Sequence[int]) -> dict[str, str]:
     return {"CUDA_VISIBLE_DEVICES": str(device)}
 
 
+def dask_setup(worker: Any) -> None:
+    """Run by each LocalDeviceCluster worker at start (preload): checks that
+    the worker sees only its device. It sees more when cudakit was
+    initialised before the worker's environment was set (a script that
+    imports cudakit.autoinit at its top runs again in each spawned worker)."""
+    device = os.environ.get("CUDAKIT_DASK_DEVICE")
+    if device is None:
+        return
+    count = _device_count()
+    if count != 1:
+        from . import driver
+
+        variable = ("CUDAKIT_CPU_VISIBLE_DEVICES" if driver.backend() == "cpu"
+                    else "CUDA_VISIBLE_DEVICES")
+        raise RuntimeError(
+            f"LocalDeviceCluster worker for device {device} sees {count} devices: cudakit "
+            f"was initialised in this worker process before {variable} was set. Start the "
+            "cluster under `if __name__ == \"__main__\":` and initialise cudakit (import "
+            "cudakit.autoinit, make a context) inside it, not at the top of the script")
+
+
 def _cluster_base() -> Any:
     try:
         from distributed import LocalCluster
@@ -182,8 +203,12 @@ def _device_cluster_class() -> Any:
             self.devices = devices
             preload = list(kwargs.pop("preload", None) or [])
             kwargs["processes"] = True
-            super().__init__(n_workers=n_workers, threads_per_worker=threads_per_worker,
+            # Started with no worker, then scaled: each worker is made by
+            # new_worker_spec, which gives it its device.
+            super().__init__(n_workers=0, threads_per_worker=threads_per_worker,
                              preload=["cudakit.dask", *preload], **kwargs)
+            self.scale(n_workers)
+            self.sync(self._correct_state)
 
         def new_worker_spec(self) -> dict[Any, Any]:
             # Worker names are positions in `devices`; the first free one is next.
@@ -195,7 +220,8 @@ def _device_cluster_class() -> Any:
             spec = copy.deepcopy(self.new_spec)
             options = spec.setdefault("options", {})
             options["env"] = {**options.get("env", {}),
-                              **device_environment(index, self.devices)}
+                              **device_environment(index, self.devices),
+                              "CUDAKIT_DASK_DEVICE": str(self.devices[index])}
             return {index: spec}
 
     _LocalDeviceCluster.__name__ = _LocalDeviceCluster.__qualname__ = "LocalDeviceCluster"
