@@ -219,3 +219,15 @@ def test_cudakit_chunks_equal_cupy_chunks(data) -> None:
     ours = (np.exp(x / 4) * 3 - x).sum(axis=0).compute().get()
     theirs = cupy.asnumpy((np.exp(c / 4) * 3 - c).sum(axis=0).compute())
     np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=2e-4)
+
+
+def test_each_worker_sees_one_device_through_its_environment(monkeypatch) -> None:
+    from cudakit import driver
+
+    assert cudakit.dask.device_environment(1, [0, 1])["CUDAKIT_CPU_VISIBLE_DEVICES"] == "1"
+    monkeypatch.setattr(driver, "backend", lambda: "cuda")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert cudakit.dask.device_environment(1, [2, 3]) == {"CUDA_VISIBLE_DEVICES": "3"}
+    # Ordinals are positions in this process's own CUDA_VISIBLE_DEVICES list.
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "4, GPU-abc")
+    assert cudakit.dask.device_environment(1, [0, 1]) == {"CUDA_VISIBLE_DEVICES": "GPU-abc"}
