@@ -9,7 +9,8 @@
 #   backend/cpu   backend/backend.hpp, backend/cpu/, platform/, support/
 #   backend/cuda  backend/backend.hpp, backend/cuda/, platform/ (+ CUDA headers)
 #   core          core/, backend/backend.hpp, the two backends' factories, support/,
-#                 platform/library_search.hpp (the one search plan)
+#                 platform/library_search.hpp (the one search plan),
+#                 platform/curand_library.hpp (cuRAND's host tables, which no backend owns)
 #   array         array/, backend/backend.hpp (the backend interface only),
 #                 support/ (the one reader of C type names)
 #   tools, bench, python  backend/backend.hpp, platform/library_search.hpp (the one
@@ -46,7 +47,7 @@ cudakit_include_root(backend_cpu ${_cudakit_backend_interface} backend/cpu platf
 cudakit_include_root(backend_cuda ${_cudakit_backend_interface} backend/cuda platform)
 cudakit_include_root(core core ${_cudakit_backend_interface} backend/cpu/cpu_backend.hpp
                      backend/cuda/cuda_backend.hpp support platform/library_loader.hpp
-                     platform/library_search.hpp)
+                     platform/library_search.hpp platform/curand_library.hpp)
 cudakit_include_root(array array ${_cudakit_backend_interface} support)
 cudakit_include_root(tools ${_cudakit_backend_interface} platform/library_loader.hpp
                      platform/library_search.hpp support backend/cuda/standard_headers.hpp)

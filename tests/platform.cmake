@@ -3,6 +3,7 @@
 set(CUDAKIT_PLATFORM_TEST_INCLUDES ${CUDAToolkit_INCLUDE_DIRS})
 
 cudakit_add_test(platform_loader_test SOURCES unit/platform_loader_test.cpp LABELS unit)
+cudakit_add_test(quasi_random_test SOURCES unit/quasi_random_test.cpp LABELS unit)
 cudakit_add_test(cuda_compile_test SOURCES unit/cuda_compile_test.cpp LABELS unit)
 cudakit_add_test(cuda_ptx_parser_test SOURCES unit/cuda_ptx_parser_test.cpp LABELS unit)
 cudakit_add_test(cuda_error_test SOURCES unit/cuda_error_test.cpp LABELS unit)

@@ -33,6 +33,7 @@
 #include "cudakit/module.hpp"
 #include "cudakit/pinned_buffer.hpp"
 #include "cudakit/program.hpp"
+#include "cudakit/quasi_random.hpp"
 #include "cudakit/reduction_kernel.hpp"
 #include "cudakit/scan_kernel.hpp"
 #include "cudakit/stream.hpp"

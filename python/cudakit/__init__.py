@@ -7,7 +7,7 @@ backend, selected automatically.
 
 from __future__ import annotations
 
-from . import _core
+from . import _core, _pickling  # noqa: F401  (_pickling: how cudakit's objects pickle)
 
 __version__ = "0.1.0"
 

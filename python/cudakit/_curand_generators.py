@@ -14,9 +14,10 @@ Differences from PyCUDA: bad arguments are refused with the reason (PyCUDA
 writes whatever the kernel makes of them); ``call_skip_ahead`` and
 ``call_skip_ahead_array`` advance every generator (PyCUDA's advance only the
 first block's); the Box-Muller pair kernels are used only where the array's
-address allows a 2-element vector store. The Sobol generators need cuRAND's
-host library for their direction vectors, which cudakit does not load:
-constructing one raises NotImplementedError.
+address allows a 2-element vector store. The Sobol generators read their
+direction vectors and scramble constants from cuRAND's host library
+(libcurand, loaded on first use; cudakit's own <curand_kernel.h> runs them on
+the CPU backend).
 """
 
 from __future__ import annotations
@@ -35,8 +36,11 @@ from ._curand_sources import (
     gen_template,
     mrg32k3a_random_source,
     mrg32k3a_skip_ahead_sequence_source,
+    random_skip_ahead32_source,
     random_skip_ahead64_source,
     random_source,
+    scrambledsobol_random_source,
+    sobol_random_source,
     xorwow_random_source,
     xorwow_skip_ahead_sequence_source,
 )
@@ -89,6 +93,8 @@ class _RandomNumberGeneratorBase:
     multiprocessor, and the kernels that draw from them."""
 
     has_box_muller = True
+    # The type of the skip_ahead kernels' counts (a 32-bit Sobol state's: uint32).
+    _skip_dtype: Any = np.uint64
 
     gen_info = [
         ("uniform_int", "unsigned int", ""),
@@ -119,12 +125,15 @@ class _RandomNumberGeneratorBase:
 
         dev = drv.Context.get_device()
         self.block_count = dev.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
+        # As PyCUDA: the pair (Box-Muller) kernels only where the state has them.
+        gen_info = [g for g in self.gen_info if self.has_box_muller or "2" not in g[1]]
+        gen_log_info = [g for g in self.gen_log_info if self.has_box_muller or "2" not in g[2]]
         sources = [gen_template % {"name": name, "out_type": out_type, "suffix": suffix,
                                    "state_type": state_type}
-                   for name, out_type, suffix in self.gen_info]
+                   for name, out_type, suffix in gen_info]
         sources += [gen_log_template % {"name": name, "in_type": in_type, "out_type": out_type,
                                         "suffix": suffix, "state_type": state_type}
-                    for name, in_type, out_type, suffix in self.gen_log_info]
+                    for name, in_type, out_type, suffix in gen_log_info]
         sources += [gen_poisson_template % {"name": name, "out_type": out_type,
                                             "suffix": suffix, "state_type": state_type}
                     for name, out_type, suffix in self.gen_poisson_info]
@@ -141,9 +150,9 @@ class _RandomNumberGeneratorBase:
         self.module = module
 
         self.generators: dict[str, Any] = {}
-        for name, _out_type, _suffix in self.gen_info:
+        for name, _out_type, _suffix in gen_info:
             self.generators[name] = module.get_function(name).prepare("PPn")
-        for name, in_type, _out_type, _suffix in self.gen_log_info:
+        for name, in_type, _out_type, _suffix in gen_log_info:
             self.generators[name] = module.get_function(name).prepare(
                 "PPffn" if in_type == "float" else "PPddn")
         for name, _out_type, _suffix in self.gen_poisson_info:
@@ -287,7 +296,7 @@ class _RandomNumberGeneratorBase:
 
     def _skip_array(self, skips: Any, use: str) -> Any:
         """A GPUArray of one skip count per generator, of the kernel's type."""
-        wanted = np.uint64  # the kernels' unsigned long long
+        wanted = self._skip_dtype  # the kernels' unsigned int / unsigned long long
         if not (isinstance(skips, array.GPUArray) and skips.dtype == wanted
                 and skips.size == self.generator_count and skips.flags.forc):
             got = (f"a {skips.dtype} GPUArray of {skips.size}"
@@ -408,19 +417,141 @@ class MRG32k3aRandomNumberGenerator(_PseudoRandomNumberGeneratorBase):
                 self.skip_ahead_subsequence_array]
 
 
-_SOBOL = ("needs cuRAND's host library for its direction vectors (and scramble constants), "
-          "which cudakit does not load; use XORWOWRandomNumberGenerator, "
-          "MRG32k3aRandomNumberGenerator or PhiloxRandomNumberGenerator")
+# ---- Sobol quasi-random generators --------------------------------------------
+
+# PyCUDA's direction_vector_set (cuRAND's curandDirectionVectorSet_t).
+class direction_vector_set:  # noqa: N801 (PyCUDA's name)
+    VECTOR_32 = 101
+    SCRAMBLED_VECTOR_32 = 102
+    VECTOR_64 = 103
+    SCRAMBLED_VECTOR_64 = 104
 
 
-def _sobol(name: str) -> type:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError(f"{name} {_SOBOL}")
+_DIRECTION_TABLES = {direction_vector_set.VECTOR_32: ("directions32", np.uint32, 32),
+                     direction_vector_set.SCRAMBLED_VECTOR_32: ("scrambled_directions32",
+                                                                np.uint32, 32),
+                     direction_vector_set.VECTOR_64: ("directions64", np.uint64, 64),
+                     direction_vector_set.SCRAMBLED_VECTOR_64: ("scrambled_directions64",
+                                                                np.uint64, 64)}
 
-    return type(name, (), {"__init__": __init__, "__doc__": f"Not provided: {name} {_SOBOL}."})
+
+def _host_table(table: str, count: Any, dtype: Any, use: str) -> np.ndarray:
+    from . import _core
+
+    count = _count(count, use, "count")
+    return np.frombuffer(_core._sobol_table(table, count), dtype=dtype).copy()
 
 
-Sobol32RandomNumberGenerator = _sobol("Sobol32RandomNumberGenerator")
-ScrambledSobol32RandomNumberGenerator = _sobol("ScrambledSobol32RandomNumberGenerator")
-Sobol64RandomNumberGenerator = _sobol("Sobol64RandomNumberGenerator")
-ScrambledSobol64RandomNumberGenerator = _sobol("ScrambledSobol64RandomNumberGenerator")
+def generate_direction_vectors(count: int, direction: Any = None) -> array.GPUArray:
+    """cuRAND's Sobol direction vectors (Joe and Kuo's) for ``count``
+    dimensions, one row per dimension: a (count, 32) uint32 GPUArray, or
+    (count, 64) uint64 for ``direction_vector_set.VECTOR_64`` /
+    ``SCRAMBLED_VECTOR_64``. cuRAND has 20000 dimensions; past them the rows
+    repeat from the first, as in PyCUDA. Read from cuRAND's host library
+    (libcurand; LibraryNotFound names the places tried where it is missing)."""
+    if direction is None:
+        direction = direction_vector_set.VECTOR_32
+    if direction not in _DIRECTION_TABLES:
+        raise ValueError(f"generate_direction_vectors: direction must be one of "
+                         f"direction_vector_set.VECTOR_32, SCRAMBLED_VECTOR_32, VECTOR_64, "
+                         f"SCRAMBLED_VECTOR_64 (101..104), got {direction!r}")
+    table, dtype, width = _DIRECTION_TABLES[direction]
+    rows = _host_table(table, count, dtype, "generate_direction_vectors")
+    return array.to_gpu(rows.reshape(-1, width))
+
+
+def generate_scramble_constants32(count: int) -> array.GPUArray:
+    """``count`` uint32 scramble constants for scrambled Sobol32 generators."""
+    return array.to_gpu(_host_table("scramble_constants32", count, np.uint32,
+                                    "generate_scramble_constants32"))
+
+
+def generate_scramble_constants64(count: int) -> array.GPUArray:
+    """``count`` uint64 scramble constants for scrambled Sobol64 generators."""
+    return array.to_gpu(_host_table("scramble_constants64", count, np.uint64,
+                                    "generate_scramble_constants64"))
+
+
+def _check_table(value: Any, dtype: Any, shape: tuple[int, ...], use: str, what: str) -> None:
+    if not (isinstance(value, array.GPUArray) and value.dtype == dtype
+            and value.shape == shape and value.flags.c_contiguous):
+        got = (f"a {value.dtype} GPUArray of shape {value.shape}"
+               if isinstance(value, array.GPUArray) else type(value).__name__)
+        raise TypeError(f"{use}: {what} must be a C-contiguous {np.dtype(dtype)} GPUArray of "
+                        f"shape {shape} (one row per generator), got {got}")
+
+
+class _SobolGeneratorBase(_RandomNumberGeneratorBase):
+    """Sobol quasi-random numbers: generator k draws dimension k of the
+    sequence (its own direction vectors), starting ``offset`` points in.
+    Normal numbers come from the inverse normal CDF (no Box-Muller pairs)."""
+
+    has_box_muller = False
+
+    def __init__(self, dir_vector: Any, scramble_vector: Any, offset: int, bits: int,
+                 scrambled: bool) -> None:
+        use = type(self).__name__
+        offset = _count(offset, use, "offset")
+        word = np.uint32 if bits == 32 else np.uint64
+        ctype = "unsigned int" if bits == 32 else "unsigned long long"
+        prefix = "curandStateScrambledSobol" if scrambled else "curandStateSobol"
+        skip_source = random_skip_ahead32_source if bits == 32 else random_skip_ahead64_source
+        self._skip_dtype = word
+        super().__init__(f"{prefix}{bits}", f"curandDirectionVectors{bits}_t", bits,
+                         (scrambledsobol_random_source if scrambled else sobol_random_source)
+                         + skip_source, ctype if scrambled else None)
+        if offset >= 2**bits:
+            raise ValueError(f"{use}: offset must be below 2**{bits}, got {offset}")
+        count = self.generator_count
+        if dir_vector is None:
+            direction = {(32, False): direction_vector_set.VECTOR_32,
+                         (32, True): direction_vector_set.SCRAMBLED_VECTOR_32,
+                         (64, False): direction_vector_set.VECTOR_64,
+                         (64, True): direction_vector_set.SCRAMBLED_VECTOR_64}[bits, scrambled]
+            dir_vector = generate_direction_vectors(count, direction)
+        _check_table(dir_vector, word, (count, bits), use, "dir_vector")
+        args = [dir_vector.gpudata]
+        if scrambled:
+            if scramble_vector is None:
+                scramble_vector = (generate_scramble_constants32 if bits == 32
+                                   else generate_scramble_constants64)(count)
+            _check_table(scramble_vector, word, (count,), use, "scramble_vector")
+            args.append(scramble_vector.gpudata)
+        prepare = self.module.get_function("prepare").prepare("PnPPn" if scrambled else "PnPn")
+        prepare.prepared_call((self.block_count, 1), (self.generators_per_block, 1, 1),
+                              self.state, count, *args, offset)
+
+    def _kernels(self) -> list[Any]:
+        return [*super()._kernels(), self.module.get_function("prepare")]
+
+
+class Sobol32RandomNumberGenerator(_SobolGeneratorBase):
+    """cuRAND's Sobol32 quasi-random generator (curandStateSobol32)."""
+
+    def __init__(self, dir_vector: Any = None, offset: int = 0) -> None:
+        """:arg dir_vector: a (generator_count, 32) uint32 GPUArray of direction
+        vectors (default: generate_direction_vectors(generator_count))."""
+        super().__init__(dir_vector, None, offset, 32, scrambled=False)
+
+
+class ScrambledSobol32RandomNumberGenerator(_SobolGeneratorBase):
+    """cuRAND's scrambled Sobol32 generator (curandStateScrambledSobol32)."""
+
+    def __init__(self, dir_vector: Any = None, scramble_vector: Any = None,
+                 offset: int = 0) -> None:
+        super().__init__(dir_vector, scramble_vector, offset, 32, scrambled=True)
+
+
+class Sobol64RandomNumberGenerator(_SobolGeneratorBase):
+    """cuRAND's Sobol64 quasi-random generator (curandStateSobol64)."""
+
+    def __init__(self, dir_vector: Any = None, offset: int = 0) -> None:
+        super().__init__(dir_vector, None, offset, 64, scrambled=False)
+
+
+class ScrambledSobol64RandomNumberGenerator(_SobolGeneratorBase):
+    """cuRAND's scrambled Sobol64 generator (curandStateScrambledSobol64)."""
+
+    def __init__(self, dir_vector: Any = None, scramble_vector: Any = None,
+                 offset: int = 0) -> None:
+        super().__init__(dir_vector, scramble_vector, offset, 64, scrambled=True)

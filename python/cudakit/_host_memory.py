@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _core
 from ._layout import memory_order
+from ._pickling import refuse_pickle
 from ._core import ArgumentError, NotSupported
 
 
@@ -124,6 +125,10 @@ class HostAllocation:
     def __repr__(self) -> str:
         return f"<HostAllocation of {self.nbytes} page-locked bytes at 0x{self._address:x}>"
 
+    __reduce_ex__ = refuse_pickle(
+        "it is page-locked memory of this process; an array over it pickles as an ordinary "
+        "numpy array (its values)")
+
 
 PagelockedHostAllocation = HostAllocation  # PyCUDA's other name for it
 
@@ -143,6 +148,10 @@ class RegisteredHostMemory:
 
     def unregister(self) -> None:
         self._registration.unregister()
+
+    __reduce_ex__ = refuse_pickle(
+        "it is a page-locked registration of this process's memory; the registered array "
+        "pickles as an ordinary numpy array (its values)")
 
     @property
     def registered(self) -> bool:

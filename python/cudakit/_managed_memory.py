@@ -23,6 +23,7 @@ from ._core import ArgumentError
 from ._driver_enums import mem_attach_flags
 from ._host_memory import _as_shape, _interface, _strides
 from ._layout import memory_order
+from ._pickling import refuse_pickle
 
 
 def _attach_mode(mem_flags: Any) -> int:
@@ -66,6 +67,10 @@ class ManagedAllocation:
 
     def get_device_pointer(self) -> int:
         return int(self._memory.address)
+
+    __reduce_ex__ = refuse_pickle(
+        "it is managed memory of this process; an array over it pickles as an ordinary numpy "
+        "array (its values)")
 
     def attach(self, mem_flags: Any, stream: Any = None) -> None:
         self._memory.attach(int(mem_flags), stream)

@@ -409,6 +409,11 @@ class SourceModule:
                 raise texture_compile_error(error) from error
             raise
         self.source = source
+        # What pickle sends to rebuild it in another process (nvcc and keep
+        # have no effect there).
+        self._pickle_recipe = (source, tuple(_option_list(options, "SourceModule")),
+                               bool(no_extern_c), arch, code, cache_dir, tuple(include_dirs),
+                               source_name)
         if keep:
             directory = tempfile.mkdtemp(prefix="cudakit-keep-")
             with open(os.path.join(directory, "kernel.cu"), "w") as f:
@@ -416,7 +421,14 @@ class SourceModule:
             print(f"*** compiler output in {directory}")
 
     def get_function(self, name: str) -> _core.Function:
-        return self._module.get_function(name)
+        function = self._module.get_function(name)
+        function._pickle_origin = (self._pickle_recipe, name)
+        return function
+
+    def __reduce__(self) -> Any:
+        """Pickled as its source and options: compiled again (or taken from
+        the compile cache) in the process that unpickles it."""
+        return _source_module_from_recipe, self._pickle_recipe
 
     def get_global(self, name: str) -> tuple[int, int]:
         """(device address, size in bytes) of a __device__ / __constant__ variable."""
@@ -442,6 +454,52 @@ class SourceModule:
 
 
 from ._dynamic_module import DynamicModule, DynamicSourceModule  # noqa: E402,F401
+
+
+# ---- pickling: a module and its kernels travel as source and options ------------------------
+
+_REBUILT_MODULES: dict[tuple[Any, ...], SourceModule] = {}
+_MAX_REBUILT_MODULES = 64
+
+
+def _source_module_from_recipe(source: str, options: Sequence[str], no_extern_c: bool,
+                               arch: str | None, code: str | None, cache_dir: Any,
+                               include_dirs: Sequence[str], source_name: str | None
+                               ) -> SourceModule:
+    """The unpickling side of SourceModule: a new module (its own __device__
+    variables), compiled for the current device or taken from the cache."""
+    return SourceModule(source, options=list(options), no_extern_c=no_extern_c, arch=arch,
+                        code=code, cache_dir=cache_dir, include_dirs=list(include_dirs),
+                        source_name=source_name)
+
+
+def _rebuild_function(recipe: tuple[Any, ...], name: str) -> _core.Function:
+    """The unpickling side of a SourceModule's kernel: kernels sent from
+    modules of one source and options arrive in one module per device (which
+    holds their __device__ variables), loaded once however often they come."""
+    key = (*recipe, _core.jit_current_device())
+    module = _REBUILT_MODULES.get(key)
+    if module is None:
+        module = _source_module_from_recipe(*recipe)
+        if len(_REBUILT_MODULES) >= _MAX_REBUILT_MODULES:
+            del _REBUILT_MODULES[next(iter(_REBUILT_MODULES))]
+        _REBUILT_MODULES[key] = module
+    return module.get_function(name)
+
+
+def _reduce_function(self: _core.Function, protocol: int) -> Any:
+    origin = self._pickle_origin
+    if origin is None:
+        from ._pickling import NotPicklableError
+        raise NotPicklableError(
+            f"cannot pickle the kernel {self.name!r}: only kernels of a SourceModule travel "
+            "(as its source and options); this one was loaded from compiled code "
+            "(module_from_buffer, module_from_file, a Linker or a DynamicModule). Send the "
+            "CUDA C source and compile it in the receiving process")
+    return _rebuild_function, origin
+
+
+_core.Function.__reduce_ex__ = _reduce_function  # type: ignore[method-assign]
 
 
 class CudaModule(abc.ABC):

@@ -3,9 +3,10 @@
 A seed gives the same numbers on the GPU and on the CPU backend (element e of a
 draw depends only on seed, offset and e). The numbers differ from PyCUDA's
 ``rand`` (which uses MD5). PyCUDA's cuRAND-device-API generators,
-``XORWOWRandomNumberGenerator`` and ``MRG32k3aRandomNumberGenerator``, are
-PyCUDA's own design (``_curand_generators.py``): one cuRAND state per thread,
-advanced by ``<curand_kernel.h>`` kernels on either backend.
+``XORWOWRandomNumberGenerator``, ``MRG32k3aRandomNumberGenerator`` and the
+Sobol quasi-random ones, are PyCUDA's own design (``_curand_generators.py``):
+one cuRAND state per thread, advanced by ``<curand_kernel.h>`` kernels on
+either backend; the Sobol generators' tables come from cuRAND's host library.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ from ._curand_generators import (
     Sobol32RandomNumberGenerator,
     Sobol64RandomNumberGenerator,
     XORWOWRandomNumberGenerator,
+    direction_vector_set,
+    generate_direction_vectors,
+    generate_scramble_constants32,
+    generate_scramble_constants64,
     seed_getter_uniform,
     seed_getter_unique,
 )
@@ -48,7 +53,9 @@ __all__ = ["rand", "seed", "PhiloxGenerator", "PhiloxRandomNumberGenerator",
            "get_curand_version", "XORWOWRandomNumberGenerator",
            "MRG32k3aRandomNumberGenerator", "Sobol32RandomNumberGenerator",
            "ScrambledSobol32RandomNumberGenerator", "Sobol64RandomNumberGenerator",
-           "ScrambledSobol64RandomNumberGenerator", "seed_getter_uniform",
+           "ScrambledSobol64RandomNumberGenerator", "direction_vector_set",
+           "generate_direction_vectors", "generate_scramble_constants32",
+           "generate_scramble_constants64", "seed_getter_uniform",
            "seed_getter_unique", "md5_code", "gen_template", "gen_log_template",
            "gen_poisson_template", "gen_poisson_inplace_template", "random_source",
            "random_skip_ahead32_source", "random_skip_ahead64_source",
@@ -63,14 +70,17 @@ _DEVICE_API_LEVEL = (5, 0, 0)
 
 
 def get_curand_version() -> tuple[int, int, int]:
-    """(5, 0, 0): the level of cuRAND's device API that cudakit's XORWOW and
-    MRG32k3a generators provide (PyCUDA gates log-normal numbers on 4.0,
-    MRG32k3a on 4.1, Poisson numbers on 5.0). PyCUDA returns the version of
-    the cuRAND library it was built against; cudakit does not load that
-    library: its generators compile ``<curand_kernel.h>`` kernels (NVRTC's on
-    a GPU, cudakit's own on the CPU backend), and the Sobol generators, which
-    need the library's direction vectors, raise NotImplementedError."""
-    return _DEVICE_API_LEVEL
+    """The version of the cuRAND host library (libcurand) in PyCUDA's form,
+    ``(v // 1000, v % 1000 // 10, v % 10)`` of curandGetVersion's ``v``. Where
+    libcurand is missing: (5, 0, 0), the level of cuRAND's device API that
+    cudakit's XORWOW and MRG32k3a generators provide without it (PyCUDA gates
+    log-normal numbers on 4.0, MRG32k3a on 4.1, Poisson numbers on 5.0); the
+    Sobol generators need the library (their direction vectors)."""
+    try:
+        version = _core._curand_version()
+    except _core.LibraryNotFound:
+        return _DEVICE_API_LEVEL
+    return (version // 1000, version % 1000 // 10, version % 10)
 
 
 def rand(shape: Any, dtype: Any = np.float32, stream: Any = None) -> Any:

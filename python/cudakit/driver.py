@@ -17,6 +17,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from . import _core
+from ._pickling import refuse_pickle as _refuse_pickle
 from ._textures import (  # noqa: F401  (PyCUDA's names; each raises NotSupported)
     Array,
     ArrayDescriptor,
@@ -298,6 +299,10 @@ class Context:
     def __init__(self, device: Device) -> None:
         self._device = device
 
+    __reduce_ex__ = _refuse_pickle(
+        "a context belongs to the process that made it; in the receiving process use "
+        "cudakit.autoinit or Device(n).retain_primary_context()")
+
     def push(self) -> None:
         self._device._make_current()
         _contexts.stack.append(self)
@@ -396,6 +401,10 @@ class DeviceAddress(int):
 
     def get_pointer(self) -> int:
         return int(self)
+
+    __reduce_ex__ = _refuse_pickle(
+        "it is a device address only this process can use; pickle the GPUArray, which travels "
+        "as its values")
 
 
 class PointerHolderBase:

@@ -6,6 +6,7 @@ import re
 from typing import Any, Sequence
 
 from . import _core, _records
+from ._pickling import PicklesByArguments
 from .compiler import _option_list
 from .tools import Argument
 
@@ -72,7 +73,7 @@ def _with_complex_header(preamble: str, *texts: str) -> str:
     return "#include <pycuda-complex.hpp>\n" + preamble
 
 
-class ElementwiseKernel:
+class ElementwiseKernel(PicklesByArguments):
     """``ElementwiseKernel(arguments, operation, name, keep, options, preamble,
     loop_prep, after_loop)``: ``operation`` runs for every index ``i`` of the
     first array argument (any layout: ``x[i]`` is element i in C order);
@@ -80,7 +81,10 @@ class ElementwiseKernel:
     thread before its loop over the indices, ``after_loop`` once after it
     (both may use ``tid``, ``total_threads`` and ``cta_start``, as in PyCUDA;
     variables loop_prep declares are visible in the operation and after_loop).
-    Calls take ``range=`` or ``slice=`` (which indices run) and ``stream=``."""
+    Calls take ``range=`` or ``slice=`` (which indices run) and ``stream=``.
+    It pickles as its arguments and is compiled again where it is unpickled."""
+
+    _pickle_overrides = {"keep": False}
 
     def __init__(self, arguments: str | Sequence[Any], operation: str,
                  name: str = "kernel", keep: bool = False, options: Any = None,

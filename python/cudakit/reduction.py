@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _core, _records
+from ._pickling import PicklesByArguments
 from .compiler import _option_list
 from ._struct_reduction import StructReductionKernel
 from .elementwise import _arguments_text, _keep_source
@@ -30,7 +31,7 @@ def _defines_from_options(options: Any, what: str) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-class ReductionKernel:
+class ReductionKernel(PicklesByArguments):
     """``ReductionKernel(dtype_out, neutral, reduce_expr, map_expr, arguments, ...)``:
     one launch, deterministic; calling it returns a 0-d GPUArray. A struct
     ``dtype_out`` (registered with ``cudakit.tools.get_or_register_dtype``)
@@ -40,7 +41,11 @@ class ReductionKernel:
     the first argument's ``[i]``. A call takes ``stream=`` (the reduction
     runs there, after the work queued on the arrays' streams), ``out=`` (a
     GPUArray written with the result) and ``allocator=`` (the result's memory,
-    as ``allocator=`` at construction)."""
+    as ``allocator=`` at construction). It pickles as its arguments (less
+    ``allocator=``, a memory pool of this process) and is compiled again
+    where it is unpickled."""
+
+    _pickle_overrides = {"keep": False, "allocator": None}
 
     def __init__(self, dtype_out: Any, neutral: Any, reduce_expr: str,
                  map_expr: str | None = None, arguments: str | Sequence[Any] | None = None,

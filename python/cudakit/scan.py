@@ -12,12 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from . import _core
+from ._pickling import PicklesByArguments
 from .reduction import _defines_from_options
 
 __all__ = ["InclusiveScanKernel", "ExclusiveScanKernel"]
 
 
-class _Scan:
+class _Scan(PicklesByArguments):
+    # Pickled as their arguments (less devices=, this process's), compiled again on arrival.
+    _pickle_overrides = {"devices": None}
+
     def __init__(self, dtype: Any, scan_expr: str, neutral: str | None,
                  name_prefix: str, preamble: str, exclusive: bool, options: Any = None) -> None:
         preamble = _defines_from_options(options, f"scan kernel {name_prefix}") + preamble

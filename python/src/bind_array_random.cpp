@@ -7,6 +7,7 @@
 #include "array_object.hpp"
 #include "array_streams.hpp"
 #include "cudakit/array_random.hpp"
+#include "cudakit/quasi_random.hpp"
 #include "driver_types.hpp"
 
 namespace cudakit::python {
@@ -112,6 +113,31 @@ void bind_array_random(nb::module_& m) {
   m.def(
       "_default_generator", []() -> Generator& { return default_generator(); },
       nb::rv_policy::reference);
+  // cuRAND's Sobol tables as bytes (curandom.generate_direction_vectors and
+  // generate_scramble_constants* shape them): `table` is directions32,
+  // scrambled_directions32, directions64, scrambled_directions64,
+  // scramble_constants32 or scramble_constants64.
+  m.def(
+      "_sobol_table",
+      [](const std::string& table, std::size_t dimensions) {
+        auto as_bytes = [](const auto& words) {
+          return nb::bytes(reinterpret_cast<const char*>(words.data()),
+                           words.size() * sizeof(words[0]));
+        };
+        const auto scrambling =
+            table.starts_with("scrambled_") ? SobolScrambling::scrambled : SobolScrambling::none;
+        if (table.ends_with("directions32"))
+          return as_bytes(sobol_direction_vectors32(dimensions, scrambling));
+        if (table.ends_with("directions64"))
+          return as_bytes(sobol_direction_vectors64(dimensions, scrambling));
+        if (table == "scramble_constants32")
+          return as_bytes(sobol_scramble_constants32(dimensions));
+        if (table == "scramble_constants64")
+          return as_bytes(sobol_scramble_constants64(dimensions));
+        throw nb::value_error(("unknown Sobol table " + table).c_str());
+      },
+      nb::arg("table"), nb::arg("dimensions"));
+  m.def("_curand_version", [] { return curand_version(); });
 }
 
 }  // namespace cudakit::python

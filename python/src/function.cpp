@@ -581,6 +581,10 @@ void bind_function(nb::module_& m) {
       .def_prop_ro("max_threads_per_block",
                    [](const Function& f) { return attribute(f, max_threads_per_block); })
       .def_prop_ro("name", [](const Function& f) { return f.kernel.name(); })
+      .def_prop_rw(
+          "_pickle_origin", [](const Function& f) { return f.pickle_origin; },
+          [](Function& f, nb::object origin) { f.pickle_origin = std::move(origin); },
+          "How pickle rebuilds this kernel (set by SourceModule.get_function).")
       .def_prop_ro(
           "signature",
           [](const Function& f) { return f.kernel.name() + f.kernel.params().signature(); })

@@ -33,6 +33,10 @@ struct Function {
   // Dynamic shared memory given to prepare(); used when a call gives none.
   unsigned prepared_shared = 0;
   std::vector<ElementType> pointees;
+  // How pickle rebuilds it in another process (the SourceModule's recipe and
+  // this kernel's name, set by cudakit.compiler); None for kernels of modules
+  // that cannot be rebuilt from source.
+  nb::object pickle_origin = nb::none();
 };
 
 void bind_function(nb::module_& m);

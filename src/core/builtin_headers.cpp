@@ -30,6 +30,7 @@ constexpr std::string_view kCpuBuiltinPrefixes[] = {"cub/",
                                                     "curand.h",
                                                     "curand_kernel.h",
                                                     "curand_kernel_cpu_distributions.h",
+                                                    "curand_kernel_cpu_sobol.h",
                                                     "curand_globals.h",
                                                     "curand_philox4x32_x.h",
                                                     "curand_mrg32k3a.h",
@@ -71,7 +72,7 @@ std::optional<std::string> builtin_for(std::string_view name, BackendKind kind) 
             "provides <thrust/complex.h>"
       : name.starts_with("curand")
           ? "of cuRAND the CPU backend provides the device API of <curand_kernel.h> (the "
-            "XORWOW, Philox4_32_10 and MRG32k3a states; not MTGP32, Sobol or the host API)"
+            "XORWOW, Philox4_32_10, MRG32k3a and Sobol states; not MTGP32 or the host API)"
           : "of cub the CPU backend provides <cub/cub.cuh>, <cub/block/block_reduce.cuh>, "
             "block_scan, block_load, block_store, block_radix_sort, <cub/warp/warp_reduce.cuh> "
             "and warp_scan";

@@ -6,7 +6,7 @@ file(READ ${_builtin_headers_dir}/pycuda_helpers.hpp CUDAKIT_PYCUDA_HELPERS_TEXT
 # The CPU backend's portable cub, cuda::std::complex, thrust::complex, cuComplex.h,
 # cuRAND's device API.
 set(_cpu_builtin_headers cub_cpu.hpp cub_cpu_sort.hpp cuda_std_complex_cpu.hpp thrust_complex_cpu.hpp
-  cucomplex_cpu.hpp curand_kernel_cpu.h curand_kernel_cpu_distributions.h)
+  cucomplex_cpu.hpp curand_kernel_cpu.h curand_kernel_cpu_distributions.h curand_kernel_cpu_sobol.h)
 file(READ ${_builtin_headers_dir}/cub_cpu.hpp CUDAKIT_CUB_CPU_TEXT)
 file(READ ${_builtin_headers_dir}/cub_cpu_sort.hpp CUDAKIT_CUB_CPU_SORT_TEXT)
 file(READ ${_builtin_headers_dir}/cuda_std_complex_cpu.hpp CUDAKIT_CUDA_STD_COMPLEX_CPU_TEXT)
@@ -15,6 +15,7 @@ file(READ ${_builtin_headers_dir}/cucomplex_cpu.hpp CUDAKIT_CUCOMPLEX_CPU_TEXT)
 file(READ ${_builtin_headers_dir}/curand_kernel_cpu.h CUDAKIT_CURAND_KERNEL_CPU_TEXT)
 file(READ ${_builtin_headers_dir}/curand_kernel_cpu_distributions.h
      CUDAKIT_CURAND_KERNEL_CPU_DISTRIBUTIONS_TEXT)
+file(READ ${_builtin_headers_dir}/curand_kernel_cpu_sobol.h CUDAKIT_CURAND_KERNEL_CPU_SOBOL_TEXT)
 list(TRANSFORM _cpu_builtin_headers PREPEND ${_builtin_headers_dir}/)
 configure_file(${_builtin_headers_dir}/builtin_headers.cpp.in
                ${CMAKE_CURRENT_BINARY_DIR}/core_builtin_headers_text.cpp @ONLY)
@@ -26,6 +27,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/builtin_headers.cpp
   ${CMAKE_CURRENT_BINARY_DIR}/core_builtin_headers_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/backend_kind.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/quasi_random.cpp
   ${CMAKE_CURRENT_LIST_DIR}/backend_registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_library_search.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cache_config.cpp

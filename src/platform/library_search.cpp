@@ -97,6 +97,11 @@ SearchPlan cuda_driver_search_plan() {
   return plan;
 }
 
+const std::vector<std::string>& curand_sonames() {
+  static const std::vector<std::string> sonames = {"libcurand.so.10", "libcurand.so"};
+  return sonames;
+}
+
 std::vector<std::string> cuda_toolkit_roots() {
   std::vector<std::string> roots;
   auto add = [&roots](std::string root) {
@@ -136,6 +141,13 @@ SearchPlan cublas_search_plan() {
   SearchPlan plan;
   if (explicit_plan(plan, kCublasLocationVariable, cublas_sonames())) return plan;
   append_toolkit_locations(plan, cublas_sonames());
+  return plan;
+}
+
+SearchPlan curand_search_plan() {
+  SearchPlan plan;
+  if (explicit_plan(plan, kCurandLocationVariable, curand_sonames())) return plan;
+  append_toolkit_locations(plan, curand_sonames());
   return plan;
 }
 

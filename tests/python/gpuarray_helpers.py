@@ -55,3 +55,17 @@ def assert_matches(result, expected: np.ndarray) -> None:
     assert host.shape == expected.shape, (host.shape, expected.shape)
     assert host.dtype == expected.dtype, (host.dtype, expected.dtype)
     np.testing.assert_allclose(host, expected, equal_nan=True, **tolerance(expected.dtype))
+
+
+def assert_float_sum_close(actual, terms, ulps: float = 8) -> None:
+    """Check a floating-point sum computed in another order than numpy's.
+
+    The terms may cancel, so the error of the sum scales with the sum of the
+    terms' magnitudes, not with the (possibly small) result: the bound is a
+    few units in the last place of the terms' dtype times sum(|terms|).
+    """
+    terms = np.asarray(terms)
+    eps = float(np.finfo(terms.dtype if terms.dtype.kind == "f" else np.float64).eps)
+    wide = terms.astype(np.float64)
+    np.testing.assert_allclose(np.asarray(actual, dtype=np.float64), wide.sum(), rtol=0,
+                               atol=ulps * eps * float(np.abs(wide).sum()) + 1e-30)

@@ -347,12 +347,6 @@ class Case:
 UNSUPPORTED = [
     Case("MTGP32 state", "curandStateMtgp32_t* s, float* out) { out[0] = curand_uniform(s); }",
          r"MTGP32 generator \(curandStateMtgp32_t\) is not available on cudakit's CPU backend"),
-    Case("Sobol32 init", "unsigned* v, curandStateSobol32_t* s) { curand_init(v, 0u, s); }",
-         r"Sobol32 quasi-random generator \(curandStateSobol32_t\) is not available"),
-    Case("scrambled Sobol32", "curandStateScrambledSobol32_t* s, float* out) "
-         "{ out[0] = curand_normal(s); }", r"Sobol32 quasi-random generator"),
-    Case("Sobol64 bits", "curandStateSobol64_t* s, unsigned* out) { out[0] = curand(s); }",
-         r"Sobol64 quasi-random generator \(curandStateSobol64_t\)"),
 ]
 
 
@@ -368,7 +362,7 @@ def test_unsupported_state_is_refused_by_name(case: Case) -> None:
 UNSUPPORTED_HEADERS = [
     Case("host API", "#include <curand.h>\n", r"<curand.h> is not supported on the CPU backend"),
     Case("MTGP32 kernel header", "#include <curand_mtgp32_kernel.h>\n",
-         r"<curand_mtgp32_kernel.h> is not supported.*not MTGP32, Sobol or the host API"),
+         r"<curand_mtgp32_kernel.h> is not supported.*not MTGP32 or the host API"),
     Case("discrete distributions", "#include <curand_kernel.h>\n#include <curand_discrete2.h>\n",
          r"<curand_discrete2.h> is not supported.*provides the device API of <curand_kernel.h>"),
 ]

@@ -234,15 +234,6 @@ def test_pycuda_wrapper_sequence(kind: type) -> None:
         assert abs(share - 0.12511) < 0.006
 
 
-@pytest.mark.parametrize("name", ["Sobol32RandomNumberGenerator",
-                                  "ScrambledSobol32RandomNumberGenerator",
-                                  "Sobol64RandomNumberGenerator",
-                                  "ScrambledSobol64RandomNumberGenerator"])
-def test_sobol_generators_say_why_they_are_missing(name: str) -> None:
-    with pytest.raises(NotImplementedError, match="direction vectors"):
-        getattr(curandom, name)()
-
-
 def test_get_curand_version_enables_pycudas_checks() -> None:
     assert curandom.get_curand_version() >= (5, 0, 0)
 

@@ -10,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _core
+from .._pickling import refuse_pickle
 from .dispatcher import Dispatcher
 from .foreign import ForeignFunction, check_link_paths
 from .translate import types as t
@@ -253,6 +254,9 @@ def close() -> None:
 
 
 class _Context:
+    __reduce_ex__ = refuse_pickle("a context belongs to the process that made it; use "
+                                  "cuda.current_context() in the receiving process")
+
     def get_memory_info(self) -> tuple[int, int]:
         """(free, total) bytes of device memory."""
         from .. import driver
@@ -299,6 +303,10 @@ class Stream:
     def auto_synchronize(self) -> "Stream":
         return self
 
+    __reduce_ex__ = refuse_pickle(
+        "a stream belongs to the context of the process that made it; make one with "
+        "cuda.stream() in the receiving process (device arrays pickle as their values)")
+
     def __repr__(self) -> str:
         return f"<cudakit.cuda.Stream {self.handle:#x}>"
 
@@ -340,6 +348,9 @@ class Event:
 
     def elapsed_time(self, end: "Event") -> float:
         return event_elapsed_time(self, end)
+
+    __reduce_ex__ = refuse_pickle("an event belongs to the context of the process that made "
+                                  "it; record one with cuda.event() in the receiving process")
 
 
 def event(timing: bool = True) -> Event:

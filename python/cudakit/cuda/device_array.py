@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _core
 from .._layout import memory_order
+from .._pickling import host_values, refuse_pickle
 from .translate import types as t
 
 
@@ -246,6 +247,17 @@ class DeviceNDArray:
     def get_ipc_handle(self) -> None:
         raise NotImplementedError("IPC handles are not supported by cudakit.cuda")
 
+    def __reduce_ex__(self, protocol: int) -> Any:
+        """Pickled as its values (numpy's pickle of the host copy: out of
+        band with protocol 5), copied to the unpickling process's current
+        device; its stream stays behind."""
+        fortran = self.is_f_contiguous() and not self.is_c_contiguous()
+        return _rebuild_device_ndarray, (host_values(self.copy_to_host(), fortran),)
+
+
+def _rebuild_device_ndarray(values: np.ndarray) -> DeviceNDArray:
+    return to_device(values)
+
 
 # Launches of SourceModule functions take these arrays through their C++ object.
 _core._set_device_ndarray_type(DeviceNDArray)
@@ -278,6 +290,10 @@ class DeviceMemory:
 
     def __repr__(self) -> str:
         return f"<device memory at {self.device_pointer:#x}, {self.size} bytes>"
+
+    __reduce_ex__ = refuse_pickle(
+        "it is a device address only this process can use; pickle the device array, which "
+        "travels as its values")
 
 
 def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _core
+from .._pickling import refuse_pickle
 from . import config
 from .args import ArgHint
 from .device_array import DeviceNDArray, from_gpuarray, to_device
@@ -433,6 +434,15 @@ class Dispatcher:
         for work in after_launch:
             work()
 
+    # ---- pickling ---------------------------------------------------------------------
+    def __reduce__(self) -> Any:
+        """By reference when its module holds it; else its function (by
+        reference, or as its source and the values it reads) and the
+        decorator's arguments, translated and compiled again on arrival."""
+        from .kernel_pickling import TravellingFunction, reduce_kernel_object
+        return reduce_kernel_object(self, _rebuild_dispatcher, (
+            TravellingFunction(self.py_func), self.signatures, self.device, self.options))
+
     # ---- inspection --------------------------------------------------------------------
     def _select(self, signature: Any) -> dict[tuple[t.Type, ...], _Specialization]:
         if signature is None:
@@ -479,6 +489,20 @@ class Dispatcher:
     @property
     def overloads(self) -> dict[tuple[t.Type, ...], _Specialization]:
         return self.specializations
+
+
+def _rebuild_dispatcher(py_func: Callable[..., Any], signatures: list[t.Signature], device: bool,
+                        options: dict[str, Any]) -> Dispatcher:
+    from .kernel_pickling import canonical_signatures, rebind_self
+    dispatcher = Dispatcher(py_func, canonical_signatures(signatures), device, **options)
+    rebind_self(dispatcher)
+    return dispatcher
+
+
+# A configured launch (kernel[grid, block]) stays in its process.
+_core.JitLauncher.__reduce_ex__ = refuse_pickle(  # type: ignore[method-assign]
+    "a configured launch (kernel[griddim, blockdim]) does not travel; pickle the kernel and "
+    "configure the launch in the receiving process")
 
 
 def _ptx_of(source: str, options: dict[str, Any]) -> str:

@@ -111,6 +111,7 @@ class CUDAGUFunc:
         self.__doc__ = self.py_func.__doc__
         self.layout = layout
         self.identity = identity
+        self._signatures = list(signatures)  # what pickle sends, with the function
         self.inputsig, self.outputsig = parse_layout(layout)
         self.nin, self.nout = len(self.inputsig), len(self.outputsig)
         self._core = core_function(py_func)
@@ -122,6 +123,13 @@ class CUDAGUFunc:
         self.variants = [self._variant(sig) for sig in signatures]
         self.lazy = not signatures
         self._kernels: dict[tuple[str, ...], Any] = {}
+
+    def __reduce__(self) -> Any:
+        """As @cuda.jit kernels pickle (see kernel_pickling): by reference, or
+        as its function, signatures and layout."""
+        from .kernel_pickling import rebuild_ufunc, reduce_kernel_object
+        return reduce_kernel_object(self, rebuild_ufunc, (
+            type(self), self._core, self._signatures, self.layout, self.identity))
 
     def _variant(self, sig: t.Signature) -> _Variant:
         text = format_signature(sig)

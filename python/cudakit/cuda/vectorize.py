@@ -182,6 +182,7 @@ class CUDAUFunc:
         self.__name__ = self.py_func.__name__
         self.__doc__ = self.py_func.__doc__
         self.identity = identity
+        self._signatures = list(signatures)  # what pickle sends, with the function
         self._core = core_function(py_func)
         self.nin = len(self._core.parsed.arg_names)
         self.nout = 1
@@ -225,6 +226,13 @@ class CUDAUFunc:
 
     def __repr__(self) -> str:
         return f"<cudakit CUDA ufunc '{self.__name__}'>"
+
+    def __reduce__(self) -> Any:
+        """As @cuda.jit kernels pickle (see kernel_pickling): by reference, or
+        as its function and signatures."""
+        from .kernel_pickling import rebuild_ufunc, reduce_kernel_object
+        return reduce_kernel_object(self, rebuild_ufunc, (
+            type(self), self._core, self._signatures, self.identity))
 
     # ---- type resolution ------------------------------------------------------------------
     def _resolve(self, dtypes: list[np.dtype | None], values: tuple[Any, ...]

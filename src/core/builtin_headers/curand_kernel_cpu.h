@@ -1,5 +1,6 @@
 // <curand_kernel.h> for kernels on cudakit's CPU backend: the device API of
-// cuRAND (XORWOW, Philox4_32_10 and MRG32k3a states) written after the CUDA
+// cuRAND (XORWOW, Philox4_32_10, MRG32k3a and, in curand_kernel_cpu_sobol.h,
+// the Sobol quasi-random states) written after the CUDA
 // toolkit's own curand_kernel.h, which is its specification. The states have
 // the toolkit's layout, and curand_init, curand, curand4, skipahead and
 // skipahead_sequence compute the same state and the same 32-bit outputs as
@@ -16,8 +17,8 @@
 // The skip-ahead matrices (the toolkit's curand_precalc.h and
 // curand_mrg32k3a.h tables) are computed once, on first use, from the
 // generators' recurrences.
-// MTGP32 and the Sobol quasi-random states are not provided: their use stops
-// the compile with an error naming the state.
+// MTGP32 is not provided: its use stops the compile with an error naming the
+// state.
 #ifndef CUDAKIT_CURAND_KERNEL_CPU_H
 #define CUDAKIT_CURAND_KERNEL_CPU_H
 #define CURAND_KERNEL_H_
@@ -102,26 +103,12 @@ typedef struct curandStateMRG32k3a curandStateMRG32k3a_t;
 // stops the compile with this message.
 #define CUDAKIT_CURAND_UNSUPPORTED(what)                                                         \
   __attribute__((error(what " is not available on cudakit's CPU backend (its <curand_kernel.h> " \
-                            "provides the XORWOW, Philox4_32_10 and MRG32k3a states): use one "  \
-                            "of those, or run this kernel on a GPU")))
+                            "provides the XORWOW, Philox4_32_10, MRG32k3a and Sobol states): use " \
+                            "one of those, or run this kernel on a GPU")))
 struct curandStateMtgp32 {
   unsigned int unsupported_;
 };
 typedef struct curandStateMtgp32 curandStateMtgp32_t;
-struct curandStateSobol32 {
-  unsigned int i, x, c;
-  unsigned int direction_vectors[32];
-};
-typedef struct curandStateSobol32 curandStateSobol32_t;
-typedef struct curandStateSobol32 curandStateScrambledSobol32_t;
-struct curandStateSobol64 {
-  unsigned long long i, x, c;
-  unsigned long long direction_vectors[64];
-};
-typedef struct curandStateSobol64 curandStateSobol64_t;
-typedef struct curandStateSobol64 curandStateScrambledSobol64_t;
-typedef unsigned int curandDirectionVectors32_t[32];
-typedef unsigned long long curandDirectionVectors64_t[64];
 #define CUDAKIT_CURAND_UNSUPPORTED_STATE(State, Name)                             \
   CUDAKIT_CURAND_UNSUPPORTED(Name) unsigned int curand(State*);                   \
   CUDAKIT_CURAND_UNSUPPORTED(Name) float curand_uniform(State*);                  \
@@ -132,14 +119,6 @@ typedef unsigned long long curandDirectionVectors64_t[64];
   CUDAKIT_CURAND_UNSUPPORTED(Name) unsigned int curand_poisson(State*, double);   \
   CUDAKIT_CURAND_UNSUPPORTED(Name) void skipahead(unsigned int, State*);
 CUDAKIT_CURAND_UNSUPPORTED_STATE(curandStateMtgp32_t, "the MTGP32 generator (curandStateMtgp32_t)")
-CUDAKIT_CURAND_UNSUPPORTED_STATE(curandStateSobol32_t,
-                                 "the Sobol32 quasi-random generator (curandStateSobol32_t)")
-CUDAKIT_CURAND_UNSUPPORTED_STATE(curandStateSobol64_t,
-                                 "the Sobol64 quasi-random generator (curandStateSobol64_t)")
-CUDAKIT_CURAND_UNSUPPORTED("the Sobol32 quasi-random generator (curandStateSobol32_t)")
-void curand_init(curandDirectionVectors32_t, unsigned int, curandStateSobol32_t*);
-CUDAKIT_CURAND_UNSUPPORTED("the Sobol64 quasi-random generator (curandStateSobol64_t)")
-void curand_init(curandDirectionVectors64_t, unsigned long long, curandStateSobol64_t*);
 CUDAKIT_CURAND_UNSUPPORTED("the MTGP32 generator (curand_mtgp32_single)")
 float curand_mtgp32_single(curandStateMtgp32_t*);
 #undef CUDAKIT_CURAND_UNSUPPORTED_STATE
@@ -611,6 +590,7 @@ CUDAKIT_CURAND_FN void curand_init(unsigned long long seed, unsigned long long s
 }
 
 #include "curand_kernel_cpu_distributions.h"
+#include "curand_kernel_cpu_sobol.h"
 
 #undef CUDAKIT_CURAND_UNSUPPORTED
 #undef CUDAKIT_CURAND_FN

@@ -83,8 +83,6 @@ done
 # fails this script.
 known_failure() {
   case "$1" in
-    test_gpuarray.py::TestGPUArray::test_curand_wrappers)
-      echo "constructs the Sobol generators, which need cuRAND's host library for their direction vectors (cudakit does not load it: NotImplementedError); its XORWOW and MRG32k3a steps pass (tests/python/test_curandom_generators.py::test_pycuda_wrapper_sequence runs them)" ;;
     test_driver.py::TestDriver::test_large_smem)
       echo "passes a float32 array to an int* parameter: cudakit refuses the mismatched element type (PyCUDA does not check); numpy.intp(a.gpudata) passes the bare address" ;;
     test_driver.py::TestDriver::test_gpuarray_cai)
