@@ -106,9 +106,9 @@ def _apply(name: str, operands: list[Any], out: Any) -> Any:
     elif name == "square":
         result = operands[0] * operands[0]
     elif name == "reciprocal":
-        result = 1 / operands[0] if operands[0].dtype.kind in "fc" else None
-        if result is None:
+        if operands[0].dtype.kind not in "fc":
             raise refuse_function(name, " of an integer GPUArray")
+        result = 1 / operands[0]
     elif name in _CUMATH:
         return getattr(_cumath, _CUMATH_NAMES.get(name, name))(*operands, None, out)
     else:
@@ -189,10 +189,14 @@ def array_ufunc(self: Any, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs:
                             "GPUArray, or call .get() on the result")
         raise TypeError(f"numpy.{name}: out= must be a GPUArray, got {type(outs[0]).__name__}")
     for key, default in _DEFAULT_KWARGS.items():
-        if key in kwargs and kwargs.pop(key) is not default and key != "casting":
+        if key not in kwargs:
+            continue
+        value = kwargs.pop(key)
+        if key == "casting":
+            continue  # results are cast as the operators cast them
+        if not (value is default or (isinstance(value, (str, bool)) and value == default)):
             raise TypeError(f"numpy.{name}: {key}= is not supported on GPUArrays (only numpy's "
                             f"default, {default!r})")
-    kwargs.pop("casting", None)
     allowed = {"dtype"} | ({"axis", "keepdims", "initial"} if method != "__call__" else set())
     unsupported = set(kwargs) - allowed
     if unsupported:
