@@ -367,6 +367,8 @@ def test_implicit_conversion_to_numpy_is_refused() -> None:
 
 def test_unsupported_options_are_refused() -> None:
     device = gpuarray.to_gpu(random_array((37,), np.float32))
+    check(np.add(device, 1, order="K", subok=True, where=True, casting="same_kind"),
+          device.get() + 1)  # numpy's defaults, given explicitly
     with pytest.raises(TypeError, match=r"numpy\.add: where= is not supported"):
         np.add(device, 1, where=device > 0)
     with pytest.raises(TypeError, match=r"numpy\.sum: where= is not supported"):
