@@ -479,3 +479,6 @@ def install() -> None:
     _GPUArray.__array__ = array
     # Dask picks the chunk type of a result by it (CuPy's is 100 too).
     _GPUArray.__array_priority__ = 100
+
+
+install()

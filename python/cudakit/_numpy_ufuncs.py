@@ -226,3 +226,6 @@ def install() -> None:
         else NotImplemented
     _GPUArray.__rmatmul__ = lambda b, a: matmul(a, b) if isinstance(a, _GPUArray) \
         else NotImplemented
+
+
+install()

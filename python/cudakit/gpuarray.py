@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _core, _numpy_functions, _numpy_ufuncs, _records
+from . import _core, _records
 from ._core import (  # noqa: F401  (re-exported)
     GPUArray,
     arange,
@@ -241,8 +241,3 @@ def transpose(a: GPUArray, axes: Any = None) -> GPUArray:
 def reshape(a: GPUArray, *shape: Any, **kwargs: Any) -> GPUArray:
     """``a.reshape(*shape, order=...)``."""
     return a.reshape(*shape, **kwargs)
-
-
-# numpy's functions and ufuncs on GPUArrays (np.sum(a), np.exp(a), ...), on the device.
-_numpy_functions.install()
-_numpy_ufuncs.install()
