@@ -8,6 +8,8 @@ backend, selected automatically.
 from __future__ import annotations
 
 from . import _core, _pickling  # noqa: F401  (_pickling: how cudakit's objects pickle)
+# numpy's functions and ufuncs on GPUArrays (np.sum(a), np.exp(a), ...), on the device.
+from . import _numpy_functions, _numpy_ufuncs  # noqa: F401,E402
 
 __version__ = "0.1.0"
 

@@ -13,6 +13,7 @@
 #include "cudakit/array_expr.hpp"
 #include "cudakit/array_indexing.hpp"
 #include "cudakit/array_join.hpp"
+#include "cudakit/array_linalg.hpp"
 #include "cudakit/array_reduce.hpp"
 #include "cudakit/array_scan.hpp"
 #include "cudakit/detail/expr_codegen.hpp"
@@ -81,8 +82,9 @@ nb::object host_to_gpu(nb::handle ary, nb::handle stream, bool async) {
   return wrap(std::move(a));
 }
 
-Array reduce_with(Array (*reduce)(const Expr&, Axes, bool), nb::handle a, nb::handle dtype,
-                  nb::handle axis, bool keepdims, const std::optional<Stream>& stream) {
+template <typename Reduce>
+Array reduce_with(Reduce reduce, nb::handle a, nb::handle dtype, nb::handle axis, bool keepdims,
+                  const std::optional<Stream>& stream) {
   std::vector<const void*> reads;
   std::size_t nodes = 0;
   Expr e = reduction_operand(a, reads, nodes, stream, "reduction");
@@ -110,6 +112,23 @@ void def_reduction(nb::module_& m, const char* name) {
       nb::arg("a").none(), nb::arg("dtype").none() = nb::none(),
       nb::arg("stream").none() = nb::none(), nb::arg("axis").none() = nb::none(),
       nb::arg("keepdims") = false);
+}
+
+// var and std: numpy's ddof (subtracted from the count in the divisor).
+template <Array (*spread)(const Expr&, Axes, bool, int)>
+void def_spread(nb::module_& m, const char* name) {
+  m.def(
+      name,
+      [](nb::handle a, nb::handle dtype, nb::handle stream, nb::handle axis, bool keepdims,
+         int ddof) {
+        auto reduce = [ddof](const Expr& e, Axes axes, bool keep) {
+          return spread(e, std::move(axes), keep, ddof);
+        };
+        return wrap(reduce_with(reduce, a, dtype, axis, keepdims, stream_from_python(stream)));
+      },
+      nb::arg("a").none(), nb::arg("dtype").none() = nb::none(),
+      nb::arg("stream").none() = nb::none(), nb::arg("axis").none() = nb::none(),
+      nb::arg("keepdims") = false, nb::arg("ddof") = 0);
 }
 
 std::vector<Array> arrays_of(nb::handle sequence) {
@@ -441,6 +460,16 @@ void bind_array_functions(nb::module_& m) {
   def_reduction<cudakit::mean>(m, "mean");
   def_reduction<cudakit::any>(m, "any");
   def_reduction<cudakit::all>(m, "all");
+  def_spread<cudakit::var>(m, "_var");
+  def_spread<cudakit::std>(m, "_std");
+  m.def(
+      "_matmul",
+      [](nb::handle a, nb::handle b) {
+        return wrap(numpy_errors(
+            [&] { return cudakit::matmul(as_gpuarray(a).value(), as_gpuarray(b).value()); }));
+      },
+      nb::arg("a").none(), nb::arg("b").none(),
+      "NumPy's matmul of 1-D to 3-D GPUArrays (cuBLAS or the generated tiled kernel).");
   m.def(
       "dot",
       [](nb::handle a, nb::handle b, nb::handle dtype, nb::handle stream) {

@@ -156,7 +156,8 @@ void bind_gpuarray_operators(nb::class_<GPUArrayObject>& cls) {
       .def("__irshift__", &in_place < &Array::operator>>=>)
       .def("__ipow__", &in_place_pow)
       .def("__ifloordiv__", &in_place_floordiv);
-  // numpy defers to our reflected operators (ndarray + GPUArray -> __radd__).
+  // numpy defers to our reflected operators (ndarray + GPUArray -> __radd__)
+  // until `import cudakit` installs numpy's ufunc protocol (_numpy_ufuncs.py).
   cls.attr("__array_ufunc__") = nb::none();
   cls.attr("__hash__") = nb::none();
 }

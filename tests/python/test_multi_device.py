@@ -180,3 +180,19 @@ def test_info_and_doctor_list_both_cpu_devices() -> None:
         # (Where there is a GPU, doctor checks that instead.)
         assert "ran on cpu device 0 (" in doctor.stdout, doctor.stdout
         assert "ran on cpu device 1 (" in doctor.stdout, doctor.stdout
+
+
+def test_visible_devices_pick_one_virtual_device_per_process() -> None:
+    code = """
+        import cudakit.driver as cuda
+        cuda.init()
+        print([cuda.Device(i).pci_bus_id() for i in range(cuda.Device.count())])
+    """
+    for visible, seen in (("1", "['ffff:00:01.0']"),
+                          ("1,0", "['ffff:00:01.0', 'ffff:00:00.0']")):
+        out = checked(run_code(code, CUDAKIT_CPU_VISIBLE_DEVICES=visible, **TWO_CPU_DEVICES))
+        assert out.strip() == seen, out
+    result = run_code(code, CUDAKIT_CPU_VISIBLE_DEVICES="2", **TWO_CPU_DEVICES)
+    assert result.returncode == 0, result.stderr
+    assert "CUDAKIT_CPU_VISIBLE_DEVICES='2' is not a comma-separated list" in result.stderr
+    assert result.stdout.strip() == "['ffff:00:00.0', 'ffff:00:01.0']"

@@ -405,6 +405,17 @@ def from_cuda_array_interface(desc: dict[str, Any], owner: Any = None
     return ForeignDeviceArray(desc, owner)
 
 
+def from_gpuarray(array: Any) -> "DeviceNDArray | ForeignDeviceArray":
+    """A DeviceNDArray viewing a cudakit GPUArray (no copy; pending results
+    are evaluated first), for the CPU backend, where a GPUArray has no
+    __cuda_array_interface__ (its memory is not GPU memory)."""
+    shape = tuple(array.shape)
+    data = (int(array.ptr), False) if array.size else None
+    return from_cuda_array_interface(
+        {"shape": shape, "typestr": array.dtype.str, "data": data,
+         "strides": tuple(array.strides), "version": 3}, owner=array)
+
+
 class ForeignDeviceArray:
     """Another library's device memory, passed to kernels as a view."""
 

@@ -15,7 +15,7 @@ from .. import _core
 from .._pickling import refuse_pickle
 from . import config
 from .args import ArgHint
-from .device_array import DeviceNDArray, to_device
+from .device_array import DeviceNDArray, from_gpuarray, to_device
 from .translate import types as t
 from .translate.errors import SourceLocation, TranslationError, TypingError
 from .translate.parse import ParsedFunction, parse_function
@@ -362,6 +362,10 @@ class Dispatcher:
 
     def launch(self, args: tuple[Any, ...], grid: tuple[int, int, int],
                block: tuple[int, int, int], stream: Any, shared: int) -> None:
+        if any(type(a) is _core.GPUArray for a in args) and _core._backend() == "cpu":
+            # cudakit's GPUArrays as kernel arguments on the CPU backend too
+            # (on a GPU they are taken through __cuda_array_interface__).
+            args = tuple(from_gpuarray(a) if type(a) is _core.GPUArray else a for a in args)
         if self.extensions:
             retr: list[Any] = []
             args = tuple(self._prepared(value, i, stream, retr) for i, value in enumerate(args))

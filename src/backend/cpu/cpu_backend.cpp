@@ -101,9 +101,11 @@ class CpuBackend final : public Backend, public GraphBackend {
  public:
   CpuBackend() : pool_(configured_thread_count()) {
     const int count = configured_device_count();
-    for (int i = 0; i < count; ++i)
+    const std::vector<int> visible = visible_devices();
+    for (std::size_t i = 0; i < visible.size(); ++i)
       devices_.push_back(std::make_unique<CpuDevice>(
-          i, cpu_device_properties(i, count, static_cast<unsigned>(pool_.size()))));
+          static_cast<int>(i),
+          cpu_device_properties(visible[i], count, static_cast<unsigned>(pool_.size()))));
     backend_alive.store(true);
   }
 

@@ -51,6 +51,35 @@ int configured_device_count() {
   return count;
 }
 
+std::vector<int> visible_devices() {
+  static const std::vector<int> visible = [] {
+    const int count = configured_device_count();
+    std::vector<int> all;
+    for (int i = 0; i < count; ++i) all.push_back(i);
+    const char* v = std::getenv("CUDAKIT_CPU_VISIBLE_DEVICES");
+    if (!v || !*v) return all;
+    std::vector<int> list;
+    const char* p = v;
+    while (true) {
+      char* end = nullptr;
+      errno = 0;
+      const long n = std::strtol(p, &end, 10);
+      if (errno != 0 || end == p || n < 0 || n >= count) break;
+      list.push_back(static_cast<int>(n));
+      if (*end == '\0') return list;
+      if (*end != ',') break;
+      p = end + 1;
+    }
+    std::fprintf(stderr,
+                 "cudakit: warning: CUDAKIT_CPU_VISIBLE_DEVICES='%s' is not a comma-separated "
+                 "list of virtual device ordinals below CUDAKIT_CPU_DEVICES=%d; using all "
+                 "devices\n",
+                 v, count);
+    return all;
+  }();
+  return visible;
+}
+
 DeviceProperties cpu_device_properties(int ordinal, int count, unsigned threads) {
   DeviceProperties p;
   const std::string where = cpu_model() + ", " + std::to_string(threads) + " threads";

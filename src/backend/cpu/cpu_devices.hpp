@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "backend/cpu/cpu_stream.hpp"
 #include "cudakit/cache_config.hpp"
@@ -24,6 +25,13 @@ inline constexpr int kMaxCpuDevices = 64;
 // CUDAKIT_CPU_DEVICES (1 to kMaxCpuDevices), read once per process; any
 // other value is reported on stderr once and 1 is used.
 int configured_device_count();
+
+// CUDAKIT_CPU_VISIBLE_DEVICES: which of the configured virtual devices this
+// process sees, in order ("1": its device 0 is virtual device 1), as
+// CUDA_VISIBLE_DEVICES does on a GPU, so one process per device can be
+// started (Dask workers). Unset: all of them. A list naming a device that is
+// not configured is reported on stderr once and all devices are used.
+std::vector<int> visible_devices();
 
 // What device `ordinal` of `count` reports: the one-device name is
 // "cudakit CPU backend (<cpu model>, T threads)"; with several,
