@@ -72,6 +72,11 @@ const std::vector<std::string>& cublas_sonames() {
   return sonames;
 }
 
+const std::vector<std::string>& nccl_sonames() {
+  static const std::vector<std::string> sonames = {"libnccl.so.2", "libnccl.so"};
+  return sonames;
+}
+
 const std::vector<std::string>& cuda_driver_directories() {
   // This machine's own multiarch directory only: a message listing the
   // places searched names no other architecture's.
@@ -136,6 +141,13 @@ SearchPlan cublas_search_plan() {
   SearchPlan plan;
   if (explicit_plan(plan, kCublasLocationVariable, cublas_sonames())) return plan;
   append_toolkit_locations(plan, cublas_sonames());
+  return plan;
+}
+
+SearchPlan nccl_search_plan() {
+  SearchPlan plan;
+  if (explicit_plan(plan, kNcclLocationVariable, nccl_sonames())) return plan;
+  append_toolkit_locations(plan, nccl_sonames());
   return plan;
 }
 

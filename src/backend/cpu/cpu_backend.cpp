@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "backend/cpu/block_runner.hpp"
+#include "backend/cpu/cpu_collectives.hpp"
 #include "backend/cpu/cpu_devices.hpp"
 #include "backend/cpu/cpu_graph.hpp"
 #include "backend/cpu/cpu_module.hpp"
@@ -506,6 +507,9 @@ class CpuBackend final : public Backend, public GraphBackend {
         kernel);
   }
 
+  // ---- collectives (cpu_collectives.hpp) --------------------------------------------------
+  CommBackend* collectives() override { return &collectives_; }
+
   // ---- host functions and graphs (cpu_graph.hpp) ---------------------------------------------
   void launch_host_function(NativeStream stream, HostFunction f, void* data) override {
     submit(
@@ -825,6 +829,19 @@ class CpuBackend final : public Backend, public GraphBackend {
   std::mutex events_mutex_;
   std::map<void*, std::shared_ptr<CpuEvent>> events_;
   HostRegistry host_registry_;
+  // A null stream is the default stream of the communicator's device,
+  // whichever device is current on the calling thread.
+  CpuCollectives collectives_{[this](int ordinal, NativeStream stream, std::function<void()> task) {
+    const int current = t_current_device;
+    t_current_device = ordinal;
+    try {
+      submit(stream, std::move(task));
+    } catch (...) {
+      t_current_device = current;
+      throw;
+    }
+    t_current_device = current;
+  }};
 };
 
 }  // namespace
