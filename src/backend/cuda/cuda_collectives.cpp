@@ -164,9 +164,11 @@ class NcclCollectives final : public CommBackend {
     std::string message = api.ncclGetErrorString(result);
     if (const char* last = api.ncclGetLastError(comm); last && *last)
       message += std::string(": ") + last;
-    throw CommunicatorError("NCCL " + doing, message,
-                            "NCCL_DEBUG=WARN prints NCCL's own account of the failure", {},
-                            static_cast<int>(result), nccl_result_name(result));
+    throw CommunicatorError(
+        "NCCL " + doing, message,
+        "every rank must call the same collectives in the same order; NCCL_DEBUG=INFO "
+        "traces what NCCL does",
+        {}, static_cast<int>(result), nccl_result_name(result));
   }
 
   CudaBackend& backend_;
