@@ -41,6 +41,14 @@ std::chrono::milliseconds timeout_from(nb::handle seconds) {
   return std::chrono::milliseconds(static_cast<long long>(std::ceil(s * 1000.0)));
 }
 
+// None (the default backend), 'cuda' or 'cpu'.
+BackendKind backend_from(nb::handle backend, const char* use) {
+  if (backend.is_none()) return default_backend_kind();
+  if (nb::isinstance<nb::str>(backend))
+    if (auto kind = parse_backend_kind(nb::cast<std::string>(backend))) return *kind;
+  throw ArgumentError(use, "backend must be 'cuda', 'cpu' or None (the default backend)");
+}
+
 Device device_from(nb::handle device, const char* use) {
   if (device.is_none()) return Device::current();
   if (nb::isinstance<Device>(device)) return nb::cast<Device>(device);
@@ -75,14 +83,7 @@ void bind_communicator(nb::module_& m) {
   m.def(
       "get_unique_id",
       [](nb::handle backend) {
-        BackendKind kind = default_backend_kind();
-        if (!backend.is_none()) {
-          auto parsed = parse_backend_kind(nb::cast<std::string>(backend));
-          if (!parsed)
-            throw ArgumentError("get_unique_id", "backend must be 'cuda' or 'cpu' or None");
-          kind = *parsed;
-        }
-        const UniqueId id = get_unique_id(kind);
+        const UniqueId id = get_unique_id(backend_from(backend, "get_unique_id"));
         return nb::bytes(reinterpret_cast<const char*>(id.bytes().data()), UniqueId::size);
       },
       nb::arg("backend").none() = nb::none(),
@@ -196,10 +197,7 @@ void bind_communicator(nb::module_& m) {
       .def_static(
           "group_start",
           [](nb::handle backend) {
-            if (backend.is_none()) return Communicator::group_start();
-            auto kind = parse_backend_kind(nb::cast<std::string>(backend));
-            if (!kind) throw ArgumentError("group_start", "backend must be 'cuda' or 'cpu'");
-            Communicator::group_start(*kind);
+            Communicator::group_start(backend_from(backend, "Communicator.group_start"));
           },
           nb::arg("backend").none() = nb::none(),
           "Starts a group (per thread, nestable): operations are issued at the outer "
@@ -207,12 +205,7 @@ void bind_communicator(nb::module_& m) {
       .def_static(
           "group_end",
           [](nb::handle backend) {
-            BackendKind kind = default_backend_kind();
-            if (!backend.is_none()) {
-              auto parsed = parse_backend_kind(nb::cast<std::string>(backend));
-              if (!parsed) throw ArgumentError("group_end", "backend must be 'cuda' or 'cpu'");
-              kind = *parsed;
-            }
+            const BackendKind kind = backend_from(backend, "Communicator.group_end");
             nb::gil_scoped_release unlocked;
             Communicator::group_end(kind);
           },

@@ -74,6 +74,7 @@ std::vector<Communicator> Communicator::local(std::span<const Device> devices,
   }
   timeout = resolve_timeout(timeout, doing);
   detail::CommBackend& comms = detail::comm_backend_of(detail::backend_of(devices[0]));
+  DeviceScope scope(devices[0]);  // NCCL switches devices; the caller's comes back
   std::vector<detail::NativeComm> natives = comms.init_all(ordinals, timeout);
   std::vector<Communicator> ranks;
   const int n = static_cast<int>(devices.size());
