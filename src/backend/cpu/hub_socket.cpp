@@ -36,6 +36,7 @@ constexpr std::size_t kTokenBytes = 16;
 constexpr std::chrono::seconds kHubGrace{10};
 constexpr std::chrono::minutes kTransferDeadline{5};
 constexpr std::uint64_t kMaxFrameBytes = std::uint64_t{1} << 40;
+constexpr int kMaxRanks = 1 << 20;
 
 // A socket operation that failed: closed by the peer, timed out, or a
 // system error. Callers turn it into a CommunicatorError with their context.
@@ -260,6 +261,9 @@ class HubServer : public std::enable_shared_from_this<HubServer> {
     if (magic != kHelloMagic || token != token_)
       throw CommunicatorError(context, "the unique id does not match this hub's",
                               "pass every rank the bytes of one get_unique_id() call");
+    if (nranks < 1 || nranks > kMaxRanks)
+      throw CommunicatorError(context, "nranks " + std::to_string(nranks) + " is out of range",
+                              "pass every rank the same nranks, 1 or more");
     if (!hub_) hub_ = std::make_shared<CollectiveHub>(nranks);
     if (nranks != hub_->size())
       throw CommunicatorError(context,
@@ -325,6 +329,11 @@ class HubServer : public std::enable_shared_from_this<HubServer> {
         c.peer = request.get<std::int32_t>();
         const std::chrono::milliseconds timeout(request.get<std::int64_t>());
         c.data = request.rest();
+        // Only ranks holding the id's token get here; still, a request that
+        // no cudakit rank sends is refused rather than trusted.
+        if (static_cast<int>(c.kind) > static_cast<int>(CollectiveKind::recv) ||
+            scalar_size(c.type) == 0 || c.peer < 0 || c.peer >= hub->size())
+          throw SocketFailure("a malformed request");
         Writer reply;
         try {
           Delivery d = hub->exchange(rank, std::move(c), timeout);
