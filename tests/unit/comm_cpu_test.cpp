@@ -93,15 +93,14 @@ TEST_P(CommCpu, ReduceLandsOnTheRootOnly) {
   Ranks ranks(nranks());
   const int root = nranks() - 1;
   Inputs<float> in(ranks, rng, kCount, ReduceOp::sum);
-  // Uploads first: on the CPU backend a synchronous copy waits for every
-  // device's queued work, a collective waiting for its other ranks included.
+  // Each rank's upload comes after the earlier ranks' posts: a synchronous
+  // copy does not wait for a collective still waiting for this thread.
   std::vector<DeviceBuffer<float>> out;
   for (std::size_t r = 0; r < in.device.size(); ++r) {
     out.emplace_back(ranks.devices[r], kCount);
     out.back().copy_from(std::span<const float>(std::vector<float>(kCount, -7.0f)));
-  }
-  for (std::size_t r = 0; r < in.device.size(); ++r)
     ranks.comms[r].reduce(in.device[r], out[r], ReduceOp::max, root, ranks.streams[r]);
+  }
   ranks.synchronize();
   for (std::size_t r = 0; r < out.size(); ++r) {
     const auto got = out[r].to_host();

@@ -165,6 +165,30 @@ TEST(CommProcesses, TwoProcessesRunEveryCollectiveThroughTheHub) {
   EXPECT_NE(peer.output.find("[  PASSED  ] 1 test"), std::string::npos) << peer.output;
 }
 
+// One thread per rank in one process, each with its own virtual device, as
+// one process per GPU would be: the ranks meet through the same hub.
+TEST(CommProcesses, ThreadsOfOneProcessJoinAsRanksOfOneCommunicator) {
+  if (Device::count(BackendKind::cpu) < kRanks) GTEST_SKIP() << "needs CUDAKIT_CPU_DEVICES=2";
+  const UniqueId id = get_unique_id(BackendKind::cpu);
+  const auto values = inputs<double>(std::random_device{}(), 0, kCount);
+  std::vector<std::future<std::vector<double>>> ranks;
+  for (int rank = 0; rank < kRanks; ++rank)
+    ranks.push_back(std::async(std::launch::async, [&, rank] {
+      const Device device = Device::get(BackendKind::cpu, rank);
+      Communicator comm = Communicator::create(kRanks, id, rank, device, 30s);
+      auto buffer = upload(device, values[static_cast<std::size_t>(rank)]);
+      const Stream stream = device.create_stream();
+      comm.all_reduce(buffer, ReduceOp::sum, stream);
+      stream.synchronize();
+      return buffer.to_host();
+    }));
+  for (auto& rank : ranks) {
+    const std::vector<double> got = rank.get();
+    for (std::size_t k = 0; k < kCount; ++k)
+      ASSERT_TRUE(close(got[k], reduce_reference(values, k, ReduceOp::sum))) << k;
+  }
+}
+
 TEST(CommProcesses, ARankWhoseProcessDiesIsReportedAtOnce) {
   const UniqueId id = get_unique_id(BackendKind::cpu);
   auto child = std::async(std::launch::async,

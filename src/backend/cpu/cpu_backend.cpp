@@ -660,8 +660,10 @@ class CpuBackend final : public Backend, public GraphBackend {
 
   // Waits for everything queued so far on every stream of device `ordinal`
   // (every device: -1); returns the streams.
+  // `unless_parked`: not for a collective waiting for its other ranks.
   std::vector<std::shared_ptr<CpuStream>> wait_all(int ordinal = -1,
-                                                   WaitMode mode = WaitMode::plain) {
+                                                   WaitMode mode = WaitMode::plain,
+                                                   bool unless_parked = false) {
     std::vector<std::shared_ptr<CpuStream>> all;
     {
       std::lock_guard lock(streams_mutex_);
@@ -670,13 +672,15 @@ class CpuBackend final : public Backend, public GraphBackend {
       for (auto& [raw, s] : streams_)
         if (ordinal < 0 || s->device() == ordinal) all.push_back(s);
     }
-    for (auto& s : all) s->wait(s->last_ticket(), mode);
+    for (auto& s : all)
+      unless_parked ? s->wait_unless_parked(s->last_ticket(), mode)
+                    : s->wait(s->last_ticket(), mode);
     return all;
   }
 
   void wait_other_devices(int ordinal) {
     for (int other = 0; other < static_cast<int>(devices_.size()); ++other)
-      if (other != ordinal) wait_all(other, WaitMode::interruptible);
+      if (other != ordinal) wait_all(other, WaitMode::interruptible, true);
   }
 
   CpuDevice& device(int ordinal, const char* what) {

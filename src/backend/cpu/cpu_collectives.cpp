@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/cpu/collective_hub.hpp"
+#include "backend/cpu/cpu_stream.hpp"
 #include "backend/cpu/hub_socket.hpp"
 
 namespace cudakit::detail::cpu {
@@ -51,7 +52,13 @@ void run(const Pending& op) {
     const auto* src = reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(r.send));
     c.data.assign(src, src + sending);
   }
-  const Delivery d = comm.hub->exchange(comm.rank, std::move(c), comm.timeout);
+  Delivery d;
+  {
+    // Waiting for the other ranks: a synchronous copy on another device
+    // need not wait for this (its thread may be the one to post a rank).
+    CpuStream::Parked parked;
+    d = comm.hub->exchange(comm.rank, std::move(c), comm.timeout);
+  }
   if (d.bytes)
     std::memcpy(reinterpret_cast<void*>(static_cast<std::uintptr_t>(r.recv)), d.data(), d.bytes);
 }
