@@ -77,7 +77,9 @@ CommBuffer comm_buffer(const Array& a, const char* role);
 // buffers may be the same (in place). Operations are queued on `stream`,
 // which must belong to the communicator's device; their errors (ranks that
 // disagree, a rank that never arrives within timeout()) surface when the
-// stream is synchronized, as a CommunicatorError naming the ranks.
+// stream is synchronized, as a CommunicatorError naming the ranks (on the
+// CPU backend; NCCL checks neither, and a rank that never arrives blocks
+// the GPU's stream).
 // Arguments are checked at the call: buffers on another device, a root or
 // peer outside 0..size()-1, an op a dtype does not have (avg of integers;
 // prod, max, min of complex numbers; any reduction of int16, uint16, bool)

@@ -222,7 +222,8 @@ TEST_P(CommCpu, ArraysReduceInPlaceOnTheirDevicesDefaultStreams) {
   for (std::size_t r = 0; r < arrays.size(); ++r)
     ranks.comms[r].all_reduce(arrays[r], arrays[r], ReduceOp::sum,
                               ranks.devices[r].default_stream());
-  for (const auto& d : ranks.devices) d.default_stream().synchronize();
+  // Each device's own: a default stream's handle means the current device's.
+  for (const auto& d : ranks.devices) d.synchronize();
   for (std::size_t r = 0; r < arrays.size(); ++r) {
     const auto got = arrays[r].to_host<float>();
     for (std::size_t k = 0; k < kCount; ++k)

@@ -1,9 +1,15 @@
 // Communicators through NCCL (loaded on first use): the CUDA backend's half
 // of cudakit::Communicator. The core has checked every request; this file
 // maps it to NCCL's types and calls. NCCL has no timeouts of its own: a
-// rank that never arrives blocks its stream (the CPU backend reports it).
+// rank that never joins is reported after the timeout, but one that never
+// arrives at a collective blocks its stream (the CPU backend reports it).
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "cudakit/error.hpp"
@@ -68,18 +74,63 @@ class NcclCollectives final : public CommBackend {
     return bytes;
   }
 
+  // ncclCommInitRank waits for every rank with no limit of its own: it runs
+  // on a thread of its own, and a rank not there within `timeout` is an
+  // error here. The abandoned init finishes (or not) on its thread; a
+  // communicator it makes after all is aborted.
   NativeComm init_rank(int nranks, const UniqueIdBytes& id, int rank, int ordinal,
-                       std::chrono::milliseconds) override {
+                       std::chrono::milliseconds timeout) override {
     const Nccl& api = nccl();
-    backend_.make_current(ordinal);
+    const std::string doing = "joining rank " + std::to_string(rank) + " of " +
+                              std::to_string(nranks) + " on device " + std::to_string(ordinal) +
+                              " (ncclCommInitRank)";
+    struct Join {
+      std::mutex mutex;
+      std::condition_variable done;
+      bool finished = false;
+      bool abandoned = false;
+      ncclResult_t result = ncclSuccess;
+      ncclComm_t comm = nullptr;
+      std::exception_ptr failure;
+    };
+    auto join = std::make_shared<Join>();
     ncclUniqueId nccl_id{};
     std::memcpy(&nccl_id, id.data(), sizeof nccl_id);
-    ncclComm_t comm = nullptr;
-    check(api.ncclCommInitRank(&comm, nranks, nccl_id, rank),
-          "joining rank " + std::to_string(rank) + " of " + std::to_string(nranks) + " on device " +
-              std::to_string(ordinal) + " (ncclCommInitRank)",
-          nullptr);
-    return comm;
+    std::thread([this, &api, join, nccl_id, nranks, rank, ordinal] {
+      ncclComm_t comm = nullptr;
+      ncclResult_t result = ncclSuccess;
+      std::exception_ptr failure;
+      try {
+        backend_.make_current(ordinal);
+        result = api.ncclCommInitRank(&comm, nranks, nccl_id, rank);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      std::lock_guard lock(join->mutex);
+      if (join->abandoned) {
+        if (comm) api.ncclCommAbort(comm);
+        return;
+      }
+      join->finished = true;
+      join->result = result;
+      join->comm = comm;
+      join->failure = failure;
+      join->done.notify_all();
+    }).detach();
+    std::unique_lock lock(join->mutex);
+    if (!join->done.wait_for(lock, timeout, [&] { return join->finished; })) {
+      join->abandoned = true;
+      throw CommunicatorError(doing,
+                              "not every rank joined within " +
+                                  std::to_string(static_cast<double>(timeout.count()) / 1000.0) +
+                                  " s (NCCL does not say which)",
+                              "start every rank's process with the same unique id and nranks; "
+                              "the timeout is create()'s argument or CUDAKIT_COMM_TIMEOUT "
+                              "(seconds)");
+    }
+    if (join->failure) std::rethrow_exception(join->failure);
+    check(join->result, doing, nullptr);
+    return join->comm;
   }
 
   std::vector<NativeComm> init_all(const std::vector<int>& ordinals,
