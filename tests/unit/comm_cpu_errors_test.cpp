@@ -8,6 +8,7 @@
 #include <string>
 
 #include "comm_test_util.hpp"
+#include "cudakit/array.hpp"
 #include "cudakit/communicator.hpp"
 #include "cudakit/device_buffer.hpp"
 #include "cudakit/error.hpp"
@@ -189,6 +190,26 @@ TEST_F(CommErrors, BuffersTooSmallForTheOperationAreRefused) {
   }
   DeviceBuffer<float> odd(ranks.devices[0], 11);
   EXPECT_THROW(ranks.comms[0].all_to_all(odd, odd, ranks.streams[0]), ArgumentError);
+}
+
+TEST_F(CommErrors, ArraysOfTwoDtypesOrNotContiguousAreRefused) {
+  Ranks ranks(2);
+  const Stream stream = ranks.devices[0].default_stream();
+  const Array floats = zeros({4, 6}, DType::float32, stream);
+  const Array doubles = zeros({24}, DType::float64, stream);
+  try {
+    ranks.comms[0].all_reduce(floats, doubles, ReduceOp::sum, stream);
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError& e) {
+    EXPECT_TRUE(contains(e.message(), "send buffer holds float32 but the recv buffer float64"))
+        << e.what();
+  }
+  try {
+    ranks.comms[0].all_reduce(floats.T(), floats.T(), ReduceOp::sum, stream);
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError& e) {
+    EXPECT_TRUE(contains(e.message(), "not C-contiguous")) << e.what();
+  }
 }
 
 TEST_F(CommErrors, LocalRefusesADeviceTwiceAndNoDevices) {
