@@ -13,6 +13,8 @@
 #                 platform/curand_library.hpp (cuRAND's host tables, which no backend owns)
 #   array         array/, backend/backend.hpp (the backend interface only),
 #                 support/ (the one reader of C type names)
+#   distributed   distributed/, backend/backend.hpp and backend/comm_backend.hpp
+#                 (collectives reach NCCL or the CPU hub through the backend)
 #   tools, bench, python  backend/backend.hpp, platform/library_search.hpp (the one
 #                 search plan doctor reports), support/, backend/cuda/standard_headers.hpp
 #                 (the NVRTC stand-ins compile_bench times) and the public include/
@@ -40,7 +42,8 @@ function(cudakit_include_root_dir out_var name)
   set(${out_var} ${PROJECT_BINARY_DIR}/include_roots/${name} PARENT_SCOPE)
 endfunction()
 
-set(_cudakit_backend_interface backend/backend.hpp backend/graph_backend.hpp)
+set(_cudakit_backend_interface backend/backend.hpp backend/graph_backend.hpp
+                                 backend/comm_backend.hpp)
 cudakit_include_root(support support)
 cudakit_include_root(platform platform)
 cudakit_include_root(backend_cpu ${_cudakit_backend_interface} backend/cpu platform support)
@@ -49,5 +52,6 @@ cudakit_include_root(core core ${_cudakit_backend_interface} backend/cpu/cpu_bac
                      backend/cuda/cuda_backend.hpp support platform/library_loader.hpp
                      platform/library_search.hpp platform/curand_library.hpp)
 cudakit_include_root(array array ${_cudakit_backend_interface} support)
+cudakit_include_root(distributed distributed ${_cudakit_backend_interface})
 cudakit_include_root(tools ${_cudakit_backend_interface} platform/library_loader.hpp
                      platform/library_search.hpp support backend/cuda/standard_headers.hpp)

@@ -66,6 +66,12 @@ class CublasNotFound : public LibraryNotFound {
   using LibraryNotFound::LibraryNotFound;
 };
 
+// libnccl (NCCL, for Communicator on the CUDA backend) is missing.
+class NcclNotFound : public LibraryNotFound {
+ public:
+  using LibraryNotFound::LibraryNotFound;
+};
+
 // Any CUDA driver error without a more specific class below.
 class CudaError : public Error {
  public:
@@ -156,6 +162,21 @@ class KernelFault : public Error {
 
  private:
   std::vector<std::string> kernels_;
+};
+
+// A collective or point-to-point operation of a Communicator failed: ranks
+// that disagree on what they called (count, dtype, op, root), a rank that
+// never arrived within the communicator's timeout (missing_ranks() names
+// it), a peer that disconnected, or NCCL's own error (code() and
+// code_name() hold its ncclResult_t).
+class CommunicatorError : public Error {
+ public:
+  CommunicatorError(std::string context, std::string message, std::string hint = {},
+                    std::vector<int> missing_ranks = {}, int code = 0, std::string code_name = {});
+  const std::vector<int>& missing_ranks() const noexcept { return missing_ranks_; }
+
+ private:
+  std::vector<int> missing_ranks_;
 };
 
 // The selected backend cannot do this (e.g. a PTX module on the CPU backend).

@@ -83,6 +83,7 @@ from ._driver_compat import (  # noqa: F401  (PyCUDA's names)
 )
 from ._core import (  # noqa: F401  (re-exported: PyCUDA's names)
     ArgumentError,
+    CommunicatorError,
     CompileError,
     CublasNotFound,
     DeviceAllocation,
@@ -99,6 +100,7 @@ from ._core import (  # noqa: F401  (re-exported: PyCUDA's names)
     LibraryNotFound,
     LogicError,
     MemoryError,
+    NcclNotFound,
     NoKernelImage,
     NotSupported,
     NvrtcNotFound,

@@ -51,6 +51,8 @@ struct ErrorClasses {
   PyObject* driver_not_found = nullptr;
   PyObject* nvrtc_not_found = nullptr;
   PyObject* cublas_not_found = nullptr;
+  PyObject* nccl_not_found = nullptr;
+  PyObject* communicator = nullptr;
   PyObject* driver_too_old = nullptr;
   PyObject* no_kernel_image = nullptr;
 };
@@ -242,6 +244,14 @@ void translate(const std::exception_ptr& p, void*) {
     raise(classes.nvrtc_not_found, e);
   } catch (const CublasNotFound& e) {
     raise(classes.cublas_not_found, e);
+  } catch (const NcclNotFound& e) {
+    raise(classes.nccl_not_found, e);
+  } catch (const CommunicatorError& e) {
+    raise(classes.communicator, e, [&](PyObject* exc) {
+      nb::list ranks;
+      for (int r : e.missing_ranks()) ranks.append(nb::int_(r));
+      set(exc, "missing_ranks", ranks);
+    });
   } catch (const LibraryNotFound& e) {
     raise(classes.library_not_found, e);
   } catch (const DriverTooOld& e) {
@@ -331,6 +341,12 @@ void bind_errors(nb::module_& m) {
                                       "libnvrtc (the CUDA run-time compiler) is missing.");
   classes.cublas_not_found =
       new_class(m, "CublasNotFound", bases({classes.library_not_found}), "libcublas is missing.");
+  classes.nccl_not_found =
+      new_class(m, "NcclNotFound", bases({classes.library_not_found}), "libnccl is missing.");
+  classes.communicator = new_class(
+      m, "CommunicatorError", bases({classes.runtime}),
+      "A collective failed: ranks that disagree, a rank that never arrived (`missing_ranks`), "
+      "a lost peer, or NCCL's error.");
   classes.driver_too_old = new_class(m, "DriverTooOld", bases({classes.runtime}),
                                      "The driver is older than the toolkit cudakit compiles with.");
   classes.no_kernel_image = new_class(m, "NoKernelImage", bases({classes.runtime}),

@@ -23,5 +23,7 @@ void bind_array(nb::module_& m);
 void bind_jit(nb::module_& m);
 // ProfileSession and benchmark() (cudakit.profiler).
 void bind_profiler(nb::module_& m);
+// get_unique_id() and Communicator (the core of cudakit.distributed).
+void bind_communicator(nb::module_& m);
 
 }  // namespace cudakit::python

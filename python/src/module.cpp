@@ -12,4 +12,5 @@ NB_MODULE(_core, m) {
   cudakit::python::bind_array(m);
   cudakit::python::bind_jit(m);
   cudakit::python::bind_profiler(m);
+  cudakit::python::bind_communicator(m);
 }

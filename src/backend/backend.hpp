@@ -38,6 +38,8 @@ class Device;
 
 namespace cudakit::detail {
 
+class CommBackend;  // backend/comm_backend.hpp
+
 using DevicePtr = std::uint64_t;  // CUdeviceptr, or a host address on the CPU backend
 using NativeStream = void*;       // CUstream, or the CPU backend's stream object
 using NativeEvent = void*;        // CUevent, or the CPU backend's event object
@@ -307,6 +309,11 @@ class Backend {
     throw NotSupported("a matrix product through a vendor library",
                        "this backend has none; use the generated kernels");
   }
+
+  // ---- collectives (optional) -----------------------------------------------------
+  // The backend's communicators and collectives (backend/comm_backend.hpp);
+  // null when it has none.
+  virtual CommBackend* collectives() { return nullptr; }
 };
 
 // The process-wide instance of a backend, created on first use. Throws the

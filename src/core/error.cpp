@@ -132,4 +132,10 @@ KernelFault::KernelFault(std::string context, std::string message, std::vector<s
             std::move(hint), code, std::move(code_name)),
       kernels_(std::move(kernels)) {}
 
+CommunicatorError::CommunicatorError(std::string context, std::string message, std::string hint,
+                                     std::vector<int> missing_ranks, int code,
+                                     std::string code_name)
+    : Error(std::move(context), std::move(message), std::move(hint), code, std::move(code_name)),
+      missing_ranks_(std::move(missing_ranks)) {}
+
 }  // namespace cudakit

@@ -137,6 +137,7 @@ class ForwardingBackend : public Backend, public GraphBackend {
     inner_->gemm(o, stream, request);
   }
 
+  CommBackend* collectives() override { return inner_->collectives(); }
   void launch_host_function(NativeStream s, HostFunction f, void* data) override {
     graphs().launch_host_function(s, f, data);
   }

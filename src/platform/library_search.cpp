@@ -72,6 +72,11 @@ const std::vector<std::string>& cublas_sonames() {
   return sonames;
 }
 
+const std::vector<std::string>& nccl_sonames() {
+  static const std::vector<std::string> sonames = {"libnccl.so.2", "libnccl.so"};
+  return sonames;
+}
+
 const std::vector<std::string>& cuda_driver_directories() {
   // This machine's own multiarch directory only: a message listing the
   // places searched names no other architecture's.
@@ -148,6 +153,13 @@ SearchPlan curand_search_plan() {
   SearchPlan plan;
   if (explicit_plan(plan, kCurandLocationVariable, curand_sonames())) return plan;
   append_toolkit_locations(plan, curand_sonames());
+  return plan;
+}
+
+SearchPlan nccl_search_plan() {
+  SearchPlan plan;
+  if (explicit_plan(plan, kNcclLocationVariable, nccl_sonames())) return plan;
+  append_toolkit_locations(plan, nccl_sonames());
   return plan;
 }
 

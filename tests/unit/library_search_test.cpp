@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "cudakit/error.hpp"
 #include "platform/cublas_library.hpp"
 #include "platform/cuda_driver.hpp"
+#include "platform/nccl_library.hpp"
 #include "platform/nvrtc_library.hpp"
 #include "probe/cuda_probe.hpp"
 #include "unit/cuda_test_util.hpp"
@@ -121,6 +123,30 @@ TEST(LibrarySearch, CublasVariableIsTheOnlyPlaceSearched) {
   EXPECT_TRUE(plan.explicit_location);
   EXPECT_EQ(plan.candidates, in_directory(empty.str(), detail::cublas_sonames()));
   EXPECT_THROW(detail::load_cublas(plan), CublasNotFound);
+}
+
+TEST(LibrarySearch, NcclVariableIsTheOnlyPlaceSearched) {
+  ScratchDir empty;
+  ScopedEnv nccl(detail::kNcclLocationVariable, empty.str());
+  detail::SearchPlan plan = detail::nccl_search_plan();
+  EXPECT_TRUE(plan.explicit_location);
+  EXPECT_EQ(plan.candidates, in_directory(empty.str(), detail::nccl_sonames()));
+  EXPECT_THROW(detail::load_nccl(plan), NcclNotFound);
+}
+
+TEST(LibrarySearch, NcclIsLookedForInTheToolkitThenOnTheLoaderPath) {
+  ScopedEnv nccl(detail::kNcclLocationVariable, std::nullopt);
+  ScopedEnv cuda_path("CUDA_PATH", "/opt/toolkit-for-test");
+  detail::SearchPlan plan = detail::nccl_search_plan();
+  EXPECT_FALSE(plan.explicit_location);
+  ASSERT_GE(plan.candidates.size(), 4u);
+  EXPECT_EQ(plan.candidates[0], "/opt/toolkit-for-test/lib64/libnccl.so.2");
+  EXPECT_EQ(plan.candidates[1], "/opt/toolkit-for-test/lib64/libnccl.so");
+  EXPECT_NE(
+      std::find(plan.candidates.begin(), plan.candidates.end(), "/usr/local/cuda/lib/libnccl.so.2"),
+      plan.candidates.end());
+  EXPECT_EQ(plan.candidates[plan.candidates.size() - 2], "libnccl.so.2");
+  EXPECT_EQ(plan.candidates.back(), "libnccl.so");
 }
 
 }  // namespace

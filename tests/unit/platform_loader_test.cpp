@@ -12,6 +12,7 @@
 #include "cudakit/error.hpp"
 #include "platform/cublas_library.hpp"
 #include "platform/cuda_driver.hpp"
+#include "platform/nccl_library.hpp"
 #include "platform/nvrtc_library.hpp"
 #include "unit/cuda_test_util.hpp"
 
@@ -179,6 +180,49 @@ TEST(PlatformLoader, CublasLoadsEveryFunctionTheArraysUse) {
   EXPECT_NE(api.cublasGemmStridedBatchedEx, nullptr);
   EXPECT_NE(api.cublasGetVersion_v2, nullptr);
   EXPECT_FALSE(api.path.empty());
+}
+
+TEST(PlatformLoader, NcclInEmptyDirectoryThrowsNcclNotFound) {
+  ScratchDir empty;
+  ScopedEnv env("CUDAKIT_NCCL", empty.str());
+  try {
+    detail::load_nccl(detail::nccl_search_plan());
+    FAIL() << "expected NcclNotFound";
+  } catch (const NcclNotFound& e) {
+    EXPECT_TRUE(lists(e.searched(), empty.str() + "/libnccl.so.2")) << e.what();
+    EXPECT_TRUE(contains(e.hint(), "CUDAKIT_NCCL")) << e.hint();
+    EXPECT_TRUE(contains(e.hint(), "libnccl2")) << e.hint();
+  }
+}
+
+TEST(PlatformLoader, NcclAtAMissingFileNamesThatFile) {
+  ScopedEnv env("CUDAKIT_NCCL", "/nonexistent/libnccl.so.2");
+  try {
+    detail::load_nccl(detail::nccl_search_plan());
+    FAIL() << "expected NcclNotFound";
+  } catch (const NcclNotFound& e) {
+    EXPECT_TRUE(contains(e.what(), "/nonexistent/libnccl.so.2")) << e.what();
+    EXPECT_TRUE(contains(e.hint(), "CUDAKIT_NCCL is set")) << e.hint();
+  }
+}
+
+// Loading NCCL and asking its version needs no GPU.
+TEST(PlatformLoader, NcclLoadsEveryFunctionCommunicatorsUse) {
+  ScopedEnv env("CUDAKIT_NCCL", std::nullopt);
+  detail::Nccl api;
+  try {
+    api = detail::load_nccl(detail::nccl_search_plan());
+  } catch (const NcclNotFound& e) {
+    GTEST_SKIP() << "NCCL is not installed here: " << e.what();
+  }
+  EXPECT_NE(api.ncclCommInitRank, nullptr);
+  EXPECT_NE(api.ncclAllReduce, nullptr);
+  EXPECT_NE(api.ncclSend, nullptr);
+  EXPECT_NE(api.ncclGroupEnd, nullptr);
+  EXPECT_GE(api.version, 21900) << api.path;
+  EXPECT_FALSE(api.path.empty());
+  EXPECT_TRUE(contains(api.ncclGetErrorString(ncclInvalidArgument), "invalid argument"));
+  EXPECT_EQ(detail::nccl_result_name(ncclRemoteError), "ncclRemoteError");
 }
 
 TEST(PlatformLoader, CuResultsAreNamedWithoutADriver) {

@@ -2,6 +2,7 @@
 // doubtful one says its cause and the fix on the lines below it. The known
 // install and run-time problems from the PyCUDA / Numba tutorials are
 // recognised and explained when they apply.
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,8 @@
 #include "commands/commands.hpp"
 #include "cudakit/cudakit.hpp"
 #include "debug/program_search.hpp"
+#include "platform/library_loader.hpp"
+#include "platform/library_search.hpp"
 #include "probe/cuda_probe.hpp"
 #include "workloads/vector_add.hpp"
 
@@ -392,6 +395,33 @@ int run_doctor(const DoctorOptions& options) {
                     "kernels are compiled again in every process",
                     "set CUDAKIT_CACHE_DIR to a writable directory");
     }
+  }
+
+  {
+    // NCCL is needed only by Communicator on the GPU: its absence is a note,
+    // not a failure. Looked for exactly where the library looks.
+    const detail::SearchPlan plan = detail::nccl_search_plan();
+    const detail::OpenedLibrary nccl = detail::open_first(plan, RTLD_NOW | RTLD_LOCAL);
+    using GetVersion = int (*)(int*);
+    auto* get_version = nccl.handle
+                            ? reinterpret_cast<GetVersion>(::dlsym(nccl.handle, "ncclGetVersion"))
+                            : nullptr;
+    int version = 0;
+    if (get_version && get_version(&version) == 0)
+      report.ok(
+          "NCCL " + std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) +
+          "." + std::to_string(version % 100) +
+          " for collectives on the GPU: " + detail::loaded_path(nccl.handle, "ncclGetVersion"));
+    else
+      report.warn(std::string("NCCL not found (") +
+                      (plan.explicit_location
+                           ? "CUDAKIT_NCCL=" + detail::environment("CUDAKIT_NCCL")
+                           : std::to_string(plan.candidates.size()) + " places searched") +
+                      ")",
+                  "only cudakit::Communicator on the GPU needs it (the CPU backend's "
+                  "collectives do not)",
+                  "install NCCL (apt: libnccl2, pip: nvidia-nccl-cu13) or set CUDAKIT_NCCL to "
+                  "libnccl.so.2 or its directory");
   }
 
   report.section("Backend");

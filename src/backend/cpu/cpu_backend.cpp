@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "backend/cpu/block_runner.hpp"
+#include "backend/cpu/cpu_collectives.hpp"
 #include "backend/cpu/cpu_devices.hpp"
 #include "backend/cpu/cpu_graph.hpp"
 #include "backend/cpu/cpu_module.hpp"
@@ -508,6 +509,9 @@ class CpuBackend final : public Backend, public GraphBackend {
         kernel);
   }
 
+  // ---- collectives (cpu_collectives.hpp) --------------------------------------------------
+  CommBackend* collectives() override { return &collectives_; }
+
   // ---- host functions and graphs (cpu_graph.hpp) ---------------------------------------------
   void launch_host_function(NativeStream stream, HostFunction f, void* data) override {
     submit(
@@ -658,8 +662,10 @@ class CpuBackend final : public Backend, public GraphBackend {
 
   // Waits for everything queued so far on every stream of device `ordinal`
   // (every device: -1); returns the streams.
+  // `unless_parked`: not for a collective waiting for its other ranks.
   std::vector<std::shared_ptr<CpuStream>> wait_all(int ordinal = -1,
-                                                   WaitMode mode = WaitMode::plain) {
+                                                   WaitMode mode = WaitMode::plain,
+                                                   bool unless_parked = false) {
     std::vector<std::shared_ptr<CpuStream>> all;
     {
       std::lock_guard lock(streams_mutex_);
@@ -668,13 +674,15 @@ class CpuBackend final : public Backend, public GraphBackend {
       for (auto& [raw, s] : streams_)
         if (ordinal < 0 || s->device() == ordinal) all.push_back(s);
     }
-    for (auto& s : all) s->wait(s->last_ticket(), mode);
+    for (auto& s : all)
+      unless_parked ? s->wait_unless_parked(s->last_ticket(), mode)
+                    : s->wait(s->last_ticket(), mode);
     return all;
   }
 
   void wait_other_devices(int ordinal) {
     for (int other = 0; other < static_cast<int>(devices_.size()); ++other)
-      if (other != ordinal) wait_all(other, WaitMode::interruptible);
+      if (other != ordinal) wait_all(other, WaitMode::interruptible, true);
   }
 
   CpuDevice& device(int ordinal, const char* what) {
@@ -827,6 +835,19 @@ class CpuBackend final : public Backend, public GraphBackend {
   std::mutex events_mutex_;
   std::map<void*, std::shared_ptr<CpuEvent>> events_;
   HostRegistry host_registry_;
+  // A null stream is the default stream of the communicator's device,
+  // whichever device is current on the calling thread.
+  CpuCollectives collectives_{[this](int ordinal, NativeStream stream, std::function<void()> task) {
+    const int current = t_current_device;
+    t_current_device = ordinal;
+    try {
+      submit(stream, std::move(task));
+    } catch (...) {
+      t_current_device = current;
+      throw;
+    }
+    t_current_device = current;
+  }};
 };
 
 }  // namespace

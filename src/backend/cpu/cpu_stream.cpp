@@ -5,8 +5,16 @@
 
 namespace cudakit::detail::cpu {
 
+namespace {
+// The stream whose thread this is (null on other threads).
+thread_local CpuStream* t_running_stream = nullptr;
+}  // namespace
+
 CpuStream::CpuStream(bool non_blocking, int device) : non_blocking_(non_blocking), device_(device) {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    t_running_stream = this;
+    run();
+  });
 }
 
 CpuStream::~CpuStream() {
@@ -73,6 +81,27 @@ void CpuStream::wait(std::uint64_t ticket, WaitMode mode) {
   std::unique_lock lock(mutex_);
   wait_until_done(
       done_cv_, lock, [&] { return finished_ >= ticket; }, mode);
+}
+
+void CpuStream::wait_unless_parked(std::uint64_t ticket, WaitMode mode) {
+  std::unique_lock lock(mutex_);
+  wait_until_done(
+      done_cv_, lock, [&] { return finished_ >= ticket || parked_; }, mode);
+}
+
+CpuStream::Parked::Parked() : stream_(t_running_stream) {
+  if (!stream_) return;
+  {
+    std::lock_guard lock(stream_->mutex_);
+    stream_->parked_ = true;
+  }
+  stream_->done_cv_.notify_all();
+}
+
+CpuStream::Parked::~Parked() {
+  if (!stream_) return;
+  std::lock_guard lock(stream_->mutex_);
+  stream_->parked_ = false;
 }
 
 bool CpuStream::idle() {

@@ -52,6 +52,23 @@ class CpuStream {
   // Blocks until the task with `ticket` (and all before it) has run, its
   // `after` included. `mode`: see interruptible_wait.hpp.
   void wait(std::uint64_t ticket, WaitMode mode = WaitMode::plain);
+  // As wait(), but also returns while the running task is parked (a
+  // collective waiting for its other ranks, which may need the caller's
+  // thread to arrive): a synchronous copy on another device waits for the
+  // work before it, never for a rank that cannot come.
+  void wait_unless_parked(std::uint64_t ticket, WaitMode mode = WaitMode::plain);
+  // Marks the task running on the calling thread's stream as parked for a
+  // scope (nothing when the thread is no stream's).
+  class Parked {
+   public:
+    Parked();
+    ~Parked();
+    Parked(const Parked&) = delete;
+    Parked& operator=(const Parked&) = delete;
+
+   private:
+    CpuStream* stream_;
+  };
   // True when nothing is queued or running.
   bool idle();
   // The first failure of a queued task since the last call, or null.
@@ -74,6 +91,7 @@ class CpuStream {
   std::uint64_t completed_ = 0;
   std::uint64_t finished_ = 0;  // completed, and its `after` has run
   std::exception_ptr error_;
+  bool parked_ = false;
   std::shared_ptr<CpuGraph> capture_;  // non-null while capturing
   bool stop_ = false;
   std::thread thread_;

@@ -19,17 +19,21 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
 
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/block_runner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/collective_hub.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_collectives.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_devices.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_graph.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_module.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_stream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_memory.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/element_reduce.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fault_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fiber_stack.cpp
   ${CMAKE_CURRENT_LIST_DIR}/grid_barrier.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_compiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/hub_socket.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interruptible_wait.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kept_sources.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_scanner.cpp

@@ -10,11 +10,13 @@
 #include <array>
 #include <atomic>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "backend/comm_backend.hpp"
 #include "backend/cuda/launch_history.hpp"
 #include "backend/cuda/ptx_entry_parser.hpp"
 #include "backend/graph_backend.hpp"
@@ -144,6 +146,8 @@ class CudaBackend final : public Backend, public GraphBackend {
   bool gemm_available(ScalarType type) override;  // cuda_gemm.cpp
   void gemm(int ordinal, NativeStream stream, const GemmRequest& request) override;
 
+  CommBackend* collectives() override;  // cuda_collectives.cpp: NCCL
+
   // Throws the mapped exception for `result`; for kernel faults it names the
   // kernels recorded on `stream` (or, with no stream known, the latest ones).
   [[noreturn]] void fail(CUresult result, const std::string& context, NativeStream stream,
@@ -175,6 +179,9 @@ class CudaBackend final : public Backend, public GraphBackend {
   LaunchHistory history_;
   // The bank size as set, for drivers that no longer export the call.
   std::atomic<SharedMemoryBankSize> bank_size_{SharedMemoryBankSize::default_size};
+
+  std::once_flag collectives_once_;
+  std::unique_ptr<CommBackend> collectives_;
 };
 
 }  // namespace cudakit::detail

@@ -1,5 +1,6 @@
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_collectives.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_compiler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_error.cpp
@@ -13,5 +14,5 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ptx_entry_parser.cpp
   ${CMAKE_CURRENT_LIST_DIR}/standard_headers.cpp
 )
-# cuda.h and nvrtc.h for their types; nothing is linked.
+# cuda.h, nvrtc.h and nccl.h for their types; nothing is linked.
 list(APPEND CUDAKIT_LAYER_PRIVATE_INCLUDES ${CUDAToolkit_INCLUDE_DIRS})
