@@ -23,4 +23,8 @@ python="${PYTHON:-python3}"
   --abi cp312 --platform manylinux_2_28_x86_64 numba-cuda==0.30.4 -d wheels
 "$python" -m pip download -q --only-binary :all: --python-version 3.12 --implementation cp \
   --abi cp312 --platform manylinux2014_x86_64 cffi pytools==2026.1.1 jinja2==3.1.6 -d wheels
+# Dask for cudakit.dask's tests and bench/peers/python_dask.py (the versions
+# python/requirements-dev.txt pins), with their dependencies.
+"$python" -m pip download -q --only-binary :all: --python-version 3.12 --implementation cp \
+  --abi cp312 --platform manylinux2014_x86_64 dask==2026.8.0 distributed==2026.8.0 -d wheels
 ls -l ./*.deb sdist wheels
