@@ -72,6 +72,7 @@ from .foreign import CUSource  # noqa: E402,F401
 from .compiler import (  # noqa: E402,F401
     compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device)
 from . import cudadrv, kernels, libdevice, np, typing  # noqa: E402,F401
+from . import cgutils, cudaimpl, extending  # noqa: E402,F401
 from .cudadrv import devicearray  # noqa: E402,F401
 
 # numba-cuda's flag for "the CPU numba package is installed" (its CPU-side

@@ -14,7 +14,19 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Type:
-    """Base of every kernel-side type."""
+    """Base of every kernel-side type. A program's own type (a subclass
+    made for numba.cuda.extending, `super().__init__(name="Point")`) has a
+    name; cudakit's types are dataclasses with their own fields."""
+
+    def __init__(self, name: str | None = None) -> None:
+        if name is not None:
+            object.__setattr__(self, "name", str(name))
+
+    def __str__(self) -> str:
+        return str(self.__dict__.get("name", type(self).__name__))
+
+    def __getitem__(self, item: object) -> "ArrayT":
+        return _array_of(self, item)  # type: ignore[arg-type]  # Point[::1] in a signature
 
 
 @dataclass(frozen=True)
