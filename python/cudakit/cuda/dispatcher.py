@@ -87,14 +87,37 @@ def _shared_bytes(value: Any) -> int:
     return int(value)
 
 
+class _RecordCopyBack:
+    """Writes a record's device copy back into the NumPy record (a view
+    into its array) after the launch, field by field."""
+
+    def __init__(self, record: np.void) -> None:
+        self.record = record
+
+    def copy_to_host(self, device_copy: Any) -> None:
+        result = device_copy.copy_to_host()[0]
+        for name in self.record.dtype.names or ():
+            self.record[name] = result[name]
+
+
+def _record_argument(record: np.void, copy_back: list[Any]) -> int:
+    """A single record passed to a kernel, as Numba passes it: by reference
+    to a copy on the device, whose changes come back after the launch."""
+    host = np.empty(1, dtype=record.dtype)
+    host[0] = record
+    device_copy = to_device(host)
+    copy_back.append((_RecordCopyBack(record), device_copy))
+    return int(device_copy.__cuda_array_interface__["data"][0])
+
+
 def _param(ty: t.Type) -> Any:
     """The declared type of one parameter, as the launch's converter reads it."""
     if isinstance(ty, t.Scalar):
         return _core.JitParam.scalar(ty.name)
     if isinstance(ty, t.TupleT):
         return _core.JitParam.tuple([item.name for item in ty.items])  # type: ignore[union-attr]
-    if isinstance(ty, t.PointerT):
-        return _core.JitParam.pointer()
+    if isinstance(ty, (t.PointerT, t.RecordT)):
+        return _core.JitParam.pointer()  # a record: the address of its device copy
     assert isinstance(ty, t.ArrayT)
     if isinstance(ty.dtype, t.RecordT):
         # Records travel as their bytes: the view's element is the record.
@@ -318,10 +341,6 @@ class Dispatcher:
         if isinstance(value, DeviceNDArray):
             return value._type
         ty = t.typeof_value(value)
-        if isinstance(ty, t.RecordT):
-            raise TypingError(f"argument {index} of {self.__name__}: a single record "
-                              f"({value.dtype}) cannot be passed to a kernel; pass the record "
-                              "array (or a slice of it, a[i:i + 1]) and index it")
         if ty is None:
             raise TypingError(f"argument {index} of {self.__name__}: cannot pass "
                               f"{type(value).__name__} {value!r:.60} to a kernel (arrays, "
@@ -423,8 +442,10 @@ class Dispatcher:
                 if value.flags.writeable:
                     copy_back.append((device_copy, value))
                 staged[i] = device_copy
+            elif isinstance(value, np.void) and isinstance(arg_types[i], t.RecordT):
+                staged[i] = _record_argument(value, copy_back)
         spec.kernel.launch(grid, block, shared, _stream_handle(stream), tuple(staged))
-        for device_copy, host in copy_back:
+        for device_copy, host in copy_back:  # a _RecordCopyBack: (record, device copy)
             device_copy.copy_to_host(host)
         for work in after_launch:
             work()

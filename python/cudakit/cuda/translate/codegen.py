@@ -414,8 +414,7 @@ class FunctionTranslator(OperatorsMixin):
                 self.assign(sub, item, node)
         elif isinstance(target, ast.Attribute):
             record = self.expr(target.value)
-            self.emit(f"{self.record_field(record, target.attr, target)} = "
-                      f"{self.cast(val, record.type.field(target.attr))};")  # type: ignore
+            self.assign_record_member(record, target.attr, val, target)
         elif isinstance(target, ast.Subscript):
             array = self.expr(target.value)
             if isinstance(array.type, t.RecordT):
@@ -423,8 +422,7 @@ class FunctionTranslator(OperatorsMixin):
                 if not isinstance(name.py, str):
                     raise self.typing_error("a record is indexed by a field name constant",
                                             target)
-                self.emit(f"{self.record_field(array, name.py, target)} = "
-                          f"{self.cast(val, array.type.field(name.py))};")  # type: ignore
+                self.assign_record_member(array, name.py, val, target)
                 return
             if isinstance(array.type, t.PointerT):
                 if not isinstance(val.type, t.Scalar):

@@ -316,8 +316,7 @@ class OperatorsMixin:
             if not isinstance(index.py, str):
                 raise self.typing_error("a record is indexed by a field name constant, as in "
                                         "a[i]['s0']", node)
-            return self.value(base.type.field(index.py), self.record_field(base, index.py,
-                                                                           node))
+            return self.record_member(base, index.py, node)
         if base.items is not None:
             if not (index.known and isinstance(index.py, (int, np.integer))):
                 return self.tuple_item_at_run_time(base, index, node)
@@ -367,6 +366,67 @@ class OperatorsMixin:
             raise self.typing_error(f"the record has no field '{name}' (its fields: "
                                     f"{', '.join(n for n, _, _ in rt.fields)})", node)
         return f"{record.code}.{name}"
+
+    def record_member(self: "FunctionTranslator", record: Val, name: str,
+                      node: ast.AST) -> Val:
+        """Field `name` of a record: a number, or a C-contiguous view of an
+        array field (writes through it change the record)."""
+        code = self.record_field(record, name, node)
+        ty = record.type.field(name)  # type: ignore[union-attr]
+        if not isinstance(ty, t.NestedArrayT):
+            return self.value(ty, code)
+        strides, stride = [], 1
+        for n in reversed(ty.shape):
+            strides.insert(0, stride)
+            stride *= n
+        view = t.ArrayT(ty.dtype, ty.ndim, "C")
+        return self.value(view, f"{view.view_ctype}{{{code}, "
+                                f"{{{', '.join(f'{n}LL' for n in ty.shape)}}}, "
+                                f"{{{', '.join(f'{s}LL' for s in strides)}}}}}")
+
+    def assign_record_member(self: "FunctionTranslator", record: Val, name: str, val: Val,
+                             node: ast.AST) -> None:
+        """`r.f = v` / `r['f'] = v`: a number converts; an array field takes
+        an array of its shape (copied element by element) or a number (set
+        everywhere), as NumPy assigns."""
+        ty = record.type.field(name)  # type: ignore[union-attr]
+        code = self.record_field(record, name, node)
+        if not isinstance(ty, t.NestedArrayT):
+            if not isinstance(val.type, t.Scalar):
+                raise self.typing_error(f"cannot store {val.describe()} in the record field "
+                                        f"'{name}' ({ty})", node)
+            self.emit(f"{code} = {self.cast(val, ty)};")
+            return
+        counter = self.fresh("k")
+        if isinstance(val.type, t.Scalar):
+            self.emit(f"for (long long {counter} = 0; {counter} < {ty.size}; ++{counter}) "
+                      f"{code}[{counter}] = {self.cast(val, ty.dtype)};")
+            return
+        if not (isinstance(val.type, t.ArrayT) and val.type.ndim == ty.ndim
+                and isinstance(val.type.dtype, t.Scalar)):
+            raise self.typing_error(f"cannot store {val.describe()} in the record field "
+                                    f"'{name}' ({ty}): give an array of its shape "
+                                    f"{ty.shape} or a number", node)
+        if val.type.static_shape is not None:
+            raise self.unsupported(f"copying a {val.type.space} array into a record field "
+                                   "(copy its elements)", node)
+        view = self.fresh("src")
+        self.emit(f"const {val.type.view_ctype} {view} = {val.code};")
+        # Another shape is an error, never a partial copy.
+        self.program.need_helper("fail")
+        text = self.python_error_text(
+            f"ValueError: the array does not have the shape {ty.shape} of the record field "
+            f"'{name}'", node)
+        mismatch = " || ".join(f"{view}.shape[{d}] != {n}LL" for d, n in enumerate(ty.shape))
+        self.emit(f'if ({mismatch}) ck_fail("{text}");')
+        self.emit(f"for (long long {counter} = 0; {counter} < {ty.size}; ++{counter}) {{")
+        rest, offsets = counter, []
+        for d in range(ty.ndim - 1, -1, -1):
+            offsets.append(f"(({rest}) % {ty.shape[d]}LL) * {view}.strides[{d}]")
+            rest = f"({rest}) / {ty.shape[d]}LL"
+        element = Val(val.type.dtype, f"{view}.data[{' + '.join(offsets)}]")
+        self.emit(f"  {code}[{counter}] = {self.cast(element, ty.dtype)};")
+        self.emit("}")
 
     def pointer_ref(self: "FunctionTranslator", pointer: Val, index: Val,
                     node: ast.AST) -> str:
@@ -531,8 +591,7 @@ class OperatorsMixin:
                                         node) from None
             return self.python_object(value, node)
         if isinstance(base.type, t.RecordT):
-            return self.value(base.type.field(node.attr) or t.none,
-                              self.record_field(base, node.attr, node))
+            return self.record_member(base, node.attr, node)
         if isinstance(base.type, t.Scalar) and base.type.kind == "c" \
                 and node.attr in ("real", "imag"):
             part = t.float32 if base.type == t.complex64 else t.float64
