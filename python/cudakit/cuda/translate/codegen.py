@@ -163,6 +163,10 @@ class FunctionTranslator(OperatorsMixin):
         try:
             return t.as_type(val.py)
         except Exception:
+            if isinstance(val.py, str):  # Numba's words for a string NumPy does not know
+                raise self.typing_error(f"Invalid NumPy dtype specified: {val.py!r} (give a "
+                                        "NumPy dtype name such as 'int32', or a type such as "
+                                        "numba.int32)", node) from None
             raise self.typing_error(f"not a dtype: {val.describe()}", node) from None
 
     def static_array_request(self, space: str, dtype: t.Scalar, shape: tuple[int, ...],

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import device_calls, intrinsics
+from . import device_calls, extensions, intrinsics
 from . import types as t
 from .values import NO_VALUE, Val
 
@@ -631,6 +631,17 @@ class OperatorsMixin:
                                      for d in range(at.ndim)])
         if attr == "dtype":
             return Val(None, "", at.dtype)
+        if attr in ("real", "imag") and isinstance(at.dtype, t.Scalar) \
+                and at.static_shape is None and (at.dtype.kind == "c" or attr == "real"):
+            if at.dtype.kind != "c":
+                return array  # a real array's .real is the array itself, as NumPy's
+            # A complex array's parts: a view of its floats, every other one.
+            part = t.float32 if at.dtype == t.complex64 else t.float64
+            view = t.ArrayT(part, at.ndim, "A")
+            data = f"(({part.ctype}*){array.code}.data + {1 if attr == 'imag' else 0})"
+            return self.value(view, f"{view.view_ctype}{{{data}, "
+                                    f"{{{', '.join(f'{array.code}.shape[{d}]' for d in range(at.ndim))}}}, "
+                                    f"{{{', '.join(f'{array.code}.strides[{d}] * 2' for d in range(at.ndim))}}}}}")
         raise self.unsupported(f"the array attribute '{attr}' in kernels", node)
 
     # ---- calls -------------------------------------------------------------------------
@@ -693,6 +704,17 @@ class OperatorsMixin:
                 raise self.unsupported("keyword arguments to device functions", node)
             return self.device_call(_device_dispatcher_for(obj.py_func), args, node)
         name = getattr(obj, "__qualname__", None) or repr(obj)
+        if _has_overload(obj):
+            # numba.cuda.extending.overload: the template picks the
+            # implementation for these types; it is translated as a device function.
+            if kwargs:
+                raise self.unsupported("keyword arguments to overloaded functions", node)
+            impl = extensions.overload_implementation(obj, tuple(a.type for a in args))
+            if impl is None:
+                raise self.typing_error(
+                    f"no @overload of {name} takes ({', '.join(a.describe() for a in args)})",
+                    node)
+            return self.device_call(_device_dispatcher_for(impl), args, node)
         module = getattr(obj, "__module__", None)
         hint = ""
         if callable(obj) and not isinstance(obj, type):
@@ -809,6 +831,13 @@ def _is_cffi_from_buffer(obj: Any) -> bool:
     owner = getattr(obj, "__self__", None)
     return (getattr(obj, "__name__", None) == "from_buffer" and owner is not None
             and type(owner).__module__.split(".")[0] in ("cffi", "_cffi_backend"))
+
+
+def _has_overload(obj: Any) -> bool:
+    try:
+        return obj in extensions.OVERLOADS
+    except TypeError:  # unhashable: no overload is keyed by it
+        return False
 
 
 def _device_dispatcher_for(py_func: Any) -> Any:
