@@ -1,0 +1,182 @@
+"""Records with array and complex fields, single records as kernel
+arguments, complex arrays' .real / .imag, printing tuples, and
+numba.cuda.extending's @overload, each checked against the interpreter
+running the same Python function."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cudakit import cuda
+from cudakit.cuda.extending import overload, register_jitable
+from cudakit.cuda.translate.errors import TypingError
+
+from .interpreted import run_threads
+
+RNG = np.random.default_rng(2026)
+N = 37  # not a multiple of the block
+# A complex64 at offset 12 (its parts' alignment), a 1-d and a 2-d array field.
+SAMPLE = np.dtype([("a", np.float64), ("g", np.int32), ("c", np.complex64),
+                   ("h", np.float32, 3), ("j", np.float64, (3, 2))], align=True)
+
+
+def random_samples(n: int) -> np.ndarray:
+    p = np.zeros(n, SAMPLE)
+    p["a"] = RNG.standard_normal(n)
+    p["g"] = RNG.integers(-9, 9, n)
+    p["c"] = RNG.standard_normal(n) + 1j * RNG.standard_normal(n)
+    p["h"] = RNG.standard_normal((n, 3))
+    p["j"] = RNG.standard_normal((n, 3, 2))
+    return p
+
+
+def update_samples(p, out):
+    i = cuda.grid(1)
+    if i < p.shape[0]:
+        r = p[i]
+        for k in range(r.h.shape[0]):
+            r.h[k] = r.h[k] * 2 + r.g
+        r["j"][2, 1] = r.j[0, 0] - r.j[1, 1]
+        r.c = r.c * 1j + r.a
+        out[i] = r.h[1] + r["j"][2, 1] + r.j.size + r.c.imag
+
+
+def test_array_and_complex_fields_as_the_interpreter_gives():
+    p = random_samples(N)
+    expected_p, expected_out = run_threads(update_samples, N, p.view(np.recarray), np.zeros(N))
+    d_p, out = cuda.to_device(p), cuda.device_array(N)
+    cuda.jit(update_samples)[2, 32](d_p, out)
+    got = d_p.copy_to_host()
+    for name in SAMPLE.names:
+        np.testing.assert_allclose(got[name], expected_p[name], rtol=1e-6, err_msg=name)
+    np.testing.assert_allclose(out.copy_to_host(), expected_out, rtol=1e-6)
+
+
+def fill_fields(p, rows, value):
+    i = cuda.grid(1)
+    if i < p.shape[0]:
+        p[i]["j"] = rows  # an array of the field's shape, copied
+        p[i].h = value  # a number, everywhere
+
+
+def test_array_fields_assigned_from_arrays_and_numbers():
+    p = random_samples(N)
+    rows = RNG.standard_normal((3, 2))
+    expected = run_threads(fill_fields, N, p.view(np.recarray), rows, 1.5)[0]
+    d_p = cuda.to_device(p)
+    cuda.jit(fill_fields)[2, 32](d_p, cuda.to_device(rows), 1.5)
+    got = d_p.copy_to_host()
+    np.testing.assert_array_equal(got["j"], expected["j"])
+    np.testing.assert_array_equal(got["h"], expected["h"])
+    np.testing.assert_array_equal(got["a"], p["a"])  # the other fields untouched
+
+
+def test_an_array_of_another_shape_for_a_field_is_an_error():
+    kernel = cuda.jit(fill_fields)
+    with pytest.raises(Exception, match=r"shape \(3, 2\) of the record field 'j'"):
+        kernel[1, 1](cuda.to_device(random_samples(2)),
+                     cuda.to_device(RNG.standard_normal((2, 2))), 1.0)
+        cuda.synchronize()
+
+
+def scale_record(r, factor, out):
+    r.a = r.a * factor
+    r.h[0] = r.g + factor
+    out[0] = r.j[1, 1] + r.c.real
+
+
+def test_a_single_record_argument_is_written_back_as_numba_does():
+    p = random_samples(3)
+    expected_p = p.copy().view(np.recarray)
+    expected_out = np.zeros(1)
+    scale_record(expected_p[1], 3.0, expected_out)
+    out = np.zeros(1)
+    record = p[1]  # a view into p
+    cuda.jit(scale_record)[1, 1](record, 3.0, out)
+    for name in SAMPLE.names:
+        np.testing.assert_allclose(p[name], expected_p[name], rtol=1e-6, err_msg=name)
+    np.testing.assert_allclose(out, expected_out, rtol=1e-6)
+
+
+def test_nested_record_fields_are_refused_with_a_reason():
+    inner = np.dtype([("x", np.float32)], align=True)
+    nested = np.dtype([("r", inner), ("y", np.float32)], align=True)
+    with pytest.raises(TypeError, match="not nested records"):
+        cuda.jit(fill_fields)[1, 1](np.zeros(2, nested), np.zeros((3, 2)), 1.0)
+
+
+def complex_parts(z, out):
+    i = cuda.grid(1)
+    if i < z.shape[0]:
+        re = z.real
+        im = z.imag
+        out[i] = re[i] * 10 + im[i]
+        z.imag[i] = -im[i]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_real_and_imag_of_complex_arrays_are_views(dtype):
+    z = (RNG.standard_normal(N) + 1j * RNG.standard_normal(N)).astype(dtype)
+    expected_z, expected_out = run_threads(complex_parts, N, z, np.zeros(N))
+    d_z, out = cuda.to_device(z), cuda.device_array(N)
+    cuda.jit(complex_parts)[2, 32](d_z, out)
+    np.testing.assert_allclose(out.copy_to_host(), expected_out, rtol=1e-6)
+    np.testing.assert_array_equal(d_z.copy_to_host(), expected_z)
+
+
+def clamp(x, limit):
+    return min(x, limit)
+
+
+@overload(clamp)
+def clamp_overload(x, limit):
+    from cudakit.cuda import types
+    if isinstance(x, types.Integer):
+        return lambda x, limit: x if x < limit else limit
+    if isinstance(x, types.Float):
+        def impl(x, limit):
+            return x if x < limit else limit - 0.5
+        return impl
+    return None
+
+
+@register_jitable
+def twice(x):
+    return 2 * x
+
+
+def use_overloads(xs, ns, out_x, out_n):
+    i = cuda.grid(1)
+    if i < xs.shape[0]:
+        out_x[i] = twice(clamp(xs[i], 0.25))
+        out_n[i] = clamp(ns[i], 3)
+
+
+def test_overload_gives_the_implementation_for_the_argument_types():
+    xs = RNG.standard_normal(N)
+    ns = RNG.integers(-10, 10, N)
+    kernel = cuda.jit(use_overloads)
+    out_x, out_n = np.zeros(N), np.zeros(N, np.int64)
+    kernel[2, 32](xs, ns, out_x, out_n)
+    np.testing.assert_array_equal(out_x, 2 * np.where(xs < 0.25, xs, 0.25 - 0.5))
+    np.testing.assert_array_equal(out_n, np.minimum(ns, 3))
+
+    @cuda.jit
+    def no_template_fits(z, out):
+        out[0] = clamp(z[0], 1)
+
+    with pytest.raises(TypingError, match="no @overload of clamp takes"):
+        no_template_fits[1, 1](np.ones(1, np.complex128), np.zeros(1))
+
+
+def print_tuples(t):
+    print(t, (1.5, True), cuda.threadIdx)
+
+
+def test_print_writes_tuples_as_python_does(capfd):
+    cuda.jit(print_tuples)[1, 2]((7,))
+    cuda.synchronize()
+    out = capfd.readouterr().out
+    assert "(7,) (1.500000, True) (0, 0, 0)" in out
+    assert "(7,) (1.500000, True) (1, 0, 0)" in out
