@@ -440,18 +440,28 @@ _HELPER_NEEDS = {"fail": ("fault_text",), "bounds_check": ("fail",), "floordiv":
                  "ipow": ("wrap_int",), "atomic_update": ("wrap_int",)}
 
 
-# float16 in kernels: the bits, converted through float (the array prelude's
-# round-to-nearest-even conversions, the same on both backends). Arithmetic
-# converts to float; the translator rounds every float16 result back.
+# float16 in kernels: the bits, converted through float (round to nearest
+# even, the same on both backends: the GPU's cvt instructions there, the
+# array prelude's conversions on the CPU backend). Arithmetic converts to
+# float; the translator rounds every float16 result back.
 HALF = r"""struct ck_half {
   unsigned short bits;
   ck_half() = default;
+#if defined(__CUDA_ARCH__) && !defined(__CUDAKIT_CPU__)
+  __device__ ck_half(float value) { asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(value)); }
+  __device__ operator float() const {
+    float value;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(value) : "h"(bits));
+    return value;
+  }
+#else
   __device__ ck_half(float value) : bits(cudakit_f2h(value).bits) {}
   __device__ operator float() const {
     cudakit_half h;
     h.bits = bits;
     return cudakit_h2f(h);
   }
+#endif
 };
 """
 _USES_NUMBERS = re.compile(r"\bck_half\b|\bcudakit_\w+")
