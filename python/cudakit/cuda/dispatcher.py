@@ -4,6 +4,7 @@ the launch `kernel[grid, block, stream, sharedmem](args)`."""
 from __future__ import annotations
 
 import ast
+import enum
 import warnings
 from collections import Counter
 from types import SimpleNamespace
@@ -442,6 +443,8 @@ class Dispatcher:
                 if value.flags.writeable:
                     copy_back.append((device_copy, value))
                 staged[i] = device_copy
+            elif isinstance(value, enum.Enum):
+                staged[i] = value.value  # an Enum member travels as its number
             elif isinstance(value, np.void) and isinstance(arg_types[i], t.RecordT):
                 staged[i] = _record_argument(value, copy_back)
         spec.kernel.launch(grid, block, shared, _stream_handle(stream), tuple(staged))

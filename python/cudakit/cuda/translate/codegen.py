@@ -10,6 +10,7 @@ every variable declared at the top, as Python scopes are function-wide.
 from __future__ import annotations
 
 import ast
+import enum
 import math
 from typing import Any
 
@@ -50,6 +51,8 @@ def c_name(name: str) -> str:
 
 def c_literal(value: Any, ty: t.Scalar) -> str:
     """`value` as a C++ literal of type `ty`."""
+    if isinstance(value, enum.Enum):  # an Enum member: its number
+        value = value.value
     if ty.kind == "b":
         return "true" if value else "false"
     if ty.kind == "c":

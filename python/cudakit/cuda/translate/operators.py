@@ -4,6 +4,7 @@ indexing, attributes and calls (intrinsics, device functions, print)."""
 from __future__ import annotations
 
 import ast
+import enum
 import inspect
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -271,6 +272,10 @@ class OperatorsMixin:
                 parts.append("false" if isinstance(op, ast.Is) else "true")
                 left = right
                 continue
+            if isinstance(left.type, t.EnumT) or isinstance(right.type, t.EnumT):
+                parts.append(self.enum_comparison(op, left, right, node))
+                left = right
+                continue
             if type(op) not in _COMPARE:
                 raise self.unsupported(f"the comparison '{type(op).__name__}'", node)
             if not (isinstance(left.type, t.Scalar) and isinstance(right.type, t.Scalar)):
@@ -286,6 +291,38 @@ class OperatorsMixin:
             left = right
         return self.value(t.boolean, parts[0] if len(parts) == 1 else
                           "(" + " && ".join(parts) + ")")
+
+    def enum_comparison(self: "FunctionTranslator", op: ast.cmpop, left: Val, right: Val,
+                        node: ast.AST) -> str:
+        """A comparison with an Enum member, as Python makes it: `is` holds for
+        the same member of the same class; `==` across classes or with a
+        number holds only for IntEnums (numbers), as does ordering."""
+        a, b = left.type, right.type
+        same_class = isinstance(a, t.EnumT) and isinstance(b, t.EnumT) \
+            and a.enum_class is b.enum_class
+        numeric = all(not isinstance(x, t.EnumT) or x.is_int_enum for x in (a, b))
+        if not (isinstance(a, t.Scalar) and isinstance(b, t.Scalar)):
+            if type(op) in (ast.Is, ast.Eq):
+                return "false"
+            if type(op) in (ast.IsNot, ast.NotEq):
+                return "true"
+            raise self.typing_error(f"cannot compare {left.describe()} and "
+                                    f"{right.describe()}", node)
+        left_value = self.value(a.number if isinstance(a, t.EnumT) else a, left.code)
+        right_value = self.value(b.number if isinstance(b, t.EnumT) else b, right.code)
+        common = t.promote(left_value.type, right_value.type)  # type: ignore[arg-type]
+        equal = f"({self.cast(left_value, common)} == {self.cast(right_value, common)})"
+        if type(op) in (ast.Is, ast.IsNot):
+            holds = equal if same_class else "false"
+            return holds if isinstance(op, ast.Is) else f"(!{holds})"
+        if type(op) in (ast.Eq, ast.NotEq):
+            holds = equal if same_class or numeric else "false"
+            return holds if isinstance(op, ast.Eq) else f"(!{holds})"
+        if not numeric:
+            raise self.typing_error(f"Enum members are not ordered ({left.describe()} and "
+                                    f"{right.describe()}): compare their .value", node)
+        return (f"({self.cast(left_value, common)} {_COMPARE[type(op)]} "
+                f"{self.cast(right_value, common)})")
 
     def expr_IfExp(self: "FunctionTranslator", node: ast.IfExp) -> Val:
         condition = self.truth(self.expr(node.test), node.test)
@@ -312,6 +349,15 @@ class OperatorsMixin:
             return self.array_view(base, parts, node)
         if index is None:
             index = self.expr(node.slice)
+        if base.type is None and isinstance(base.py, enum.EnumMeta):
+            if not isinstance(index.py, str):  # Color["red"]: a member by its name
+                raise self.typing_error(f"an Enum class is indexed by a member name constant, "
+                                        f"got {index.describe()}", node)
+            try:
+                return self.python_object(base.py[index.py], node)
+            except KeyError:
+                raise self.typing_error(f"{base.py.__name__} has no member {index.py!r}",
+                                        node) from None
         if isinstance(base.type, t.RecordT):
             if not isinstance(index.py, str):
                 raise self.typing_error("a record is indexed by a field name constant, as in "
@@ -592,6 +638,8 @@ class OperatorsMixin:
             return self.python_object(value, node)
         if isinstance(base.type, t.RecordT):
             return self.record_member(base, node.attr, node)
+        if isinstance(base.type, t.EnumT) and node.attr == "value":
+            return self.value(base.type.number, base.code)
         if isinstance(base.type, t.Scalar) and base.type.kind == "c" \
                 and node.attr in ("real", "imag"):
             part = t.float32 if base.type == t.complex64 else t.float64

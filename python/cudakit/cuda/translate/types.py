@@ -7,6 +7,7 @@ for integers: arithmetic on signed integers is done in int64 (intp).
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,11 +61,51 @@ class Scalar(Type):
 
     def __call__(self, *dims: object) -> "Type":
         # float32[:] / float32[:, ::1] spellings go through __getitem__;
-        # float32(int32, ...) builds a signature.
+        # float32(int32, ...) builds a signature; float32(2.5) on the host
+        # converts a number, as Numba's number types do.
+        if len(dims) == 1 and not isinstance(dims[0], (Type, str)):
+            value = dims[0]
+            if isinstance(value, enum.Enum):
+                value = value.value
+            return self.dtype.type(value)  # type: ignore[return-value]
         return Signature(self, tuple(dims))  # type: ignore[arg-type]
 
     def __getitem__(self, item: object) -> "ArrayT":
         return _array_of(self, item)
+
+
+@dataclass(frozen=True)
+class EnumT(Scalar):
+    """A member of an Enum class whose values are numbers (Numba's
+    EnumMember and IntEnumMember): held as its value's number type, with the
+    class kept for `is` and for `==` across classes (False, as in Python,
+    unless both are IntEnums)."""
+
+    enum_class: type = enum.Enum
+
+    def __str__(self) -> str:
+        kind = "IntEnum" if issubclass(self.enum_class, int) else "Enum"
+        return f"{kind}<{self.name}>({self.enum_class.__name__})"
+
+    @property
+    def number(self) -> Scalar:
+        """The type of the members' values."""
+        return SCALARS[self.name]
+
+    @property
+    def is_int_enum(self) -> bool:
+        return issubclass(self.enum_class, int)
+
+
+def enum_member_type(member: enum.Enum) -> "EnumT | None":
+    """The type of an Enum member with a number value, else None."""
+    value = member.value
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    base = scalar_of(value)
+    if base is None:
+        return None
+    return EnumT(base.name, base.ctype, base.kind, base.bits, type(member))
 
 
 def _array_of(dtype: "Scalar | RecordT", item: object) -> "ArrayT":
@@ -426,6 +467,8 @@ def from_dtype(dtype: np.dtype) -> Scalar:
 
 def scalar_of(value: object) -> Scalar | None:
     """Numba's type of a Python or NumPy scalar value."""
+    if isinstance(value, enum.Enum):
+        return enum_member_type(value)
     if isinstance(value, (bool, np.bool_)):
         return boolean
     if isinstance(value, np.generic):
