@@ -308,6 +308,32 @@ __device__ __forceinline__ ck_slice_range ck_slice(long long n, long long start,
                               : 0};
 }
 """,
+    "numpy_min_max": r"""// NumPy's maximum / minimum: a NaN wins (either side); fmax / fmin: the
+// other operand wins over a NaN. Complex numbers are ordered as NumPy
+// orders them: by real part, then imaginary part.
+template <class T>
+__device__ __forceinline__ T ck_np_max(T a, T b) { return (a >= b || a != a) ? a : b; }
+template <class T>
+__device__ __forceinline__ T ck_np_min(T a, T b) { return (a <= b || a != a) ? a : b; }
+template <class C>
+__device__ __forceinline__ bool ck_cnan(C a) { return a.re != a.re || a.im != a.im; }
+template <class C>
+__device__ __forceinline__ bool ck_clt(C a, C b) {
+  return a.re < b.re || (a.re == b.re && a.im < b.im);
+}
+template <class C>
+__device__ __forceinline__ bool ck_cle(C a, C b) {
+  return a.re < b.re || (a.re == b.re && a.im <= b.im);
+}
+template <class C>
+__device__ __forceinline__ C ck_cmax(C a, C b, bool nan_wins) {
+  return (ck_cle(b, a) || (nan_wins ? ck_cnan(a) : ck_cnan(b))) ? a : b;
+}
+template <class C>
+__device__ __forceinline__ C ck_cmin(C a, C b, bool nan_wins) {
+  return (ck_cle(a, b) || (nan_wins ? ck_cnan(a) : ck_cnan(b))) ? a : b;
+}
+""",
     "min_max": r"""template <class T>
 __device__ __forceinline__ T ck_min(T a, T b) { return b < a ? b : a; }
 template <class T>
