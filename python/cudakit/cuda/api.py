@@ -362,15 +362,7 @@ def profile_stop() -> None:
 
 # ---- host memory ------------------------------------------------------------------------------
 
-def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None,
-                 order: str = "C") -> np.ndarray:
-    return np.empty(shape, dtype, order=order)
-
-
-def mapped_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
-                 stream: Any = 0, portable: bool = False, wc: bool = False) -> np.ndarray:
-    return np.empty(shape, dtype, order=order)
-
+from .mapped_memory import mapped_array, pinned_array  # noqa: E402,F401
 
 managed_array = mapped_array
 

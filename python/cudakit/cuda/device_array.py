@@ -93,7 +93,8 @@ class DeviceNDArray:
     def __cuda_array_interface__(self) -> dict[str, Any]:
         strides = None if self.is_c_contiguous() else self.strides
         interface = {"shape": self.shape, "strides": strides, "typestr": self.dtype.str,
-                     "data": (self._array.address, False), "version": 3, "stream": None}
+                     "data": (self._array.address, False), "version": 3,
+                     "stream": _interface_stream(self.stream)}
         if self.dtype.names is not None:  # records: their fields, as the protocol allows
             interface["descr"] = self.dtype.descr
         return interface
@@ -278,6 +279,18 @@ class DeviceMemory:
 
     def __repr__(self) -> str:
         return f"<device memory at {self.device_pointer:#x}, {self.size} bytes>"
+
+
+def _interface_stream(stream: Any) -> int | None:
+    """The protocol's "stream" of an array made on `stream`: None for the
+    default stream (nothing to wait for), else the stream's handle, which a
+    consumer waits on before it reads, as Numba's arrays give it."""
+    handle = getattr(stream, "handle", stream)
+    handle = getattr(handle, "value", handle)
+    try:
+        return int(handle) or None
+    except (TypeError, ValueError):
+        return None
 
 
 def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",

@@ -15,7 +15,8 @@ import numpy as np
 from .. import _core
 from . import config
 from .args import ArgHint
-from .device_array import DeviceNDArray, to_device
+from .device_array import DeviceNDArray, from_cuda_array_interface, to_device
+from .mapped_memory import MappedNDArray
 from .translate import types as t
 from .translate.errors import SourceLocation, TranslationError, TypingError
 from .translate.parse import ParsedFunction, parse_function
@@ -434,6 +435,10 @@ class Dispatcher:
         for i, value in enumerate(args):
             if isinstance(value, ArgHint):  # the copies its direction asks for
                 staged[i] = value.to_device(after_launch, stream)
+            elif isinstance(value, MappedNDArray) and isinstance(arg_types[i], t.ArrayT):
+                # Mapped host memory: the kernel addresses it in place.
+                staged[i] = from_cuda_array_interface(value.__cuda_array_interface__,
+                                                      owner=value)
             elif isinstance(value, np.ndarray) and isinstance(arg_types[i], t.ArrayT):
                 if config.CUDA_WARN_ON_IMPLICIT_COPY and not config.DISABLE_PERFORMANCE_WARNINGS:
                     warnings.warn(NumbaPerformanceWarning(

@@ -1,0 +1,50 @@
+"""cuda.mapped_array: host memory kernels address in place (no copy), with
+__cuda_array_interface__ naming the stream it was made for; cuda.pinned_array
+in page-locked memory."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from cudakit import cuda
+
+RNG = np.random.default_rng(31)
+
+
+def affine(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x[i] * 3 - 1
+        x[i] = -x[i]
+
+
+def test_kernels_read_and_write_mapped_arrays_in_place():
+    x = cuda.mapped_array(45, np.float64)
+    out = cuda.mapped_array_like(x)
+    x[:] = RNG.standard_normal(45)
+    original = x.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no copy, so no NumbaPerformanceWarning
+        cuda.jit(affine)[2, 32](x, out)
+    cuda.synchronize()
+    np.testing.assert_array_equal(out, original * 3 - 1)
+    np.testing.assert_array_equal(x, -original)
+    view = x[5::2]  # a view of mapped memory is mapped too
+    cuda.jit(affine)[1, 32](view, out[:view.shape[0]])
+    cuda.synchronize()
+    np.testing.assert_array_equal(x[5::2], original[5::2])
+
+
+def test_array_interfaces_name_the_stream_and_the_memory():
+    s = cuda.stream()
+    x = cuda.mapped_array((4, 6), np.int32, stream=s)
+    interface = x.__cuda_array_interface__
+    assert interface["stream"] == int(s.handle) and interface["shape"] == (4, 6)
+    assert cuda.mapped_array(3).__cuda_array_interface__["stream"] is None
+    assert x[1:].__cuda_array_interface__["data"][0] == interface["data"][0] + 24
+    assert cuda.device_array(5, stream=s).__cuda_array_interface__["stream"] == int(s.handle)
+    assert cuda.device_array(5).__cuda_array_interface__["stream"] is None
+    pinned = cuda.pinned_array((3, 2), np.float32, order="F")
+    assert pinned.shape == (3, 2) and pinned.flags.f_contiguous
