@@ -112,6 +112,28 @@ def _record_argument(record: np.void, copy_back: list[Any]) -> int:
     return int(device_copy.__cuda_array_interface__["data"][0])
 
 
+def _flattened(args: tuple[Any, ...], arg_types: tuple[t.Type, ...]
+               ) -> tuple[tuple[Any, ...], tuple[t.Type, ...]]:
+    """The launch's arguments with each tuple replaced by its items, nested
+    tuples too (as t.tuple_leaves orders the kernel's parameters)."""
+    if not any(isinstance(ty, t.TupleT) for ty in arg_types):
+        return args, arg_types
+    values: list[Any] = []
+    types: list[t.Type] = []
+
+    def add(value: Any, ty: t.Type) -> None:
+        if isinstance(ty, t.TupleT):
+            for item, item_type in zip(value, ty.items):
+                add(item, item_type)
+        else:
+            values.append(value)
+            types.append(ty)
+
+    for value, ty in zip(args, arg_types):
+        add(value, ty)
+    return tuple(values), tuple(types)
+
+
 def _param(ty: t.Type) -> Any:
     """The declared type of one parameter, as the launch's converter reads it."""
     if isinstance(ty, t.Scalar):
@@ -133,7 +155,8 @@ class _Specialization:
     def __init__(self, translation: KernelTranslation, options: dict[str, Any]) -> None:
         self.translation = translation
         self.arg_types = translation.arg_types
-        params = [_param(a) for a in self.arg_types]
+        # A tuple argument (nested or not) is one parameter per item.
+        params = [_param(leaf) for a in self.arg_types for _, leaf in t.tuple_leaves(a)]
         try:
             self.kernel = _core.JitKernel(
                 translation.source, translation.kernel_name, params,
@@ -429,6 +452,8 @@ class Dispatcher:
                              "per block")
         # Host arrays are copied to the device for the launch and back after
         # it, as Numba does; everything else goes to the one converter as it is.
+        # A tuple argument's items are parameters of their own.
+        args, arg_types = _flattened(args, arg_types)
         staged = list(args)
         copy_back = []
         after_launch: list[Any] = []

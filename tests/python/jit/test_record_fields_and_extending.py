@@ -1,9 +1,11 @@
-"""Records with array and complex fields, single records as kernel
-arguments, complex arrays' .real / .imag, printing tuples, and
+"""Records with array and complex fields, single records and nested or
+named tuples (of arrays too) as kernel arguments, complex arrays' .real / .imag, printing tuples, and
 numba.cuda.extending's @overload, each checked against the interpreter
 running the same Python function."""
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 import pytest
@@ -180,3 +182,25 @@ def test_print_writes_tuples_as_python_does(capfd):
     out = capfd.readouterr().out
     assert "(7,) (1.500000, True) (0, 0, 0)" in out
     assert "(7,) (1.500000, True) (1, 0, 0)" in out
+
+
+Point = namedtuple("Point", ["x", "y"])
+
+
+def tuple_arguments(pairs, point, arrays, empty, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        first, (second, third) = pairs
+        out[i] = first + second * third + point.x * point[1] + len(empty)
+        out[i] += arrays[0][i] * arrays[1][1][i] + len(arrays[1])
+
+
+def test_nested_named_and_array_tuples_as_kernel_arguments():
+    a, b = RNG.standard_normal(N), RNG.standard_normal(N)
+    pairs, point = (1.5, (2, np.float32(0.25))), Point(3, -1.25)
+    arrays = (a, (np.zeros(1), b))
+    expected = run_threads(tuple_arguments, N, pairs, point, arrays, (), np.zeros(N))[4]
+    out = cuda.device_array(N)
+    d_arrays = (cuda.to_device(a), (cuda.to_device(np.zeros(1)), cuda.to_device(b)))
+    cuda.jit(tuple_arguments)[2, 32](pairs, point, d_arrays, (), out)
+    np.testing.assert_allclose(out.copy_to_host(), expected, rtol=1e-12)

@@ -49,6 +49,11 @@ def c_name(name: str) -> str:
     return name
 
 
+def kernel_tuple_leaf_name(name: str, path: tuple[int, ...]) -> str:
+    """The parameter of item `path` of a kernel's tuple argument `name`."""
+    return f"{c_name(name)}_ckt{'_'.join(str(i) for i in path)}"
+
+
 def c_literal(value: Any, ty: t.Scalar) -> str:
     """`value` as a C++ literal of type `ty`."""
     if isinstance(value, enum.Enum):  # an Enum member: its number
@@ -125,8 +130,22 @@ class FunctionTranslator(OperatorsMixin):
     def value(self, ty: t.Type, code: str, py: Any = NO_VALUE, nonneg: bool = False) -> Val:
         return Val(ty, code, py, nonneg=nonneg)
 
-    def tuple_value(self, items: list[Val]) -> Val:
-        return Val(t.TupleT(tuple(v.type for v in items)), "", NO_VALUE, items)  # type: ignore
+    def tuple_value(self, items: list[Val], names: Any = None) -> Val:
+        ty = t.TupleT(tuple(v.type for v in items), tuple(names) if names else None)  # type: ignore
+        return Val(ty, "", NO_VALUE, items)
+
+    def kernel_tuple_argument(self, name: str, ty: t.TupleT, path: tuple[int, ...] = ()) -> Val:
+        """A kernel's tuple argument, nested or not: its leaves are parameters
+        of their own (kernel_tuple_leaf_name)."""
+        items = []
+        for i, item in enumerate(ty.items):
+            if isinstance(item, t.TupleT):
+                items.append(self.kernel_tuple_argument(name, item, path + (i,)))
+            elif isinstance(item, t.RecordT):
+                items.append(Val(item, f"(*{kernel_tuple_leaf_name(name, path + (i,))})"))
+            else:
+                items.append(Val(item, kernel_tuple_leaf_name(name, path + (i,))))
+        return self.tuple_value(items, ty.names)
 
     def is_number(self, val: Val) -> bool:
         return isinstance(val.type, t.Scalar)
@@ -212,7 +231,10 @@ class FunctionTranslator(OperatorsMixin):
                     return Val(ty.scalar, c_literal(ty.value, ty.scalar), ty.value)
                 return self.python_object(ty.value, node)
             if isinstance(ty, t.TupleT):
-                # A tuple parameter is a struct; a tuple local, one variable per item.
+                if self.is_kernel and name in self.parsed.arg_names:
+                    return self.kernel_tuple_argument(name, ty)
+                # A device function's tuple parameter is a struct; a tuple local,
+                # one variable per item.
                 form = "{}.f{}" if name in self.parsed.arg_names else "{}_{}"
                 return self.tuple_value([Val(it, form.format(c_name(name), i))
                                          for i, it in enumerate(ty.items)])
@@ -242,7 +264,8 @@ class FunctionTranslator(OperatorsMixin):
         if scalar is not None:
             return Val(scalar, c_literal(value, scalar), value)
         if isinstance(value, tuple):
-            return self.tuple_value([self.python_object(v, node) for v in value])
+            return self.tuple_value([self.python_object(v, node) for v in value],
+                                    getattr(type(value), "_fields", None))
         if isinstance(value, np.ndarray):
             return self.constant_array(value, node)
         if value is None:
@@ -331,12 +354,14 @@ class FunctionTranslator(OperatorsMixin):
             if isinstance(ty, t.ConstT):
                 continue  # known when compiled: no parameter
             self.program.need_record(ty)
+            if self.is_kernel and isinstance(ty, t.TupleT):
+                # Each item (of nested tuples too) is a parameter of its own.
+                for path, leaf in t.tuple_leaves(ty):
+                    self.program.need_record(leaf)
+                    params.append(f"{self.ctype(leaf)} {kernel_tuple_leaf_name(name, path)}")
+                continue
             if isinstance(ty, t.TupleT) and not all(isinstance(i, t.Scalar) for i in ty.items):
-                raise self.unsupported("tuple arguments hold numbers only", self.parsed.tree)
-            if self.is_kernel and isinstance(ty, t.TupleT) and any(
-                    i.kind == "c" or i == t.float16 for i in ty.items):  # type: ignore[union-attr]
-                raise self.unsupported(f"a tuple argument holding complex or float16 numbers "
-                                       f"('{name}'): pass them as separate arguments",
+                raise self.unsupported("tuple arguments of device functions hold numbers only",
                                        self.parsed.tree)
             params.append(f"{self.ctype(ty)} {c_name(name)}")
         if self.is_kernel:

@@ -638,6 +638,9 @@ class OperatorsMixin:
             return self.python_object(value, node)
         if isinstance(base.type, t.RecordT):
             return self.record_member(base, node.attr, node)
+        if isinstance(base.type, t.TupleT) and base.items is not None and base.type.names \
+                and node.attr in base.type.names:  # a namedtuple's field
+            return base.items[base.type.names.index(node.attr)]
         if isinstance(base.type, t.EnumT) and node.attr == "value":
             return self.value(base.type.number, base.code)
         if isinstance(base.type, t.Scalar) and base.type.kind == "c" \

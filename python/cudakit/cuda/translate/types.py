@@ -340,12 +340,15 @@ def CPointer(dtype: Scalar) -> PointerT:  # noqa: N802 (Numba's name)
 @dataclass(frozen=True)
 class TupleT(Type):
     items: tuple[Type, ...]
+    names: tuple[str, ...] | None = None  # a namedtuple's fields (Numba's NamedTuple)
 
     def __post_init__(self) -> None:
         if not isinstance(self.items, tuple):  # Tuple([int32, float32]), as Numba's
             object.__setattr__(self, "items", tuple(self.items))
 
     def __str__(self) -> str:
+        if self.names is not None:
+            return "(" + ", ".join(f"{n}={t}" for n, t in zip(self.names, self.items)) + ")"
         return "(" + ", ".join(str(t) for t in self.items) + ")"
 
     # Numba's tuple types are sequences of their item types.
@@ -570,8 +573,20 @@ def typeof_value(value: object) -> Type | None:
     if isinstance(value, tuple):
         items = [typeof_value(v) for v in value]
         if all(items):
-            return TupleT(tuple(items))  # type: ignore[arg-type]
+            fields = getattr(type(value), "_fields", None)
+            return TupleT(tuple(items), tuple(fields) if fields else None)  # type: ignore
     return None
+
+
+def tuple_leaves(ty: Type, path: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], Type]]:
+    """A kernel argument's parameters: itself, or for a tuple (nested or
+    not) each of its non-tuple items with its path of indices, in order."""
+    if not isinstance(ty, TupleT):
+        return [(path, ty)]
+    leaves: list[tuple[tuple[int, ...], Type]] = []
+    for i, item in enumerate(ty.items):
+        leaves.extend(tuple_leaves(item, path + (i,)))
+    return leaves
 
 
 def layout_of(array: np.ndarray) -> str:
