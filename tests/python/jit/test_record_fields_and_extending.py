@@ -204,3 +204,28 @@ def test_nested_named_and_array_tuples_as_kernel_arguments():
     d_arrays = (cuda.to_device(a), (cuda.to_device(np.zeros(1)), cuda.to_device(b)))
     cuda.jit(tuple_arguments)[2, 32](pairs, point, d_arrays, (), out)
     np.testing.assert_allclose(out.copy_to_host(), expected, rtol=1e-12)
+
+
+def row_sums(m, weights, out):
+    if cuda.grid(1) == 0:
+        k = 0
+        for row in m:
+            total = 0.0
+            for x in row:
+                total += x
+            out[k] = total
+            k += 1
+        for i, (row, w) in enumerate(zip(m, weights)):
+            out[i] += row[row.shape[0] - 1] * w
+
+
+def test_for_over_a_2d_array_gives_its_rows():
+    m = RNG.standard_normal((7, 5))
+    weights = RNG.standard_normal(7)
+    expected = run_threads(row_sums, 1, m, weights, np.zeros(7))[2]
+    for matrix in (m, np.asfortranarray(m), m[:, ::2]):
+        out = np.zeros(7)
+        cuda.jit(row_sums)[1, 1](cuda.to_device(matrix), weights, out)
+        want = expected if matrix.shape == m.shape else run_threads(
+            row_sums, 1, matrix, weights, np.zeros(7))[2]
+        np.testing.assert_allclose(out, want, rtol=1e-12)

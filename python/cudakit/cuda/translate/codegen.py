@@ -689,19 +689,37 @@ class FunctionTranslator(OperatorsMixin):
     def for_over_array(self, node: ast.For) -> None:
         """`for x in a` over the first axis of an array (elements of a 1-d one)."""
         array = self.expr(node.iter)
-        if not isinstance(array.type, t.ArrayT) or array.type.ndim != 1:
-            raise self.unsupported("for loops run over range(...) or a 1-d array (iterating "
+        if not isinstance(array.type, t.ArrayT):
+            raise self.unsupported("for loops run over range(...) or an array (iterating "
                                    f"over {_construct(node.iter)} is not supported)", node)
         counter, end = self.fresh("i"), self.fresh("stop")
         extent = self.extent(array, 0)
         self.emit(f"for (long long {counter} = 0, {end} = {extent}; {counter} < {end}; "
                   f"++{counter}) {{")
         self.indent += 1
-        element = self.element_ref(array, Val(t.int64, counter, nonneg=True), node.iter)
-        self.assign(node.target, Val(array.type.dtype, element), node)
+        self.assign(node.target, self.first_axis_item(array, counter, node.iter), node)
         self.indent -= 1
         self.block(node.body)
         self.emit("}")
+
+    def first_axis_item(self, array: Val, counter: str, node: ast.AST) -> Val:
+        """Item `counter` (a C++ name, never negative) of an array's first
+        axis, as `for x in a` gives it: an element of a 1-d array, a row (a
+        view) of a 2-d one, and so on."""
+        at = array.type
+        assert isinstance(at, t.ArrayT)
+        if at.ndim == 1:
+            element = self.element_ref(array, Val(t.int64, counter, nonneg=True), node)
+            return Val(at.dtype, element)
+        if at.static_shape is not None:
+            raise self.unsupported(f"iterating over the rows of a {at.space} array (views of "
+                                   f"{at.space} arrays are not supported: index a[i, j])", node)
+        view = t.ArrayT(at.dtype, at.ndim - 1, "C" if at.layout == "C" else "A")
+        rest = range(1, at.ndim)
+        return self.value(view, f"{view.view_ctype}{{{array.code}.data + {counter} * "
+                                f"{array.code}.strides[0], "
+                                f"{{{', '.join(f'{array.code}.shape[{d}]' for d in rest)}}}, "
+                                f"{{{', '.join(f'{array.code}.strides[{d}]' for d in rest)}}}}}")
 
     def stmt_Return(self, node: ast.Return) -> None:
         val = self.expr(node.value) if node.value is not None else Val(t.none, "", None)
