@@ -335,7 +335,7 @@ class Dispatcher:
         def fallback(args: tuple[Any, ...]) -> None:
             self.launch(args, grid, block, stream, shared)
 
-        if self.extensions:
+        if self.extensions or self.options.get("debug"):
             return lambda *args: fallback(args)
 
         table = self._on_device().kernel_table
@@ -478,6 +478,13 @@ class Dispatcher:
             elif isinstance(value, np.void) and isinstance(arg_types[i], t.RecordT):
                 staged[i] = _record_argument(value, copy_back)
         spec.kernel.launch(grid, block, shared, _stream_handle(stream), tuple(staged))
+        if self.options.get("debug"):
+            # As Numba's: a debug kernel's launch waits for it, so an exception
+            # it raises is raised by the launch.
+            if hasattr(stream, "synchronize"):
+                stream.synchronize()
+            else:
+                _core.jit_synchronize()
         for device_copy, host in copy_back:  # a _RecordCopyBack: (record, device copy)
             device_copy.copy_to_host(host)
         for work in after_launch:

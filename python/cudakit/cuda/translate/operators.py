@@ -72,6 +72,9 @@ class OperatorsMixin:
                 return half
         if "c" in (ta.kind, tb.kind):
             return self.complex_op(op, a, b, node)
+        if self.debug and isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)) \
+                and not (b.known and b.py != 0):
+            b = self.checked_divisor(op, b, t.promote(ta, tb), node)
         if type(op) in _ARITH:
             rt = t.promote(ta, tb)
             if rt.kind == "i":
@@ -376,6 +379,25 @@ class OperatorsMixin:
         if isinstance(base.type, t.PointerT):
             return self.value(base.type.dtype, self.pointer_ref(base, index, node))
         raise self.typing_error(f"{base.describe()} cannot be indexed", node)
+
+    def checked_divisor(self: "FunctionTranslator", op: ast.operator, divisor: Val,
+                        common: t.Scalar, node: ast.AST) -> Val:
+        """With debug=True, Python's ZeroDivisionError for a zero divisor (as
+        Numba's debug mode uses Python's error model); the divisor is
+        evaluated once, into a temporary."""
+        temp = self.fresh("divisor")
+        self.emit(f"const {divisor.type.ctype} {temp} = {divisor.code};")  # type: ignore
+        if isinstance(op, ast.Div):
+            text = "division by zero"
+        elif common.kind != "f":
+            text = "integer division or modulo by zero"
+        else:
+            text = "float floor division by zero" if isinstance(op, ast.FloorDiv) \
+                else "float modulo"
+        self.program.need_helper("fail")
+        message = self.python_error_text(f"ZeroDivisionError: {text}", node)
+        self.emit(f'if ({temp} == 0) ck_fail("{message}");')
+        return Val(divisor.type, temp, nonneg=divisor.nonneg)
 
     def tuple_item_at_run_time(self: "FunctionTranslator", base: Val, index: Val,
                                node: ast.AST) -> Val:
