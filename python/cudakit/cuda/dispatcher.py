@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import re
 import warnings
 from collections import Counter
 from types import SimpleNamespace
@@ -13,6 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _core
+from .._core import KernelFault
 from . import config
 from .args import ArgHint
 from .device_array import DeviceNDArray, from_cuda_array_interface, to_device
@@ -110,6 +112,33 @@ def _record_argument(record: np.void, copy_back: list[Any]) -> int:
     device_copy = to_device(host)
     copy_back.append((_RecordCopyBack(record), device_copy))
     return int(device_copy.__cuda_array_interface__["data"][0])
+
+
+_RAISED = re.compile(r'(\w+)(?:\((.*?)\))? raised in (\w+) \(File "([^"]*)", line (\d+)\) '
+                     r"in block \((\d+),(\d+),(\d+)\), thread \((\d+),(\d+),(\d+)\)")
+
+
+def _user_exception(fault: Exception, classes: dict[str, type]) -> BaseException | None:
+    """The program's own exception a debug kernel raised, with Numba's
+    message ("In function 'f', file F, line N: tid=[x, y, z] ctaid=[x, y, z]:
+    args"), or None when the fault is not one."""
+    found = _RAISED.search(str(fault))
+    if found is None or found.group(1) not in classes:
+        return None
+    name, args, function, filename, line = found.groups()[:5]
+    block, thread = found.groups()[5:8], found.groups()[8:11]
+    message = (f"In function '{function}', file {filename}, line {line}: "
+               f"tid=[{', '.join(thread)}] ctaid=[{', '.join(block)}]")
+    if args:
+        try:
+            args = str(ast.literal_eval(args))
+        except (ValueError, SyntaxError):
+            pass
+        message += f": {args}"
+    try:
+        return classes[name](message)
+    except Exception:  # a class whose constructor takes other arguments
+        return None
 
 
 def _flattened(args: tuple[Any, ...], arg_types: tuple[t.Type, ...]
@@ -481,10 +510,16 @@ class Dispatcher:
         if self.options.get("debug"):
             # As Numba's: a debug kernel's launch waits for it, so an exception
             # it raises is raised by the launch.
-            if hasattr(stream, "synchronize"):
-                stream.synchronize()
-            else:
-                _core.jit_synchronize()
+            try:
+                if hasattr(stream, "synchronize"):
+                    stream.synchronize()
+                else:
+                    _core.jit_synchronize()
+            except KernelFault as fault:
+                user = _user_exception(fault, spec.translation.user_exceptions)
+                if user is None:
+                    raise
+                raise user from fault
         for device_copy, host in copy_back:  # a _RecordCopyBack: (record, device copy)
             device_copy.copy_to_host(host)
         for work in after_launch:

@@ -178,3 +178,27 @@ def test_debug_division_by_zero_raises_at_the_launch(x: float, m: int, text: str
     cuda.jit(divide)[1, 1](quiet, 2.0, 1.5, 7, 0)  # without debug: Numba's GPU result, 0
     cuda.synchronize()
     assert quiet[1] == 0
+
+
+class ParticleLost(Exception):
+    pass
+
+
+def checks_particles(x, lost_at):
+    i = cuda.grid(1)
+    if i < x.shape[0] and x[i] < 0:
+        if i == lost_at:
+            raise ParticleLost("negative mass")
+        raise ParticleLost
+
+
+def test_a_programs_own_exception_is_raised_with_numbas_message() -> None:
+    kernel = cuda.jit(debug=True)(checks_particles)
+    x = np.abs(np.random.default_rng(5).standard_normal(40)) + 0.1
+    kernel[2, 32](x, 3)  # nothing negative: no exception
+    x[33] = -1.0
+    with pytest.raises(ParticleLost, match=r"In function 'checks_particles', file .*, line "
+                       r"\d+: tid=\[1, 0, 0\] ctaid=\[1, 0, 0\]: negative mass$"):
+        kernel[2, 32](x, 33)
+    with pytest.raises(ParticleLost, match=r"tid=\[1, 0, 0\] ctaid=\[1, 0, 0\]$"):
+        kernel[2, 32](x, 0)

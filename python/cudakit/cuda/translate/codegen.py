@@ -18,7 +18,7 @@ import numpy as np
 
 from . import intrinsics, iteration
 from . import types as t
-from .errors import TypingError, UnsupportedError
+from .errors import TranslationError, TypingError, UnsupportedError
 from .operators import OperatorsMixin
 from .parse import ParsedFunction
 from .program import Program
@@ -759,6 +759,7 @@ class FunctionTranslator(OperatorsMixin):
         # Numba's CUDA target reports exceptions raised in kernels only with
         # debug=True; without it the thread just stops (here: returns).
         text = _construct(node.exc) if node.exc is not None else "exception"
+        self.note_user_exception(node.exc)
         message = (f'{text} raised in {self.where.function} (File "{self.where.filename}", '
                    f"line {self.where.line_of(node)})")
         literal = message.replace("\\", "\\\\").replace('"', '\\"')
@@ -769,6 +770,20 @@ class FunctionTranslator(OperatorsMixin):
             self.emit("return;")
         else:
             self.emit("return {};")
+
+    def note_user_exception(self, exc: ast.expr | None) -> None:
+        """Remembers the program's own exception class a `raise` names, so
+        the launch raises that class (builtins are known by name)."""
+        target = exc.func if isinstance(exc, ast.Call) else exc
+        if not isinstance(target, (ast.Name, ast.Attribute)):
+            return
+        try:
+            cls = self.expr(target).py
+        except TranslationError:
+            return
+        if isinstance(cls, type) and issubclass(cls, BaseException) \
+                and cls.__module__ != "builtins":
+            self.program.user_exceptions[cls.__name__] = cls
 
     def stmt_Assert(self, node: ast.Assert) -> None:
         if not self.debug:

@@ -524,6 +524,7 @@ class Program:
         self.uses_grid_sync = False  # this_grid().sync(): the kernel needs a cooperative launch
         self.uses_print = False
         self.records: dict[str, str] = {}  # record structs: C name -> declaration
+        self.user_exceptions: dict[str, type] = {}  # raised classes not builtins: name -> class
         self.tuple_structs: dict[t.TupleT, str] = {}
         self.tuple_sources: list[str] = []
         # Foreign device functions: their declarations, and the .cu files

@@ -5,7 +5,7 @@ pass. Entry points for kernels and device functions."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import types as t
@@ -58,6 +58,8 @@ class KernelTranslation:
     uses_barrier: bool
     linked_files: tuple[str, ...] = ()  # CUDA C/C++ sources joined to the kernel's
     cooperative: bool = False  # waits for the grid (this_grid().sync()): a cooperative launch
+    # The program's own exception classes its `raise` statements name (debug=True).
+    user_exceptions: dict[str, type] = field(default_factory=dict)
 
 
 def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
@@ -67,7 +69,8 @@ def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
     tr = _run(parsed, arg_types, program, True, name)
     source = program.source(_function_text(tr))
     return KernelTranslation(source, name, arg_types, dict(tr.locals), tr.uses_barrier,
-                             tuple(program.linked_files), program.uses_grid_sync)
+                             tuple(program.linked_files), program.uses_grid_sync,
+                             dict(program.user_exceptions))
 
 
 def translate_device(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
