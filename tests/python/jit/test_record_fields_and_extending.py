@@ -1,5 +1,6 @@
 """Records with array and complex fields, single records and nested or
-named tuples (of arrays too) as kernel arguments, complex arrays' .real / .imag, printing tuples, and
+named tuples (of arrays too) as kernel arguments, rows of 2-d arrays in
+`for`, complex arrays' .real / .imag, printing tuples, and
 numba.cuda.extending's @overload, each checked against the interpreter
 running the same Python function."""
 
