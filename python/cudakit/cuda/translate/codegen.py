@@ -19,6 +19,8 @@ import numpy as np
 from . import intrinsics, iteration
 from . import types as t
 from .errors import TranslationError, TypingError, UnsupportedError
+from .aggregates import AggregatesMixin
+from .printing import PrintMixin
 from .operators import OperatorsMixin
 from .parse import ParsedFunction
 from .program import Program
@@ -93,7 +95,7 @@ def c_literal(value: Any, ty: t.Scalar) -> str:
     return str(value) if ty == t.int32 else f"({ty.ctype}){value}"
 
 
-class FunctionTranslator(OperatorsMixin):
+class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
     def __init__(self, parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
                  program: Program, is_kernel: bool, c_function_name: str) -> None:
         self.parsed = parsed
@@ -133,19 +135,6 @@ class FunctionTranslator(OperatorsMixin):
     def tuple_value(self, items: list[Val], names: Any = None) -> Val:
         ty = t.TupleT(tuple(v.type for v in items), tuple(names) if names else None)  # type: ignore
         return Val(ty, "", NO_VALUE, items)
-
-    def kernel_tuple_argument(self, name: str, ty: t.TupleT, path: tuple[int, ...] = ()) -> Val:
-        """A kernel's tuple argument, nested or not: its leaves are parameters
-        of their own (kernel_tuple_leaf_name)."""
-        items = []
-        for i, item in enumerate(ty.items):
-            if isinstance(item, t.TupleT):
-                items.append(self.kernel_tuple_argument(name, item, path + (i,)))
-            elif isinstance(item, t.RecordT):
-                items.append(Val(item, f"(*{kernel_tuple_leaf_name(name, path + (i,))})"))
-            else:
-                items.append(Val(item, kernel_tuple_leaf_name(name, path + (i,))))
-        return self.tuple_value(items, ty.names)
 
     def is_number(self, val: Val) -> bool:
         return isinstance(val.type, t.Scalar)
@@ -701,25 +690,6 @@ class FunctionTranslator(OperatorsMixin):
         self.indent -= 1
         self.block(node.body)
         self.emit("}")
-
-    def first_axis_item(self, array: Val, counter: str, node: ast.AST) -> Val:
-        """Item `counter` (a C++ name, never negative) of an array's first
-        axis, as `for x in a` gives it: an element of a 1-d array, a row (a
-        view) of a 2-d one, and so on."""
-        at = array.type
-        assert isinstance(at, t.ArrayT)
-        if at.ndim == 1:
-            element = self.element_ref(array, Val(t.int64, counter, nonneg=True), node)
-            return Val(at.dtype, element)
-        if at.static_shape is not None:
-            raise self.unsupported(f"iterating over the rows of a {at.space} array (views of "
-                                   f"{at.space} arrays are not supported: index a[i, j])", node)
-        view = t.ArrayT(at.dtype, at.ndim - 1, "C" if at.layout == "C" else "A")
-        rest = range(1, at.ndim)
-        return self.value(view, f"{view.view_ctype}{{{array.code}.data + {counter} * "
-                                f"{array.code}.strides[0], "
-                                f"{{{', '.join(f'{array.code}.shape[{d}]' for d in rest)}}}, "
-                                f"{{{', '.join(f'{array.code}.strides[{d}]' for d in rest)}}}}}")
 
     def stmt_Return(self, node: ast.Return) -> None:
         val = self.expr(node.value) if node.value is not None else Val(t.none, "", None)

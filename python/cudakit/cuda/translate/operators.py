@@ -26,7 +26,6 @@ _BITWISE = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
 _SHIFTS = {ast.LShift: "ck_shl", ast.RShift: "ck_shr"}
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
             ast.GtE: ">="}
-_PRINTF = {"b": "%s", "i": "%lld", "u": "%llu", "f": "%f", "c": "%f"}
 
 
 class OperatorsMixin:
@@ -295,38 +294,6 @@ class OperatorsMixin:
         return self.value(t.boolean, parts[0] if len(parts) == 1 else
                           "(" + " && ".join(parts) + ")")
 
-    def enum_comparison(self: "FunctionTranslator", op: ast.cmpop, left: Val, right: Val,
-                        node: ast.AST) -> str:
-        """A comparison with an Enum member, as Python makes it: `is` holds for
-        the same member of the same class; `==` across classes or with a
-        number holds only for IntEnums (numbers), as does ordering."""
-        a, b = left.type, right.type
-        same_class = isinstance(a, t.EnumT) and isinstance(b, t.EnumT) \
-            and a.enum_class is b.enum_class
-        numeric = all(not isinstance(x, t.EnumT) or x.is_int_enum for x in (a, b))
-        if not (isinstance(a, t.Scalar) and isinstance(b, t.Scalar)):
-            if type(op) in (ast.Is, ast.Eq):
-                return "false"
-            if type(op) in (ast.IsNot, ast.NotEq):
-                return "true"
-            raise self.typing_error(f"cannot compare {left.describe()} and "
-                                    f"{right.describe()}", node)
-        left_value = self.value(a.number if isinstance(a, t.EnumT) else a, left.code)
-        right_value = self.value(b.number if isinstance(b, t.EnumT) else b, right.code)
-        common = t.promote(left_value.type, right_value.type)  # type: ignore[arg-type]
-        equal = f"({self.cast(left_value, common)} == {self.cast(right_value, common)})"
-        if type(op) in (ast.Is, ast.IsNot):
-            holds = equal if same_class else "false"
-            return holds if isinstance(op, ast.Is) else f"(!{holds})"
-        if type(op) in (ast.Eq, ast.NotEq):
-            holds = equal if same_class or numeric else "false"
-            return holds if isinstance(op, ast.Eq) else f"(!{holds})"
-        if not numeric:
-            raise self.typing_error(f"Enum members are not ordered ({left.describe()} and "
-                                    f"{right.describe()}): compare their .value", node)
-        return (f"({self.cast(left_value, common)} {_COMPARE[type(op)]} "
-                f"{self.cast(right_value, common)})")
-
     def expr_IfExp(self: "FunctionTranslator", node: ast.IfExp) -> Val:
         condition = self.truth(self.expr(node.test), node.test)
         a, b = self.expr(node.body), self.expr(node.orelse)
@@ -424,77 +391,6 @@ class OperatorsMixin:
         for i in range(len(items) - 2, -1, -1):
             code = f"({position} == {i} ? {items[i].code} : {code})"
         return self.value(items[0].type, code)
-
-    def record_field(self: "FunctionTranslator", record: Val, name: str, node: ast.AST) -> str:
-        """The C++ lvalue of field `name` of a record element."""
-        rt = record.type
-        if not isinstance(rt, t.RecordT):
-            raise self.typing_error(f"{record.describe()} has no field '{name}'", node)
-        if rt.field(name) is None:
-            raise self.typing_error(f"the record has no field '{name}' (its fields: "
-                                    f"{', '.join(n for n, _, _ in rt.fields)})", node)
-        return f"{record.code}.{name}"
-
-    def record_member(self: "FunctionTranslator", record: Val, name: str,
-                      node: ast.AST) -> Val:
-        """Field `name` of a record: a number, or a C-contiguous view of an
-        array field (writes through it change the record)."""
-        code = self.record_field(record, name, node)
-        ty = record.type.field(name)  # type: ignore[union-attr]
-        if not isinstance(ty, t.NestedArrayT):
-            return self.value(ty, code)
-        strides, stride = [], 1
-        for n in reversed(ty.shape):
-            strides.insert(0, stride)
-            stride *= n
-        view = t.ArrayT(ty.dtype, ty.ndim, "C")
-        return self.value(view, f"{view.view_ctype}{{{code}, "
-                                f"{{{', '.join(f'{n}LL' for n in ty.shape)}}}, "
-                                f"{{{', '.join(f'{s}LL' for s in strides)}}}}}")
-
-    def assign_record_member(self: "FunctionTranslator", record: Val, name: str, val: Val,
-                             node: ast.AST) -> None:
-        """`r.f = v` / `r['f'] = v`: a number converts; an array field takes
-        an array of its shape (copied element by element) or a number (set
-        everywhere), as NumPy assigns."""
-        ty = record.type.field(name)  # type: ignore[union-attr]
-        code = self.record_field(record, name, node)
-        if not isinstance(ty, t.NestedArrayT):
-            if not isinstance(val.type, t.Scalar):
-                raise self.typing_error(f"cannot store {val.describe()} in the record field "
-                                        f"'{name}' ({ty})", node)
-            self.emit(f"{code} = {self.cast(val, ty)};")
-            return
-        counter = self.fresh("k")
-        if isinstance(val.type, t.Scalar):
-            self.emit(f"for (long long {counter} = 0; {counter} < {ty.size}; ++{counter}) "
-                      f"{code}[{counter}] = {self.cast(val, ty.dtype)};")
-            return
-        if not (isinstance(val.type, t.ArrayT) and val.type.ndim == ty.ndim
-                and isinstance(val.type.dtype, t.Scalar)):
-            raise self.typing_error(f"cannot store {val.describe()} in the record field "
-                                    f"'{name}' ({ty}): give an array of its shape "
-                                    f"{ty.shape} or a number", node)
-        if val.type.static_shape is not None:
-            raise self.unsupported(f"copying a {val.type.space} array into a record field "
-                                   "(copy its elements)", node)
-        view = self.fresh("src")
-        self.emit(f"const {val.type.view_ctype} {view} = {val.code};")
-        # Another shape is an error, never a partial copy.
-        self.program.need_helper("fail")
-        text = self.python_error_text(
-            f"ValueError: the array does not have the shape {ty.shape} of the record field "
-            f"'{name}'", node)
-        mismatch = " || ".join(f"{view}.shape[{d}] != {n}LL" for d, n in enumerate(ty.shape))
-        self.emit(f'if ({mismatch}) ck_fail("{text}");')
-        self.emit(f"for (long long {counter} = 0; {counter} < {ty.size}; ++{counter}) {{")
-        rest, offsets = counter, []
-        for d in range(ty.ndim - 1, -1, -1):
-            offsets.append(f"(({rest}) % {ty.shape[d]}LL) * {view}.strides[{d}]")
-            rest = f"({rest}) / {ty.shape[d]}LL"
-        element = Val(val.type.dtype, f"{view}.data[{' + '.join(offsets)}]")
-        self.emit(f"  {code}[{counter}] = {self.cast(element, ty.dtype)};")
-        self.emit("}")
 
     def pointer_ref(self: "FunctionTranslator", pointer: Val, index: Val,
                     node: ast.AST) -> str:
@@ -853,61 +749,6 @@ class OperatorsMixin:
     def device_call(self: "FunctionTranslator", dispatcher: Any, args: list[Val],
                     node: ast.AST) -> Val:
         return device_calls.device_call(self, dispatcher, args, node)
-
-    def print_piece(self: "FunctionTranslator", val: Val, args: list[str], node: ast.AST,
-                    top: bool = False) -> str:
-        """printf's format of one printed value (its arguments appended to
-        `args`): numbers, strings, tuples of them as Python writes them
-        ("(1, 2)", "(1,)"), and cuda.threadIdx & co. as (x, y, z)."""
-        if isinstance(val.type, t.StringT) or (val.known and isinstance(val.py, str)):
-            text = str(val.py).replace("%", "%%")
-            return text if top else "'" + text + "'"
-        if isinstance(val.type, t.Scalar):
-            kind = val.type.kind
-            if kind == "c":  # Python's (re+imj)
-                args.extend([f"(double)({val.code}).re", f"(double)({val.code}).im"])
-                return "(%f%+fj)"
-            if kind == "b":
-                args.append(f'({val.code} ? "True" : "False")')
-            elif kind == "f":
-                args.append(self.cast(val, t.float64))
-            else:
-                args.append(self.cast(val, t.int64 if kind == "i" else t.uint64))
-            return _PRINTF[kind]
-        items = val.items
-        if items is None and isinstance(val.py, intrinsics.Intrinsic) and \
-                val.py.intrinsic_name in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
-            items = [self.value(t.int64, f"(long long){val.py.intrinsic_name}.{axis}")
-                     for axis in "xyz"]
-        if items is not None:
-            parts = [self.print_piece(item, args, node) for item in items]
-            return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-        raise self.unsupported(f"printing {val.describe()} (print numbers, strings and "
-                               "tuples of them)", node)
-
-    def print_call(self: "FunctionTranslator", node: ast.Call) -> Val:
-        fmt: list[str] = []
-        args: list[str] = []
-        sep = " "
-        for k in node.keywords:
-            if k.arg == "sep" and isinstance(k.value, ast.Constant):
-                sep = str(k.value.value)
-            elif k.arg == "end" and isinstance(k.value, ast.Constant):
-                pass
-            else:
-                raise self.unsupported(f"print(..., {k.arg}=...) in kernels", node)
-        for a_node in node.args:
-            fmt.append(self.print_piece(self.expr(a_node), args, a_node, top=True))
-        end = "\n"
-        for k in node.keywords:
-            if k.arg == "end":
-                end = str(k.value.value)  # type: ignore[attr-defined]
-        text = sep.join(fmt) + end
-        literal = (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-                   .replace("\t", "\\t"))
-        self.program.uses_print = True
-        return self.value(t.none, f'printf("{literal}"{"".join(", " + a for a in args)})')
-
 
 # Weak: a function that is gone takes its translations with it.
 _DEVICE_DISPATCHERS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
