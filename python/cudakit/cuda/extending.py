@@ -30,9 +30,21 @@ def overload(func: Any, jit_options: dict | None = None, strict: bool = True,
              inline: str = "never", prefer_literal: bool = False, target: str = "cuda",
              **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """@overload(func): `template(*arg_types)` returns the implementation
-    of `func` for those types (a Python function), or None."""
+    of `func` for those types (a Python function), or None. Kernels use the
+    target="cuda" overloads (the default) before the "generic" ones."""
     def decorate(template: Callable[..., Any]) -> Callable[..., Any]:
-        _registry.OVERLOADS.setdefault(func, []).append(template)
+        _registry.OVERLOADS.setdefault(func, []).append((target, template))
+        return template
+    return decorate
+
+
+def overload_attribute(typ: Any, attr: str, target: str = "cuda",
+                       **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """@overload_attribute(TypeClass, "name"): `value.name` of a value whose
+    type is a TypeClass is `template(value_type)(value)`, translated as a
+    device function."""
+    def decorate(template: Callable[..., Any]) -> Callable[..., Any]:
+        _registry.ATTRIBUTE_OVERLOADS.setdefault((typ, attr), []).append((target, template))
         return template
     return decorate
 
@@ -140,4 +152,5 @@ def type_callable(func: Any) -> Callable[[Callable[..., Any]], Callable[..., Any
 
 
 __all__ = ["Type", "core_models", "intrinsic", "make_attribute_wrapper", "overload",
+           "overload_attribute",
            "register_jitable", "register_model", "type_callable", "typeof_impl"]

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from cudakit import cuda
-from cudakit.cuda.extending import overload, register_jitable
+from cudakit.cuda import types
+from cudakit.cuda.extending import overload, overload_attribute, register_jitable
 from cudakit.cuda.translate.errors import TypingError
 
 from .interpreted import run_threads
@@ -134,7 +135,6 @@ def clamp(x, limit):
 
 @overload(clamp)
 def clamp_overload(x, limit):
-    from cudakit.cuda import types
     if isinstance(x, types.Integer):
         return lambda x, limit: x if x < limit else limit
     if isinstance(x, types.Float):
@@ -230,3 +230,41 @@ def test_for_over_a_2d_array_gives_its_rows():
         want = expected if matrix.shape == m.shape else run_threads(
             row_sums, 1, matrix, weights, np.zeros(7))[2]
         np.testing.assert_allclose(out, want, rtol=1e-12)
+
+
+def scaled(x, factor=2, offset=0.5):
+    return x * factor + offset
+
+
+@overload(scaled, target="generic")
+def scaled_generic(x, factor=2, offset=0.5):
+    return lambda x, factor=2, offset=0.5: -1.0  # the CUDA overload comes first
+
+
+@overload(scaled)
+def scaled_cuda(x, factor=2, offset=0.5):
+    def impl(x, factor=2, offset=0.5):
+        return x * factor + offset
+    return impl
+
+
+@overload_attribute(types.Array, "double_size")
+def array_double_size(a):
+    return lambda a: a.size * 2
+
+
+def keyword_calls(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i, 0] = scaled(x[i])
+        out[i, 1] = scaled(x[i], offset=-1.0)
+        out[i, 2] = scaled(x[i], 3, offset=x[0])
+        out[i, 3] = x.double_size
+
+
+def test_overloads_take_keywords_and_defaults_and_prefer_the_cuda_target():
+    x = RNG.standard_normal(N)
+    out = np.zeros((N, 4))
+    cuda.jit(keyword_calls)[2, 32](x, out)
+    expected = np.stack([x * 2 + 0.5, x * 2 - 1.0, x * 3 + x[0], np.full(N, 2.0 * N)], axis=1)
+    np.testing.assert_allclose(out, expected, rtol=1e-12)

@@ -536,6 +536,10 @@ class OperatorsMixin:
 
     def expr_Attribute(self: "FunctionTranslator", node: ast.Attribute) -> Val:
         base = self.expr(node.value)
+        if base.type is not None:
+            impl = extensions.attribute_implementation(base.type, node.attr)
+            if impl is not None:  # numba.cuda.extending.overload_attribute
+                return self.device_call(_device_dispatcher_for(impl), [base], node)
         if isinstance(base.type, t.ArrayT):
             return self.array_attribute(base, node.attr, node)
         if base.type is None:
@@ -676,13 +680,14 @@ class OperatorsMixin:
         if _has_overload(obj):
             # numba.cuda.extending.overload: the template picks the
             # implementation for these types; it is translated as a device function.
-            if kwargs:
-                raise self.unsupported("keyword arguments to overloaded functions", node)
-            impl = extensions.overload_implementation(obj, tuple(a.type for a in args))
+            impl = extensions.overload_implementation(
+                obj, tuple(a.type for a in args), {k: v.type for k, v in kwargs.items()})
             if impl is None:
                 raise self.typing_error(
                     f"no @overload of {name} takes ({', '.join(a.describe() for a in args)})",
                     node)
+            if kwargs or len(args) < len(inspect.signature(impl).parameters):
+                args = self.bound_arguments(impl, args, kwargs, node)
             return self.device_call(_device_dispatcher_for(impl), args, node)
         module = getattr(obj, "__module__", None)
         hint = ""
@@ -690,6 +695,19 @@ class OperatorsMixin:
             hint = " (decorate it with @cuda.jit(device=True) to call it from a kernel)"
         raise self.typing_error(f"cannot call {('' if not module else module + '.') + name} "
                                 f"in a kernel: it is not a supported function{hint}", node)
+
+    def bound_arguments(self: "FunctionTranslator", function: Any, args: list[Val],
+                        kwargs: dict[str, Val], node: ast.AST) -> list[Val]:
+        """A call's arguments in `function`'s parameter order, its keyword
+        arguments placed and its defaults filled in (as constants)."""
+        try:
+            bound = inspect.signature(function).bind(*args, **kwargs)
+        except TypeError as error:
+            raise self.typing_error(f"{getattr(function, '__name__', function)}(): {error}",
+                                    node) from None
+        bound.apply_defaults()
+        return [v if isinstance(v, Val) else self.python_object(v, node)
+                for v in bound.arguments.values()]
 
     def cffi_from_buffer(self: "FunctionTranslator", args: list[Val], kwargs: dict[str, Val],
                          node: ast.AST) -> Val:
