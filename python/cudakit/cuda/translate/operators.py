@@ -634,14 +634,21 @@ class OperatorsMixin:
                                             f"arguments, called on {base.describe()}", node)
                 return intrinsics.HANDLERS["popc"](self, node, [base], {})
         callee = self.expr(node.func)
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            raise self.unsupported("*args in calls", node)
         if callee.type is not None:
             raise self.typing_error(f"{callee.describe()} is not callable", node)
         obj = callee.py
         if obj is print:
             return self.print_call(node)
-        args = [self.expr(a) for a in node.args]
+        args: list[Val] = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(self.expr(a))
+                continue
+            spread = self.expr(a.value)  # f(*t): a tuple's items, known when compiled
+            if spread.items is None:
+                raise self.typing_error(f"*{_construct_text(a.value)} in a call must be a "
+                                        f"tuple, got {spread.describe()}", node)
+            args.extend(spread.items)
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg}
         if isinstance(obj, intrinsics.Intrinsic):
             handler = intrinsics.HANDLERS.get(obj.intrinsic_name)
@@ -818,3 +825,8 @@ def fold_integers(op: ast.operator, x: int, y: int, ty: t.Scalar) -> Any:
                  ast.BitAnd: lambda: x & y, ast.BitOr: lambda: x | y,
                  ast.BitXor: lambda: x ^ y}.get(type(op))
     return NO_VALUE if operation is None else t.wrapped(operation(), ty)
+
+
+def _construct_text(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) < 40 else text[:37] + "..."
