@@ -6,6 +6,7 @@ running the same Python function."""
 
 from __future__ import annotations
 
+import cmath
 from collections import namedtuple
 
 import numpy as np
@@ -267,4 +268,19 @@ def test_overloads_take_keywords_and_defaults_and_prefer_the_cuda_target():
     out = np.zeros((N, 4))
     cuda.jit(keyword_calls)[2, 32](x, out)
     expected = np.stack([x * 2 + 0.5, x * 2 - 1.0, x * 3 + x[0], np.full(N, 2.0 * N)], axis=1)
+    np.testing.assert_allclose(out, expected, rtol=1e-12)
+
+
+def spread_calls(z, out):
+    i = cuda.grid(1)
+    if i < z.shape[0]:
+        polar = cmath.polar(z[i])
+        out[i] = complex(*polar) + max(*polar, 0.25)
+
+
+def test_a_tuple_spread_into_a_call():
+    z = RNG.standard_normal(N) + 1j * RNG.standard_normal(N)
+    expected = run_threads(spread_calls, N, z, np.zeros(N, np.complex128))[1]
+    out = np.zeros(N, np.complex128)
+    cuda.jit(spread_calls)[2, 32](z, out)
     np.testing.assert_allclose(out, expected, rtol=1e-12)
