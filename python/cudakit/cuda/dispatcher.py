@@ -186,6 +186,8 @@ class _Specialization:
         self.arg_types = translation.arg_types
         # A tuple argument (nested or not) is one parameter per item.
         params = [_param(leaf) for a in self.arg_types for _, leaf in t.tuple_leaves(a)]
+        if translation.takes_dynamic_shared_bytes:
+            params.append(_core.JitParam.scalar("uint64"))
         try:
             self.kernel = _core.JitKernel(
                 translation.source, translation.kernel_name, params,
@@ -472,7 +474,8 @@ class Dispatcher:
             if key is not None:
                 state = self._on_device()
                 state.by_type_ids[key] = spec
-                state.kernel_table[key] = spec.kernel
+                if not spec.translation.takes_dynamic_shared_bytes:  # (its launch adds one)
+                    state.kernel_table[key] = spec.kernel
         arg_types = spec.arg_types
         threads = block[0] * block[1] * block[2]
         if threads > spec.max_threads > 0:
@@ -506,6 +509,8 @@ class Dispatcher:
                 staged[i] = value.value  # an Enum member travels as its number
             elif isinstance(value, np.void) and isinstance(arg_types[i], t.RecordT):
                 staged[i] = _record_argument(value, copy_back)
+        if spec.translation.takes_dynamic_shared_bytes:
+            staged.append(shared)  # the extent of cuda.shared.array(0, ...)
         spec.kernel.launch(grid, block, shared, _stream_handle(stream), tuple(staged))
         if self.options.get("debug"):
             # As Numba's: a debug kernel's launch waits for it, so an exception

@@ -284,3 +284,33 @@ def test_a_tuple_spread_into_a_call():
     out = np.zeros(N, np.complex128)
     cuda.jit(spread_calls)[2, 32](z, out)
     np.testing.assert_allclose(out, expected, rtol=1e-12)
+
+
+@cuda.jit(device=True)
+def last_of_dynamic_shared():
+    values = cuda.shared.array(0, dtype=np.float64)
+    return values[values.shape[0] - 1]
+
+
+def reverse_through_dynamic_shared(x, out, extent):
+    values = cuda.shared.array(0, dtype=np.float64)
+    i = cuda.threadIdx.x
+    if i < values.shape[0]:
+        values[i] = x[i]
+    cuda.syncthreads()
+    backwards = values[-1::-2]  # Python's slice of the launch's extent
+    if i < backwards.shape[0]:
+        out[i] = backwards[i] + last_of_dynamic_shared()
+    if i == 0:
+        extent[0] = values.shape[0]
+
+
+@pytest.mark.parametrize("count", [11, 32])
+def test_dynamic_shared_arrays_have_the_launchs_extent(count):
+    x = RNG.standard_normal(32)
+    out, extent = np.zeros(32), np.zeros(1, np.int64)
+    cuda.jit(reverse_through_dynamic_shared)[1, 32, 0, count * 8](x, out, extent)
+    assert extent[0] == count
+    half = (count + 1) // 2
+    np.testing.assert_array_equal(out[:half], x[:count][::-1][::2] + x[count - 1])
+    np.testing.assert_array_equal(out[half:], 0)

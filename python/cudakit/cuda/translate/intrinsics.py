@@ -113,9 +113,11 @@ def _static_array(space: str) -> Handler:
             # Dynamic shared memory (the launch's sharedmem bytes): every such
             # array starts at the same address, as in Numba.
             tr.program.need_helper("dynamic_shared")
+            tr.program.uses_dynamic_shared = True
             view = t.ArrayT(dtype, 1, "C")
+            extent = f"(long long)(ck_dynamic_shared_size / sizeof({dtype.ctype}))"
             return tr.value(view, f"{view.view_ctype}{{({dtype.ctype}*)ck_dynamic_shared, "
-                                  "{0x7fffffffffffffffLL}, {1LL}}")
+                                  f"{{{extent}}}, {{1LL}}}}", nonneg=True)
         if space == "shared" and 0 in shape:
             raise tr.typing_error("cuda.shared.array: only a 1-d shape of 0 (dynamic shared "
                                   f"memory) may be empty, got {shape}", node)

@@ -281,8 +281,11 @@ __device__ __forceinline__ long long ck_wrap(long long index, long long extent) 
   return index < 0 ? index + extent : index;
 }
 """,
-    "dynamic_shared": r"""// The launch's dynamic shared memory (cuda.shared.array(0, dtype)).
+    "dynamic_shared": r"""// The launch's dynamic shared memory (cuda.shared.array(0, dtype)) and its
+// size in bytes, which the kernel's last parameter gives (for device
+// functions too: every thread of the block stores the same value).
 extern __shared__ __align__(16) unsigned char ck_dynamic_shared[];
+__shared__ unsigned long long ck_dynamic_shared_size;
 """,
     "slice": r"""struct ck_slice_range {
   long long start;
@@ -522,6 +525,9 @@ class Program:
         self.names: set[str] = set()
         self.uses_barrier = False
         self.uses_grid_sync = False  # this_grid().sync(): the kernel needs a cooperative launch
+        # cuda.shared.array(0, ...): the kernel takes the launch's dynamic
+        # shared bytes as a last, hidden parameter (DYNAMIC_SHARED_PARAM).
+        self.uses_dynamic_shared = False
         self.uses_print = False
         self.records: dict[str, str] = {}  # record structs: C name -> declaration
         self.user_exceptions: dict[str, type] = {}  # raised classes not builtins: name -> class
