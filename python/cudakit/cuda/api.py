@@ -132,6 +132,15 @@ class _Device:
     def pci_bus_id(self) -> str:
         return self._info()[3]
 
+    def __getattr__(self, name: str) -> int:
+        """The device's attributes by their CUDA names, as Numba's Device has
+        them (`MULTIPROCESSOR_COUNT`, `MAX_THREADS_PER_BLOCK`, `WARP_SIZE`, ...)."""
+        from .. import driver
+        attribute = getattr(driver.device_attribute, name, None) if name.isupper() else None
+        if attribute is None:
+            raise AttributeError(f"a device has no attribute {name!r}")
+        return int(driver.Device(self.id).get_attribute(attribute))
+
     def __repr__(self) -> str:
         return f"<Managed Device {self.id}>"
 

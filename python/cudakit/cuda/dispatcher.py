@@ -16,6 +16,7 @@ import numpy as np
 from .. import _core
 from .._core import KernelFault
 from . import config
+from . import config as cuda_config  # (where a parameter named config hides it)
 from .args import ArgHint
 from .device_array import DeviceNDArray, from_cuda_array_interface, to_device
 from .mapped_memory import MappedNDArray
@@ -139,6 +140,17 @@ def _user_exception(fault: Exception, classes: dict[str, type]) -> BaseException
         return classes[name](message)
     except Exception:  # a class whose constructor takes other arguments
         return None
+
+
+def _warn_on_low_occupancy(grid: tuple[int, int, int]) -> None:
+    """Numba's NumbaPerformanceWarning for a grid of fewer blocks than twice
+    the device's multiprocessors (config.CUDA_LOW_OCCUPANCY_WARNINGS)."""
+    from .api import get_current_device
+    blocks = grid[0] * grid[1] * grid[2]
+    if blocks < 2 * get_current_device().MULTIPROCESSOR_COUNT:
+        warnings.warn(NumbaPerformanceWarning(
+            f"Grid size {blocks} will likely result in GPU under-utilization due to low "
+            "occupancy."), stacklevel=3)  # (the kernel[grid, block] line)
 
 
 def _flattened(args: tuple[Any, ...], arg_types: tuple[t.Type, ...]
@@ -328,6 +340,10 @@ class Dispatcher:
 
     # ---- launch -----------------------------------------------------------------------
     def __getitem__(self, config: Any) -> Any:
+        if cuda_config.CUDA_LOW_OCCUPANCY_WARNINGS and not self.device \
+                and not cuda_config.DISABLE_PERFORMANCE_WARNINGS \
+                and isinstance(config, tuple) and config:
+            _warn_on_low_occupancy(_dim3(config[0], "griddim"))
         if self.extensions:  # every launch goes through their prepare_args
             return self._configure(config)
         launchers = self._on_device().launchers

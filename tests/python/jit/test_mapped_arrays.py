@@ -1,6 +1,6 @@
 """cuda.mapped_array: host memory kernels address in place (no copy), with
 __cuda_array_interface__ naming the stream it was made for; cuda.pinned_array
-in page-locked memory."""
+in page-locked memory; Numba's device attributes and low-occupancy warning."""
 
 from __future__ import annotations
 
@@ -48,3 +48,23 @@ def test_array_interfaces_name_the_stream_and_the_memory():
     assert cuda.device_array(5).__cuda_array_interface__["stream"] is None
     pinned = cuda.pinned_array((3, 2), np.float32, order="F")
     assert pinned.shape == (3, 2) and pinned.flags.f_contiguous
+
+
+def test_low_occupancy_warning_and_device_attributes():
+    device = cuda.get_current_device()
+    assert device.MULTIPROCESSOR_COUNT >= 1 and device.WARP_SIZE == 32
+    kernel = cuda.jit(affine)
+    old = cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS
+    cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS = 1
+    try:
+        for _ in range(2):  # each configuration warns, as Numba's
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                kernel[1, 32]
+            assert any("Grid size 1 will likely result in GPU under-utilization"
+                       in str(w.message) for w in caught)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            kernel[2 * device.MULTIPROCESSOR_COUNT, 32]
+    finally:
+        cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS = old
