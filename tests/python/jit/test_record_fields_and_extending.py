@@ -53,9 +53,11 @@ def test_array_and_complex_fields_as_the_interpreter_gives():
     d_p, out = cuda.to_device(p), cuda.device_array(N)
     cuda.jit(update_samples)[2, 32](d_p, out)
     got = d_p.copy_to_host()
+    # (float32 fields: the kernel may round an intermediate the interpreter
+    # keeps in float64, a few float32 ulps)
     for name in SAMPLE.names:
-        np.testing.assert_allclose(got[name], expected_p[name], rtol=1e-6, err_msg=name)
-    np.testing.assert_allclose(out.copy_to_host(), expected_out, rtol=1e-6)
+        np.testing.assert_allclose(got[name], expected_p[name], rtol=5e-6, err_msg=name)
+    np.testing.assert_allclose(out.copy_to_host(), expected_out, rtol=5e-6)
 
 
 def fill_fields(p, rows, value):
@@ -314,3 +316,29 @@ def test_dynamic_shared_arrays_have_the_launchs_extent(count):
     half = (count + 1) // 2
     np.testing.assert_array_equal(out[:half], x[:count][::-1][::2] + x[count - 1])
     np.testing.assert_array_equal(out[half:], 0)
+
+
+def reinterpret(raw, matrix, words, bits, wide):
+    i = cuda.grid(1)
+    if i < words.shape[0]:
+        words[i] = raw[4 * i:4 * i + 4].view(np.int32)[0]
+    if i < matrix.shape[0]:
+        row = matrix.view(np.uint8)[i]  # each row's bytes
+        total = 0
+        for b in row:
+            total += int(b)  # (NumPy 2 would keep uint8 in the interpreter)
+        bits[i] = total + matrix.view(np.int32)[i, 1]
+        wide[i] = matrix.view(np.float64)[i, 0]
+
+
+def test_view_reads_the_same_bytes_as_another_type():
+    raw = RNG.integers(0, 256, 4 * N).astype(np.uint8)
+    matrix = RNG.standard_normal((N, 6)).astype(np.float32)
+    outs = (np.zeros(N, np.int32), np.zeros(N, np.int64), np.zeros(N))
+    expected = run_threads(reinterpret, N, raw, matrix, *outs)[2:]
+    cuda.jit(reinterpret)[2, 32](raw, matrix, *outs)
+    for got, want in zip(outs, expected):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(Exception, match="the last axis must be contiguous"):
+        cuda.jit(reinterpret)[2, 32](raw, matrix[:, ::2], *outs)
+        cuda.synchronize()

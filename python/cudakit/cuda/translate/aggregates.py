@@ -154,6 +154,36 @@ class AggregatesMixin:
                                 f"{{{', '.join(f'{array.code}.strides[{d}]' for d in rest)}}}}}")
 
 
+    def reinterpreted(self: "FunctionTranslator", array: Val, dtype: t.Scalar,
+                      node: ast.AST) -> Val:
+        """`a.view(dtype)`: the array's bytes read as another number type, as
+        NumPy's view: the last axis (contiguous when the size changes) is
+        counted in the new items; another size that does not divide its bytes
+        is NumPy's ValueError."""
+        at = array.type
+        assert isinstance(at, t.ArrayT)
+        if at.static_shape is not None or not isinstance(at.dtype, t.Scalar):
+            raise self.unsupported(f"view() of a {at.space} or record array", node)
+        old, new = max(1, at.dtype.bits // 8), max(1, dtype.bits // 8)
+        last = at.ndim - 1
+        source = self.fresh("src")
+        self.emit(f"const {at.view_ctype} {source} = {array.code};")
+        if old != new:
+            self.program.need_helper("fail")
+            text = self.python_error_text(
+                "ValueError: When changing to a different dtype size, the last axis must be "
+                "contiguous and its size in bytes a multiple of the new item size", node)
+            self.emit(f"if (({source}.strides[{last}] != 1 && {source}.shape[{last}] > 1) || "
+                      f"({source}.shape[{last}] * {old}) % {new} != 0) ck_fail(\"{text}\");")
+        view = t.ArrayT(dtype, at.ndim, at.layout if old == new else "A")
+        shape = [f"{source}.shape[{d}]" for d in range(at.ndim)]
+        strides = [f"{source}.strides[{d}] * {old} / {new}" for d in range(at.ndim)]
+        if old != new:
+            shape[last] = f"{source}.shape[{last}] * {old} / {new}"
+            strides[last] = "1LL"
+        return self.value(view, f"{view.view_ctype}{{({dtype.ctype}*){source}.data, "
+                                f"{{{', '.join(shape)}}}, {{{', '.join(strides)}}}}}")
+
 def _leaf_name(name: str, path: tuple[int, ...]) -> str:
     from .codegen import kernel_tuple_leaf_name
     return kernel_tuple_leaf_name(name, path)

@@ -626,6 +626,12 @@ class OperatorsMixin:
                     raise self.typing_error(f"{node.func.attr}() takes no arguments", node)
                 return (self.value(base.type, f"cudakit_conj({base.code})")
                         if base.type.kind == "c" else base)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "view" \
+                and len(node.args) == 1 and not node.keywords:
+            base = self.expr(node.func.value)
+            if isinstance(base.type, t.ArrayT):  # a.view(np.int32): the same bytes
+                return self.reinterpreted(base, self.dtype_of(self.expr(node.args[0]), node),
+                                          node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "bit_count":
             base = self.expr(node.func.value)
             if isinstance(base.type, t.Scalar):  # i.bit_count(): cuda.popc, as in Numba
