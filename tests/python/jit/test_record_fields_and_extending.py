@@ -342,3 +342,25 @@ def test_view_reads_the_same_bytes_as_another_type():
     with pytest.raises(Exception, match="the last axis must be contiguous"):
         cuda.jit(reinterpret)[2, 32](raw, matrix[:, ::2], *outs)
         cuda.synchronize()
+
+
+def reshape_rows(a, shape, out):
+    if cuda.grid(1) == 0:
+        m = a.reshape(shape)
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                out[i, j] = m[i, j] * (i + 1)
+        flat = m.reshape(-1)
+        out[0, 0] += flat[flat.shape[0] - 1]
+
+
+@pytest.mark.parametrize("shape", [(5, 7), (-1, 7), (5, -1)])
+def test_reshape_of_a_contiguous_array_is_a_view(shape):
+    a = RNG.standard_normal(35)
+    expected = run_threads(reshape_rows, 1, a, shape, np.zeros((5, 7)))[2]
+    out = np.zeros((5, 7))
+    cuda.jit(reshape_rows)[1, 1](a, shape, out)
+    np.testing.assert_array_equal(out, expected)
+    with pytest.raises(Exception, match="cannot reshape the array"):
+        cuda.jit(reshape_rows)[1, 1](a, (6, 6), out)
+        cuda.synchronize()

@@ -184,6 +184,48 @@ class AggregatesMixin:
         return self.value(view, f"{view.view_ctype}{{({dtype.ctype}*){source}.data, "
                                 f"{{{', '.join(shape)}}}, {{{', '.join(strides)}}}}}")
 
+    def reshaped(self: "FunctionTranslator", array: Val, sizes: list[Val],
+                 node: ast.AST) -> Val:
+        """`a.reshape(shape)` of a C-contiguous array: a view of the same
+        elements in the new shape (one extent may be -1), NumPy's ValueError
+        when the sizes do not match."""
+        at = array.type
+        assert isinstance(at, t.ArrayT)
+        if at.static_shape is not None or at.layout != "C":
+            raise self.unsupported("reshape() of an array not known to be C-contiguous (as "
+                                   "in Numba, reshape needs a contiguous array and makes no "
+                                   "copy)", node)
+        for size in sizes:
+            if not (isinstance(size.type, t.Scalar) and size.type.kind in "iu"):
+                raise self.typing_error(f"reshape() takes integers, got {size.describe()}",
+                                        node)
+        source = self.fresh("src")
+        self.emit(f"const {at.view_ctype} {source} = {array.code};")
+        total = " * ".join(f"{source}.shape[{d}]" for d in range(at.ndim)) or "1LL"
+        extents = [self.fresh("extent") for _ in sizes]
+        known, unknown = self.fresh("known"), self.fresh("unknown")
+        self.emit(f"long long {known} = 1; int {unknown} = 0;")
+        for name, size in zip(extents, sizes):
+            self.emit(f"long long {name} = {self.cast(size, t.int64)};")
+            self.emit(f"if ({name} < 0) ++{unknown}; else {known} *= {name};")
+        self.program.need_helper("fail")
+        text = self.python_error_text("ValueError: cannot reshape the array into the given "
+                                      "shape (the total size must stay the same; one extent "
+                                      "may be -1)", node)
+        self.emit(f"if ({unknown} > 1 || ({unknown} == 0 && {known} != {total}) || "
+                  f"({unknown} == 1 && ({known} == 0 || ({total}) % {known} != 0))) "
+                  f'ck_fail("{text}");')
+        for name in extents:
+            self.emit(f"if ({name} < 0) {name} = ({total}) / {known};")
+        strides = []
+        for d in range(len(extents)):
+            strides.append(" * ".join(extents[d + 1:]) or "1LL")
+        view = t.ArrayT(at.dtype, len(extents), "C")
+        if not extents:
+            raise self.unsupported("reshape() to a 0-d array", node)
+        return self.value(view, f"{view.view_ctype}{{{source}.data, "
+                                f"{{{', '.join(extents)}}}, {{{', '.join(strides)}}}}}")
+
 def _leaf_name(name: str, path: tuple[int, ...]) -> str:
     from .codegen import kernel_tuple_leaf_name
     return kernel_tuple_leaf_name(name, path)

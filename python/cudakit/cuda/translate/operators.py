@@ -632,6 +632,14 @@ class OperatorsMixin:
             if isinstance(base.type, t.ArrayT):  # a.view(np.int32): the same bytes
                 return self.reinterpreted(base, self.dtype_of(self.expr(node.args[0]), node),
                                           node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "reshape" \
+                and node.args and not node.keywords:
+            base = self.expr(node.func.value)
+            if isinstance(base.type, t.ArrayT):  # a.reshape(shape): a view, no copy
+                sizes = [self.expr(a) for a in node.args]
+                if len(sizes) == 1 and sizes[0].items is not None:
+                    sizes = list(sizes[0].items)
+                return self.reshaped(base, sizes, node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "bit_count":
             base = self.expr(node.func.value)
             if isinstance(base.type, t.Scalar):  # i.bit_count(): cuda.popc, as in Numba
