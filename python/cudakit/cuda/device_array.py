@@ -358,6 +358,17 @@ class _Owned:
         self.owner = owner
 
 
+def wait_for_interface_stream(desc: dict[str, Any]) -> None:
+    """Waits for the stream a producer's __cuda_array_interface__ names (its
+    work on the memory may still run there), unless
+    config.CUDA_ARRAY_INTERFACE_SYNC is off, as Numba's consumers do."""
+    from . import config
+    stream = desc.get("stream")
+    if stream is not None and config.CUDA_ARRAY_INTERFACE_SYNC:
+        from .api import Stream
+        Stream(int(stream)).synchronize()
+
+
 def from_cuda_array_interface(desc: dict[str, Any], owner: Any = None
                               ) -> "DeviceNDArray | ForeignDeviceArray":
     """A DeviceNDArray viewing memory described by __cuda_array_interface__

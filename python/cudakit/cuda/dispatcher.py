@@ -18,7 +18,8 @@ from .._core import KernelFault
 from . import config
 from . import config as cuda_config  # (where a parameter named config hides it)
 from .args import ArgHint
-from .device_array import DeviceNDArray, from_cuda_array_interface, to_device
+from .device_array import (DeviceNDArray, from_cuda_array_interface, to_device,
+                           wait_for_interface_stream)
 from .mapped_memory import MappedNDArray
 from .translate import types as t
 from .translate.errors import SourceLocation, TranslationError, TypingError
@@ -523,6 +524,10 @@ class Dispatcher:
                 staged[i] = device_copy
             elif isinstance(value, enum.Enum):
                 staged[i] = value.value  # an Enum member travels as its number
+            elif type(value) is not DeviceNDArray and isinstance(arg_types[i], t.ArrayT):
+                interface = getattr(value, "__cuda_array_interface__", None)
+                if interface is not None:  # another library's array: its stream first
+                    wait_for_interface_stream(interface)
             elif isinstance(value, np.void) and isinstance(arg_types[i], t.RecordT):
                 staged[i] = _record_argument(value, copy_back)
         if spec.translation.takes_dynamic_shared_bytes:

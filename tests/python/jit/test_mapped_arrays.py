@@ -68,3 +68,33 @@ def test_low_occupancy_warning_and_device_attributes():
             kernel[2 * device.MULTIPROCESSOR_COUNT, 32]
     finally:
         cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS = old
+
+
+class _Foreign:
+    """Another library's array, seen only through the protocol."""
+
+    def __init__(self, array):
+        self.__cuda_array_interface__ = array.__cuda_array_interface__
+
+
+def test_consumers_wait_for_the_producers_stream(monkeypatch):
+    waited = []
+    monkeypatch.setattr(cuda.cudadrv.driver.Stream, "synchronize",
+                        lambda self: waited.append(self.handle))
+    s1, s2 = cuda.stream(), cuda.stream()
+    a = cuda.to_device(np.arange(45.0))
+    on_s1 = _Foreign(cuda.device_array(45, stream=s1))
+    on_s2 = _Foreign(cuda.device_array(45, stream=s2))
+    cuda.as_cuda_array(on_s1)
+    assert waited == [int(s1.handle)]
+    cuda.jit(affine)[2, 32](on_s1, on_s2)
+    assert waited[1:] == [int(s1.handle), int(s2.handle)]
+    cuda.jit(affine)[2, 32](a, cuda.device_array(45))  # cudakit's own arrays: no wait
+    cuda.from_cuda_array_interface(on_s2.__cuda_array_interface__, sync=False)
+    old = cuda.config.CUDA_ARRAY_INTERFACE_SYNC
+    cuda.config.CUDA_ARRAY_INTERFACE_SYNC = False
+    try:
+        cuda.as_cuda_array(on_s2)
+    finally:
+        cuda.config.CUDA_ARRAY_INTERFACE_SYNC = old
+    assert len(waited) == 3
