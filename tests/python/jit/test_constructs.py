@@ -261,6 +261,16 @@ def test_global_device_array_is_captured_by_pointer():
     read_captured[1, 32](out)
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(10) * 2)
 
+    scalar = cuda.to_device(np.array(21.5, np.float32))  # a 0-d one
+
+    @cuda.jit
+    def read_captured_0d(out):
+        out[()] = scalar[()] * 2
+
+    out_0d = cuda.device_array((), np.float32)
+    read_captured_0d[1, 1](out_0d)
+    assert out_0d.copy_to_host() == 43.0
+
 
 def test_numpy_ufunc_on_arrays_inside_a_kernel():
     x = RNG.standard_normal(23).astype(np.float32)

@@ -286,6 +286,8 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         layout = t.layout_from(shape, strides, dtype.itemsize)
         ty = t.ArrayT(scalar, len(shape), layout)
         address = int(interface["data"][0])
+        if not shape:  # a 0-d array: its one element (ArrayView<T, 0> has no extents)
+            return Val(ty, f"{ty.view_ctype}{{({scalar.ctype}*){address:#x}ULL}}")
         code = (f"{ty.view_ctype}{{({scalar.ctype}*){address:#x}ULL, "
                 f"{{{', '.join(f'{n}LL' for n in shape)}}}, "
                 f"{{{', '.join(f'{s}LL' for s in elements)}}}}}")
