@@ -229,6 +229,12 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
                                          for i, it in enumerate(ty.items)])
             if isinstance(ty, t.RecordT):
                 return Val(ty, f"(*{c_name(name)})")  # (a pointer into the array)
+            constant = self.single_constant(name)
+            if constant is not None and isinstance(ty, t.Scalar) \
+                    and t.scalar_of(constant) == ty:
+                # `N = 100` and nothing else assigns N: N is 100 wherever it is
+                # read (Numba's constant propagation), e.g. as an array's shape.
+                return Val(ty, c_literal(constant, ty), constant)
             return Val(ty, c_name(name), nonneg=name not in self.maybe_negative)
         found, value = self.parsed.lookup(name)
         if not found:
@@ -237,6 +243,24 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
                                         node)
             raise self.typing_error(f"name '{name}' is not defined", node)
         return self.python_object(value, node)
+
+    def single_constant(self, name: str) -> Any:
+        """The number a local variable always holds: it is assigned once, by
+        `name = <number literal>`, and stored to nowhere else; else None."""
+        cache = self.__dict__.setdefault("_single_constants", {})
+        if name not in cache:
+            stores = [n for n in ast.walk(self.parsed.tree)
+                      if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+            value = None
+            if len(stores) == 1 and name not in self.parsed.arg_names:
+                for node in ast.walk(self.parsed.tree):
+                    if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                            and node.targets[0] is stores[0] \
+                            and isinstance(node.value, ast.Constant) \
+                            and isinstance(node.value.value, (int, float)):
+                        value = node.value.value
+            cache[name] = value
+        return cache[name]
 
     def assigned_anywhere(self, name: str) -> bool:
         for sub in ast.walk(self.parsed.tree):
