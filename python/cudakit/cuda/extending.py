@@ -4,12 +4,14 @@ translated to CUDA C++ can honour.
 - `@overload(func)`: a kernel calling `func` gets the implementation the
   template returns for the arguments' types, translated as a device
   function (`register_jitable` makes a function its own overload).
+- `@overload_attribute(TypeClass, "name")`: `value.name` in a kernel is the
+  implementation the template gives for the value's type.
 - A program's own type with a struct data model: `typeof_impl.register`,
   `register_model(TypeClass)` of a `core_models.StructModel`,
   `make_attribute_wrapper`, `type_callable` and `cudaimpl.lower` are recorded
-  (cudakit.cuda.translate.extensions); kernels take arrays of such a type
-  and make `cuda.local` / `cuda.shared` arrays of it, as C structs of its
-  members.
+  (cudakit.cuda.translate.extensions), so modules that define such types
+  import; kernels do not translate values of those types yet (a TypingError
+  names the type).
 - `@intrinsic` generates LLVM IR, which a kernel compiled from C++ source
   cannot contain: defining one works, calling it in a kernel is an
   UnsupportedError.
