@@ -53,7 +53,7 @@ u1, u2, u4, u8 = uint8, uint16, uint32, uint64
 
 def as_cuda_array(obj: object) -> DeviceNDArray:
     """A DeviceNDArray viewing another library's device array (no copy)."""
-    from .device_array import from_cuda_array_interface, is_cuda_array
+    from .device_array import is_cuda_array
     if not is_cuda_array(obj):
         raise TypeError(f"as_cuda_array: a {type(obj).__name__} is not a device array (it has no "
                         "__cuda_array_interface__); copy host data with cuda.to_device(...)")
@@ -62,7 +62,12 @@ def as_cuda_array(obj: object) -> DeviceNDArray:
 
 def from_cuda_array_interface(desc: dict, owner: object = None, sync: bool = True
                               ) -> DeviceNDArray:
-    from .device_array import from_cuda_array_interface as convert
+    """A view of the memory `desc` describes; with `sync` (and
+    config.CUDA_ARRAY_INTERFACE_SYNC) the stream it names is waited for first,
+    as the protocol asks of a consumer."""
+    from .device_array import from_cuda_array_interface as convert, wait_for_interface_stream
+    if sync:
+        wait_for_interface_stream(desc)
     return convert(desc, owner)
 from .vectorize import vectorize  # noqa: E402,F401
 from . import core  # noqa: E402,F401
@@ -72,6 +77,7 @@ from .foreign import CUSource  # noqa: E402,F401
 from .compiler import (  # noqa: E402,F401
     compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device)
 from . import cudadrv, kernels, libdevice, np, typing  # noqa: E402,F401
+from . import cgutils, cudaimpl, extending  # noqa: E402,F401
 from .cudadrv import devicearray  # noqa: E402,F401
 
 # numba-cuda's flag for "the CPU numba package is installed" (its CPU-side

@@ -133,6 +133,15 @@ class _Device:
     def pci_bus_id(self) -> str:
         return self._info()[3]
 
+    def __getattr__(self, name: str) -> int:
+        """The device's attributes by their CUDA names, as Numba's Device has
+        them (`MULTIPROCESSOR_COUNT`, `MAX_THREADS_PER_BLOCK`, `WARP_SIZE`, ...)."""
+        from .. import driver
+        attribute = getattr(driver.device_attribute, name, None) if name.isupper() else None
+        if attribute is None:
+            raise AttributeError(f"a device has no attribute {name!r}")
+        return int(driver.Device(self.id).get_attribute(attribute))
+
     def __repr__(self) -> str:
         return f"<Managed Device {self.id}>"
 
@@ -373,15 +382,7 @@ def profile_stop() -> None:
 
 # ---- host memory ------------------------------------------------------------------------------
 
-def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None,
-                 order: str = "C") -> np.ndarray:
-    return np.empty(shape, dtype, order=order)
-
-
-def mapped_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
-                 stream: Any = 0, portable: bool = False, wc: bool = False) -> np.ndarray:
-    return np.empty(shape, dtype, order=order)
-
+from .mapped_memory import mapped_array, pinned_array  # noqa: E402,F401
 
 managed_array = mapped_array
 

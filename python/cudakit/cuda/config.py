@@ -23,6 +23,12 @@ DISABLE_PERFORMANCE_WARNINGS: int = int(os.environ.get("NUMBA_DISABLE_PERFORMANC
                                                        "0") or 0)
 CUDA_WARN_ON_IMPLICIT_COPY: int = int(os.environ.get("NUMBA_CUDA_WARN_ON_IMPLICIT_COPY",
                                                      "1") or 0)
-# Numba's warning on grids too small to fill the GPU: cudakit does not give it.
+# Consumers of another library's __cuda_array_interface__ (cuda.as_cuda_array,
+# kernel arguments) wait for the stream it names first, as the protocol asks.
+CUDA_ARRAY_INTERFACE_SYNC: bool = os.environ.get("NUMBA_CUDA_ARRAY_INTERFACE_SYNC",
+                                                 "1") != "0"
+# 1: Numba's NumbaPerformanceWarning at kernel[grid, block] for a grid of fewer
+# blocks than twice the device's multiprocessors (numba-cuda warns unless told
+# not to; cudakit only when asked).
 CUDA_LOW_OCCUPANCY_WARNINGS: int = int(os.environ.get("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS",
                                                       "0") or 0)

@@ -94,7 +94,8 @@ class DeviceNDArray:
     def __cuda_array_interface__(self) -> dict[str, Any]:
         strides = None if self.is_c_contiguous() else self.strides
         interface = {"shape": self.shape, "strides": strides, "typestr": self.dtype.str,
-                     "data": (self._array.address, False), "version": 3, "stream": None}
+                     "data": (self._array.address, False), "version": 3,
+                     "stream": _interface_stream(self.stream)}
         if self.dtype.names is not None:  # records: their fields, as the protocol allows
             interface["descr"] = self.dtype.descr
         return interface
@@ -296,6 +297,18 @@ class DeviceMemory:
         "travels as its values")
 
 
+def _interface_stream(stream: Any) -> int | None:
+    """The protocol's "stream" of an array made on `stream`: None for the
+    default stream (nothing to wait for), else the stream's handle, which a
+    consumer waits on before it reads, as Numba's arrays give it."""
+    handle = getattr(stream, "handle", stream)
+    handle = getattr(handle, "value", handle)
+    try:
+        return int(handle) or None
+    except (TypeError, ValueError):
+        return None
+
+
 def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
                  stream: Any = 0) -> DeviceNDArray:
     """Uninitialised device memory (Numba's cuda.device_array)."""
@@ -359,6 +372,17 @@ class _Owned:
 
     def __init__(self, owner: Any) -> None:
         self.owner = owner
+
+
+def wait_for_interface_stream(desc: dict[str, Any]) -> None:
+    """Waits for the stream a producer's __cuda_array_interface__ names (its
+    work on the memory may still run there), unless
+    config.CUDA_ARRAY_INTERFACE_SYNC is off, as Numba's consumers do."""
+    from . import config
+    stream = desc.get("stream")
+    if stream is not None and config.CUDA_ARRAY_INTERFACE_SYNC:
+        from .api import Stream
+        Stream(int(stream)).synchronize()
 
 
 def from_cuda_array_interface(desc: dict[str, Any], owner: Any = None

@@ -4,6 +4,8 @@ the launch `kernel[grid, block, stream, sharedmem](args)`."""
 from __future__ import annotations
 
 import ast
+import enum
+import re
 import warnings
 from collections import Counter
 from types import SimpleNamespace
@@ -12,10 +14,14 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _core
+from .._core import KernelFault
 from .._pickling import refuse_pickle
 from . import config
+from . import config as cuda_config  # (where a parameter named config hides it)
 from .args import ArgHint
-from .device_array import DeviceNDArray, from_gpuarray, to_device
+from .device_array import (DeviceNDArray, from_cuda_array_interface, from_gpuarray, to_device,
+                           wait_for_interface_stream)
+from .mapped_memory import MappedNDArray
 from .translate import types as t
 from .translate.errors import SourceLocation, TranslationError, TypingError
 from .translate.parse import ParsedFunction, parse_function
@@ -88,14 +94,97 @@ def _shared_bytes(value: Any) -> int:
     return int(value)
 
 
+class _RecordCopyBack:
+    """Writes a record's device copy back into the NumPy record (a view
+    into its array) after the launch, field by field."""
+
+    def __init__(self, record: np.void) -> None:
+        self.record = record
+
+    def copy_to_host(self, device_copy: Any) -> None:
+        result = device_copy.copy_to_host()[0]
+        for name in self.record.dtype.names or ():
+            self.record[name] = result[name]
+
+
+def _record_argument(record: np.void, copy_back: list[Any]) -> int:
+    """A single record passed to a kernel, as Numba passes it: by reference
+    to a copy on the device, whose changes come back after the launch."""
+    host = np.empty(1, dtype=record.dtype)
+    host[0] = record
+    device_copy = to_device(host)
+    copy_back.append((_RecordCopyBack(record), device_copy))
+    return int(device_copy.__cuda_array_interface__["data"][0])
+
+
+_RAISED = re.compile(r'(\w+)(?:\((.*?)\))? raised in (\w+) \(File "([^"]*)", line (\d+)\) '
+                     r"in block \((\d+),(\d+),(\d+)\), thread \((\d+),(\d+),(\d+)\)")
+
+
+def _user_exception(fault: Exception, classes: dict[str, type]) -> BaseException | None:
+    """The program's own exception a debug kernel raised, with Numba's
+    message ("In function 'f', file F, line N: tid=[x, y, z] ctaid=[x, y, z]:
+    args"), or None when the fault is not one."""
+    found = _RAISED.search(str(fault))
+    if found is None or found.group(1) not in classes:
+        return None
+    name, args, function, filename, line = found.groups()[:5]
+    block, thread = found.groups()[5:8], found.groups()[8:11]
+    message = (f"In function '{function}', file {filename}, line {line}: "
+               f"tid=[{', '.join(thread)}] ctaid=[{', '.join(block)}]")
+    if args:
+        try:
+            args = str(ast.literal_eval(args))
+        except (ValueError, SyntaxError):
+            pass
+        message += f": {args}"
+    try:
+        return classes[name](message)
+    except Exception:  # a class whose constructor takes other arguments
+        return None
+
+
+def _warn_on_low_occupancy(grid: tuple[int, int, int]) -> None:
+    """Numba's NumbaPerformanceWarning for a grid of fewer blocks than twice
+    the device's multiprocessors (config.CUDA_LOW_OCCUPANCY_WARNINGS)."""
+    from .api import get_current_device
+    blocks = grid[0] * grid[1] * grid[2]
+    if blocks < 2 * get_current_device().MULTIPROCESSOR_COUNT:
+        warnings.warn(NumbaPerformanceWarning(
+            f"Grid size {blocks} will likely result in GPU under-utilization due to low "
+            "occupancy."), stacklevel=3)  # (the kernel[grid, block] line)
+
+
+def _flattened(args: tuple[Any, ...], arg_types: tuple[t.Type, ...]
+               ) -> tuple[tuple[Any, ...], tuple[t.Type, ...]]:
+    """The launch's arguments with each tuple replaced by its items, nested
+    tuples too (as t.tuple_leaves orders the kernel's parameters)."""
+    if not any(isinstance(ty, t.TupleT) for ty in arg_types):
+        return args, arg_types
+    values: list[Any] = []
+    types: list[t.Type] = []
+
+    def add(value: Any, ty: t.Type) -> None:
+        if isinstance(ty, t.TupleT):
+            for item, item_type in zip(value, ty.items):
+                add(item, item_type)
+        else:
+            values.append(value)
+            types.append(ty)
+
+    for value, ty in zip(args, arg_types):
+        add(value, ty)
+    return tuple(values), tuple(types)
+
+
 def _param(ty: t.Type) -> Any:
     """The declared type of one parameter, as the launch's converter reads it."""
     if isinstance(ty, t.Scalar):
         return _core.JitParam.scalar(ty.name)
     if isinstance(ty, t.TupleT):
         return _core.JitParam.tuple([item.name for item in ty.items])  # type: ignore[union-attr]
-    if isinstance(ty, t.PointerT):
-        return _core.JitParam.pointer()
+    if isinstance(ty, (t.PointerT, t.RecordT)):
+        return _core.JitParam.pointer()  # a record: the address of its device copy
     assert isinstance(ty, t.ArrayT)
     if isinstance(ty.dtype, t.RecordT):
         # Records travel as their bytes: the view's element is the record.
@@ -109,7 +198,10 @@ class _Specialization:
     def __init__(self, translation: KernelTranslation, options: dict[str, Any]) -> None:
         self.translation = translation
         self.arg_types = translation.arg_types
-        params = [_param(a) for a in self.arg_types]
+        # A tuple argument (nested or not) is one parameter per item.
+        params = [_param(leaf) for a in self.arg_types for _, leaf in t.tuple_leaves(a)]
+        if translation.takes_dynamic_shared_bytes:
+            params.append(_core.JitParam.scalar("uint64"))
         try:
             self.kernel = _core.JitKernel(
                 translation.source, translation.kernel_name, params,
@@ -250,6 +342,10 @@ class Dispatcher:
 
     # ---- launch -----------------------------------------------------------------------
     def __getitem__(self, config: Any) -> Any:
+        if cuda_config.CUDA_LOW_OCCUPANCY_WARNINGS and not self.device \
+                and not cuda_config.DISABLE_PERFORMANCE_WARNINGS \
+                and isinstance(config, tuple) and config:
+            _warn_on_low_occupancy(_dim3(config[0], "griddim"))
         if self.extensions:  # every launch goes through their prepare_args
             return self._configure(config)
         launchers = self._on_device().launchers
@@ -288,7 +384,7 @@ class Dispatcher:
         def fallback(args: tuple[Any, ...]) -> None:
             self.launch(args, grid, block, stream, shared)
 
-        if self.extensions:
+        if self.extensions or self.options.get("debug"):
             return lambda *args: fallback(args)
 
         table = self._on_device().kernel_table
@@ -319,10 +415,6 @@ class Dispatcher:
         if isinstance(value, DeviceNDArray):
             return value._type
         ty = t.typeof_value(value)
-        if isinstance(ty, t.RecordT):
-            raise TypingError(f"argument {index} of {self.__name__}: a single record "
-                              f"({value.dtype}) cannot be passed to a kernel; pass the record "
-                              "array (or a slice of it, a[i:i + 1]) and index it")
         if ty is None:
             raise TypingError(f"argument {index} of {self.__name__}: cannot pass "
                               f"{type(value).__name__} {value!r:.60} to a kernel (arrays, "
@@ -404,7 +496,8 @@ class Dispatcher:
             if key is not None:
                 state = self._on_device()
                 state.by_type_ids[key] = spec
-                state.kernel_table[key] = spec.kernel
+                if not spec.translation.takes_dynamic_shared_bytes:  # (its launch adds one)
+                    state.kernel_table[key] = spec.kernel
         arg_types = spec.arg_types
         threads = block[0] * block[1] * block[2]
         if threads > spec.max_threads > 0:
@@ -413,12 +506,18 @@ class Dispatcher:
                              "per block")
         # Host arrays are copied to the device for the launch and back after
         # it, as Numba does; everything else goes to the one converter as it is.
+        # A tuple argument's items are parameters of their own.
+        args, arg_types = _flattened(args, arg_types)
         staged = list(args)
         copy_back = []
         after_launch: list[Any] = []
         for i, value in enumerate(args):
             if isinstance(value, ArgHint):  # the copies its direction asks for
                 staged[i] = value.to_device(after_launch, stream)
+            elif isinstance(value, MappedNDArray) and isinstance(arg_types[i], t.ArrayT):
+                # Mapped host memory: the kernel addresses it in place.
+                staged[i] = from_cuda_array_interface(value.__cuda_array_interface__,
+                                                      owner=value)
             elif isinstance(value, np.ndarray) and isinstance(arg_types[i], t.ArrayT):
                 if config.CUDA_WARN_ON_IMPLICIT_COPY and not config.DISABLE_PERFORMANCE_WARNINGS:
                     warnings.warn(NumbaPerformanceWarning(
@@ -428,8 +527,31 @@ class Dispatcher:
                 if value.flags.writeable:
                     copy_back.append((device_copy, value))
                 staged[i] = device_copy
+            elif isinstance(value, enum.Enum):
+                staged[i] = value.value  # an Enum member travels as its number
+            elif type(value) is not DeviceNDArray and isinstance(arg_types[i], t.ArrayT):
+                interface = getattr(value, "__cuda_array_interface__", None)
+                if interface is not None:  # another library's array: its stream first
+                    wait_for_interface_stream(interface)
+            elif isinstance(value, np.void) and isinstance(arg_types[i], t.RecordT):
+                staged[i] = _record_argument(value, copy_back)
+        if spec.translation.takes_dynamic_shared_bytes:
+            staged.append(shared)  # the extent of cuda.shared.array(0, ...)
         spec.kernel.launch(grid, block, shared, _stream_handle(stream), tuple(staged))
-        for device_copy, host in copy_back:
+        if self.options.get("debug"):
+            # As Numba's: a debug kernel's launch waits for it, so an exception
+            # it raises is raised by the launch.
+            try:
+                if hasattr(stream, "synchronize"):
+                    stream.synchronize()
+                else:
+                    _core.jit_synchronize()
+            except KernelFault as fault:
+                user = _user_exception(fault, spec.translation.user_exceptions)
+                if user is None:
+                    raise
+                raise user from fault
+        for device_copy, host in copy_back:  # a _RecordCopyBack: (record, device copy)
             device_copy.copy_to_host(host)
         for work in after_launch:
             work()

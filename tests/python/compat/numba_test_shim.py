@@ -387,10 +387,14 @@ class _NumbaFinder(importlib.abc.MetaPathFinder):
         if fullname == "numba":
             # A package with no folder: numba.core, numba.np, ... are not found.
             return _module("numba", [], {"__getattr__": _numba_root_getattr})
-        if fullname == "numba.core":  # only its errors module: numba.cuda.core.errors
+        if fullname == "numba.core":  # only the modules numba.cuda has copies of
             return _module(fullname, [], {})
         if fullname in ("numba.core.errors", "numba.errors"):
             return importlib.import_module("cudakit.cuda.core.errors")
+        if fullname == "numba.core.typing":
+            return _module(fullname, [], {})
+        if fullname == "numba.core.typing.typeof":  # numba.cuda.typing.typeof's original
+            return importlib.import_module("cudakit.cuda.typing.typeof")
         if fullname == "numba.cuda":
             return importlib.import_module("cudakit.cuda")
         if fullname == "numba.cuda.testing":

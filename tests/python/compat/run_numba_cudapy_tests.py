@@ -66,7 +66,6 @@ EXCLUDED_FILES = {
     "test_extending_types.py": "Numba's extension API for new types (models, lowering)",
     "test_bfloat16_bindings.py": "Numba's generated bindings of CUDA's bf16 header (LLVM level)",
     "test_fp8_bindings.py": "Numba's generated bindings of CUDA's fp8 header (LLVM level)",
-    "test_overload.py": "Numba's @overload extension API (typing and lowering registration)",
     "test_gufunc_scheduling.py": "GUFuncEngine, numba-cuda's internal gufunc loop scheduler",
     "test_const_string.py": "string constants in Numba's LLVM IR (llvmlite, NVVM compile_ir)",
     "test_inline.py": "inline= / forceinline= as alwaysinline attributes in Numba's LLVM IR",

@@ -165,13 +165,14 @@ def test_complex_misuse_is_a_typing_error_naming_the_line():
         to_float[1, 1](a, cuda.device_array(1))
 
 
-def test_tuple_argument_of_complex_numbers_is_unsupported():
+def test_tuple_arguments_of_complex_and_half_numbers():
     @cuda.jit
     def takes(pair, out):
-        out[0] = pair[0] + pair[1]
+        out[0] = pair[0] + pair[1] + pair[2]
 
-    with pytest.raises(UnsupportedError, match=r"pass them as separate arguments"):
-        takes[1, 1]((1 + 2j, 3.0), cuda.device_array(1, np.complex128))
+    out = cuda.device_array(1, np.complex128)
+    takes[1, 1]((1 + 2j, 3.0, np.float16(0.5)), out)
+    assert out.copy_to_host()[0] == 4.5 + 2j
 
 
 HALVES = np.array([0.5, 1.5], np.float16)

@@ -261,6 +261,16 @@ def test_global_device_array_is_captured_by_pointer():
     read_captured[1, 32](out)
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(10) * 2)
 
+    scalar = cuda.to_device(np.array(21.5, np.float32))  # a 0-d one
+
+    @cuda.jit
+    def read_captured_0d(out):
+        out[()] = scalar[()] * 2
+
+    out_0d = cuda.device_array((), np.float32)
+    read_captured_0d[1, 1](out_0d)
+    assert out_0d.copy_to_host() == 43.0
+
 
 def test_numpy_ufunc_on_arrays_inside_a_kernel():
     x = RNG.standard_normal(23).astype(np.float32)
@@ -302,3 +312,21 @@ def test_numpy_scalar_arguments_keep_their_type():
     np.testing.assert_allclose(out.copy_to_host(), x * np.float32(1.5) - 3, rtol=1e-6, atol=FMA_ATOL)
     (types,) = scale.specializations
     assert [str(ty) for ty in types[2:]] == ["float32", "int16"]
+
+
+def test_a_local_assigned_one_number_is_that_number_where_read():
+    @cuda.jit
+    def staged(x, out):
+        size = 48  # assigned once: a constant, as a shared array's shape needs
+        tile = cuda.shared.array(size, np.float64)
+        i = cuda.threadIdx.x
+        if i < size:
+            tile[i] = x[i]
+        cuda.syncthreads()
+        if i < size:
+            out[i] = tile[size - 1 - i]
+
+    x = RNG.standard_normal(48)
+    out = np.zeros(48)
+    staged[1, 64](x, out)
+    np.testing.assert_array_equal(out, x[::-1])

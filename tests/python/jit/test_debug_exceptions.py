@@ -154,3 +154,51 @@ def test_on_a_gpu_the_same_exception_is_raised_with_the_text(case: Case) -> None
     assert f"raised Kernel{case.error.__name__} True" in output, output
     assert re.search("text: .*" + case.message, output), output
     assert re.search(r'File "[^"]*test_debug_exceptions\.py", line \d+', output), output
+
+
+def divide(out, x, y, k, m):
+    out[0] = y / x
+    out[1] = k // m
+    out[2] = y % x
+
+
+@pytest.mark.parametrize("x, m, text", [
+    (0.0, 3, "ZeroDivisionError: division by zero"),
+    (2.0, 0, "ZeroDivisionError: integer division or modulo by zero")])
+def test_debug_division_by_zero_raises_at_the_launch(x: float, m: int, text: str) -> None:
+    # A debug kernel's launch waits for it, so the launch itself raises (as
+    # Numba's does), and a zero divisor is Python's ZeroDivisionError.
+    kernel = cuda.jit(debug=True)(divide)
+    with pytest.raises(ZeroDivisionError, match=re.escape(text)):
+        kernel[1, 1](np.zeros(3), x, 1.5, 7, m)
+    out = np.zeros(3)
+    kernel[1, 1](out, 2.0, 1.5, 7, 3)  # the next launch runs normally
+    np.testing.assert_array_equal(out, [0.75, 2, 1.5])
+    quiet = np.zeros(3)
+    cuda.jit(divide)[1, 1](quiet, 2.0, 1.5, 7, 0)  # without debug: Numba's GPU result, 0
+    cuda.synchronize()
+    assert quiet[1] == 0
+
+
+class ParticleLost(Exception):
+    pass
+
+
+def checks_particles(x, lost_at):
+    i = cuda.grid(1)
+    if i < x.shape[0] and x[i] < 0:
+        if i == lost_at:
+            raise ParticleLost("negative mass")
+        raise ParticleLost
+
+
+def test_a_programs_own_exception_is_raised_with_numbas_message() -> None:
+    kernel = cuda.jit(debug=True)(checks_particles)
+    x = np.abs(np.random.default_rng(5).standard_normal(40)) + 0.1
+    kernel[2, 32](x, 3)  # nothing negative: no exception
+    x[33] = -1.0
+    with pytest.raises(ParticleLost, match=r"In function 'checks_particles', file .*, line "
+                       r"\d+: tid=\[1, 0, 0\] ctaid=\[1, 0, 0\]: negative mass$"):
+        kernel[2, 32](x, 33)
+    with pytest.raises(ParticleLost, match=r"tid=\[1, 0, 0\] ctaid=\[1, 0, 0\]$"):
+        kernel[2, 32](x, 0)

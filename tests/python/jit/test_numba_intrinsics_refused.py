@@ -91,9 +91,9 @@ CASES = [
     refused("enumerate of a number", "for i, v in enumerate(x[0]):\n    out[i] = v",
             r"enumerate\(\) and zip\(\) in a kernel take 1-d arrays, range\(\) objects and "
             r"tuples of numbers of one type, got int64"),
-    Case("zip of a 2-d array", lambda: compile_kernel(
+    Case("zip of a 2-d local array", lambda: compile_kernel(
         "a = cuda.local.array((2, 2), np.int64)\nfor p, q in zip(a, x):\n    out[0] = q",
-        "zip2d"), cuda.UnsupportedError, r"iterating over a 2-d array in enumerate\(\) or zip"),
+        "zip2d"), cuda.UnsupportedError, r"iterating over the rows of a local array"),
     refused("enumerate with a float start", "for i, v in enumerate(x, 1.5):\n    out[i] = v",
             r"enumerate\(\)'s start must be an integer, got float64"),
 ]

@@ -116,17 +116,11 @@ def test_record_misuse_is_a_clear_error():
     def returns(p, out):
         out[0] = give(p).x
 
-    @cuda.jit
-    def takes(r, out):
-        out[0] = r.x
-
     records = cuda.to_device(np.zeros(2, PARTICLE))
     with pytest.raises(TypingError, match=r"no field 'y' \(its fields: x, count, flag\)"):
         misspelt[1, 1](records, cuda.device_array(1))
     with pytest.raises(UnsupportedError, match=r"returning a record(.|\n)*line \d+"):
         returns[1, 1](records, cuda.device_array(1))
-    with pytest.raises(TypingError, match=r"a single record"):
-        takes[1, 1](np.zeros(2, PARTICLE)[0], cuda.device_array(1))
 
 
 def test_unaligned_records_are_refused_with_the_fix():

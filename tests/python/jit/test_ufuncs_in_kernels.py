@@ -136,3 +136,32 @@ def test_ufuncs_on_complex_and_float16_arrays():
     np.testing.assert_allclose(d_z.copy_to_host(), expected[1], rtol=2e-6)
     # (float16: the square rounds to half, then the root rounds again: exact.)
     np.testing.assert_array_equal(d_h.copy_to_host(), expected[3])
+
+
+def orders_and_extremes(x, y, less, greater_equal, biggest, smallest, fbiggest, fsmallest):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        less[i] = np.less(x[i], y[i])
+        greater_equal[i] = np.greater_equal(x[i], y[i])
+        biggest[i] = np.maximum(x[i], y[i])
+        smallest[i] = np.minimum(x[i], y[i])
+        fbiggest[i] = np.fmax(x[i], y[i])
+        fsmallest[i] = np.fmin(x[i], y[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.complex64])
+def test_orderings_and_extremes_with_nans_as_numpy(dtype):
+    # Ties in the real part (so the imaginary part decides) and NaNs on
+    # either side, where NumPy's maximum keeps the NaN and fmax the number.
+    x = RNG.integers(-2, 3, N).astype(dtype)
+    y = RNG.integers(-2, 3, N).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        x += 1j * RNG.integers(-2, 3, N)
+        y += 1j * RNG.integers(-2, 3, N)
+    x[3], y[7], x[11], y[11] = np.nan, np.nan, np.nan, np.nan
+    outs = [np.zeros(N, bool), np.zeros(N, bool)] + [np.zeros(N, dtype) for _ in range(4)]
+    cuda.jit(orders_and_extremes)[2, 32](x, y, *outs)
+    expected = [np.less(x, y), np.greater_equal(x, y), np.maximum(x, y), np.minimum(x, y),
+                np.fmax(x, y), np.fmin(x, y)]
+    for got, want in zip(outs, expected):
+        np.testing.assert_array_equal(got, want)

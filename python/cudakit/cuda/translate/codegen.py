@@ -10,6 +10,7 @@ every variable declared at the top, as Python scopes are function-wide.
 from __future__ import annotations
 
 import ast
+import enum
 import math
 from typing import Any
 
@@ -17,7 +18,9 @@ import numpy as np
 
 from . import intrinsics, iteration
 from . import types as t
-from .errors import TypingError, UnsupportedError
+from .errors import TranslationError, TypingError, UnsupportedError
+from .aggregates import AggregatesMixin
+from .printing import PrintMixin
 from .operators import OperatorsMixin
 from .parse import ParsedFunction
 from .program import Program
@@ -48,8 +51,15 @@ def c_name(name: str) -> str:
     return name
 
 
+def kernel_tuple_leaf_name(name: str, path: tuple[int, ...]) -> str:
+    """The parameter of item `path` of a kernel's tuple argument `name`."""
+    return f"{c_name(name)}_ckt{'_'.join(str(i) for i in path)}"
+
+
 def c_literal(value: Any, ty: t.Scalar) -> str:
     """`value` as a C++ literal of type `ty`."""
+    if isinstance(value, enum.Enum):  # an Enum member: its number
+        value = value.value
     if ty.kind == "b":
         return "true" if value else "false"
     if ty.kind == "c":
@@ -85,7 +95,7 @@ def c_literal(value: Any, ty: t.Scalar) -> str:
     return str(value) if ty == t.int32 else f"({ty.ctype}){value}"
 
 
-class FunctionTranslator(OperatorsMixin):
+class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
     def __init__(self, parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
                  program: Program, is_kernel: bool, c_function_name: str) -> None:
         self.parsed = parsed
@@ -122,8 +132,9 @@ class FunctionTranslator(OperatorsMixin):
     def value(self, ty: t.Type, code: str, py: Any = NO_VALUE, nonneg: bool = False) -> Val:
         return Val(ty, code, py, nonneg=nonneg)
 
-    def tuple_value(self, items: list[Val]) -> Val:
-        return Val(t.TupleT(tuple(v.type for v in items)), "", NO_VALUE, items)  # type: ignore
+    def tuple_value(self, items: list[Val], names: Any = None) -> Val:
+        ty = t.TupleT(tuple(v.type for v in items), tuple(names) if names else None)  # type: ignore
+        return Val(ty, "", NO_VALUE, items)
 
     def is_number(self, val: Val) -> bool:
         return isinstance(val.type, t.Scalar)
@@ -163,6 +174,10 @@ class FunctionTranslator(OperatorsMixin):
         try:
             return t.as_type(val.py)
         except Exception:
+            if isinstance(val.py, str):  # Numba's words for a string NumPy does not know
+                raise self.typing_error(f"Invalid NumPy dtype specified: {val.py!r} (give a "
+                                        "NumPy dtype name such as 'int32', or a type such as "
+                                        "numba.int32)", node) from None
             raise self.typing_error(f"not a dtype: {val.describe()}", node) from None
 
     def static_array_request(self, space: str, dtype: t.Scalar, shape: tuple[int, ...],
@@ -205,12 +220,21 @@ class FunctionTranslator(OperatorsMixin):
                     return Val(ty.scalar, c_literal(ty.value, ty.scalar), ty.value)
                 return self.python_object(ty.value, node)
             if isinstance(ty, t.TupleT):
-                # A tuple parameter is a struct; a tuple local, one variable per item.
+                if self.is_kernel and name in self.parsed.arg_names:
+                    return self.kernel_tuple_argument(name, ty)
+                # A device function's tuple parameter is a struct; a tuple local,
+                # one variable per item.
                 form = "{}.f{}" if name in self.parsed.arg_names else "{}_{}"
                 return self.tuple_value([Val(it, form.format(c_name(name), i))
                                          for i, it in enumerate(ty.items)])
             if isinstance(ty, t.RecordT):
                 return Val(ty, f"(*{c_name(name)})")  # (a pointer into the array)
+            constant = self.single_constant(name)
+            if constant is not None and isinstance(ty, t.Scalar) \
+                    and t.scalar_of(constant) == ty:
+                # `N = 100` and nothing else assigns N: N is 100 wherever it is
+                # read (Numba's constant propagation), e.g. as an array's shape.
+                return Val(ty, c_literal(constant, ty), constant)
             return Val(ty, c_name(name), nonneg=name not in self.maybe_negative)
         found, value = self.parsed.lookup(name)
         if not found:
@@ -219,6 +243,24 @@ class FunctionTranslator(OperatorsMixin):
                                         node)
             raise self.typing_error(f"name '{name}' is not defined", node)
         return self.python_object(value, node)
+
+    def single_constant(self, name: str) -> Any:
+        """The number a local variable always holds: it is assigned once, by
+        `name = <number literal>`, and stored to nowhere else; else None."""
+        cache = self.__dict__.setdefault("_single_constants", {})
+        if name not in cache:
+            stores = [n for n in ast.walk(self.parsed.tree)
+                      if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+            value = None
+            if len(stores) == 1 and name not in self.parsed.arg_names:
+                for node in ast.walk(self.parsed.tree):
+                    if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                            and node.targets[0] is stores[0] \
+                            and isinstance(node.value, ast.Constant) \
+                            and isinstance(node.value.value, (int, float)):
+                        value = node.value.value
+            cache[name] = value
+        return cache[name]
 
     def assigned_anywhere(self, name: str) -> bool:
         for sub in ast.walk(self.parsed.tree):
@@ -235,7 +277,8 @@ class FunctionTranslator(OperatorsMixin):
         if scalar is not None:
             return Val(scalar, c_literal(value, scalar), value)
         if isinstance(value, tuple):
-            return self.tuple_value([self.python_object(v, node) for v in value])
+            return self.tuple_value([self.python_object(v, node) for v in value],
+                                    getattr(type(value), "_fields", None))
         if isinstance(value, np.ndarray):
             return self.constant_array(value, node)
         if value is None:
@@ -267,6 +310,8 @@ class FunctionTranslator(OperatorsMixin):
         layout = t.layout_from(shape, strides, dtype.itemsize)
         ty = t.ArrayT(scalar, len(shape), layout)
         address = int(interface["data"][0])
+        if not shape:  # a 0-d array: its one element (ArrayView<T, 0> has no extents)
+            return Val(ty, f"{ty.view_ctype}{{({scalar.ctype}*){address:#x}ULL}}")
         code = (f"{ty.view_ctype}{{({scalar.ctype}*){address:#x}ULL, "
                 f"{{{', '.join(f'{n}LL' for n in shape)}}}, "
                 f"{{{', '.join(f'{s}LL' for s in elements)}}}}}")
@@ -324,12 +369,14 @@ class FunctionTranslator(OperatorsMixin):
             if isinstance(ty, t.ConstT):
                 continue  # known when compiled: no parameter
             self.program.need_record(ty)
+            if self.is_kernel and isinstance(ty, t.TupleT):
+                # Each item (of nested tuples too) is a parameter of its own.
+                for path, leaf in t.tuple_leaves(ty):
+                    self.program.need_record(leaf)
+                    params.append(f"{self.ctype(leaf)} {kernel_tuple_leaf_name(name, path)}")
+                continue
             if isinstance(ty, t.TupleT) and not all(isinstance(i, t.Scalar) for i in ty.items):
-                raise self.unsupported("tuple arguments hold numbers only", self.parsed.tree)
-            if self.is_kernel and isinstance(ty, t.TupleT) and any(
-                    i.kind == "c" or i == t.float16 for i in ty.items):  # type: ignore[union-attr]
-                raise self.unsupported(f"a tuple argument holding complex or float16 numbers "
-                                       f"('{name}'): pass them as separate arguments",
+                raise self.unsupported("tuple arguments of device functions hold numbers only",
                                        self.parsed.tree)
             params.append(f"{self.ctype(ty)} {c_name(name)}")
         if self.is_kernel:
@@ -414,8 +461,7 @@ class FunctionTranslator(OperatorsMixin):
                 self.assign(sub, item, node)
         elif isinstance(target, ast.Attribute):
             record = self.expr(target.value)
-            self.emit(f"{self.record_field(record, target.attr, target)} = "
-                      f"{self.cast(val, record.type.field(target.attr))};")  # type: ignore
+            self.assign_record_member(record, target.attr, val, target)
         elif isinstance(target, ast.Subscript):
             array = self.expr(target.value)
             if isinstance(array.type, t.RecordT):
@@ -423,8 +469,7 @@ class FunctionTranslator(OperatorsMixin):
                 if not isinstance(name.py, str):
                     raise self.typing_error("a record is indexed by a field name constant",
                                             target)
-                self.emit(f"{self.record_field(array, name.py, target)} = "
-                          f"{self.cast(val, array.type.field(name.py))};")  # type: ignore
+                self.assign_record_member(array, name.py, val, target)
                 return
             if isinstance(array.type, t.PointerT):
                 if not isinstance(val.type, t.Scalar):
@@ -659,16 +704,15 @@ class FunctionTranslator(OperatorsMixin):
     def for_over_array(self, node: ast.For) -> None:
         """`for x in a` over the first axis of an array (elements of a 1-d one)."""
         array = self.expr(node.iter)
-        if not isinstance(array.type, t.ArrayT) or array.type.ndim != 1:
-            raise self.unsupported("for loops run over range(...) or a 1-d array (iterating "
+        if not isinstance(array.type, t.ArrayT):
+            raise self.unsupported("for loops run over range(...) or an array (iterating "
                                    f"over {_construct(node.iter)} is not supported)", node)
         counter, end = self.fresh("i"), self.fresh("stop")
         extent = self.extent(array, 0)
         self.emit(f"for (long long {counter} = 0, {end} = {extent}; {counter} < {end}; "
                   f"++{counter}) {{")
         self.indent += 1
-        element = self.element_ref(array, Val(t.int64, counter, nonneg=True), node.iter)
-        self.assign(node.target, Val(array.type.dtype, element), node)
+        self.assign(node.target, self.first_axis_item(array, counter, node.iter), node)
         self.indent -= 1
         self.block(node.body)
         self.emit("}")
@@ -711,6 +755,7 @@ class FunctionTranslator(OperatorsMixin):
         # Numba's CUDA target reports exceptions raised in kernels only with
         # debug=True; without it the thread just stops (here: returns).
         text = _construct(node.exc) if node.exc is not None else "exception"
+        self.note_user_exception(node.exc)
         message = (f'{text} raised in {self.where.function} (File "{self.where.filename}", '
                    f"line {self.where.line_of(node)})")
         literal = message.replace("\\", "\\\\").replace('"', '\\"')
@@ -721,6 +766,20 @@ class FunctionTranslator(OperatorsMixin):
             self.emit("return;")
         else:
             self.emit("return {};")
+
+    def note_user_exception(self, exc: ast.expr | None) -> None:
+        """Remembers the program's own exception class a `raise` names, so
+        the launch raises that class (builtins are known by name)."""
+        target = exc.func if isinstance(exc, ast.Call) else exc
+        if not isinstance(target, (ast.Name, ast.Attribute)):
+            return
+        try:
+            cls = self.expr(target).py
+        except TranslationError:
+            return
+        if isinstance(cls, type) and issubclass(cls, BaseException) \
+                and cls.__module__ != "builtins":
+            self.program.user_exceptions[cls.__name__] = cls
 
     def stmt_Assert(self, node: ast.Assert) -> None:
         if not self.debug:

@@ -113,9 +113,11 @@ def _static_array(space: str) -> Handler:
             # Dynamic shared memory (the launch's sharedmem bytes): every such
             # array starts at the same address, as in Numba.
             tr.program.need_helper("dynamic_shared")
+            tr.program.uses_dynamic_shared = True
             view = t.ArrayT(dtype, 1, "C")
+            extent = f"(long long)(ck_dynamic_shared_size / sizeof({dtype.ctype}))"
             return tr.value(view, f"{view.view_ctype}{{({dtype.ctype}*)ck_dynamic_shared, "
-                                  "{0x7fffffffffffffffLL}, {1LL}}")
+                                  f"{{{extent}}}, {{1LL}}}}", nonneg=True)
         if space == "shared" and 0 in shape:
             raise tr.typing_error("cuda.shared.array: only a 1-d shape of 0 (dynamic shared "
                                   f"memory) may be empty, got {shape}", node)
@@ -423,13 +425,40 @@ _register_object(np.radians, _angle("3.14159265358979323846 / 180.0"))
 _register_object(np.degrees, _angle("180.0 / 3.14159265358979323846"))
 
 
+def _complex_min_max(tr: "FunctionTranslator", which: str, args: list["Val"],
+                     result: t.Scalar, nan_wins: bool) -> "Val":
+    """NumPy's maximum / minimum (nan_wins) and fmax / fmin of complex numbers."""
+    tr.program.need_helper("numpy_min_max")
+    helper = "ck_cmax" if which.endswith("max") else "ck_cmin"
+    return tr.value(result, f"{helper}({tr.cast(args[0], result)}, {tr.cast(args[1], result)}, "
+                            f"{'true' if nan_wins else 'false'})")
+
+
+def _numpy_min_max(which: str) -> Handler:
+    """np.maximum / np.minimum of two numbers: a NaN on either side gives NaN
+    (Python's max / min keep the first operand instead)."""
+    def emit(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
+        if len(args) != 2 or kw or not all(tr.is_number(a) for a in args):
+            return _min_max(which)(tr, node, args, kw)  # (its errors)
+        result = t.promote(args[0].type, args[1].type)  # type: ignore[arg-type]
+        if result.kind == "c":
+            return _complex_min_max(tr, which, args, result, nan_wins=True)
+        if result.kind != "f":
+            return _min_max(which)(tr, node, args, kw)
+        tr.program.need_helper("numpy_min_max")
+        return tr.value(result, f"ck_np_{which}({tr.cast(args[0], result)}, "
+                                f"{tr.cast(args[1], result)})")
+    return emit
+
+
 def _fmin_fmax(which: str) -> Handler:
     """np.fmin / np.fmax: NaN only when both are NaN (C's fmin / fmax)."""
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
-        if len(args) != 2 or kw or not all(tr.is_number(a) for a in args) \
-                or any(a.type.kind == "c" for a in args):  # type: ignore[union-attr]
-            raise tr.typing_error(f"numpy.{which}() takes two real numbers", node)
+        if len(args) != 2 or kw or not all(tr.is_number(a) for a in args):
+            raise tr.typing_error(f"numpy.{which}() takes two numbers", node)
         result = t.promote(args[0].type, args[1].type)  # type: ignore[arg-type]
+        if result.kind == "c":
+            return _complex_min_max(tr, which, args, result, nan_wins=False)
         if result.kind != "f":
             return _min_max(which[1:])(tr, node, args, kw)
         suffix = "f" if result == t.float32 else ""
@@ -526,8 +555,8 @@ _register_object(np.abs, _abs)
 _register_object(np.fabs, _math_unary("fabs", "fabs", True))
 _register_object(builtins.min, _min_max("min"))
 _register_object(builtins.max, _min_max("max"))
-_register_object(np.minimum, _min_max("min"))
-_register_object(np.maximum, _min_max("max"))
+_register_object(np.minimum, _numpy_min_max("min"))
+_register_object(np.maximum, _numpy_min_max("max"))
 _register_object(builtins.round, _round)
 _register_object(builtins.pow, _pow)
 _register_object(builtins.len, _len)

@@ -1,5 +1,6 @@
 """`for` loops over enumerate(...) and zip(...) in kernels, as Numba runs
-them: over 1-d arrays (their elements), range(...) objects and homogeneous
+them: over arrays (the elements of 1-d ones, the rows of 2-d ones, ...),
+range(...) objects and homogeneous
 tuples of numbers, nested in any combination (enumerate(zip(a, b), 1)).
 
 Each iterable becomes a Sequence: its length (a C++ expression evaluated
@@ -67,13 +68,8 @@ def sequence(tr: "FunctionTranslator", node: ast.expr) -> Sequence:
         return Sequence(length, lambda k: tr.tuple_value([p.item(k) for p in parts]))
     value = tr.expr(node)
     if isinstance(value.type, t.ArrayT):
-        if value.type.ndim != 1:
-            raise tr.unsupported(f"iterating over a {value.type.ndim}-d array in enumerate() or"
-                                 " zip() (index it: a[i, :] is a row)", node)
         length = _constant(tr, tr.extent(value, 0), "len")
-        return Sequence(length, lambda k: Val(value.type.dtype,  # type: ignore[union-attr]
-                                              tr.element_ref(value, Val(t.int64, k,
-                                                                        nonneg=True), node)))
+        return Sequence(length, lambda k: tr.first_axis_item(value, k, node))
     if value.items is not None and value.items and len({v.type for v in value.items}) == 1 \
             and isinstance(value.items[0].type, t.Scalar):
         items = value.items

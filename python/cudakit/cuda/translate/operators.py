@@ -4,13 +4,14 @@ indexing, attributes and calls (intrinsics, device functions, print)."""
 from __future__ import annotations
 
 import ast
+import enum
 import inspect
 import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import device_calls, intrinsics
+from . import device_calls, extensions, intrinsics
 from . import types as t
 from .values import NO_VALUE, Val
 
@@ -25,7 +26,6 @@ _BITWISE = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
 _SHIFTS = {ast.LShift: "ck_shl", ast.RShift: "ck_shr"}
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
             ast.GtE: ">="}
-_PRINTF = {"b": "%s", "i": "%lld", "u": "%llu", "f": "%f", "c": "%f"}
 
 
 class OperatorsMixin:
@@ -71,6 +71,9 @@ class OperatorsMixin:
                 return half
         if "c" in (ta.kind, tb.kind):
             return self.complex_op(op, a, b, node)
+        if self.debug and isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)) \
+                and not (b.known and b.py != 0):
+            b = self.checked_divisor(op, b, t.promote(ta, tb), node)
         if type(op) in _ARITH:
             rt = t.promote(ta, tb)
             if rt.kind == "i":
@@ -271,6 +274,10 @@ class OperatorsMixin:
                 parts.append("false" if isinstance(op, ast.Is) else "true")
                 left = right
                 continue
+            if isinstance(left.type, t.EnumT) or isinstance(right.type, t.EnumT):
+                parts.append(self.enum_comparison(op, left, right, node))
+                left = right
+                continue
             if type(op) not in _COMPARE:
                 raise self.unsupported(f"the comparison '{type(op).__name__}'", node)
             if not (isinstance(left.type, t.Scalar) and isinstance(right.type, t.Scalar)):
@@ -312,12 +319,20 @@ class OperatorsMixin:
             return self.array_view(base, parts, node)
         if index is None:
             index = self.expr(node.slice)
+        if base.type is None and isinstance(base.py, enum.EnumMeta):
+            if not isinstance(index.py, str):  # Color["red"]: a member by its name
+                raise self.typing_error(f"an Enum class is indexed by a member name constant, "
+                                        f"got {index.describe()}", node)
+            try:
+                return self.python_object(base.py[index.py], node)
+            except KeyError:
+                raise self.typing_error(f"{base.py.__name__} has no member {index.py!r}",
+                                        node) from None
         if isinstance(base.type, t.RecordT):
             if not isinstance(index.py, str):
                 raise self.typing_error("a record is indexed by a field name constant, as in "
                                         "a[i]['s0']", node)
-            return self.value(base.type.field(index.py), self.record_field(base, index.py,
-                                                                           node))
+            return self.record_member(base, index.py, node)
         if base.items is not None:
             if not (index.known and isinstance(index.py, (int, np.integer))):
                 return self.tuple_item_at_run_time(base, index, node)
@@ -331,6 +346,25 @@ class OperatorsMixin:
         if isinstance(base.type, t.PointerT):
             return self.value(base.type.dtype, self.pointer_ref(base, index, node))
         raise self.typing_error(f"{base.describe()} cannot be indexed", node)
+
+    def checked_divisor(self: "FunctionTranslator", op: ast.operator, divisor: Val,
+                        common: t.Scalar, node: ast.AST) -> Val:
+        """With debug=True, Python's ZeroDivisionError for a zero divisor (as
+        Numba's debug mode uses Python's error model); the divisor is
+        evaluated once, into a temporary."""
+        temp = self.fresh("divisor")
+        self.emit(f"const {divisor.type.ctype} {temp} = {divisor.code};")  # type: ignore
+        if isinstance(op, ast.Div):
+            text = "division by zero"
+        elif common.kind != "f":
+            text = "integer division or modulo by zero"
+        else:
+            text = "float floor division by zero" if isinstance(op, ast.FloorDiv) \
+                else "float modulo"
+        self.program.need_helper("fail")
+        message = self.python_error_text(f"ZeroDivisionError: {text}", node)
+        self.emit(f'if ({temp} == 0) ck_fail("{message}");')
+        return Val(divisor.type, temp, nonneg=divisor.nonneg)
 
     def tuple_item_at_run_time(self: "FunctionTranslator", base: Val, index: Val,
                                node: ast.AST) -> Val:
@@ -357,16 +391,6 @@ class OperatorsMixin:
         for i in range(len(items) - 2, -1, -1):
             code = f"({position} == {i} ? {items[i].code} : {code})"
         return self.value(items[0].type, code)
-
-    def record_field(self: "FunctionTranslator", record: Val, name: str, node: ast.AST) -> str:
-        """The C++ lvalue of field `name` of a record element."""
-        rt = record.type
-        if not isinstance(rt, t.RecordT):
-            raise self.typing_error(f"{record.describe()} has no field '{name}'", node)
-        if rt.field(name) is None:
-            raise self.typing_error(f"the record has no field '{name}' (its fields: "
-                                    f"{', '.join(n for n, _, _ in rt.fields)})", node)
-        return f"{record.code}.{name}"
 
     def pointer_ref(self: "FunctionTranslator", pointer: Val, index: Val,
                     node: ast.AST) -> str:
@@ -512,6 +536,10 @@ class OperatorsMixin:
 
     def expr_Attribute(self: "FunctionTranslator", node: ast.Attribute) -> Val:
         base = self.expr(node.value)
+        if base.type is not None:
+            impl = extensions.attribute_implementation(base.type, node.attr)
+            if impl is not None:  # numba.cuda.extending.overload_attribute
+                return self.device_call(_device_dispatcher_for(impl), [base], node)
         if isinstance(base.type, t.ArrayT):
             return self.array_attribute(base, node.attr, node)
         if base.type is None:
@@ -531,8 +559,12 @@ class OperatorsMixin:
                                         node) from None
             return self.python_object(value, node)
         if isinstance(base.type, t.RecordT):
-            return self.value(base.type.field(node.attr) or t.none,
-                              self.record_field(base, node.attr, node))
+            return self.record_member(base, node.attr, node)
+        if isinstance(base.type, t.TupleT) and base.items is not None and base.type.names \
+                and node.attr in base.type.names:  # a namedtuple's field
+            return base.items[base.type.names.index(node.attr)]
+        if isinstance(base.type, t.EnumT) and node.attr == "value":
+            return self.value(base.type.number, base.code)
         if isinstance(base.type, t.Scalar) and base.type.kind == "c" \
                 and node.attr in ("real", "imag"):
             part = t.float32 if base.type == t.complex64 else t.float64
@@ -572,6 +604,17 @@ class OperatorsMixin:
                                      for d in range(at.ndim)])
         if attr == "dtype":
             return Val(None, "", at.dtype)
+        if attr in ("real", "imag") and isinstance(at.dtype, t.Scalar) \
+                and at.static_shape is None and (at.dtype.kind == "c" or attr == "real"):
+            if at.dtype.kind != "c":
+                return array  # a real array's .real is the array itself, as NumPy's
+            # A complex array's parts: a view of its floats, every other one.
+            part = t.float32 if at.dtype == t.complex64 else t.float64
+            view = t.ArrayT(part, at.ndim, "A")
+            data = f"(({part.ctype}*){array.code}.data + {1 if attr == 'imag' else 0})"
+            return self.value(view, f"{view.view_ctype}{{{data}, "
+                                    f"{{{', '.join(f'{array.code}.shape[{d}]' for d in range(at.ndim))}}}, "
+                                    f"{{{', '.join(f'{array.code}.strides[{d}] * 2' for d in range(at.ndim))}}}}}")
         raise self.unsupported(f"the array attribute '{attr}' in kernels", node)
 
     # ---- calls -------------------------------------------------------------------------
@@ -583,6 +626,20 @@ class OperatorsMixin:
                     raise self.typing_error(f"{node.func.attr}() takes no arguments", node)
                 return (self.value(base.type, f"cudakit_conj({base.code})")
                         if base.type.kind == "c" else base)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "view" \
+                and len(node.args) == 1 and not node.keywords:
+            base = self.expr(node.func.value)
+            if isinstance(base.type, t.ArrayT):  # a.view(np.int32): the same bytes
+                return self.reinterpreted(base, self.dtype_of(self.expr(node.args[0]), node),
+                                          node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "reshape" \
+                and node.args and not node.keywords:
+            base = self.expr(node.func.value)
+            if isinstance(base.type, t.ArrayT):  # a.reshape(shape): a view, no copy
+                sizes = [self.expr(a) for a in node.args]
+                if len(sizes) == 1 and sizes[0].items is not None:
+                    sizes = list(sizes[0].items)
+                return self.reshaped(base, sizes, node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "bit_count":
             base = self.expr(node.func.value)
             if isinstance(base.type, t.Scalar):  # i.bit_count(): cuda.popc, as in Numba
@@ -591,14 +648,21 @@ class OperatorsMixin:
                                             f"arguments, called on {base.describe()}", node)
                 return intrinsics.HANDLERS["popc"](self, node, [base], {})
         callee = self.expr(node.func)
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            raise self.unsupported("*args in calls", node)
         if callee.type is not None:
             raise self.typing_error(f"{callee.describe()} is not callable", node)
         obj = callee.py
         if obj is print:
             return self.print_call(node)
-        args = [self.expr(a) for a in node.args]
+        args: list[Val] = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(self.expr(a))
+                continue
+            spread = self.expr(a.value)  # f(*t): a tuple's items, known when compiled
+            if spread.items is None:
+                raise self.typing_error(f"*{_construct_text(a.value)} in a call must be a "
+                                        f"tuple, got {spread.describe()}", node)
+            args.extend(spread.items)
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg}
         if isinstance(obj, intrinsics.Intrinsic):
             handler = intrinsics.HANDLERS.get(obj.intrinsic_name)
@@ -634,12 +698,37 @@ class OperatorsMixin:
                 raise self.unsupported("keyword arguments to device functions", node)
             return self.device_call(_device_dispatcher_for(obj.py_func), args, node)
         name = getattr(obj, "__qualname__", None) or repr(obj)
+        if _has_overload(obj):
+            # numba.cuda.extending.overload: the template picks the
+            # implementation for these types; it is translated as a device function.
+            impl = extensions.overload_implementation(
+                obj, tuple(a.type for a in args), {k: v.type for k, v in kwargs.items()})
+            if impl is None:
+                raise self.typing_error(
+                    f"no @overload of {name} takes ({', '.join(a.describe() for a in args)})",
+                    node)
+            if kwargs or len(args) < len(inspect.signature(impl).parameters):
+                args = self.bound_arguments(impl, args, kwargs, node)
+            return self.device_call(_device_dispatcher_for(impl), args, node)
         module = getattr(obj, "__module__", None)
         hint = ""
         if callable(obj) and not isinstance(obj, type):
             hint = " (decorate it with @cuda.jit(device=True) to call it from a kernel)"
         raise self.typing_error(f"cannot call {('' if not module else module + '.') + name} "
                                 f"in a kernel: it is not a supported function{hint}", node)
+
+    def bound_arguments(self: "FunctionTranslator", function: Any, args: list[Val],
+                        kwargs: dict[str, Val], node: ast.AST) -> list[Val]:
+        """A call's arguments in `function`'s parameter order, its keyword
+        arguments placed and its defaults filled in (as constants)."""
+        try:
+            bound = inspect.signature(function).bind(*args, **kwargs)
+        except TypeError as error:
+            raise self.typing_error(f"{getattr(function, '__name__', function)}(): {error}",
+                                    node) from None
+        bound.apply_defaults()
+        return [v if isinstance(v, Val) else self.python_object(v, node)
+                for v in bound.arguments.values()]
 
     def cffi_from_buffer(self: "FunctionTranslator", args: list[Val], kwargs: dict[str, Val],
                          node: ast.AST) -> Val:
@@ -700,47 +789,6 @@ class OperatorsMixin:
                     node: ast.AST) -> Val:
         return device_calls.device_call(self, dispatcher, args, node)
 
-    def print_call(self: "FunctionTranslator", node: ast.Call) -> Val:
-        fmt: list[str] = []
-        args: list[str] = []
-        sep = " "
-        for k in node.keywords:
-            if k.arg == "sep" and isinstance(k.value, ast.Constant):
-                sep = str(k.value.value)
-            elif k.arg == "end" and isinstance(k.value, ast.Constant):
-                pass
-            else:
-                raise self.unsupported(f"print(..., {k.arg}=...) in kernels", node)
-        for a_node in node.args:
-            val = self.expr(a_node)
-            if isinstance(val.type, t.StringT) or (val.known and isinstance(val.py, str)):
-                fmt.append(str(val.py).replace("%", "%%"))
-            elif isinstance(val.type, t.Scalar):
-                kind = val.type.kind
-                fmt.append(_PRINTF[kind])
-                if kind == "c":  # Python's (re+imj)
-                    fmt[-1] = "(%f%+fj)"
-                    args.extend([f"(double)({val.code}).re", f"(double)({val.code}).im"])
-                elif kind == "b":
-                    args.append(f'({val.code} ? "True" : "False")')
-                elif kind == "f":
-                    args.append(self.cast(val, t.float64))
-                else:
-                    args.append(self.cast(val, t.int64 if kind == "i" else t.uint64))
-            else:
-                raise self.unsupported(f"printing {val.describe()} (print numbers and "
-                                       "strings)", a_node)
-        end = "\n"
-        for k in node.keywords:
-            if k.arg == "end":
-                end = str(k.value.value)  # type: ignore[attr-defined]
-        text = sep.join(fmt) + end
-        literal = (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-                   .replace("\t", "\\t"))
-        self.program.uses_print = True
-        return self.value(t.none, f'printf("{literal}"{"".join(", " + a for a in args)})')
-
-
 # Weak: a function that is gone takes its translations with it.
 _DEVICE_DISPATCHERS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
@@ -750,6 +798,13 @@ def _is_cffi_from_buffer(obj: Any) -> bool:
     owner = getattr(obj, "__self__", None)
     return (getattr(obj, "__name__", None) == "from_buffer" and owner is not None
             and type(owner).__module__.split(".")[0] in ("cffi", "_cffi_backend"))
+
+
+def _has_overload(obj: Any) -> bool:
+    try:
+        return obj in extensions.OVERLOADS
+    except TypeError:  # unhashable: no overload is keyed by it
+        return False
 
 
 def _device_dispatcher_for(py_func: Any) -> Any:
@@ -784,3 +839,8 @@ def fold_integers(op: ast.operator, x: int, y: int, ty: t.Scalar) -> Any:
                  ast.BitAnd: lambda: x & y, ast.BitOr: lambda: x | y,
                  ast.BitXor: lambda: x ^ y}.get(type(op))
     return NO_VALUE if operation is None else t.wrapped(operation(), ty)
+
+
+def _construct_text(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) < 40 else text[:37] + "..."

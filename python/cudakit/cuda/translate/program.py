@@ -281,8 +281,11 @@ __device__ __forceinline__ long long ck_wrap(long long index, long long extent) 
   return index < 0 ? index + extent : index;
 }
 """,
-    "dynamic_shared": r"""// The launch's dynamic shared memory (cuda.shared.array(0, dtype)).
+    "dynamic_shared": r"""// The launch's dynamic shared memory (cuda.shared.array(0, dtype)) and its
+// size in bytes, which the kernel's last parameter gives (for device
+// functions too: every thread of the block stores the same value).
 extern __shared__ __align__(16) unsigned char ck_dynamic_shared[];
+__shared__ unsigned long long ck_dynamic_shared_size;
 """,
     "slice": r"""struct ck_slice_range {
   long long start;
@@ -306,6 +309,32 @@ __device__ __forceinline__ ck_slice_range ck_slice(long long n, long long start,
   return {start, start > stop ? (long long)((unsigned long long)(start - stop - 1) /
                                             (0ULL - (unsigned long long)step)) + 1
                               : 0};
+}
+""",
+    "numpy_min_max": r"""// NumPy's maximum / minimum: a NaN wins (either side); fmax / fmin: the
+// other operand wins over a NaN. Complex numbers are ordered as NumPy
+// orders them: by real part, then imaginary part.
+template <class T>
+__device__ __forceinline__ T ck_np_max(T a, T b) { return (a >= b || a != a) ? a : b; }
+template <class T>
+__device__ __forceinline__ T ck_np_min(T a, T b) { return (a <= b || a != a) ? a : b; }
+template <class C>
+__device__ __forceinline__ bool ck_cnan(C a) { return a.re != a.re || a.im != a.im; }
+template <class C>
+__device__ __forceinline__ bool ck_clt(C a, C b) {
+  return a.re < b.re || (a.re == b.re && a.im < b.im);
+}
+template <class C>
+__device__ __forceinline__ bool ck_cle(C a, C b) {
+  return a.re < b.re || (a.re == b.re && a.im <= b.im);
+}
+template <class C>
+__device__ __forceinline__ C ck_cmax(C a, C b, bool nan_wins) {
+  return (ck_cle(b, a) || (nan_wins ? ck_cnan(a) : ck_cnan(b))) ? a : b;
+}
+template <class C>
+__device__ __forceinline__ C ck_cmin(C a, C b, bool nan_wins) {
+  return (ck_cle(a, b) || (nan_wins ? ck_cnan(a) : ck_cnan(b))) ? a : b;
 }
 """,
     "min_max": r"""template <class T>
@@ -440,18 +469,28 @@ _HELPER_NEEDS = {"fail": ("fault_text",), "bounds_check": ("fail",), "floordiv":
                  "ipow": ("wrap_int",), "atomic_update": ("wrap_int",)}
 
 
-# float16 in kernels: the bits, converted through float (the array prelude's
-# round-to-nearest-even conversions, the same on both backends). Arithmetic
-# converts to float; the translator rounds every float16 result back.
+# float16 in kernels: the bits, converted through float (round to nearest
+# even, the same on both backends: the GPU's cvt instructions there, the
+# array prelude's conversions on the CPU backend). Arithmetic converts to
+# float; the translator rounds every float16 result back.
 HALF = r"""struct ck_half {
   unsigned short bits;
   ck_half() = default;
+#if defined(__CUDA_ARCH__) && !defined(__CUDAKIT_CPU__)
+  __device__ ck_half(float value) { asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(value)); }
+  __device__ operator float() const {
+    float value;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(value) : "h"(bits));
+    return value;
+  }
+#else
   __device__ ck_half(float value) : bits(cudakit_f2h(value).bits) {}
   __device__ operator float() const {
     cudakit_half h;
     h.bits = bits;
     return cudakit_h2f(h);
   }
+#endif
 };
 """
 _USES_NUMBERS = re.compile(r"\bck_half\b|\bcudakit_\w+")
@@ -486,8 +525,12 @@ class Program:
         self.names: set[str] = set()
         self.uses_barrier = False
         self.uses_grid_sync = False  # this_grid().sync(): the kernel needs a cooperative launch
+        # cuda.shared.array(0, ...): the kernel takes the launch's dynamic
+        # shared bytes as a last, hidden parameter (DYNAMIC_SHARED_PARAM).
+        self.uses_dynamic_shared = False
         self.uses_print = False
         self.records: dict[str, str] = {}  # record structs: C name -> declaration
+        self.user_exceptions: dict[str, type] = {}  # raised classes not builtins: name -> class
         self.tuple_structs: dict[t.TupleT, str] = {}
         self.tuple_sources: list[str] = []
         # Foreign device functions: their declarations, and the .cu files

@@ -7,6 +7,7 @@ for integers: arithmetic on signed integers is done in int64 (intp).
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,7 +15,19 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Type:
-    """Base of every kernel-side type."""
+    """Base of every kernel-side type. A program's own type (a subclass
+    made for numba.cuda.extending, `super().__init__(name="Point")`) has a
+    name; cudakit's types are dataclasses with their own fields."""
+
+    def __init__(self, name: str | None = None) -> None:
+        if name is not None:
+            object.__setattr__(self, "name", str(name))
+
+    def __str__(self) -> str:
+        return str(self.__dict__.get("name", type(self).__name__))
+
+    def __getitem__(self, item: object) -> "ArrayT":
+        return _array_of(self, item)  # type: ignore[arg-type]  # Point[::1] in a signature
 
 
 @dataclass(frozen=True)
@@ -48,11 +61,51 @@ class Scalar(Type):
 
     def __call__(self, *dims: object) -> "Type":
         # float32[:] / float32[:, ::1] spellings go through __getitem__;
-        # float32(int32, ...) builds a signature.
+        # float32(int32, ...) builds a signature; float32(2.5) on the host
+        # converts a number, as Numba's number types do.
+        if len(dims) == 1 and not isinstance(dims[0], (Type, str)):
+            value = dims[0]
+            if isinstance(value, enum.Enum):
+                value = value.value
+            return self.dtype.type(value)  # type: ignore[return-value]
         return Signature(self, tuple(dims))  # type: ignore[arg-type]
 
     def __getitem__(self, item: object) -> "ArrayT":
         return _array_of(self, item)
+
+
+@dataclass(frozen=True)
+class EnumT(Scalar):
+    """A member of an Enum class whose values are numbers (Numba's
+    EnumMember and IntEnumMember): held as its value's number type, with the
+    class kept for `is` and for `==` across classes (False, as in Python,
+    unless both are IntEnums)."""
+
+    enum_class: type = enum.Enum
+
+    def __str__(self) -> str:
+        kind = "IntEnum" if issubclass(self.enum_class, int) else "Enum"
+        return f"{kind}<{self.name}>({self.enum_class.__name__})"
+
+    @property
+    def number(self) -> Scalar:
+        """The type of the members' values."""
+        return SCALARS[self.name]
+
+    @property
+    def is_int_enum(self) -> bool:
+        return issubclass(self.enum_class, int)
+
+
+def enum_member_type(member: enum.Enum) -> "EnumT | None":
+    """The type of an Enum member with a number value, else None."""
+    value = member.value
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    base = scalar_of(value)
+    if base is None:
+        return None
+    return EnumT(base.name, base.ctype, base.kind, base.bits, type(member))
 
 
 def _array_of(dtype: "Scalar | RecordT", item: object) -> "ArrayT":
@@ -105,12 +158,54 @@ ALIASES = {
 
 
 @dataclass(frozen=True)
-class RecordT(Type):
-    """A NumPy record dtype of scalar fields (np.dtype([('s0', np.uint64),
-    ...])): a C struct with NumPy's offsets. Elements of record arrays are
-    read and written by field: a[i]['s0'], a[i].s0."""
+class NestedArrayT(Type):
+    """A record field that is an array of numbers (np.dtype([('h', np.float32,
+    (3, 2))])): stored in the record's C struct as a flat C array, read as a
+    C-contiguous view of it (Numba's NestedArray)."""
 
-    fields: tuple[tuple[str, Scalar, int], ...]  # (name, type, byte offset)
+    dtype: Scalar
+    shape: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"nestedarray({self.dtype}, {self.shape})"
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        count = 1
+        for n in self.shape:
+            count *= n
+        return count
+
+
+def field_alignment(ty: "Scalar | NestedArrayT") -> int:
+    """A record field's C alignment: a complex number's is its parts'."""
+    scalar = ty.dtype if isinstance(ty, NestedArrayT) else ty
+    size = max(1, scalar.bits // 8)
+    return size // 2 if scalar.kind == "c" else size
+
+
+def field_size(ty: "Scalar | NestedArrayT") -> int:
+    if isinstance(ty, NestedArrayT):
+        return max(1, ty.dtype.bits // 8) * ty.size
+    return max(1, ty.bits // 8)
+
+
+@dataclass(frozen=True)
+class RecordT(Type):
+    """A NumPy record dtype of number and array-of-number fields
+    (np.dtype([('s0', np.uint64), ('h', np.float32, 2)])): a C struct with
+    NumPy's offsets. Elements of record arrays are read and written by
+    field: a[i]['s0'], a[i].s0, a[i].h[1]."""
+
+    fields: tuple[tuple[str, "Scalar | NestedArrayT", int], ...]  # (name, type, byte offset)
     itemsize: int
     kind = "V"
     bits = 0
@@ -125,14 +220,19 @@ class RecordT(Type):
 
     @property
     def ctype(self) -> str:
-        name = "ck_record_" + "_".join(f"{n}_{ty.name}" for n, ty, _ in self.fields)
+        def spelled(ty: "Scalar | NestedArrayT") -> str:
+            if isinstance(ty, NestedArrayT):
+                return ty.dtype.name + "x" + "x".join(str(n) for n in ty.shape)
+            return ty.name
+
+        name = "ck_record_" + "_".join(f"{n}_{spelled(ty)}" for n, ty, _ in self.fields)
         natural, at, widest = [], 0, 1
         for _, ty, _ in self.fields:
-            size = max(1, ty.bits // 8)
-            at = (at + size - 1) // size * size
+            align = field_alignment(ty)
+            at = (at + align - 1) // align * align
             natural.append(at)
-            at += size
-            widest = max(widest, size)
+            at += field_size(ty)
+            widest = max(widest, align)
         if natural != [o for _, _, o in self.fields] or \
                 self.itemsize != (at + widest - 1) // widest * widest:
             # Extra padding: another struct than the plain one of these fields.
@@ -142,14 +242,15 @@ class RecordT(Type):
     @property
     def dtype(self) -> np.dtype:
         return np.dtype({"names": [n for n, _, _ in self.fields],
-                         "formats": [ty.dtype for _, ty, _ in self.fields],
+                         "formats": [(ty.dtype, ty.shape) if isinstance(ty, NestedArrayT)
+                                     else ty.dtype for _, ty, _ in self.fields],
                          "offsets": [o for _, _, o in self.fields],
                          "itemsize": self.itemsize})
 
     def __getitem__(self, item: object) -> "ArrayT":
         return _array_of(self, item)  # xoroshiro128p_type[:] in a signature
 
-    def field(self, name: str) -> Scalar | None:
+    def field(self, name: str) -> "Scalar | NestedArrayT | None":
         for field_name, ty, _ in self.fields:
             if field_name == name:
                 return ty
@@ -162,30 +263,39 @@ class RecordT(Type):
             if offset > at:
                 lines.append(f"  unsigned char ck_pad{pad}[{offset - at}];")
                 pad += 1
-            lines.append(f"  {ty.ctype} {name};")
-            at = offset + ty.bits // 8
+            if isinstance(ty, NestedArrayT):
+                lines.append(f"  {ty.dtype.ctype} {name}[{ty.size}];")
+            else:
+                lines.append(f"  {ty.ctype} {name};")
+            at = offset + field_size(ty)
         if self.itemsize > at:
             lines.append(f"  unsigned char ck_pad{pad}[{self.itemsize - at}];")
         return "\n".join(lines + ["};"])
 
 
 def record_of(dtype: np.dtype) -> RecordT:
-    """The record type of a structured dtype whose fields are numbers at
-    their natural alignment (as align=True makes them)."""
+    """The record type of a structured dtype whose fields are numbers or
+    arrays of numbers at their natural alignment (as align=True makes them)."""
     fields = []
     for name in dtype.names or ():
         field_dtype, offset = dtype.fields[name][:2]
-        if field_dtype.subdtype is not None or field_dtype.names is not None:
+        if field_dtype.names is not None or (field_dtype.subdtype is not None
+                                             and field_dtype.subdtype[0].names is not None):
             raise TypeError(f"record field '{name}' is {field_dtype}: kernels take records "
-                            "of numbers only")
-        scalar = from_dtype(field_dtype)
-        size = max(1, scalar.bits // 8)
-        if offset % size or not name.isidentifier():
+                            "of numbers and arrays of numbers only (not nested records)")
+        ty: Scalar | NestedArrayT
+        if field_dtype.subdtype is not None:
+            base, shape = field_dtype.subdtype
+            ty = NestedArrayT(from_dtype(base), tuple(int(n) for n in shape))
+        else:
+            ty = from_dtype(field_dtype)
+        align = field_alignment(ty)
+        if offset % align or not name.isidentifier():
             raise TypeError(f"record field '{name}' of {dtype} is at offset {offset}, not a "
-                            f"multiple of its size {size}: kernels need aligned records "
+                            f"multiple of its alignment {align}: kernels need aligned records "
                             "(np.dtype(..., align=True))")
-        fields.append((name, scalar, int(offset)))
-    widest = max((max(1, f[1].bits // 8) for f in fields), default=1)
+        fields.append((name, ty, int(offset)))
+    widest = max((field_alignment(f[1]) for f in fields), default=1)
     if not fields or dtype.itemsize % widest:
         raise TypeError(f"the record dtype {dtype} is not padded as a C struct (use "
                         "np.dtype(..., align=True))")
@@ -230,12 +340,15 @@ def CPointer(dtype: Scalar) -> PointerT:  # noqa: N802 (Numba's name)
 @dataclass(frozen=True)
 class TupleT(Type):
     items: tuple[Type, ...]
+    names: tuple[str, ...] | None = None  # a namedtuple's fields (Numba's NamedTuple)
 
     def __post_init__(self) -> None:
         if not isinstance(self.items, tuple):  # Tuple([int32, float32]), as Numba's
             object.__setattr__(self, "items", tuple(self.items))
 
     def __str__(self) -> str:
+        if self.names is not None:
+            return "(" + ", ".join(f"{n}={t}" for n, t in zip(self.names, self.items)) + ")"
         return "(" + ", ".join(str(t) for t in self.items) + ")"
 
     # Numba's tuple types are sequences of their item types.
@@ -357,6 +470,8 @@ def from_dtype(dtype: np.dtype) -> Scalar:
 
 def scalar_of(value: object) -> Scalar | None:
     """Numba's type of a Python or NumPy scalar value."""
+    if isinstance(value, enum.Enum):
+        return enum_member_type(value)
     if isinstance(value, (bool, np.bool_)):
         return boolean
     if isinstance(value, np.generic):
@@ -458,8 +573,20 @@ def typeof_value(value: object) -> Type | None:
     if isinstance(value, tuple):
         items = [typeof_value(v) for v in value]
         if all(items):
-            return TupleT(tuple(items))  # type: ignore[arg-type]
+            fields = getattr(type(value), "_fields", None)
+            return TupleT(tuple(items), tuple(fields) if fields else None)  # type: ignore
     return None
+
+
+def tuple_leaves(ty: Type, path: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], Type]]:
+    """A kernel argument's parameters: itself, or for a tuple (nested or
+    not) each of its non-tuple items with its path of indices, in order."""
+    if not isinstance(ty, TupleT):
+        return [(path, ty)]
+    leaves: list[tuple[tuple[int, ...], Type]] = []
+    for i, item in enumerate(ty.items):
+        leaves.extend(tuple_leaves(item, path + (i,)))
+    return leaves
 
 
 def layout_of(array: np.ndarray) -> str:

@@ -5,7 +5,7 @@ pass. Entry points for kernels and device functions."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import types as t
@@ -42,11 +42,21 @@ def _run(parsed: ParsedFunction, arg_types: tuple[t.Type, ...], program: Program
 
 def _function_text(tr: FunctionTranslator) -> str:
     path = tr.where.filename.replace("\\", "\\\\").replace('"', '\\"')
-    out = [f'#line {tr.where.line_of(tr.parsed.tree)} "{path}"', tr.signature() + " {"]
+    signature = tr.signature()
+    if tr.is_kernel and tr.program.uses_dynamic_shared:
+        signature = signature[:-1] + f"{', ' if not signature.endswith('(') else ''}" \
+            f"unsigned long long {DYNAMIC_SHARED_PARAM})"
+    out = [f'#line {tr.where.line_of(tr.parsed.tree)} "{path}"', signature + " {"]
+    if tr.is_kernel and tr.program.uses_dynamic_shared:
+        out.append(f"  ck_dynamic_shared_size = {DYNAMIC_SHARED_PARAM};")
     out.extend("  " + d for d in tr.declarations())
     out.extend(tr.lines)
     out.append("}")
     return "\n".join(out)
+
+
+# The hidden last parameter of a kernel using dynamic shared memory: its bytes.
+DYNAMIC_SHARED_PARAM = "ck_dynamic_shared_bytes"
 
 
 @dataclass
@@ -58,6 +68,10 @@ class KernelTranslation:
     uses_barrier: bool
     linked_files: tuple[str, ...] = ()  # CUDA C/C++ sources joined to the kernel's
     cooperative: bool = False  # waits for the grid (this_grid().sync()): a cooperative launch
+    # The program's own exception classes its `raise` statements name (debug=True).
+    user_exceptions: dict[str, type] = field(default_factory=dict)
+    # The kernel takes the launch's dynamic shared bytes as a last parameter.
+    takes_dynamic_shared_bytes: bool = False
 
 
 def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
@@ -67,7 +81,8 @@ def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
     tr = _run(parsed, arg_types, program, True, name)
     source = program.source(_function_text(tr))
     return KernelTranslation(source, name, arg_types, dict(tr.locals), tr.uses_barrier,
-                             tuple(program.linked_files), program.uses_grid_sync)
+                             tuple(program.linked_files), program.uses_grid_sync,
+                             dict(program.user_exceptions), program.uses_dynamic_shared)
 
 
 def translate_device(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],

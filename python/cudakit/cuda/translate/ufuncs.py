@@ -35,7 +35,15 @@ def _compare(symbol: str) -> Scalar:
         if not (isinstance(a.type, t.Scalar) and isinstance(b.type, t.Scalar)):
             raise tr.typing_error(f"cannot compare {a.describe()} and {b.describe()}", node)
         common = t.promote(a.type, b.type)
-        return tr.value(t.boolean, f"({tr.cast(a, common)} {symbol} {tr.cast(b, common)})")
+        x, y = tr.cast(a, common), tr.cast(b, common)
+        if common.kind == "c" and symbol not in ("==", "!="):
+            # NumPy orders complex numbers by real part, then imaginary part.
+            tr.program.need_helper("numpy_min_max")
+            if symbol in (">", ">="):
+                x, y = y, x
+            helper = "ck_clt" if symbol in ("<", ">") else "ck_cle"
+            return tr.value(t.boolean, f"{helper}({x}, {y})")
+        return tr.value(t.boolean, f"({x} {symbol} {y})")
     return emit
 
 
