@@ -29,6 +29,11 @@ class MappedNDArray(np.ndarray):
     def __array_finalize__(self, obj: Any) -> None:
         self._stream = getattr(obj, "_stream", 0)
 
+    def __reduce_ex__(self, protocol: int) -> Any:
+        # Another process cannot map this memory: it arrives as its values, a
+        # numpy array (as pinned and managed arrays do).
+        return self.view(np.ndarray).__reduce_ex__(protocol)
+
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
         allocation = _allocation(self)
