@@ -372,7 +372,8 @@ def _copy(a: Any, order: str = "K", subok: bool = False) -> Any:
     return device_operand("copy", a).copy(order)
 
 
-@_implements(np.astype)
+# np.astype is NumPy 2.1's (older NumPy spells it a.astype, which works already).
+@_implements(*[f for f in (getattr(np, "astype", None),) if f is not None])
 def _astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
     _refuse_options("astype", device=device)
     x = device_operand("astype", x)
