@@ -15,12 +15,6 @@ const char* const kInstallHint =
     "install the CUDA toolkit's cuBLAS (apt: libcublas-13-0, pip: nvidia-cublas) or set "
     "CUDAKIT_CUBLAS to libcublas.so or its directory";
 
-struct CublasSlot {
-  std::once_flag once;
-  Cublas table;
-  std::exception_ptr failure;
-};
-
 }  // namespace
 
 Cublas load_cublas(const SearchPlan& plan) {
@@ -68,16 +62,8 @@ Cublas load_cublas(const SearchPlan& plan) {
 }
 
 const Cublas& cublas() {
-  static CublasSlot slot;
-  std::call_once(slot.once, [] {
-    try {
-      slot.table = load_cublas(cublas_search_plan());
-    } catch (...) {
-      slot.failure = std::current_exception();
-    }
-  });
-  if (slot.failure) std::rethrow_exception(slot.failure);
-  return slot.table;
+  static LoadedOnce<Cublas> slot;
+  return slot.get([] { return load_cublas(cublas_search_plan()); });
 }
 
 std::string cublas_status_name(cublasStatus_t status) {

@@ -14,12 +14,6 @@ const char* const kInstallHint =
     "install the CUDA toolkit's cuRAND (apt: libcurand-13-0, pip: nvidia-curand) or set "
     "CUDAKIT_CURAND to libcurand.so or its directory";
 
-struct CurandSlot {
-  std::once_flag once;
-  Curand table;
-  std::exception_ptr failure;
-};
-
 }  // namespace
 
 Curand load_curand(const SearchPlan& plan) {
@@ -52,16 +46,8 @@ Curand load_curand(const SearchPlan& plan) {
 }
 
 const Curand& curand_library() {
-  static CurandSlot slot;
-  std::call_once(slot.once, [] {
-    try {
-      slot.table = load_curand(curand_search_plan());
-    } catch (...) {
-      slot.failure = std::current_exception();
-    }
-  });
-  if (slot.failure) std::rethrow_exception(slot.failure);
-  return slot.table;
+  static LoadedOnce<Curand> slot;
+  return slot.get([] { return load_curand(curand_search_plan()); });
 }
 
 }  // namespace cudakit::detail

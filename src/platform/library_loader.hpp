@@ -4,6 +4,8 @@
 // without touching the process-wide loaders.
 #pragma once
 
+#include <exception>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,5 +41,29 @@ OpenedLibrary open_first(const SearchPlan& plan, int dlopen_flags);
 std::string directory_of(const std::string& path);
 // Absolute path of the file a handle was loaded from (resolves bare sonames).
 std::string loaded_path(void* handle, const char* any_symbol);
+
+// A library's function table, loaded on the first get() (thread-safe); a
+// failure to load is kept and thrown again by every later get().
+template <class Table>
+class LoadedOnce {
+ public:
+  template <class Load>
+  const Table& get(Load&& load) {
+    std::call_once(once_, [&] {
+      try {
+        table_ = load();
+      } catch (...) {
+        failure_ = std::current_exception();
+      }
+    });
+    if (failure_) std::rethrow_exception(failure_);
+    return table_;
+  }
+
+ private:
+  std::once_flag once_;
+  Table table_;
+  std::exception_ptr failure_;
+};
 
 }  // namespace cudakit::detail

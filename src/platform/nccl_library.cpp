@@ -15,12 +15,6 @@ const char* const kInstallHint =
     "install NCCL (apt: libnccl2, pip: nvidia-nccl-cu13) or set CUDAKIT_NCCL to libnccl.so.2 "
     "or its directory";
 
-struct NcclSlot {
-  std::once_flag once;
-  Nccl table;
-  std::exception_ptr failure;
-};
-
 }  // namespace
 
 Nccl load_nccl(const SearchPlan& plan) {
@@ -71,16 +65,8 @@ Nccl load_nccl(const SearchPlan& plan) {
 }
 
 const Nccl& nccl() {
-  static NcclSlot slot;
-  std::call_once(slot.once, [] {
-    try {
-      slot.table = load_nccl(nccl_search_plan());
-    } catch (...) {
-      slot.failure = std::current_exception();
-    }
-  });
-  if (slot.failure) std::rethrow_exception(slot.failure);
-  return slot.table;
+  static LoadedOnce<Nccl> slot;
+  return slot.get([] { return load_nccl(nccl_search_plan()); });
 }
 
 std::string nccl_result_name(ncclResult_t result) {

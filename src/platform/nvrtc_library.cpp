@@ -45,12 +45,6 @@ std::string find_include_dir(const std::string& library_path) {
   return {};
 }
 
-struct NvrtcSlot {
-  std::once_flag once;
-  Nvrtc table;
-  std::exception_ptr failure;
-};
-
 }  // namespace
 
 Nvrtc load_nvrtc(const SearchPlan& plan) {
@@ -100,16 +94,8 @@ Nvrtc load_nvrtc(const SearchPlan& plan) {
 }
 
 const Nvrtc& nvrtc() {
-  static NvrtcSlot slot;
-  std::call_once(slot.once, [] {
-    try {
-      slot.table = load_nvrtc(nvrtc_search_plan());
-    } catch (...) {
-      slot.failure = std::current_exception();
-    }
-  });
-  if (slot.failure) std::rethrow_exception(slot.failure);
-  return slot.table;
+  static LoadedOnce<Nvrtc> slot;
+  return slot.get([] { return load_nvrtc(nvrtc_search_plan()); });
 }
 
 std::string nvrtc_error_name(nvrtcResult result) {
