@@ -140,6 +140,29 @@ def map_star_args(out, xs, ys):
         out[i] = star_args_closures(xs[i], ys[i])
 
 
+@cuda.jit(device=True)
+def siblings_share_an_array(a, i):
+    n = a.shape[0]
+
+    def at(j):
+        return a[j % n]
+
+    def pair(j, a_of_its_own):
+        return at(j) + at(j + 1) + a_of_its_own
+
+    def shadows(a):  # its own `a`: at() still reads the enclosing one
+        return at(i) * a
+
+    return pair(i, 0.5) + shadows(2.0)
+
+
+@cuda.jit
+def map_siblings(out, a):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = siblings_share_an_array(a, i)
+
+
 def launch(kernel, n, *args):
     kernel[(n + BLOCK - 1) // BLOCK, BLOCK](*args)
     cuda.synchronize()
@@ -177,6 +200,14 @@ def test_nested_def_writes_into_a_captured_array():
     out = np.zeros(N, np.float32)
     launch(writes_through_closure, N, out, xs, np.float32(2.5))
     np.testing.assert_allclose(out, xs * np.float32(2.5), rtol=1e-6)
+
+
+def test_a_nested_function_calls_a_sibling_that_captures_an_array():
+    a = RNG.standard_normal(N)
+    out = np.zeros(N)
+    launch(map_siblings, N, out, a)
+    expected = [siblings_share_an_array.py_func(a, i) for i in range(N)]
+    np.testing.assert_allclose(out, expected, rtol=1e-12)
 
 
 def test_star_args_in_device_and_nested_functions():

@@ -88,12 +88,12 @@ class NestedFunction:
     taking its captures as extra parameters."""
 
     def __init__(self, tr: "FunctionTranslator", node: ast.FunctionDef,
-                 captures: list[str]) -> None:
+                 captures: list[tuple[str, str]]) -> None:
         self.node = node
         self.definer = tr.parsed
-        self.captures = captures
+        self.captures = captures  # (parameter, the enclosing function's variable)
         self.__name__ = node.name
-        params = [ast.arg(arg=name) for name in captures]
+        params = [ast.arg(arg=param) for param, _ in captures]
         if node.args.vararg is not None:  # *args last, after the captures
             params.append(node.args.vararg)
         args = ast.arguments(posonlyargs=[], args=list(node.args.args) + params, vararg=None,
@@ -104,6 +104,8 @@ class NestedFunction:
         self.parsed = ParsedFunction(tr.parsed.py_func, tree, tr.parsed.where,
                                      [a.arg for a in args.args], tr.parsed.source)
         self.parsed.function_name = f"{tr.parsed.where.function}_{node.name}"
+        self.parsed.definer = tr.parsed  # (its captures are that function's variables)
+        self.parsed.captured = {outer: param for param, outer in captures}
         self.parsed.vararg = node.args.vararg.arg if node.args.vararg is not None else ""
         self.defaults = self._defaults(tr)
         self.values: dict[BoundNested, BoundNested] = {}
@@ -130,7 +132,7 @@ class NestedFunction:
     def bound(self, tr: "FunctionTranslator") -> "BoundNested":
         """This function as a value: with the captures known now as constants."""
         frozen: dict[str, Any] = {}
-        for name in self.captures:
+        for _, name in self.captures:
             val = tr.load_name(ast.Name(id=name, ctx=ast.Load()))
             if val.type is None or (val.known and val.items is None
                                     and not isinstance(val.py, (list, dict))):
@@ -192,7 +194,17 @@ def define(tr: "FunctionTranslator", node: ast.FunctionDef, is_lambda: bool = Fa
         raise tr.unsupported(f"{where} calls itself: recursion is not supported in kernels; "
                              "write it as a loop", node)
     outer = set(tr.parsed.arg_names) | local_names(tr.parsed.tree)
-    captures = sorted(name for name in free if name in outer)
+    captured = {name for name in free if name in outer}
+    # A sibling it calls gets the sibling's captures through it (the
+    # enclosing function's variables, unless this function rebinds them).
+    siblings = tr.__dict__.get("nested_functions", {})
+    own = local_names(node)
+    passed_on = {name for sibling in free if sibling in siblings
+                 for _, name in siblings[sibling].captures} - captured
+    # (under another name where this function has its own variable of that name)
+    captures = sorted([(name, name) for name in captured]
+                      + [(f"ck_outer_{name}" if name in own else name, name)
+                         for name in passed_on])
     cache = tr.parsed.__dict__.setdefault("_nested_functions", {})
     key = (id(node), tuple(captures))
     function = cache.get(key)
@@ -245,9 +257,13 @@ def call(tr: "FunctionTranslator", callee: BoundNested, args: list[Val],
             bound[name] = tr.python_object(function.defaults[name], node)
     values = [bound[name] for name in params]
     frozen = dict(callee.frozen)
-    for name in function.captures:
+    for _, name in function.captures:
+        through = getattr(tr.parsed, "captured", {}).get(name)
         if function.definer is tr.parsed:
             values.append(tr.load_name(ast.Name(id=name, ctx=ast.Load())))
+        elif getattr(tr.parsed, "definer", None) is function.definer and through:
+            # a sibling's call: the variable it was given for this one
+            values.append(tr.load_name(ast.Name(id=through, ctx=ast.Load())))
         elif name in frozen:
             values.append(tr.python_object(frozen[name], node))
         else:
