@@ -224,7 +224,10 @@ def define(tr: "FunctionTranslator", node: ast.FunctionDef, is_lambda: bool = Fa
 
 def define_lambda(tr: "FunctionTranslator", name: str, node: ast.Lambda) -> None:
     """`name = lambda ...: ...` in a translated function: a nested def."""
-    function = _lambda_def(name, node)
+    made = tr.parsed.__dict__.setdefault("_lambda_defs", {})
+    if (id(node), name) not in made:  # one def per lambda: one device function
+        made[(id(node), name)] = _lambda_def(name, node)
+    function = made[(id(node), name)]
     if name in tr.locals:
         raise tr.typing_error(f"'{name}' holds a number elsewhere and cannot name a lambda",
                               node)
