@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import intrinsics, iteration
+from . import intrinsics, iteration, nested_functions
 from . import types as t
 from .errors import TranslationError, TypingError, UnsupportedError
 from .aggregates import AggregatesMixin
@@ -211,6 +211,9 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         name = node.id
         if name in self.aliases:
             return self.aliases[name]
+        nested = self.__dict__.get("nested_functions", {}).get(name)
+        if nested is not None:
+            return Val(None, "", nested.bound(self))
         if name in self.static_arrays:
             return Val(self.locals[name], c_name(name))
         if name in self.locals:
@@ -415,7 +418,14 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         if val.code and not isinstance(val.type, t.ArrayT):  # (a ufunc returns its out)
             self.emit(val.code + ";")
 
+    def stmt_FunctionDef(self, node: ast.FunctionDef) -> None:
+        nested_functions.define(self, node)
+
     def stmt_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, ast.Lambda) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            nested_functions.define_lambda(self, node.targets[0].id, node.value)
+            return
         val = self.expr(node.value)
         for target in node.targets:
             self.assign(target, val, node)
@@ -728,6 +738,11 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         if val.items is not None and not all(isinstance(i.type, t.Scalar) for i in val.items):
             raise self.unsupported("device functions returning tuples of anything but "
                                    "numbers", node)
+        if isinstance(val.py, nested_functions.BoundNested):
+            raise self.unsupported(f"returning the nested function '{val.py.__name__}': a "
+                                   "device function returns numbers, tuples or arrays; call "
+                                   "it where it is defined, or pass it to a device function",
+                                   node)
         if val.type is None or isinstance(val.type, (t.StringT,)):
             raise self.typing_error(f"cannot return {val.describe()}", node)
         if isinstance(val.type, t.RecordT):

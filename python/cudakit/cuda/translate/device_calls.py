@@ -24,6 +24,11 @@ def device_call(tr: "FunctionTranslator", dispatcher: Any, args: list[Val],
     arguments' types (and compile-time values), then the C++ call."""
     arg_types: list[t.Type] = []
     codes = []
+    vararg = getattr(dispatcher.parsed, "vararg", "")
+    if vararg:  # f(a, *rest): the arguments past the named ones as one tuple
+        fixed = len(dispatcher.parsed.arg_names) - 1
+        rest = args[fixed:]
+        args = args[:fixed] + [tr.tuple_value(rest) if rest else Val(None, "", ())]
     assigned = _assigned_names(dispatcher)
     for a, arg_name in zip(args, dispatcher.parsed.arg_names + [""] * len(args)):
         if a.type is None and not isinstance(a.py, types.ModuleType) \

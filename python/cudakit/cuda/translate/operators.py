@@ -6,12 +6,13 @@ from __future__ import annotations
 import ast
 import enum
 import inspect
+import operator
 import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import device_calls, extensions, intrinsics
+from . import device_calls, extensions, intrinsics, nested_functions
 from . import types as t
 from .values import NO_VALUE, Val
 
@@ -268,8 +269,12 @@ class OperatorsMixin:
     def expr_Compare(self: "FunctionTranslator", node: ast.Compare) -> Val:
         left = self.expr(node.left)
         parts = []
+        # Integers known when compiled compare when compiled (len(args) == 2
+        # in a *args device function), so a dead branch is pruned as in Numba.
+        known = [_known_integer(left)]
         for op, right_node in zip(node.ops, node.comparators):
             right = self.expr(right_node)
+            known.append(_known_integer(right))
             if type(op) in (ast.Is, ast.IsNot) and right.type == t.none:
                 parts.append("false" if isinstance(op, ast.Is) else "true")
                 left = right
@@ -291,6 +296,11 @@ class OperatorsMixin:
             parts.append(f"({self.cast(left, common)} {_COMPARE[type(op)]} "
                          f"{self.cast(right, common)})")
             left = right
+        if all(v is not None for v in known) and all(type(op) in _FOLDED_COMPARE
+                                                     for op in node.ops):
+            truth = all(_FOLDED_COMPARE[type(op)](a, b)
+                        for op, a, b in zip(node.ops, known, known[1:]))
+            return self.value(t.boolean, "true" if truth else "false", py=truth)
         return self.value(t.boolean, parts[0] if len(parts) == 1 else
                           "(" + " && ".join(parts) + ")")
 
@@ -681,6 +691,8 @@ class OperatorsMixin:
             if target.kind == "b":
                 return self.value(t.boolean, self.truth(args[0], node))
             return self.value(target, self.cast(args[0], target))
+        if isinstance(obj, nested_functions.BoundNested):
+            return nested_functions.call(self, obj, args, kwargs, node)
         if hasattr(obj, "py_func") and hasattr(obj, "_device_specialization"):
             if kwargs:
                 raise self.unsupported("keyword arguments to device functions", node)
@@ -791,6 +803,18 @@ class OperatorsMixin:
 
 # Weak: a function that is gone takes its translations with it.
 _DEVICE_DISPATCHERS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+
+_FOLDED_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+                   ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+
+def _known_integer(val: Val) -> int | None:
+    """An integer operand's value when known at compile time, else None."""
+    if isinstance(val.type, t.Scalar) and val.type.kind in "iu" and val.known \
+            and isinstance(val.py, (int, np.integer)) and not isinstance(val.py, bool):
+        return int(val.py)
+    return None
 
 
 def _is_cffi_from_buffer(obj: Any) -> bool:

@@ -29,6 +29,7 @@ class ParsedFunction:
     where: SourceLocation
     arg_names: list[str]
     source: str
+    vararg: str = ""  # the name of *args (a device function's), else ""
 
     def lookup(self, name: str) -> tuple[bool, Any]:
         """The value a free name has now: closure cell, then global, then
@@ -75,10 +76,14 @@ def parse_function(py_func: FunctionType) -> ParsedFunction:
     if not isinstance(tree, ast.FunctionDef):
         raise UnsupportedError("only functions defined with `def` can be kernels", where, tree)
     args = tree.args
-    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+    if args.kwarg or args.kwonlyargs or args.posonlyargs:
         raise UnsupportedError("kernels take plain positional parameters (no *args, "
                                "**kwargs or keyword-only parameters)", where, tree)
-    return ParsedFunction(py_func, tree, where, [a.arg for a in args.args], source)
+    parsed = ParsedFunction(py_func, tree, where, [a.arg for a in args.args], source)
+    if args.vararg:  # a device function's *args: one tuple parameter, last
+        parsed.arg_names.append(args.vararg.arg)
+        parsed.vararg = args.vararg.arg
+    return parsed
 
 
 def _kept_function_source(py_func: FunctionType) -> tuple[list[str], int, str]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import types as t
 from .codegen import FunctionTranslator
-from .errors import TypingError
+from .errors import TypingError, UnsupportedError
 from .parse import ParsedFunction
 from .program import Program
 
@@ -76,6 +76,10 @@ class KernelTranslation:
 
 def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
                      options: dict[str, Any]) -> KernelTranslation:
+    if parsed.vararg:
+        raise UnsupportedError("kernels take plain positional parameters (no *args, "
+                               "**kwargs or keyword-only parameters); *args is for device "
+                               "functions", parsed.where, parsed.tree)
     program = Program(options)
     name = program.unique_name(f"{parsed.py_func.__name__}")
     tr = _run(parsed, arg_types, program, True, name)
@@ -97,7 +101,7 @@ def translate_device(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
                           "(recursion is not supported)", where, node)
     program.in_progress.add(key)
     try:
-        name = program.unique_name(parsed.py_func.__name__)
+        name = program.unique_name(getattr(parsed, "function_name", parsed.py_func.__name__))
         tr = _run(parsed, arg_types, program, False, name)
     finally:
         program.in_progress.discard(key)
