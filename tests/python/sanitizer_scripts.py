@@ -15,6 +15,16 @@ import sys
 import textwrap
 from pathlib import Path
 
+def sanitizer_runtime() -> str | None:
+    """The host compiler's AddressSanitizer runtime (libasan.so), or None."""
+    try:
+        found = subprocess.run(["c++", "-print-file-name=libasan.so"], capture_output=True,
+                               text=True, timeout=60).stdout.strip()
+    except OSError:
+        return None
+    return found if os.path.isabs(found) and os.path.exists(found) else None
+
+
 # The tutorials' bug: 100 floats, 128 threads, no `if (i < n)`. Run with
 # "fixed" as argument the kernel has the check (-DFIXED: a clean run).
 SOURCE_MODULE_OOB = textwrap.dedent('''\

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import cudakit
+from sanitizer_scripts import sanitizer_runtime
 
 PYTHON_MD = Path(__file__).resolve().parents[2] / "docs" / "guide" / "python.md"
 
@@ -50,15 +51,6 @@ def documented_recipe() -> str:
     block = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
     assert block, "python.md's cudakit.debug section has no ```sh block"
     return block.group(1).replace("\\\n", " ").strip()
-
-
-def sanitizer_runtime() -> str | None:
-    try:
-        found = subprocess.run(["c++", "-print-file-name=libasan.so"], capture_output=True,
-                               text=True, timeout=60).stdout.strip()
-    except OSError:
-        return None
-    return found if os.path.isabs(found) and os.path.exists(found) else None
 
 
 def test_the_recipe_preloads_the_cxx_runtime_too() -> None:

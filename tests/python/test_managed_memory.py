@@ -7,8 +7,7 @@ that need a GPU's semantics are marked `gpu`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,6 +15,7 @@ import pytest
 import cudakit.autoinit  # noqa: F401
 import cudakit.driver as drv
 from cudakit.compiler import SourceModule
+from hostile_cases import Case, case_id, check_refused
 
 SOURCE = r"""
 __global__ void axpy(float a, const float* x, float* y, int n) {
@@ -147,13 +147,6 @@ def test_records_dtype() -> None:
 
 # ---- bad input -------------------------------------------------------------------
 
-@dataclass
-class Case:
-    name: str
-    run: Callable[[], Any]
-    error: type
-    message: str
-
 
 CASES = [
     Case("negative extent", lambda: drv.managed_empty((3, -1), np.float32), ValueError,
@@ -189,10 +182,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_refused(case: Case) -> None:
-    with pytest.raises(case.error, match=case.message):
-        case.run()
+    check_refused(case)
 
 
 def test_plain_numpy_array_is_still_refused_by_kernels(module: Any) -> None:

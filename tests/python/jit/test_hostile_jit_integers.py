@@ -28,6 +28,7 @@ import pytest
 
 import cudakit.driver as drv
 from cudakit import _core, cuda
+from sanitizer_scripts import sanitizer_runtime
 
 RNG = np.random.default_rng(20251202)
 BLOCK = 64  # the launches' block; the value counts are not multiples of it
@@ -540,15 +541,6 @@ def test_every_generated_source_compiles_for_sm_90_with_nvrtc() -> None:
     assert not failures, "\n\n".join(failures)
 
 
-def _sanitizer_runtime() -> str | None:
-    try:
-        found = subprocess.run(["c++", "-print-file-name=libasan.so"], capture_output=True,
-                               text=True, timeout=60).stdout.strip()
-    except OSError:
-        return None
-    return found if os.path.isabs(found) and os.path.exists(found) else None
-
-
 # What the sanitized run covers (-O0 builds with the sanitizers are slow):
 # the limits of 8 and 64 bits, mixed kinds, the folds and every loop form.
 SANITIZED_SELECTION = ("int8-int8 or int64-int64 or uint64-uint64 or int32-uint32 or "
@@ -564,7 +556,7 @@ def test_tables_run_clean_under_ubsan_on_the_cpu_backend() -> None:
     they are about memory, which other tests check.)"""
     if drv.backend() != "cpu":
         pytest.skip("UBSan instruments the CPU backend's kernels")
-    runtime = _sanitizer_runtime()
+    runtime = sanitizer_runtime()
     if runtime is None:
         pytest.skip("the host compiler has no AddressSanitizer runtime (libasan.so)")
     env = {**os.environ, "CUDAKIT_BACKEND": "cpu", "CUDAKIT_CPU_DEBUG": "1",

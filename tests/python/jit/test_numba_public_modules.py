@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-from dataclasses import dataclass
-from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -21,6 +19,7 @@ from cudakit.cuda.cudadrv import devicearray, driver, runtime
 from cudakit.cuda.kernels.transpose import transpose
 from cudakit.cuda.np import numpy_support
 from cudakit.cuda.typing import signature, typeof
+from hostile_cases import Case, case_id, check_refused
 
 RNG = np.random.default_rng(2024)
 N = 37  # not a multiple of the block
@@ -53,13 +52,6 @@ def test_from_dtype_gives_the_types_signatures_use():
     assert numpy_support.from_dtype(np.dtype("int64"))[::1] == types.int64[::1]
 
 
-@dataclass
-class Case:
-    name: str
-    run: Callable[[], Any]
-    error: type
-    message: str
-
 
 REFUSED = [
     Case("from_dtype of datetime64", lambda: numpy_support.from_dtype("datetime64[D]"),
@@ -90,10 +82,9 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("case", REFUSED, ids=lambda c: c.name)
-def test_refused(case):
-    with pytest.raises(case.error, match=case.message):
-        case.run()
+@pytest.mark.parametrize("case", REFUSED, ids=case_id)
+def test_refused(case: Case) -> None:
+    check_refused(case)
 
 
 def test_carray_and_farray_on_the_host_view_the_memory():
