@@ -81,14 +81,11 @@ def group(backend: str | None = None) -> Iterator[None]:
         group_end(backend)
 
 
-@contextlib.contextmanager
-def _on_device(ordinal: int) -> Iterator[None]:
-    previous = _core.jit_current_device()
-    _core.jit_select_device(ordinal)
-    try:
-        yield
-    finally:
-        _core.jit_select_device(previous)
+def _on_device(ordinal: int) -> Any:
+    """``with _on_device(i):`` device i current (``cuda.gpus[i]``'s scope)."""
+    from .cuda import gpus
+
+    return gpus[ordinal]
 
 
 _DLPACK_CUDA_DEVICES = (2, 13)  # kDLCUDA, kDLCUDAManaged
@@ -214,17 +211,23 @@ class Communicator:
             result = empty(shape, dtype)
             return result, result
 
-    def _out(self, x: Any, send: Any, out: Any, use: str) -> tuple[Any, Any]:
-        if out is None:
+    def _result(self, x: Any, send: Any, out: Any, use: str,
+                shape: tuple[int, ...] | None = None) -> tuple[Any, Any]:
+        """The array returned and the buffer written: ``out`` when given,
+        else ``x`` itself (``shape`` None: in place) or a new array of
+        ``shape``."""
+        if out is not None:
+            return out, _device_array(out, use, "out", self._ordinal())
+        if shape is None:
             return x, send
-        return out, _device_array(out, use, "out", self._ordinal())
+        return self._new(shape, send.dtype, x)
 
     # ---- collectives ------------------------------------------------------------------
     def all_reduce(self, x: Any, out: Any = None, op: str = "sum", stream: Any = None) -> Any:
         """Every rank gets the reduction (``op``) of every rank's ``x``; in
         ``x`` itself unless ``out`` is given. Returns the result array."""
         send = _device_array(x, "all_reduce", "send", self._ordinal())
-        result, recv = self._out(x, send, out, "all_reduce")
+        result, recv = self._result(x, send, out, "all_reduce")
         self._comm.all_reduce(send, recv, None, None, _check_op(op, "all_reduce"),
                               self._stream(stream, send))
         return result
@@ -234,7 +237,7 @@ class Communicator:
         """The reduction of every rank's ``x`` lands on rank ``root`` (in ``x``
         unless ``out`` is given); the other ranks' ``out`` is left as it was."""
         send = _device_array(x, "reduce", "send", self._ordinal())
-        result, recv = self._out(x, send, out, "reduce")
+        result, recv = self._result(x, send, out, "reduce")
         self._comm.reduce(send, recv, None, None, _check_op(op, "reduce"), root,
                           self._stream(stream, send))
         return result
@@ -242,7 +245,7 @@ class Communicator:
     def broadcast(self, x: Any, out: Any = None, root: int = 0, stream: Any = None) -> Any:
         """Rank ``root``'s ``x`` is copied to every rank's ``x`` (or ``out``)."""
         send = _device_array(x, "broadcast", "send", self._ordinal())
-        result, recv = self._out(x, send, out, "broadcast")
+        result, recv = self._result(x, send, out, "broadcast")
         self._comm.broadcast(send, recv, None, None, root, self._stream(stream, send))
         return result
 
@@ -251,10 +254,7 @@ class Communicator:
         x.shape``, rank r's at ``[r]`` (a new array unless ``out`` is given:
         ``size * x.size`` elements)."""
         send = _device_array(x, "all_gather", "send", self._ordinal())
-        if out is None:
-            result, recv = self._new((self.size, *send.shape), send.dtype, x)
-        else:
-            result, recv = out, _device_array(out, "all_gather", "out", self._ordinal())
+        result, recv = self._result(x, send, out, "all_gather", (self.size, *send.shape))
         self._comm.all_gather(send, recv, None, None, self._stream(stream, send))
         return result
 
@@ -265,15 +265,14 @@ class Communicator:
         of shape ``(x.shape[0] // size,) + x.shape[1:]`` unless ``out`` is
         given."""
         send = _device_array(x, "reduce_scatter", "send", self._ordinal())
+        shape = None
         if out is None:
             if not send.shape or send.shape[0] % self.size:
                 raise ValueError(f"reduce_scatter: x of shape {send.shape} does not split into "
                                  f"{self.size} equal blocks along its first axis; pass out= "
                                  f"with x.size // {self.size} elements, or pad x")
             shape = (send.shape[0] // self.size, *send.shape[1:])
-            result, recv = self._new(shape, send.dtype, x)
-        else:
-            result, recv = out, _device_array(out, "reduce_scatter", "out", self._ordinal())
+        result, recv = self._result(x, send, out, "reduce_scatter", shape)
         self._comm.reduce_scatter(send, recv, None, None, _check_op(op, "reduce_scatter"),
                                   self._stream(stream, send))
         return result
@@ -283,10 +282,7 @@ class Communicator:
         the result comes from rank p (a new array of x's shape unless ``out``
         is given)."""
         send = _device_array(x, "all_to_all", "send", self._ordinal())
-        if out is None:
-            result, recv = self._new(tuple(send.shape), send.dtype, x)
-        else:
-            result, recv = out, _device_array(out, "all_to_all", "out", self._ordinal())
+        result, recv = self._result(x, send, out, "all_to_all", tuple(send.shape))
         self._comm.all_to_all(send, recv, None, None, self._stream(stream, send))
         return result
 
