@@ -233,6 +233,11 @@ def test_bad_input() -> None:
         curandom.Sobol32RandomNumberGenerator(offset=2**32)
     with pytest.raises(ValueError, match=r"direction must be one of"):
         curandom.generate_direction_vectors(4, 7)
+    with pytest.raises(ValueError, match=r"generate_direction_vectors: count must be >= 0"):
+        curandom.generate_direction_vectors(-1)
+    with pytest.raises(TypeError, match=r"generate_scramble_constants64: count must be an int"):
+        curandom.generate_scramble_constants64(2.5)
+    assert curandom.generate_scramble_constants32(0).shape == (0,)
     with pytest.raises(TypeError, match=r"expected a contiguous uint32 GPUArray"):
         gen.call_skip_ahead_array(ga.to_gpu(np.zeros(count, np.uint64)))
     with pytest.raises(NotImplementedError, match="fill_normal: dtype int32"):
