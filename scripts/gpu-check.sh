@@ -9,8 +9,10 @@
 # GPU_CHECK_SKIP_PYBENCH (pytest but no Python benchmarks), GPU_CHECK_PYBENCH
 # (only those Python benchmarks), GPU_CHECK_SKIP_PYTEST_GPU (the whole suite
 # only, not its GPU marker first), GPU_CHECK_SKIP_CLI
-# (no doctor/demo/bench), GPU_CHECK_CTEST_REGEX, GPU_CHECK_COMPAT (PyCUDA's
-# suite and Numba's doc examples), GPU_CHECK_BUILD_ONLY, BUDGET (seconds).
+# (no doctor/demo/bench), GPU_CHECK_CTEST_REGEX, GPU_CHECK_SKIP_CTEST,
+# GPU_CHECK_COMPAT (PyCUDA's suite and Numba's doc examples), GPU_CHECK_WHEEL
+# (pip wheel ., a fresh venv, doctor and the tutorials: scripts/wheel-check.sh),
+# GPU_CHECK_AFTER_BUILD (a probe command), GPU_CHECK_BUILD_ONLY, BUDGET (seconds).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -125,10 +127,15 @@ export CUDAKIT_FAKE_LIBCUDA=$BUILD/lib/libcuda_fake_driver.so
 # GPU_CHECK_BUILD_ONLY=1: configure and build, nothing else (for a quick probe).
 [[ ${GPU_CHECK_BUILD_ONLY:-0} == 1 ]] && exit 0
 
+
+# GPU_CHECK_AFTER_BUILD: a command run once the build is installed (a probe).
+[[ -n ${GPU_CHECK_AFTER_BUILD:-} ]] && step after-build 120 after-build.log bash -c "$GPU_CHECK_AFTER_BUILD"
+
 # --- tests ------------------------------------------------------------------
-# GPU_CHECK_CTEST_REGEX: only the GPU tests whose names match (ctest -R).
-step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu ${GPU_CHECK_CTEST_REGEX:+-R "$GPU_CHECK_CTEST_REGEX"} --output-on-failure -j 4 --timeout 120
-[[ ${GPU_CHECK_SKIP_REST:-0} == 1 ]] || step ctest-rest 150 ctest-rest.log ctest --test-dir "$BUILD" -LE gpu --output-on-failure -j "$JOBS" --timeout 120
+# GPU_CHECK_CTEST_REGEX: only the GPU tests whose names match (ctest -R);
+# GPU_CHECK_SKIP_CTEST=1: no ctest at all.
+[[ ${GPU_CHECK_SKIP_CTEST:-0} == 1 ]] || step ctest-gpu 200 ctest-gpu.log ctest --test-dir "$BUILD" -L gpu ${GPU_CHECK_CTEST_REGEX:+-R "$GPU_CHECK_CTEST_REGEX"} --output-on-failure -j 4 --timeout 120
+[[ ${GPU_CHECK_SKIP_REST:-0} == 1 || ${GPU_CHECK_SKIP_CTEST:-0} == 1 ]] || step ctest-rest 150 ctest-rest.log ctest --test-dir "$BUILD" -LE gpu --output-on-failure -j "$JOBS" --timeout 120
 
 # --- the Python suite (GPU marker first, then everything) -----------------------
 # GPU_CHECK_PARALLEL=N: the suite's files in N groups run at once (the GPU is
@@ -175,6 +182,26 @@ if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
     [[ -z ${GPU_CHECK_PYBENCH:-} || " $GPU_CHECK_PYBENCH " == *" $b "* ]] || continue
     step "pybench:$b" 120 "pybench-$b.log" env PYTHONUNBUFFERED=1 python3 "$py"
   done
+fi
+
+# --- the wheel as a user builds it (GPU_CHECK_WHEEL=1): pip wheel ., a fresh
+# venv, cudakit doctor and the tutorials' programs (scripts/wheel-check.sh).
+# Boost.Context goes in statically (as in a wheel for other machines): a
+# second config shim presents the carried libboost_context.a.
+if [[ ${GPU_CHECK_WHEEL:-0} == 1 ]]; then
+  WHEEL_CMAKE_ARGS="-DCMAKE_PREFIX_PATH=$DEPS/usr;$LIBDIR/cmake -DCMAKE_LIBRARY_PATH=$LIBDIR -DCUDAKIT_EXTRA_INCLUDE_DIRS=$DEPS/usr/include"
+  CARRIED_STATIC_CONTEXT=$(ls "$LIBDIR"/libboost_context.a 2>/dev/null | head -1)
+  if [[ -z $SYSTEM_CONTEXT && -n $CARRIED_STATIC_CONTEXT ]]; then
+    STATIC_SHIM=$DEPS/cmake-shim-static/boost_context
+    mkdir -p "$STATIC_SHIM"
+    cp "$SHIM/boost_context-config-version.cmake" "$STATIC_SHIM/"
+    sed -e "s|SHARED IMPORTED|STATIC IMPORTED|" -e "s|$CARRIED_CONTEXT|$CARRIED_STATIC_CONTEXT|" \
+      -e "s|;BOOST_CONTEXT_DYN_LINK||" "$SHIM/boost_context-config.cmake" >"$STATIC_SHIM/boost_context-config.cmake"
+    WHEEL_CMAKE_ARGS+=" -Dboost_context_DIR=$STATIC_SHIM"
+  fi
+  step wheel-check 330 wheel-check.log env CMAKE_ARGS="$WHEEL_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" \
+    CXXFLAGS="-isystem $DEPS/usr/include" PIP_NO_INDEX=1 PYTHON="$(command -v python3)" \
+    WHEEL_CHECK_DIR="$BUILD/wheel-check" bash "$ROOT/scripts/wheel-check.sh"
 fi
 
 # --- PyCUDA's test suite and Numba's doc examples (GPU_CHECK_COMPAT=1) -----------
@@ -258,7 +285,7 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
   echo "| step | status |"
   echo "| --- | --- |"
-  for k in configure build build-rest python-install ctest-gpu ctest-rest pytest-gpu pytest-all compat-pycuda compat-pycuda-examples compat-numba compat-numba-installed compat-numba-cudapy doctor info demo bench-all bench-conv bench-conv-idle bench-conv-warps bench-launch-profiled peers; do
+  for k in configure build build-rest python-install after-build wheel-check ctest-gpu ctest-rest pytest-gpu pytest-all compat-pycuda compat-pycuda-examples compat-numba compat-numba-installed compat-numba-cudapy doctor info demo bench-all bench-conv bench-conv-idle bench-conv-warps bench-launch-profiled peers; do
     [[ -n ${STATUS[$k]:-} ]] && echo "| $k | ${STATUS[$k]} |"
   done
   for k in "${!STATUS[@]}"; do [[ $k == bench:* || $k == pybench:* || $k == experiment:* ]] && echo "| $k | ${STATUS[$k]} |"; done
@@ -275,6 +302,8 @@ tests_line() {  # "N passed, M failed of T" from a ctest log
     echo "$log:"; tail -8 "$OUT/$log.log" | sed 's/^/  /'
   done
   [[ -f $OUT/compat-pycuda-examples.log ]] && { echo "compat-pycuda-examples:"; grep -E "FAILED|fails as|^==" "$OUT/compat-pycuda-examples.log" | sed 's/^/  /'; }
+  [[ -f $OUT/after-build.log ]] && { echo "after-build:"; tail -40 "$OUT/after-build.log" | sed 's/^/  /'; }
+  [[ -f $OUT/wheel-check.log ]] && { echo "wheel-check:"; sed -n '/^Summary/,$p' "$OUT/wheel-check.log" | sed 's/^/  /'; }
   [[ -f $OUT/compat-numba-cudapy.log ]] && { echo "compat-numba-cudapy:"; tail -6 "$OUT/compat-numba-cudapy.log" | sed 's/^/  /'; }
   grep -hE "^(FAILED|ERROR) " "$BUILD"/compat-*/*.log 2>/dev/null | head -40 | sed 's/^/  compat: /'
   for log in "$OUT"/pybench-*.log; do

@@ -124,6 +124,9 @@ rm -rf "$RUN"
 mkdir -p "$RUN"
 cd "$RUN" || exit 1
 export PATH="$VENV/bin:$PATH"
+# Nothing but the venv: a PYTHONPATH of the caller's (a build's staged
+# package) would shadow the installed wheel.
+unset PYTHONPATH
 py=$VENV/bin/python
 where=$("$py" -c "import cudakit, os; print(os.path.dirname(cudakit.__file__))")
 case $where in

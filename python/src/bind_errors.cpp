@@ -17,6 +17,7 @@
 // wait for them forever.
 #include <Python.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -25,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "bindings.hpp"
 #include "cudakit/error.hpp"
@@ -163,14 +165,6 @@ std::string python_exception_name(const std::string& message) {
 constexpr std::size_t kFaultTextBytes = 1024;  // CK_FAULT_TEXT_BYTES in program.py
 char* fault_text = nullptr;
 
-// The text a GPU debug kernel left, once (then cleared); empty if none.
-std::string take_fault_text() {
-  if (fault_text == nullptr || fault_text[0] == '\0') return {};
-  std::string text(fault_text, strnlen(fault_text, kFaultTextBytes));
-  fault_text[0] = '\0';
-  return text;
-}
-
 // KernelFault, or its subclass that is also the Python builtin the kernel
 // raised (made once per builtin).
 PyObject* kernel_fault_class(const std::string& message) {
@@ -267,9 +261,38 @@ void translate(const std::exception_ptr& p, void*) {
 
 }  // namespace
 
+namespace {
+std::atomic<unsigned> taken_faults{0};  // how many texts take_fault_text has returned
+}  // namespace
+
+std::string take_fault_text() {
+  if (fault_text == nullptr || fault_text[0] == '\0') return {};
+  std::string text(fault_text, strnlen(fault_text, kFaultTextBytes));
+  fault_text[0] = '\0';
+  taken_faults.fetch_add(1, std::memory_order_relaxed);
+  return text;
+}
+
+bool fault_text_pending() noexcept { return fault_text != nullptr && fault_text[0] != '\0'; }
+
+unsigned fault_text_generation() noexcept { return taken_faults.load(std::memory_order_relaxed); }
+
+void raise_pending_fault(const std::string& kernel) {
+  std::string text = take_fault_text();
+  if (text.empty()) return;
+  std::vector<std::string> kernels;
+  if (!kernel.empty()) kernels.push_back(kernel);
+  throw KernelFault(kernel.empty() ? std::string("a kernel launched earlier")
+                                   : "running kernel " + kernel,
+                    text, std::move(kernels),
+                    "a thread of the kernel stopped at a failed check and ended itself; the "
+                    "other threads ran on, the context stays usable and the next launch runs "
+                    "normally");
+}
+
 PyObject* argument_error_class() noexcept { return classes.argument; }
 
-void connect_fault_text(const Module& module) noexcept {
+bool connect_fault_text(const Module& module) noexcept {
   try {
     const GlobalVariable pointer = module.get_global("ck_fault_text");
     if (fault_text == nullptr) {
@@ -280,9 +303,11 @@ void connect_fault_text(const Module& module) noexcept {
     }
     const auto address = reinterpret_cast<std::uint64_t>(fault_text);
     pointer.copy_from_host(&address, sizeof address);
+    return true;
   } catch (...) {
-    // No such variable, or no pinned memory: the fault is raised without
-    // the kernel's text, as a plain KernelFault.
+    // No such variable, or no pinned memory: a failed check traps, and the
+    // fault is raised without the kernel's text, as a plain KernelFault.
+    return false;
   }
 }
 

@@ -59,6 +59,7 @@ class JitKernel {
             bool debug, bool line_info, bool fast_math, int max_registers, bool cooperative)
       : module_(compile_source(source, debug, line_info, fast_math, max_registers)),
         kernel_(module_.kernel(name)),
+        name_(name),
         cooperative_(cooperative),
         params_(std::move(params)) {
     const std::size_t compiled = kernel_.params().params.size();
@@ -68,7 +69,17 @@ class JitKernel {
                                           std::to_string(params_.size()) + " (at most " +
                                           std::to_string(max_jit_params) + ")");
     mode_.declared = &params_;
-    if (debug && Device::current().backend_kind() == BackendKind::cuda) connect_fault_text(module_);
+    if (Device::current().backend_kind() == BackendKind::cuda)
+      fault_connected_ = connect_fault_text(module_);
+    seen_faults_ = fault_text_generation();
+  }
+
+  // Once the launch's work has completed (a debug kernel's launch waits
+  // for it): a thread that failed a check left its text and ended itself;
+  // that text is raised here as the launch's KernelFault (the builtin's
+  // subclass). On the CPU backend the launch itself raised it.
+  void check_fault() const {
+    if (fault_connected_) raise_pending_fault(name_);
   }
 
   // The first call's launch (the dispatcher staged host arrays on the device).
@@ -86,6 +97,7 @@ class JitKernel {
   // Every launch: the arguments as the Python objects themselves, converted
   // by the one converter against the declared types.
   void launch_objects(const LaunchConfig& config, PyObject* const* args, std::size_t n) const {
+    if (fault_connected_) before_launch();
     KernelArgs list;
     convert_args(list, args, n, kernel_, mode_);
     if (cooperative_) {
@@ -115,6 +127,22 @@ class JitKernel {
   }
 
  private:
+  // A text an earlier launch left and nothing took yet is raised now; once
+  // a text has been taken, this module's claim is cleared (it may be the
+  // one that was set), so its next failure is reported.
+  void before_launch() const {
+    if (fault_text_pending()) raise_pending_fault({});
+    if (const unsigned taken = fault_text_generation(); taken != seen_faults_) {
+      const int unclaimed = 0;
+      try {
+        module_.get_global("ck_fault_claimed").copy_from_host(&unclaimed, sizeof unclaimed);
+      } catch (const Error&) {
+        // No such variable: nothing to clear.
+      }
+      seen_faults_ = taken;
+    }
+  }
+
   static Module compile_source(const std::string& source, bool debug, bool line_info,
                                bool fast_math, int max_registers) {
     CompileOptions options;
@@ -130,6 +158,9 @@ class JitKernel {
 
   Module module_;
   Kernel kernel_;
+  std::string name_;
+  bool fault_connected_ = false;  // a GPU: ck_fault_text points at pinned memory
+  mutable unsigned seen_faults_ = 0;  // fault_text_generation() when the claim was last clear
   bool cooperative_ = false;  // launched with LaunchConfig::cooperative (it syncs the grid)
   std::vector<JitParam> params_;
   ConvertMode mode_;
@@ -363,6 +394,7 @@ void bind_jit(nb::module_& m) {
       .def("max_cooperative_grid_blocks", &JitKernel::max_cooperative_grid_blocks,
            nb::arg("block_size"), nb::arg("shared_bytes") = 0)
       .def_prop_ro("cooperative", &JitKernel::cooperative)
+      .def("check_fault", &JitKernel::check_fault)
       .def("launch", &JitKernel::launch, nb::arg("grid"), nb::arg("block"), nb::arg("shared"),
            nb::arg("stream"), nb::arg("args"))
       .def_prop_ro("ptx", &JitKernel::ptx)
@@ -440,7 +472,12 @@ void bind_jit(nb::module_& m) {
       nb::arg("source"), nb::arg("arch") = std::string("compute_") + (offline_gpu_arch + 3));
   // The arch compiles use without a GPU to take it from (core's arch policy).
   m.attr("offline_gpu_arch") = offline_gpu_arch;
-  m.def("jit_synchronize", [] { Device::current().synchronize(); });
+  m.def("jit_synchronize", [] {
+    Device::current().synchronize();
+    raise_pending_fault({});
+  });
+  // The text a kernel's failed check left (a GPU), raised as its KernelFault.
+  m.def("jit_check_fault", [] { raise_pending_fault({}); });
   m.def("jit_backend", [] {
     return Device::current().backend_kind() == BackendKind::cpu ? std::string("cpu")
                                                                 : std::string("cuda");

@@ -3,6 +3,8 @@
 
 #include <Python.h>
 
+#include <string>
+
 #include "cudakit/module.hpp"
 
 namespace cudakit::python {
@@ -17,11 +19,25 @@ PyObject* not_supported_class() noexcept;
 // cudakit's errors become their Python classes, as nanobind would raise them.
 void raise_current_exception() noexcept;
 
-// @cuda.jit(debug=True) on a GPU: points the module's ck_fault_text (the
-// translator declares it) at pinned host memory, where the first thread
-// that stops the kernel leaves its text (a Python exception's), so that the
-// KernelFault raised afterwards carries the text and its class. Does
-// nothing when the module has no such variable.
-void connect_fault_text(const Module& module) noexcept;
+// @cuda.jit kernels on a GPU: points the module's ck_fault_text (the
+// translator declares it where a kernel has a device-side check: an index
+// out of bounds with debug=True, a division by zero, the program's own
+// raise, a shape that does not fit) at pinned host memory, where the first
+// thread that fails a check leaves its text (a Python exception's) before
+// it ends itself; the context stays usable. false (a failed check then
+// traps, as CUDA C's assert) when the module has no such variable.
+bool connect_fault_text(const Module& module) noexcept;
+
+// The text a failing thread left, once: cleared when taken; empty if none.
+std::string take_fault_text();
+// Whether a text is waiting to be taken (a read of pinned memory).
+bool fault_text_pending() noexcept;
+// How many texts have been taken: a module whose claim may be set since
+// (ck_fault_claimed) clears it before its next launch.
+unsigned fault_text_generation() noexcept;
+// Throws the waiting text as a KernelFault (its builtin's subclass, through
+// the translation) naming `kernel` (empty: a kernel launched earlier); does
+// nothing when none waits.
+void raise_pending_fault(const std::string& kernel);
 
 }  // namespace cudakit::python

@@ -16,11 +16,13 @@ TWO_CPU_DEVICES = {"CUDAKIT_BACKEND": "cpu", "CUDAKIT_CPU_DEVICES": "2"}
 
 def run_python(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     """`python ARGS` with `env` added to this process's environment; the
-    cudakit imported here is the one the child imports."""
+    cudakit imported here is the one the child imports. A PYTHONPATH in
+    `env` goes before this process's, which the child keeps (where the
+    optional packages may be)."""
     environment = {**os.environ, **env}
     package_root = str(Path(__import__("cudakit").__file__).parent.parent)
     environment["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [package_root, environment.get("PYTHONPATH")]))
+        filter(None, [package_root, env.get("PYTHONPATH"), os.environ.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300,
                           env=environment)
 

@@ -224,7 +224,9 @@ def test_cudakit_chunks_equal_cupy_chunks(data) -> None:
 def test_each_worker_sees_one_device_through_its_environment(monkeypatch) -> None:
     from cudakit import driver
 
-    assert cudakit.dask.device_environment(1, [0, 1])["CUDAKIT_CPU_VISIBLE_DEVICES"] == "1"
+    monkeypatch.setattr(driver, "backend", lambda: "cpu")
+    assert cudakit.dask.device_environment(1, [0, 1]) == {
+        "CUDAKIT_BACKEND": "cpu", "CUDAKIT_CPU_VISIBLE_DEVICES": "1"}
     monkeypatch.setattr(driver, "backend", lambda: "cuda")
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     assert cudakit.dask.device_environment(1, [2, 3]) == {"CUDA_VISIBLE_DEVICES": "3"}

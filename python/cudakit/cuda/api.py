@@ -300,6 +300,7 @@ class Stream:
     def synchronize(self) -> None:
         if self._native is not None:
             self._native.synchronize()
+            _core.jit_check_fault()  # a failed check of a kernel it ran (a GPU)
         else:
             synchronize()
 

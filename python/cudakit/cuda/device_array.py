@@ -133,6 +133,7 @@ class DeviceNDArray:
             out = np.empty(self.shape, self.dtype)
             if out.nbytes:
                 source._array.copy_to_host(out.ctypes.data, out.nbytes)
+            _core.jit_check_fault()  # a failed check of a kernel that wrote it (a GPU)
             return out
         if not isinstance(ary, np.ndarray):
             raise TypeError(f"copy_to_host(ary): ary must be a numpy array, got "
@@ -146,6 +147,7 @@ class DeviceNDArray:
         if ary.flags.c_contiguous:
             if ary.nbytes:
                 source._array.copy_to_host(ary.ctypes.data, ary.nbytes)
+            _core.jit_check_fault()
         else:
             ary[...] = self.copy_to_host().reshape(ary.shape)
         return ary

@@ -546,6 +546,7 @@ class Dispatcher:
                     stream.synchronize()
                 else:
                     _core.jit_synchronize()
+                spec.kernel.check_fault()  # (a GPU: the text a failing thread left)
             except KernelFault as fault:
                 user = _user_exception(fault, spec.translation.user_exceptions)
                 if user is None:
@@ -555,6 +556,8 @@ class Dispatcher:
             device_copy.copy_to_host(host)
         for work in after_launch:
             work()
+        if copy_back or after_launch:  # (copied back: the kernel has finished)
+            _core.jit_check_fault()
 
     # ---- pickling ---------------------------------------------------------------------
     def __reduce__(self) -> Any:

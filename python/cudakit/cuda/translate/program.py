@@ -180,9 +180,12 @@ __device__ __forceinline__ T ck_fpowi(T base, long long exponent) {
 """,
     "fault_text": r"""#ifndef __CUDAKIT_CPU__
 // debug=True on a GPU: the first thread that stops the kernel writes its
-// text into pinned host memory, which cudakit reads when it raises the
-// fault (a trap leaves the device's memory unreadable). cudakit points
-// ck_fault_text at that memory after loading the module; null: no text.
+// text (and where it ran) into pinned host memory and every failing thread
+// ends itself, as Numba's do: the launch, which waits for a debug kernel,
+// raises the text and the context stays usable. cudakit points
+// ck_fault_text at that memory after loading a debug module; null (no
+// debug=True): a failing check prints its text and traps, as CUDA C's
+// assert does.
 extern "C" {
 __device__ char* ck_fault_text;
 __device__ int ck_fault_claimed;
@@ -205,11 +208,27 @@ struct ck_fault_writer {
     if (value < 0 && at < end) *at++ = '-';
     while (count > 0 && at < end) *at++ = digits[--count];
   }
+  __device__ void triple(unsigned x, unsigned y, unsigned z) {
+    text("(");
+    number(x);
+    text(",");
+    number(y);
+    text(",");
+    number(z);
+    text(")");
+  }
+  // " in block (x,y,z), thread (x,y,z)": where it failed, as the CPU backend says.
   __device__ void finish() {
+    text(" in block ");
+    triple(blockIdx.x, blockIdx.y, blockIdx.z);
+    text(", thread ");
+    triple(threadIdx.x, threadIdx.y, threadIdx.z);
     *at = '\0';
     __threadfence_system();
   }
 };
+// A debug kernel's failing thread ends here (the others run on).
+__device__ __forceinline__ void ck_fault_exit() { asm volatile("exit;"); }
 // The writer of the first thread to fail, or one that writes nothing.
 __device__ __noinline__ ck_fault_writer ck_fault_claim() {
   char* buffer = ck_fault_text;
@@ -219,16 +238,20 @@ __device__ __noinline__ ck_fault_writer ck_fault_claim() {
 #endif
 """,
     "fail": r"""// Stops the kernel with `message`: the CPU backend raises it as the launch's
-// error; a GPU prints it, leaves it for the error cudakit raises, and traps
-// (the launch fails with an illegal instruction).
+// error; a GPU running a debug kernel leaves it for the launch to raise and
+// ends the thread; otherwise a GPU prints it and traps (the launch fails
+// with an illegal instruction, as CUDA C's assert).
 __device__ __noinline__ void ck_fail(const char* message) {
 #ifdef __CUDAKIT_CPU__
   ::cudakit_cpu::runtime->trap(message);
 #else
-  ck_fault_writer out = ck_fault_claim();
-  if (out.at != nullptr) {
-    out.text(message);
-    out.finish();
+  if (ck_fault_text != nullptr) {
+    ck_fault_writer out = ck_fault_claim();
+    if (out.at != nullptr) {
+      out.text(message);
+      out.finish();
+    }
+    ck_fault_exit();
   }
   printf("%s\n", message);
   __trap();
@@ -251,22 +274,25 @@ __device__ __noinline__ void ck_fail(const char* message) {
              "(File \"%s\", line %d)", index, axis, extent, where, file, line);
     ::cudakit_cpu::runtime->trap(text);
 #else
-    ck_fault_writer out = ck_fault_claim();
-    if (out.at != nullptr) {
-      out.text("IndexError: index ");
-      out.number(index);
-      out.text(" is out of bounds for axis ");
-      out.number(axis);
-      out.text(" with size ");
-      out.number(extent);
-      out.text(" in '");
-      out.text(where);
-      out.text("' (File \"");
-      out.text(file);
-      out.text("\", line ");
-      out.number(line);
-      out.text(")");
-      out.finish();
+    if (ck_fault_text != nullptr) {
+      ck_fault_writer out = ck_fault_claim();
+      if (out.at != nullptr) {
+        out.text("IndexError: index ");
+        out.number(index);
+        out.text(" is out of bounds for axis ");
+        out.number(axis);
+        out.text(" with size ");
+        out.number(extent);
+        out.text(" in '");
+        out.text(where);
+        out.text("' (File \"");
+        out.text(file);
+        out.text("\", line ");
+        out.number(line);
+        out.text(")");
+        out.finish();
+      }
+      ck_fault_exit();
     }
     printf("IndexError: index %lld is out of bounds for axis %d with size %lld in '%s' "
            "(File \"%s\", line %d)\n", index, axis, extent, where, file, line);
