@@ -71,7 +71,9 @@ class JitKernel {
     mode_.declared = &params_;
     if (Device::current().backend_kind() == BackendKind::cuda)
       fault_connected_ = connect_fault_text(module_);
-    seen_faults_ = fault_text_generation();
+    // One behind: the first launch clears the claim, which another kernel
+    // of the same (cached) module may have left set.
+    seen_faults_ = fault_text_generation() - 1;
   }
 
   // Once the launch's work has completed (a debug kernel's launch waits
