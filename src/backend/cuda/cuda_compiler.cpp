@@ -174,6 +174,11 @@ std::string CudaBackend::compiler_identity() {
   return identity;
 }
 
+GpuCompilerInfo CudaBackend::gpu_compiler_info() {
+  const Nvrtc& api = nvrtc();
+  return {api.major, api.minor, api.archs, api.nvrtcGetLTOIR != nullptr, api.path};
+}
+
 std::string CudaBackend::default_arch(int ordinal) {
   return "sm_" + std::to_string(attribute(ordinal, DeviceAttribute::compute_capability_major)) +
          std::to_string(attribute(ordinal, DeviceAttribute::compute_capability_minor));
@@ -187,6 +192,11 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
 
   ArchSpec spec = parse_arch(options.arch);
   bool emit_ptx = spec.virtual_arch || options.ptx_only;
+  if (options.lto_ir && !api.nvrtcGetLTOIRSize)
+    throw NotSupported("compiling " + request.source_name + " to LTO-IR",
+                       identity + " (" + api.path + ") has no nvrtcGetLTOIR",
+                       "use the NVRTC of CUDA 12.0 or newer (set CUDAKIT_NVRTC), or compile to "
+                       "PTX");
   std::string note;
   const bool known = api.archs.empty() ||
                      std::find(api.archs.begin(), api.archs.end(), spec.number) != api.archs.end();
@@ -233,6 +243,7 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
     flags.push_back("-lineinfo");
   }
   if (options.fast_math) flags.push_back("--use_fast_math");
+  if (options.lto_ir) flags.push_back("-dlto");
   for (const auto& flag : options.extra_flags) flags.push_back(flag);
 
   std::vector<const char*> header_sources, header_names;
@@ -313,7 +324,18 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
     if (api.nvrtcGetPTX(*program, code.ptx.data()) != NVRTC_SUCCESS) code.ptx.clear();
     while (!code.ptx.empty() && code.ptx.back() == '\0') code.ptx.pop_back();
   }
-  if (emit_ptx) {
+  if (options.lto_ir) {
+    std::size_t lto_size = 0;
+    status = api.nvrtcGetLTOIRSize(*program, &lto_size);
+    if (status == NVRTC_SUCCESS && lto_size > 0) {
+      code.image.resize(lto_size);
+      status = api.nvrtcGetLTOIR(*program, reinterpret_cast<char*>(code.image.data()));
+    }
+    if (status != NVRTC_SUCCESS || code.image.empty())
+      throw CompileError(context, "NVRTC produced no LTO-IR", request.source, {},
+                         static_cast<int>(status), nvrtc_error_name(status));
+    code.format = CodeFormat::ltoir;
+  } else if (emit_ptx) {
     if (code.ptx.empty()) throw CompileError(context, "NVRTC produced no PTX", request.source);
     code.format = CodeFormat::ptx;
     // The driver reads PTX as a C string: the image keeps its terminator.
