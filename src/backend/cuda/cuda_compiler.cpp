@@ -2,11 +2,14 @@
 // comes with the request (the core resolves "the device's arch" before).
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <sstream>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "backend/cuda/standard_headers.hpp"
@@ -152,6 +155,25 @@ std::string missing_header_hint(const std::string& log, const CompileRequest& re
          stand_ins + "), the include directories in order (" + (dirs.empty() ? "none" : dirs) +
          "), and for #include \"...\" the current directory. Give the header's text in the "
          "compile options' headers, or its directory in include_dirs";
+}
+
+// A binary output of NVRTC (cubin, LTO-IR) through its size / data pair.
+std::vector<std::uint8_t> binary_output(nvrtcProgram program,
+                                        nvrtcResult (*size_of)(nvrtcProgram, std::size_t*),
+                                        nvrtcResult (*data_of)(nvrtcProgram, char*),
+                                        const std::string& what, const std::string& context,
+                                        const std::string& source) {
+  std::vector<std::uint8_t> image;
+  std::size_t bytes = 0;
+  nvrtcResult status = size_of(program, &bytes);
+  if (status == NVRTC_SUCCESS && bytes > 0) {
+    image.resize(bytes);
+    status = data_of(program, reinterpret_cast<char*>(image.data()));
+  }
+  if (status != NVRTC_SUCCESS || image.empty())
+    throw CompileError(context, "NVRTC produced no " + what, source, {}, static_cast<int>(status),
+                       nvrtc_error_name(status));
+  return image;
 }
 
 }  // namespace
@@ -325,15 +347,8 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
     while (!code.ptx.empty() && code.ptx.back() == '\0') code.ptx.pop_back();
   }
   if (options.lto_ir) {
-    std::size_t lto_size = 0;
-    status = api.nvrtcGetLTOIRSize(*program, &lto_size);
-    if (status == NVRTC_SUCCESS && lto_size > 0) {
-      code.image.resize(lto_size);
-      status = api.nvrtcGetLTOIR(*program, reinterpret_cast<char*>(code.image.data()));
-    }
-    if (status != NVRTC_SUCCESS || code.image.empty())
-      throw CompileError(context, "NVRTC produced no LTO-IR", request.source, {},
-                         static_cast<int>(status), nvrtc_error_name(status));
+    code.image = binary_output(*program, api.nvrtcGetLTOIRSize, api.nvrtcGetLTOIR, "LTO-IR",
+                               context, request.source);
     code.format = CodeFormat::ltoir;
   } else if (emit_ptx) {
     if (code.ptx.empty()) throw CompileError(context, "NVRTC produced no PTX", request.source);
@@ -342,15 +357,8 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
     code.image.assign(code.ptx.begin(), code.ptx.end());
     code.image.push_back(0);
   } else {
-    std::size_t cubin_size = 0;
-    status = api.nvrtcGetCUBINSize(*program, &cubin_size);
-    if (status == NVRTC_SUCCESS && cubin_size > 0) {
-      code.image.resize(cubin_size);
-      status = api.nvrtcGetCUBIN(*program, reinterpret_cast<char*>(code.image.data()));
-    }
-    if (status != NVRTC_SUCCESS || code.image.empty())
-      throw CompileError(context, "NVRTC produced no cubin", request.source, {},
-                         static_cast<int>(status), nvrtc_error_name(status));
+    code.image = binary_output(*program, api.nvrtcGetCUBINSize, api.nvrtcGetCUBIN, "cubin", context,
+                               request.source);
     code.format = CodeFormat::cubin;
   }
 

@@ -13,11 +13,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from cudakit import _core, cuda
+from cudakit import cuda
 from cudakit.cuda import float32, float64, int16, int32, int64, types, uint32, void
 from cudakit.cuda.cudadrv import nvrtc
 from cudakit.cuda.cudadrv.error import CCSupportError
 
+from .conftest import needs_nvrtc
 from .interpreted import run_threads
 
 RNG = np.random.default_rng(20)
@@ -25,15 +26,7 @@ N = 37  # not a multiple of the block
 LTOIR_MAGIC = 0x7F4E43ED
 
 
-def _nvrtc_available() -> bool:
-    try:
-        _core.jit_compile_for_gpu('extern "C" __global__ void k() {}', "compute_90")
-    except Exception:  # noqa: BLE001
-        return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _nvrtc_available(), reason="NVRTC is not available")
+pytestmark = needs_nvrtc
 
 
 def assemble(ptx: str, tmp_path, relocatable: bool = False) -> None:

@@ -21,20 +21,13 @@ from cudakit.cuda.np import numpy_support
 from cudakit.cuda.typing import signature, typeof
 from hostile_cases import Case, case_id, check_refused
 
+from .conftest import needs_nvrtc
+
 RNG = np.random.default_rng(2024)
 N = 37  # not a multiple of the block
 RECORD = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
 
 
-def _nvrtc_available() -> bool:
-    try:
-        _core.jit_compile_for_gpu('extern "C" __global__ void k() {}', "compute_90")
-    except Exception:  # noqa: BLE001
-        return False
-    return True
-
-
-needs_nvrtc = pytest.mark.skipif(not _nvrtc_available(), reason="NVRTC is not available")
 
 
 # ---- numpy_support --------------------------------------------------------------------
