@@ -174,7 +174,7 @@ def _check_output(output: str, forceinline: bool, debug: bool | None, opt: bool 
         raise ValueError("Can only designate forced inlining in LTO-IR")
     if debug and opt is not False:
         from .core.errors import warn_debug_with_opt
-        warn_debug_with_opt(stacklevel=4)
+        warn_debug_with_opt(stacklevel=3)  # the caller of compile()
 
 
 def _nvrtc(source: str, cc: Any, output: str, debug: bool | None, lineinfo: bool,
