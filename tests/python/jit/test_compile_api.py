@@ -319,3 +319,14 @@ def test_a_none_condition_is_false_as_in_the_interpreter():
 def test_debug_without_opt_false_warns_as_numba_does():
     with pytest.warns(cuda.core.errors.NumbaInvalidConfigWarning, match="opt=False"):
         cuda.compile_ptx(nothing, (), debug=True)
+
+
+def test_ltoir_without_nvrtcgetltoir_is_refused_with_what_to_do(monkeypatch):
+    monkeypatch.setattr(nvrtc, "makes_ltoir", lambda: False)
+    with pytest.raises(NotImplementedError, match="nvrtcGetLTOIR.*output='ptx'"):
+        cuda.compile(add, int32(int32, int32), output="ltoir")
+    with pytest.raises(cuda.cudadrv.error.NvrtcCompilationError, match="no LTO-IR"):
+        nvrtc.compile('extern "C" __device__ int one() { return 1; }', "one.cu", (9, 0),
+                      ltoir=True)
+    ptx, _ = cuda.compile(add, int32(int32, int32))  # PTX still works
+    assert ".visible .func" in ptx
