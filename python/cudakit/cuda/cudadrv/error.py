@@ -31,5 +31,5 @@ class CCSupportError(RuntimeError):
     """The compute capability is one NVRTC cannot compile for."""
 
 
-__all__ = ["CCSupportError", "CudaDriverError", "CudaRuntimeError", "CudaSupportError", "NvrtcCompilationError",
-           "NvrtcError", "NvrtcSupportError"]
+__all__ = ["CCSupportError", "CudaDriverError", "CudaRuntimeError", "CudaSupportError",
+           "NvrtcCompilationError", "NvrtcError", "NvrtcSupportError"]
