@@ -41,6 +41,9 @@ struct CompileOptions {
   std::vector<std::string> name_expressions;
   // Emit PTX instead of a cubin even when the arch is known.
   bool ptx_only = false;
+  // Emit LTO-IR (NVRTC's -dlto; CodeFormat::ltoir) for nvJitLink instead of
+  // PTX or a cubin: GPU backend only, and only where NVRTC has nvrtcGetLTOIR.
+  bool lto_ir = false;
   // Use the compile cache (in memory and on disk) for this compile.
   bool use_cache = true;
 };

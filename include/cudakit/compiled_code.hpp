@@ -11,10 +11,11 @@
 namespace cudakit {
 
 enum class CodeFormat : std::uint8_t {
-  cubin,       // machine code for one GPU arch
-  ptx,         // virtual ISA, JIT-compiled by the driver at load
-  fatbin,      // several of the above
-  host_object  // a shared object built by the CPU backend's host compiler
+  cubin,        // machine code for one GPU arch
+  ptx,          // virtual ISA, JIT-compiled by the driver at load
+  fatbin,       // several of the above
+  host_object,  // a shared object built by the CPU backend's host compiler
+  ltoir         // NVRTC's LTO-IR (-dlto): linked by nvJitLink, not loadable
 };
 
 std::string_view to_string(CodeFormat format) noexcept;

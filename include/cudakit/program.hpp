@@ -10,6 +10,7 @@
 #include "cudakit/compile_options.hpp"
 #include "cudakit/compiled_code.hpp"
 #include "cudakit/device.hpp"
+#include "cudakit/gpu_compiler_info.hpp"
 #include "cudakit/module.hpp"
 
 namespace cudakit {

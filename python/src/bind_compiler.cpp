@@ -91,11 +91,12 @@ void bind_compiler(nb::module_& m) {
       [](const std::string& source, const std::string& arch, const std::string& std_version,
          const std::vector<std::pair<std::string, std::string>>& defines,
          const std::vector<std::string>& include_dirs, const std::vector<std::string>& extra_flags,
-         bool debug, bool line_info, bool fast_math, bool no_extern_c, bool ptx_only) {
+         bool debug, bool line_info, bool fast_math, bool no_extern_c, bool ptx_only, bool lto_ir) {
         CompileOptions options =
             compile_options_from({arch, std_version, defines, include_dirs, extra_flags, debug,
                                   line_info, fast_math, no_extern_c});
         options.ptx_only = ptx_only;
+        options.lto_ir = lto_ir;
         CompiledCode code;
         {
           nb::gil_scoped_release unlocked;
@@ -107,7 +108,18 @@ void bind_compiler(nb::module_& m) {
       },
       nb::arg("source"), nb::arg("arch"), nb::arg("std"), nb::arg("defines"),
       nb::arg("include_dirs"), nb::arg("extra_flags"), nb::arg("debug"), nb::arg("line_info"),
-      nb::arg("fast_math"), nb::arg("no_extern_c"), nb::arg("ptx_only"));
+      nb::arg("fast_math"), nb::arg("no_extern_c"), nb::arg("ptx_only"), nb::arg("lto_ir") = false);
+  m.def(
+      "_gpu_compiler_info",
+      [] {
+        GpuCompilerInfo info;
+        {
+          nb::gil_scoped_release unlocked;
+          info = gpu_compiler_info();
+        }
+        return nb::make_tuple(info.major, info.minor, info.archs, info.lto_ir, info.path);
+      },
+      "(major, minor, [archs], makes LTO-IR, path) of the NVRTC cudakit loaded.");
   m.def("_prepare_source", [](const std::string& source, bool no_extern_c) {
     CompileOptions options;
     options.no_extern_c = no_extern_c;

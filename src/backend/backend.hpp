@@ -28,6 +28,7 @@
 #include "cudakit/device_properties.hpp"
 #include "cudakit/dim3.hpp"
 #include "cudakit/error.hpp"
+#include "cudakit/gpu_compiler_info.hpp"
 #include "cudakit/kernel_attributes.hpp"
 #include "cudakit/link_input.hpp"
 #include "cudakit/param_layout.hpp"
@@ -213,6 +214,11 @@ class Backend {
   // same source and options: "nvrtc 13.0" / "g++ 12.2.0 (/usr/bin/g++)".
   // Part of the compile-cache key.
   virtual std::string compiler_identity() = 0;
+  // The GPU compiler's version and archs (NVRTC's); the CPU backend has none.
+  virtual GpuCompilerInfo gpu_compiler_info() {
+    throw NotSupported("asking for the GPU compiler", "this backend compiles for the host",
+                       "ask the CUDA backend (it needs NVRTC, not a GPU)");
+  }
   // The arch to compile for on `ordinal` when the user names none
   // ("sm_90"; "cpu" on the CPU backend).
   virtual std::string default_arch(int ordinal) = 0;

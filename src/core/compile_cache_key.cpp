@@ -226,6 +226,7 @@ std::string CompileCache::key(std::string_view prepared_source, const CompileOpt
   feed_flag(&state, 'x', options.no_extern_c);
   for (const auto& expr : options.name_expressions) feed(&state, 'N', expr);
   feed_flag(&state, 'p', options.ptx_only);
+  feed_flag(&state, 'L', options.lto_ir);
   // The name is in the debug information; unnamed sources keep their keys.
   if (!options.source_name.empty()) feed(&state, 'n', options.source_name);
   // Headers on disk: the content, so that editing one recompiles.

@@ -12,6 +12,8 @@ std::string_view to_string(CodeFormat format) noexcept {
       return "fatbin";
     case CodeFormat::host_object:
       return "host object";
+    case CodeFormat::ltoir:
+      return "ltoir";
   }
   return "unknown";
 }

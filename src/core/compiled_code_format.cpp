@@ -148,7 +148,7 @@ std::optional<CompiledCode> decode_cache_entry(std::span<const std::uint8_t> byt
 
   CompiledCode code;
   std::uint8_t format = 0;
-  if (!in.u8(format) || format > static_cast<std::uint8_t>(CodeFormat::host_object))
+  if (!in.u8(format) || format > static_cast<std::uint8_t>(CodeFormat::ltoir))
     return fail(why, "malformed payload");
   code.format = static_cast<CodeFormat>(format);
   std::span<const std::uint8_t> image;

@@ -113,6 +113,7 @@ class ForkGuardBackend final : public ForwardingBackend {
   bool query_event(NativeEvent e) override { return enter().query_event(e); }
   float elapsed_ms(NativeEvent a, NativeEvent b) override { return enter().elapsed_ms(a, b); }
   std::string compiler_identity() override { return enter().compiler_identity(); }
+  GpuCompilerInfo gpu_compiler_info() override { return enter().gpu_compiler_info(); }
   std::string default_arch(int o) override { return enter().default_arch(o); }
   CompiledCode compile(const CompileRequest& r) override { return enter().compile(r); }
   NativeModule load_module(int o, const CompiledCode& c) override {

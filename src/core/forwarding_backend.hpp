@@ -83,6 +83,7 @@ class ForwardingBackend : public Backend, public GraphBackend {
   bool query_event(NativeEvent e) override { return inner_->query_event(e); }
   float elapsed_ms(NativeEvent a, NativeEvent b) override { return inner_->elapsed_ms(a, b); }
   std::string compiler_identity() override { return inner_->compiler_identity(); }
+  GpuCompilerInfo gpu_compiler_info() override { return inner_->gpu_compiler_info(); }
   std::string default_arch(int o) override { return inner_->default_arch(o); }
   CompiledCode compile(const CompileRequest& r) override { return inner_->compile(r); }
   NativeModule load_module(int o, const CompiledCode& c) override {

@@ -101,6 +101,10 @@ Linker& Linker::add_code(const CompiledCode& code, std::string name) {
       return add_data(code.image, LinkInputType::fatbin, std::move(name));
     case CodeFormat::host_object:
       break;
+    case CodeFormat::ltoir:
+      throw NotSupported("adding '" + name + "' to a link",
+                         "the code is LTO-IR, which cudakit's linker (the driver's) cannot link",
+                         "compile the source to PTX or a cubin (relocatable: -rdc=true)");
   }
   throw NotSupported("adding '" + name + "' to a link",
                      "the code was built for the CPU backend (a host shared object)",

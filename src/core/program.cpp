@@ -179,6 +179,10 @@ std::string default_arch(BackendKind kind) {
   return backend.default_arch(backend.current_device());
 }
 
+GpuCompilerInfo gpu_compiler_info() {
+  return detail::backend(BackendKind::cuda).gpu_compiler_info();
+}
+
 CompiledCode compile_only(std::string_view source, const CompileOptions& options,
                           BackendKind kind) {
   detail::Backend& backend = detail::backend(kind);

@@ -72,6 +72,11 @@ Nvrtc load_nvrtc(const SearchPlan& plan) {
                         "this NVRTC is too old for cudakit (it needs CUDA 11.2 or newer); " +
                             std::string(kInstallHint));
   }
+  table.nvrtcGetLTOIRSize =
+      reinterpret_cast<decltype(table.nvrtcGetLTOIRSize)>(::dlsym(lib.handle, "nvrtcGetLTOIRSize"));
+  table.nvrtcGetLTOIR =
+      reinterpret_cast<decltype(table.nvrtcGetLTOIR)>(::dlsym(lib.handle, "nvrtcGetLTOIR"));
+  if (!table.nvrtcGetLTOIR) table.nvrtcGetLTOIRSize = nullptr;
   table.path = loaded_path(lib.handle, "nvrtcVersion");
   if (table.path.empty()) table.path = lib.path;
 

@@ -6,6 +6,7 @@
 
 #include <nvrtc.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct Nvrtc {
 #define CUDAKIT_NVRTC_MEMBER(name) decltype(&::name) name = nullptr;
   CUDAKIT_NVRTC_FUNCTIONS(CUDAKIT_NVRTC_MEMBER)
 #undef CUDAKIT_NVRTC_MEMBER
+  // LTO-IR output (-dlto), NVRTC 12.0 and newer; nullptr where this NVRTC
+  // lacks them. Declared here, not from nvrtc.h, which may be older.
+  nvrtcResult (*nvrtcGetLTOIRSize)(nvrtcProgram, std::size_t*) = nullptr;
+  nvrtcResult (*nvrtcGetLTOIR)(nvrtcProgram, char*) = nullptr;
   std::string path;  // the file it was loaded from
   int major = 0;     // nvrtcVersion
   int minor = 0;

@@ -68,6 +68,27 @@ TEST_F(CudaCompile, PtxOnlyOptionEmitsPtxForAnSmArch) {
   EXPECT_EQ(code.arch, "compute_90");
 }
 
+TEST_F(CudaCompile, LtoIrOptionEmitsNvrtcLtoIr) {
+  const GpuCompilerInfo info = backend.gpu_compiler_info();
+  EXPECT_GE(info.major, 11);
+  EXPECT_TRUE(std::is_sorted(info.archs.begin(), info.archs.end()));
+  EXPECT_FALSE(info.path.empty());
+  if (!info.lto_ir) GTEST_SKIP() << "this NVRTC has no nvrtcGetLTOIR";
+  detail::CompileRequest request =
+      request_for("extern \"C\" __device__ int twice(int x) { return 2 * x; }", "compute_90");
+  request.options.lto_ir = true;
+  request.options.extra_flags = {"-rdc=true"};
+  CompiledCode code = backend.compile(request);
+  EXPECT_EQ(code.format, CodeFormat::ltoir);
+  ASSERT_GE(code.image.size(), 4u);
+  // NVRTC's LTO-IR starts with 0x7F4E43ED (little-endian).
+  EXPECT_EQ(code.image[0], 0xED);
+  EXPECT_EQ(code.image[1], 0x43);
+  EXPECT_EQ(code.image[2], 0x4E);
+  EXPECT_EQ(code.image[3], 0x7F);
+  EXPECT_EQ(to_string(code.format), "ltoir");
+}
+
 TEST_F(CudaCompile, NameExpressionsAreLoweredToMangledSymbols) {
   detail::CompileRequest request = request_for(R"(
 template <typename T>

@@ -73,9 +73,10 @@ from .vectorize import vectorize  # noqa: E402,F401
 from . import core  # noqa: E402,F401
 from .args import In, InOut, Out  # noqa: E402,F401
 from .api import ldca, ldcg, ldcs, ldcv, ldlu, stcg, stcs, stwb, stwt  # noqa: E402,F401
-from .foreign import CUSource  # noqa: E402,F401
+from .foreign import CUSource, LinkableCode  # noqa: E402,F401
 from .compiler import (  # noqa: E402,F401
-    compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device)
+    compile, compile_all, compile_for_current_device, compile_ptx,
+    compile_ptx_for_current_device)
 from . import cudadrv, kernels, libdevice, np, typing  # noqa: E402,F401
 from . import cgutils, cudaimpl, extending  # noqa: E402,F401
 from .cudadrv import devicearray  # noqa: E402,F401

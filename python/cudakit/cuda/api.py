@@ -4,7 +4,6 @@ synchronize, streams, events and Numba's type names."""
 from __future__ import annotations
 
 import time
-import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -25,6 +24,12 @@ class _Void:
 
     def __repr__(self) -> str:
         return "none"
+
+    def __eq__(self, other: object) -> bool:  # numba's void is types.none
+        return isinstance(other, (_Void, t.NoneT))
+
+    def __hash__(self) -> int:
+        return hash(t.none)
 
 
 void = _Void()
@@ -65,10 +70,8 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
     if options.get("link"):
         options["link"] = check_link_paths(options["link"], "cuda.jit(link=...)")
     if options.get("debug") and options.get("opt", True):
-        from .core.errors import NumbaInvalidConfigWarning
-        warnings.warn(NumbaInvalidConfigWarning(
-            "debug=True with opt=True is not supported by CUDA: the kernel is compiled "
-            "without optimization (pass opt=False with debug=True)"), stacklevel=2)
+        from .core.errors import warn_debug_with_opt
+        warn_debug_with_opt(stacklevel=2)
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, t.Signature, _Void)):
         return Dispatcher(func_or_sig, None, device, **options)
     signatures = None

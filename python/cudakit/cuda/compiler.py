@@ -1,31 +1,34 @@
-"""`numba.cuda.compiler`: a Python function compiled to PTX without running
-it (`compile_ptx`, `compile`, and their `_for_current_device` forms).
+"""`numba.cuda.compiler`: a Python function compiled to PTX or LTO-IR
+without running it (`compile`, `compile_ptx`, `compile_all` and their
+`_for_current_device` forms), with numba-cuda's signatures, defaults, return
+values and errors.
 
 The function is translated to CUDA C++ as @cuda.jit translates it, and NVRTC
-compiles that to PTX for the compute capability asked for; NVRTC needs no
-GPU, so this works on the CPU backend too. A kernel is an `extern "C"
-__global__` function; a device function (device=True) is exported with
-Numba's ABI (`extern "C" __device__ int name(ret *result, args...)`,
-returning 0) or the C ABI (`ret name(args...)`, abi="c"), so that the PTX
-holds it as a visible function.
+compiles that (relocatable, -rdc=true) for the compute capability asked for;
+NVRTC needs no GPU, so this works on the CPU backend too. The code is
+NVRTC's: PTX that ptxas accepts, or LTO-IR (-dlto) for nvJitLink. A kernel
+is an `extern "C" __global__` function; a device function is exported as a
+visible function by a wrapper in the ABI asked for (core/callconv.py).
 """
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Any, Callable
 
+from . import config
+from .core.callconv import CUDACABICallConv, CUDACallConv
 from .translate import types as t
 from .translate.errors import TypingError
 from .translate.parse import parse_function
 from .translate.program import Program
 from .translate.typing import translate_device, translate_kernel
 
-# NVRTC of CUDA 12/13 compiles for compute_75 and newer; Numba's default of
-# 5.0 is raised to that.
-_LOWEST_CC = (7, 5)
 # The CPU backend has no GPU to take a compute capability from: PTX for an
 # H100-class GPU, as inspect_asm gives there.
 _CC_WITHOUT_GPU = (9, 0)
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
 
 
 def _signature_of(sig: Any) -> t.Signature:
@@ -38,17 +41,12 @@ def _signature_of(sig: Any) -> t.Signature:
     return signature
 
 
-def _cc_arch(cc: Any) -> str:
-    if cc is None:
-        cc = _LOWEST_CC
-    try:
-        major, minor = (int(part) for part in cc)
-    except (TypeError, ValueError):
-        raise ValueError(f"cc must be a compute capability (major, minor) such as (8, 0), got "
-                         f"{cc!r}") from None
-    if (major, minor) < _LOWEST_CC:
-        major, minor = _LOWEST_CC
-    return f"compute_{major}{minor}"
+def _default_cc(cc: Any) -> Any:
+    """`cc`, else config.CUDA_DEFAULT_PTX_CC raised to the lowest NVRTC supports."""
+    if cc:
+        return cc
+    from .cudadrv import nvrtc
+    return max(tuple(config.CUDA_DEFAULT_PTX_CC), nvrtc.get_lowest_supported_cc())
 
 
 def _param_ctype(program: Program, ty: t.Type) -> str:
@@ -70,9 +68,30 @@ def _param_ctype(program: Program, ty: t.Type) -> str:
                       f"{ty}")
 
 
+def _export_name(py_func: Callable[..., Any], abi: str, abi_info: dict) -> str:
+    name = abi_info.get("abi_name") if abi == "c" else None
+    if name is not None:
+        if not isinstance(name, str) or not _IDENTIFIER.match(name):
+            raise ValueError(f"compile: abi_info['abi_name'] must be a C identifier, got "
+                             f"{name!r}")
+        return name
+    name = re.sub(r"\W", "_", py_func.__name__)  # "<lambda>" -> "_lambda_"
+    return name if _IDENTIFIER.match(name) else "f_" + name
+
+
+def _line_directive(py_func: Callable[..., Any]) -> str:
+    """#line of the Python function's def: the wrapper's code (and its debug
+    information) is attributed to it."""
+    code = py_func.__code__
+    filename = os.path.abspath(code.co_filename).replace("\\", "\\\\").replace('"', '\\"')
+    return f'#line {code.co_firstlineno} "{filename}"'
+
+
 def _device_source(parsed: Any, signature: t.Signature, options: dict[str, Any], abi: str,
-                   abi_info: dict | None) -> tuple[str, t.Type]:
+                   abi_info: dict, forceinline: bool) -> tuple[Program, str, t.Type]:
     program = Program(options)
+    export = _export_name(parsed.py_func, abi, abi_info)
+    program.names.add(export)  # the translated function is named apart from it
     arg_types = tuple(signature.args)
     name, inferred = translate_device(parsed, arg_types, program, ("compile", arg_types),
                                       parsed.where, parsed.tree)
@@ -90,61 +109,98 @@ def _device_source(parsed: Any, signature: t.Signature, options: dict[str, Any],
     result_ctype = _param_ctype(program, return_type)
     if isinstance(return_type, t.Scalar) and return_type != inferred:
         call = f"({result_ctype})({call})"
-    if abi == "c":
-        export = (abi_info or {}).get("abi_name") or parsed.py_func.__name__
-        body = (f"{call};" if isinstance(return_type, t.NoneT) else f"return {call};")
-        wrapper = (f'extern "C" __device__ {result_ctype} {export}({", ".join(params)}) '
-                   f"{{ {body} }}")
-    else:
-        export = parsed.py_func.__name__
-        if isinstance(return_type, t.NoneT):
-            all_params = ", ".join(params)
-            body = f"{call}; return 0;"
-        else:
-            all_params = ", ".join([f"{result_ctype}* ck_result"] + params)
-            body = f"*ck_result = {call}; return 0;"
-        wrapper = f'extern "C" __device__ int {export}({all_params}) {{ {body} }}'
-    return program.source(wrapper), return_type
+    call_conv = CUDACABICallConv() if abi == "c" else CUDACallConv()
+    wrapper = call_conv.wrapper(export, result_ctype, params, call)
+    if forceinline:  # inlined into its callers at the LTO link
+        wrapper = wrapper.replace("__device__", "__device__ __forceinline__", 1)
+    return program, program.source(_line_directive(parsed.py_func) + "\n" + wrapper), return_type
 
 
-def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
-            lineinfo: bool = False, device: bool = True, fastmath: bool = False,
-            cc: Any = None, opt: bool | None = None, abi: str = "c",
-            abi_info: dict | None = None, output: str = "ptx", forceinline: bool = False,
-            launch_bounds: Any = None) -> tuple[str, t.Type]:
-    """(PTX, return type) of `pyfunc` compiled for the argument types of
-    `sig` (a tuple of types, or a signature with a return type the result is
-    converted to). device=True (the default here) compiles a device
-    function, else a kernel. cc: the compute capability (default 7.5, the
-    lowest NVRTC targets)."""
-    if output != "ptx":
-        raise NotImplementedError(f"compile: output={output!r} is not offered: cudakit "
-                                  "compiles kernels from CUDA C++ source, to PTX (output='ptx')")
-    if abi not in ("c", "numba"):
-        raise NotImplementedError(f"compile: abi must be 'c' or 'numba', got {abi!r}")
+def _launch_bounds(launch_bounds: Any) -> tuple[int, ...] | None:
+    """numba-cuda's launch_bounds: a maximum threads per block, or a tuple of
+    it, the minimum blocks per multiprocessor and the maximum blocks per
+    cluster."""
+    if launch_bounds is None:
+        return None
+    if isinstance(launch_bounds, int):
+        launch_bounds = (launch_bounds,)
+    bounds = tuple(launch_bounds)
+    if len(bounds) > 3:
+        raise ValueError(f"Got {len(bounds)} launch bounds: {bounds}. A maximum of three are "
+                         "supported: (max_threads_per_block, min_blocks_per_sm, "
+                         "max_blocks_per_cluster)")
+    if not all(isinstance(b, int) and b > 0 for b in bounds):
+        raise ValueError(f"launch bounds must be positive integers, got {bounds}")
+    return bounds
+
+
+def _translate(pyfunc: Callable[..., Any], sig: Any, debug: bool | None, lineinfo: bool,
+               device: bool, fastmath: bool, abi: str, abi_info: dict | None,
+               forceinline: bool, launch_bounds: Any,
+               link_separately: bool) -> tuple[str, t.Type, tuple[str, ...]]:
+    """(CUDA C++ source, return type, linked files) of numba-cuda's
+    _compile_pyfunc_with_fixup, with its checks in its order."""
+    if abi not in ("numba", "c"):
+        raise NotImplementedError(f"Unsupported ABI: {abi}")
     if abi == "c" and not device:
-        raise NotImplementedError("compile: the C ABI is for device functions only "
-                                  "(device=True), as in Numba")
-    if forceinline:
-        raise ValueError("compile: forceinline applies to LTO-IR output only")
+        raise NotImplementedError("The C ABI is not supported for kernels")
+    if forceinline and not device:
+        raise ValueError("Cannot force-inline kernels")
+    if abi_info is not None and not isinstance(abi_info, dict):
+        raise TypeError(f"compile: abi_info must be a dict (such as {{'abi_name': 'f'}}), got "
+                        f"{type(abi_info).__name__}")
     py_func = getattr(pyfunc, "py_func", pyfunc)
     signature = _signature_of(sig)
-    options = {"debug": bool(debug), "lineinfo": bool(lineinfo), "fastmath": bool(fastmath)}
+    options: dict[str, Any] = {"debug": bool(debug), "lineinfo": bool(lineinfo),
+                               "fastmath": bool(fastmath), "link_separately": link_separately}
     parsed = parse_function(py_func)
     if device:
-        source, return_type = _device_source(parsed, signature, options, abi, abi_info)
-    else:
-        if signature.return_type not in (None, t.none):
-            raise TypeError(f"compile: a kernel returns nothing (void); the signature says "
-                            f"{signature.return_type}")
-        source = translate_kernel(parsed, tuple(signature.args), options).source
-        return_type = t.none
-    return _nvrtc_ptx(source, _cc_arch(cc), device, options), return_type
+        program, source, return_type = _device_source(parsed, signature, options, abi,
+                                                      abi_info or {}, forceinline)
+        return source, return_type, tuple(program.linked_files)
+    if signature.return_type not in (None, t.none):
+        raise TypeError("CUDA kernel must have void return type.")
+    bounds = _launch_bounds(launch_bounds)
+    if bounds:
+        options["launch_bounds"] = bounds
+    translation = translate_kernel(parsed, tuple(signature.args), options)
+    return translation.source, t.none, translation.linked_files
+
+
+def _check_output(output: str, forceinline: bool, debug: bool | None, opt: bool | None) -> None:
+    if output not in ("ptx", "ltoir"):
+        raise NotImplementedError(f"Unsupported output type: {output}")
+    if forceinline and output != "ltoir":
+        raise ValueError("Can only designate forced inlining in LTO-IR")
+    if debug and opt is not False:
+        from .core.errors import warn_debug_with_opt
+        warn_debug_with_opt(stacklevel=3)  # the caller of compile()
+
+
+def _nvrtc(source: str, cc: Any, output: str, debug: bool | None, lineinfo: bool,
+           fastmath: bool) -> str | bytes:
+    """NVRTC's PTX (str) or LTO-IR (bytes) of `source`, relocatable (-rdc):
+    an exported device function stays, and calls of linked ones resolve at
+    the link."""
+    from .. import _core
+    from .cudadrv import nvrtc
+    if output == "ltoir" and not nvrtc.makes_ltoir():
+        raise NotImplementedError(
+            f"compile: output='ltoir' needs nvrtcGetLTOIR, which the loaded NVRTC "
+            f"{'.'.join(map(str, nvrtc._get_nvrtc_version()))} lacks: use CUDA 12.0 or newer's "
+            "NVRTC (CUDAKIT_NVRTC), or output='ptx'")
+    image, _format, _arch, _log = _core._compile_only(
+        source, nvrtc.target_arch(cc), "c++17", [], [], ["-rdc=true"], bool(debug),
+        bool(lineinfo), bool(fastmath), True, output == "ptx", output == "ltoir")
+    if output == "ltoir":
+        return bytes(image)
+    return bytes(image).rstrip(b"\0").decode()
 
 
 def _nvrtc_ptx(source: str, arch: str, device: bool, options: dict[str, Any]) -> str:
+    """PTX of a translated kernel for `arch` ("compute_90"): inspect_asm's."""
     from .. import compiler as nvrtc
-    flags = ["-rdc=true"] if device else []  # keep the exported device function
+    flags = ["-rdc=true"] if device else []
     if options["fastmath"]:
         flags.append("--use_fast_math")
     if options["debug"]:
@@ -153,6 +209,48 @@ def _nvrtc_ptx(source: str, arch: str, device: bool, options: dict[str, Any]) ->
         flags.append("-lineinfo")
     ptx = nvrtc.compile(source, options=flags, arch=arch, target="ptx", no_extern_c=True)
     return ptx.decode() if isinstance(ptx, bytes) else str(ptx)
+
+
+def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
+            lineinfo: bool = False, device: bool = True, fastmath: bool = False,
+            cc: Any = None, opt: bool | None = None, abi: str = "c",
+            abi_info: dict | None = None, output: str = "ptx", forceinline: bool = False,
+            launch_bounds: Any = None) -> tuple[str | bytes, t.Type]:
+    """(code, return type) of `pyfunc` compiled for `sig`: a tuple of
+    argument types (the return type is inferred) or a signature whose return
+    type the result is converted to. device=True: a device function exported
+    with abi "c" (`ret name(args)`, named abi_info["abi_name"] or as the
+    function) or "numba" (`int name(ret *result, args)`); device=False: a
+    kernel. output "ptx" (str) or "ltoir" (bytes, NVRTC's -dlto). cc:
+    (major, minor[, 'a' | 'f']), default config.CUDA_DEFAULT_PTX_CC. debug
+    compiles with -G (unoptimized, so opt is implied off), lineinfo with
+    -lineinfo, fastmath with --use_fast_math. CUDA C/C++ the function links
+    (declare_device(link=...)) is part of the one code returned."""
+    _check_output(output, forceinline, debug, opt)
+    source, return_type, _linked = _translate(pyfunc, sig, debug, lineinfo, device, fastmath,
+                                              abi, abi_info, forceinline, launch_bounds, False)
+    code = _nvrtc(source, _default_cc(cc), output, debug, lineinfo, fastmath)
+    return code, return_type
+
+
+def compile_all(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
+                lineinfo: bool = False, device: bool = True, fastmath: bool = False,
+                cc: Any = None, opt: bool | None = None, abi: str = "c",
+                abi_info: dict | None = None, output: str = "ltoir", forceinline: bool = False,
+                launch_bounds: Any = None) -> tuple[list[str | bytes], t.Type]:
+    """compile(), as a list: the function's code first, then the code of each
+    CUDA C/C++ source it links (declare_device(link=...)), compiled by NVRTC
+    on its own, to be linked with it. output defaults to "ltoir"."""
+    _check_output(output, forceinline, debug, opt)
+    cc = _default_cc(cc)
+    source, return_type, linked = _translate(pyfunc, sig, debug, lineinfo, device, fastmath,
+                                             abi, abi_info, forceinline, launch_bounds, True)
+    codes = [_nvrtc(source, cc, output, debug, lineinfo, fastmath)]
+    if linked:
+        from .foreign import linked_source
+        codes.extend(_nvrtc(linked_source(path), cc, output, debug, lineinfo, False)
+                     for path in linked)
+    return codes, return_type
 
 
 def _current_cc() -> tuple[int, int]:
@@ -166,7 +264,7 @@ def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, debug: bool
                                fastmath: bool = False, opt: bool | None = None,
                                abi: str = "c", abi_info: dict | None = None,
                                output: str = "ptx", forceinline: bool = False,
-                               launch_bounds: Any = None) -> tuple[str, t.Type]:
+                               launch_bounds: Any = None) -> tuple[str | bytes, t.Type]:
     """compile() for the current GPU's compute capability (9.0 on the CPU
     backend, which has none)."""
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
@@ -179,8 +277,8 @@ def compile_ptx(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
                 cc: Any = None, opt: bool | None = None, abi: str = "numba",
                 abi_info: dict | None = None, forceinline: bool = False,
                 launch_bounds: Any = None) -> tuple[str, t.Type]:
-    """compile() to PTX with Numba's defaults for it: a kernel, Numba's ABI."""
-    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+    """compile() to PTX with numba-cuda's defaults for it: a kernel, Numba's ABI."""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,  # type: ignore
                    fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
                    output="ptx", forceinline=forceinline, launch_bounds=launch_bounds)
 
@@ -198,5 +296,5 @@ def compile_ptx_for_current_device(pyfunc: Callable[..., Any], sig: Any,
                        launch_bounds=launch_bounds)
 
 
-__all__ = ["compile", "compile_for_current_device", "compile_ptx",
+__all__ = ["compile", "compile_all", "compile_for_current_device", "compile_ptx",
            "compile_ptx_for_current_device"]

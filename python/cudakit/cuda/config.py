@@ -32,3 +32,7 @@ CUDA_ARRAY_INTERFACE_SYNC: bool = os.environ.get("NUMBA_CUDA_ARRAY_INTERFACE_SYN
 # not to; cudakit only when asked).
 CUDA_LOW_OCCUPANCY_WARNINGS: int = int(os.environ.get("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS",
                                                       "0") or 0)
+# The compute capability compile_ptx / compile target when given none
+# (cc=None): at least the lowest the loaded NVRTC compiles for (7.5 for
+# CUDA 12 and 13), as numba-cuda raises its own default of 5.0.
+CUDA_DEFAULT_PTX_CC: tuple[int, int] = (7, 5)

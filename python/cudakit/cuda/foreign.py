@@ -41,11 +41,37 @@ class ForeignFunction:
         return f"<foreign device function {self.name}{self.signature}>"
 
 
-class CUSource(str):
+class LinkableCode:
+    """numba-cuda's base of code to link from memory. cudakit compiles
+    kernels from source, so the one kind it links is CUDA C/C++ source
+    (CUSource, kind "cu"); PTX, cubins, fatbins, objects, archives and
+    LTO-IR are not linked."""
+
+    kind = ""
+
+    @staticmethod
+    def from_path(path: str) -> "CUSource":
+        """The CUDA C/C++ source file `path` (.cu) as a CUSource."""
+        if os.path.splitext(os.fspath(path))[1] != ".cu":
+            raise ValueError(f"LinkableCode.from_path: cannot link {path}: cudakit compiles "
+                             "kernels from source, so it links CUDA C/C++ source (.cu) only")
+        with open(path, encoding="utf-8") as handle:
+            return CUSource(handle.read(), name=os.path.splitext(os.path.basename(path))[0])
+
+    @classmethod
+    def from_path_or_obj(cls, path_or_obj: Any) -> "LinkableCode":
+        if isinstance(path_or_obj, LinkableCode):
+            return path_or_obj
+        return cls.from_path(path_or_obj)
+
+
+class CUSource(str, LinkableCode):
     """CUDA C/C++ source text to link (`link=[cuda.CUSource(text)]`), as
     numba-cuda's: it joins the kernel's translation unit as a .cu file's
     text does. As a string it is a name that holds the text's digest (what
     messages and the disk cache's key show)."""
+
+    kind = "cu"
 
     def __new__(cls, data: str | bytes, name: str | None = None) -> "CUSource":
         text = data.decode() if isinstance(data, bytes) else data

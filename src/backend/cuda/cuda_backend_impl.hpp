@@ -104,6 +104,7 @@ class CudaBackend final : public Backend, public GraphBackend {
   float elapsed_ms(NativeEvent start, NativeEvent stop) override;
 
   std::string compiler_identity() override;
+  GpuCompilerInfo gpu_compiler_info() override;
   std::string default_arch(int ordinal) override;
   CompiledCode compile(const CompileRequest& request) override;
   NativeModule load_module(int ordinal, const CompiledCode& code) override;

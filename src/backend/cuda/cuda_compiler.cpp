@@ -2,11 +2,14 @@
 // comes with the request (the core resolves "the device's arch" before).
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <sstream>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "backend/cuda/standard_headers.hpp"
@@ -154,6 +157,25 @@ std::string missing_header_hint(const std::string& log, const CompileRequest& re
          "compile options' headers, or its directory in include_dirs";
 }
 
+// A binary output of NVRTC (cubin, LTO-IR) through its size / data pair.
+std::vector<std::uint8_t> binary_output(nvrtcProgram program,
+                                        nvrtcResult (*size_of)(nvrtcProgram, std::size_t*),
+                                        nvrtcResult (*data_of)(nvrtcProgram, char*),
+                                        const std::string& what, const std::string& context,
+                                        const std::string& source) {
+  std::vector<std::uint8_t> image;
+  std::size_t bytes = 0;
+  nvrtcResult status = size_of(program, &bytes);
+  if (status == NVRTC_SUCCESS && bytes > 0) {
+    image.resize(bytes);
+    status = data_of(program, reinterpret_cast<char*>(image.data()));
+  }
+  if (status != NVRTC_SUCCESS || image.empty())
+    throw CompileError(context, "NVRTC produced no " + what, source, {}, static_cast<int>(status),
+                       nvrtc_error_name(status));
+  return image;
+}
+
 }  // namespace
 
 // The identity is part of every cache key, so it is needed on a cache hit,
@@ -174,6 +196,11 @@ std::string CudaBackend::compiler_identity() {
   return identity;
 }
 
+GpuCompilerInfo CudaBackend::gpu_compiler_info() {
+  const Nvrtc& api = nvrtc();
+  return {api.major, api.minor, api.archs, api.nvrtcGetLTOIR != nullptr, api.path};
+}
+
 std::string CudaBackend::default_arch(int ordinal) {
   return "sm_" + std::to_string(attribute(ordinal, DeviceAttribute::compute_capability_major)) +
          std::to_string(attribute(ordinal, DeviceAttribute::compute_capability_minor));
@@ -187,6 +214,11 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
 
   ArchSpec spec = parse_arch(options.arch);
   bool emit_ptx = spec.virtual_arch || options.ptx_only;
+  if (options.lto_ir && !api.nvrtcGetLTOIRSize)
+    throw NotSupported("compiling " + request.source_name + " to LTO-IR",
+                       identity + " (" + api.path + ") has no nvrtcGetLTOIR",
+                       "use the NVRTC of CUDA 12.0 or newer (set CUDAKIT_NVRTC), or compile to "
+                       "PTX");
   std::string note;
   const bool known = api.archs.empty() ||
                      std::find(api.archs.begin(), api.archs.end(), spec.number) != api.archs.end();
@@ -233,6 +265,7 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
     flags.push_back("-lineinfo");
   }
   if (options.fast_math) flags.push_back("--use_fast_math");
+  if (options.lto_ir) flags.push_back("-dlto");
   for (const auto& flag : options.extra_flags) flags.push_back(flag);
 
   std::vector<const char*> header_sources, header_names;
@@ -313,22 +346,19 @@ CompiledCode CudaBackend::compile(const CompileRequest& request) {
     if (api.nvrtcGetPTX(*program, code.ptx.data()) != NVRTC_SUCCESS) code.ptx.clear();
     while (!code.ptx.empty() && code.ptx.back() == '\0') code.ptx.pop_back();
   }
-  if (emit_ptx) {
+  if (options.lto_ir) {
+    code.image = binary_output(*program, api.nvrtcGetLTOIRSize, api.nvrtcGetLTOIR, "LTO-IR",
+                               context, request.source);
+    code.format = CodeFormat::ltoir;
+  } else if (emit_ptx) {
     if (code.ptx.empty()) throw CompileError(context, "NVRTC produced no PTX", request.source);
     code.format = CodeFormat::ptx;
     // The driver reads PTX as a C string: the image keeps its terminator.
     code.image.assign(code.ptx.begin(), code.ptx.end());
     code.image.push_back(0);
   } else {
-    std::size_t cubin_size = 0;
-    status = api.nvrtcGetCUBINSize(*program, &cubin_size);
-    if (status == NVRTC_SUCCESS && cubin_size > 0) {
-      code.image.resize(cubin_size);
-      status = api.nvrtcGetCUBIN(*program, reinterpret_cast<char*>(code.image.data()));
-    }
-    if (status != NVRTC_SUCCESS || code.image.empty())
-      throw CompileError(context, "NVRTC produced no cubin", request.source, {},
-                         static_cast<int>(status), nvrtc_error_name(status));
+    code.image = binary_output(*program, api.nvrtcGetCUBINSize, api.nvrtcGetCUBIN, "cubin", context,
+                               request.source);
     code.format = CodeFormat::cubin;
   }
 

@@ -65,6 +65,10 @@ NativeModule CudaBackend::load_module(int ordinal, const CompiledCode& code) {
     throw NotSupported("loading a module on CUDA device " + std::to_string(ordinal),
                        "the code was built for the CPU backend (a host shared object)",
                        "compile the source again with the CUDA backend");
+  if (code.format == CodeFormat::ltoir)
+    throw NotSupported("loading a module on CUDA device " + std::to_string(ordinal),
+                       "the code is LTO-IR, which the driver does not load",
+                       "compile the source to PTX or a cubin");
   if (code.image.empty())
     throw ArgumentError("loading a module on CUDA device " + std::to_string(ordinal),
                         "the code image is empty");

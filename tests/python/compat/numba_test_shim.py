@@ -391,6 +391,8 @@ class _NumbaFinder(importlib.abc.MetaPathFinder):
             return _module(fullname, [], {})
         if fullname in ("numba.core.errors", "numba.errors"):
             return importlib.import_module("cudakit.cuda.core.errors")
+        if fullname == "numba.core.extending":  # re-exports numba.cuda.extending's API
+            return importlib.import_module("cudakit.cuda.extending")
         if fullname == "numba.core.typing":
             return _module(fullname, [], {})
         if fullname == "numba.core.typing.typeof":  # numba.cuda.typing.typeof's original

@@ -11,6 +11,19 @@ from cudakit.cuda import Dispatcher
 GENERATED: dict[str, str] = {}
 
 
+def _nvrtc_available() -> bool:
+    from cudakit import _core
+    try:
+        _core.jit_compile_for_gpu('extern "C" __global__ void k() {}', "compute_90")
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
+# Tests of PTX / LTO-IR output: NVRTC needs no GPU, but it must be there.
+needs_nvrtc = pytest.mark.skipif(not _nvrtc_available(), reason="NVRTC is not available")
+
+
 @pytest.fixture(autouse=True)
 def collect_generated_sources():
     yield

@@ -21,20 +21,13 @@ from cudakit.cuda.np import numpy_support
 from cudakit.cuda.typing import signature, typeof
 from hostile_cases import Case, case_id, check_refused
 
+from .conftest import needs_nvrtc
+
 RNG = np.random.default_rng(2024)
 N = 37  # not a multiple of the block
 RECORD = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
 
 
-def _nvrtc_available() -> bool:
-    try:
-        _core.jit_compile_for_gpu('extern "C" __global__ void k() {}', "compute_90")
-    except Exception:  # noqa: BLE001
-        return False
-    return True
-
-
-needs_nvrtc = pytest.mark.skipif(not _nvrtc_available(), reason="NVRTC is not available")
 
 
 # ---- numpy_support --------------------------------------------------------------------
@@ -64,11 +57,11 @@ REFUSED = [
          "expected a ctypes pointer"),
     Case("carray of void* without a dtype",
          lambda: numpy_support.carray(ctypes.c_void_p(16), (2,)), TypeError, "dtype"),
-    Case("compile to LTO-IR", lambda: compile(lambda x: x, (types.int32,), output="ltoir"),
-         NotImplementedError, "output='ptx'"),
+    Case("compile to a cubin", lambda: compile(lambda x: x, (types.int32,), output="cubin"),
+         NotImplementedError, "Unsupported output type: cubin"),
     Case("compile a kernel with the C ABI",
          lambda: compile(lambda x: None, (types.int32,), device=False, abi="c"),
-         NotImplementedError, "device functions only"),
+         NotImplementedError, "The C ABI is not supported for kernels"),
     Case("signature with a non-type argument", lambda: signature(types.int32, 5), TypeError,
          "argument 0 must be a type"),
     Case("typeof of an object", lambda: typeof(object()), ValueError,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 
 from .. import config  # noqa: F401
-from . import errors  # noqa: F401
+from . import callconv, errors  # noqa: F401
 
 # `import numba.cuda.core.config` names a module: the same one.
 sys.modules.setdefault(__name__ + ".config", config)

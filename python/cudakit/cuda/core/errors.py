@@ -17,5 +17,13 @@ class NumbaInvalidConfigWarning(UserWarning):
     """Options that do not go together (debug=True with opt=True)."""
 
 
+def warn_debug_with_opt(stacklevel: int) -> None:
+    """numba-cuda's warning for debug=True without opt=False."""
+    import warnings
+    warnings.warn(NumbaInvalidConfigWarning(
+        "debug=True with opt=True is not supported by CUDA: the kernel is compiled "
+        "without optimization (pass opt=False with debug=True)"), stacklevel=stacklevel + 1)
+
+
 __all__ = ["NumbaError", "NumbaInvalidConfigWarning", "NumbaPerformanceWarning",
            "NumbaWarning", "TypingError", "UnsupportedError", "UnsupportedLanguageFeature"]

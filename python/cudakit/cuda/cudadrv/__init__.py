@@ -1,4 +1,4 @@
 """`numba.cuda.cudadrv`: the driver-level names programs touch: errors,
 the device-array module, the driver and runtime versions, streams."""
 
-from . import devicearray, driver, error, runtime  # noqa: F401
+from . import devicearray, driver, error, nvrtc, runtime  # noqa: F401

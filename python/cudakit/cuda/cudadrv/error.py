@@ -27,5 +27,9 @@ class NvrtcSupportError(ImportError):
     """NVRTC is not available."""
 
 
-__all__ = ["CudaDriverError", "CudaRuntimeError", "CudaSupportError", "NvrtcCompilationError",
-           "NvrtcError", "NvrtcSupportError"]
+class CCSupportError(RuntimeError):
+    """The compute capability is one NVRTC cannot compile for."""
+
+
+__all__ = ["CCSupportError", "CudaDriverError", "CudaRuntimeError", "CudaSupportError",
+           "NvrtcCompilationError", "NvrtcError", "NvrtcSupportError"]

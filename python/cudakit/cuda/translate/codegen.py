@@ -168,6 +168,8 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
             return f"cudakit_truth({val.code})"
         if isinstance(val.type, t.Scalar):
             return f"({val.code} != 0)"
+        if isinstance(val.type, t.NoneT):  # `if None:`, as Python: never taken
+            return "false"
         raise self.typing_error(f"{val.describe()} has no truth value in a kernel", node)
 
     def dtype_of(self, val: Val, node: ast.AST) -> t.Scalar:
@@ -384,6 +386,9 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
             params.append(f"{self.ctype(ty)} {c_name(name)}")
         if self.is_kernel:
             head = 'extern "C" __global__ void'
+            bounds = self.program.options.get("launch_bounds")
+            if bounds:  # compile(launch_bounds=): (max threads, min blocks, max cluster)
+                head += f" __launch_bounds__({', '.join(str(int(b)) for b in bounds)})"
         else:
             head = f"__device__ __noinline__ {self.ctype(self.return_type or t.none)}"
             if self.program.options.get("inline", True):
@@ -731,8 +736,9 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         val = self.expr(node.value) if node.value is not None else Val(t.none, "", None)
         if self.is_kernel:
             if val.type != t.none:
-                raise self.typing_error("a kernel cannot return a value (kernels return None;"
-                                        " write results into an array argument)", node)
+                raise self.typing_error("a kernel cannot return a value: a CUDA kernel must "
+                                        "have void return type (write results into an array "
+                                        "argument)", node)
             self.emit("return;")
             return
         if val.items is not None and not all(isinstance(i.type, t.Scalar) for i in val.items):

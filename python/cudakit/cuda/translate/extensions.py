@@ -57,11 +57,40 @@ def attribute_implementation(value_type: Any, attr: str) -> Any:
     return None
 
 
+def literal_types(args: list[Any]) -> tuple[Any, ...] | None:
+    """The types of a call's arguments (Vals) with Numba's literal types for
+    the integers and booleans known when compiling; None when none is."""
+    from . import types as t
+    types, literal = [], False
+    for arg in args:
+        value = arg.py if arg.known and isinstance(arg.type, t.Scalar) else None
+        if isinstance(value, bool):
+            types.append(t.BooleanLiteral(value, arg.type))
+        elif isinstance(value, int):
+            types.append(t.IntegerLiteral(value, arg.type))
+        else:
+            types.append(arg.type)
+            continue
+        literal = True
+    return tuple(types) if literal else None
+
+
 def overload_implementation(func: Any, arg_types: tuple[Any, ...],
-                            kwarg_types: dict[str, Any] | None = None) -> Any:
+                            kwarg_types: dict[str, Any] | None = None,
+                            literal_arg_types: tuple[Any, ...] | None = None) -> Any:
     """The implementation an @overload of `func` gives a kernel for these
     argument types: the first template of the "cuda" target that gives one,
-    else of the "generic" target; None when none does."""
+    else of the "generic" target; None when none does. As in Numba, the
+    templates are asked again with the literal types (literal_types) when
+    none gave one for the plain types."""
+    impl = _first_implementation(func, arg_types, kwarg_types)
+    if impl is None and literal_arg_types is not None:
+        impl = _first_implementation(func, literal_arg_types, kwarg_types)
+    return impl
+
+
+def _first_implementation(func: Any, arg_types: tuple[Any, ...],
+                          kwarg_types: dict[str, Any] | None) -> Any:
     for target in KERNEL_TARGETS:
         for template_target, template in OVERLOADS.get(func, []):
             if template_target != target:

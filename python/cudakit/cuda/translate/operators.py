@@ -714,7 +714,8 @@ class OperatorsMixin:
             # numba.cuda.extending.overload: the template picks the
             # implementation for these types; it is translated as a device function.
             impl = extensions.overload_implementation(
-                obj, tuple(a.type for a in args), {k: v.type for k, v in kwargs.items()})
+                obj, tuple(a.type for a in args), {k: v.type for k, v in kwargs.items()},
+                extensions.literal_types(args))
             if impl is None:
                 raise self.typing_error(
                     f"no @overload of {name} takes ({', '.join(a.describe() for a in args)})",

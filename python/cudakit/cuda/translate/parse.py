@@ -151,14 +151,18 @@ def _lambda_as_function(source: str, py_func: FunctionType,
                         where: SourceLocation) -> ast.FunctionDef:
     """`lambda a, b: expr` as `def <lambda>(a, b): return expr` (the first
     lambda on its lines with the same parameter names)."""
-    try:
-        module = ast.parse(source.strip())
-    except SyntaxError:
+    text = source.strip()
+    # The lines as a statement, an expression, or a call's arguments
+    # (`lambda: None, sig, cc=(9, 0)` on a line of its own).
+    for candidate in (text, "(" + text.rstrip(",") + ")", "_(" + text.rstrip(",") + ")"):
         try:
-            module = ast.parse("(" + source.strip().rstrip(",") + ")")
+            module = ast.parse(candidate)
+            break
         except SyntaxError:
-            raise UnsupportedError("cannot isolate the lambda's source; define the function "
-                                   "with def", where) from None
+            continue
+    else:
+        raise UnsupportedError("cannot isolate the lambda's source; define the function "
+                               "with def", where)
     code = py_func.__code__
     names = list(code.co_varnames[:code.co_argcount])
     for node in ast.walk(module):

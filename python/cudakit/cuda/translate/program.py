@@ -659,7 +659,7 @@ class Program:
         parts.extend(self.device_sources)
         parts.append("}  // extern \"C++\"")
         parts.append(kernel_source)
-        if self.linked_files:
+        if self.linked_files and not self.options.get("link_separately"):
             from ..foreign import linked_source
             parts.extend(linked_source(path) for path in self.linked_files)
         return "\n".join(parts) + "\n"

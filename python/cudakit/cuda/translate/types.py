@@ -420,6 +420,20 @@ class ConstT(Type):
     __repr__ = __str__
 
 
+class IntegerLiteral(ConstT):
+    """Numba's literal integer type: an integer argument known when the
+    kernel is compiled, as an @overload template sees it when it gave no
+    implementation for the plain type."""
+
+    @property
+    def literal_value(self) -> object:
+        return self.value
+
+
+class BooleanLiteral(IntegerLiteral):
+    """Numba's literal boolean type (True or False known when compiled)."""
+
+
 @dataclass(frozen=True)
 class NoneT(Type):
     def __str__(self) -> str:
