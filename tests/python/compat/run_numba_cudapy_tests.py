@@ -13,7 +13,9 @@ pip downloads; only the test files, their *_usecases modules and tests/data
 are used. numba_test_shim.py points `numba` / `numba.cuda` at cudakit.cuda
 and stands in for numba-cuda's test harness only: a name cudakit lacks makes
 the tests that import it fail. EXCLUDED_FILES (below) test Numba's internals
-and are not run.
+and are not run; EXCLUDED_CLASSES are the test classes (or single tests,
+"Class::test_name") of Numba's internals inside files that also test what
+kernels do: they are deselected and not counted.
 
 Each file runs in its own pytest process with a timeout: a hang or a crash
 stops only that file, and its tests that did not report count as failed.
@@ -71,14 +73,42 @@ EXCLUDED_FILES = {
     "test_inline.py": "inline= / forceinline= as alwaysinline attributes in Numba's LLVM IR",
 }
 
+# Test classes, or single tests ("Class::test_name"), of Numba's internals in
+# files whose other tests run kernels: file -> {class or test: reason}. The
+# names they import from Numba's internals are placeholders in the shim
+# (numba_test_shim.EXCLUDED_INTERNALS), so that the file imports.
+EXCLUDED_CLASSES = {
+    "test_flow_control.py": {
+        "TestCFGraph": "Numba's CFGraph (dominators, post-dominators, loops of its CFG)",
+        "TestRealCodeDomFront": "dominance frontiers of Numba's ControlFlowAnalysis on "
+                                "bytecode (numba.cuda.core.bytecode)",
+    },
+}
+
+
+def _excluded(file_name: str, class_name: str, test_name: str | None = None) -> bool:
+    names = EXCLUDED_CLASSES.get(file_name, {})
+    return class_name in names or (test_name is not None
+                                   and f"{class_name}::{test_name}" in names)
+
+
+def deselect_options(file_name: str) -> list[str]:
+    """pytest's --deselect for the file's EXCLUDED_CLASSES (node ids are
+    relative to the file's folder, the rootdir)."""
+    options = []
+    for name in EXCLUDED_CLASSES.get(file_name, {}):
+        options += ["--deselect", f"{file_name}::{name}" + ("" if "::" in name else "::")]
+    return options
+
 
 def count_tests_in_source(path: str) -> int:
-    """test* methods and functions in the file: what a file that fails to
-    import or crashes counts as failed."""
+    """test* methods and functions in the file, less EXCLUDED_CLASSES: what a
+    file that fails to import or crashes counts as failed."""
     try:
         tree = ast.parse(open(path, encoding="utf-8").read())
     except (OSError, SyntaxError):
         return 1
+    file_name = os.path.basename(path)
     count = 0
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
@@ -87,6 +117,7 @@ def count_tests_in_source(path: str) -> int:
                 node.name.startswith("Test") or any("TestCase" in ast.unparse(base)
                                                     for base in node.bases)):
             count += sum(isinstance(item, ast.FunctionDef) and item.name.startswith("test")
+                         and not _excluded(file_name, node.name, item.name)
                          for item in node.body)
     return max(count, 1)
 
@@ -198,7 +229,7 @@ def run_file(path: str, timeout: float, env: dict, cwd: str) -> tuple[int, int, 
     report.close()
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
                "run_numba_cudapy_tests", "-o", "addopts=", "--rootdir", os.path.dirname(path),
-               path]
+               *deselect_options(os.path.basename(path)), path]
     run_env = dict(env, NUMBA_CUDAPY_REPORT=report.name)
     note = ""
     try:
@@ -374,6 +405,8 @@ def main() -> int:
     for name in names:
         if name in EXCLUDED_FILES:
             print(f"   {name}: {EXCLUDED_FILES[name]}")
+        for test, reason in EXCLUDED_CLASSES.get(name, {}).items():
+            print(f"   {name}::{test}: {reason}")
     # The totals last: gpu-check's summary shows the log's last lines.
     print(f"== total cudakit:    {totals[0]} passed / {totals[1]} failed / {totals[2]} skipped"
           f" ({share(totals)})")
