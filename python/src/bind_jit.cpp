@@ -121,6 +121,18 @@ class JitKernel {
   std::string arch() const { return module_.code().arch; }
   std::size_t param_count() const { return params_.size(); }
   int max_threads_per_block() const { return kernel_.attributes().max_threads_per_block; }
+  // The loaded kernel's resource use, as cuFuncGetAttribute reports it
+  // (the CPU backend: its static shared memory; no registers or local memory).
+  nb::dict attributes() const {
+    const KernelAttributes a = kernel_.attributes();
+    nb::dict out;
+    out["registers"] = a.registers;
+    out["static_shared_bytes"] = a.static_shared_bytes;
+    out["local_bytes"] = a.local_bytes;
+    out["const_bytes"] = a.const_bytes;
+    out["max_threads_per_block"] = a.max_threads_per_block;
+    return out;
+  }
   int max_threads_per_block_cached() const {
     if (max_threads_ < 0) max_threads_ = max_threads_per_block();
     return max_threads_;
@@ -401,7 +413,8 @@ void bind_jit(nb::module_& m) {
       .def_prop_ro("log", &JitKernel::log)
       .def_prop_ro("arch", &JitKernel::arch)
       .def_prop_ro("param_count", &JitKernel::param_count)
-      .def_prop_ro("max_threads_per_block", &JitKernel::max_threads_per_block_cached);
+      .def_prop_ro("max_threads_per_block", &JitKernel::max_threads_per_block_cached)
+      .def_prop_ro("attributes", &JitKernel::attributes);
 
   nb::class_<JitLauncher>(m, "JitLauncher",
                           "kernel[griddim, blockdim, stream, sharedmem]: call it to launch.",

@@ -346,6 +346,23 @@ def _excluded_internals_module(fullname: str) -> types.ModuleType:
            for name, used_by in names.items()}})
 
 
+# --- cuda-python's driver error (a harness mapping of an exception type) ---------------
+
+def _cuda_python_module(fullname: str) -> types.ModuleType | None:
+    """numba-cuda's tests catch a failed driver call as cuda-python's
+    CUDAError (`from cuda.core._utils.cuda_utils import CUDAError`); cudakit
+    does not use cuda-python, and its driver error of the same role is
+    numba.cuda.cudadrv.driver.CudaAPIError (a driver call that failed: its
+    CUresult name in the message). Only these module names are given, and
+    only where cuda-python is not installed."""
+    if fullname == "cuda.core._utils.cuda_utils":
+        driver = importlib.import_module("cudakit.cuda.cudadrv.driver")
+        return _module(fullname, None, {"CUDAError": driver.CudaAPIError})
+    if fullname in ("cuda", "cuda.core", "cuda.core._utils"):
+        return _module(fullname, [], {})
+    return None
+
+
 # --- the import redirection ----------------------------------------------------------
 
 class _CpuJitFunction:
@@ -434,6 +451,11 @@ class _Ready(importlib.abc.Loader):
 
 class _NumbaFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
+        if fullname in ("cuda", "cuda.core", "cuda.core._utils",
+                        "cuda.core._utils.cuda_utils") and not _HAS_CUDA_PYTHON:
+            module = _cuda_python_module(fullname)
+            return importlib.machinery.ModuleSpec(fullname, _Ready(module), is_package=hasattr(
+                module, "__path__"))
         if fullname != "numba" and not fullname.startswith("numba."):
             return None
         module = self._module_for(fullname)
@@ -486,6 +508,9 @@ class _NumbaFinder(importlib.abc.MetaPathFinder):
             return importlib.import_module(cudakit_name)
         raise ModuleNotFoundError(f"No module named {fullname!r} (a Numba internal; cudakit "
                                   "provides only numba.cuda)", name=fullname)
+
+
+_HAS_CUDA_PYTHON = importlib.util.find_spec("cuda") is not None
 
 
 def install(tests_dir: str, data_dir: str) -> None:

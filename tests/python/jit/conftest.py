@@ -15,7 +15,7 @@ GENERATED: dict[str, str] = {}
 def collect_generated_sources():
     yield
     for dispatcher in list(_DISPATCHERS):
-        for spec in dispatcher.specializations.values():
+        for spec in dispatcher.overloads.values():
             GENERATED.setdefault(spec.translation.source, spec.translation.kernel_name)
 
 

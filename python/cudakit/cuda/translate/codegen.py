@@ -386,6 +386,9 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
             params.append(f"{self.ctype(ty)} {c_name(name)}")
         if self.is_kernel:
             head = 'extern "C" __global__ void'
+            bounds = self.program.options.get("launch_bounds")
+            if bounds:  # (max threads per block, min blocks per SM, max blocks per cluster)
+                head += f" __launch_bounds__({', '.join(str(int(b)) for b in bounds)})"
         else:
             head = f"__device__ __noinline__ {self.ctype(self.return_type or t.none)}"
             if self.program.options.get("inline", True):
