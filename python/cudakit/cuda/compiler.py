@@ -130,6 +130,12 @@ def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
     py_func = getattr(pyfunc, "py_func", pyfunc)
     signature = _signature_of(sig)
     options = {"debug": bool(debug), "lineinfo": bool(lineinfo), "fastmath": bool(fastmath)}
+    if launch_bounds is not None:
+        if device:
+            raise ValueError("compile: launch_bounds apply to kernels (device=False), not to "
+                             "device functions")
+        from .api import launch_bounds_option
+        options["launch_bounds"] = launch_bounds_option(launch_bounds)
     parsed = parse_function(py_func)
     if device:
         source, return_type = _device_source(parsed, signature, options, abi, abi_info)

@@ -18,6 +18,8 @@ from cudakit.cuda.core.errors import TypingError
 from cudakit.cuda.types import float32, float64, int32, int64, void
 from hostile_cases import Case, case_id, check_refused
 
+from .test_numba_public_modules import needs_nvrtc
+
 RNG = np.random.default_rng(20)
 
 
@@ -272,3 +274,14 @@ REFUSED = [
 @pytest.mark.parametrize("case", REFUSED, ids=case_id)
 def test_refused(case):
     check_refused(case)
+
+
+@needs_nvrtc
+def test_launch_bounds_reach_the_ptx():
+    def kernel(x):
+        x[0] = 1
+
+    ptx, _ = cuda.compile_ptx(kernel, void(float32[::1]), launch_bounds=(256, 2))
+    assert ".maxntid 256, 1, 1" in ptx and ".minnctapersm 2" in ptx
+    with pytest.raises(ValueError, match="apply to kernels"):
+        cuda.compile(kernel, void(float32[::1]), device=True, launch_bounds=256)
