@@ -133,6 +133,8 @@ class JitKernel {
     out["max_threads_per_block"] = a.max_threads_per_block;
     return out;
   }
+  // cuda.jit(shared_memory_carveout=...): percent of L1 / shared memory, -1 the default.
+  void set_shared_memory_carveout(int percent) const { kernel_.set_shared_memory_carveout(percent); }
   int max_threads_per_block_cached() const {
     if (max_threads_ < 0) max_threads_ = max_threads_per_block();
     return max_threads_;
@@ -414,7 +416,9 @@ void bind_jit(nb::module_& m) {
       .def_prop_ro("arch", &JitKernel::arch)
       .def_prop_ro("param_count", &JitKernel::param_count)
       .def_prop_ro("max_threads_per_block", &JitKernel::max_threads_per_block_cached)
-      .def_prop_ro("attributes", &JitKernel::attributes);
+      .def_prop_ro("attributes", &JitKernel::attributes)
+      .def("set_shared_memory_carveout", &JitKernel::set_shared_memory_carveout,
+           nb::arg("percent"));
 
   nb::class_<JitLauncher>(m, "JitLauncher",
                           "kernel[griddim, blockdim, stream, sharedmem]: call it to launch.",

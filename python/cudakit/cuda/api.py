@@ -75,23 +75,22 @@ def launch_bounds_option(value: Any) -> tuple[int, ...] | None:
     return bounds
 
 
-def _check_carveout(value: Any) -> None:
-    """cuda.jit(shared_memory_carveout=...): Numba's checks of the value;
-    a valid one is refused, as cudakit does not set it on the kernel."""
+_CARVEOUT_NAMES = {"default": -1, "maxl1": 0, "maxshared": 100}
+
+
+def carveout_percent(value: Any) -> int:
+    """cuda.jit(shared_memory_carveout=...) as the percent of L1 / shared
+    memory preferred as shared memory (-1: the device's default)."""
     if isinstance(value, str):
-        if value.lower() not in ("default", "maxl1", "maxshared"):
+        if value.lower() not in _CARVEOUT_NAMES:
             raise ValueError(f"Invalid carveout value: {value}. Must be -1 to 100 or one of "
-                             "['default', 'maxl1', 'maxshared']")
-    elif isinstance(value, int) and not isinstance(value, bool):
+                             f"{list(_CARVEOUT_NAMES)}")
+        return _CARVEOUT_NAMES[value.lower()]
+    if isinstance(value, int) and not isinstance(value, bool):
         if not -1 <= value <= 100:
             raise ValueError(f"Carveout must be between -1 and 100, got {value}")
-    else:
-        raise TypeError(f"shared_memory_carveout must be str or int, got "
-                        f"{type(value).__name__}")
-    raise NotImplementedError(
-        f"cuda.jit(shared_memory_carveout={value!r}) is not offered by cudakit: it does not "
-        "set a kernel's preferred shared memory / L1 split (the driver's default is used); "
-        "leave the option out")
+        return int(value)
+    raise TypeError(f"shared_memory_carveout must be str or int, got {type(value).__name__}")
 
 
 def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
@@ -100,8 +99,9 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
     if unknown:
         raise TypeError(f"cuda.jit: unknown option(s) {', '.join(sorted(unknown))}")
     if options.get("shared_memory_carveout") is not None:
-        _check_carveout(options["shared_memory_carveout"])
-    options.pop("shared_memory_carveout", None)
+        options["shared_memory_carveout"] = carveout_percent(options["shared_memory_carveout"])
+    else:
+        options.pop("shared_memory_carveout", None)
     if "launch_bounds" in options:
         options["launch_bounds"] = launch_bounds_option(options["launch_bounds"])
         if options["launch_bounds"] is None:

@@ -237,6 +237,8 @@ class _Specialization:
                 "the CUDA C++ generated for this kernel did not compile (a cudakit bug: "
                 "please report it with this message); the compiler said, at the Python "
                 f"lines its #line directives point to:\n{error}") from error
+        if options.get("shared_memory_carveout") is not None:  # (a hint to the driver)
+            self.kernel.set_shared_memory_carveout(int(options["shared_memory_carveout"]))
         self.max_threads = self.kernel.max_threads_per_block
         bounds = options.get("launch_bounds")
         if bounds:  # (the driver's limit on a GPU; the CPU backend ignores the bounds)

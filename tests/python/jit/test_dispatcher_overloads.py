@@ -109,6 +109,20 @@ def test_launch_bounds_limit_the_block_and_reach_the_source():
         fill[1, 128](out)
 
 
+@pytest.mark.parametrize("carveout", ["MaxL1", "MaxShared", "default", 0, 50, 100, -1])
+def test_shared_memory_carveout_is_a_hint_the_kernel_runs_with(carveout):
+    @cuda.jit("void(int32[::1])", shared_memory_carveout=carveout)
+    def add_one(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] += i + 1
+
+    x = RNG.integers(-50, 50, size=37).astype(np.int32)
+    device = cuda.to_device(x)
+    add_one[2, 32](device)
+    np.testing.assert_array_equal(device.copy_to_host(), x + np.arange(1, 38))
+
+
 def test_shared_memory_per_block_is_reported():
     @cuda.jit
     def staged(out):
@@ -266,8 +280,6 @@ REFUSED = [
          ValueError, "Invalid carveout value"),
     Case("carveout of a float", lambda: cuda.jit(shared_memory_carveout=0.5)(_unused),
          TypeError, "must be str or int"),
-    Case("a valid carveout, not offered", lambda: cuda.jit(shared_memory_carveout=50)(_unused),
-         NotImplementedError, "not offered by cudakit"),
 ]
 
 
