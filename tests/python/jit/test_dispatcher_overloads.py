@@ -209,11 +209,13 @@ def test_compilations_on_two_threads_see_their_own_config():
     def fill(out):
         out[0] = 1
 
-    seen = {}
+    seen = []
+    both_compiling = threading.Barrier(2)
     original = fill._compile_for_args
 
     def watching(*args):
-        seen[threading.get_ident()] = launchconfig.ensure_current_launch_config().args[0]
+        both_compiling.wait(timeout=30)  # (the two compilations overlap)
+        seen.append(launchconfig.ensure_current_launch_config().args[0])
         return original(*args)
 
     fill._compile_for_args = watching
@@ -223,7 +225,8 @@ def test_compilations_on_two_threads_see_their_own_config():
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(id(a) for a in seen.values()) == sorted(id(a) for a in arrays)
+    assert sorted(id(a) for a in seen) == sorted(id(a) for a in arrays)
+    assert [a[0] for a in arrays] == [1, 1]
 
 
 def test_python_version():
