@@ -54,6 +54,10 @@ class Kernel {
   // back; cache_preference() is the value last set (prefer_none at first).
   void set_cache_preference(CachePreference preference) const;
   CachePreference cache_preference() const;
+  // The share of L1 / shared memory this kernel prefers as shared memory, in
+  // percent from 0 to 100, or -1 for the device's default (the driver's
+  // preferred carveout, a hint). ArgumentError outside -1..100.
+  void set_shared_memory_carveout(int percent) const;
   void* native() const;
 
   // The checked launch of a run-time built argument list. Host transfers

@@ -123,6 +123,20 @@ class JitKernel {
   std::string arch() const { return module_.code().arch; }
   std::size_t param_count() const { return params_.size(); }
   int max_threads_per_block() const { return kernel_.attributes().max_threads_per_block; }
+  // The loaded kernel's resource use, as cuFuncGetAttribute reports it
+  // (the CPU backend: its static shared memory; no registers or local memory).
+  nb::dict attributes() const {
+    const KernelAttributes a = kernel_.attributes();
+    nb::dict out;
+    out["registers"] = a.registers;
+    out["static_shared_bytes"] = a.static_shared_bytes;
+    out["local_bytes"] = a.local_bytes;
+    out["const_bytes"] = a.const_bytes;
+    out["max_threads_per_block"] = a.max_threads_per_block;
+    return out;
+  }
+  // cuda.jit(shared_memory_carveout=...): percent of L1 / shared memory, -1 the default.
+  void set_shared_memory_carveout(int percent) const { kernel_.set_shared_memory_carveout(percent); }
   int max_threads_per_block_cached() const {
     if (max_threads_ < 0) max_threads_ = max_threads_per_block();
     return max_threads_;
@@ -403,7 +417,10 @@ void bind_jit(nb::module_& m) {
       .def_prop_ro("log", &JitKernel::log)
       .def_prop_ro("arch", &JitKernel::arch)
       .def_prop_ro("param_count", &JitKernel::param_count)
-      .def_prop_ro("max_threads_per_block", &JitKernel::max_threads_per_block_cached);
+      .def_prop_ro("max_threads_per_block", &JitKernel::max_threads_per_block_cached)
+      .def_prop_ro("attributes", &JitKernel::attributes)
+      .def("set_shared_memory_carveout", &JitKernel::set_shared_memory_carveout,
+           nb::arg("percent"));
 
   nb::class_<JitLauncher>(m, "JitLauncher",
                           "kernel[griddim, blockdim, stream, sharedmem]: call it to launch.",

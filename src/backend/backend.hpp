@@ -244,6 +244,15 @@ class Backend {
     throw NotSupported("setting a kernel's cache preference",
                        "this backend has no cache configuration");
   }
+  // The share of the L1 / shared memory the kernel prefers as shared memory,
+  // in percent (-1: the device's default): the driver's
+  // CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT.
+  virtual void set_kernel_shared_memory_carveout(NativeKernel kernel, int percent) {
+    (void)kernel;
+    (void)percent;
+    throw NotSupported("setting a kernel's shared memory carveout",
+                       "this backend has no shared memory / L1 split");
+  }
   // Links relocatable device code, libraries and binaries into one cubin for
   // the device's arch (the driver's JIT linker). CudaError with the linker's
   // error log when it fails; NotSupported on backends without a linker.

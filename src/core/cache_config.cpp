@@ -81,4 +81,14 @@ CachePreference Kernel::cache_preference() const {
   return state_->cache_preference.load(std::memory_order_relaxed);
 }
 
+void Kernel::set_shared_memory_carveout(int percent) const {
+  if (percent < -1 || percent > 100)
+    throw ArgumentError(
+        "setting the shared memory carveout of kernel " + state_->name,
+        "the carveout is " + std::to_string(percent) + "; it must be between -1 and 100",
+        "give a percentage of L1 / shared memory (0 to 100) or -1 for the "
+        "device's default");
+  state_->backend->set_kernel_shared_memory_carveout(state_->native, percent);
+}
+
 }  // namespace cudakit

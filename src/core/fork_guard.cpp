@@ -140,6 +140,9 @@ class ForkGuardBackend final : public ForwardingBackend {
   void set_kernel_cache_preference(NativeKernel k, CachePreference p) override {
     enter().set_kernel_cache_preference(k, p);
   }
+  void set_kernel_shared_memory_carveout(NativeKernel k, int percent) override {
+    enter().set_kernel_shared_memory_carveout(k, percent);
+  }
   CompiledCode link(int o, const std::vector<LinkInput>& inputs,
                     const LinkOptions& options) override {
     return enter().link(o, inputs, options);

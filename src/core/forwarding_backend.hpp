@@ -105,6 +105,9 @@ class ForwardingBackend : public Backend, public GraphBackend {
   void set_max_dynamic_shared_memory(NativeKernel k, std::size_t b) override {
     inner_->set_max_dynamic_shared_memory(k, b);
   }
+  void set_kernel_shared_memory_carveout(NativeKernel k, int percent) override {
+    inner_->set_kernel_shared_memory_carveout(k, percent);
+  }
   void set_kernel_cache_preference(NativeKernel k, CachePreference p) override {
     inner_->set_kernel_cache_preference(k, p);
   }

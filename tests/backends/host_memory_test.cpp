@@ -112,6 +112,9 @@ TEST_F(HostMemory, CachePreferencesReadBackAndBadValuesAreRefused) {
   EXPECT_EQ(kernel.cache_preference(), CachePreference::prefer_none);
   kernel.set_cache_preference(CachePreference::prefer_l1);
   EXPECT_EQ(kernel.cache_preference(), CachePreference::prefer_l1);
+  for (int percent : {-1, 0, 50, 100}) kernel.set_shared_memory_carveout(percent);
+  EXPECT_THROW(kernel.set_shared_memory_carveout(101), ArgumentError);
+  EXPECT_THROW(kernel.set_shared_memory_carveout(-2), ArgumentError);
 }
 
 }  // namespace

@@ -455,6 +455,8 @@ TEST_F(CudaBackendFake, CachePreferencesReachTheDriver) {
   void* kernel = backend.get_kernel(module, "vec_add");
   backend.set_kernel_cache_preference(kernel, CachePreference::prefer_l1);
   EXPECT_EQ(fake().last_function_cache_config, CU_FUNC_CACHE_PREFER_L1);
+  backend.set_kernel_shared_memory_carveout(kernel, 75);
+  EXPECT_EQ(fake().last_function_carveout, 75);
   backend.unload_module(module);
 }
 

@@ -75,6 +75,7 @@ extern "C" void fake_cuda_reset() {
   control.context_cache_config = 0;
   control.context_shared_config = 0;
   control.last_function_cache_config = -1;
+  control.last_function_carveout = -2;
   control.live_links = 0;
   control.last_link_inputs = 0;
   control.last_link_option_count = 0;
@@ -390,6 +391,11 @@ CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attribute, CUfuncti
   return CUDA_SUCCESS;
 }
 CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
+  if (attribute == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) {
+    if (value < -1 || value > 100) return CUDA_ERROR_INVALID_VALUE;
+    control.last_function_carveout = value;
+    return CUDA_SUCCESS;
+  }
   if (attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return CUDA_ERROR_NOT_SUPPORTED;
   if (value > 227 * 1024) return CUDA_ERROR_INVALID_VALUE;
   function->max_dynamic_shared = value;

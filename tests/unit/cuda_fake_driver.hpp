@@ -29,6 +29,7 @@ struct FakeCudaControl {
   int context_cache_config = 0;                 // CUfunc_cache of the current context
   int context_shared_config = 0;                // CUsharedconfig of the current context
   int last_function_cache_config = -1;          // the latest cuFuncSetCacheConfig
+  int last_function_carveout = -2;              // the latest preferred shared memory carveout
   // The linker: cuLinkComplete fails with "Undefined reference" when an
   // input holds the text "undefined_function"; otherwise links.
   std::atomic<int> live_links{0};    // cuLinkCreate less cuLinkDestroy

@@ -59,7 +59,43 @@ def _signature(spec: Any) -> t.Signature:
 
 
 _JIT_OPTIONS = {"device", "debug", "lineinfo", "fastmath", "cache", "max_registers", "opt",
-                "inline", "link", "boundscheck", "forceinline", "lto", "extensions"}
+                "inline", "link", "boundscheck", "forceinline", "lto", "extensions",
+                "launch_bounds", "shared_memory_carveout"}
+
+
+def launch_bounds_option(value: Any) -> tuple[int, ...] | None:
+    """cuda.jit(launch_bounds=...): max threads per block, or a tuple of it,
+    the min blocks per multiprocessor and the max blocks per cluster."""
+    if value is None:
+        return None
+    bounds = (value,) if isinstance(value, int) else tuple(value)
+    if len(bounds) > 3:
+        raise ValueError(f"Got {len(bounds)} launch bounds: {value}. A maximum of three are "
+                         "supported: (max_threads_per_block, min_blocks_per_sm, "
+                         "max_blocks_per_cluster)")
+    if not bounds or not all(isinstance(b, int) and not isinstance(b, bool) and b > 0
+                             for b in bounds):
+        raise ValueError(f"launch_bounds must be a positive int or a tuple of 1 to 3 positive "
+                         f"ints (max_threads_per_block, ...), got {value!r}")
+    return bounds
+
+
+_CARVEOUT_NAMES = {"default": -1, "maxl1": 0, "maxshared": 100}
+
+
+def carveout_percent(value: Any) -> int:
+    """cuda.jit(shared_memory_carveout=...) as the percent of L1 / shared
+    memory preferred as shared memory (-1: the device's default)."""
+    if isinstance(value, str):
+        if value.lower() not in _CARVEOUT_NAMES:
+            raise ValueError(f"Invalid carveout value: {value}. Must be -1 to 100 or one of "
+                             f"{list(_CARVEOUT_NAMES)}")
+        return _CARVEOUT_NAMES[value.lower()]
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not -1 <= value <= 100:
+            raise ValueError(f"Carveout must be between -1 and 100, got {value}")
+        return int(value)
+    raise TypeError(f"shared_memory_carveout must be str or int, got {type(value).__name__}")
 
 
 def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
@@ -67,6 +103,14 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
     unknown = set(options) - _JIT_OPTIONS
     if unknown:
         raise TypeError(f"cuda.jit: unknown option(s) {', '.join(sorted(unknown))}")
+    if options.get("shared_memory_carveout") is not None:
+        options["shared_memory_carveout"] = carveout_percent(options["shared_memory_carveout"])
+    else:
+        options.pop("shared_memory_carveout", None)
+    if "launch_bounds" in options:
+        options["launch_bounds"] = launch_bounds_option(options["launch_bounds"])
+        if options["launch_bounds"] is None:
+            del options["launch_bounds"]
     if options.get("link"):
         options["link"] = check_link_paths(options["link"], "cuda.jit(link=...)")
     if options.get("debug") and options.get("opt", True):
@@ -80,7 +124,10 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
         signatures = [_signature(s) for s in specs]
 
     def decorate(func: Callable[..., Any]) -> Dispatcher:
-        return Dispatcher(func, signatures, device, **options)
+        dispatcher = Dispatcher(func, signatures, device, **options)
+        # One signature (not a list) fixes the argument types, as specialize() does.
+        dispatcher._specialized = not isinstance(func_or_sig, list)
+        return dispatcher
 
     return decorate
 

@@ -16,9 +16,10 @@ import numpy as np
 from .. import _core
 from .._core import KernelFault
 from .._pickling import refuse_pickle
-from . import config
+from . import config, launchconfig, overload_resolution
 from . import config as cuda_config  # (where a parameter named config hides it)
 from .args import ArgHint
+from .cudadrv.driver import CudaAPIError
 from .device_array import (DeviceNDArray, from_cuda_array_interface, from_gpuarray, to_device,
                            wait_for_interface_stream)
 from .mapped_memory import MappedNDArray
@@ -36,6 +37,11 @@ for _name, _scalar in t.SCALARS.items():
 
 
 _FAST_TYPE_IDS = {py_type: id(ty) for py_type, ty in _FAST_TYPES.items()}
+
+
+class BlockTooLarge(CudaAPIError, ValueError):
+    """A launch of more threads per block than the kernel allows: what the
+    driver's launch reports (CUDA_ERROR_INVALID_VALUE), raised before it."""
 
 
 class NumbaPerformanceWarning(UserWarning):
@@ -195,6 +201,10 @@ def _param(ty: t.Type) -> Any:
 class _Specialization:
     """One compiled kernel for one tuple of argument types."""
 
+    # Compiled for one launch configuration only (launchconfig's
+    # mark_launch_config_sensitive() during its compilation).
+    launch_config_sensitive = False
+
     def __init__(self, translation: KernelTranslation, options: dict[str, Any]) -> None:
         self.translation = translation
         self.arg_types = translation.arg_types
@@ -227,7 +237,12 @@ class _Specialization:
                 "the CUDA C++ generated for this kernel did not compile (a cudakit bug: "
                 "please report it with this message); the compiler said, at the Python "
                 f"lines its #line directives point to:\n{error}") from error
+        if options.get("shared_memory_carveout") is not None:  # (a hint to the driver)
+            self.kernel.set_shared_memory_carveout(int(options["shared_memory_carveout"]))
         self.max_threads = self.kernel.max_threads_per_block
+        bounds = options.get("launch_bounds")
+        if bounds:  # (the driver's limit on a GPU; the CPU backend ignores the bounds)
+            self.max_threads = min(self.max_threads or bounds[0], bounds[0])
         # Numba launches a kernel that calls grid.sync() cooperatively.
         self.cooperative = translation.cooperative
 
@@ -273,7 +288,7 @@ class Dispatcher:
         self.__wrapped__ = py_func
         self.device = device
         self.options = options
-        self.signatures = list(signatures or [])
+        self._signatures = list(signatures or [])  # the explicit ones
         # Numba's kernel extensions: objects whose prepare_args(ty, val,
         # stream=, retr=) may replace each argument before a launch.
         self.extensions: list[Any] = list(options.get("extensions") or [])
@@ -282,6 +297,15 @@ class Dispatcher:
         self._parsed: ParsedFunction | None = None
         # Numba's kernel.stats: disk cache hits and misses by argument types.
         self.stats = SimpleNamespace(cache_hits=Counter(), cache_misses=Counter())
+        # Once a compilation is marked launch-config sensitive: the (griddim,
+        # blockdim, sharedmem) its kernels are for; other configurations
+        # launch kernels of their own dispatchers (launch_config_variants).
+        self._launch_config_key: tuple[Any, ...] | None = None
+        self._launch_config_variants: dict[tuple[Any, ...], Dispatcher] = {}
+        # Numba's: specialize()'s dispatchers by argument types; a dispatcher
+        # given signatures, or made by specialize(), is itself specialized.
+        self.specializations: dict[tuple[t.Type, ...], Dispatcher] = {}
+        self._specialized = False
         if signatures and not device:
             for sig in signatures:
                 self.compile(sig.args)
@@ -296,9 +320,21 @@ class Dispatcher:
         return state
 
     @property
-    def specializations(self) -> dict[tuple[t.Type, ...], _Specialization]:
+    def overloads(self) -> dict[tuple[t.Type, ...], _Specialization]:
         """The compiled kernels by argument types (on the current device)."""
         return self._on_device().specializations
+
+    @property
+    def signatures(self) -> list[Any]:
+        """The signatures given to cuda.jit, else the argument types of the
+        kernels compiled so far (as Numba lists them)."""
+        return list(self._signatures) if self._signatures else list(self.overloads)
+
+    @property
+    def specialized(self) -> bool:
+        """Whether this dispatcher is for fixed argument types (made with
+        signatures, or by specialize())."""
+        return self._specialized
 
     # ---- translation ------------------------------------------------------------------
     @property
@@ -332,11 +368,17 @@ class Dispatcher:
 
     def _device_specialization(self, program: Program, arg_types: tuple[t.Type, ...],
                                where: SourceLocation, node: ast.AST) -> tuple[str, t.Type]:
-        if self.signatures:
-            for sig in self.signatures:
-                if len(sig.args) == len(arg_types):
-                    arg_types = tuple(sig.args)
-                    break
+        if self._signatures:
+            sigs = self._signatures
+            best = overload_resolution.best_signatures(arg_types, sigs)
+            if not best:
+                raise TypingError(
+                    f"Invalid use of type(device function {self.__name__}, compiled for "
+                    f"{' or '.join(overload_resolution.types_text(s.args) for s in sigs)})"
+                    f" with parameters ({', '.join(str(a) for a in arg_types)}): no signature "
+                    "takes these types; convert the arguments or add a signature for them",
+                    where, node)
+            arg_types = tuple(best[0].args)  # (a tie: the first, as Numba)
         return translate_device(self.parsed, arg_types, program, (id(self), arg_types),
                                 where, node)
 
@@ -404,9 +446,20 @@ class Dispatcher:
         return self._launcher((grid, 1, 1), (block, 1, 1), stream, sharedmem)
 
     def specialize(self, *args: Any) -> "Dispatcher":
-        types = tuple(self._arg_type(a, i) for i, a in enumerate(args))
-        special = Dispatcher(self.py_func, [t.Signature(t.none, types)], self.device,
-                             **self.options)
+        """A dispatcher compiled for the types of `args` (values, or types
+        such as float32[::1]) only, the same one for the same types."""
+        types = tuple(a if isinstance(a, t.Type) else self._arg_type(a, i)
+                      for i, a in enumerate(args))
+        if self._specialized:
+            raise RuntimeError(f"Dispatcher already specialized: {self.__name__} is compiled "
+                               "for fixed argument types; specialize the dispatcher it came "
+                               "from, or one without signatures")
+        special = self.specializations.get(types)
+        if special is None:
+            special = Dispatcher(self.py_func, [t.Signature(t.none, types)], self.device,
+                                 **self.options)
+            special._specialized = True
+            self.specializations[types] = special
         return special
 
     def _arg_type(self, value: Any, index: int) -> t.Type:
@@ -422,28 +475,20 @@ class Dispatcher:
         return ty
 
     def _match_signature(self, arg_types: tuple[t.Type, ...]) -> tuple[t.Type, ...]:
-        """With explicit signatures, the one the arguments fit (Numba: arrays
-        must match, numbers convert)."""
-        for sig in self.signatures:
-            if len(sig.args) != len(arg_types):
-                continue
-            ok = True
-            for want, got in zip(sig.args, arg_types):
-                if isinstance(want, t.ArrayT):
-                    ok = (isinstance(got, t.ArrayT) and got.dtype == want.dtype
-                          and got.ndim == want.ndim and (want.layout == "A"
-                                                         or want.layout == got.layout))
-                elif isinstance(want, t.Scalar):
-                    ok = isinstance(got, t.Scalar)
-                elif isinstance(want, t.PointerT):
-                    # An address: a Python int (such as __cuda_array_interface__'s).
-                    ok = isinstance(got, t.Scalar) and got.kind in "iu"
-                if not ok:
-                    break
-            if ok:
-                return tuple(sig.args)
+        """With explicit signatures, the one the arguments fit best (Numba's
+        overload resolution: overload_resolution's docstring)."""
+        best = overload_resolution.best_signatures(arg_types, self._signatures)
+        if len(best) == 1:
+            return tuple(best[0].args)
+        if best:
+            raise TypeError(
+                f"Ambiguous overloading for {self.py_func} "
+                f"{overload_resolution.types_text(arg_types)}:\n" + "\n".join(
+                    f"{overload_resolution.types_text(sig.args)} -> none" for sig in best[:2])
+                + "\n  hint: pass arguments of one signature's exact types (e.g. "
+                "np.float32(x)), or give signatures that do not tie")
         wanted = " or ".join("(" + ", ".join(str(a) for a in s.args) + ")"
-                             for s in self.signatures)
+                             for s in self._signatures)
         raise TypeError(f"No matching definition for argument type(s) "
                         f"{', '.join(str(a) for a in arg_types)} in {self.__name__}: it was "
                         f"compiled for {wanted}\n  hint: convert the data to the signature's "
@@ -473,8 +518,47 @@ class Dispatcher:
             ty, value = extension.prepare_args(ty, value, stream=stream, retr=retr)
         return value
 
+    def _compile_for_args(self, *args: Any) -> _Specialization:
+        """The kernel for these arguments' types, compiled if needed (a
+        launch calls it with its launch configuration current)."""
+        arg_types = tuple(self._arg_type(a, i) for i, a in enumerate(args))
+        if self._signatures:
+            arg_types = self._match_signature(arg_types)
+        spec = self.compile(arg_types)
+        current = launchconfig.current_launch_config()
+        if current is not None and current.dispatcher is self \
+                and current._kernel_launch_config_sensitive:
+            spec.launch_config_sensitive = True
+            if self._launch_config_key is None:
+                self._launch_config_key = current.key
+                self._on_device().kernel_table.clear()  # (launches check their config)
+        return spec
+
+    def mark_launch_config_sensitive(self) -> None:
+        """Marks the kernel being compiled for the current launch as valid for
+        that launch configuration only (launchconfig's docstring)."""
+        current = launchconfig.ensure_current_launch_config()
+        if current.dispatcher is not self:
+            raise RuntimeError("mark_launch_config_sensitive() must be called on the "
+                               "dispatcher of the launch being compiled "
+                               f"({current.dispatcher.__name__}, not {self.__name__})")
+        current._kernel_launch_config_sensitive = True
+
+    def _launch_config_variant(self, key: tuple[Any, ...]) -> "Dispatcher":
+        variant = self._launch_config_variants.get(key)
+        if variant is None:
+            variant = Dispatcher(self.py_func, self._signatures, self.device, **self.options)
+            variant._launch_config_key = key
+            self._launch_config_variants[key] = variant
+        return variant
+
     def _launch(self, args: tuple[Any, ...], grid: tuple[int, int, int],
                 block: tuple[int, int, int], stream: Any, shared: int) -> None:
+        if self._launch_config_key is not None and self._launch_config_key != (grid, block,
+                                                                               shared):
+            self._launch_config_variant((grid, block, shared))._launch(args, grid, block,
+                                                                       stream, shared)
+            return
         # The common case first: device arrays and Python numbers whose types
         # are known without inspection, an existing specialization.
         try:
@@ -489,21 +573,26 @@ class Dispatcher:
             if len(args) != nparams:
                 raise TypeError(f"{self.__name__}() takes {nparams} argument"
                                 f"{'s' if nparams != 1 else ''}, {len(args)} given")
-            arg_types = tuple(self._arg_type(a, i) for i, a in enumerate(args))
-            if self.signatures:
-                arg_types = self._match_signature(arg_types)
-            spec = self.compile(arg_types)
+            with launchconfig.compiling_for(launchconfig.LaunchConfig(
+                    self, grid, block, stream, shared, args)):
+                spec = self._compile_for_args(*args)
             if key is not None:
                 state = self._on_device()
                 state.by_type_ids[key] = spec
-                if not spec.translation.takes_dynamic_shared_bytes:  # (its launch adds one)
-                    state.kernel_table[key] = spec.kernel
+                # (A launch-config-sensitive kernel: every launch checks its config.)
+                # (The C++ launcher checks the block against the kernel's own
+                # limit: not a launch_bounds the CPU backend does not know.)
+                if not spec.translation.takes_dynamic_shared_bytes \
+                        and self._launch_config_key is None \
+                        and spec.max_threads == spec.kernel.max_threads_per_block:
+                    state.kernel_table[key] = spec.kernel  # (its launch adds one)
         arg_types = spec.arg_types
         threads = block[0] * block[1] * block[2]
         if threads > spec.max_threads > 0:
-            raise ValueError(f"{self.__name__}[{grid}, {block}]: a block of {threads} threads;"
-                             f" this kernel on this device allows at most {spec.max_threads} "
-                             "per block")
+            raise BlockTooLarge(1, f"CUDA_ERROR_INVALID_VALUE: {self.__name__}[{grid}, "
+                                f"{block}]: a block of {threads} threads; this kernel on this "
+                                f"device allows at most {spec.max_threads} per block (its "
+                                "registers, or its launch_bounds)")
         # Host arrays are copied to the device for the launch and back after
         # it, as Numba does; everything else goes to the one converter as it is.
         # A tuple argument's items are parameters of their own.
@@ -566,14 +655,15 @@ class Dispatcher:
         decorator's arguments, translated and compiled again on arrival."""
         from .kernel_pickling import TravellingFunction, reduce_kernel_object
         return reduce_kernel_object(self, _rebuild_dispatcher, (
-            TravellingFunction(self.py_func), self.signatures, self.device, self.options))
+            TravellingFunction(self.py_func), self._signatures, self.device, self.options,
+            self._specialized))
 
     # ---- inspection --------------------------------------------------------------------
     def _select(self, signature: Any) -> dict[tuple[t.Type, ...], _Specialization]:
         if signature is None:
-            return dict(self.specializations)
+            return dict(self.overloads)
         key = tuple(signature.args) if isinstance(signature, t.Signature) else tuple(signature)
-        return {key: self.specializations[key]}
+        return {key: self.overloads[key]}
 
     def inspect_cuda_source(self, signature: Any = None) -> Any:
         """The generated CUDA C++ (a dict by argument types, or one string)."""
@@ -588,7 +678,7 @@ class Dispatcher:
         function's is compiled for its signatures (or the one given)."""
         if self.device:
             from .compiler import compile_ptx_for_current_device
-            signatures = [signature] if signature is not None else self.signatures
+            signatures = [signature] if signature is not None else self._signatures
             asm = {}
             for sig in signatures:
                 ptx, _ = compile_ptx_for_current_device(
@@ -602,27 +692,59 @@ class Dispatcher:
                for k, s in chosen.items()}
         return asm if signature is None else next(iter(asm.values()))
 
+    def _per_kernel(self, signature: Any, value: Callable[[_Specialization], int]) -> Any:
+        """Numba's get_* of kernel resources: for one signature, for the one
+        kernel of a specialized dispatcher, else a dict by argument types."""
+        if signature is not None:
+            return value(next(iter(self._select(signature).values())))
+        if self._specialized:
+            return value(next(iter(self.overloads.values())))
+        return {key: value(spec) for key, spec in self.overloads.items()}
+
+    def get_regs_per_thread(self, signature: Any = None) -> Any:
+        """Registers per thread (0 on the CPU backend, which has none)."""
+        return self._per_kernel(signature, lambda s: int(s.kernel.attributes["registers"]))
+
+    def get_const_mem_size(self, signature: Any = None) -> Any:
+        """Bytes of constant memory the kernel uses (0 on the CPU backend)."""
+        return self._per_kernel(signature, lambda s: int(s.kernel.attributes["const_bytes"]))
+
+    def get_shared_mem_per_block(self, signature: Any = None) -> Any:
+        """Bytes of static shared memory per block."""
+        return self._per_kernel(signature,
+                                lambda s: int(s.kernel.attributes["static_shared_bytes"]))
+
+    def get_local_mem_per_thread(self, signature: Any = None) -> Any:
+        """Bytes of local memory per thread (0 on the CPU backend)."""
+        return self._per_kernel(signature, lambda s: int(s.kernel.attributes["local_bytes"]))
+
+    def get_max_threads_per_block(self, signature: Any = None) -> Any:
+        """The most threads a block of this kernel may have on this device."""
+        return self._per_kernel(signature, lambda s: int(s.max_threads))
+
     def inspect_types(self, file: Any = None) -> None:
         import sys
         out = file or sys.stdout
-        for key, spec in self.specializations.items():
+        for key, spec in self.overloads.items():
             print(f"{self.__name__} ({', '.join(str(a) for a in key)})", file=out)
             print("-" * 60, file=out)
             for name, ty in spec.translation.local_types.items():
                 print(f"  {name} = {ty}", file=out)
 
-    @property
-    def overloads(self) -> dict[tuple[t.Type, ...], _Specialization]:
-        return self.specializations
-
 
 def _rebuild_dispatcher(py_func: Callable[..., Any], signatures: list[t.Signature], device: bool,
-                        options: dict[str, Any]) -> Dispatcher:
+                        options: dict[str, Any], specialized: bool = False) -> Dispatcher:
     from .kernel_pickling import canonical_signatures, rebind_self
     dispatcher = Dispatcher(py_func, canonical_signatures(signatures), device, **options)
+    dispatcher._specialized = specialized
     rebind_self(dispatcher)
     return dispatcher
 
+
+# Numba's configured launch's `args`: those of the launch compiling on this thread.
+_core.JitLauncher.args = property(  # type: ignore[attr-defined]
+    lambda launcher: launchconfig.current_launch_args(),
+    doc="The arguments of this thread's launch while it compiles the kernel, else None.")
 
 # A configured launch (kernel[grid, block]) stays in its process.
 _core.JitLauncher.__reduce_ex__ = refuse_pickle(  # type: ignore[method-assign]

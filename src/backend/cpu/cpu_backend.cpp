@@ -404,6 +404,9 @@ class CpuBackend final : public Backend, public GraphBackend {
   void set_kernel_cache_preference(NativeKernel kernel, CachePreference preference) override {
     static_cast<CpuKernel*>(kernel)->cache_preference.store(preference);
   }
+  // The CPU's caches have no shared memory / L1 split to prefer: a hint that
+  // changes nothing here, as the preference is only a hint to the driver.
+  void set_kernel_shared_memory_carveout(NativeKernel, int) override {}
   std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
                                                const std::string& name) override {
     auto [address, size] = static_cast<CpuModule*>(module)->global(name);

@@ -117,6 +117,7 @@ class CudaBackend final : public Backend, public GraphBackend {
   KernelAttributes kernel_attributes(NativeKernel kernel) override;
   void set_max_dynamic_shared_memory(NativeKernel kernel, std::size_t bytes) override;
   void set_kernel_cache_preference(NativeKernel kernel, CachePreference preference) override;
+  void set_kernel_shared_memory_carveout(NativeKernel kernel, int percent) override;
   std::pair<DevicePtr, std::size_t> get_global(NativeModule module,
                                                const std::string& name) override;
   int max_active_blocks_per_multiprocessor(NativeKernel kernel, int block_size,

@@ -134,4 +134,14 @@ void CudaBackend::set_kernel_cache_preference(NativeKernel kernel, CachePreferen
          nullptr, false);
 }
 
+void CudaBackend::set_kernel_shared_memory_carveout(NativeKernel kernel, int percent) {
+  const CudaDriver& d = driver();
+  CUresult result = d.cuFuncSetAttribute(
+      static_cast<CUfunction>(kernel), CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent);
+  if (result != CUDA_SUCCESS)
+    fail(result,
+         "setting a kernel's preferred shared memory carveout to " + std::to_string(percent) + "%",
+         nullptr, false);
+}
+
 }  // namespace cudakit::detail

@@ -9,6 +9,11 @@ it fail (that is what the run measures).
     import numba_test_shim
     numba_test_shim.install(tests_dir, data_dir)   # before the tests import
 
+The one exception, EXCLUDED_INTERNALS: names of Numba internals that a
+file imports at its top only for test classes the runner excludes
+(run_numba_cudapy_tests.py EXCLUDED_TESTS), so that the file's other tests
+run. Each is a placeholder that raises ExcludedNumbaInternal when used.
+
 tests_dir holds numba-cuda's tests/cudapy files (its *_usecases modules are
 imported as numba.cuda.tests.cudapy.NAME), data_dir its tests/data folder.
 """
@@ -286,6 +291,78 @@ class ForeignArray:
         self.__cuda_array_interface__ = arr.__cuda_array_interface__
 
 
+# --- placeholders of Numba internals used only by excluded tests ------------------------
+
+class ExcludedNumbaInternal(NotImplementedError):
+    """A test used a placeholder of EXCLUDED_INTERNALS."""
+
+
+class _ExcludedInternal:
+    """Stands for a Numba internal cudakit does not implement, imported by
+    a file only for its excluded test classes: any use raises."""
+
+    def __init__(self, qualified_name: str, used_by: str):
+        self._message = (f"{qualified_name} is a Numba internal that cudakit does not "
+                         f"implement (imported for {used_by}, which the runner excludes: "
+                         "run_numba_cudapy_tests.py EXCLUDED_TESTS)")
+
+    def _refuse(self, *args, **kwargs):
+        raise ExcludedNumbaInternal(self._message)
+
+    __call__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __bool__ = _refuse
+    __iter__ = __len__ = __getitem__ = _refuse
+    __hash__ = object.__hash__
+
+    def __getattr__(self, name):
+        if name.startswith("_"):  # (what pytest and unittest probe on module globals)
+            raise AttributeError(name)
+        self._refuse()
+
+    def __repr__(self):
+        return f"<placeholder: {self._message}>"
+
+
+# module -> {name: the excluded tests that use it}; only names that nothing
+# but excluded tests use.
+EXCLUDED_INTERNALS = {
+    "numba.cuda.core.controlflow": {
+        "CFGraph": "test_flow_control.py's TestCFGraph",
+        "ControlFlowAnalysis": "test_flow_control.py's TestRealCodeDomFront",
+    },
+    "numba.cuda.core.bytecode": {
+        "FunctionIdentity": "test_flow_control.py's TestRealCodeDomFront",
+        "ByteCode": "test_flow_control.py's TestRealCodeDomFront",
+        "_fix_LOAD_GLOBAL_arg": "test_flow_control.py's TestRealCodeDomFront",
+    },
+}
+
+
+def _excluded_internals_module(fullname: str) -> types.ModuleType:
+    names = EXCLUDED_INTERNALS[fullname]
+    return _module(fullname, None, {
+        "__doc__": f"Placeholders of Numba internals used only by excluded tests: "
+                   f"{', '.join(sorted(set(names.values())))}",
+        **{name: _ExcludedInternal(f"{fullname}.{name}", used_by)
+           for name, used_by in names.items()}})
+
+
+# --- cuda-python's driver error (a harness mapping of an exception type) ---------------
+
+def _cuda_python_module(fullname: str) -> types.ModuleType | None:
+    """numba-cuda's tests catch a failed driver call as cuda-python's
+    CUDAError (`from cuda.core._utils.cuda_utils import CUDAError`); cudakit
+    does not use cuda-python, and its driver error of the same role is
+    numba.cuda.cudadrv.driver.CudaAPIError (a driver call that failed: its
+    CUresult name in the message). Only these module names are given, and
+    only where cuda-python is not installed."""
+    if fullname == "cuda.core._utils.cuda_utils":
+        driver = importlib.import_module("cudakit.cuda.cudadrv.driver")
+        return _module(fullname, None, {"CUDAError": driver.CudaAPIError})
+    if fullname in ("cuda", "cuda.core", "cuda.core._utils"):
+        return _module(fullname, [], {})
+    return None
+
+
 # --- the import redirection ----------------------------------------------------------
 
 class _CpuJitFunction:
@@ -374,6 +451,11 @@ class _Ready(importlib.abc.Loader):
 
 class _NumbaFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
+        if fullname in ("cuda", "cuda.core", "cuda.core._utils",
+                        "cuda.core._utils.cuda_utils") and not _HAS_CUDA_PYTHON:
+            module = _cuda_python_module(fullname)
+            return importlib.machinery.ModuleSpec(fullname, _Ready(module), is_package=hasattr(
+                module, "__path__"))
         if fullname != "numba" and not fullname.startswith("numba."):
             return None
         module = self._module_for(fullname)
@@ -413,6 +495,8 @@ class _NumbaFinder(importlib.abc.MetaPathFinder):
             return _module(fullname, [_DATA_DIR], {})
         if fullname.startswith(("numba.cuda.tests.cudapy.", "numba.cuda.tests.data.")):
             return None  # numba-cuda's own file, found on the package's path
+        if fullname in EXCLUDED_INTERNALS:
+            return _excluded_internals_module(fullname)
         if fullname.startswith("numba.cuda."):
             cudakit_name = "cudakit.cuda." + fullname[len("numba.cuda."):]
             try:
@@ -426,6 +510,9 @@ class _NumbaFinder(importlib.abc.MetaPathFinder):
             return importlib.import_module(cudakit_name)
         raise ModuleNotFoundError(f"No module named {fullname!r} (a Numba internal; cudakit "
                                   "provides only numba.cuda)", name=fullname)
+
+
+_HAS_CUDA_PYTHON = importlib.util.find_spec("cuda") is not None
 
 
 def install(tests_dir: str, data_dir: str) -> None:

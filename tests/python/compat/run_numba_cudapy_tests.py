@@ -13,8 +13,9 @@ pip downloads; only the test files, their *_usecases modules and tests/data
 are used. numba_test_shim.py points `numba` / `numba.cuda` at cudakit.cuda
 and stands in for numba-cuda's test harness only: a name cudakit lacks makes
 the tests that import it fail. EXCLUDED_FILES (below) test Numba's internals
-and are not run; EXCLUDED_TESTS names such tests (or classes) in files that
-run: they are deselected (pytest -k) and not counted.
+and are not run; EXCLUDED_TESTS are the tests of Numba's internals inside
+files that also test what kernels do ("Class", "Class::test_name" or a bare
+"test_name"): they are deselected and not counted.
 
 Each file runs in its own pytest process with a timeout: a hang or a crash
 stops only that file, and its tests that did not report count as failed.
@@ -72,43 +73,67 @@ EXCLUDED_FILES = {
     "test_inline.py": "inline= / forceinline= as alwaysinline attributes in Numba's LLVM IR",
 }
 
-# Tests (or classes) of Numba's internals in files that otherwise run:
-# file -> {test or class name: reason}.
+# Tests of Numba's internals in files whose other tests run kernels:
+# file -> {name: reason}, a name being a test class ("TestCFGraph"), one test
+# of a class ("Class::test_name") or a test name wherever it is ("test_x").
+# The names such tests import from Numba's internals are placeholders in the
+# shim (numba_test_shim.EXCLUDED_INTERNALS), so that the file imports.
 EXCLUDED_TESTS = {
     "test_compiler.py": {
         "test_compile_jitted_subroutine": "an @intrinsic writing LLVM IR (context.compile_"
                                           "subroutine, call_internal) and Numba's CUDACallConv",
         "test_numba_abi_has_env_global": "the NumbaEnv global of Numba's LLVM-level ABI",
     },
+    "test_flow_control.py": {
+        "TestCFGraph": "Numba's CFGraph (dominators, post-dominators, loops of its CFG)",
+        "TestRealCodeDomFront": "dominance frontiers of Numba's ControlFlowAnalysis on "
+                                "bytecode (numba.cuda.core.bytecode)",
+    },
 }
 
 
-def deselect_expression(name: str) -> str:
-    """pytest -k expression leaving out the file's EXCLUDED_TESTS (empty: none)."""
-    excluded = sorted(EXCLUDED_TESTS.get(name, {}))
-    return f"not ({' or '.join(excluded)})" if excluded else ""
+def _excluded(file_name: str, class_name: str | None, test_name: str | None = None) -> bool:
+    names = EXCLUDED_TESTS.get(file_name, {})
+    return (class_name is not None and class_name in names) or (
+        test_name is not None and (test_name in names or f"{class_name}::{test_name}" in names))
+
+
+def deselect_options(file_name: str) -> list[str]:
+    """pytest options leaving out the file's EXCLUDED_TESTS: --deselect for
+    classes and Class::test (node ids relative to the file's folder, the
+    rootdir), -k for bare test names."""
+    options, bare = [], []
+    for name in sorted(EXCLUDED_TESTS.get(file_name, {})):
+        if "::" in name or name.startswith("Test"):
+            options += ["--deselect", f"{file_name}::{name}" + ("" if "::" in name else "::")]
+        else:
+            bare.append(name)
+    if bare:
+        options += ["-k", f"not ({' or '.join(bare)})"]
+    return options
 
 
 def count_tests_in_source(path: str) -> int:
-    """test* methods and functions in the file: what a file that fails to
-    import or crashes counts as failed."""
+    """test* methods and functions in the file, less EXCLUDED_TESTS: what a
+    file that fails to import or crashes counts as failed."""
     try:
         tree = ast.parse(open(path, encoding="utf-8").read())
     except (OSError, SyntaxError):
         return 1
-    excluded = EXCLUDED_TESTS.get(os.path.basename(path), {})
+    file_name = os.path.basename(path)
     count = 0
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test") \
-                and node.name not in excluded:
+                and not _excluded(file_name, None, node.name):
             count += 1
         elif isinstance(node, ast.ClassDef) and (
                 node.name.startswith("Test") or any("TestCase" in ast.unparse(base)
                                                     for base in node.bases)):
-            if node.name in excluded:
+            if _excluded(file_name, node.name):
                 continue
             count += sum(isinstance(item, ast.FunctionDef) and item.name.startswith("test")
-                         and item.name not in excluded for item in node.body)
+                         and not _excluded(file_name, node.name, item.name)
+                         for item in node.body)
     return max(count, 1)
 
 
@@ -219,9 +244,7 @@ def run_file(path: str, timeout: float, env: dict, cwd: str) -> tuple[int, int, 
     report.close()
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
                "run_numba_cudapy_tests", "-o", "addopts=", "--rootdir", os.path.dirname(path),
-               path]
-    if deselect_expression(os.path.basename(path)):
-        command[-1:-1] = ["-k", deselect_expression(os.path.basename(path))]
+               *deselect_options(os.path.basename(path)), path]
     run_env = dict(env, NUMBA_CUDAPY_REPORT=report.name)
     note = ""
     try:

@@ -28,7 +28,7 @@ needs_nvrtc = pytest.mark.skipif(not _nvrtc_available(), reason="NVRTC is not av
 def collect_generated_sources():
     yield
     for dispatcher in list(_DISPATCHERS):
-        for spec in dispatcher.specializations.values():
+        for spec in dispatcher.overloads.values():
             GENERATED.setdefault(spec.translation.source, spec.translation.kernel_name)
 
 

@@ -138,7 +138,7 @@ def test_syncthreads_count():
 
 
 def test_signature_string_compiles_eagerly_and_converts_scalars():
-    assert len(k.axpy_signature.specializations) == 1
+    assert len(k.axpy_signature.overloads) == 1
     x = RNG.standard_normal(N).astype(np.float32)
     out = cuda.to_device(np.ones(N, np.float32))
     launch_1d(k.axpy_signature, N, cuda.to_device(x), out, 2)
@@ -158,14 +158,14 @@ def test_forall_and_specialize():
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(N) * 2)
     special = k.fill_host.specialize(out)
     special[3, 32](out)
-    assert len(special.specializations) == 1
+    assert len(special.overloads) == 1
 
 
 def test_specializations_are_cached_by_argument_types():
-    before = len(k.fill_host.specializations)
+    before = len(k.fill_host.overloads)
     for dtype in (np.int32, np.int32, np.float64):
         k.fill_host[3, 32](cuda.device_array(N, dtype))
-    assert len(k.fill_host.specializations) - before <= 1 + (before == 0)
+    assert len(k.fill_host.overloads) - before <= 1 + (before == 0)
 
 
 def test_generated_source_is_readable_and_points_at_python_lines():
@@ -310,7 +310,7 @@ def test_numpy_scalar_arguments_keep_their_type():
     for _ in range(2):  # the second call takes the C++ path
         scale[3, 32](cuda.to_device(x), out, np.float32(1.5), np.int16(-3))
     np.testing.assert_allclose(out.copy_to_host(), x * np.float32(1.5) - 3, rtol=1e-6, atol=FMA_ATOL)
-    (types,) = scale.specializations
+    (types,) = scale.overloads
     assert [str(ty) for ty in types[2:]] == ["float32", "int16"]
 
 

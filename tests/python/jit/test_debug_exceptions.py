@@ -127,7 +127,7 @@ def test_the_gpu_code_that_leaves_the_text_compiles_with_nvrtc(case: Case) -> No
     with pytest.raises(case.error):
         launch(case)  # compiles the kernel for these arguments
     kernel = globals()[case.launch.split("[")[0]]
-    for specialization in kernel.specializations.values():
+    for specialization in kernel.overloads.values():
         translation = specialization.translation
         ptx = _core.jit_compile_for_gpu(translation.source, "compute_90")
         assert f".entry {translation.kernel_name}" in ptx

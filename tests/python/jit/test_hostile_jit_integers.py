@@ -528,7 +528,7 @@ def test_every_generated_source_compiles_for_sm_90_with_nvrtc() -> None:
         pytest.skip(f"NVRTC is not available: {error}")
     sources = {}
     for kernel in KERNELS:
-        for spec in kernel.specializations.values():
+        for spec in kernel.overloads.values():
             sources[spec.translation.source] = spec.translation.kernel_name
     if not sources:
         pytest.skip("no kernel of this module ran in this session")

@@ -47,7 +47,7 @@ def test_one_launcher_alternating_argument_types_reaches_each_specialization() -
         launch(out, cuda.to_device(x), factor)
         expected = (x * factor).astype(dtype)
         np.testing.assert_allclose(out.copy_to_host(), expected, rtol=1e-6)
-    assert len(scaled.specializations) >= 6
+    assert len(scaled.overloads) >= 6
 
 
 def test_dimensions_change_between_calls_of_one_launcher() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import intrinsics, iteration, nested_functions
+from . import intrinsics, iteration, loop_else, nested_functions
 from . import types as t
 from .errors import TranslationError, TypingError, UnsupportedError
 from .aggregates import AggregatesMixin
@@ -121,6 +121,8 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         # wraps around as in Python); the others are assigned only values that
         # never are. Grows over the typing passes until it settles.
         self.maybe_negative: set[str] = set(parsed.arg_names)
+        # Per enclosing loop, innermost last: the flag its break sets (loop_else).
+        self.loop_break_flags: list[str | None] = []
 
     # ---- helpers used by intrinsics and operators ---------------------------------
     def typing_error(self, message: str, node: ast.AST | None) -> TypingError:
@@ -591,8 +593,9 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         self.emit("}")
 
     def stmt_While(self, node: ast.While) -> None:
-        if node.orelse:
-            raise self.unsupported("while ... else", node)
+        loop_else.loop(self, node, self.while_loop)  # type: ignore[arg-type]
+
+    def while_loop(self, node: ast.While) -> None:
         start = len(self.lines)
         condition = self.expr(node.test)
         test = self.truth(condition, node.test)
@@ -610,14 +613,15 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         self.emit("}")
 
     def stmt_Break(self, node: ast.Break) -> None:
-        self.emit("break;")
+        loop_else.emit_break(self)
 
     def stmt_Continue(self, node: ast.Continue) -> None:
         self.emit("continue;")
 
     def stmt_For(self, node: ast.For) -> None:
-        if node.orelse:
-            raise self.unsupported("for ... else", node)
+        loop_else.loop(self, node, self.for_loop)  # type: ignore[arg-type]
+
+    def for_loop(self, node: ast.For) -> None:
         iterator = node.iter
         if iteration.is_literal_unroll(self, iterator):
             iteration.unrolled_loop(self, node)

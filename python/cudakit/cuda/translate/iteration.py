@@ -131,9 +131,8 @@ def _enumerate(tr: "FunctionTranslator", node: ast.Call) -> Sequence:
 
 
 def loop(tr: "FunctionTranslator", node: ast.For) -> None:
-    """for target in enumerate(...) / zip(...): body."""
-    if node.orelse:
-        raise tr.unsupported("for ... else", node)
+    """for target in enumerate(...) / zip(...): body (the else block is
+    loop_else's)."""
     seq = sequence(tr, node.iter)
     counter, end = tr.fresh("k"), tr.fresh("n")
     tr.emit(f"for (long long {counter} = 0, {end} = {seq.length}; {counter} < {end}; "
