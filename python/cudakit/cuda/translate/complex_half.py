@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import intrinsics
+from . import cmath_special, intrinsics
 from . import types as t
 from .values import Val
 
@@ -57,14 +57,22 @@ def _number(tr: "FunctionTranslator", node: ast.AST, args: list[Val], count: int
 
 
 def _complex_function(name: str, function: str) -> intrinsics.Handler:
+    """cmath.<name>: the array layer's function, with cmath's special values
+    (cmath_special) where CPython keeps a table for them."""
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) -> Val:
         if name == "log" and len(args) == 2:  # cmath.log(z, base)
             z, base = _number(tr, node, args, 2, "cmath.log")
             ct = t.promote(complex_of(z.type), complex_of(base.type))
-            return tr.value(ct, f"(cudakit_clog({tr.cast(z, ct)}) / "
-                                f"cudakit_clog({tr.cast(base, ct)}))")
+            log = cmath_special.need(tr.program, "log")
+            # In double: the quotient of the two logarithms loses the digits
+            # their rounding to float cancels (log(z, z) is exactly 1 otherwise).
+            quotient = (f"({log}({tr.cast(z, t.complex128)}) / "
+                        f"{log}({tr.cast(base, t.complex128)}))")
+            return tr.value(ct, quotient if ct == t.complex128 else f"cudakit_c64({quotient})")
         (z,) = _number(tr, node, args, 1, f"cmath.{name}")
         ct = complex_of(z.type)
+        if name in cmath_special.TABLED or name in cmath_special.ROTATED:
+            return tr.value(ct, f"{cmath_special.need(tr.program, name)}({tr.cast(z, ct)})")
         return tr.value(ct, f"{function}({tr.cast(z, ct)})")
     return emit
 
@@ -90,8 +98,9 @@ def _rect(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) ->
     r, phi = _number(tr, node, args, 2, "cmath.rect")
     if "c" in (r.type.kind, phi.type.kind):  # type: ignore[union-attr]
         raise tr.typing_error("cmath.rect(r, phi) takes real numbers", node)
-    rc, pc = tr.cast(r, t.float64), tr.cast(phi, t.float64)
-    return tr.value(t.complex128, f"cudakit_c128({rc} * cos({pc}), {rc} * sin({pc}))")
+    rect = cmath_special.need(tr.program, "rect")  # with cmath's special values
+    return tr.value(t.complex128,
+                    f"{rect}({tr.cast(r, t.float64)}, {tr.cast(phi, t.float64)})")
 
 
 def _classify(name: str) -> intrinsics.Handler:
