@@ -94,16 +94,18 @@ def declare_device(name: str, sig: Any, link: Any = None, use_cooperative: bool 
         raise ValueError(f"cuda.declare_device({name!r}): abi must be 'numba' or 'c', got "
                          f"{abi!r}")
     signature = _signature(sig)
-    if abi == "c" and signature.return_type == t.none:
-        pass  # a C function may return nothing
+    if signature.return_type == t.none:
+        pass  # returns nothing (Numba's ABI still passes the result slot)
     elif signature.return_type is None or not isinstance(signature.return_type, t.Scalar):
         raise TypeError(f"cuda.declare_device({name!r}): the return type must be a number "
-                        f"type, as in 'float32(float32, float32)' (got {sig!r}; Return type: "
-                        f"a number, or void with abi='c')")
+                        f"type or void, as in 'float32(float32, float32)' (got {sig!r}; "
+                        "Return type: a number, or void)")
     for arg in signature.args:
-        if not isinstance(arg, (t.Scalar, t.PointerT)):
-            raise TypeError(f"cuda.declare_device({name!r}): the arguments are numbers or "
-                            f"CPointer(type)s, got {arg}")
+        # Arrays may be declared (Numba's own test does); a call passing one
+        # is refused with the way to pass its data (ffi.from_buffer).
+        if not isinstance(arg, (t.Scalar, t.PointerT, t.ArrayT)):
+            raise TypeError(f"cuda.declare_device({name!r}): the arguments are numbers, "
+                            f"CPointer(type)s or arrays, got {arg}")
     return ForeignFunction(name, signature, check_link_paths(link, "cuda.declare_device"), abi)
 
 

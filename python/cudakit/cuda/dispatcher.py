@@ -365,7 +365,9 @@ class Dispatcher:
 
     def _configure(self, config: Any) -> Any:
         if self.device:
-            raise TypeError(f"{self.__name__} is a device function: call it from a kernel")
+            # Numba's class and words: a RuntimeError "Cannot compile a device function as a kernel".
+            raise RuntimeError(f"Cannot compile a device function as a kernel: "
+                               f"{self.__name__} is a device function; call it from a kernel")
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise ValueError("a launch takes kernel[griddim, blockdim] or kernel[griddim, "
                              f"blockdim, stream, sharedmem], got kernel[{config!r}]")
@@ -601,6 +603,15 @@ class Dispatcher:
         asm = {k: s.kernel.ptx or _ptx_of(s.translation.source, self.options)
                for k, s in chosen.items()}
         return asm if signature is None else next(iter(asm.values()))
+
+    def inspect_sass(self, signature: Any = None) -> Any:
+        """Numba disassembles the cubin with nvdisasm; cudakit keeps no SASS
+        (nor does the CPU backend have any): a clear error either way."""
+        if self.device:
+            raise RuntimeError("Cannot inspect SASS of a device function")
+        raise NotImplementedError(
+            "inspect_sass: cudakit does not disassemble kernels; inspect_asm() gives the PTX "
+            "and inspect_cuda_source() the generated CUDA C++")
 
     def inspect_types(self, file: Any = None) -> None:
         import sys

@@ -154,8 +154,12 @@ def test_unknown_jit_option_and_bad_signature():
 
 def test_device_function_launched_as_kernel_and_kernel_called_directly():
     device_fn = cuda.jit(device=True)(lambda x: x)
-    with pytest.raises(TypeError, match="device function"):
+    with pytest.raises(RuntimeError, match="Cannot compile a device function as a kernel"):
         device_fn[1, 1]
+    with pytest.raises(RuntimeError, match="Cannot inspect SASS of a device function"):
+        device_fn.inspect_sass((cuda.int32,))
+    with pytest.raises(NotImplementedError, match="inspect_asm"):
+        bad.simple.inspect_sass()
     with pytest.raises(ValueError, match=r"launch it with simple\[griddim, blockdim\]"):
         bad.simple(out_array())
 

@@ -75,7 +75,7 @@ def test_declare_device_bad_input_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         cuda.declare_device("f", "float32(float32)", link=str(tmp_path / "missing.cu"))
     with pytest.raises(TypeError, match="return type must be a number"):
-        cuda.declare_device("f", "void(float32)")
+        cuda.declare_device("f", (cuda.float32[:],))
     with pytest.raises(ValueError, match="not a C function name"):
         cuda.declare_device("not a name", "float32(float32)")
     with pytest.raises(RuntimeError, match="only be called inside"):
@@ -162,3 +162,50 @@ def test_foreign_call_in_a_while_condition_runs_before_every_test(functions_cu):
             x, count = x * np.float32(2), count + 1
         expected.append(count)
     np.testing.assert_array_equal(out.copy_to_host(), expected)
+
+
+UNSIGNED_RESULT_CU = cuda.CUSource(r"""
+extern "C" __device__ int twice_bits(unsigned int* out, unsigned long long seed) {
+  *out = (unsigned int)(seed * 2u);
+  return 0;
+}
+extern "C" __device__ int store_sum(void* out, int* values, int n) {
+  for (int i = 1; i < n; ++i) values[0] += values[i];
+  return 0;
+}
+""")
+
+
+def test_numba_abi_result_slot_takes_the_pointer_type_of_the_definition():
+    # Numba links by name: the C/C++ may type the result slot as it likes
+    # (unsigned int* for an int32 result, void* for a void function).
+    twice = cuda.declare_device("twice_bits", cuda.int32(cuda.uint64), link=[UNSIGNED_RESULT_CU])
+    store = cuda.declare_device("store_sum", "void(CPointer(int32), int32)",
+                                link=[UNSIGNED_RESULT_CU])
+
+    @cuda.jit
+    def use_both(out, seeds, values):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = twice(seeds[i])
+        if i == 0:
+            store(values, values.size)
+
+    seeds = RNG.integers(0, 2**30, N).astype(np.uint64)
+    values = RNG.integers(-50, 50, 13).astype(np.int32)
+    out, d_values = cuda.device_array(N, np.int32), cuda.to_device(values)
+    use_both[(N + 31) // 32, 32](out, cuda.to_device(seeds), d_values)
+    np.testing.assert_array_equal(out.copy_to_host(), (seeds * 2).astype(np.int32))
+    assert d_values.copy_to_host()[0] == values.sum()
+
+
+def test_declared_array_arguments_are_kept_and_a_call_with_one_is_refused():
+    f1 = cuda.declare_device("f1", "int32(float32[:])")
+    assert f1.sig.args == (cuda.float32[:],) and f1.sig.return_type == cuda.int32
+
+    @cuda.jit
+    def call_with_array(out, xs):
+        out[0] = f1(xs)
+
+    with pytest.raises(cuda.TypingError, match="ffi.from_buffer"):
+        call_with_array[1, 1](cuda.device_array(1, np.int32), cuda.device_array(3, np.float32))

@@ -764,6 +764,11 @@ class OperatorsMixin:
                                     f"{len(args)} given", node)
         codes = []
         for i, (arg, want) in enumerate(zip(args, sig.args)):
+            if isinstance(want, t.ArrayT):
+                raise self.typing_error(
+                    f"argument {i} of {function.name}() is declared as an array: foreign "
+                    "functions take numbers and pointers; declare it CPointer("
+                    f"{want.dtype}) and pass ffi.from_buffer(array)", node)
             if isinstance(want, t.PointerT):
                 if isinstance(arg.type, t.PointerT) and arg.type.dtype == want.dtype:
                     codes.append(arg.code)
@@ -788,14 +793,19 @@ class OperatorsMixin:
                 self.emit(f"{call};")
                 return self.value(t.none, "")
             return self.value(result, call)
-        params = ", ".join([f"{result.ctype}*"] + [self.ctype(a) for a in sig.args])
+        # Numba's ABI: int name(T* result, args...); a void function has a slot too.
+        slot = "int" if result == t.none else result.ctype
+        params = ", ".join([f"{'void' if result == t.none else slot}*"]
+                           + [self.ctype(a) for a in sig.args])
         self.program.declare_foreign(
             function.name, f'extern "C" __device__ int {function.name}({params});',
             function.link)
+        self.program.need_helper("ffi_out")
         temp = self.fresh("ffi")
-        self.emit(f"{result.ctype} {temp};")
-        self.emit(f"(void){function.name}(&{temp}{''.join(', ' + c for c in codes)});")
-        return self.value(result, temp)
+        self.emit(f"{slot} {temp};")
+        self.emit(f"(void){function.name}(ck_ffi_out{{&{temp}}}"
+                  f"{''.join(', ' + c for c in codes)});")
+        return self.value(t.none, "") if result == t.none else self.value(result, temp)
 
     def device_call(self: "FunctionTranslator", dispatcher: Any, args: list[Val],
                     node: ast.AST) -> Val:
