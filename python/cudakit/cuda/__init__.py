@@ -18,7 +18,7 @@ from . import config, random  # noqa: E402,F401
 from .api import (  # noqa: E402,F401
     Event, Stream, activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, cg,
     close, const, current_context, fp16, declare_device, default_stream, detect, event,
-    event_elapsed_time, get_current_device, gpus, grid, gridDim, gridsize, is_available,
+    event_elapsed_time, external_stream, get_current_device, gpus, grid, gridDim, gridsize, is_available,
     is_simulator, jit, lanemask_lt, laneid, legacy_default_stream, list_devices, local,
     managed_array,
     mapped, mapped_array, per_thread_default_stream, pinned, pinned_array, profile_start,

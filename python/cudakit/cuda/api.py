@@ -295,9 +295,10 @@ class Stream:
     launched on it run in its order; copies of device arrays are made on the
     default stream, which waits for other (blocking) streams."""
 
-    def __init__(self, handle: int = 0, native: Any = None) -> None:
+    def __init__(self, handle: int = 0, native: Any = None, external: bool = False) -> None:
         self.handle = handle
         self._native = native  # a cudakit.driver.Stream that owns the handle
+        self.external = external  # another library's stream (external_stream)
 
     def synchronize(self) -> None:
         if self._native is not None:
@@ -328,6 +329,18 @@ def stream() -> Stream:
     from .. import driver
     native = driver.Stream()
     return Stream(int(native.handle), native)
+
+
+def external_stream(ptr: int) -> Stream:
+    """Another library's stream by its handle (cudaStream_t as an int), as
+    Numba's: kernels launched on it run in its order; cudakit does not own or
+    destroy it."""
+    try:
+        handle = int(ptr)
+    except (TypeError, ValueError):
+        raise TypeError(f"external_stream takes a stream handle (an int), got "
+                        f"{type(ptr).__name__}") from None
+    return Stream(handle, external=True)
 
 
 def default_stream() -> Stream:

@@ -125,7 +125,7 @@ def _describe(value: Any, seen: set[int]) -> str:
             return f"recursive:{value.__qualname__}"
         seen.add(id(value))
         return (f"dispatcher:{function_fingerprint(value.py_func, seen)}:"
-                f"{sorted(value.options.items())!r}:{value.signatures!r}")
+                f"{sorted(value.options.items())!r}:{value._declared_signatures!r}")
     if hasattr(value, "link") and isinstance(getattr(value, "signature", None), t.Signature):
         files = ",".join(f"{p}={_file_digest(p)}" for p in value.link)
         return f"foreign:{value.name}:{value.signature!r}:{files}"

@@ -273,7 +273,7 @@ class Dispatcher:
         self.__wrapped__ = py_func
         self.device = device
         self.options = options
-        self.signatures = list(signatures or [])
+        self._declared_signatures = list(signatures or [])
         # Numba's kernel extensions: objects whose prepare_args(ty, val,
         # stream=, retr=) may replace each argument before a launch.
         self.extensions: list[Any] = list(options.get("extensions") or [])
@@ -285,6 +285,13 @@ class Dispatcher:
         if signatures and not device:
             for sig in signatures:
                 self.compile(sig.args)
+
+    @property
+    def signatures(self) -> list[tuple[t.Type, ...]]:
+        """The argument types of each specialization, declared or compiled
+        (Numba's list: the keys of `overloads`)."""
+        keys = [tuple(sig.args) for sig in self._declared_signatures]
+        return keys + [key for key in self._translations if key not in keys]
 
     def _on_device(self) -> _OnDevice:
         """The kernels of the device current on this thread."""
@@ -332,8 +339,8 @@ class Dispatcher:
 
     def _device_specialization(self, program: Program, arg_types: tuple[t.Type, ...],
                                where: SourceLocation, node: ast.AST) -> tuple[str, t.Type]:
-        if self.signatures:
-            for sig in self.signatures:
+        if self._declared_signatures:
+            for sig in self._declared_signatures:
                 if len(sig.args) == len(arg_types):
                     arg_types = tuple(sig.args)
                     break
@@ -426,7 +433,7 @@ class Dispatcher:
     def _match_signature(self, arg_types: tuple[t.Type, ...]) -> tuple[t.Type, ...]:
         """With explicit signatures, the one the arguments fit (Numba: arrays
         must match, numbers convert)."""
-        for sig in self.signatures:
+        for sig in self._declared_signatures:
             if len(sig.args) != len(arg_types):
                 continue
             ok = True
@@ -445,7 +452,7 @@ class Dispatcher:
             if ok:
                 return tuple(sig.args)
         wanted = " or ".join("(" + ", ".join(str(a) for a in s.args) + ")"
-                             for s in self.signatures)
+                             for s in self._declared_signatures)
         raise TypeError(f"No matching definition for argument type(s) "
                         f"{', '.join(str(a) for a in arg_types)} in {self.__name__}: it was "
                         f"compiled for {wanted}\n  hint: convert the data to the signature's "
@@ -492,7 +499,7 @@ class Dispatcher:
                 raise TypeError(f"{self.__name__}() takes {nparams} argument"
                                 f"{'s' if nparams != 1 else ''}, {len(args)} given")
             arg_types = tuple(self._arg_type(a, i) for i, a in enumerate(args))
-            if self.signatures:
+            if self._declared_signatures:
                 arg_types = self._match_signature(arg_types)
             spec = self.compile(arg_types)
             if key is not None:
@@ -568,7 +575,7 @@ class Dispatcher:
         decorator's arguments, translated and compiled again on arrival."""
         from .kernel_pickling import TravellingFunction, reduce_kernel_object
         return reduce_kernel_object(self, _rebuild_dispatcher, (
-            TravellingFunction(self.py_func), self.signatures, self.device, self.options))
+            TravellingFunction(self.py_func), self._declared_signatures, self.device, self.options))
 
     # ---- inspection --------------------------------------------------------------------
     def _select(self, signature: Any) -> dict[tuple[t.Type, ...], _Specialization]:
@@ -590,7 +597,7 @@ class Dispatcher:
         function's is compiled for its signatures (or the one given)."""
         if self.device:
             from .compiler import compile_ptx_for_current_device
-            signatures = [signature] if signature is not None else self.signatures
+            signatures = [signature] if signature is not None else self._declared_signatures
             asm = {}
             for sig in signatures:
                 ptx, _ = compile_ptx_for_current_device(

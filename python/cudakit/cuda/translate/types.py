@@ -207,12 +207,15 @@ class RecordT(Type):
 
     fields: tuple[tuple[str, "Scalar | NestedArrayT", int], ...]  # (name, type, byte offset)
     itemsize: int
+    # Made with align=True (dtype.isalignedstruct): the same struct either way,
+    # but another type, as in Numba (its dtype round-trips with the flag).
+    aligned: bool = False
     kind = "V"
     bits = 0
 
     def __str__(self) -> str:
-        return "Record(" + ", ".join(f"{n}[type={ty};offset={o}]"
-                                     for n, ty, o in self.fields) + f";{self.itemsize})"
+        return "Record(" + ", ".join(f"{n}[type={ty};offset={o}]" for n, ty, o in self.fields) \
+            + f";{self.itemsize}{';aligned' if self.aligned else ''})"
 
     @property
     def name(self) -> str:
@@ -245,7 +248,7 @@ class RecordT(Type):
                          "formats": [(ty.dtype, ty.shape) if isinstance(ty, NestedArrayT)
                                      else ty.dtype for _, ty, _ in self.fields],
                          "offsets": [o for _, _, o in self.fields],
-                         "itemsize": self.itemsize})
+                         "itemsize": self.itemsize}, align=self.aligned)
 
     def __getitem__(self, item: object) -> "ArrayT":
         return _array_of(self, item)  # xoroshiro128p_type[:] in a signature
@@ -299,7 +302,7 @@ def record_of(dtype: np.dtype) -> RecordT:
     if not fields or dtype.itemsize % widest:
         raise TypeError(f"the record dtype {dtype} is not padded as a C struct (use "
                         "np.dtype(..., align=True))")
-    return RecordT(tuple(fields), dtype.itemsize)
+    return RecordT(tuple(fields), dtype.itemsize, bool(dtype.isalignedstruct))
 
 
 @dataclass(frozen=True)
