@@ -235,6 +235,12 @@ def is_available() -> bool:
         return False
 
 
+def is_bfloat16_supported() -> bool:
+    """bfloat16 in kernels (cuda.bf16): cudakit converts in software, so on
+    every device and on the CPU backend (Numba needs compute capability 8.0)."""
+    return True
+
+
 def is_simulator() -> bool:
     return _core.jit_backend() == "cpu"
 

@@ -151,15 +151,15 @@ def _with_half(original: intrinsics.Handler) -> intrinsics.Handler:
     """A math handler on float16: computed in float32, a float result
     rounded back to float16 (Numba's float16 math returns float16)."""
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) -> Val:
-        if not any(a.type == t.float16 for a in args) or any(
-                isinstance(a.type, t.ArrayT) for a in args):
+        halves = [a.type for a in args if a.type in (t.float16, t.bfloat16)]
+        if not halves or any(isinstance(a.type, t.ArrayT) for a in args):
             return original(tr, node, args, kw)
-        widened = [Val(t.float32, f"(float)({a.code})") if a.type == t.float16 else a
+        widened = [Val(t.float32, f"(float)({a.code})") if a.type in halves else a
                    for a in args]
         result = original(tr, node, widened, kw)
-        if result.type == t.float32 and all(a.type in (t.float16,) or a.known
-                                            for a in args):
-            return tr.value(t.float16, f"ck_half({result.code})")
+        half = halves[0]  # (bfloat16 math returns bfloat16, as float16's does)
+        if result.type == t.float32 and all(a.type == half or a.known for a in args):
+            return tr.value(half, f"{half.ctype}({result.code})")
         return result
     return emit
 

@@ -685,6 +685,8 @@ class OperatorsMixin:
             return handler(self, node, args, kwargs)
         target = intrinsics.cast_target(obj)
         if target is not None:
+            if target.kind == "f" and len(args) == 1 and args[0].type == t.string:
+                return intrinsics.float_of_text(self, node, target, args[0].py)
             if len(args) != 1 or kwargs or not isinstance(args[0].type, t.Scalar):
                 raise self.typing_error(f"{getattr(obj, '__name__', obj)}() takes one number "
                                         "in a kernel", node)

@@ -527,8 +527,20 @@ HALF = r"""struct ck_half {
   }
 #endif
 };
+// bfloat16 (cuda.bf16): the bits, converted through float by the array
+// prelude's round-to-nearest-even on both backends.
+struct ck_bf16 {
+  unsigned short bits;
+  ck_bf16() = default;
+  __device__ ck_bf16(float value) : bits(cudakit_f2bf(value).bits) {}
+  __device__ operator float() const {
+    cudakit_bfloat16 h;
+    h.bits = bits;
+    return cudakit_bf2f(h);
+  }
+};
 """
-_USES_NUMBERS = re.compile(r"\bck_half\b|\bcudakit_\w+")
+_USES_NUMBERS = re.compile(r"\bck_half\b|\bck_bf16|\bcudakit_\w+")
 
 
 
