@@ -372,7 +372,7 @@ class Dispatcher:
 
     def _configure(self, config: Any) -> Any:
         if self.device:
-            # Numba's class and words: a RuntimeError "Cannot compile a device function as a kernel".
+            # Numba's class and words.
             raise RuntimeError(f"Cannot compile a device function as a kernel: "
                                f"{self.__name__} is a device function; call it from a kernel")
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
