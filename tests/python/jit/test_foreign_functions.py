@@ -125,6 +125,35 @@ def test_cffi_from_buffer_passes_an_array_as_a_pointer(functions_cu):
     np.testing.assert_allclose(result[()], values.sum(), rtol=1e-12)
 
 
+def test_step_less_slices_keep_an_array_contiguous(functions_cu):
+    # Numba's rule: x[i:] of a C-contiguous array is C-contiguous, so its data
+    # passes as a pointer; x[i::2] or x[:, j] are not.
+    cffi = pytest.importorskip("cffi")
+    ffi = cffi.FFI()
+    prefix_sum = cuda.declare_device("prefix_sum", "float64(CPointer(float64), int32)",
+                                     link=str(functions_cu))
+
+    @cuda.jit
+    def suffix_sums(out, values, table):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = prefix_sum(ffi.from_buffer(values[i:]), values.size - i) \
+                + prefix_sum(table[i % table.shape[0]], table.shape[1])
+
+    values, table = RNG.random(N), RNG.random((5, 7))
+    out = cuda.device_array(N, np.float64)
+    suffix_sums[(N + 31) // 32, 32](out, cuda.to_device(values), cuda.to_device(table))
+    expected = np.cumsum(values[::-1])[::-1] + table.sum(axis=1)[np.arange(N) % 5]
+    np.testing.assert_allclose(out.copy_to_host(), expected, rtol=1e-12)
+
+    @cuda.jit
+    def strided(out, values):
+        out[0] = prefix_sum(ffi.from_buffer(values[::2]), 3)
+
+    with pytest.raises(cuda.TypingError, match="C-contiguous"):
+        strided[1, 1](out, cuda.to_device(values))
+
+
 def test_zero_d_host_array_stays_zero_d_on_the_device():
     @cuda.jit
     def store(result, value):

@@ -466,7 +466,11 @@ class OperatorsMixin:
             offset.append(f"{temp}.start * {stride}")
             shape.append(f"{temp}.length")
             strides.append(f"{stride} * {step_code}")
-        view = t.ArrayT(at.dtype, len(shape), "A")
+        # Numba's rule: integers on the outer axes and, innermost of those
+        # given, a slice without a step keep a C-contiguous array contiguous.
+        contiguous = at.layout == "C" and not any(isinstance(p, ast.Slice) for p in parts[:-1]) \
+            and (not parts or not isinstance(parts[-1], ast.Slice) or parts[-1].step is None)
+        view = t.ArrayT(at.dtype, len(shape), "C" if contiguous else "A")
         pointer = f"{array.code}.data" + ("".join(f" + {o}" for o in offset))
         if not shape:
             return self.value(at.dtype, f"{array.code}.data[{' + '.join(offset) or '0'}]")
