@@ -611,6 +611,23 @@ class Dispatcher:
                for k, s in chosen.items()}
         return asm if signature is None else next(iter(asm.values()))
 
+    def compile_device(self, args: Any, return_type: Any = None) -> SimpleNamespace:
+        """Numba's compile_device: types this device function for `args` and
+        gives what Numba's CompileResult tells of it: `signature`,
+        `fndesc.mangled_name` (the name it is exported under in the PTX of
+        inspect_asm, this function's own) and `fndesc.qualname`."""
+        if not self.device:
+            raise RuntimeError(f"compile_device: {self.__name__} is a kernel; compile it with "
+                               f"{self.__name__}.compile(argtypes) or launch it")
+        from .compiler import _signature_of
+        arg_types = tuple(_signature_of(tuple(args)).args)
+        _, inferred = translate_device(self.parsed, arg_types, Program(self.options),
+                                       ("compile_device", arg_types), self.parsed.where,
+                                       self.parsed.tree)
+        signature = t.Signature(return_type or inferred, arg_types)
+        return SimpleNamespace(signature=signature, fndesc=SimpleNamespace(
+            mangled_name=self.py_func.__name__, qualname=self.__qualname__))
+
     def inspect_sass(self, signature: Any = None) -> Any:
         """Numba disassembles the cubin with nvdisasm; cudakit keeps no SASS
         (nor does the CPU backend have any): a clear error either way."""

@@ -169,3 +169,16 @@ def test_unsupported_dtype():
         cuda.device_array(3, "datetime64[s]")
     with pytest.raises(TypeError, match="align=True"):
         cuda.device_array(3, np.dtype([("a", np.int8), ("b", np.int32)]))
+
+
+def test_compile_device_types_a_device_function_and_names_it_in_its_ptx():
+    @cuda.jit(device=True)
+    def scaled_sum(x, y):
+        return x * 2 + y
+
+    result = scaled_sum.compile_device((cuda.int32, cuda.float32))
+    assert result.signature.return_type == cuda.float64  # Numba's int32 * 2 + float32
+    assert result.signature.args == (cuda.int32, cuda.float32)
+    assert result.fndesc.mangled_name in scaled_sum.inspect_asm((cuda.int32, cuda.float32))
+    with pytest.raises(RuntimeError, match="is a kernel"):
+        bad.simple.compile_device((cuda.float32[:],))
