@@ -109,11 +109,16 @@ def test_wrong_argument_to_declared_function_is_a_typing_error(functions_cu):
         wrong[1, 1](cuda.device_array(1, np.float64), cuda.device_array(3, np.float32))
 
 
-def test_cffi_from_buffer_passes_an_array_as_a_pointer(functions_cu):
+@pytest.fixture
+def ffi_and_prefix_sum(functions_cu):
+    """cffi's FFI (for ffi.from_buffer) and prefix_sum(CPointer(float64), int32)."""
     cffi = pytest.importorskip("cffi")
-    ffi = cffi.FFI()
-    prefix_sum = cuda.declare_device("prefix_sum", "float64(CPointer(float64), int32)",
-                                     link=str(functions_cu))
+    return cffi.FFI(), cuda.declare_device("prefix_sum", "float64(CPointer(float64), int32)",
+                                           link=str(functions_cu))
+
+
+def test_cffi_from_buffer_passes_an_array_as_a_pointer(ffi_and_prefix_sum):
+    ffi, prefix_sum = ffi_and_prefix_sum
 
     @cuda.jit
     def total(result, values):
@@ -125,13 +130,10 @@ def test_cffi_from_buffer_passes_an_array_as_a_pointer(functions_cu):
     np.testing.assert_allclose(result[()], values.sum(), rtol=1e-12)
 
 
-def test_step_less_slices_keep_an_array_contiguous(functions_cu):
+def test_step_less_slices_keep_an_array_contiguous(ffi_and_prefix_sum):
     # Numba's rule: x[i:] of a C-contiguous array is C-contiguous, so its data
     # passes as a pointer; x[i::2] or x[:, j] are not.
-    cffi = pytest.importorskip("cffi")
-    ffi = cffi.FFI()
-    prefix_sum = cuda.declare_device("prefix_sum", "float64(CPointer(float64), int32)",
-                                     link=str(functions_cu))
+    ffi, prefix_sum = ffi_and_prefix_sum
 
     @cuda.jit
     def suffix_sums(out, values, table):
