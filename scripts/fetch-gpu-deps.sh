@@ -23,6 +23,10 @@ python="${PYTHON:-python3}"
   --abi cp312 --platform manylinux_2_28_x86_64 numba-cuda==0.30.4 -d wheels
 "$python" -m pip download -q --only-binary :all: --python-version 3.12 --implementation cp \
   --abi cp312 --platform manylinux2014_x86_64 cffi pytools==2026.1.1 jinja2==3.1.6 -d wheels
+# ml_dtypes: numba-cuda's bfloat16 tests take NumPy's bfloat16 from it (no
+# dependencies: the machine's NumPy stays the one used).
+"$python" -m pip download -q --no-deps --only-binary :all: --python-version 3.12 --implementation cp \
+  --abi cp312 --platform manylinux_2_28_x86_64 ml_dtypes==0.6.0 -d wheels
 # Dask for cudakit.dask's tests and bench/peers/python_dask.py (the versions
 # python/requirements-dev.txt pins), with their dependencies.
 "$python" -m pip download -q --only-binary :all: --python-version 3.12 --implementation cp \

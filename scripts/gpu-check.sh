@@ -163,6 +163,7 @@ pytest_parallel() {
 if [[ -d $ROOT/.deps/wheels ]]; then
   PYDEPS=$BUILD/pydeps
   python3 -m pip install -q --no-index --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" pytools cffi jinja2 >"$OUT/pydeps.log" 2>&1 || true
+  python3 -m pip install -q --no-index --no-deps --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" ml_dtypes >>"$OUT/pydeps.log" 2>&1 || true
   # Dask apart: where its wheels are missing, the rest still installs.
   python3 -m pip install -q --no-index --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" dask distributed >>"$OUT/pydeps.log" 2>&1 || true
   export PYTHONPATH=$PYTHONPATH:$PYDEPS

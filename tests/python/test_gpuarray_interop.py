@@ -241,7 +241,7 @@ def test_as_cuda_array_is_a_device_array_view() -> None:
         view = cuda.as_cuda_array(producer)
         assert isinstance(view, cuda.DeviceNDArray)
         assert view.shape == (37, 5) and view.strides == (20, 4) and view.dtype == np.float32
-        assert view.device_ctypes_pointer == memory.device_ctypes_pointer
+        assert view.device_ctypes_pointer.value == memory.device_ctypes_pointer.value
         np.testing.assert_array_equal(view.copy_to_host(), host)
         np.testing.assert_array_equal(view[3:9, 1].copy_to_host(), host[3:9, 1])
         np.testing.assert_array_equal(view.T.copy_to_host(), host.T)

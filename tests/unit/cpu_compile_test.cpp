@@ -233,6 +233,20 @@ TEST(CpuUnsupported, VolatileAssemblyIsRefused) {
   expect_refused("__global__ void k() {\n  asm volatile(\"trap;\");\n}\n", "inline assembly", 2);
 }
 
+TEST(CpuUnsupported, EmptyAssemblyBarrierRunsAndPtxConstraintsAreRefused) {
+  // An empty template with register or memory operands: no instructions.
+  CpuModuleHandle m(
+      "__global__ void k(int* p) {\n  int a = p[0] * 3;\n"
+      "  asm volatile(\"\" : : \"r\"(a) : \"memory\");\n  p[0] = a + 1;\n}\n");
+  const int value = random_ints(1, -1000, 1000)[0];
+  CpuBuffer<int> d(std::vector<int>{value});
+  m.run("k", Dim3(1), Dim3(1), d.get());
+  EXPECT_EQ(d.to_host()[0], value * 3 + 1);
+  // PTX's 16-bit register constraint has no meaning on the host.
+  expect_refused("__global__ void k(short* p) {\n  asm volatile(\"\" : : \"h\"(p[0]));\n}\n",
+                 "inline assembly", 2);
+}
+
 TEST(CpuUnsupported, TextureFetchIsRefused) {
   expect_refused(
       "__global__ void k(cudaTextureObject_t t, float* out) {\n  out[0] = tex1Dfetch<float>(t, "

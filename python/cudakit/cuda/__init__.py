@@ -18,7 +18,8 @@ from . import config, random  # noqa: E402,F401
 from .api import (  # noqa: E402,F401
     Event, Stream, activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, blockIdx, cg,
     close, const, current_context, fp16, declare_device, default_stream, detect, event,
-    event_elapsed_time, get_current_device, gpus, grid, gridDim, gridsize, is_available,
+    event_elapsed_time, external_stream, get_current_device, gpus, grid, gridDim, gridsize,
+    is_available, is_bfloat16_supported,
     is_simulator, jit, lanemask_lt, laneid, legacy_default_stream, list_devices, local,
     managed_array,
     mapped, mapped_array, per_thread_default_stream, pinned, pinned_array, profile_start,
@@ -77,7 +78,7 @@ from .foreign import CUSource, LinkableCode  # noqa: E402,F401
 from .compiler import (  # noqa: E402,F401
     compile, compile_all, compile_for_current_device, compile_ptx,
     compile_ptx_for_current_device)
-from . import cudadrv, kernels, libdevice, np, typing  # noqa: E402,F401
+from . import bf16, cudadrv, kernels, libdevice, np, typing  # noqa: E402,F401
 from . import cgutils, cudaimpl, extending  # noqa: E402,F401
 from .cudadrv import devicearray  # noqa: E402,F401
 

@@ -144,16 +144,18 @@ def declare_device(name: str, sig: Any, link: Any = None, use_cooperative: bool 
         raise ValueError(f"cuda.declare_device({name!r}): abi must be 'numba' or 'c', got "
                          f"{abi!r}")
     signature = _signature(sig)
-    if abi == "c" and signature.return_type == t.none:
-        pass  # a C function may return nothing
+    if signature.return_type == t.none:
+        pass  # returns nothing (Numba's ABI still passes the result slot)
     elif signature.return_type is None or not isinstance(signature.return_type, t.Scalar):
         raise TypeError(f"cuda.declare_device({name!r}): the return type must be a number "
-                        f"type, as in 'float32(float32, float32)' (got {sig!r}; Return type: "
-                        f"a number, or void with abi='c')")
+                        f"type or void, as in 'float32(float32, float32)' (got {sig!r}; "
+                        "Return type: a number, or void)")
     for arg in signature.args:
-        if not isinstance(arg, (t.Scalar, t.PointerT)):
-            raise TypeError(f"cuda.declare_device({name!r}): the arguments are numbers or "
-                            f"CPointer(type)s, got {arg}")
+        # Arrays may be declared (Numba's own test does); a call passing one
+        # is refused with the way to pass its data (ffi.from_buffer).
+        if not isinstance(arg, (t.Scalar, t.PointerT, t.ArrayT)):
+            raise TypeError(f"cuda.declare_device({name!r}): the arguments are numbers, "
+                            f"CPointer(type)s or arrays, got {arg}")
     return ForeignFunction(name, signature, check_link_paths(link, "cuda.declare_device"), abi)
 
 
@@ -283,6 +285,12 @@ def is_available() -> bool:
         return False
 
 
+def is_bfloat16_supported() -> bool:
+    """bfloat16 in kernels (cuda.bf16): cudakit converts in software, so on
+    every device and on the CPU backend (Numba needs compute capability 8.0)."""
+    return True
+
+
 def is_simulator() -> bool:
     return _core.jit_backend() == "cpu"
 
@@ -343,9 +351,10 @@ class Stream:
     launched on it run in its order; copies of device arrays are made on the
     default stream, which waits for other (blocking) streams."""
 
-    def __init__(self, handle: int = 0, native: Any = None) -> None:
+    def __init__(self, handle: int = 0, native: Any = None, external: bool = False) -> None:
         self.handle = handle
         self._native = native  # a cudakit.driver.Stream that owns the handle
+        self.external = external  # another library's stream (external_stream)
 
     def synchronize(self) -> None:
         if self._native is not None:
@@ -376,6 +385,18 @@ def stream() -> Stream:
     from .. import driver
     native = driver.Stream()
     return Stream(int(native.handle), native)
+
+
+def external_stream(ptr: int) -> Stream:
+    """Another library's stream by its handle (cudaStream_t as an int), as
+    Numba's: kernels launched on it run in its order; cudakit does not own or
+    destroy it."""
+    try:
+        handle = int(ptr)
+    except (TypeError, ValueError):
+        raise TypeError(f"external_stream takes a stream handle (an int), got "
+                        f"{type(ptr).__name__}") from None
+    return Stream(handle, external=True)
 
 
 def default_stream() -> Stream:

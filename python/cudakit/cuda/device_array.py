@@ -3,6 +3,7 @@ memory pool and streams as the C++ layer and cudakit.gpuarray)."""
 
 from __future__ import annotations
 
+import ctypes
 import math
 from typing import Any
 
@@ -20,9 +21,9 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
     return tuple(int(n) for n in shape)
 
 
-# (dtype, ndim, layout) -> the kernel type of such an array (made once: the
+# (dtype, aligned, ndim, layout) -> the kernel type of such an array (made once: the
 # type is part of every launch's dispatch key).
-_ARRAY_TYPES: dict[tuple[np.dtype, int, str], t.Type] = {}
+_ARRAY_TYPES: dict[tuple[np.dtype, bool, int, str], t.Type] = {}
 
 
 class DeviceNDArray:
@@ -46,7 +47,8 @@ class DeviceNDArray:
                       else t.layout_from(self.shape, self.strides, self.dtype.itemsize))
         else:
             layout = t.layout_from(self.shape, self.strides, self.dtype.itemsize)
-        key = (self.dtype, len(self.shape), layout)
+        # (Equal record dtypes may differ in align=True, which the type keeps.)
+        key = (self.dtype, self.dtype.isalignedstruct, len(self.shape), layout)
         found = _ARRAY_TYPES.get(key)
         if found is None:
             found = _ARRAY_TYPES[key] = t.intern(
@@ -75,8 +77,10 @@ class DeviceNDArray:
         return self.nbytes
 
     @property
-    def device_ctypes_pointer(self) -> int:
-        return self._array.address
+    def device_ctypes_pointer(self) -> ctypes.c_void_p:
+        """The first element's address as Numba gives it (a c_void_p; its
+        .value is None for an empty array)."""
+        return ctypes.c_void_p(self._array.address if self.size else 0)
 
     @property
     def gpu_data(self) -> "DeviceMemory":
@@ -94,7 +98,8 @@ class DeviceNDArray:
     def __cuda_array_interface__(self) -> dict[str, Any]:
         strides = None if self.is_c_contiguous() else self.strides
         interface = {"shape": self.shape, "strides": strides, "typestr": self.dtype.str,
-                     "data": (self._array.address, False), "version": 3,
+                     # The protocol's null pointer for no elements, as Numba's.
+                     "data": (self._array.address if self.size else 0, False), "version": 3,
                      "stream": _interface_stream(self.stream)}
         if self.dtype.names is not None:  # records: their fields, as the protocol allows
             interface["descr"] = self.dtype.descr
@@ -211,6 +216,8 @@ class DeviceNDArray:
             if isinstance(k, slice):
                 extent = array.shape[axis]
                 start, stop, step = k.indices(extent)
+                if step < 0 and stop < 0:  # "before index 0", which -1 would wrap to the end
+                    stop -= extent
                 array = array.slice(axis, start, stop, step)
                 axis += 1
             elif isinstance(k, (int, np.integer)):
@@ -395,6 +402,12 @@ def from_cuda_array_interface(desc: dict[str, Any], owner: Any = None
     Layouts a cudakit array cannot describe (strides that are not a multiple
     of the itemsize, dtypes cudakit does not know) give a plain view that
     kernels still accept."""
+    if desc.get("mask") is not None:
+        raise NotImplementedError("Masked arrays are not supported: the CUDA array interface "
+                                  "gives a mask cudakit's kernels would not apply; pass the data "
+                                  "and the mask as two arrays")
+    if owner is None:
+        owner = desc  # (something to hold: the view needs no other owner)
     dtype = np.dtype(desc["typestr"])
     if "descr" in desc and dtype.kind == "V":
         try:  # the fields of a record typestr ("|V8"), padding included
@@ -412,8 +425,7 @@ def from_cuda_array_interface(desc: dict[str, Any], owner: Any = None
         strides_bytes: list[int] = []
     else:
         strides_bytes = [int(s) for s in strides]
-    if (desc.get("mask") is None and itemsize > 0
-            and all(s % itemsize == 0 for s in strides_bytes)):
+    if itemsize > 0 and all(s % itemsize == 0 for s in strides_bytes):
         name, extra_shape, extra_strides = dtype.name, [], []
         if dtype.names is not None:  # records: their bytes on a last axis
             name, extra_shape, extra_strides = "uint8", [itemsize], [1]
@@ -427,7 +439,12 @@ def from_cuda_array_interface(desc: dict[str, Any], owner: Any = None
         except Exception:  # noqa: BLE001 (a dtype or layout cudakit cannot hold)
             array = None
         if array is not None:
-            return DeviceNDArray(array, dtype)
+            # Its default stream is the producer's (Numba's consumers do the same).
+            stream = desc.get("stream")
+            if stream is not None:
+                from .api import external_stream
+                stream = external_stream(stream)
+            return DeviceNDArray(array, dtype, stream or 0)
     return ForeignDeviceArray(desc, owner)
 
 

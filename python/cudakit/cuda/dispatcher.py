@@ -310,6 +310,13 @@ class Dispatcher:
             for sig in signatures:
                 self.compile(sig.args)
 
+    @property
+    def signatures(self) -> list[tuple[t.Type, ...]]:
+        """The argument types of each specialization, declared or compiled
+        (Numba's list: the keys of `overloads`)."""
+        keys = [tuple(sig.args) for sig in self._signatures]
+        return keys + [key for key in self._translations if key not in keys]
+
     def _on_device(self) -> _OnDevice:
         """The kernels of the device current on this thread."""
         # (One device, the common case: no need to ask which is current.)
@@ -407,7 +414,9 @@ class Dispatcher:
 
     def _configure(self, config: Any) -> Any:
         if self.device:
-            raise TypeError(f"{self.__name__} is a device function: call it from a kernel")
+            # Numba's class and words.
+            raise RuntimeError(f"Cannot compile a device function as a kernel: "
+                               f"{self.__name__} is a device function; call it from a kernel")
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise ValueError("a launch takes kernel[griddim, blockdim] or kernel[griddim, "
                              f"blockdim, stream, sharedmem], got kernel[{config!r}]")
@@ -721,6 +730,32 @@ class Dispatcher:
     def get_max_threads_per_block(self, signature: Any = None) -> Any:
         """The most threads a block of this kernel may have on this device."""
         return self._per_kernel(signature, lambda s: int(s.max_threads))
+
+    def compile_device(self, args: Any, return_type: Any = None) -> SimpleNamespace:
+        """Numba's compile_device: types this device function for `args` and
+        gives what Numba's CompileResult tells of it: `signature`,
+        `fndesc.mangled_name` (the name it is exported under in the PTX of
+        inspect_asm, this function's own) and `fndesc.qualname`."""
+        if not self.device:
+            raise RuntimeError(f"compile_device: {self.__name__} is a kernel; compile it with "
+                               f"{self.__name__}.compile(argtypes) or launch it")
+        from .compiler import _signature_of
+        arg_types = tuple(_signature_of(tuple(args)).args)
+        _, inferred = translate_device(self.parsed, arg_types, Program(self.options),
+                                       ("compile_device", arg_types), self.parsed.where,
+                                       self.parsed.tree)
+        signature = t.Signature(return_type or inferred, arg_types)
+        return SimpleNamespace(signature=signature, fndesc=SimpleNamespace(
+            mangled_name=self.py_func.__name__, qualname=self.__qualname__))
+
+    def inspect_sass(self, signature: Any = None) -> Any:
+        """Numba disassembles the cubin with nvdisasm; cudakit keeps no SASS
+        (nor does the CPU backend have any): a clear error either way."""
+        if self.device:
+            raise RuntimeError("Cannot inspect SASS of a device function")
+        raise NotImplementedError(
+            "inspect_sass: cudakit does not disassemble kernels; inspect_asm() gives the PTX "
+            "and inspect_cuda_source() the generated CUDA C++")
 
     def inspect_types(self, file: Any = None) -> None:
         import sys

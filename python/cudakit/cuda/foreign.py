@@ -33,6 +33,11 @@ class ForeignFunction:
         self.abi = abi  # "numba": int name(T* result, args...); "c": T name(args...)
         self.__name__ = name
 
+    @property
+    def sig(self) -> t.Signature:
+        """Numba's name for the signature."""
+        return self.signature
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"the foreign device function {self.name}() can only be called "
                            "inside a @cuda.jit function")

@@ -300,6 +300,8 @@ class CUDAUFunc:
             raise ValueError(f"{self.__name__}: the argument shapes "
                              f"{', '.join(map(str, shapes))} do not broadcast together "
                              "(NumPy's rule: axes match from the right, or one is 1)") from None
+        if out is not None and is_device(out):
+            out = as_device(out)  # another library's array: a view of it (Numba returns that)
         if out is not None:
             out_shape = tuple(out.shape)
             if not _broadcastable(shape, out_shape):

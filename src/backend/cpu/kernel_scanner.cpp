@@ -225,6 +225,30 @@ const std::map<std::string_view, std::string_view>& unsupported_names() {
   return names;
 }
 
+// asm volatile("" : : "r"(x) : "memory"): no instructions, only a barrier to
+// the optimizer (CUDA code writes it to keep a value alive), which the host
+// compiler reads the same way. Constraints other than general registers and
+// memory (PTX's "h", "l", "f") would not compile there: those stay refused.
+bool is_empty_asm(const std::vector<Token>& all, std::size_t at) {
+  std::size_t k = at + 1;
+  while (k < all.size() && (all[k].text == "volatile" || all[k].text == "__volatile__")) ++k;
+  if (k + 1 >= all.size() || all[k].text != "(" || all[k + 1].text != "\"\"") return false;
+  static const std::set<std::string_view> allowed = {"\"r\"",  "\"=r\"", "\"+r\"",     "\"m\"",
+                                                     "\"=m\"", "\"+m\"", "\"memory\"", "\"cc\""};
+  int depth = 0;
+  for (std::size_t j = k; j < all.size(); ++j) {
+    if (all[j].text == "(") {
+      ++depth;
+    } else if (all[j].text == ")") {
+      if (--depth == 0) return true;
+    } else if (j > k + 1 && all[j].kind == TokenKind::literal && !all[j].text.empty() &&
+               all[j].text.front() == '"' && allowed.count(all[j].text) == 0) {
+      return false;
+    }
+  }
+  return false;
+}
+
 struct Scope {
   bool is_namespace;  // namespace or extern "C" block: declarations at namespace scope
   std::string name;   // named namespace, else empty
@@ -371,7 +395,8 @@ ScanResult scan_kernel_source(std::string_view source,
     }
     if (t.kind != TokenKind::identifier || t.directive) continue;
     auto it = refused.find(t.text);
-    bool hit = it != refused.end();
+    bool hit =
+        it != refused.end() && !(it->second == "inline assembly (asm)" && is_empty_asm(all, i));
     std::string_view construct = hit ? it->second : std::string_view{};
     if (!hit && (is(t, "texture") || is(t, "surface")) && i + 1 < all.size() &&
         is(all[i + 1], "<")) {

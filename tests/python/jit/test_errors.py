@@ -154,8 +154,12 @@ def test_unknown_jit_option_and_bad_signature():
 
 def test_device_function_launched_as_kernel_and_kernel_called_directly():
     device_fn = cuda.jit(device=True)(lambda x: x)
-    with pytest.raises(TypeError, match="device function"):
+    with pytest.raises(RuntimeError, match="Cannot compile a device function as a kernel"):
         device_fn[1, 1]
+    with pytest.raises(RuntimeError, match="Cannot inspect SASS of a device function"):
+        device_fn.inspect_sass((cuda.int32,))
+    with pytest.raises(NotImplementedError, match="inspect_asm"):
+        bad.simple.inspect_sass()
     with pytest.raises(ValueError, match=r"launch it with simple\[griddim, blockdim\]"):
         bad.simple(out_array())
 
@@ -165,3 +169,16 @@ def test_unsupported_dtype():
         cuda.device_array(3, "datetime64[s]")
     with pytest.raises(TypeError, match="align=True"):
         cuda.device_array(3, np.dtype([("a", np.int8), ("b", np.int32)]))
+
+
+def test_compile_device_types_a_device_function_and_names_it_in_its_ptx():
+    @cuda.jit(device=True)
+    def scaled_sum(x, y):
+        return x * 2 + y
+
+    result = scaled_sum.compile_device((cuda.int32, cuda.float32))
+    assert result.signature.return_type == cuda.float64  # Numba's int32 * 2 + float32
+    assert result.signature.args == (cuda.int32, cuda.float32)
+    assert result.fndesc.mangled_name in scaled_sum.inspect_asm((cuda.int32, cuda.float32))
+    with pytest.raises(RuntimeError, match="is a kernel"):
+        bad.simple.compile_device((cuda.float32[:],))

@@ -75,7 +75,7 @@ def test_declare_device_bad_input_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         cuda.declare_device("f", "float32(float32)", link=str(tmp_path / "missing.cu"))
     with pytest.raises(TypeError, match="return type must be a number"):
-        cuda.declare_device("f", "void(float32)")
+        cuda.declare_device("f", (cuda.float32[:],))
     with pytest.raises(ValueError, match="not a C function name"):
         cuda.declare_device("not a name", "float32(float32)")
     with pytest.raises(RuntimeError, match="only be called inside"):
@@ -109,11 +109,16 @@ def test_wrong_argument_to_declared_function_is_a_typing_error(functions_cu):
         wrong[1, 1](cuda.device_array(1, np.float64), cuda.device_array(3, np.float32))
 
 
-def test_cffi_from_buffer_passes_an_array_as_a_pointer(functions_cu):
+@pytest.fixture
+def ffi_and_prefix_sum(functions_cu):
+    """cffi's FFI (for ffi.from_buffer) and prefix_sum(CPointer(float64), int32)."""
     cffi = pytest.importorskip("cffi")
-    ffi = cffi.FFI()
-    prefix_sum = cuda.declare_device("prefix_sum", "float64(CPointer(float64), int32)",
-                                     link=str(functions_cu))
+    return cffi.FFI(), cuda.declare_device("prefix_sum", "float64(CPointer(float64), int32)",
+                                           link=str(functions_cu))
+
+
+def test_cffi_from_buffer_passes_an_array_as_a_pointer(ffi_and_prefix_sum):
+    ffi, prefix_sum = ffi_and_prefix_sum
 
     @cuda.jit
     def total(result, values):
@@ -123,6 +128,32 @@ def test_cffi_from_buffer_passes_an_array_as_a_pointer(functions_cu):
     result = np.ndarray((), dtype=np.float64)
     total[1, 1](result, values)
     np.testing.assert_allclose(result[()], values.sum(), rtol=1e-12)
+
+
+def test_step_less_slices_keep_an_array_contiguous(ffi_and_prefix_sum):
+    # Numba's rule: x[i:] of a C-contiguous array is C-contiguous, so its data
+    # passes as a pointer; x[i::2] or x[:, j] are not.
+    ffi, prefix_sum = ffi_and_prefix_sum
+
+    @cuda.jit
+    def suffix_sums(out, values, table):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = prefix_sum(ffi.from_buffer(values[i:]), values.size - i) \
+                + prefix_sum(table[i % table.shape[0]], table.shape[1])
+
+    values, table = RNG.random(N), RNG.random((5, 7))
+    out = cuda.device_array(N, np.float64)
+    suffix_sums[(N + 31) // 32, 32](out, cuda.to_device(values), cuda.to_device(table))
+    expected = np.cumsum(values[::-1])[::-1] + table.sum(axis=1)[np.arange(N) % 5]
+    np.testing.assert_allclose(out.copy_to_host(), expected, rtol=1e-12)
+
+    @cuda.jit
+    def strided(out, values):
+        out[0] = prefix_sum(ffi.from_buffer(values[::2]), 3)
+
+    with pytest.raises(cuda.TypingError, match="C-contiguous"):
+        strided[1, 1](out, cuda.to_device(values))
 
 
 def test_zero_d_host_array_stays_zero_d_on_the_device():
@@ -162,3 +193,50 @@ def test_foreign_call_in_a_while_condition_runs_before_every_test(functions_cu):
             x, count = x * np.float32(2), count + 1
         expected.append(count)
     np.testing.assert_array_equal(out.copy_to_host(), expected)
+
+
+UNSIGNED_RESULT_CU = cuda.CUSource(r"""
+extern "C" __device__ int twice_bits(unsigned int* out, unsigned long long seed) {
+  *out = (unsigned int)(seed * 2u);
+  return 0;
+}
+extern "C" __device__ int store_sum(void* out, int* values, int n) {
+  for (int i = 1; i < n; ++i) values[0] += values[i];
+  return 0;
+}
+""")
+
+
+def test_numba_abi_result_slot_takes_the_pointer_type_of_the_definition():
+    # Numba links by name: the C/C++ may type the result slot as it likes
+    # (unsigned int* for an int32 result, void* for a void function).
+    twice = cuda.declare_device("twice_bits", cuda.int32(cuda.uint64), link=[UNSIGNED_RESULT_CU])
+    store = cuda.declare_device("store_sum", "void(CPointer(int32), int32)",
+                                link=[UNSIGNED_RESULT_CU])
+
+    @cuda.jit
+    def use_both(out, seeds, values):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = twice(seeds[i])
+        if i == 0:
+            store(values, values.size)
+
+    seeds = RNG.integers(0, 2**30, N).astype(np.uint64)
+    values = RNG.integers(-50, 50, 13).astype(np.int32)
+    out, d_values = cuda.device_array(N, np.int32), cuda.to_device(values)
+    use_both[(N + 31) // 32, 32](out, cuda.to_device(seeds), d_values)
+    np.testing.assert_array_equal(out.copy_to_host(), (seeds * 2).astype(np.int32))
+    assert d_values.copy_to_host()[0] == values.sum()
+
+
+def test_declared_array_arguments_are_kept_and_a_call_with_one_is_refused():
+    f1 = cuda.declare_device("f1", "int32(float32[:])")
+    assert f1.sig.args == (cuda.float32[:],) and f1.sig.return_type == cuda.int32
+
+    @cuda.jit
+    def call_with_array(out, xs):
+        out[0] = f1(xs)
+
+    with pytest.raises(cuda.TypingError, match="ffi.from_buffer"):
+        call_with_array[1, 1](cuda.device_array(1, np.int32), cuda.device_array(3, np.float32))

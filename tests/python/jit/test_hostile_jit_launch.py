@@ -35,7 +35,7 @@ class StridedInterface:
         self.base = base
         self.__cuda_array_interface__ = {
             "shape": (10,), "strides": (12,), "typestr": "<f8",
-            "data": (base.device_ctypes_pointer, False), "version": 3}
+            "data": (base.device_ctypes_pointer.value, False), "version": 3}
 
 
 CASES = [

@@ -273,4 +273,4 @@ def test_declare_device_with_the_c_abi_and_a_cusource():
     with pytest.raises(ValueError, match="abi must be 'numba' or 'c'"):
         cuda.declare_device("f", "int32(int32)", link=SCALE_C_ABI, abi="fortran")
     with pytest.raises(TypeError, match="the return type must be a number"):
-        cuda.declare_device("f", "void(int32)", link=SCALE_C_ABI)
+        cuda.declare_device("f", (cuda.int32,), link=SCALE_C_ABI)  # no return type

@@ -67,8 +67,8 @@ def c_literal(value: Any, ty: t.Scalar) -> str:
         part = t.float32 if ty == t.complex64 else t.float64
         make = "cudakit_c64" if ty == t.complex64 else "cudakit_c128"
         return f"{make}({c_literal(value.real, part)}, {c_literal(value.imag, part)})"
-    if ty == t.float16:
-        return f"ck_half({c_literal(value, t.float32)})"
+    if ty in (t.float16, t.bfloat16):
+        return f"{ty.ctype}({c_literal(value, t.float32)})"
     if ty.kind == "f":
         value = float(value)
         # Bit patterns: NVRTC has no NAN / INFINITY macros without headers.
@@ -159,8 +159,8 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
             return f"({val.code} != 0)"
         if ty.kind == "c":
             return f"{'cudakit_c64' if ty == t.complex64 else 'cudakit_c128'}({val.code})"
-        if val.type == t.float16 and ty.kind in "iu":
-            return f"({ty.ctype})(float)({val.code})"
+        if val.type in (t.float16, t.bfloat16) and (ty.kind in "iu" or ty.bits == 16):
+            return f"({ty.ctype})(float)({val.code})"  # through float, its one conversion
         return f"({ty.ctype})({val.code})"
 
     def truth(self, val: Val, node: ast.AST) -> str:

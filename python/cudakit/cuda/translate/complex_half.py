@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import intrinsics
+from . import cmath_special, intrinsics
 from . import types as t
 from .values import Val
 
@@ -57,14 +57,22 @@ def _number(tr: "FunctionTranslator", node: ast.AST, args: list[Val], count: int
 
 
 def _complex_function(name: str, function: str) -> intrinsics.Handler:
+    """cmath.<name>: the array layer's function, with cmath's special values
+    (cmath_special) where CPython keeps a table for them."""
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) -> Val:
         if name == "log" and len(args) == 2:  # cmath.log(z, base)
             z, base = _number(tr, node, args, 2, "cmath.log")
             ct = t.promote(complex_of(z.type), complex_of(base.type))
-            return tr.value(ct, f"(cudakit_clog({tr.cast(z, ct)}) / "
-                                f"cudakit_clog({tr.cast(base, ct)}))")
+            log = cmath_special.need(tr.program, "log")
+            # In double: the quotient of the two logarithms loses the digits
+            # their rounding to float cancels (log(z, z) is exactly 1 otherwise).
+            quotient = (f"({log}({tr.cast(z, t.complex128)}) / "
+                        f"{log}({tr.cast(base, t.complex128)}))")
+            return tr.value(ct, quotient if ct == t.complex128 else f"cudakit_c64({quotient})")
         (z,) = _number(tr, node, args, 1, f"cmath.{name}")
         ct = complex_of(z.type)
+        if name in cmath_special.TABLED or name in cmath_special.ROTATED:
+            return tr.value(ct, f"{cmath_special.need(tr.program, name)}({tr.cast(z, ct)})")
         return tr.value(ct, f"{function}({tr.cast(z, ct)})")
     return emit
 
@@ -90,8 +98,9 @@ def _rect(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) ->
     r, phi = _number(tr, node, args, 2, "cmath.rect")
     if "c" in (r.type.kind, phi.type.kind):  # type: ignore[union-attr]
         raise tr.typing_error("cmath.rect(r, phi) takes real numbers", node)
-    rc, pc = tr.cast(r, t.float64), tr.cast(phi, t.float64)
-    return tr.value(t.complex128, f"cudakit_c128({rc} * cos({pc}), {rc} * sin({pc}))")
+    rect = cmath_special.need(tr.program, "rect")  # with cmath's special values
+    return tr.value(t.complex128,
+                    f"{rect}({tr.cast(r, t.float64)}, {tr.cast(phi, t.float64)})")
 
 
 def _classify(name: str) -> intrinsics.Handler:
@@ -142,15 +151,15 @@ def _with_half(original: intrinsics.Handler) -> intrinsics.Handler:
     """A math handler on float16: computed in float32, a float result
     rounded back to float16 (Numba's float16 math returns float16)."""
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) -> Val:
-        if not any(a.type == t.float16 for a in args) or any(
-                isinstance(a.type, t.ArrayT) for a in args):
+        halves = [a.type for a in args if a.type in (t.float16, t.bfloat16)]
+        if not halves or any(isinstance(a.type, t.ArrayT) for a in args):
             return original(tr, node, args, kw)
-        widened = [Val(t.float32, f"(float)({a.code})") if a.type == t.float16 else a
+        widened = [Val(t.float32, f"(float)({a.code})") if a.type in halves else a
                    for a in args]
         result = original(tr, node, widened, kw)
-        if result.type == t.float32 and all(a.type in (t.float16,) or a.known
-                                            for a in args):
-            return tr.value(t.float16, f"ck_half({result.code})")
+        half = halves[0]  # (bfloat16 math returns bfloat16, as float16's does)
+        if result.type == t.float32 and all(a.type == half or a.known for a in args):
+            return tr.value(half, f"{half.ctype}({result.code})")
         return result
     return emit
 

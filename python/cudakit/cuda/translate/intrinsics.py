@@ -572,6 +572,19 @@ for _name, _ty in t.SCALARS.items():
     CASTS[id(_ty)] = (_ty, _ty)
 
 
+def float_of_text(tr: Any, node: Any, target: t.Scalar, text: str) -> "Val":
+    """float("nan"), float("inf"), float("-1.5") of a constant string, as
+    Numba folds them: the number, known at compile time."""
+    try:
+        number = float(text)
+    except ValueError:
+        raise tr.typing_error(f"{target}({text!r}): the string is not a number", node) from None
+    from .codegen import c_literal
+    from .values import Val
+    value = float(np.float32(number)) if target == t.float32 else number
+    return Val(target, c_literal(value, target), value)
+
+
 def cast_target(obj: Any) -> t.Scalar | None:
     entry = CASTS.get(id(obj))
     return entry[1] if entry is not None and entry[0] is obj else None
@@ -589,6 +602,11 @@ from . import bits_and_warps, complex_half, ufuncs  # noqa: E402 (they wrap the 
 bits_and_warps.register()
 complex_half.register()
 ufuncs.register()
+
+# numba.cuda.bf16's intrinsics and bfloat16(x).
+from . import bfloat16  # noqa: E402
+
+bfloat16.register()
 
 # cuda.libdevice's functions and numpy_support.carray / farray.
 from . import libdevice_calls  # noqa: E402

@@ -466,7 +466,11 @@ class OperatorsMixin:
             offset.append(f"{temp}.start * {stride}")
             shape.append(f"{temp}.length")
             strides.append(f"{stride} * {step_code}")
-        view = t.ArrayT(at.dtype, len(shape), "A")
+        # Numba's rule: integers on the outer axes and, innermost of those
+        # given, a slice without a step keep a C-contiguous array contiguous.
+        contiguous = at.layout == "C" and not any(isinstance(p, ast.Slice) for p in parts[:-1]) \
+            and (not parts or not isinstance(parts[-1], ast.Slice) or parts[-1].step is None)
+        view = t.ArrayT(at.dtype, len(shape), "C" if contiguous else "A")
         pointer = f"{array.code}.data" + ("".join(f" + {o}" for o in offset))
         if not shape:
             return self.value(at.dtype, f"{array.code}.data[{' + '.join(offset) or '0'}]")
@@ -685,6 +689,8 @@ class OperatorsMixin:
             return handler(self, node, args, kwargs)
         target = intrinsics.cast_target(obj)
         if target is not None:
+            if target.kind == "f" and len(args) == 1 and args[0].type == t.string:
+                return intrinsics.float_of_text(self, node, target, args[0].py)
             if len(args) != 1 or kwargs or not isinstance(args[0].type, t.Scalar):
                 raise self.typing_error(f"{getattr(obj, '__name__', obj)}() takes one number "
                                         "in a kernel", node)
@@ -765,6 +771,11 @@ class OperatorsMixin:
                                     f"{len(args)} given", node)
         codes = []
         for i, (arg, want) in enumerate(zip(args, sig.args)):
+            if isinstance(want, t.ArrayT):
+                raise self.typing_error(
+                    f"argument {i} of {function.name}() is declared as an array: foreign "
+                    "functions take numbers and pointers; declare it CPointer("
+                    f"{want.dtype}) and pass ffi.from_buffer(array)", node)
             if isinstance(want, t.PointerT):
                 if isinstance(arg.type, t.PointerT) and arg.type.dtype == want.dtype:
                     codes.append(arg.code)
@@ -789,14 +800,19 @@ class OperatorsMixin:
                 self.emit(f"{call};")
                 return self.value(t.none, "")
             return self.value(result, call)
-        params = ", ".join([f"{result.ctype}*"] + [self.ctype(a) for a in sig.args])
+        # Numba's ABI: int name(T* result, args...); a void function has a slot too.
+        slot = "int" if result == t.none else result.ctype
+        params = ", ".join([f"{'void' if result == t.none else slot}*"]
+                           + [self.ctype(a) for a in sig.args])
         self.program.declare_foreign(
             function.name, f'extern "C" __device__ int {function.name}({params});',
             function.link)
+        self.program.need_helper("ffi_out")
         temp = self.fresh("ffi")
-        self.emit(f"{result.ctype} {temp};")
-        self.emit(f"(void){function.name}(&{temp}{''.join(', ' + c for c in codes)});")
-        return self.value(result, temp)
+        self.emit(f"{slot} {temp};")
+        self.emit(f"(void){function.name}(ck_ffi_out{{&{temp}}}"
+                  f"{''.join(', ' + c for c in codes)});")
+        return self.value(t.none, "") if result == t.none else self.value(result, temp)
 
     def device_call(self: "FunctionTranslator", dispatcher: Any, args: list[Val],
                     node: ast.AST) -> Val:

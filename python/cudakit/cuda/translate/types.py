@@ -42,6 +42,13 @@ class Scalar(Type):
 
     @property
     def dtype(self) -> np.dtype:
+        if self.name == "bfloat16":
+            try:
+                import ml_dtypes
+            except ImportError:
+                raise TypeError("bfloat16 has a NumPy dtype only with the ml_dtypes package "
+                                "(pip install ml_dtypes)") from None
+            return np.dtype(ml_dtypes.bfloat16)
         return np.dtype("bool" if self.kind == "b" else self.name)
 
     @property
@@ -138,6 +145,9 @@ float64 = Scalar("float64", "double", "f", 64)
 # GPU's half arithmetic does); ck_half holds the bits and converts through
 # float. Complex numbers are the array layer's {re, im} structs.
 float16 = Scalar("float16", "ck_half", "f", 16)
+# bfloat16 (cuda.bf16) in kernels: ck_bf16 holds the bits, as ck_half does;
+# values only (no arrays of it: NumPy has no bfloat16 without ml_dtypes).
+bfloat16 = Scalar("bfloat16", "ck_bf16", "f", 16)
 complex64 = Scalar("complex64", "cudakit_complex64", "c", 64)
 complex128 = Scalar("complex128", "cudakit_complex128", "c", 128)
 intp = int64
@@ -207,12 +217,15 @@ class RecordT(Type):
 
     fields: tuple[tuple[str, "Scalar | NestedArrayT", int], ...]  # (name, type, byte offset)
     itemsize: int
+    # Made with align=True (dtype.isalignedstruct): the same struct either way,
+    # but another type, as in Numba (its dtype round-trips with the flag).
+    aligned: bool = False
     kind = "V"
     bits = 0
 
     def __str__(self) -> str:
-        return "Record(" + ", ".join(f"{n}[type={ty};offset={o}]"
-                                     for n, ty, o in self.fields) + f";{self.itemsize})"
+        return "Record(" + ", ".join(f"{n}[type={ty};offset={o}]" for n, ty, o in self.fields) \
+            + f";{self.itemsize}{';aligned' if self.aligned else ''})"
 
     @property
     def name(self) -> str:
@@ -245,7 +258,7 @@ class RecordT(Type):
                          "formats": [(ty.dtype, ty.shape) if isinstance(ty, NestedArrayT)
                                      else ty.dtype for _, ty, _ in self.fields],
                          "offsets": [o for _, _, o in self.fields],
-                         "itemsize": self.itemsize})
+                         "itemsize": self.itemsize}, align=self.aligned)
 
     def __getitem__(self, item: object) -> "ArrayT":
         return _array_of(self, item)  # xoroshiro128p_type[:] in a signature
@@ -299,7 +312,7 @@ def record_of(dtype: np.dtype) -> RecordT:
     if not fields or dtype.itemsize % widest:
         raise TypeError(f"the record dtype {dtype} is not padded as a C struct (use "
                         "np.dtype(..., align=True))")
-    return RecordT(tuple(fields), dtype.itemsize)
+    return RecordT(tuple(fields), dtype.itemsize, bool(dtype.isalignedstruct))
 
 
 @dataclass(frozen=True)
@@ -542,6 +555,8 @@ def promote(a: Scalar, b: Scalar) -> Scalar:
     """The type of `a op b` for + - * and of a variable assigned both."""
     if a == b and a.kind == "f":
         return a
+    if bfloat16 in (a, b):  # as float16 promotes (without asking NumPy, which needs ml_dtypes)
+        return promote(float16 if a == bfloat16 else a, float16 if b == bfloat16 else b)
     if a.kind in "iub" and b.kind in "iub":
         if a == b and a.kind != "b" and a.bits == 64:
             return a
@@ -560,6 +575,8 @@ def unify(a: Type, b: Type) -> Type | None:
                 kind = a.kind if a.kind != "b" else b.kind
                 return SCALARS[("int" if kind == "i" else "uint") + str(bits)]
             return integer_result(a, b)
+        if bfloat16 in (a, b):
+            return promote(a, b)
         return from_dtype(np.promote_types(a.dtype, b.dtype))
     if isinstance(a, ArrayT) and isinstance(b, ArrayT):
         if a.dtype == b.dtype and a.ndim == b.ndim and a.space == b.space == "global":
