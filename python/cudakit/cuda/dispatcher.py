@@ -231,6 +231,12 @@ class _Specialization:
         # Numba launches a kernel that calls grid.sync() cooperatively.
         self.cooperative = translation.cooperative
 
+    @property
+    def _type_annotation(self) -> SimpleNamespace:
+        """Numba's typing record of the kernel: typemap gives each argument's
+        and local variable's type by name (what inspect_types prints)."""
+        return SimpleNamespace(typemap=dict(self.translation.local_types))
+
     def max_cooperative_grid_blocks(self, blockdim: Any, dynsmemsize: int = 0) -> int:
         """The most blocks of `blockdim` a cooperative launch of this kernel
         may have (all resident at once), as Numba's overload method."""
@@ -602,13 +608,18 @@ class Dispatcher:
                for k, s in chosen.items()}
         return asm if signature is None else next(iter(asm.values()))
 
+    def inspect_lto_ptx(self, signature: Any = None) -> Any:
+        """Numba's PTX after link-time optimisation: a kernel here is one
+        NVRTC program with its device functions, so it is inspect_asm's."""
+        return self.inspect_asm(signature)
+
     def inspect_types(self, file: Any = None) -> None:
         import sys
         out = file or sys.stdout
         for key, spec in self.specializations.items():
             print(f"{self.__name__} ({', '.join(str(a) for a in key)})", file=out)
             print("-" * 60, file=out)
-            for name, ty in spec.translation.local_types.items():
+            for name, ty in spec._type_annotation.typemap.items():
                 print(f"  {name} = {ty}", file=out)
 
     @property

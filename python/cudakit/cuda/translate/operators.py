@@ -690,6 +690,8 @@ class OperatorsMixin:
                                         "in a kernel", node)
             if target.kind == "b":
                 return self.value(t.boolean, self.truth(args[0], node))
+            if obj is float and args[0].type.kind == "f":  # type: ignore[union-attr]
+                return args[0]  # Numba's float() keeps float16 / float32
             return self.value(target, self.cast(args[0], target))
         if isinstance(obj, nested_functions.BoundNested):
             return nested_functions.call(self, obj, args, kwargs, node)
