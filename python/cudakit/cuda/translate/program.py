@@ -363,6 +363,10 @@ __device__ __forceinline__ C ck_cmin(C a, C b, bool nan_wins) {
   return (ck_cle(a, b) || (nan_wins ? ck_cnan(a) : ck_cnan(b))) ? a : b;
 }
 """,
+    "selp": r"""// cuda.selp: both operands evaluated (a call's arguments), then one chosen.
+template <class T>
+__device__ __forceinline__ T ck_selp(bool test, T a, T b) { return test ? a : b; }
+""",
     "min_max": r"""template <class T>
 __device__ __forceinline__ T ck_min(T a, T b) { return b < a ? b : a; }
 template <class T>
@@ -648,7 +652,8 @@ class Program:
             # Complex or float16 values: the array layer's complex structs and
             # math, and the half conversions.
             from ... import _core
-            parts.extend([_core.jit_array_prelude(), HALF])
+            from .half_arithmetic import HALF_ARITHMETIC
+            parts.extend([_core.jit_array_prelude(), HALF, HALF_ARITHMETIC])
         for name in self.helpers:
             if name in HELPER_PRELUDE:
                 parts.append(HELPER_PRELUDE[name])
