@@ -338,13 +338,15 @@ class Dispatcher:
 
     def _device_specialization(self, program: Program, arg_types: tuple[t.Type, ...],
                                where: SourceLocation, node: ast.AST) -> tuple[str, t.Type]:
+        declared_return = None
         if self.signatures:
             for sig in self.signatures:
                 if len(sig.args) == len(arg_types):
                     arg_types = tuple(sig.args)
+                    declared_return = sig.return_type
                     break
         return translate_device(self.parsed, arg_types, program, (id(self), arg_types),
-                                where, node)
+                                where, node, declared_return)
 
     # ---- launch -----------------------------------------------------------------------
     def __getitem__(self, config: Any) -> Any:

@@ -24,6 +24,7 @@ from .printing import PrintMixin
 from .operators import OperatorsMixin
 from .parse import ParsedFunction
 from .program import Program
+from .recursion import PendingRecursion
 from .values import NO_VALUE, StaticArray, Val
 
 CPP_RESERVED = {
@@ -112,6 +113,9 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         # memory, another name's shared array): used in place, not copied.
         self.aliases: dict[str, Val] = {}
         self.return_type: t.Type | None = None
+        # It calls itself (never inlined); a pass met such a call before its type was known.
+        self.recursive = False
+        self.pending_recursion = False
         self.emitting = False
         self.lines: list[str] = []
         self.indent = 1
@@ -386,7 +390,7 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
             head = 'extern "C" __global__ void'
         else:
             head = f"__device__ __noinline__ {self.ctype(self.return_type or t.none)}"
-            if self.program.options.get("inline", True):
+            if self.program.options.get("inline", True) and not self.recursive:
                 head = f"__device__ __forceinline__ {self.ctype(self.return_type or t.none)}"
         return f"{head} {self.c_function_name}({', '.join(params)})"
 
@@ -406,7 +410,13 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         if method is None:
             raise self.unsupported(f"the statement '{type(node).__name__}' "
                                    f"({_construct(node)}) is not supported in kernels", node)
-        method(node)
+        indent = self.indent
+        try:
+            method(node)
+        except PendingRecursion:
+            if self.emitting:
+                raise
+            self.indent = indent  # typed on a later pass, once a return gives the type
 
     def stmt_Pass(self, node: ast.Pass) -> None:
         pass

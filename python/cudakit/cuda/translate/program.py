@@ -549,7 +549,8 @@ class Program:
         self.helpers: list[str] = []
         self.device_functions: dict[tuple[Any, tuple[t.Type, ...]], tuple[str, t.Type]] = {}
         self.device_sources: list[str] = []
-        self.in_progress: set[tuple[Any, tuple[t.Type, ...]]] = set()
+        # The device functions being translated (their FunctionTranslator), by key.
+        self.in_progress: dict[tuple[Any, tuple[t.Type, ...]], Any] = {}
         self.constants: list[str] = []
         self.constant_names: dict[int, tuple[np.ndarray, str]] = {}
         self.names: set[str] = set()
