@@ -180,7 +180,7 @@ def _flattened(args: tuple[Any, ...], arg_types: tuple[t.Type, ...]
 def _param(ty: t.Type) -> Any:
     """The declared type of one parameter, as the launch's converter reads it."""
     if isinstance(ty, t.Scalar):
-        return _core.JitParam.scalar(ty.name)
+        return _core.JitParam.scalar(ty.storage_name)
     if isinstance(ty, t.TupleT):
         return _core.JitParam.tuple([item.name for item in ty.items])  # type: ignore[union-attr]
     if isinstance(ty, (t.PointerT, t.RecordT)):
@@ -189,7 +189,7 @@ def _param(ty: t.Type) -> Any:
     if isinstance(ty.dtype, t.RecordT):
         # Records travel as their bytes: the view's element is the record.
         return _core.JitParam.array("uint8", ty.ndim, ty.dtype.itemsize)
-    return _core.JitParam.array(ty.dtype.name, ty.ndim, max(1, ty.dtype.bits // 8))
+    return _core.JitParam.array(ty.dtype.storage_name, ty.ndim, max(1, ty.dtype.bits // 8))
 
 
 class _Specialization:
@@ -537,6 +537,8 @@ class Dispatcher:
                 staged[i] = device_copy
             elif isinstance(value, enum.Enum):
                 staged[i] = value.value  # an Enum member travels as its number
+            elif isinstance(value, (np.datetime64, np.timedelta64)):
+                staged[i] = int(value.astype(np.int64))  # its count of the unit
             elif type(value) is not DeviceNDArray and isinstance(arg_types[i], t.ArrayT):
                 interface = getattr(value, "__cuda_array_interface__", None)
                 if interface is not None:  # another library's array: its stream first

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import intrinsics, iteration, nested_functions
+from . import datetimes, intrinsics, iteration, nested_functions
 from . import types as t
 from .errors import TranslationError, TypingError, UnsupportedError
 from .aggregates import AggregatesMixin
@@ -147,6 +147,8 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         """`val`'s code converted to `ty` (a scalar type)."""
         if val.type == ty:
             return val.code
+        if datetimes.is_datetime_kind(ty) or datetimes.is_datetime_kind(val.type):
+            return datetimes.convert(self, val, ty)  # type: ignore[arg-type]
         if not isinstance(ty, t.Scalar) or not isinstance(val.type, t.Scalar):
             raise TypingError(f"cannot convert {val.describe()} to {ty}", self.where,
                               self.current)

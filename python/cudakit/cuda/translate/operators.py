@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import device_calls, extensions, half_arithmetic, intrinsics, nested_functions
+from . import datetimes, device_calls, extensions, half_arithmetic, intrinsics
+from . import nested_functions
 from . import types as t
 from .values import NO_VALUE, Val
 
@@ -66,6 +67,8 @@ class OperatorsMixin:
             raise self.typing_error(f"unsupported operand types for {type(op).__name__}: "
                                     f"{a.describe()} and {b.describe()}", node)
         ta, tb = a.type, b.type
+        if "M" in (ta.kind, tb.kind) or "m" in (ta.kind, tb.kind):
+            return datetimes.binary(self, op, a, b, node)
         if t.float16 in (ta, tb) and not isinstance(op, tuple(_BITWISE)):
             half = self.half_op(op, a, b, node)
             if half is not None:
@@ -295,6 +298,10 @@ class OperatorsMixin:
                                                                            ast.NotEq):
                 raise self.typing_error("complex numbers are not ordered (compare abs() or "
                                         ".real)", node)
+            if datetimes.is_datetime_kind(left.type) or datetimes.is_datetime_kind(right.type):
+                parts.append(datetimes.compare(self, op, left, right, node))
+                left = right
+                continue
             common = t.promote(left.type, right.type) if left.type != right.type else left.type
             if common == t.float16:
                 parts.append(f"{half_arithmetic.COMPARE[type(op)]}({self.cast(left, common)}, "
