@@ -30,6 +30,7 @@ def date_arithmetic(start, end, step, hours, target, deltas, in_hours, dates,  #
         dates[i, 0] = start[i] + step[i]
         dates[i, 1] = end[i] - step[i]
         dates[i, 2] = step[i] + start[i]
+        dates[i, 3] = start[i] - 7  # an integer counts in the datetime's unit
         flags[i, 0] = start[i] == target
         flags[i, 1] = start[i] != end[i]
         flags[i, 2] = start[i] < end[i]
@@ -47,7 +48,7 @@ def test_datetime_arithmetic_matches_the_interpreter():
     # (Each result is stored in its own unit: numpy's store of a NaT
     # scalar into an array of another unit gives 0, not NaT.)
     args = (start, end, step, hours, target, np.zeros((N, 3), "m8[D]"), np.zeros(N, "m8[h]"),
-            np.zeros((N, 3), "M8[D]"), np.zeros((N, 4), np.bool_))
+            np.zeros((N, 4), "M8[D]"), np.zeros((N, 4), np.bool_))
     device = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
     date_arithmetic[(N + BLOCK - 1) // BLOCK, BLOCK](*device)
     expected = run_threads(date_arithmetic, N, *args)

@@ -22,11 +22,6 @@ def is_datetime_kind(ty: object) -> bool:
     return isinstance(ty, t.Scalar) and ty.kind in "Mm"
 
 
-def type_of(dtype: np.dtype) -> t.Scalar:
-    """The kernel type of a datetime64 / timedelta64 dtype (its int64 count)."""
-    return t.Scalar(str(dtype), "long long", dtype.kind, 64)
-
-
 def _unit(ty: t.Scalar) -> tuple[str, int]:
     return np.datetime_data(ty.dtype)
 
@@ -44,7 +39,7 @@ def _common(tr: "FunctionTranslator", a: t.Scalar, b: t.Scalar, node: ast.AST) -
 
 def _in_unit(tr: "FunctionTranslator", val: Val, unit: str) -> str:
     kind = "M" if val.type.kind == "M" else "m"  # type: ignore[union-attr]
-    return tr.cast(val, type_of(np.dtype(f"{kind}8[{unit}]")))
+    return tr.cast(val, t.from_dtype(np.dtype(f"{kind}8[{unit}]")))
 
 
 def convert(tr: "FunctionTranslator", val: Val, ty: t.Scalar) -> str:
@@ -71,23 +66,28 @@ def convert(tr: "FunctionTranslator", val: Val, ty: t.Scalar) -> str:
     return f"ck_dt_scale({val.code}, {int(ratio)}LL)"
 
 
+def _as_timedelta(val: Val, other: t.Scalar) -> Val:
+    """An integer beside a datetime-like value: a timedelta of its unit (NumPy's rule)."""
+    unit, count = _unit(other)
+    ty = t.from_dtype(np.dtype(f"m8[{count if count != 1 else ''}{unit}]"))
+    return Val(ty, f"(long long)({val.code})")
+
+
 def binary(tr: "FunctionTranslator", op: ast.operator, a: Val, b: Val, node: ast.AST) -> Val:
-    """datetime - datetime, datetime +/- timedelta, timedelta +/- timedelta."""
-    ka, kb = a.type.kind, b.type.kind  # type: ignore[union-attr]
-    if kb in "iu" and ka == "m" or ka in "iu" and kb == "m":
-        integer, delta = (b, a) if ka == "m" else (a, b)
-        b = Val(delta.type, f"(long long)({integer.code})") if integer is b else b
-        a = Val(delta.type, f"(long long)({integer.code})") if integer is a else a
-        ka = kb = "m"
-    if not isinstance(op, (ast.Add, ast.Sub)) or (ka, kb) not in (
-            ("M", "M"), ("M", "m"), ("m", "M"), ("m", "m")) or (
-            (ka, kb) == ("M", "M") and isinstance(op, ast.Add)) or (
-            (ka, kb) == ("m", "M") and isinstance(op, ast.Sub)):
+    """datetime - datetime, datetime +/- timedelta, timedelta +/- timedelta
+    (an integer counting as a timedelta of the other's unit)."""
+    if a.type.kind in "iu":  # type: ignore[union-attr]
+        a = _as_timedelta(a, b.type)  # type: ignore[arg-type]
+    if b.type.kind in "iu":  # type: ignore[union-attr]
+        b = _as_timedelta(b, a.type)  # type: ignore[arg-type]
+    kinds = a.type.kind + b.type.kind  # type: ignore[union-attr]
+    allowed = {ast.Add: ("Mm", "mM", "mm"), ast.Sub: ("MM", "Mm", "mm")}.get(type(op), ())
+    if kinds not in allowed:
         raise tr.typing_error(f"unsupported operand types for {type(op).__name__}: "
                               f"{a.describe()} and {b.describe()}", node)
     unit = _common(tr, a.type, b.type, node)  # type: ignore[arg-type]
-    kind = "m" if ka == kb else "M"
-    result = type_of(np.dtype(f"{kind}8[{unit}]"))
+    kind = "m" if kinds in ("MM", "mm") else "M"
+    result = t.from_dtype(np.dtype(f"{kind}8[{unit}]"))
     tr.program.need_helper("datetime")
     helper = "ck_dt_add" if isinstance(op, ast.Add) else "ck_dt_sub"
     return tr.value(result, f"{helper}({_in_unit(tr, a, unit)}, {_in_unit(tr, b, unit)})")
