@@ -85,3 +85,12 @@ def test_device_array_view_reads_the_same_memory():
     np.testing.assert_array_equal(halves.copy_to_host(), values.view(np.uint16))
     with pytest.raises(ValueError, match="contiguous"):
         cuda.to_device(values)[:, ::2].view(np.float64)
+
+
+def test_years_against_days_are_refused():
+    @cuda.jit
+    def years_and_days(a, b, out):  # type: ignore[no-untyped-def]
+        out[0] = a[0] - b[0]
+
+    with pytest.raises(TypingError, match="years and months"):
+        years_and_days[1, 1](np.zeros(1, "M8[Y]"), np.zeros(1, "M8[D]"), np.zeros(1, "m8[D]"))
