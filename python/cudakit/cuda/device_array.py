@@ -21,6 +21,12 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
     return tuple(int(n) for n in shape)
 
 
+def _storage(dtype: np.dtype) -> str:
+    """The C++ array's dtype holding `dtype`'s values (datetime64 and
+    timedelta64: their int64 counts)."""
+    return "int64" if dtype.kind in "Mm" else dtype.name
+
+
 # (dtype, aligned, ndim, layout) -> the kernel type of such an array (made once: the
 # type is part of every launch's dispatch key).
 _ARRAY_TYPES: dict[tuple[np.dtype, bool, int, str], t.Type] = {}
@@ -194,6 +200,27 @@ class DeviceNDArray:
         return DeviceNDArray(self._array.reshape(list(shape), order == "F"), self.dtype,
                              self.stream)
 
+    def view(self, dtype: Any) -> "DeviceNDArray":
+        """The same memory read as `dtype` (no copy), as NumPy's view: a
+        dtype of another size rescales the last axis, which must then be
+        contiguous."""
+        dt = np.dtype(dtype)
+        t.from_dtype(dt)  # TypeError for dtypes kernels cannot use
+        if self.dtype.names is not None or dt.names is not None:
+            raise NotImplementedError("views of device arrays of records")
+        shape, strides = list(self.shape), list(self.strides)
+        if dt.itemsize != self.dtype.itemsize:
+            if not shape or strides[-1] != self.dtype.itemsize \
+                    or shape[-1] * self.dtype.itemsize % dt.itemsize:
+                raise ValueError(f"view({dt}): a {self.dtype} array's last axis must be "
+                                 f"contiguous and its bytes a multiple of {dt.itemsize} to "
+                                 "change the itemsize")
+            shape[-1] = shape[-1] * self.dtype.itemsize // dt.itemsize
+            strides[-1] = dt.itemsize
+        array = _core.JitArray.from_pointer(self._array.address, shape, strides, _storage(dt),
+                                            self)
+        return DeviceNDArray(array, dt, self.stream)
+
     def ravel(self, order: str = "C") -> "DeviceNDArray":
         return self.reshape(self.size, order=order)
 
@@ -298,6 +325,16 @@ class DeviceMemory:
     def __int__(self) -> int:
         return self.device_pointer
 
+    def __eq__(self, other: object) -> bool:
+        """The same memory (a view's and its base's, as Numba's views share
+        their base's MemoryPointer)."""
+        if not isinstance(other, DeviceMemory):
+            return NotImplemented
+        return (self.device_pointer, self.size) == (other.device_pointer, other.size)
+
+    def __hash__(self) -> int:
+        return hash((self.device_pointer, self.size))
+
     def __repr__(self) -> str:
         return f"<device memory at {self.device_pointer:#x}, {self.size} bytes>"
 
@@ -331,7 +368,7 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
             raise NotImplementedError("device arrays of records are C-ordered")
         return DeviceNDArray(_core.JitArray.empty([*shape, dt.itemsize], "uint8", False), dt,
                              stream)
-    return DeviceNDArray(_core.JitArray.empty(list(shape), dt.name, order == "F"), dt, stream)
+    return DeviceNDArray(_core.JitArray.empty(list(shape), _storage(dt), order == "F"), dt, stream)
 
 
 def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
@@ -362,13 +399,13 @@ def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | 
     if memory_order(host) == "F":
         contiguous = np.ascontiguousarray(host.T)
         array = _core.JitArray.from_host(contiguous.ctypes.data, list(contiguous.shape),
-                                         host.dtype.name)
+                                         _storage(host.dtype))
         return DeviceNDArray(array.transpose(), host.dtype, stream)
     # (ascontiguousarray makes a 0-d array 1-d: keep the shape.)
     host = np.ascontiguousarray(host).reshape(host.shape)
     if host.size == 0:
         return device_array(host.shape, host.dtype, stream=stream)
-    array = _core.JitArray.from_host(host.ctypes.data, list(host.shape), host.dtype.name)
+    array = _core.JitArray.from_host(host.ctypes.data, list(host.shape), _storage(host.dtype))
     return DeviceNDArray(array, host.dtype, stream)
 
 
@@ -425,8 +462,9 @@ def from_cuda_array_interface(desc: dict[str, Any], owner: Any = None
         strides_bytes: list[int] = []
     else:
         strides_bytes = [int(s) for s in strides]
-    if itemsize > 0 and all(s % itemsize == 0 for s in strides_bytes):
-        name, extra_shape, extra_strides = dtype.name, [], []
+    if (desc.get("mask") is None and itemsize > 0
+            and all(s % itemsize == 0 for s in strides_bytes)):
+        name, extra_shape, extra_strides = _storage(dtype), [], []
         if dtype.names is not None:  # records: their bytes on a last axis
             name, extra_shape, extra_strides = "uint8", [itemsize], [1]
             if not strides_bytes:

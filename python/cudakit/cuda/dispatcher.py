@@ -186,7 +186,7 @@ def _flattened(args: tuple[Any, ...], arg_types: tuple[t.Type, ...]
 def _param(ty: t.Type) -> Any:
     """The declared type of one parameter, as the launch's converter reads it."""
     if isinstance(ty, t.Scalar):
-        return _core.JitParam.scalar(ty.name)
+        return _core.JitParam.scalar(ty.storage_name)
     if isinstance(ty, t.TupleT):
         return _core.JitParam.tuple([item.name for item in ty.items])  # type: ignore[union-attr]
     if isinstance(ty, (t.PointerT, t.RecordT)):
@@ -195,7 +195,7 @@ def _param(ty: t.Type) -> Any:
     if isinstance(ty.dtype, t.RecordT):
         # Records travel as their bytes: the view's element is the record.
         return _core.JitParam.array("uint8", ty.ndim, ty.dtype.itemsize)
-    return _core.JitParam.array(ty.dtype.name, ty.ndim, max(1, ty.dtype.bits // 8))
+    return _core.JitParam.array(ty.dtype.storage_name, ty.ndim, max(1, ty.dtype.bits // 8))
 
 
 class _Specialization:
@@ -245,6 +245,12 @@ class _Specialization:
             self.max_threads = min(self.max_threads or bounds[0], bounds[0])
         # Numba launches a kernel that calls grid.sync() cooperatively.
         self.cooperative = translation.cooperative
+
+    @property
+    def _type_annotation(self) -> SimpleNamespace:
+        """Numba's typing record of the kernel: typemap gives each argument's
+        and local variable's type by name (what inspect_types prints)."""
+        return SimpleNamespace(typemap=dict(self.translation.local_types))
 
     def max_cooperative_grid_blocks(self, blockdim: Any, dynsmemsize: int = 0) -> int:
         """The most blocks of `blockdim` a cooperative launch of this kernel
@@ -375,6 +381,7 @@ class Dispatcher:
 
     def _device_specialization(self, program: Program, arg_types: tuple[t.Type, ...],
                                where: SourceLocation, node: ast.AST) -> tuple[str, t.Type]:
+        declared_return = None
         if self._signatures:
             sigs = self._signatures
             best = overload_resolution.best_signatures(arg_types, sigs)
@@ -386,8 +393,9 @@ class Dispatcher:
                     "takes these types; convert the arguments or add a signature for them",
                     where, node)
             arg_types = tuple(best[0].args)  # (a tie: the first, as Numba)
+            declared_return = best[0].return_type
         return translate_device(self.parsed, arg_types, program, (id(self), arg_types),
-                                where, node)
+                                where, node, declared_return)
 
     # ---- launch -----------------------------------------------------------------------
     def __getitem__(self, config: Any) -> Any:
@@ -627,6 +635,8 @@ class Dispatcher:
                 staged[i] = device_copy
             elif isinstance(value, enum.Enum):
                 staged[i] = value.value  # an Enum member travels as its number
+            elif isinstance(value, (np.datetime64, np.timedelta64)):
+                staged[i] = int(value.astype(np.int64))  # its count of the unit
             elif type(value) is not DeviceNDArray and isinstance(arg_types[i], t.ArrayT):
                 interface = getattr(value, "__cuda_array_interface__", None)
                 if interface is not None:  # another library's array: its stream first
@@ -757,13 +767,18 @@ class Dispatcher:
             "inspect_sass: cudakit does not disassemble kernels; inspect_asm() gives the PTX "
             "and inspect_cuda_source() the generated CUDA C++")
 
+    def inspect_lto_ptx(self, signature: Any = None) -> Any:
+        """Numba's PTX after link-time optimisation: a kernel here is one
+        NVRTC program with its device functions, so it is inspect_asm's."""
+        return self.inspect_asm(signature)
+
     def inspect_types(self, file: Any = None) -> None:
         import sys
         out = file or sys.stdout
         for key, spec in self.overloads.items():
             print(f"{self.__name__} ({', '.join(str(a) for a in key)})", file=out)
             print("-" * 60, file=out)
-            for name, ty in spec.translation.local_types.items():
+            for name, ty in spec._type_annotation.typemap.items():
                 print(f"  {name} = {ty}", file=out)
 
 

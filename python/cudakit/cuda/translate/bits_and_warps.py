@@ -108,7 +108,8 @@ def _selp(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) ->
         raise tr.typing_error("cuda.selp(test, a, b) takes a and b of one type (float32, "
                               "float64, int16, int32, int64, uint16, uint32 or uint64), got "
                               f"{a.describe()} and {b.describe()}", node)
-    return tr.value(a.type, f"({tr.truth(test, node)} ? {a.code} : {b.code})")  # type: ignore
+    tr.program.need_helper("selp")
+    return tr.value(a.type, f"ck_selp({tr.truth(test, node)}, {a.code}, {b.code})")  # type: ignore
 
 
 def _nanosleep(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) -> Val:

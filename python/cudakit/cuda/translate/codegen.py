@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import intrinsics, iteration, loop_else, nested_functions
+from . import datetimes, intrinsics, iteration, loop_else, nested_functions
 from . import types as t
 from .errors import TranslationError, TypingError, UnsupportedError
 from .aggregates import AggregatesMixin
@@ -24,6 +24,7 @@ from .printing import PrintMixin
 from .operators import OperatorsMixin
 from .parse import ParsedFunction
 from .program import Program
+from .recursion import PendingRecursion
 from .values import NO_VALUE, StaticArray, Val
 
 CPP_RESERVED = {
@@ -112,6 +113,9 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         # memory, another name's shared array): used in place, not copied.
         self.aliases: dict[str, Val] = {}
         self.return_type: t.Type | None = None
+        # It calls itself (never inlined); a pass met such a call before its type was known.
+        self.recursive = False
+        self.pending_recursion = False
         self.emitting = False
         self.lines: list[str] = []
         self.indent = 1
@@ -145,6 +149,8 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         """`val`'s code converted to `ty` (a scalar type)."""
         if val.type == ty:
             return val.code
+        if datetimes.is_datetime_kind(ty) or datetimes.is_datetime_kind(val.type):
+            return datetimes.convert(self, val, ty)  # type: ignore[arg-type]
         if not isinstance(ty, t.Scalar) or not isinstance(val.type, t.Scalar):
             raise TypingError(f"cannot convert {val.describe()} to {ty}", self.where,
                               self.current)
@@ -393,7 +399,7 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
                 head += f" __launch_bounds__({', '.join(str(int(b)) for b in bounds)})"
         else:
             head = f"__device__ __noinline__ {self.ctype(self.return_type or t.none)}"
-            if self.program.options.get("inline", True):
+            if self.program.options.get("inline", True) and not self.recursive:
                 head = f"__device__ __forceinline__ {self.ctype(self.return_type or t.none)}"
         return f"{head} {self.c_function_name}({', '.join(params)})"
 
@@ -413,7 +419,13 @@ class FunctionTranslator(OperatorsMixin, AggregatesMixin, PrintMixin):
         if method is None:
             raise self.unsupported(f"the statement '{type(node).__name__}' "
                                    f"({_construct(node)}) is not supported in kernels", node)
-        method(node)
+        indent = self.indent
+        try:
+            method(node)
+        except PendingRecursion:
+            if self.emitting:
+                raise
+            self.indent = indent  # typed on a later pass, once a return gives the type
 
     def stmt_Pass(self, node: ast.Pass) -> None:
         pass

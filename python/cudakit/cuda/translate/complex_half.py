@@ -170,7 +170,7 @@ def _abs(original: intrinsics.Handler) -> intrinsics.Handler:
             if args[0].type.kind == "c":
                 return tr.value(_real_of(args[0].type), f"cudakit_abs({args[0].code})")
             if args[0].type == t.float16:
-                return tr.value(t.float16, f"ck_half(fabsf((float)({args[0].code})))")
+                return tr.value(t.float16, f"ck_habs({args[0].code})")
         return original(tr, node, args, kw)
     return emit
 
@@ -192,12 +192,13 @@ def _fp16_binary(name: str, expression: str) -> intrinsics.Handler:
     return emit
 
 
-def _fp16_compare(name: str, symbol: str) -> intrinsics.Handler:
+def _fp16_helper(name: str, count: int, result: t.Scalar) -> intrinsics.Handler:
+    """cuda.fp16's functions that half_arithmetic's ck_<name> computes (with
+    the GPU's f16 instruction)."""
     def emit(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) -> Val:
-        a, b = _half_args(tr, node, args, 2, name)
-        if name == "hne":  # CUDA's __hne is ordered: false when either is NaN
-            return tr.value(t.boolean, f"({a} < {b} || {a} > {b})")
-        return tr.value(t.boolean, f"({a} {symbol} {b})")
+        _half_args(tr, node, args, count, name)
+        halves = ", ".join(tr.cast(a, t.float16) for a in args)
+        return tr.value(result, f"ck_{name}({halves})")
     return emit
 
 
@@ -208,15 +209,12 @@ def _fp16_unary(name: str, expression: str) -> intrinsics.Handler:
     return emit
 
 
-def _hfma(tr: "FunctionTranslator", node: ast.AST, args: list[Val], kw: dict) -> Val:
-    a, b, c = _half_args(tr, node, args, 3, "hfma")
-    return tr.value(t.float16, f"ck_half(fmaf({a}, {b}, {c}))")  # one rounding, as __hfma
-
-
-_FP16_BINARY = {"hadd": "{a} + {b}", "hsub": "{a} - {b}", "hmul": "{a} * {b}",
-                "hdiv": "{a} / {b}", "hmax": "fmaxf({a}, {b})", "hmin": "fminf({a}, {b})"}
-_FP16_COMPARE = {"heq": "==", "hne": "!=", "hgt": ">", "hge": ">=", "hlt": "<", "hle": "<="}
-_FP16_UNARY = {"hneg": "-{a}", "habs": "fabsf({a})", "hsin": "sinf({a})", "hcos": "cosf({a})",
+_FP16_BINARY = {"hdiv": "{a} / {b}", "hmax": "fmaxf({a}, {b})", "hmin": "fminf({a}, {b})"}
+# (arguments, result type) of those computed by half_arithmetic's helpers.
+_FP16_HELPERS = {"hadd": (2, t.float16), "hsub": (2, t.float16), "hmul": (2, t.float16),
+                 "hfma": (3, t.float16), "hneg": (1, t.float16), "habs": (1, t.float16),
+                 **{name: (2, t.boolean) for name in ("heq", "hne", "hgt", "hge", "hlt", "hle")}}
+_FP16_UNARY = {"hsin": "sinf({a})", "hcos": "cosf({a})",
                "hexp": "expf({a})", "hexp2": "exp2f({a})", "hexp10": "powf(10.0f, {a})",
                "hlog": "logf({a})", "hlog2": "log2f({a})", "hlog10": "log10f({a})",
                "hsqrt": "sqrtf({a})", "hrsqrt": "1.0f / sqrtf({a})", "hrcp": "1.0f / {a}",
@@ -249,8 +247,7 @@ def register() -> None:
             intrinsics._register_object(obj, _with_half(handler))
     for name, expression in _FP16_BINARY.items():
         intrinsics.HANDLERS[f"fp16.{name}"] = _fp16_binary(name, expression)
-    for name, symbol in _FP16_COMPARE.items():
-        intrinsics.HANDLERS[f"fp16.{name}"] = _fp16_compare(name, symbol)
+    for name, (count, result) in _FP16_HELPERS.items():
+        intrinsics.HANDLERS[f"fp16.{name}"] = _fp16_helper(name, count, result)
     for name, expression in _FP16_UNARY.items():
         intrinsics.HANDLERS[f"fp16.{name}"] = _fp16_unary(name, expression)
-    intrinsics.HANDLERS["fp16.hfma"] = _hfma

@@ -501,6 +501,12 @@ def _min_max(which: str) -> Handler:
             raise tr.typing_error(f"{which}() in a kernel takes two or more numbers", node)
         if any(a.type.kind == "c" for a in args):  # type: ignore[union-attr]
             raise tr.typing_error(f"{which}() of complex numbers (they are not ordered)", node)
+        if len(args) == 2 and all(a.type in (t.float32, t.float64) for a in args):
+            # Numba's CUDA target: fmax / fmin (a NaN operand gives the other one).
+            result = t.float32 if args[0].type == args[1].type == t.float32 else t.float64
+            suffix = "f" if result == t.float32 else ""
+            return tr.value(result, f"f{which}{suffix}({tr.cast(args[0], result)}, "
+                                    f"{tr.cast(args[1], result)})")
         result_type = args[0].type
         for a in args[1:]:
             result_type = t.unify(result_type, a.type)  # type: ignore[arg-type]

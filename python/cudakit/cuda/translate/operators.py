@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import device_calls, extensions, intrinsics, nested_functions
+from . import datetimes, device_calls, extensions, half_arithmetic, intrinsics
+from . import nested_functions
 from . import types as t
 from .values import NO_VALUE, Val
 
@@ -66,6 +67,8 @@ class OperatorsMixin:
             raise self.typing_error(f"unsupported operand types for {type(op).__name__}: "
                                     f"{a.describe()} and {b.describe()}", node)
         ta, tb = a.type, b.type
+        if "M" in (ta.kind, tb.kind) or "m" in (ta.kind, tb.kind):
+            return datetimes.binary(self, op, a, b, node)
         if t.float16 in (ta, tb) and not isinstance(op, tuple(_BITWISE)):
             half = self.half_op(op, a, b, node)
             if half is not None:
@@ -155,6 +158,9 @@ class OperatorsMixin:
         integer_power = isinstance(op, ast.Pow) and ta == t.float16 and tb.kind in "iub"
         if t.promote(ta, tb) != t.float16 and not integer_power:
             return None
+        if type(op) in half_arithmetic.BINARY:
+            return self.value(t.float16, f"{half_arithmetic.BINARY[type(op)]}("
+                                         f"{self.cast(a, t.float16)}, {self.cast(b, t.float16)})")
         as_float = [b if integer_power and v is b else
                     Val(t.float32, f"(float)({self.cast(v, t.float16)})") for v in (a, b)]
         result = self.binary_op(op, as_float[0], as_float[1], node)
@@ -226,8 +232,8 @@ class OperatorsMixin:
                                     f"{val.describe()}", node)
         operand = val.type
         if operand == t.float16 and isinstance(node.op, (ast.USub, ast.UAdd)):
-            sign = "-" if isinstance(node.op, ast.USub) else ""
-            return self.value(operand, f"ck_half({sign}(float)({val.code}))")
+            return val if isinstance(node.op, ast.UAdd) else self.value(
+                operand, f"ck_hneg({val.code})")
         if isinstance(node.op, ast.Invert) and operand.kind in "fc":
             raise self.typing_error("~ needs an integer", node)
         if isinstance(node.op, ast.Invert) and operand.kind == "b":
@@ -292,7 +298,16 @@ class OperatorsMixin:
                                                                            ast.NotEq):
                 raise self.typing_error("complex numbers are not ordered (compare abs() or "
                                         ".real)", node)
+            if datetimes.is_datetime_kind(left.type) or datetimes.is_datetime_kind(right.type):
+                parts.append(datetimes.compare(self, op, left, right, node))
+                left = right
+                continue
             common = t.promote(left.type, right.type) if left.type != right.type else left.type
+            if common == t.float16:
+                parts.append(f"{half_arithmetic.COMPARE[type(op)]}({self.cast(left, common)}, "
+                             f"{self.cast(right, common)})")
+                left = right
+                continue
             parts.append(f"({self.cast(left, common)} {_COMPARE[type(op)]} "
                          f"{self.cast(right, common)})")
             left = right
@@ -696,6 +711,8 @@ class OperatorsMixin:
                                         "in a kernel", node)
             if target.kind == "b":
                 return self.value(t.boolean, self.truth(args[0], node))
+            if obj is float and args[0].type.kind == "f":  # type: ignore[union-attr]
+                return args[0]  # Numba's float() keeps float16 / float32
             return self.value(target, self.cast(args[0], target))
         if isinstance(obj, nested_functions.BoundNested):
             return nested_functions.call(self, obj, args, kwargs, node)

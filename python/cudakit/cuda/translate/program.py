@@ -372,6 +372,10 @@ __device__ __forceinline__ C ck_cmin(C a, C b, bool nan_wins) {
   return (ck_cle(a, b) || (nan_wins ? ck_cnan(a) : ck_cnan(b))) ? a : b;
 }
 """,
+    "selp": r"""// cuda.selp: both operands evaluated (a call's arguments), then one chosen.
+template <class T>
+__device__ __forceinline__ T ck_selp(bool test, T a, T b) { return test ? a : b; }
+""",
     "min_max": r"""template <class T>
 __device__ __forceinline__ T ck_min(T a, T b) { return b < a ? b : a; }
 template <class T>
@@ -566,7 +570,8 @@ class Program:
         self.helpers: list[str] = []
         self.device_functions: dict[tuple[Any, tuple[t.Type, ...]], tuple[str, t.Type]] = {}
         self.device_sources: list[str] = []
-        self.in_progress: set[tuple[Any, tuple[t.Type, ...]]] = set()
+        # The device functions being translated (their FunctionTranslator), by key.
+        self.in_progress: dict[tuple[Any, tuple[t.Type, ...]], Any] = {}
         self.constants: list[str] = []
         self.constant_names: dict[int, tuple[np.ndarray, str]] = {}
         self.names: set[str] = set()
@@ -681,7 +686,8 @@ class Program:
             # Complex or float16 values: the array layer's complex structs and
             # math, and the half conversions.
             from ... import _core
-            parts.extend([_core.jit_array_prelude(), HALF])
+            from .half_arithmetic import HALF_ARITHMETIC
+            parts.extend([_core.jit_array_prelude(), HALF, HALF_ARITHMETIC])
         for name in self.helpers:
             if name in HELPER_PRELUDE:
                 parts.append(HELPER_PRELUDE[name])

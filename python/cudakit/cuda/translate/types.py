@@ -56,6 +56,11 @@ class Scalar(Type):
         return self.bits
 
     @property
+    def storage_name(self) -> str:
+        """The dtype the launch's converter and the C++ arrays hold it as."""
+        return "int64" if self.kind in "Mm" else self.name
+
+    @property
     def signed(self) -> bool:
         return self.kind == "i"
 
@@ -487,10 +492,13 @@ def from_dtype(dtype: np.dtype) -> Scalar:
     dtype = np.dtype(dtype)
     if dtype.names is not None:
         return record_of(dtype)  # type: ignore[return-value]
+    if dtype.kind in "Mm":  # datetime64 / timedelta64: a count of the unit (datetimes.py)
+        found = _SCALAR_OF_DTYPE[dtype] = Scalar(str(dtype), "long long", dtype.kind, 64)
+        return found
     name = "boolean" if dtype.kind == "b" else dtype.name
     if name not in SCALARS:
-        raise TypeError(f"arrays of {dtype} are not supported in kernels (datetime, string, "
-                        "object and nested record dtypes are not translated)")
+        raise TypeError(f"arrays of {dtype} are not supported in kernels (string, object and "
+                        "nested record dtypes are not translated)")
     _SCALAR_OF_DTYPE[dtype] = SCALARS[name]
     return SCALARS[name]
 

@@ -8,6 +8,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import recursion
 from . import types as t
 from .codegen import FunctionTranslator
 from .errors import TypingError, UnsupportedError
@@ -18,21 +19,25 @@ MAX_PASSES = 8
 
 
 def _run(parsed: ParsedFunction, arg_types: tuple[t.Type, ...], program: Program,
-         is_kernel: bool, name: str) -> FunctionTranslator:
+         is_kernel: bool, name: str, key: Any = None) -> FunctionTranslator:
     if len(arg_types) != len(parsed.arg_names):
         raise TypingError(f"{parsed.where.function}() takes {len(parsed.arg_names)} "
                           f"argument{'s' if len(parsed.arg_names) != 1 else ''}, "
                           f"{len(arg_types)} given", parsed.where, parsed.tree)
     tr = FunctionTranslator(parsed, arg_types, program, is_kernel, name)
+    if key is not None:
+        program.in_progress[key] = tr  # (its recursive calls use it)
     for _ in range(MAX_PASSES):
         before = (dict(tr.locals), tr.return_type, len(tr.maybe_negative))
         tr.counter = 0
+        tr.pending_recursion = False
         tr.translate_body()
         if (dict(tr.locals), tr.return_type, len(tr.maybe_negative)) == before:
             break
     else:
         raise TypingError("the local variables' types do not settle", parsed.where,
                           parsed.tree)
+    recursion.check_settled(tr)
     tr.emitting = True
     tr.counter = 0
     tr.lines = []
@@ -90,22 +95,24 @@ def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
 
 
 def translate_device(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
-                     program: Program, key: Any, where: Any, node: ast.AST) -> tuple[str, t.Type]:
+                     program: Program, key: Any, where: Any, node: ast.AST,
+                     declared_return: t.Type | None = None) -> tuple[str, t.Type]:
     """Adds the device function for `arg_types` to `program` (once) and returns
-    its C++ name and return type."""
+    its C++ name and return type (`declared_return`: its signature's, which
+    a recursive call uses)."""
     entry = program.device_functions.get(key)
     if entry is not None:
         return entry
     if key in program.in_progress:
-        raise TypingError(f"recursive call of the device function {parsed.py_func.__name__} "
-                          "(recursion is not supported)", where, node)
-    program.in_progress.add(key)
+        return recursion.call_in_progress(program, key, declared_return)
     try:
         name = program.unique_name(getattr(parsed, "function_name", parsed.py_func.__name__))
-        tr = _run(parsed, arg_types, program, False, name)
+        tr = _run(parsed, arg_types, program, False, name, key)
     finally:
-        program.in_progress.discard(key)
+        program.in_progress.pop(key, None)
     return_type = tr.return_type or t.none
     program.device_functions[key] = (name, return_type)
+    if tr.recursive:  # functions translated while it was (a cycle) may call it
+        program.device_sources.insert(0, recursion.prototype(tr))
     program.device_sources.append(_function_text(tr))
     return name, return_type
