@@ -149,6 +149,9 @@ def _translate(pyfunc: Callable[..., Any], sig: Any, debug: bool | None, lineinf
     if abi_info is not None and not isinstance(abi_info, dict):
         raise TypeError(f"compile: abi_info must be a dict (such as {{'abi_name': 'f'}}), got "
                         f"{type(abi_info).__name__}")
+    if launch_bounds is not None and device:
+        raise ValueError("compile: launch_bounds apply to kernels (device=False), not to "
+                         "device functions")
     py_func = getattr(pyfunc, "py_func", pyfunc)
     signature = _signature_of(sig)
     options: dict[str, Any] = {"debug": bool(debug), "lineinfo": bool(lineinfo),
