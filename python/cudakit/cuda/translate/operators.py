@@ -14,6 +14,7 @@ import numpy as np
 
 from . import datetimes, device_calls, extensions, half_arithmetic, intrinsics
 from . import nested_functions
+from .foreign_calls import is_cffi_from_buffer
 from . import types as t
 from .values import NO_VALUE, Val
 
@@ -563,89 +564,6 @@ class OperatorsMixin:
         return (f"ck_check_index({code}, {self.extent(array, d)}, {d}, \"{what}\", "
                 f"\"{path}\", {line})")
 
-    def expr_Attribute(self: "FunctionTranslator", node: ast.Attribute) -> Val:
-        base = self.expr(node.value)
-        if base.type is not None:
-            impl = extensions.attribute_implementation(base.type, node.attr)
-            if impl is not None:  # numba.cuda.extending.overload_attribute
-                return self.device_call(_device_dispatcher_for(impl), [base], node)
-        if isinstance(base.type, t.ArrayT):
-            return self.array_attribute(base, node.attr, node)
-        if base.type is None:
-            obj = base.py
-            if isinstance(obj, intrinsics.Intrinsic):
-                name = f"{obj.intrinsic_name}.{node.attr}"
-                if name in intrinsics.VALUES:
-                    ty, code = intrinsics.VALUES[name]
-                    return self.value(ty, code, nonneg=True)
-                return Val(None, "", intrinsics.Intrinsic(name))
-            if obj is np and node.attr in ("pi", "e", "inf", "nan"):
-                return self.python_object(float(getattr(np, node.attr)), node)
-            try:
-                value = getattr(obj, node.attr)
-            except AttributeError:
-                raise self.typing_error(f"{obj!r} has no attribute '{node.attr}'",
-                                        node) from None
-            return self.python_object(value, node)
-        if isinstance(base.type, t.RecordT):
-            return self.record_member(base, node.attr, node)
-        if isinstance(base.type, t.TupleT) and base.items is not None and base.type.names \
-                and node.attr in base.type.names:  # a namedtuple's field
-            return base.items[base.type.names.index(node.attr)]
-        if isinstance(base.type, t.EnumT) and node.attr == "value":
-            return self.value(base.type.number, base.code)
-        if isinstance(base.type, t.Scalar) and base.type.kind == "c" \
-                and node.attr in ("real", "imag"):
-            part = t.float32 if base.type == t.complex64 else t.float64
-            return self.value(part, f"({base.code}).{node.attr[:2]}")
-        if isinstance(base.type, t.Scalar) and node.attr in ("real", "imag"):
-            if node.attr == "real":
-                return base
-            from .codegen import c_literal
-            return self.value(base.type, c_literal(0, base.type), 0)
-        raise self.typing_error(f"{base.describe()} has no attribute '{node.attr}' in kernels",
-                                node)
-
-    def array_attribute(self: "FunctionTranslator", array: Val, attr: str,
-                        node: ast.AST) -> Val:
-        at = array.type
-        assert isinstance(at, t.ArrayT)
-        if attr == "shape":
-            if at.static_shape is not None:
-                return self.tuple_value([Val(t.int64, f"{n}LL", n) for n in at.static_shape])
-            return self.tuple_value([Val(t.int64, f"{array.code}.shape[{d}]", nonneg=True)
-                                     for d in range(at.ndim)])
-        if attr == "ndim":
-            return Val(t.int64, f"{at.ndim}LL", at.ndim)
-        if attr == "size":
-            if at.static_shape is not None:
-                n = int(np.prod(at.static_shape))
-                return Val(t.int64, f"{n}LL", n)
-            if at.ndim == 1:
-                return Val(t.int64, f"{array.code}.shape[0]", nonneg=True)
-            return Val(t.int64, "(" + " * ".join(f"{array.code}.shape[{d}]"
-                                                for d in range(at.ndim)) + ")", nonneg=True)
-        if attr == "strides":
-            if at.static_shape is not None:
-                raise self.unsupported("strides of shared/local arrays", node)
-            size = at.dtype.bits // 8
-            return self.tuple_value([Val(t.int64, f"({array.code}.strides[{d}] * {size})")
-                                     for d in range(at.ndim)])
-        if attr == "dtype":
-            return Val(None, "", at.dtype)
-        if attr in ("real", "imag") and isinstance(at.dtype, t.Scalar) \
-                and at.static_shape is None and (at.dtype.kind == "c" or attr == "real"):
-            if at.dtype.kind != "c":
-                return array  # a real array's .real is the array itself, as NumPy's
-            # A complex array's parts: a view of its floats, every other one.
-            part = t.float32 if at.dtype == t.complex64 else t.float64
-            view = t.ArrayT(part, at.ndim, "A")
-            data = f"(({part.ctype}*){array.code}.data + {1 if attr == 'imag' else 0})"
-            return self.value(view, f"{view.view_ctype}{{{data}, "
-                                    f"{{{', '.join(f'{array.code}.shape[{d}]' for d in range(at.ndim))}}}, "
-                                    f"{{{', '.join(f'{array.code}.strides[{d}] * 2' for d in range(at.ndim))}}}}}")
-        raise self.unsupported(f"the array attribute '{attr}' in kernels", node)
-
     # ---- calls -------------------------------------------------------------------------
     def expr_Call(self: "FunctionTranslator", node: ast.Call) -> Val:
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
@@ -720,7 +638,7 @@ class OperatorsMixin:
             if kwargs:
                 raise self.unsupported("keyword arguments to device functions", node)
             return self.device_call(obj, args, node)
-        if _is_cffi_from_buffer(obj):
+        if is_cffi_from_buffer(obj):
             return self.cffi_from_buffer(args, kwargs, node)
         if hasattr(obj, "link") and isinstance(getattr(obj, "signature", None), t.Signature):
             if kwargs:
@@ -766,71 +684,6 @@ class OperatorsMixin:
         return [v if isinstance(v, Val) else self.python_object(v, node)
                 for v in bound.arguments.values()]
 
-    def cffi_from_buffer(self: "FunctionTranslator", args: list[Val], kwargs: dict[str, Val],
-                         node: ast.AST) -> Val:
-        """ffi.from_buffer(array) in a kernel: a pointer to a contiguous array's
-        data (for foreign functions taking CPointer arguments)."""
-        if len(args) != 1 or kwargs or not isinstance(args[0].type, t.ArrayT):
-            raise self.typing_error("ffi.from_buffer() takes one array in a kernel", node)
-        at = args[0].type
-        if at.layout != "C" and at.static_shape is None:
-            raise self.typing_error(f"ffi.from_buffer() needs a C-contiguous array, got {at}",
-                                    node)
-        code = args[0].code if at.static_shape is not None else f"{args[0].code}.data"
-        return self.value(t.PointerT(at.dtype), code)
-
-    def foreign_call(self: "FunctionTranslator", function: Any, args: list[Val],
-                     node: ast.AST) -> Val:
-        """A declare_device function: `name(&result, args...)` (Numba's ABI)."""
-        sig = function.signature
-        if len(args) != len(sig.args):
-            raise self.typing_error(f"{function.name}() takes {len(sig.args)} arguments, "
-                                    f"{len(args)} given", node)
-        codes = []
-        for i, (arg, want) in enumerate(zip(args, sig.args)):
-            if isinstance(want, t.ArrayT):
-                raise self.typing_error(
-                    f"argument {i} of {function.name}() is declared as an array: foreign "
-                    "functions take numbers and pointers; declare it CPointer("
-                    f"{want.dtype}) and pass ffi.from_buffer(array)", node)
-            if isinstance(want, t.PointerT):
-                if isinstance(arg.type, t.PointerT) and arg.type.dtype == want.dtype:
-                    codes.append(arg.code)
-                    continue
-                if isinstance(arg.type, t.ArrayT) and arg.type.dtype == want.dtype \
-                        and arg.type.layout == "C" and arg.type.static_shape is None:
-                    codes.append(f"{arg.code}.data")  # a contiguous array's first element
-                    continue
-            elif isinstance(arg.type, t.Scalar):
-                codes.append(self.cast(arg, want))
-                continue
-            raise self.typing_error(f"argument {i} of {function.name}() is {want}, got "
-                                    f"{arg.describe()}", node)
-        result = sig.return_type
-        if getattr(function, "abi", "numba") == "c":  # T name(args...): called as it is
-            params = ", ".join(self.ctype(a) for a in sig.args)
-            self.program.declare_foreign(
-                function.name, f'extern "C" __device__ {self.ctype(result)} '
-                               f'{function.name}({params});', function.link)
-            call = f"{function.name}({', '.join(codes)})"
-            if result == t.none:
-                self.emit(f"{call};")
-                return self.value(t.none, "")
-            return self.value(result, call)
-        # Numba's ABI: int name(T* result, args...); a void function has a slot too.
-        slot = "int" if result == t.none else result.ctype
-        params = ", ".join([f"{'void' if result == t.none else slot}*"]
-                           + [self.ctype(a) for a in sig.args])
-        self.program.declare_foreign(
-            function.name, f'extern "C" __device__ int {function.name}({params});',
-            function.link)
-        self.program.need_helper("ffi_out")
-        temp = self.fresh("ffi")
-        self.emit(f"{slot} {temp};")
-        self.emit(f"(void){function.name}(ck_ffi_out{{&{temp}}}"
-                  f"{''.join(', ' + c for c in codes)});")
-        return self.value(t.none, "") if result == t.none else self.value(result, temp)
-
     def device_call(self: "FunctionTranslator", dispatcher: Any, args: list[Val],
                     node: ast.AST) -> Val:
         return device_calls.device_call(self, dispatcher, args, node)
@@ -849,13 +702,6 @@ def _known_integer(val: Val) -> int | None:
             and isinstance(val.py, (int, np.integer)) and not isinstance(val.py, bool):
         return int(val.py)
     return None
-
-
-def _is_cffi_from_buffer(obj: Any) -> bool:
-    """cffi.FFI().from_buffer, recognised without importing cffi."""
-    owner = getattr(obj, "__self__", None)
-    return (getattr(obj, "__name__", None) == "from_buffer" and owner is not None
-            and type(owner).__module__.split(".")[0] in ("cffi", "_cffi_backend"))
 
 
 def _has_overload(obj: Any) -> bool:
