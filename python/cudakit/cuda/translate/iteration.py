@@ -89,13 +89,19 @@ def sequence(tr: "FunctionTranslator", node: ast.expr) -> Sequence:
                           node)
 
 
-def _range(tr: "FunctionTranslator", node: ast.Call) -> Sequence:
+def range_arguments(tr: "FunctionTranslator", node: ast.Call) -> list[Val]:
+    """range(...)'s 1 to 3 arguments, each checked to be an integer."""
     if node.keywords or not 1 <= len(node.args) <= 3:
         raise tr.typing_error("range() takes 1 to 3 integer arguments", node)
     args = [tr.expr(a) for a in node.args]
     for a, a_node in zip(args, node.args):
         if not (isinstance(a.type, t.Scalar) and a.type.kind in "iub"):
             raise tr.typing_error(f"range() takes integers, got {a.describe()}", a_node)
+    return args
+
+
+def _range(tr: "FunctionTranslator", node: ast.Call) -> Sequence:
+    args = range_arguments(tr, node)
     codes = [tr.cast(a, t.int64) for a in args]
     if len(codes) == 1:
         codes = ["0LL"] + codes

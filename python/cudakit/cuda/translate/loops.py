@@ -60,12 +60,7 @@ class LoopsMixin:
                 and self.parsed.lookup("range")[1] is range and "range" not in self.locals):
             self.for_over_array(node)
             return
-        if iterator.keywords or not 1 <= len(iterator.args) <= 3:
-            raise self.typing_error("range() takes 1 to 3 integer arguments", iterator)
-        args = [self.expr(a) for a in iterator.args]
-        for a, a_node in zip(args, iterator.args):
-            if not (isinstance(a.type, t.Scalar) and a.type.kind in "iub"):
-                raise self.typing_error(f"range() takes integers, got {a.describe()}", a_node)
+        args = iteration.range_arguments(self, iterator)
         if len(args) == 1:
             args = [Val(t.int64, "0LL", 0)] + args
         if len(args) == 2:
