@@ -17,7 +17,6 @@
 // wait for them forever.
 #include <Python.h>
 
-#include <atomic>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -261,21 +260,19 @@ void translate(const std::exception_ptr& p, void*) {
 
 }  // namespace
 
-namespace {
-std::atomic<unsigned> taken_faults{0};  // how many texts take_fault_text has returned
-}  // namespace
-
 std::string take_fault_text() {
   if (fault_text == nullptr || fault_text[0] == '\0') return {};
   std::string text(fault_text, strnlen(fault_text, kFaultTextBytes));
   fault_text[0] = '\0';
-  taken_faults.fetch_add(1, std::memory_order_relaxed);
+  // The count of texts taken, after the text: the kernels' claims of an
+  // earlier count are stale (ck_fault_claim in program.py).
+  auto* taken = reinterpret_cast<volatile unsigned*>(fault_text + kFaultTextBytes);
+  *taken = *taken + 1;
   return text;
 }
 
 bool fault_text_pending() noexcept { return fault_text != nullptr && fault_text[0] != '\0'; }
 
-unsigned fault_text_generation() noexcept { return taken_faults.load(std::memory_order_relaxed); }
 
 void raise_pending_fault(const std::string& kernel) {
   std::string text = take_fault_text();
@@ -297,8 +294,9 @@ bool connect_fault_text(const Module& module) noexcept {
     const GlobalVariable pointer = module.get_global("ck_fault_text");
     if (fault_text == nullptr) {
       // Pinned memory is reachable from every device at its host address.
-      auto* memory = new PinnedBuffer<char>(kFaultTextBytes);  // kept: see fault_text
-      std::memset(memory->data(), 0, kFaultTextBytes);
+      // The text, then the count of texts taken (an unsigned).
+      auto* memory = new PinnedBuffer<char>(kFaultTextBytes + 16);  // kept: see fault_text
+      std::memset(memory->data(), 0, kFaultTextBytes + 16);
       fault_text = memory->data();
     }
     const auto address = reinterpret_cast<std::uint64_t>(fault_text);

@@ -71,9 +71,6 @@ class JitKernel {
     mode_.declared = &params_;
     if (Device::current().backend_kind() == BackendKind::cuda)
       fault_connected_ = connect_fault_text(module_);
-    // One behind: the first launch clears the claim, which another kernel
-    // of the same (cached) module may have left set.
-    seen_faults_ = fault_text_generation() - 1;
   }
 
   // Once the launch's work has completed (a debug kernel's launch waits
@@ -143,20 +140,11 @@ class JitKernel {
   }
 
  private:
-  // A text an earlier launch left and nothing took yet is raised now; once
-  // a text has been taken, this module's claim is cleared (it may be the
-  // one that was set), so its next failure is reported.
+  // A text an earlier launch left and nothing took yet is raised now (a
+  // read of pinned memory: no call into the driver, so a launch inside a
+  // graph capture stays capturable).
   void before_launch() const {
     if (fault_text_pending()) raise_pending_fault({});
-    if (const unsigned taken = fault_text_generation(); taken != seen_faults_) {
-      const int unclaimed = 0;
-      try {
-        module_.get_global("ck_fault_claimed").copy_from_host(&unclaimed, sizeof unclaimed);
-      } catch (const Error&) {
-        // No such variable: nothing to clear.
-      }
-      seen_faults_ = taken;
-    }
   }
 
   static Module compile_source(const std::string& source, bool debug, bool line_info,
@@ -176,7 +164,6 @@ class JitKernel {
   Kernel kernel_;
   std::string name_;
   bool fault_connected_ = false;  // a GPU: ck_fault_text points at pinned memory
-  mutable unsigned seen_faults_ = 0;  // fault_text_generation() when the claim was last clear
   bool cooperative_ = false;  // launched with LaunchConfig::cooperative (it syncs the grid)
   std::vector<JitParam> params_;
   ConvertMode mode_;

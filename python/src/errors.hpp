@@ -32,9 +32,6 @@ bool connect_fault_text(const Module& module) noexcept;
 std::string take_fault_text();
 // Whether a text is waiting to be taken (a read of pinned memory).
 bool fault_text_pending() noexcept;
-// How many texts have been taken: a module whose claim may be set since
-// (ck_fault_claimed) clears it before its next launch.
-unsigned fault_text_generation() noexcept;
 // Throws the waiting text as a KernelFault (its builtin's subclass, through
 // the translation) naming `kernel` (empty: a kernel launched earlier); does
 // nothing when none waits.

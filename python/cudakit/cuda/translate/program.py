@@ -197,7 +197,7 @@ __device__ __forceinline__ T ck_fpowi(T base, long long exponent) {
 // assert does.
 extern "C" {
 __device__ char* ck_fault_text;
-__device__ int ck_fault_claimed;
+__device__ unsigned ck_fault_claimed;
 }
 #define CK_FAULT_TEXT_BYTES 1024
 struct ck_fault_writer {
@@ -239,10 +239,20 @@ struct ck_fault_writer {
 // A debug kernel's failing thread ends here (the others run on).
 __device__ __forceinline__ void ck_fault_exit() { asm volatile("exit;"); }
 // The writer of the first thread to fail, or one that writes nothing.
+// The host counts the texts it has taken in the word after the text: a
+// claim of an earlier count is stale, so nothing resets the claim between
+// launches (no copy at a launch, none inside a graph capture).
 __device__ __noinline__ ck_fault_writer ck_fault_claim() {
   char* buffer = ck_fault_text;
-  if (buffer == nullptr || atomicCAS(&ck_fault_claimed, 0, 1) != 0) return {nullptr, nullptr};
-  return {buffer, buffer + CK_FAULT_TEXT_BYTES - 1};
+  if (buffer == nullptr) return {nullptr, nullptr};
+  const unsigned mine = *(volatile unsigned*)(buffer + CK_FAULT_TEXT_BYTES) + 1u;
+  unsigned seen = *(volatile unsigned*)&ck_fault_claimed;
+  while (seen != mine) {
+    const unsigned was = atomicCAS(&ck_fault_claimed, seen, mine);
+    if (was == seen) return {buffer, buffer + CK_FAULT_TEXT_BYTES - 1};
+    seen = was;
+  }
+  return {nullptr, nullptr};
 }
 #endif
 """,
