@@ -75,8 +75,9 @@ def launch_bounds_option(value: Any) -> tuple[int, ...] | None:
                          "max_blocks_per_cluster)")
     if not bounds or not all(isinstance(b, int) and not isinstance(b, bool) and b > 0
                              for b in bounds):
-        raise ValueError(f"launch_bounds must be a positive int or a tuple of 1 to 3 positive "
-                         f"ints (max_threads_per_block, ...), got {value!r}")
+        raise ValueError("launch_bounds must be positive integers: a max threads per block, or "
+                         "a tuple of 1 to 3 (max_threads_per_block, min_blocks_per_sm, "
+                         f"max_blocks_per_cluster); got {value!r}")
     return bounds
 
 

@@ -18,6 +18,7 @@ import re
 from typing import Any, Callable
 
 from . import config
+from .api import launch_bounds_option
 from .core.callconv import CUDACABICallConv, CUDACallConv
 from .translate import types as t
 from .translate.errors import TypingError
@@ -116,24 +117,6 @@ def _device_source(parsed: Any, signature: t.Signature, options: dict[str, Any],
     return program, program.source(_line_directive(parsed.py_func) + "\n" + wrapper), return_type
 
 
-def _launch_bounds(launch_bounds: Any) -> tuple[int, ...] | None:
-    """numba-cuda's launch_bounds: a maximum threads per block, or a tuple of
-    it, the minimum blocks per multiprocessor and the maximum blocks per
-    cluster."""
-    if launch_bounds is None:
-        return None
-    if isinstance(launch_bounds, int):
-        launch_bounds = (launch_bounds,)
-    bounds = tuple(launch_bounds)
-    if len(bounds) > 3:
-        raise ValueError(f"Got {len(bounds)} launch bounds: {bounds}. A maximum of three are "
-                         "supported: (max_threads_per_block, min_blocks_per_sm, "
-                         "max_blocks_per_cluster)")
-    if not all(isinstance(b, int) and b > 0 for b in bounds):
-        raise ValueError(f"launch bounds must be positive integers, got {bounds}")
-    return bounds
-
-
 def _translate(pyfunc: Callable[..., Any], sig: Any, debug: bool | None, lineinfo: bool,
                device: bool, fastmath: bool, abi: str, abi_info: dict | None,
                forceinline: bool, launch_bounds: Any,
@@ -163,7 +146,7 @@ def _translate(pyfunc: Callable[..., Any], sig: Any, debug: bool | None, lineinf
         return source, return_type, tuple(program.linked_files)
     if signature.return_type not in (None, t.none):
         raise TypeError("CUDA kernel must have void return type.")
-    bounds = _launch_bounds(launch_bounds)
+    bounds = launch_bounds_option(launch_bounds)
     if bounds:
         options["launch_bounds"] = bounds
     translation = translate_kernel(parsed, tuple(signature.args), options)
