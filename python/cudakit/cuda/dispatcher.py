@@ -316,13 +316,6 @@ class Dispatcher:
             for sig in signatures:
                 self.compile(sig.args)
 
-    @property
-    def signatures(self) -> list[tuple[t.Type, ...]]:
-        """The argument types of each specialization, declared or compiled
-        (Numba's list: the keys of `overloads`)."""
-        keys = [tuple(sig.args) for sig in self._signatures]
-        return keys + [key for key in self._translations if key not in keys]
-
     def _on_device(self) -> _OnDevice:
         """The kernels of the device current on this thread."""
         # (One device, the common case: no need to ask which is current.)
