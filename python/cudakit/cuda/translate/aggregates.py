@@ -51,6 +51,8 @@ class AggregatesMixin:
         an array of its shape (copied element by element) or a number (set
         everywhere), as NumPy assigns."""
         ty = record.type.field(name)  # type: ignore[union-attr]
+        if record.code.lstrip("(*&").startswith("ck_const"):
+            raise self.typing_error("constant arrays are read-only in kernels", node)
         code = self.record_field(record, name, node)
         if not isinstance(ty, t.NestedArrayT):
             if not isinstance(val.type, t.Scalar):

@@ -55,9 +55,23 @@ def _element(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], name: s
     if isinstance(array.type, t.PointerT):
         return tr.pointer_ref(array, index, node)
     if not isinstance(array.type, t.ArrayT) or array.type.space != "global" \
-            or not isinstance(array.type.dtype, t.Scalar):
-        raise tr.typing_error(f"cuda.{name}() takes a global array of numbers (or a CPointer), "
-                              f"got {array.describe()}", node)
+            or not isinstance(array.type.dtype, t.Scalar) or array.type.dtype.kind not in "iuf":
+        kind = ("array of integer or float type" if isinstance(array.type, t.ArrayT)
+                and array.type.space == "global" else "a global array")
+        raise tr.typing_error(f"{name} requires {kind}: cuda.{name}() takes a global array of "
+                              f"numbers (or a CPointer), got {array.describe()}", node)
+    ndim = array.type.ndim
+    indices = index.items if index.items is not None else None
+    if indices is None and ndim > 1:
+        raise tr.typing_error(f"Expected {ndim} indices, got a scalar: cuda.{name}() of a "
+                              f"{ndim}-d array takes a tuple of {ndim} integer indices", node)
+    if indices is not None and len(indices) != ndim:
+        raise tr.typing_error(f"Expected {ndim} indices, got {len(indices)}: cuda.{name}() "
+                              f"of a {ndim}-d array takes {ndim} integer indices", node)
+    for item in indices if indices is not None else [index]:
+        if not (isinstance(item.type, t.Scalar) and item.type.kind in "iub"):
+            raise tr.typing_error(f"{item.type} is not a valid index: cuda.{name}()'s indices "
+                                  f"must be integers, got {item.describe()}", node)
     return tr.element_ref(array, index, node)
 
 

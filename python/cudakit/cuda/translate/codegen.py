@@ -199,12 +199,12 @@ class FunctionTranslator(OperatorsMixin, AttributesMixin, ForeignCallsMixin, Agg
         return Val(None, "", StaticArray(space, dtype, shape))
 
     def constant_array(self, array: np.ndarray, node: ast.AST) -> Val:
-        if array.dtype == np.float16 or array.dtype.names is not None:
+        if array.dtype == np.float16:
             raise self.unsupported(f"a global NumPy array of {array.dtype} as constant memory "
                                    "(pass it to the kernel as an argument instead)", node)
-        name = self.program.constant_array(array)
-        return Val(t.ArrayT(t.from_dtype(array.dtype), array.ndim, "C", tuple(array.shape),
-                            "const"), name)
+        ty = t.ArrayT(t.from_dtype(array.dtype), array.ndim, "C", tuple(array.shape), "const")
+        self.program.need_record(ty)
+        return Val(ty, self.program.constant_array(array))
 
     def fresh(self, base: str) -> str:
         self.counter += 1

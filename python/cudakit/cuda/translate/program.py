@@ -650,6 +650,17 @@ class Program:
         dtype = t.from_dtype(array.dtype)
         name = self.unique_name("ck_const")
         flat = np.ascontiguousarray(array).ravel()
+        if isinstance(dtype, t.RecordT):
+            # The records' bytes as NumPy lays them out (the struct has
+            # NumPy's offsets), read through the struct's type (not const:
+            # a record local points into its array; stores are refused).
+            raw = flat.tobytes() or b"\0"
+            self.constants.append(
+                f"__constant__ __align__(16) unsigned char {name}_bytes[{len(raw)}] = "
+                f"{{{', '.join(str(b) for b in raw)}}};\n"
+                f"#define {name} (({dtype.ctype}*){name}_bytes)")
+            self.constant_names[id(array)] = (array, name)
+            return name
         if dtype.kind == "c":
             values = ", ".join(f"{{{float(v.real)!r}, {float(v.imag)!r}}}" for v in flat)
         elif dtype.kind == "f":

@@ -225,6 +225,9 @@ class RecordT(Type):
     # Made with align=True (dtype.isalignedstruct): the same struct either way,
     # but another type, as in Numba (its dtype round-trips with the flag).
     aligned: bool = False
+    # Why kernels cannot use it (a field off its alignment): the type exists,
+    # as in Numba, and compiling a kernel that uses it fails with this.
+    misaligned: str = ""
     kind = "V"
     bits = 0
 
@@ -276,6 +279,8 @@ class RecordT(Type):
 
     def declaration(self) -> str:
         """The C struct, padded to NumPy's offsets and item size."""
+        if self.misaligned:
+            raise TypeError(self.misaligned)
         lines, at, pad = [f"struct {self.ctype} {{"], 0, 0
         for name, ty, offset in self.fields:
             if offset > at:
@@ -294,7 +299,7 @@ class RecordT(Type):
 def record_of(dtype: np.dtype) -> RecordT:
     """The record type of a structured dtype whose fields are numbers or
     arrays of numbers at their natural alignment (as align=True makes them)."""
-    fields = []
+    fields, misaligned = [], ""
     for name in dtype.names or ():
         field_dtype, offset = dtype.fields[name][:2]
         if field_dtype.names is not None or (field_dtype.subdtype is not None
@@ -308,12 +313,17 @@ def record_of(dtype: np.dtype) -> RecordT:
         else:
             ty = from_dtype(field_dtype)
         align = field_alignment(ty)
-        if offset % align or not name.isidentifier():
-            raise TypeError(f"record field '{name}' of {dtype} is at offset {offset}, not a "
-                            f"multiple of its alignment {align}: kernels need aligned records "
-                            "(np.dtype(..., align=True))")
+        if not name.isidentifier():
+            raise TypeError(f"record field '{name}' of {dtype}: kernels need field names that "
+                            "are identifiers")
+        if offset % align and not misaligned:
+            misaligned = (f"record field '{name}' of {dtype} is at offset {offset}, not a "
+                          f"multiple of its alignment {align} (type {ty} is not aligned): "
+                          "kernels need aligned records (np.dtype(..., align=True))")
         fields.append((name, ty, int(offset)))
     widest = max((field_alignment(f[1]) for f in fields), default=1)
+    if misaligned:
+        return RecordT(tuple(fields), dtype.itemsize, bool(dtype.isalignedstruct), misaligned)
     if not fields or dtype.itemsize % widest:
         raise TypeError(f"the record dtype {dtype} is not padded as a C struct (use "
                         "np.dtype(..., align=True))")

@@ -1,0 +1,84 @@
+"""Constructs and errors numba-cuda's cudapy tests use: arrays of records as
+constant memory, records with a field off its alignment (a type, refused
+when a kernel uses it), and the index checks of the cache-hinted loads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cudakit import cuda
+from cudakit.cuda import types
+from cudakit.cuda.np.numpy_support import from_dtype
+from cudakit.cuda.translate.errors import TypingError
+
+RNG = np.random.default_rng(2020)
+N = 37  # not a multiple of the block
+
+RECORD = np.dtype([("x", np.float64), ("y", np.int64), ("b", np.uint8), ("h", np.float32, 3)],
+                  align=True)
+TABLE = np.zeros(N, dtype=RECORD)
+TABLE["x"] = RNG.standard_normal(N)
+TABLE["y"] = RNG.integers(-1000, 1000, N)
+TABLE["b"] = RNG.integers(0, 255, N)
+TABLE["h"] = RNG.standard_normal((N, 3)).astype(np.float32)
+
+
+def test_array_of_records_as_constant_memory():
+    @cuda.jit
+    def read(xs, ys, bs, hs):
+        table = cuda.const.array_like(TABLE)
+        i = cuda.grid(1)
+        if i < xs.shape[0]:
+            xs[i] = table[i].x
+            ys[i] = table[i]["y"]
+            bs[i] = table[i].b
+            hs[i] = table[i].h[0] + table[i].h[1] * table[i].h[2]
+
+    xs, ys = np.zeros(N), np.zeros(N, np.int64)
+    bs, hs = np.zeros(N, np.uint8), np.zeros(N, np.float32)
+    read[3, 16](xs, ys, bs, hs)
+    np.testing.assert_array_equal(xs, TABLE["x"])
+    np.testing.assert_array_equal(ys, TABLE["y"])
+    np.testing.assert_array_equal(bs, TABLE["b"])
+    h = TABLE["h"]
+    np.testing.assert_allclose(hs, h[:, 0] + h[:, 1] * h[:, 2], rtol=1e-6)
+
+
+def test_store_into_a_constant_record_is_refused():
+    @cuda.jit
+    def write(xs):
+        table = cuda.const.array_like(TABLE)
+        table[cuda.grid(1)].x = xs[0]
+
+    with pytest.raises(TypingError, match="constant arrays are read-only"):
+        write[1, 1](np.ones(1))
+
+
+MISALIGNED = np.dtype([("a", np.int32), ("b", np.float64)])  # b at offset 4
+
+
+def test_misaligned_record_is_a_type_a_kernel_refuses():
+    record = from_dtype(MISALIGNED)  # a type, as in Numba
+    with pytest.raises(TypeError, match="type float64 is not aligned"):
+        @cuda.jit((record[:],))
+        def copy_field(a):
+            i = cuda.grid(1)
+            a[i].a = a[i].b
+    # Device arrays of it are bytes: they copy as they are.
+    host = np.zeros(3, MISALIGNED)
+    host["a"], host["b"] = [1, 2, 3], [0.5, 1.5, 2.5]
+    np.testing.assert_array_equal(cuda.to_device(host).copy_to_host(), host)
+
+
+@pytest.mark.parametrize("body, signature, message", [
+    (lambda x: cuda.ldcs(x, 1.0), (types.float32[::1],), "float64 is not a valid index"),
+    (lambda x: cuda.ldcs(x, (1, 2)), (types.float32[::1],), "Expected 1 indices, got 2"),
+    (lambda x: cuda.ldcs(x, 1), (types.float32[:, ::1],), "Expected 2 indices, got a scalar"),
+    (lambda x: cuda.ldcs(x, (1,)), (types.float32[:, ::1],), "Expected 2 indices, got 1"),
+    (lambda x: cuda.stcg(x, 0, 1), (types.complex64[::1],),
+     "stcg requires array of integer or float type"),
+])
+def test_cache_hint_index_and_type_errors(body, signature, message):
+    with pytest.raises(TypingError, match=message):
+        cuda.compile_ptx(body, signature)
