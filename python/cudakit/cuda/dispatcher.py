@@ -150,6 +150,11 @@ def _user_exception(fault: Exception, classes: dict[str, type]) -> BaseException
         return None
 
 
+def _on_cpu_backend(measured: int, translated: int) -> int:
+    """The driver's measure on a GPU; the translation's count on the CPU."""
+    return translated if _core._backend() == "cpu" else measured
+
+
 def _warn_on_low_occupancy(grid: tuple[int, int, int]) -> None:
     """Numba's NumbaPerformanceWarning for a grid of fewer blocks than twice
     the device's multiprocessors (config.CUDA_LOW_OCCUPANCY_WARNINGS)."""
@@ -718,8 +723,10 @@ class Dispatcher:
         return self._per_kernel(signature, lambda s: int(s.kernel.attributes["registers"]))
 
     def get_const_mem_size(self, signature: Any = None) -> Any:
-        """Bytes of constant memory the kernel uses (0 on the CPU backend)."""
-        return self._per_kernel(signature, lambda s: int(s.kernel.attributes["const_bytes"]))
+        """Bytes of constant memory the kernel uses (CPU backend: of the
+        __constant__ data it holds, cuda.const.array_like's arrays)."""
+        return self._per_kernel(signature, lambda s: _on_cpu_backend(
+            int(s.kernel.attributes["const_bytes"]), s.translation.constant_bytes))
 
     def get_shared_mem_per_block(self, signature: Any = None) -> Any:
         """Bytes of static shared memory per block."""
@@ -727,8 +734,10 @@ class Dispatcher:
                                 lambda s: int(s.kernel.attributes["static_shared_bytes"]))
 
     def get_local_mem_per_thread(self, signature: Any = None) -> Any:
-        """Bytes of local memory per thread (0 on the CPU backend)."""
-        return self._per_kernel(signature, lambda s: int(s.kernel.attributes["local_bytes"]))
+        """Bytes of local memory per thread (CPU backend: of the kernel's and
+        its device functions' cuda.local.array arrays, a lower bound)."""
+        return self._per_kernel(signature, lambda s: _on_cpu_backend(
+            int(s.kernel.attributes["local_bytes"]), s.translation.local_array_bytes))
 
     def get_max_threads_per_block(self, signature: Any = None) -> Any:
         """The most threads a block of this kernel may have on this device."""

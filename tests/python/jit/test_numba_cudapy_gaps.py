@@ -82,3 +82,23 @@ def test_misaligned_record_is_a_type_a_kernel_refuses():
 def test_cache_hint_index_and_type_errors(body, signature, message):
     with pytest.raises(TypingError, match=message):
         cuda.compile_ptx(body, signature)
+
+
+def test_constant_and_local_bytes_of_a_kernel():
+    values = RNG.integers(-99, 99, 32)
+
+    @cuda.jit("void(int64[::1])")
+    def uses_both(x):
+        table = cuda.const.array_like(values)
+        scratch = cuda.local.array(100, dtype=np.float32)
+        i = cuda.grid(1)
+        for j in range(100):
+            scratch[j] = j * table[i]
+        x[i] = table[i] + np.int64(scratch[99] - scratch[98])
+
+    x = np.zeros(32, np.int64)
+    uses_both[1, 32](x)
+    np.testing.assert_array_equal(x, values * 2)
+    # The driver's measures on a GPU; on the CPU backend what the kernel holds.
+    assert uses_both.get_const_mem_size() >= values.nbytes
+    assert uses_both.get_local_mem_per_thread() >= 100 * 4

@@ -584,6 +584,8 @@ class Program:
         self.in_progress: dict[tuple[Any, tuple[t.Type, ...]], Any] = {}
         self.constants: list[str] = []
         self.constant_names: dict[int, tuple[np.ndarray, str]] = {}
+        self.constant_bytes = 0  # of the __constant__ arrays above
+        self.local_array_bytes = 0  # of the functions' cuda.local.array arrays, per thread
         self.names: set[str] = set()
         self.uses_barrier = False
         self.uses_grid_sync = False  # this_grid().sync(): the kernel needs a cooperative launch
@@ -650,6 +652,7 @@ class Program:
         dtype = t.from_dtype(array.dtype)
         name = self.unique_name("ck_const")
         flat = np.ascontiguousarray(array).ravel()
+        self.constant_bytes += max(flat.size, 1) * flat.itemsize
         if isinstance(dtype, t.RecordT):
             # The records' bytes as NumPy lays them out (the struct has
             # NumPy's offsets), read through the struct's type (not const:

@@ -8,6 +8,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from . import recursion
 from . import types as t
 from .codegen import FunctionTranslator
@@ -42,6 +44,10 @@ def _run(parsed: ParsedFunction, arg_types: tuple[t.Type, ...], program: Program
     tr.counter = 0
     tr.lines = []
     tr.translate_body()
+    program.local_array_bytes += sum(
+        int(np.prod(spec.shape)) * (spec.dtype.itemsize if isinstance(spec.dtype, t.RecordT)
+                                    else t.field_size(spec.dtype))
+        for spec in tr.static_arrays.values() if spec.space == "local")
     return tr
 
 
@@ -77,6 +83,10 @@ class KernelTranslation:
     user_exceptions: dict[str, type] = field(default_factory=dict)
     # The kernel takes the launch's dynamic shared bytes as a last parameter.
     takes_dynamic_shared_bytes: bool = False
+    # Bytes of its __constant__ data, and of the cuda.local.array arrays the
+    # kernel and its device functions declare (per thread).
+    constant_bytes: int = 0
+    local_array_bytes: int = 0
 
 
 def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
@@ -91,7 +101,8 @@ def translate_kernel(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
     source = program.source(_function_text(tr))
     return KernelTranslation(source, name, arg_types, dict(tr.locals), tr.uses_barrier,
                              tuple(program.linked_files), program.uses_grid_sync,
-                             dict(program.user_exceptions), program.uses_dynamic_shared)
+                             dict(program.user_exceptions), program.uses_dynamic_shared,
+                             program.constant_bytes, program.local_array_bytes)
 
 
 def translate_device(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
