@@ -102,3 +102,44 @@ def test_constant_and_local_bytes_of_a_kernel():
     # The driver's measures on a GPU; on the CPU backend what the kernel holds.
     assert uses_both.get_const_mem_size() >= values.nbytes
     assert uses_both.get_local_mem_per_thread() >= 100 * 4
+
+
+@pytest.mark.parametrize("alignment", [None, 16, 64, 256])
+def test_local_and_shared_arrays_with_an_alignment(alignment):
+    @cuda.jit
+    def addresses(out, values):
+        i = cuda.grid(1)
+        scratch = cuda.local.array(5, dtype=np.uint8, alignment=alignment)
+        tile = cuda.shared.array((2, 3), dtype=np.float64, alignment=alignment)
+        if i == 0:
+            out[0] = scratch.ctypes.data
+            out[1] = tile.ctypes.data
+            out[2] = values.ctypes.data
+        scratch[0] = values[i]
+        values[i] = scratch[0] + 1
+
+    out, values = np.zeros(3, np.uint64), RNG.integers(0, 200, N).astype(np.uint8)
+    d_values = cuda.to_device(values)
+    addresses[3, 16](out, d_values)
+    np.testing.assert_array_equal(d_values.copy_to_host(), values + 1)
+    assert out[0] != 0 and out[1] != 0
+    assert int(out[2]) == d_values.device_ctypes_pointer.value
+    if alignment is not None:
+        assert out[0] % alignment == 0 and out[1] % alignment == 0
+
+
+@pytest.mark.parametrize("alignment, error, message", [
+    (-1, ValueError, "Alignment must be positive"),
+    (3, ValueError, "Alignment must be a power of 2"),
+    (4, ValueError, "Alignment must be a multiple of 8"),
+    (1.0, TypingError, "alignment must be a constant integer"),
+    ("16", TypingError, "alignment must be a constant integer"),
+])
+def test_bad_alignments_are_refused(alignment, error, message):
+    @cuda.jit
+    def local_array(out):
+        scratch = cuda.local.array(4, dtype=np.uint64, alignment=alignment)
+        out[0] = scratch.ctypes.data
+
+    with pytest.raises(error, match=message):
+        local_array[1, 1](np.zeros(1, np.uint64))

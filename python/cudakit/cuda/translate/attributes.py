@@ -11,7 +11,7 @@ import numpy as np
 
 from . import extensions, intrinsics, operators
 from . import types as t
-from .values import Val
+from .values import ArrayCtypes, Val
 
 if TYPE_CHECKING:
     from .codegen import FunctionTranslator
@@ -25,7 +25,17 @@ class AttributesMixin:
             if impl is not None:  # numba.cuda.extending.overload_attribute
                 return self.device_call(operators._device_dispatcher_for(impl), [base], node)
         if isinstance(base.type, t.ArrayT):
+            if node.attr == "ctypes":
+                return Val(None, "", ArrayCtypes(base))
             return self.array_attribute(base, node.attr, node)
+        if base.type is None and isinstance(base.py, ArrayCtypes):
+            if node.attr != "data":
+                raise self.unsupported(f"a.ctypes.{node.attr} in kernels (a.ctypes.data, the "
+                                       "address, is)", node)
+            array = base.py.array
+            pointer = array.code if array.type.static_shape is not None \
+                else f"{array.code}.data"
+            return self.value(t.uint64, f"((unsigned long long)(size_t)({pointer}))")
         if base.type is None:
             obj = base.py
             if isinstance(obj, intrinsics.Intrinsic):

@@ -195,8 +195,8 @@ class FunctionTranslator(OperatorsMixin, AttributesMixin, ForeignCallsMixin, Agg
             raise self.typing_error(f"not a dtype: {val.describe()}", node) from None
 
     def static_array_request(self, space: str, dtype: t.Scalar, shape: tuple[int, ...],
-                             node: ast.AST) -> Val:
-        return Val(None, "", StaticArray(space, dtype, shape))
+                             node: ast.AST, alignment: int | None = None) -> Val:
+        return Val(None, "", StaticArray(space, dtype, shape, alignment))
 
     def constant_array(self, array: np.ndarray, node: ast.AST) -> Val:
         if array.dtype == np.float16:
@@ -348,6 +348,8 @@ class FunctionTranslator(OperatorsMixin, AttributesMixin, ForeignCallsMixin, Agg
                 spec = self.static_arrays[name]
                 size = max(1, int(np.prod(spec.shape)))
                 qualifier = "__shared__ " if spec.space == "shared" else ""
+                if spec.alignment is not None:  # (alignas first, as C++ wants it)
+                    qualifier = f"__align__({spec.alignment}) " + qualifier
                 self.program.need_record(spec.dtype)
                 out.append(f"{qualifier}{spec.dtype.ctype} {c_name(name)}[{size}];")
             elif isinstance(ty, t.TupleT):

@@ -33,6 +33,11 @@ class TypingError(TranslationError, TypeError):
     argument type to a Python function is."""
 
 
+class ArgumentValueError(TranslationError, ValueError):
+    """An argument of the right kind whose value a construct cannot take
+    (where Numba raises ValueError: an alignment that is not a power of 2)."""
+
+
 class UnsupportedError(TranslationError):
     """A Python construct kernels cannot use (Numba's UnsupportedError)."""
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from . import types as t
+from .errors import ArgumentValueError
 
 if TYPE_CHECKING:
     from .codegen import FunctionTranslator, Val
@@ -121,8 +122,30 @@ def _static_array(space: str) -> Handler:
         if space == "shared" and 0 in shape:
             raise tr.typing_error("cuda.shared.array: only a 1-d shape of 0 (dynamic shared "
                                   f"memory) may be empty, got {shape}", node)
-        return tr.static_array_request(space, dtype, shape, node)
+        return tr.static_array_request(space, dtype, shape, node,
+                                       _alignment(tr, node, kw.get("alignment"), space))
     return make
+
+
+def _alignment(tr: "FunctionTranslator", node: ast.AST, val: "Val | None",
+               space: str) -> int | None:
+    """cuda.{local,shared}.array's alignment= in bytes, checked as Numba does."""
+    if val is None or val.py is None:
+        return None
+    value = val.py
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise tr.typing_error(f"RequireLiteralValue: alignment must be a constant integer "
+                              f"(cuda.{space}.array's alignment=, in bytes), got "
+                              f"{val.describe()}", node)
+    value = int(value)
+    problem = ("Alignment must be positive" if value <= 0 else
+               "Alignment must be a power of 2" if value & (value - 1) else
+               "Alignment must be a multiple of 8" if value % 8 else None)
+    if problem:
+        raise ArgumentValueError(f"{problem}: cuda.{space}.array's alignment= is in bytes, a "
+                                 f"power of 2 and a multiple of a pointer's 8, got {value}",
+                                 tr.where, node)
+    return value
 
 
 HANDLERS["shared.array"] = _static_array("shared")

@@ -21,6 +21,14 @@ class StaticArray:
     space: str
     dtype: t.Scalar
     shape: tuple[int, ...]
+    alignment: int | None = None  # bytes (alignment=), else the element type's
+
+
+@dataclass(frozen=True)
+class ArrayCtypes:
+    """`a.ctypes` of an array in a kernel: its `.data` is the address."""
+
+    array: "Val"
 
 
 @dataclass
