@@ -456,6 +456,9 @@ class Dispatcher:
 
     def forall(self, ntasks: int, tpb: int = 0, stream: Any = 0,
                sharedmem: int = 0) -> Any:
+        if int(ntasks) < 0:
+            raise ValueError(f"Can't create ForAll with negative task count: {ntasks} (the "
+                             "number of threads to launch, 0 or more)")
         block = tpb or 128
         grid = max(1, (int(ntasks) + block - 1) // block)
         return self._launcher((grid, 1, 1), (block, 1, 1), stream, sharedmem)

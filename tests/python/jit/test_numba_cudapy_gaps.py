@@ -143,3 +143,34 @@ def test_bad_alignments_are_refused(alignment, error, message):
 
     with pytest.raises(error, match=message):
         local_array[1, 1](np.zeros(1, np.uint64))
+
+
+def test_fastmath_float_division_by_zero_is_ieee_even_with_debug():
+    def divide(r, x, y):
+        r[cuda.grid(1)] = x / y
+
+    sig = (types.float32[::1], types.float32, types.float32)
+    fast = cuda.jit(sig, fastmath=True, debug=True, opt=False)(divide)
+    precise = cuda.jit(sig, debug=True, opt=False)(divide)
+    r = np.zeros(4, np.float32)
+    fast[1, 4](r, np.float32(-3.0), np.float32(0.0))
+    np.testing.assert_array_equal(r, np.full(4, -np.inf, np.float32))
+    with pytest.raises(ZeroDivisionError):
+        precise[1, 4](r, np.float32(1.0), np.float32(0.0))
+
+
+def test_forall_refuses_a_negative_count_and_grid_a_variable_ndim():
+    @cuda.jit
+    def fill(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = i
+
+    with pytest.raises(ValueError, match="Can't create ForAll with negative task count"):
+        fill.forall(-1)
+
+    def variable_ndim(n):
+        cuda.grid(n)
+
+    with pytest.raises(TypingError, match="RequireLiteralValue"):
+        cuda.jit("void(int32)")(variable_ndim)

@@ -77,7 +77,11 @@ def _const_int(tr: "FunctionTranslator", node: ast.AST, val: "Val", what: str) -
 def _ndim_arg(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], name: str) -> int:
     if len(args) != 1:
         raise tr.typing_error(f"cuda.{name}(ndim) takes one argument (1, 2 or 3)", node)
-    ndim = _const_int(tr, node, args[0], f"cuda.{name}'s ndim")
+    if not isinstance(args[0].py, (int, np.integer)) or isinstance(args[0].py, bool):
+        raise tr.typing_error(f"RequireLiteralValue: cuda.{name}'s ndim must be an integer "
+                              f"constant known when the kernel is compiled, got "
+                              f"{args[0].describe()}", node)
+    ndim = int(args[0].py)
     if ndim not in (1, 2, 3):
         raise tr.typing_error(f"cuda.{name}(ndim): ndim must be 1, 2 or 3, got {ndim}", node)
     return ndim

@@ -77,7 +77,9 @@ class OperatorsMixin:
         if "c" in (ta.kind, tb.kind):
             return self.complex_op(op, a, b, node)
         if self.debug and isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)) \
-                and not (b.known and b.py != 0):
+                and not (b.known and b.py != 0) and not (  # fastmath's a / b: IEEE's, as Numba's
+                    isinstance(op, ast.Div) and self.program.options.get("fastmath")
+                    and t.promote(ta, tb).kind == "f"):
             b = self.checked_divisor(op, b, t.promote(ta, tb), node)
         if type(op) in _ARITH:
             rt = t.promote(ta, tb)
