@@ -12,6 +12,8 @@ from cudakit.cuda import types
 from cudakit.cuda.np.numpy_support import from_dtype
 from cudakit.cuda.translate.errors import TypingError
 
+from .interpreted import run_threads
+
 RNG = np.random.default_rng(2020)
 N = 37  # not a multiple of the block
 
@@ -174,3 +176,46 @@ def test_forall_refuses_a_negative_count_and_grid_a_variable_ndim():
 
     with pytest.raises(TypingError, match="RequireLiteralValue"):
         cuda.jit("void(int32)")(variable_ndim)
+
+
+@cuda.jit(device=True)
+def _store_by_mode(out, i, mode):
+    if mode == "twice":
+        out[i] = 2.0 * i
+    elif mode != "zero":
+        out[i] = -1.0 * i
+    else:
+        out[i] = 0.0
+
+
+@cuda.jit
+def _modes(a, b, c):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        _store_by_mode(a, i, "twice")
+        _store_by_mode(b, i, "zero")
+        _store_by_mode(c, i, "other")
+
+
+def test_string_constant_passed_to_a_device_function():
+    args = [RNG.standard_normal(N) for _ in range(3)]
+    expected = run_threads(_modes, N, *args)
+    _modes[3, 16](*args)
+    for got, want in zip(args, expected):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_an_error_in_a_device_function_names_its_caller():
+    @cuda.jit(device=True)
+    def uses_undefined(x):
+        return floor(x)  # noqa: F821 (not defined, on purpose)
+
+    @cuda.jit
+    def calls_it():
+        uses_undefined(1.5)
+
+    with pytest.raises(TypingError) as raised:
+        calls_it[1, 1]()
+    text = str(raised.value)
+    assert "NameError: name 'floor' is not defined" in text
+    assert "resolving callee type: type(CUDADispatcher" in text and "in calls_it" in text

@@ -258,7 +258,7 @@ class FunctionTranslator(OperatorsMixin, AttributesMixin, ForeignCallsMixin, Agg
             if name in self.parsed.arg_names or self.assigned_anywhere(name):
                 raise self.typing_error(f"variable '{name}' is used before it is assigned",
                                         node)
-            raise self.typing_error(f"name '{name}' is not defined", node)
+            raise self.typing_error(f"NameError: name '{name}' is not defined", node)
         return self.python_object(value, node)
 
     def single_constant(self, name: str) -> Any:

@@ -37,6 +37,10 @@ def device_call(tr: "FunctionTranslator", dispatcher: Any, args: list[Val],
             # the callee is specialized for it, as Numba's does.
             arg_types.append(t.ConstT(a.py))
             continue
+        if isinstance(a.type, t.StringT) and a.known and arg_name not in assigned:
+            # A string constant: the callee is specialized for it (Numba's literal).
+            arg_types.append(t.ConstT(a.py))
+            continue
         if a.items is not None and a.items and all(isinstance(i.type, t.Scalar)
                                                    for i in a.items):
             # A tuple of numbers travels as a struct, as a kernel's tuple argument.

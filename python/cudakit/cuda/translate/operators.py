@@ -294,6 +294,15 @@ class OperatorsMixin:
                 continue
             if type(op) not in _COMPARE:
                 raise self.unsupported(f"the comparison '{type(op).__name__}'", node)
+            if isinstance(left.type, t.StringT) and isinstance(right.type, t.StringT) \
+                    and left.known and right.known and type(op) in _FOLDED_COMPARE:
+                # String constants (a device function's literal argument).
+                truth = _FOLDED_COMPARE[type(op)](left.py, right.py)
+                if len(node.ops) == 1:
+                    return self.value(t.boolean, "true" if truth else "false", py=truth)
+                parts.append("true" if truth else "false")
+                left = right
+                continue
             if not (isinstance(left.type, t.Scalar) and isinstance(right.type, t.Scalar)):
                 raise self.typing_error(f"cannot compare {left.describe()} and "
                                         f"{right.describe()}", node)

@@ -13,7 +13,7 @@ import numpy as np
 from . import recursion
 from . import types as t
 from .codegen import FunctionTranslator
-from .errors import TypingError, UnsupportedError
+from .errors import TranslationError, TypingError, UnsupportedError
 from .parse import ParsedFunction
 from .program import Program
 
@@ -119,6 +119,14 @@ def translate_device(parsed: ParsedFunction, arg_types: tuple[t.Type, ...],
     try:
         name = program.unique_name(getattr(parsed, "function_name", parsed.py_func.__name__))
         tr = _run(parsed, arg_types, program, False, name, key)
+    except TranslationError as error:
+        # Where the device function was called from (Numba's words for it).
+        if where is not None and node is not None and error.args:
+            error.args = (f"{error.args[0]}\n\nDuring: resolving callee type: "
+                          f"type(CUDADispatcher({parsed.py_func!r})), called at "
+                          f'File "{where.filename}", line {where.line_of(node)}, in '
+                          f"{where.function}",)
+        raise
     finally:
         program.in_progress.pop(key, None)
     return_type = tr.return_type or t.none
