@@ -219,3 +219,15 @@ def test_an_error_in_a_device_function_names_its_caller():
     text = str(raised.value)
     assert "NameError: name 'floor' is not defined" in text
     assert "resolving callee type: type(CUDADispatcher" in text and "in calls_it" in text
+
+
+def test_auto_device_refuses_a_strided_host_array_as_numba_does():
+    from cudakit.cuda.cudadrv import devicearray
+    x = RNG.standard_normal(11)
+    with pytest.raises(ValueError, match="non-contiguous buffer"):
+        devicearray.auto_device(x[:-1:2])
+    device, copied = devicearray.auto_device(x)
+    assert copied
+    np.testing.assert_array_equal(device.copy_to_host(), x)
+    # cuda.to_device copies a strided array (what the kernel sees is its items).
+    np.testing.assert_array_equal(cuda.to_device(x[:-1:2]).copy_to_host(), x[:-1:2])

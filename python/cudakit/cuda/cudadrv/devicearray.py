@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..device_array import DeviceNDArray, device_array, device_array_like, to_device
 from ..device_array import is_cuda_array as is_cuda_ndarray  # noqa: F401
 
@@ -32,6 +34,13 @@ def auto_device(obj: Any, stream: Any = 0, copy: bool = True) -> tuple[DeviceNDA
     """(device array of `obj`, whether it was copied to the device)."""
     if isinstance(obj, DeviceNDArray):
         return obj, False
+    host = np.asarray(obj)
+    if host.ndim and not (host.flags.c_contiguous or host.flags.f_contiguous):
+        # Numba's auto_device copies one memory region (cuda.to_device and
+        # kernel launches take strided host arrays too).
+        raise ValueError("Array contains non-contiguous buffer and cannot be transferred as a "
+                         "single memory region. Please ensure contiguous buffer with numpy "
+                         ".ascontiguousarray()")
     return to_device(obj, stream=stream, copy=copy), True
 
 
