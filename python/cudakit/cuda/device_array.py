@@ -359,7 +359,8 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
                  stream: Any = 0) -> DeviceNDArray:
     """Uninitialised device memory (Numba's cuda.device_array)."""
     dt = np.dtype(dtype)
-    t.from_dtype(dt)  # TypeError for dtypes kernels cannot use
+    if getattr(t.from_dtype(dt), "misaligned", ""):  # TypeError for dtypes kernels cannot use
+        raise TypeError(t.from_dtype(dt).misaligned)
     shape = _shape_tuple(shape)
     if any(n < 0 for n in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")

@@ -30,11 +30,33 @@ def _helper_text() -> str:
              "template <> struct ck_hint_bits<2> { typedef unsigned short type; };",
              "template <> struct ck_hint_bits<4> { typedef unsigned int type; };",
              "template <> struct ck_hint_bits<8> { typedef unsigned long long type; };"]
+    # On a GPU, PTX's load or store with the cache operator on the element's
+    # bits (ld.global.ca.b8, as Numba emits them: CUDA's __ldca says .u8);
+    # an 8-bit value travels in a 16-bit register.
+    lines.append("#if defined(__CUDA_ARCH__) && !defined(__CUDAKIT_CPU__)")
+    for bits, ctype, reg in _WIDTHS:
+        held = "unsigned short" if bits == 8 else ctype
+        for modifier in LOADS:
+            lines.append(
+                f"__device__ __forceinline__ {ctype} ck_ptx_ld_{modifier}(const {ctype}* p) {{ "
+                f"{held} v; asm volatile(\"ld.global.{modifier}.b{bits} %0, [%1];\" : "
+                f"\"={reg}\"(v) : \"l\"(__cvta_generic_to_global(p)) : \"memory\"); "
+                f"return ({ctype})v; }}")
+        for modifier in STORES:
+            lines.append(
+                f"__device__ __forceinline__ void ck_ptx_st_{modifier}({ctype}* p, {ctype} v) {{ "
+                f"asm volatile(\"st.global.{modifier}.b{bits} [%0], %1;\" : : "
+                f"\"l\"(__cvta_generic_to_global(p)), \"{reg}\"(({held})v) : \"memory\"); }}")
+    lines.append("#endif")
     for modifier in LOADS:
         lines.append(f"""template <class T>
 __device__ __forceinline__ T ck_ld_{modifier}(const T* p) {{
   typedef typename ck_hint_bits<sizeof(T)>::type U;
+#if defined(__CUDA_ARCH__) && !defined(__CUDAKIT_CPU__)
+  const U bits = ck_ptx_ld_{modifier}((const U*)p);
+#else
   const U bits = __ld{modifier}((const U*)p);
+#endif
   T value;
   memcpy(&value, &bits, sizeof(T));
   return value;
@@ -45,9 +67,18 @@ __device__ __forceinline__ void ck_st_{modifier}(T* p, T value) {{
   typedef typename ck_hint_bits<sizeof(T)>::type U;
   U bits;
   memcpy(&bits, &value, sizeof(T));
+#if defined(__CUDA_ARCH__) && !defined(__CUDAKIT_CPU__)
+  ck_ptx_st_{modifier}((U*)p, bits);
+#else
   __st{modifier}((U*)p, bits);
+#endif
 }}""")
     return "\n".join(lines)
+
+
+# (bits, the unsigned type of that size, its asm register constraint)
+_WIDTHS = ((8, "unsigned char", "h"), (16, "unsigned short", "h"), (32, "unsigned int", "r"),
+           (64, "unsigned long long", "l"))
 
 
 def _element(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], name: str) -> str:
