@@ -4,6 +4,8 @@ when a kernel uses it), and the index checks of the cache-hinted loads."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -229,3 +231,22 @@ def test_auto_device_refuses_a_strided_host_array_as_numba_does():
     np.testing.assert_array_equal(device.copy_to_host(), x)
     # cuda.to_device copies a strided array (what the kernel sees is its items).
     np.testing.assert_array_equal(cuda.to_device(x[:-1:2]).copy_to_host(), x[:-1:2])
+
+
+@cuda.jit
+def _remainder_and_modf(x, y, r, frac, whole, r32):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        r[i] = math.remainder(x[i], y[i])
+        frac[i], whole[i] = math.modf(x[i])
+        r32[i] = math.remainder(np.float32(x[i]), np.float32(y[i]))
+
+
+def test_math_remainder_and_modf():
+    x = RNG.uniform(-20, 20, N)
+    y = RNG.uniform(0.5, 3, N) * RNG.choice([-1, 1], N)
+    args = [x, y, np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N, np.float32)]
+    expected = run_threads(_remainder_and_modf, N, *args)
+    _remainder_and_modf[3, 16](*args)
+    for got, want in zip(args[2:], expected[2:]):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

@@ -435,6 +435,8 @@ for _name, _c in _BINARY_MATH.items():
         _register_object(getattr(math, _name), _math_binary(_name, _c, False))
     if hasattr(np, _name):
         _register_object(getattr(np, _name), _math_binary(_name, _c, True))
+# IEEE's remainder (math's only: NumPy's remainder is Python's %).
+_register_object(math.remainder, _math_binary("remainder", "remainder", False))
 for _np_name, _c in _NP_NAMES.items():
     _maker = _math_binary if _c in _BINARY_MATH else _math_unary
     _register_object(getattr(np, _np_name), _maker(_np_name, _c, True))

@@ -158,6 +158,8 @@ def register() -> None:
     import math
     intrinsics._register_object(math.frexp, _by_precision("__nv_frexpf", "__nv_frexp"))
     intrinsics._register_object(math.ldexp, _by_precision("__nv_ldexpf", "__nv_ldexp"))
+    # (fractional part, integral part), as Python's
+    intrinsics._register_object(math.modf, _by_precision("__nv_modff", "__nv_modf"))
     from .. import libdevice
     from ..libdevicefuncs import functions
     from ..np import numpy_support
