@@ -107,6 +107,11 @@ EXCLUDED_TESTS = {
         name: "local arrays of a type made with Numba's extension API (typeof_impl, a "
               "StructModel data model, lowering in LLVM IR): test_extending's matter"
         for name in ("test_type_with_struct_data_model", "test_struct_model_type_arr")},
+    "test_sm_creation.py": {
+        "test_type_with_struct_data_model": "shared arrays of a type made with Numba's "
+                                            "extension API (a StructModel data model, "
+                                            "lowering in LLVM IR): test_extending's matter",
+    },
     "test_compiler.py": {
         "test_compile_jitted_subroutine": "an @intrinsic writing LLVM IR (context.compile_"
                                           "subroutine, call_internal) and Numba's CUDACallConv",

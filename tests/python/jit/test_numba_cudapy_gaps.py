@@ -250,3 +250,15 @@ def test_math_remainder_and_modf():
     _remainder_and_modf[3, 16](*args)
     for got, want in zip(args[2:], expected[2:]):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_a_shape_known_only_at_run_time_is_refused_with_numbas_words():
+    def variable_shape(a):
+        tile = cuda.shared.array(shape=(1, a[0]), dtype=np.float32)
+        a[0] = tile[0, 0]
+
+    with pytest.raises(TypingError) as raised:
+        cuda.jit((types.int32[::1],))(variable_shape)
+    text = str(raised.value)
+    assert "No implementation of function Function(<function shared.array" in text
+    assert ">>> array(shape=Tuple(Literal[int](1), int32), dtype=class(float32))" in text

@@ -110,8 +110,17 @@ def _static_array(space: str) -> Handler:
         if shape_val is None or dtype_val is None:
             raise tr.typing_error(f"cuda.{space}.array(shape, dtype) needs both arguments", node)
         items = shape_val.items if shape_val.items is not None else [shape_val]
-        shape = tuple(_const_int(tr, node, v, f"the shape of cuda.{space}.array") for v in items)
         dtype = tr.dtype_of(dtype_val, node)
+        if not all(isinstance(v.py, (int, np.integer)) and not isinstance(v.py, bool)
+                   for v in items):
+            # Numba's words, with its spelling of the argument types
+            raise tr.typing_error(
+                f"No implementation of function Function(<function {space}.array>) found for "
+                f"signature:\n \n >>> array(shape={_numba_type_text(shape_val)}, "
+                f"dtype=class({dtype}))\n\nthe shape of cuda.{space}.array must be an integer "
+                "or a tuple of integers known when the kernel is compiled, got "
+                f"{shape_val.describe()}", node)
+        shape = tuple(_const_int(tr, node, v, f"the shape of cuda.{space}.array") for v in items)
         if any(n < 0 for n in shape):
             raise tr.typing_error(f"cuda.{space}.array: negative extent in shape {shape}", node)
         if space == "shared" and shape == (0,):
@@ -129,6 +138,16 @@ def _static_array(space: str) -> Handler:
         return tr.static_array_request(space, dtype, shape, node,
                                        _alignment(tr, node, kw.get("alignment"), space))
     return make
+
+
+def _numba_type_text(val: "Val") -> str:
+    """A value's type as Numba prints it in a signature: Literal[int](1),
+    Tuple(Literal[int](1), int32), array(float32, 1d, A)."""
+    if val.items is not None:
+        return "Tuple(" + ", ".join(_numba_type_text(v) for v in val.items) + ")"
+    if isinstance(val.py, (int, np.integer)) and not isinstance(val.py, bool):
+        return f"Literal[int]({int(val.py)})"
+    return str(val.type) if val.type is not None else type(val.py).__name__
 
 
 def _alignment(tr: "FunctionTranslator", node: ast.AST, val: "Val | None",
