@@ -262,3 +262,15 @@ def test_a_shape_known_only_at_run_time_is_refused_with_numbas_words():
     text = str(raised.value)
     assert "No implementation of function Function(<function shared.array" in text
     assert ">>> array(shape=Tuple(Literal[int](1), int32), dtype=class(float32))" in text
+
+
+def test_print_of_more_than_32_items_emits_the_format_string(capfd):
+    @cuda.jit
+    def many():
+        print(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+              21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32)
+
+    with pytest.warns(UserWarning, match="cannot print more than 32 items"):
+        many[1, 1]()
+    cuda.synchronize()
+    assert " ".join(["%lld"] * 33) in capfd.readouterr().out

@@ -4,6 +4,7 @@ strings and tuples (cuda.threadIdx & co. as (x, y, z))."""
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import TYPE_CHECKING
 
 from . import intrinsics
@@ -13,6 +14,7 @@ from .values import Val
 if TYPE_CHECKING:
     from .codegen import FunctionTranslator
 
+_PRINTF_MOST_ITEMS = 32  # printf's arguments a CUDA kernel may pass
 _PRINTF = {"b": "%s", "i": "%lld", "u": "%llu", "f": "%f", "c": "%f"}
 
 
@@ -66,6 +68,16 @@ class PrintMixin:
             if k.arg == "end":
                 end = str(k.value.value)  # type: ignore[attr-defined]
         text = sep.join(fmt) + end
+        if len(args) > _PRINTF_MOST_ITEMS:
+            # CUDA's printf formats 32 items at most: the format string as it
+            # is (on every backend, as Numba's), and a warning.
+            from ..disk_cache import NumbaWarning
+            warnings.warn(NumbaWarning(
+                f"CUDA print() cannot print more than {_PRINTF_MOST_ITEMS} items. The raw format "
+                f"string will be emitted by the kernel instead. (This print has {len(args)}: "
+                "split it into several prints.)"), stacklevel=2)
+            text, args = text.replace("%%", "%"), []
+            text = text.replace("%", "%%")
         literal = (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
                    .replace("\t", "\\t"))
         self.program.uses_print = True
