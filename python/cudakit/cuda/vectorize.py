@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -401,7 +402,7 @@ class CUDAUFunc:
                          for a, n in zip(staged, numbers)] + [out]
         kernel = self._kernels.get(key)
         if kernel is None:
-            name = f"ufunc_{self.__name__}"
+            name = "ufunc_" + "".join(c if c.isalnum() else "_" for c in self.__name__)
             source = (_flat_source(name, numbers) if key[0] == "flat"
                       else _strided_source(name, numbers, key[2]))
             kernel = self._kernels[key] = make_kernel(source, name, {"core": self._core})
@@ -460,7 +461,10 @@ def vectorize(ftylist_or_function: Any = (), target: str = "cuda", identity: Any
     check_target(target, "vectorize")
     if cache:
         raise TypeError("caching is not supported")
-    options.pop("nopython", None)
+    if "nopython" in options:  # (kernels are always compiled without Python objects)
+        options.pop("nopython")
+        warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning,
+                      stacklevel=2)
     if options:
         raise KeyError("Unrecognized options. cuda vectorize target does not support option: "
                        f"'{next(iter(options))}'")

@@ -274,3 +274,10 @@ def test_print_of_more_than_32_items_emits_the_format_string(capfd):
         many[1, 1]()
     cuda.synchronize()
     assert " ".join(["%lld"] * 33) in capfd.readouterr().out
+
+
+def test_vectorize_warns_that_nopython_is_redundant():
+    with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
+        add = cuda.vectorize(["float32(float32, float32)"], nopython=True)(lambda a, b: a + b)
+    a, b = RNG.standard_normal(N).astype(np.float32), RNG.standard_normal(N).astype(np.float32)
+    np.testing.assert_array_equal(add(a, b), a + b)
