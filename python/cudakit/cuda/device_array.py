@@ -355,12 +355,17 @@ def _interface_stream(stream: Any) -> int | None:
         return None
 
 
+def _kernel_dtype(dt: np.dtype) -> None:
+    """A TypeError for dtypes kernels cannot use (records off their alignment too)."""
+    if getattr(t.from_dtype(dt), "misaligned", ""):
+        raise TypeError(t.from_dtype(dt).misaligned)
+
+
 def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
                  stream: Any = 0) -> DeviceNDArray:
     """Uninitialised device memory (Numba's cuda.device_array)."""
     dt = np.dtype(dtype)
-    if getattr(t.from_dtype(dt), "misaligned", ""):  # TypeError for dtypes kernels cannot use
-        raise TypeError(t.from_dtype(dt).misaligned)
+    _kernel_dtype(dt)
     shape = _shape_tuple(shape)
     if any(n < 0 for n in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")
@@ -389,7 +394,7 @@ def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | 
     if isinstance(obj, DeviceNDArray):
         return obj
     host = np.asarray(obj)
-    t.from_dtype(host.dtype)
+    _kernel_dtype(host.dtype)
     if host.dtype.names is not None:  # records: copied as their bytes
         contiguous = np.ascontiguousarray(host).reshape(host.shape)
         if contiguous.size == 0:
