@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _core
 from .._pickling import refuse_pickle
+from . import config
 from .dispatcher import Dispatcher
 from .foreign import ForeignFunction, check_link_paths
 from .translate import types as t
@@ -114,6 +115,10 @@ def jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
             del options["launch_bounds"]
     if options.get("link"):
         options["link"] = check_link_paths(options["link"], "cuda.jit(link=...)")
+    if options.get("debug") is None and config.CUDA_DEBUGINFO_DEFAULT:
+        options["debug"] = True
+    if options.get("opt") is None and config.OPT == 0:
+        options["opt"] = False
     if options.get("debug") and options.get("opt", True):
         from .core.errors import warn_debug_with_opt
         warn_debug_with_opt(stacklevel=2)

@@ -36,3 +36,33 @@ CUDA_LOW_OCCUPANCY_WARNINGS: int = int(os.environ.get("NUMBA_CUDA_LOW_OCCUPANCY_
 # (cc=None): at least the lowest the loaded NVRTC compiles for (7.5 for
 # CUDA 12 and 13), as numba-cuda raises its own default of 5.0.
 CUDA_DEFAULT_PTX_CC: tuple[int, int] = (7, 5)
+
+
+class _OptLevel(int):
+    """NUMBA_OPT's optimisation level: an int, 3 for "max" (is_opt_max)."""
+
+    def __new__(cls, value: int | str) -> "_OptLevel":
+        new = super().__new__(cls, 3 if value == "max" else int(value))
+        new._raw_value = value if value == "max" else int(value)  # type: ignore[attr-defined]
+        return new
+
+    @property
+    def is_opt_max(self) -> bool:
+        return self._raw_value == "max"  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        raw = self._raw_value  # type: ignore[attr-defined]
+        return f"_OptLevel({raw!r})"
+
+
+def _opt_level(text: str) -> _OptLevel:
+    if text not in ("0", "1", "2", "3", "max"):
+        raise ValueError(f"Environment variable `NUMBA_OPT` is set to an unsupported value "
+                         f"'{text}', supported values are 0, 1, 2, 3, and 'max'")
+    return _OptLevel(text)
+
+
+# cuda.jit's defaults, as Numba's: debug=CUDA_DEBUGINFO_DEFAULT, and opt=False
+# where OPT is 0 (NUMBA_CUDA_DEBUGINFO, NUMBA_OPT).
+CUDA_DEBUGINFO_DEFAULT: int = int(os.environ.get("NUMBA_CUDA_DEBUGINFO", "0") or 0)
+OPT: _OptLevel = _opt_level(os.environ.get("NUMBA_OPT", "3"))

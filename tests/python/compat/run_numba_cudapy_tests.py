@@ -112,6 +112,10 @@ EXCLUDED_TESTS = {
                                             "extension API (a StructModel data model, "
                                             "lowering in LLVM IR): test_extending's matter",
     },
+    "test_warp_ops.py": {
+        name: "the constant mode operand of the shfl / vote calls in Numba's LLVM IR "
+              "(inspect_llvm)"
+        for name in ("test_shfl_sync_const_mode_val", "test_vote_sync_const_mode_val")},
     "test_compiler.py": {
         "test_compile_jitted_subroutine": "an @intrinsic writing LLVM IR (context.compile_"
                                           "subroutine, call_internal) and Numba's CUDACallConv",

@@ -281,3 +281,20 @@ def test_vectorize_warns_that_nopython_is_redundant():
         add = cuda.vectorize(["float32(float32, float32)"], nopython=True)(lambda a, b: a + b)
     a, b = RNG.standard_normal(N).astype(np.float32), RNG.standard_normal(N).astype(np.float32)
     np.testing.assert_array_equal(add(a, b), a + b)
+
+
+def test_debuginfo_default_and_opt_level_settings(monkeypatch):
+    from cudakit.cuda import config
+    monkeypatch.setattr(config, "CUDA_DEBUGINFO_DEFAULT", 1)
+    monkeypatch.setattr(config, "OPT", config._OptLevel("max"))
+    with pytest.warns(UserWarning, match="not supported by CUDA"):
+        cuda.jit()
+    monkeypatch.setattr(config, "OPT", config._OptLevel(0))
+
+    @cuda.jit  # debug=True, opt=False by default now: Python's errors
+    def divide(r, x, y):
+        r[0] = x // y
+
+    with pytest.raises(ZeroDivisionError):
+        divide[1, 1](np.zeros(1, np.int64), 1, 0)
+    assert config.OPT.is_opt_max is False and config._OptLevel("max") == 3
