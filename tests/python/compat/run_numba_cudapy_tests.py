@@ -135,21 +135,6 @@ def _excluded(file_name: str, class_name: str | None, test_name: str | None = No
         test_name is not None and (test_name in names or f"{class_name}::{test_name}" in names))
 
 
-def deselect_options(file_name: str) -> list[str]:
-    """pytest options leaving out the file's EXCLUDED_TESTS: --deselect for
-    classes and Class::test (node ids relative to the file's folder, the
-    rootdir), -k for bare test names."""
-    options, bare = [], []
-    for name in sorted(EXCLUDED_TESTS.get(file_name, {})):
-        if "::" in name or name.startswith("Test"):
-            options += ["--deselect", f"{file_name}::{name}" + ("" if "::" in name else "::")]
-        else:
-            bare.append(name)
-    if bare:
-        options += ["-k", f"not ({' or '.join(bare)})"]
-    return options
-
-
 def count_tests_in_source(path: str) -> int:
     """test* methods and functions in the file, less EXCLUDED_TESTS: what a
     file that fails to import or crashes counts as failed."""
@@ -281,7 +266,7 @@ def run_file(path: str, timeout: float, env: dict, cwd: str) -> tuple[int, int, 
     report.close()
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
                "run_numba_cudapy_tests", "-o", "addopts=", "--rootdir", os.path.dirname(path),
-               *deselect_options(os.path.basename(path)), path]
+               path]
     run_env = dict(env, NUMBA_CUDAPY_REPORT=report.name)
     note = ""
     try:
@@ -352,6 +337,20 @@ if __name__ != "__main__" and os.environ.get("NUMBA_CUDAPY_REPORT"):
         if report.failed:
             message = str(report.longrepr).strip().splitlines()
             _record({"kind": "collect_error", "message": message[-1][:200] if message else ""})
+
+    def pytest_collection_modifyitems(config, items):
+        """Leaves out the file's EXCLUDED_TESTS by exact name (pytest's
+        --deselect and -k match prefixes and substrings: test_x_sm100 too)."""
+        kept, dropped = [], []
+        for item in items:
+            cls = getattr(item, "cls", None)
+            name = getattr(item, "originalname", None) or item.name
+            excluded = _excluded(os.path.basename(str(item.fspath)),
+                                 cls.__name__ if cls else None, name)
+            (dropped if excluded else kept).append(item)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
 
     def pytest_collection_finish(session):
         _record({"kind": "collected", "count": len(session.items)})
