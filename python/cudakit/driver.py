@@ -42,6 +42,7 @@ from ._linker import (  # noqa: F401  (PyCUDA's names)
 )
 from ._host_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     HostAllocation,
+    HostPointer,
     PagelockedHostAllocation,
     RegisteredHostMemory,
     _as_shape,
@@ -144,8 +145,14 @@ __all__ = [
     "memset_d2d8_async", "memset_d2d16", "memset_d2d16_async", "memset_d2d32",
     "memset_d2d32_async", "set_debugging", "start_profiler", "stop_profiler", "bitlog2",
     "Module", "ManagedAllocation", "managed_empty", "managed_empty_like", "managed_zeros",
-    "managed_zeros_like", "mem_get_address_range",
+    "managed_zeros_like", "mem_get_address_range", "HostPointer", "have_gl_ext",
 ]
+
+def have_gl_ext() -> bool:
+    """PyCUDA's have_gl_ext: whether OpenGL interop (pycuda.gl) was built in.
+    Always False: cudakit has no OpenGL interop."""
+    return False
+
 
 # What module_from_buffer / module_from_file return (PyCUDA's _driver.Module).
 Module = _core._Module
