@@ -268,8 +268,8 @@ def _retain_primary_context(self: Device) -> "Context":
 
 
 def _device_attribute_getattr(self: Device, name: str) -> int:
-    # PyCUDA: dev.MAX_THREADS_PER_BLOCK reads an attribute.
-    member = device_attribute.__members__.get(name)
+    # PyCUDA: dev.MAX_THREADS_PER_BLOCK (or dev.max_threads_per_block) reads an attribute.
+    member = device_attribute.__members__.get(name.upper())
     if member is None:
         raise AttributeError(name)
     return self.get_attribute(int(member))
