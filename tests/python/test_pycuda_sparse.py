@@ -25,7 +25,7 @@ from cudakit.sparse.coordinate import CoordinateSpMV
 from cudakit.sparse.inner import AsyncInnerProduct
 from cudakit.sparse.operator import DiagonalPreconditioner, IdentityOperator
 from cudakit.sparse.packeted import PacketedSpMV, partition_rows
-from cudakit.sparse._matrices import CooMatrix
+from cudakit.sparse.coordinate import CooMatrix
 
 rng = np.random.default_rng()
 

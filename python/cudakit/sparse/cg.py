@@ -1,7 +1,10 @@
 """Conjugate gradients on the device (PyCUDA's ``pycuda.sparse.cg``; ported
 from PyCUDA 2026.1, MIT license, Copyright (C) Andreas Kloeckner).
 
-Differences: the GPU scalars of the linear combinations are pointer
+Differences: ``run()`` keeps the host at most two check intervals (40
+iterations) ahead of the device, as a GPU's bounded launch queue does (the
+CPU backend's queues are unbounded, and the polled inner products would lag
+behind the host without bound); the GPU scalars of the linear combinations are pointer
 arguments of cudakit's get_linear_combination_kernel (PyCUDA binds them to
 texture references); ``reset()`` without ``x`` starts from a zero GPUArray
 (PyCUDA's passes a numpy array to the operator).
@@ -150,6 +153,7 @@ class CGStateContainer:
 
         iterations = 0
         delta_0 = None
+        checked = None  # the work of the last check: the host stays <= 2 intervals ahead
         while iterations < max_iterations:
             compute_real_residual = iterations % real_resid_interval == 0
 
@@ -163,6 +167,10 @@ class CGStateContainer:
             # to progress through (polled) event chain
             rdq = self.real_delta_queue
             if iterations % check_interval == 0:
+                if checked is not None:
+                    checked.synchronize()
+                checked = drv.Event()
+                checked.record()
                 if delta_0 is None:
                     delta_0 = rdq[0].get_host_result()
                     if delta_0 is not None:

@@ -17,7 +17,7 @@ import numpy as np
 from .. import gpuarray
 from ..compiler import SourceModule
 from ..tools import DeviceData, dtype_to_ctype
-from ._matrices import as_coo
+from ._matrices import CooMatrix, as_coo  # noqa: F401  (CooMatrix: for users)
 from ._memoize import memoize_method
 
 COO_FLAT_KERNEL_TEMPLATE = """

@@ -14,9 +14,13 @@ STREAM_POOL: list[Any] = []
 
 
 def get_stream() -> Any:
+    """A copy stream: non-blocking (1, CU_STREAM_NON_BLOCKING), so a copy
+    waits only for the product it copies (AsyncInnerProduct checks that it
+    is done), not for work queued on the null stream since (PyCUDA's is a
+    blocking stream, which does)."""
     if STREAM_POOL:
         return STREAM_POOL.pop()
-    return drv.Stream()
+    return drv.Stream(1)
 
 
 class AsyncInnerProduct:
