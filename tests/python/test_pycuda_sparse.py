@@ -190,6 +190,9 @@ BAD = [
         gpuarray.zeros(49, np.float32)), ValueError, r"shape \(50,\)"),
     Case("x of the wrong dtype", lambda: CoordinateSpMV(square(), np.float32)(
         gpuarray.zeros(50, np.float64)), ValueError, "dtype float32"),
+    Case("y of the wrong length", lambda: CoordinateSpMV(square(), np.float32)(
+        gpuarray.zeros(50, np.float32), gpuarray.zeros(3, np.float32)), ValueError,
+        r"\(y\).*shape \(50,\)"),
     Case("x on the host", lambda: CoordinateSpMV(square(), np.float32)(
         np.zeros(50, np.float32)), TypeError, "expected a GPUArray"),
     Case("cg without enough iterations", lambda: solve_pkt_with_cg(

@@ -49,6 +49,16 @@ def check_vector(x: Any, length: int, dtype: np.dtype, use: str) -> None:
                          f"got shape {x.shape} and dtype {x.dtype}")
 
 
+def checked_operands(spmv: Any, x: Any, y: Any, use: str) -> Any:
+    """Checks x (spmv.shape[1] elements of spmv.dtype) and y (shape[0]);
+    returns y, or a new zeroed one when it is None."""
+    check_vector(x, spmv.shape[1], spmv.dtype, use)
+    if y is None:
+        return gpuarray.zeros(spmv.shape[0], dtype=spmv.dtype, allocator=x.allocator)
+    check_vector(y, spmv.shape[0], spmv.dtype, f"{use} (y)")
+    return y
+
+
 class CoordinateSpMV:
     """``spmv(x, y=None)``: y += A x (y new and zeroed when not given)."""
 
@@ -81,11 +91,7 @@ class CoordinateSpMV:
         return func
 
     def __call__(self, x: Any, y: Any = None) -> Any:
-        check_vector(x, self.shape[1], self.dtype, "CoordinateSpMV")
-        if y is None:
-            y = gpuarray.zeros(self.shape[0], dtype=self.dtype, allocator=x.allocator)
-        else:
-            check_vector(y, self.shape[0], self.dtype, "CoordinateSpMV (y)")
+        y = checked_operands(self, x, y, "CoordinateSpMV")
         if self.nnz == 0:
             return y
         self.get_flat_kernel().prepared_call(

@@ -25,7 +25,7 @@ from ..compiler import SourceModule
 from ..tools import DeviceData, dtype_to_ctype
 from ._matrices import CooMatrix, CsrMatrix, as_csr
 from ._memoize import memoize_method
-from .coordinate import check_vector
+from .coordinate import check_vector, checked_operands
 
 PKT_KERNEL_TEMPLATE = """
 typedef %(index_type)s index_type;
@@ -273,11 +273,7 @@ class PacketedSpMV:
         return gpuarray.take(x, self.old2new_fetch_indices)
 
     def __call__(self, x: Any, y: Any = None) -> Any:
-        check_vector(x, self.shape[0], self.dtype, "PacketedSpMV")
-        if y is None:
-            y = gpuarray.zeros(self.shape[0], dtype=self.dtype, allocator=x.allocator)
-        else:
-            check_vector(y, self.shape[0], self.dtype, "PacketedSpMV (y)")
+        y = checked_operands(self, x, y, "PacketedSpMV")
 
         self.get_kernel().prepared_call(
             (self.block_count, 1), (self.threads_per_packet, 1, 1),
