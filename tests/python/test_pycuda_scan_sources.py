@@ -133,6 +133,9 @@ BAD = [
     Case("render without scan_expr", lambda: scan.INCLUSIVE_UPDATE_SOURCE.render(
         wg_size=256, preamble="", name_prefix="s", scan_type="int"), NameError,
         "scan_expr.*pass it to render"),
+    Case("scan intervals without wg_seq_batches", lambda: scan.SCAN_INTERVALS_SOURCE.render(
+        wg_size=128, preamble="", name_prefix="s", scan_type="int", scan_expr="a+b"),
+        NameError, "wg_seq_batches"),
     Case("exclusive update without neutral", lambda: scan.EXCLUSIVE_UPDATE_SOURCE.render(
         wg_size=256, preamble="", name_prefix="s", scan_type="int", scan_expr="a+b"),
         NameError, "neutral"),
