@@ -391,7 +391,9 @@ def main() -> int:
     cudakit_env = dict(base_env, PYTHONPATH=os.pathsep.join(python_path),
                        NUMBA_CUDAPY_SHIM=os.pathsep.join([tests_dir, data_dir]))
     cudakit_env.pop("NUMBA_ENABLE_CUDASIM", None)
-    numba_env = dict(base_env, PYTHONPATH=HERE)
+    # This folder (the plugin) and the caller's PYTHONPATH (optional packages
+    # such as filecheck, which numba-cuda's harness imports), without the shim.
+    numba_env = dict(base_env, PYTHONPATH=os.pathsep.join(python_path[1:]))
     numba_env.pop("NUMBA_CUDAPY_SHIM", None)
     reference_name = "numba-cuda"
     if backend == "cpu":
