@@ -171,7 +171,8 @@ if [[ -d $ROOT/.deps/wheels ]]; then
   export PYTHONPATH=$PYTHONPATH:$PYDEPS
 fi
 if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
-  [[ ${GPU_CHECK_SKIP_PYTEST_GPU:-0} == 1 ]] || step pytest-gpu 150 pytest-gpu.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider -m gpu "$ROOT/tests/python"
+  # (the parallel groups run the GPU-marked tests too)
+  [[ ${GPU_CHECK_SKIP_PYTEST_GPU:-0} == 1 || ${GPU_CHECK_PARALLEL:-1} -gt 1 ]] || step pytest-gpu 150 pytest-gpu.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider -m gpu "$ROOT/tests/python"
   if ((${GPU_CHECK_PARALLEL:-1} > 1)); then
     # (a function: `timeout` runs programs, so it goes through bash -c)
     step pytest-all 240 pytest-all.log bash -c "$(declare -f pytest_parallel); ROOT='$ROOT' OUT='$OUT' pytest_parallel $GPU_CHECK_PARALLEL"
@@ -233,6 +234,8 @@ if [[ ${GPU_CHECK_COMPAT:-0} == 1 && -d $ROOT/.deps/sdist ]]; then
     --jobs "${GPU_CHECK_CUDAPY_JOBS:-8}" --work "$BUILD/compat-numba-cudapy"
   [[ -f $BUILD/compat-numba-cudapy/numba-passes-cudakit-fails.txt ]] &&
     cp "$BUILD/compat-numba-cudapy/numba-passes-cudakit-fails.txt" "$OUT/"
+  [[ -d $BUILD/compat-numba-cudapy/logs ]] &&
+    tar czf "$OUT/cudapy-logs.tgz" -C "$BUILD/compat-numba-cudapy" logs
 fi
 
 if [[ ${GPU_CHECK_SKIP_CLI:-0} != 1 ]]; then

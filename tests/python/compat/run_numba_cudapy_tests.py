@@ -244,14 +244,14 @@ def write_sitecustomize(work: str) -> str:
 
 # --- running one file ------------------------------------------------------------------
 
-def run_file(path: str, timeout: float, env: dict, cwd: str,
-             python: str = sys.executable) -> tuple[int, int, int, str, dict[str, str]]:
+def run_file(path: str, timeout: float, env: dict, cwd: str, python: str = sys.executable,
+             log: str | None = None) -> tuple[int, int, int, str, dict[str, str]]:
     """(passed, failed, skipped, note, outcomes) of one test file in its own
     pytest; outcomes maps "Class::test" (the node id less the file) to
-    passed / failed / skipped."""
+    passed / failed / skipped. pytest's output goes to `log` if given."""
     report = tempfile.NamedTemporaryFile("w+", suffix=".jsonl", delete=False)
     report.close()
-    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+    command = [python, "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider", "-p",
                "run_numba_cudapy_tests", "-o", "addopts=", "--rootdir", os.path.dirname(path),
                *deselect_options(os.path.basename(path)), path]
     run_env = dict(env, NUMBA_CUDAPY_REPORT=report.name)
@@ -259,6 +259,9 @@ def run_file(path: str, timeout: float, env: dict, cwd: str,
     try:
         completed = subprocess.run(command, env=run_env, cwd=cwd, timeout=timeout,
                                    capture_output=True, text=True)
+        if log:
+            with open(log, "w", encoding="utf-8") as out:
+                out.write(completed.stdout + completed.stderr)
         if completed.returncode not in (0, 1, 5):
             note = f"pytest exit {completed.returncode}"
             tail = (completed.stdout + completed.stderr).strip().splitlines()[-3:]
@@ -428,12 +431,17 @@ def main() -> int:
         header += f" {reference_name + ' p/f/s':>24}"
     print(header, flush=True)
 
+    logs = os.path.join(work, "logs")  # each file's pytest output
+    os.makedirs(logs, exist_ok=True)
+
     def run_pair(name: str):
-        mine = run_file(os.path.join(tests_dir, name), args.timeout, cudakit_env, work)
+        stem = os.path.join(logs, name[:-3])
+        mine = run_file(os.path.join(tests_dir, name), args.timeout, cudakit_env, work,
+                        log=stem + ".cudakit.log")
         theirs = None
         if reference_dir and os.path.exists(os.path.join(reference_dir, name)):
             theirs = run_file(os.path.join(reference_dir, name), args.timeout, numba_env, work,
-                              args.numba_python)
+                              args.numba_python, log=stem + ".numba.log")
         return mine, theirs
 
     totals = [0, 0, 0]
