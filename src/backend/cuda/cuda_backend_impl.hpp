@@ -86,6 +86,9 @@ class CudaBackend final : public Backend, public GraphBackend {
   void attach_managed(NativeStream stream, DevicePtr ptr, std::size_t bytes,
                       unsigned attach_flags) override;
   std::pair<DevicePtr, std::size_t> address_range(DevicePtr ptr) override;
+  IpcHandleBytes ipc_get_handle(int ordinal, DevicePtr base) override;  // cuda_ipc.cpp
+  DevicePtr ipc_open(int ordinal, const IpcHandleBytes& handle, unsigned flags) override;
+  void ipc_close(int ordinal, DevicePtr ptr) override;
   void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
             bool async) override;
   void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
