@@ -70,6 +70,7 @@ class IpcMemoryHandle {
   void close();
 
  private:
+  void close_quietly() noexcept;
   Device device_;
   std::uint64_t address_ = 0;  // 0 once closed or moved from
 };

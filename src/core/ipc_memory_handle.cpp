@@ -102,21 +102,20 @@ IpcMemoryHandle::IpcMemoryHandle(IpcMemoryHandle&& other) noexcept
 
 IpcMemoryHandle& IpcMemoryHandle::operator=(IpcMemoryHandle&& other) noexcept {
   if (this != &other) {
-    if (is_open()) try {
-        close();
-      } catch (...) {  // as in the destructor: a failed unmap leaves nothing to undo
-      }
+    close_quietly();
     device_ = other.device_;
     address_ = std::exchange(other.address_, 0);
   }
   return *this;
 }
 
-IpcMemoryHandle::~IpcMemoryHandle() {
+IpcMemoryHandle::~IpcMemoryHandle() { close_quietly(); }
+
+void IpcMemoryHandle::close_quietly() noexcept {
   if (!is_open()) return;
   try {
     close();
-  } catch (...) {  // destructors do not throw; close() reports the error to who asks
+  } catch (...) {  // nothing to undo after a failed unmap; close() reports it to who asks
   }
 }
 

@@ -19,6 +19,8 @@
 #include "cudakit/device_buffer.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/ipc_memory_handle.hpp"
+#include "cudakit/kernel.hpp"
+#include "cudakit/kernel_args.hpp"
 #include "cudakit/launch_config.hpp"
 #include "cudakit/module.hpp"
 #include "cudakit/program.hpp"

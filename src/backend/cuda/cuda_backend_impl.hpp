@@ -9,6 +9,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -32,6 +33,13 @@ F require_driver_entry(F entry, const char* name, const std::string& doing, cons
   if (!entry)
     throw NotSupported(doing, std::string("the CUDA driver does not export ") + name, hint);
   return entry;
+}
+
+// "0x7f00..." for messages about an address.
+inline std::string hex_address(DevicePtr ptr) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(ptr));
+  return text;
 }
 
 // What NativeModule points to: the driver's module plus what was learned

@@ -3,7 +3,6 @@
 // and the unmapping (cuIpcCloseMemHandle). The driver's codes are mapped to
 // what went wrong in IPC terms: the driver's own words ("invalid device
 // context") do not say that a handle was opened in the process that made it.
-#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -21,12 +20,6 @@ constexpr const char* kNoIpc =
 
 static_assert(sizeof(CUipcMemHandle) == sizeof(IpcHandleBytes),
               "IpcHandleBytes must hold a CUipcMemHandle exactly");
-
-std::string hex_address(DevicePtr ptr) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(ptr));
-  return text;
-}
 
 }  // namespace
 
