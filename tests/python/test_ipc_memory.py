@@ -83,6 +83,65 @@ def test_numba_ipc_handle_pickles_as_its_bytes_size_and_offset() -> None:
     assert (back.size, back.offset) == (4096, 256)
 
 
+# ---- the Python classes over a stand-in mapping (any backend) ---------------------------------
+
+class _StandInMapping:
+    """Takes the place of the driver's mapping: `address` is memory of this process."""
+
+    address = 0
+
+    def __init__(self, handle: Any, flags: int) -> None:
+        assert len(bytes(handle)) == 64 and flags == 1
+        self.is_open = True
+
+    def close(self) -> None:
+        self.is_open = False
+
+
+@pytest.fixture
+def stand_in(monkeypatch: pytest.MonkeyPatch) -> type[_StandInMapping]:
+    from cudakit import _core
+    monkeypatch.setattr(_core, "_IpcMemoryHandle", _StandInMapping)
+    return _StandInMapping
+
+
+def test_an_ipc_memory_handle_is_a_pointer_everywhere(stand_in: Any) -> None:
+    import cudakit.gpuarray as gpuarray
+    from cudakit.compiler import SourceModule
+    host = np.random.default_rng(22).standard_normal(N).astype(np.float32)
+    memory = drv.to_device(host)
+    stand_in.address = int(memory)
+    h = drv.IPCMemoryHandle(bytearray(64))
+    assert int(h) == h.get_pointer() == int(memory)
+    twice = SourceModule(TWICE).get_function("twice")
+    twice(h, np.int32(N), block=(BLOCK, 1, 1), grid=((N + BLOCK - 1) // BLOCK, 1))
+    back = np.empty_like(host)
+    drv.memcpy_dtoh(back, h)
+    np.testing.assert_array_equal(back, host * 2)
+    np.testing.assert_array_equal(gpuarray.GPUArray((N,), np.float32, gpudata=h).get(), host * 2)
+    with pytest.raises(TypeError, match="mem_get_ipc_handle"):
+        pickle.dumps(h)
+
+
+def test_a_numba_array_handle_views_its_offset_and_outlives_close(stand_in: Any) -> None:
+    from cudakit.cuda.ipc import IpcArrayHandle, IpcHandle
+    host = np.random.default_rng(23).standard_normal(N).astype(np.float32)
+    source = cuda.to_device(host)
+    stand_in.address = source.device_ctypes_pointer.value
+    ipc = IpcHandle(None, bytes(64), host.nbytes, offset=12)
+    array_handle = pickle.loads(pickle.dumps(IpcArrayHandle(
+        ipc, {"shape": (N - 3,), "strides": (4,), "dtype": np.dtype(np.float32)})))
+    with array_handle as array:
+        np.testing.assert_array_equal(array.copy_to_host(), host[3:])
+        with pytest.raises(ValueError, match="IpcHandle is already opened"):
+            array_handle.open()
+    np.testing.assert_array_equal(array.copy_to_host(), host[3:])  # the array keeps the mapping
+    with pytest.raises(ValueError, match="IpcHandle not opened"):
+        array_handle.close()
+    with pytest.raises(drv.ArgumentError, match="needs 4000 bytes"):
+        ipc.open_array(None, N, np.float32)
+
+
 # ---- the CPU backend ---------------------------------------------------------------------------
 
 @cpu_only
@@ -178,7 +237,8 @@ def test_mem_get_ipc_handle_is_a_64_byte_bytearray() -> None:
     memory = drv.mem_alloc(4 * N)
     handle = drv.mem_get_ipc_handle(memory)
     assert isinstance(handle, bytearray) and len(handle) == 64
-    assert drv.mem_get_ipc_handle(int(memory)) == handle
+    by_address = drv.mem_get_ipc_handle(int(memory))
+    assert isinstance(by_address, bytearray) and len(by_address) == 64
 
 
 @pytest.mark.gpu
