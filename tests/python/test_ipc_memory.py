@@ -128,7 +128,7 @@ def test_a_numba_array_handle_views_its_offset_and_outlives_close(stand_in: Any)
     host = np.random.default_rng(23).standard_normal(N).astype(np.float32)
     source = cuda.to_device(host)
     stand_in.address = source.device_ctypes_pointer.value
-    ipc = IpcHandle(None, bytes(64), host.nbytes, offset=12)
+    ipc = IpcHandle(None, bytes(64), host.nbytes - 12, offset=12)
     array_handle = pickle.loads(pickle.dumps(IpcArrayHandle(
         ipc, {"shape": (N - 3,), "strides": (4,), "dtype": np.dtype(np.float32)})))
     with array_handle as array:
@@ -342,7 +342,8 @@ def test_open_ipc_array_reads_the_raw_handle(spawn_pool: Any) -> None:
     host = np.random.default_rng(21).standard_normal(N).astype(np.float32)
     array = cuda.to_device(host)
     ipc = cuda.current_context().get_ipc_handle(array.gpu_data)
+    assert (ipc.size, ipc.offset) == (host.nbytes, 0)
     assert pickle.loads(pickle.dumps(ipc)).handle.reserved == ipc.handle.reserved
-    out = spawn_pool.submit(_read_in_child, ipc.handle.reserved, N, os.getpid()).result(
-        timeout=CHILD_TIMEOUT_S)
+    out = spawn_pool.submit(_read_in_child, ipc.handle.reserved, ipc.size // 4,
+                            os.getpid()).result(timeout=CHILD_TIMEOUT_S)
     np.testing.assert_array_equal(out, host)

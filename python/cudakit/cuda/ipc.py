@@ -39,20 +39,20 @@ class _IpcMemHandleBytes:
         return hash(self.reserved)
 
 
-def _export(address: int, what: str) -> tuple[bytes, int, int]:
-    """(handle bytes, allocation size, offset of `address` in it)."""
+def _export(address: int, what: str) -> tuple[bytes, int]:
+    """(the handle of the allocation `address` lies in, the offset of `address` in it)."""
     if not address:
         raise _core.ArgumentError(f"get_ipc_handle: {what} has no memory (it is empty); "
                                   "only memory of at least one element can be shared")
-    start, size = _core._mem_get_address_range(int(address))
+    start, _ = _core._mem_get_address_range(int(address))
     handle = _core._mem_get_ipc_handle(int(start))
-    return bytes(handle), int(size), int(address) - int(start)
+    return bytes(handle), int(address) - int(start)
 
 
 class IpcHandle:
-    """numba.cuda.cudadrv.driver.IpcHandle: the handle of an allocation, its
-    size and the offset of the shared memory in it. Picklable (``base``, the
-    exporter's memory kept alive, stays behind as None)."""
+    """numba.cuda.cudadrv.driver.IpcHandle: the handle of an allocation, and
+    the shared memory in it: ``size`` bytes from ``offset``. Picklable
+    (``base``, the exporter's memory kept alive, stays behind as None)."""
 
     def __init__(self, base: Any, handle: Any, size: int, source_info: Any = None,
                  offset: int = 0) -> None:
@@ -66,14 +66,13 @@ class IpcHandle:
 
     def open(self, context: Any = None) -> Any:
         """Maps the memory in this process (on the current device); the
-        DeviceMemory of the shared bytes (the allocation from ``offset`` on)."""
+        DeviceMemory of the shared bytes."""
         from .device_array import DeviceMemory
         if self._mapping is not None:
             raise ValueError("IpcHandle is already opened")
         self._mapping = _core._IpcMemoryHandle(self.handle.reserved,
                                                int(ipc_mem_flags.LAZY_ENABLE_PEER_ACCESS))
-        return DeviceMemory(self._mapping.address + self.offset, self.size - self.offset,
-                            self._mapping)
+        return DeviceMemory(self._mapping.address + self.offset, self.size, self._mapping)
 
     open_direct = open
 
@@ -86,11 +85,10 @@ class IpcHandle:
             strides = (int(strides),) if isinstance(strides, (int, np.integer)) else tuple(
                 int(s) for s in strides)
         nbytes = math.prod(shape) * dtype.itemsize
-        if nbytes > self.size - self.offset:
+        if nbytes > self.size:
             raise _core.ArgumentError(
                 f"open_array: shape {shape} of {dtype} needs {nbytes} bytes, but the handle "
-                f"shares {self.size - self.offset}; pass the shape and dtype of the exported "
-                "array")
+                f"shares {self.size}; pass the shape and dtype of the exported array")
         memory = self.open(context)
         return _view(memory.device_pointer, shape, dtype, strides, owner=memory.owner)
 
@@ -147,15 +145,18 @@ def array_ipc_handle(array: Any) -> IpcArrayHandle:
     pointer = getattr(array, "device_ctypes_pointer", None)
     address = (pointer.value or 0) if pointer is not None else (
         array.__cuda_array_interface__["data"][0])
-    handle, size, offset = _export(address, "the array")
-    desc = {"shape": tuple(array.shape), "strides": tuple(array.strides), "dtype": array.dtype}
-    return IpcArrayHandle(IpcHandle(array, handle, size, offset=offset), desc)
+    handle, offset = _export(address, "the array")
+    shape, strides = tuple(array.shape), tuple(array.strides)
+    # The bytes from the first element to the end of the last.
+    extent = array.dtype.itemsize + sum((n - 1) * abs(s) for n, s in zip(shape, strides))
+    desc = {"shape": shape, "strides": strides, "dtype": array.dtype}
+    return IpcArrayHandle(IpcHandle(array, handle, extent, offset=offset), desc)
 
 
 def memory_ipc_handle(memory: Any) -> IpcHandle:
     """``current_context().get_ipc_handle(memory)`` (a DeviceMemory: ``gpu_data``)."""
-    handle, size, offset = _export(int(memory.device_pointer), "the memory")
-    return IpcHandle(memory, handle, size, offset=offset)
+    handle, offset = _export(int(memory.device_pointer), "the memory")
+    return IpcHandle(memory, handle, int(memory.size), offset=offset)
 
 
 @contextlib.contextmanager
@@ -166,7 +167,7 @@ def open_ipc_array(handle: Any, shape: Any, dtype: Any, strides: Any = None,
     dtype = np.dtype(dtype)
     count = (int(shape) if isinstance(shape, (int, np.integer))
              else math.prod(int(n) for n in shape))
-    ipc = IpcHandle(None, handle, count * dtype.itemsize + int(offset), offset=offset)
+    ipc = IpcHandle(None, handle, count * dtype.itemsize, offset=offset)
     array = ipc.open_array(None, shape, dtype, strides)
     try:
         yield array
