@@ -9,6 +9,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -32,6 +33,13 @@ F require_driver_entry(F entry, const char* name, const std::string& doing, cons
   if (!entry)
     throw NotSupported(doing, std::string("the CUDA driver does not export ") + name, hint);
   return entry;
+}
+
+// "0x7f00..." for messages about an address.
+inline std::string hex_address(DevicePtr ptr) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(ptr));
+  return text;
 }
 
 // What NativeModule points to: the driver's module plus what was learned
@@ -86,6 +94,9 @@ class CudaBackend final : public Backend, public GraphBackend {
   void attach_managed(NativeStream stream, DevicePtr ptr, std::size_t bytes,
                       unsigned attach_flags) override;
   std::pair<DevicePtr, std::size_t> address_range(DevicePtr ptr) override;
+  IpcHandleBytes ipc_get_handle(int ordinal, DevicePtr base) override;  // cuda_ipc.cpp
+  DevicePtr ipc_open(int ordinal, const IpcHandleBytes& handle, unsigned flags) override;
+  void ipc_close(int ordinal, DevicePtr ptr) override;
   void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
             bool async) override;
   void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
