@@ -174,6 +174,7 @@ void CudaBackend::synchronize(int ordinal) {
   CUresult result = driver_->cuCtxSynchronize();
   if (result != CUDA_SUCCESS)
     fail(result, "synchronizing device " + std::to_string(ordinal), nullptr, false);
+  stream_faults_.take_on_device(ordinal);
 }
 
 MemoryInfo CudaBackend::memory_info(int ordinal) {
@@ -396,16 +397,21 @@ void CudaBackend::destroy_stream(NativeStream stream) noexcept {
   // The launch history keeps the stream's kernels: a fault from them can
   // still surface after the stream is gone.
   if (stream && driver_) driver_->cuStreamDestroy(static_cast<CUstream>(stream));
+  stream_faults_.forget(stream);
 }
 
 void CudaBackend::synchronize_stream(NativeStream stream) {
   CUresult result = driver().cuStreamSynchronize(static_cast<CUstream>(stream));
   if (result != CUDA_SUCCESS) fail(result, "synchronizing a stream", stream, true);
+  stream_faults_.take(stream);
 }
 
 bool CudaBackend::query_stream(NativeStream stream) {
   CUresult result = driver().cuStreamQuery(static_cast<CUstream>(stream));
-  if (result == CUDA_SUCCESS) return true;
+  if (result == CUDA_SUCCESS) {
+    stream_faults_.take(stream);
+    return true;
+  }
   if (result == CUDA_ERROR_NOT_READY) return false;
   fail(result, "querying a stream", stream, true);
 }

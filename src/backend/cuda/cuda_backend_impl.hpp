@@ -19,6 +19,7 @@
 #include "backend/comm_backend.hpp"
 #include "backend/cuda/launch_history.hpp"
 #include "backend/cuda/ptx_entry_parser.hpp"
+#include "backend/cuda/stream_faults.hpp"
 #include "backend/graph_backend.hpp"
 
 namespace cudakit::detail {
@@ -149,6 +150,8 @@ class CudaBackend final : public Backend, public GraphBackend {
   void gemm(int ordinal, NativeStream stream, const GemmRequest& request) override;
 
   CommBackend* collectives() override;  // cuda_collectives.cpp: NCCL
+  // Errors the NCCL watchdog filed for streams: synchronize and query throw them.
+  StreamFaults& stream_faults() noexcept { return stream_faults_; }
 
   // Throws the mapped exception for `result`; for kernel faults it names the
   // kernels recorded on `stream` (or, with no stream known, the latest ones).
@@ -182,6 +185,7 @@ class CudaBackend final : public Backend, public GraphBackend {
   // The bank size as set, for drivers that no longer export the call.
   std::atomic<SharedMemoryBankSize> bank_size_{SharedMemoryBankSize::default_size};
 
+  StreamFaults stream_faults_;
   std::once_flag collectives_once_;
   std::unique_ptr<CommBackend> collectives_;
 };
