@@ -230,11 +230,49 @@ def two_processes(folder: str) -> None:
     print("ok")
 
 
+def recv_timeout() -> None:
+    """On a GPU: a receive no rank sends to (a 1-rank communicator, from peer
+    0) hangs NCCL's kernel; with timeout=2 the watchdog aborts it and
+    synchronize raises CommunicatorError, as does the next call; a new
+    communicator on the same device then works."""
+    import time
+
+    comm = dist.Communicator(1, dist.get_unique_id(), 0, timeout=2)
+    x = ga.to_gpu(random((16,), np.float32))
+    start = time.monotonic()
+    comm.recv(x, peer=0)
+    try:
+        comm.synchronize()
+        raise AssertionError("the receive with no sender completed: NCCL did not hang")
+    except dist.CommunicatorError as e:
+        took = time.monotonic() - start
+        text = str(e)
+    assert 1.5 <= took < 20, took
+    for part in ("recv of 16 float32 from peer 0", "rank 0 of 1", "within 2 s",
+                 "did not arrive", "aborted", "CUDAKIT_COMM_TIMEOUT"):
+        assert part in text, (part, text)
+    try:
+        comm.all_reduce(x)
+        raise AssertionError("an aborted communicator took another collective")
+    except dist.CommunicatorError as e:
+        assert "aborted earlier" in str(e), str(e)
+    del comm
+    fresh = dist.Communicator(1, dist.get_unique_id(), 0)
+    data = random((N,), np.float32)
+    y = ga.to_gpu(data)
+    fresh.all_reduce(y)
+    fresh.synchronize()
+    np.testing.assert_array_equal(y.get(), data)
+    print("ok")
+
+
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
     if name == "local_collectives":
         local_collectives(int(args[0]))
     elif name == "bad_input":
         bad_input()
+    elif name == "recv_timeout":
+        recv_timeout()
     else:
         two_processes(args[0])
