@@ -19,6 +19,7 @@
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "backend/cuda/nccl_watchdog.hpp"
 #include "cudakit/error.hpp"
+#include "platform/cuda_driver.hpp"
 #include "platform/nccl_library.hpp"
 
 namespace cudakit::detail {
@@ -123,6 +124,22 @@ ThreadGroup& this_thread_group() {
 
 WatchedComm& watched(NativeComm handle) { return *static_cast<WatchedComm*>(handle); }
 ncclComm_t nccl_comm(const WatchedComm& comm) { return static_cast<ncclComm_t>(comm.nccl); }
+
+// The calling thread's current context, put back at the end of a scope
+// that makes other devices' current (events for the ranks of a group).
+class ContextKept {
+ public:
+  explicit ContextKept(const CudaDriver& driver) : driver_(driver) {
+    driver_.cuCtxGetCurrent(&saved_);
+  }
+  ~ContextKept() { driver_.cuCtxSetCurrent(saved_); }
+  ContextKept(const ContextKept&) = delete;
+  ContextKept& operator=(const ContextKept&) = delete;
+
+ private:
+  const CudaDriver& driver_;
+  CUcontext saved_ = nullptr;
+};
 
 class NcclCollectives final : public CommBackend {
  public:
@@ -262,6 +279,8 @@ class NcclCollectives final : public CommBackend {
     std::vector<std::unique_lock<std::mutex>> locks;
     for (AbortGroup* g : groups) locks.emplace_back(g->calls);
     check(nccl().ncclGroupEnd(), "ncclGroupEnd", nullptr);
+    if (ops.empty()) return;
+    const ContextKept kept(backend_.driver());
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const auto same = [&](const GroupedOp& o) {
         return o.comm == ops[i].comm && o.stream == ops[i].stream;
