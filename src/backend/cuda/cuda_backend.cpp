@@ -408,10 +408,7 @@ void CudaBackend::synchronize_stream(NativeStream stream) {
 
 bool CudaBackend::query_stream(NativeStream stream) {
   CUresult result = driver().cuStreamQuery(static_cast<CUstream>(stream));
-  if (result == CUDA_SUCCESS) {
-    stream_faults_.take(stream);
-    return true;
-  }
+  if (result == CUDA_SUCCESS) return true;  // a fault waits for synchronize, as on the CPU
   if (result == CUDA_ERROR_NOT_READY) return false;
   fail(result, "querying a stream", stream, true);
 }

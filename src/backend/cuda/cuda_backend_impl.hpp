@@ -150,7 +150,7 @@ class CudaBackend final : public Backend, public GraphBackend {
   void gemm(int ordinal, NativeStream stream, const GemmRequest& request) override;
 
   CommBackend* collectives() override;  // cuda_collectives.cpp: NCCL
-  // Errors the NCCL watchdog filed for streams: synchronize and query throw them.
+  // Errors the NCCL watchdog filed for streams: synchronize throws them.
   StreamFaults& stream_faults() noexcept { return stream_faults_; }
 
   // Throws the mapped exception for `result`; for kernel faults it names the

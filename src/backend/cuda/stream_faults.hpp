@@ -2,9 +2,10 @@
 // equivalent of the CPU backend's stream errors, for failures the driver
 // does not see. The NCCL watchdog (nccl_watchdog.hpp) files one for each
 // stream whose collective it aborted (the aborted kernels end without an
-// error, so the stream alone would look fine); synchronize and query of that
-// stream, or of its device, take it and throw it. Checking costs one atomic
-// load while none is filed.
+// error, so the stream alone would look fine); the synchronize of that
+// stream, or of its device, takes it and throws it (a query says done and
+// leaves it, as on the CPU backend). Checking costs one atomic load while
+// none is filed.
 #pragma once
 
 #include <atomic>
