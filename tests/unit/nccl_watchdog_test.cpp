@@ -194,25 +194,41 @@ TEST(NcclWatchdog, SecondsAreWrittenPlainly) {
 
 TEST(StreamFaults, SynchronizeTakesTheFirstErrorOfItsStreamOnce) {
   StreamFaults faults;
-  faults.take(stream_no(1));  // nothing filed: no throw
+  faults.take(stream_no(1), -1);  // nothing filed: no throw
   faults.file(stream_no(1), 0, std::make_exception_ptr(CommunicatorError("first", "one")));
   faults.file(stream_no(1), 0, std::make_exception_ptr(CommunicatorError("second", "two")));
-  faults.file(stream_no(2), 1, std::make_exception_ptr(CommunicatorError("other", "three")));
+  faults.file(stream_no(5), 1, std::make_exception_ptr(CommunicatorError("other", "three")));
   EXPECT_EQ(faults.size(), 2u);
-  faults.take(stream_no(3));
+  faults.take(stream_no(3), -1);
   try {
-    faults.take(stream_no(1));
+    faults.take(stream_no(1), -1);
     FAIL() << "no error";
   } catch (const CommunicatorError& e) {
     EXPECT_TRUE(contains(e.what(), "first"));
   }
-  faults.take(stream_no(1));  // taken: no throw
-  faults.take_on_device(0);   // stream 2 is on device 1
+  faults.take(stream_no(1), -1);  // taken: no throw
+  faults.take_on_device(0);       // stream 5 is on device 1
   EXPECT_THROW(faults.take_on_device(1), CommunicatorError);
   EXPECT_EQ(faults.size(), 0u);
   faults.file(stream_no(4), 0, std::make_exception_ptr(CommunicatorError("x", "y")));
   faults.forget(stream_no(4));
-  faults.take(stream_no(4));
+  faults.take(stream_no(4), -1);
+  EXPECT_EQ(faults.size(), 0u);
+}
+
+TEST(StreamFaults, TheDefaultStreamOfEachDeviceKeepsItsOwn) {
+  StreamFaults faults;
+  faults.file(nullptr, 0, std::make_exception_ptr(CommunicatorError("device 0", "a")));
+  faults.file(nullptr, 1, std::make_exception_ptr(CommunicatorError("device 1", "b")));
+  EXPECT_EQ(faults.size(), 2u);
+  faults.take(nullptr, 2);  // nothing on device 2
+  try {
+    faults.take(nullptr, 1);
+    FAIL() << "no error";
+  } catch (const CommunicatorError& e) {
+    EXPECT_TRUE(contains(e.what(), "device 1"));
+  }
+  EXPECT_THROW(faults.take(nullptr, 0), CommunicatorError);
   EXPECT_EQ(faults.size(), 0u);
 }
 

@@ -1,6 +1,7 @@
 // Devices, contexts, memory, streams and events of the CUDA backend.
 #include "backend/cuda/cuda_backend.hpp"
 
+#include <cstdint>
 #include <cstdio>
 
 #include "backend/cuda/cuda_backend_impl.hpp"
@@ -403,7 +404,11 @@ void CudaBackend::destroy_stream(NativeStream stream) noexcept {
 void CudaBackend::synchronize_stream(NativeStream stream) {
   CUresult result = driver().cuStreamSynchronize(static_cast<CUstream>(stream));
   if (result != CUDA_SUCCESS) fail(result, "synchronizing a stream", stream, true);
-  stream_faults_.take(stream);
+  if (stream_faults_.size() == 0) return;
+  // The default stream's handle (null, or the legacy / per-thread values)
+  // is the current device's; any other names one stream of one device.
+  const bool device_default = reinterpret_cast<std::uintptr_t>(stream) <= 2;
+  stream_faults_.take(stream, device_default ? current_device() : -1);
 }
 
 bool CudaBackend::query_stream(NativeStream stream) {

@@ -1,23 +1,22 @@
 #include "backend/cuda/stream_faults.hpp"
 
-#include <utility>
-
 namespace cudakit::detail {
 
 void StreamFaults::file(NativeStream stream, int ordinal, std::exception_ptr error) {
   std::lock_guard lock(mutex_);
-  if (faults_.emplace(stream, Fault{ordinal, std::move(error)}).second)
+  if (faults_.emplace(std::pair(stream, ordinal), std::move(error)).second)
     count_.store(faults_.size(), std::memory_order_release);
 }
 
-void StreamFaults::take(NativeStream stream) {
+void StreamFaults::take(NativeStream stream, int ordinal) {
   if (count_.load(std::memory_order_acquire) == 0) return;
   std::exception_ptr error;
   {
     std::lock_guard lock(mutex_);
-    auto it = faults_.find(stream);
-    if (it == faults_.end()) return;
-    error = std::move(it->second.error);
+    auto it = ordinal >= 0 ? faults_.find(std::pair(stream, ordinal))
+                           : faults_.lower_bound(std::pair(stream, ordinal));
+    if (it == faults_.end() || it->first.first != stream) return;
+    error = std::move(it->second);
     faults_.erase(it);
     count_.store(faults_.size(), std::memory_order_release);
   }
@@ -30,8 +29,8 @@ void StreamFaults::take_on_device(int ordinal) {
   {
     std::lock_guard lock(mutex_);
     for (auto it = faults_.begin(); it != faults_.end(); ++it) {
-      if (it->second.ordinal != ordinal) continue;
-      error = std::move(it->second.error);
+      if (it->first.second != ordinal) continue;
+      error = std::move(it->second);
       faults_.erase(it);
       count_.store(faults_.size(), std::memory_order_release);
       break;
@@ -43,7 +42,7 @@ void StreamFaults::take_on_device(int ordinal) {
 void StreamFaults::forget(NativeStream stream) noexcept {
   if (count_.load(std::memory_order_acquire) == 0) return;
   std::lock_guard lock(mutex_);
-  faults_.erase(stream);
+  std::erase_if(faults_, [&](const auto& fault) { return fault.first.first == stream; });
   count_.store(faults_.size(), std::memory_order_release);
 }
 

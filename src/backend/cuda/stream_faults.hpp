@@ -13,6 +13,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "backend/backend.hpp"
 
@@ -21,9 +22,12 @@ namespace cudakit::detail {
 class StreamFaults {
  public:
   // Files `error` for `stream` of device `ordinal`; a stream keeps its first.
+  // (The default stream's handle is the same on every device: the ordinal
+  // tells them apart.)
   void file(NativeStream stream, int ordinal, std::exception_ptr error);
-  // Throws (and forgets) the error filed for `stream`, if any.
-  void take(NativeStream stream);
+  // Throws (and forgets) the error filed for `stream` of `ordinal` (-1: of
+  // any device, for a stream handle that is the device's own), if any.
+  void take(NativeStream stream, int ordinal);
   // Throws (and forgets) the first error filed for a stream of `ordinal`;
   // the others stay filed for their streams.
   void take_on_device(int ordinal);
@@ -32,13 +36,9 @@ class StreamFaults {
   std::size_t size() const noexcept { return count_.load(std::memory_order_acquire); }
 
  private:
-  struct Fault {
-    int ordinal = 0;
-    std::exception_ptr error;
-  };
   std::atomic<std::size_t> count_{0};
   std::mutex mutex_;
-  std::map<NativeStream, Fault> faults_;
+  std::map<std::pair<NativeStream, int>, std::exception_ptr> faults_;
 };
 
 }  // namespace cudakit::detail
