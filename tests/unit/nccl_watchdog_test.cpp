@@ -186,6 +186,26 @@ TEST(NcclWatchdog, TheAbortWaitsWhileACallerHoldsTheGroup) {
   EXPECT_EQ(seen.aborted.size(), 1u);
 }
 
+TEST(NcclWatchdog, AGroupHeldByACallerDoesNotDelayTheAbortOfAnother) {
+  Seen seen;
+  CollectiveWatchdog dog(fake_hooks(seen), 1ms);
+  auto held = make_comm(std::make_shared<AbortGroup>(), 0, 1, 10ms);
+  auto other_comm = make_comm(std::make_shared<AbortGroup>(), 0, 1, 20ms);
+  FakeEvent never1, never2;
+  std::unique_lock calls(held->group->calls);
+  dog.watch(*held, stream_no(1), as_event(never1), "recv of 1 int32 from peer 0");
+  {
+    std::lock_guard other(other_comm->group->calls);
+    dog.watch(*other_comm, stream_no(2), as_event(never2), "recv of 2 int32 from peer 0");
+  }
+  dog.wait_idle(*other_comm);
+  EXPECT_TRUE(other_comm->group->aborted);
+  EXPECT_FALSE(held->group->aborted);
+  calls.unlock();
+  dog.wait_idle(*held);
+  EXPECT_TRUE(held->group->aborted);
+}
+
 TEST(NcclWatchdog, SecondsAreWrittenPlainly) {
   EXPECT_EQ(format_seconds(2000ms), "2 s");
   EXPECT_EQ(format_seconds(500ms), "0.5 s");

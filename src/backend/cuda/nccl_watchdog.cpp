@@ -1,5 +1,6 @@
 #include "backend/cuda/nccl_watchdog.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -86,8 +87,8 @@ void CollectiveWatchdog::run() {
     }
     try {
       const std::size_t before = count_;
-      Late late = sweep(Clock::now());
-      if (late.comm) abort(lock, late);
+      // Each abort lets go of the lock: a group not aborted yet is looked up again.
+      for (const Late& late : sweep(Clock::now())) abort(lock, late);
       if (count_ < before) idle_.notify_all();
     } catch (...) {
       // Out of memory for a message: try again next round.
@@ -96,8 +97,8 @@ void CollectiveWatchdog::run() {
   }
 }
 
-CollectiveWatchdog::Late CollectiveWatchdog::sweep(Clock::time_point now) {
-  Late late;
+std::vector<CollectiveWatchdog::Late> CollectiveWatchdog::sweep(Clock::time_point now) {
+  std::vector<Late> late;
   for (auto it = pending_.begin(); it != pending_.end();) {
     std::deque<Entry>& queue = it->second;
     // A stream's events complete in order: only its oldest is asked.
@@ -113,8 +114,11 @@ CollectiveWatchdog::Late CollectiveWatchdog::sweep(Clock::time_point now) {
       queue.pop_front();
       --count_;
     }
-    for (const Entry& e : queue)
-      if (!late.comm && e.deadline <= now) late = Late{e.comm, e.what};
+    for (const Entry& e : queue) {
+      if (e.deadline > now) continue;
+      const auto same_group = [&](const Late& l) { return l.comm->group == e.comm->group; };
+      if (std::none_of(late.begin(), late.end(), same_group)) late.push_back(Late{e.comm, e.what});
+    }
     it = queue.empty() ? pending_.erase(it) : std::next(it);
   }
   return late;

@@ -110,8 +110,9 @@ class CollectiveWatchdog {
     std::string what;
   };
   void run();
-  // One round: drops completed operations; returns the first late one.
-  Late sweep(Clock::time_point now);
+  // One round: drops completed operations; returns the first late one of
+  // each group.
+  std::vector<Late> sweep(Clock::time_point now);
   // Aborts the group of `late` unless a caller holds its lock (next round then).
   void abort(std::unique_lock<std::mutex>& lock, const Late& late);
   bool has_pending(const WatchedComm& comm) const;
