@@ -337,6 +337,8 @@ class NcclCollectives final : public CommBackend {
       return backend_.is_capturing(stream);
     } catch (const NotSupported&) {
       return false;  // a driver without graphs captures nothing
+    } catch (const Error&) {
+      return true;  // the driver cannot say (the legacy stream during a capture): not watched
     }
   }
 
