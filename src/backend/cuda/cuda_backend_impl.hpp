@@ -20,6 +20,7 @@
 #include "backend/comm_backend.hpp"
 #include "backend/cuda/launch_history.hpp"
 #include "backend/cuda/ptx_entry_parser.hpp"
+#include "backend/cuda/stream_faults.hpp"
 #include "backend/graph_backend.hpp"
 
 namespace cudakit::detail {
@@ -160,6 +161,8 @@ class CudaBackend final : public Backend, public GraphBackend {
   void gemm(int ordinal, NativeStream stream, const GemmRequest& request) override;
 
   CommBackend* collectives() override;  // cuda_collectives.cpp: NCCL
+  // Errors the NCCL watchdog filed for streams: synchronize throws them.
+  StreamFaults& stream_faults() noexcept { return stream_faults_; }
 
   // Throws the mapped exception for `result`; for kernel faults it names the
   // kernels recorded on `stream` (or, with no stream known, the latest ones).
@@ -193,6 +196,7 @@ class CudaBackend final : public Backend, public GraphBackend {
   // The bank size as set, for drivers that no longer export the call.
   std::atomic<SharedMemoryBankSize> bank_size_{SharedMemoryBankSize::default_size};
 
+  StreamFaults stream_faults_;
   std::once_flag collectives_once_;
   std::unique_ptr<CommBackend> collectives_;
 };
