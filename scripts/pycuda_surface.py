@@ -88,6 +88,12 @@ DIFFERS: dict[str, str] = {
     "driver.memcpy_peer": "a device-to-device copy; the contexts are implied by the "
                           "addresses (unified addressing)",
     "driver.memcpy_peer_async": "as memcpy_peer, on the stream",
+    "driver.mem_get_ipc_handle": "an address inside an allocation is refused (PyCUDA exports "
+                                  "the allocation, which the other process maps at its "
+                                  "start); NotSupported on the CPU backend",
+    "driver.IPCMemoryHandle": "takes any 64-byte bytes-like handle (PyCUDA: a bytearray); "
+                              "opening it in the exporting process is refused by name; "
+                              "NotSupported on the CPU backend",
     "driver.start_profiler": "no effect on the CPU backend",
     "driver.stop_profiler": "no effect on the CPU backend",
     "driver.Linker": "see cudakit.driver.Linker (NVRTC / nvJitLink)",
@@ -102,12 +108,9 @@ DIFFERS: dict[str, str] = {
 _TEXTURES = "texture and surface references were removed in CUDA 12; cudakit has none"
 _GL = "OpenGL interop (pycuda.gl) is not provided"
 _ARRAYS = "CUDA arrays (driver.Array) go with texture references, which cudakit does not have"
-_IPC = "CUDA IPC handles are not provided (the CPU backend cannot share memory this way)"
 MISSING: dict[str, str] = {
     "driver.TextureReference": _TEXTURES,
     "driver.SurfaceReference": _TEXTURES,
-    "driver.IPCMemoryHandle": _IPC,
-    "driver.mem_get_ipc_handle": _IPC,
     "driver.Memcpy3DPeer": _ARRAYS,
     "driver.memcpy_dtoa": _ARRAYS,
     "driver.memcpy_atod": _ARRAYS,

@@ -58,6 +58,7 @@ from ._host_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     pagelocked_zeros_like,
     register_host_memory,
 )
+from ._ipc_memory import IPCMemoryHandle, mem_get_ipc_handle  # noqa: F401  (PyCUDA's names)
 from ._managed_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     ManagedAllocation,
     managed_empty,
