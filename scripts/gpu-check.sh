@@ -140,9 +140,15 @@ export CUDAKIT_FAKE_LIBCUDA=$BUILD/lib/libcuda_fake_driver.so
 # --- the Python suite (GPU marker first, then everything) -----------------------
 # GPU_CHECK_PARALLEL=N: the suite's files in N groups run at once (the GPU is
 # shared; no test times anything), each group's log kept, one summary line each.
+# GPU_CHECK_PYTEST_FILES: only these files (paths under tests/python, space-separated).
 pytest_parallel() {
   local n=$1 g k files=()
-  mapfile -t files < <(cd "$ROOT/tests/python" && ls test_*.py jit/test_*.py)
+  if [[ -n ${GPU_CHECK_PYTEST_FILES:-} ]]; then
+    read -r -a files <<<"$GPU_CHECK_PYTEST_FILES"
+    ((n > ${#files[@]})) && n=${#files[@]}
+  else
+    mapfile -t files < <(cd "$ROOT/tests/python" && ls test_*.py jit/test_*.py)
+  fi
   for ((g = 0; g < n; g++)); do
     local group=()
     for ((k = g; k < ${#files[@]}; k += n)); do group+=("${files[k]}"); done
@@ -175,7 +181,7 @@ if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
   [[ ${GPU_CHECK_SKIP_PYTEST_GPU:-0} == 1 || ${GPU_CHECK_PARALLEL:-1} -gt 1 ]] || step pytest-gpu 150 pytest-gpu.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider -m gpu "$ROOT/tests/python"
   if ((${GPU_CHECK_PARALLEL:-1} > 1)); then
     # (a function: `timeout` runs programs, so it goes through bash -c)
-    step pytest-all 240 pytest-all.log bash -c "$(declare -f pytest_parallel); ROOT='$ROOT' OUT='$OUT' pytest_parallel $GPU_CHECK_PARALLEL"
+    step pytest-all 240 pytest-all.log bash -c "$(declare -f pytest_parallel); ROOT='$ROOT' OUT='$OUT' GPU_CHECK_PYTEST_FILES='${GPU_CHECK_PYTEST_FILES:-}' pytest_parallel $GPU_CHECK_PARALLEL"
   else
     step pytest-all 200 pytest-all.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider --timeout=60 "$ROOT/tests/python"
   fi
@@ -229,7 +235,7 @@ if [[ ${GPU_CHECK_COMPAT:-0} == 1 && -d $ROOT/.deps/sdist ]]; then
     bash "$ROOT/tests/python/compat/run_numba_doc_examples.sh" python3 "$BUILD/compat-numba-installed"
   # numba-cuda's own tests/cudapy files, with the installed numba-cuda's counts
   # next to them, and the list of what it passes and cudakit does not.
-  compat_part cudapy && step compat-numba-cudapy 420 compat-numba-cudapy.log env CUDAKIT_BACKEND=cuda \
+  compat_part cudapy && step compat-numba-cudapy ${GPU_CHECK_CUDAPY_LIMIT:-420} compat-numba-cudapy.log env CUDAKIT_BACKEND=cuda \
     python3 "$ROOT/tests/python/compat/run_numba_cudapy_tests.py" --numba --timeout 150 \
     --jobs "${GPU_CHECK_CUDAPY_JOBS:-8}" --work "$BUILD/compat-numba-cudapy"
   [[ -f $BUILD/compat-numba-cudapy/numba-passes-cudakit-fails.txt ]] &&

@@ -7,9 +7,11 @@ use them (its reductions come from the C++ core in one launch).
 
 Ported from PyCUDA 2026.1 (pycuda/reduction.py, MIT license, Copyright (C)
 2009 Andreas Kloeckner; based on code by Mark Harris, NVIDIA). One change:
-the last warp's steps read, ``__syncwarp()``, then write (PyCUDA's
-``volatile`` warp-synchronous steps race under independent thread scheduling
-and on the CPU backend, where the threads of a warp do not run in lockstep).
+the last warp's steps read, ``__syncwarp()``, then write, in the threads below
+each step's offset only (PyCUDA's ``volatile`` warp-synchronous steps race
+under independent thread scheduling and on the CPU backend, where the threads
+of a warp do not run in lockstep, and with 32 threads a block they read past
+its shared values: an illegal address on the GPU).
 """
 
 from __future__ import annotations
@@ -73,14 +75,17 @@ _SOURCE = """
 
           if (tid < 32)
           {
-            // Each step reads, waits for the warp, then writes.
+            // Each step reads, waits for the warp, then writes; only the
+            // threads below the offset take part, so no read passes the
+            // block's BLOCK_SIZE values (PyCUDA's steps read up to
+            // sdata[tid + 16] for every tid < 32, past the end for 32).
             const unsigned warp_mask =
                 BLOCK_SIZE >= 32 ? 0xffffffffu : ((1u << BLOCK_SIZE) - 1u);
             #define PYCUDA_WARP_STEP(OFFSET) \\
               if (BLOCK_SIZE >= 2 * (OFFSET)) { \\
-                acc = REDUCE(sdata[tid], sdata[tid + (OFFSET)]); \\
+                if (tid < (OFFSET)) acc = REDUCE(sdata[tid], sdata[tid + (OFFSET)]); \\
                 __syncwarp(warp_mask); \\
-                sdata[tid] = acc; \\
+                if (tid < (OFFSET)) sdata[tid] = acc; \\
                 __syncwarp(warp_mask); \\
               }
             PYCUDA_WARP_STEP(32)

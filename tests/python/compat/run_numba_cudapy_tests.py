@@ -43,7 +43,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Any
 import zipfile
 
 NUMBA_CUDA_VERSION = "0.30.4"
@@ -234,11 +235,25 @@ if _other is not None and _other.loader is not None:
 """
 
 
-def write_sitecustomize(work: str) -> str:
-    folder = os.path.join(work, "shim_site")
+# For numba-cuda's own run: numba-cuda 0.30.4 reads numpy.row_stack at import,
+# which NumPy 2.4 removed; the alias lets it import on a newer NumPy.
+REFERENCE_SITECUSTOMIZE = """\
+import importlib.machinery, sys
+import numpy
+if not hasattr(numpy, "row_stack"):
+    numpy.row_stack = numpy.vstack
+_other = importlib.machinery.PathFinder.find_spec(
+    "sitecustomize", [p for p in sys.path if p != {folder!r}])
+if _other is not None and _other.loader is not None:
+    _other.loader.exec_module(type(sys)("_shadowed_sitecustomize"))
+"""
+
+
+def write_sitecustomize(work: str, name: str = "shim_site", text: str = SITECUSTOMIZE) -> str:
+    folder = os.path.join(work, name)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "sitecustomize.py"), "w", encoding="utf-8") as out:
-        out.write(SITECUSTOMIZE.format(here=HERE, folder=os.path.abspath(folder)))
+        out.write(text.format(here=HERE, folder=os.path.abspath(folder)))
     return folder
 
 
@@ -396,7 +411,8 @@ def main() -> int:
     cudakit_env.pop("NUMBA_ENABLE_CUDASIM", None)
     # This folder (the plugin) and the caller's PYTHONPATH (optional packages
     # such as filecheck, which numba-cuda's harness imports), without the shim.
-    numba_env = dict(base_env, PYTHONPATH=os.pathsep.join(python_path[1:]))
+    reference_site = write_sitecustomize(work, "reference_site", REFERENCE_SITECUSTOMIZE)
+    numba_env = dict(base_env, PYTHONPATH=os.pathsep.join([reference_site] + python_path[1:]))
     numba_env.pop("NUMBA_CUDAPY_SHIM", None)
     reference_name = "numba-cuda"
     if backend == "cpu":
@@ -434,15 +450,15 @@ def main() -> int:
     logs = os.path.join(work, "logs")  # each file's pytest output
     os.makedirs(logs, exist_ok=True)
 
-    def run_pair(name: str):
+    def run_one(name: str, reference: bool):
         stem = os.path.join(logs, name[:-3])
-        mine = run_file(os.path.join(tests_dir, name), args.timeout, cudakit_env, work,
-                        log=stem + ".cudakit.log")
-        theirs = None
-        if reference_dir and os.path.exists(os.path.join(reference_dir, name)):
-            theirs = run_file(os.path.join(reference_dir, name), args.timeout, numba_env, work,
-                              args.numba_python, log=stem + ".numba.log")
-        return mine, theirs
+        if not reference:
+            return run_file(os.path.join(tests_dir, name), args.timeout, cudakit_env, work,
+                            log=stem + ".cudakit.log")
+        if not reference_dir or not os.path.exists(os.path.join(reference_dir, name)):
+            return None
+        return run_file(os.path.join(reference_dir, name), args.timeout, numba_env, work,
+                        args.numba_python, log=stem + ".numba.log")
 
     totals = [0, 0, 0]
     reference_totals = [0, 0, 0]
@@ -450,18 +466,28 @@ def main() -> int:
     numba_passed = 0
     both_passed = 0
     missed = []  # (file, test, cudakit's outcome) that numba-cuda passes
+    results: dict[tuple[str, bool], Any] = {}
+    # Both runs of every file at once, each file's line printed when both are
+    # done (so a run cut short still shows what finished).
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for name, (result, reference) in zip(counted, pool.map(run_pair, counted)):
+        futures = {pool.submit(run_one, name, reference): (name, reference)
+                   for name in counted for reference in (False, True)}
+        for future in as_completed(futures):
+            name, reference = futures[future]
+            results[name, reference] = future.result()
+            if (name, not reference) not in results:
+                continue
+            result, reference_result = results[name, False], results[name, True]
             line = f"   {name:40} {'%d / %d / %d' % result[:3]:>16}"
             totals = [t + r for t, r in zip(totals, result[:3])]
             if result[3]:
                 notes.append(f"   {name}: {result[3]}")
-            if reference is not None:
-                reference_totals = [t + r for t, r in zip(reference_totals, reference[:3])]
-                line += f" {'%d / %d / %d' % reference[:3]:>24}"
-                if reference[3]:
-                    notes.append(f"   {name} ({reference_name}): {reference[3]}")
-                for test, outcome in sorted(reference[4].items()):
+            if reference_result is not None:
+                reference_totals = [t + r for t, r in zip(reference_totals, reference_result[:3])]
+                line += f" {'%d / %d / %d' % reference_result[:3]:>24}"
+                if reference_result[3]:
+                    notes.append(f"   {name} ({reference_name}): {reference_result[3]}")
+                for test, outcome in sorted(reference_result[4].items()):
                     if outcome != "passed":
                         continue
                     numba_passed += 1
@@ -491,7 +517,7 @@ def main() -> int:
     if reference_dir:
         listing = os.path.join(work, "numba-passes-cudakit-fails.txt")
         with open(listing, "w", encoding="utf-8") as out:
-            for name, test, mine in missed:
+            for name, test, mine in sorted(missed):
                 out.write(f"{name}::{test}: {mine}\n")
         by_file: dict[str, int] = {}
         for name, _, _ in missed:
