@@ -600,7 +600,7 @@ class Program:
         self.constant_names: dict[int, tuple[np.ndarray, str]] = {}
         self.names: set[str] = set()
         self.uses_barrier = False
-        self.uses_grid_sync = False  # this_grid().sync(): the kernel needs a cooperative launch
+        self.uses_grid_sync = False  # this_grid() (or its sync()): the kernel needs a cooperative launch
         # cuda.shared.array(0, ...): the kernel takes the launch's dynamic
         # shared bytes as a last, hidden parameter (DYNAMIC_SHARED_PARAM).
         self.uses_dynamic_shared = False
