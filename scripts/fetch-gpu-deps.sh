@@ -27,6 +27,8 @@ python="${PYTHON:-python3}"
 # dependencies: the machine's NumPy stays the one used).
 "$python" -m pip download -q --no-deps --only-binary :all: --python-version 3.12 --implementation cp \
   --abi cp312 --platform manylinux_2_28_x86_64 ml_dtypes==0.6.0 -d wheels
+# numba-cuda's test harness imports filecheck (the reference column of the cudapy run).
+"$python" -m pip download -q --no-deps filecheck==1.0.6 -d wheels
 # Dask for cudakit.dask's tests and bench/peers/python_dask.py (the versions
 # python/requirements-dev.txt pins), with their dependencies.
 "$python" -m pip download -q --only-binary :all: --python-version 3.12 --implementation cp \

@@ -140,9 +140,15 @@ export CUDAKIT_FAKE_LIBCUDA=$BUILD/lib/libcuda_fake_driver.so
 # --- the Python suite (GPU marker first, then everything) -----------------------
 # GPU_CHECK_PARALLEL=N: the suite's files in N groups run at once (the GPU is
 # shared; no test times anything), each group's log kept, one summary line each.
+# GPU_CHECK_PYTEST_FILES: only these files (paths under tests/python, space-separated).
 pytest_parallel() {
   local n=$1 g k files=()
-  mapfile -t files < <(cd "$ROOT/tests/python" && ls test_*.py jit/test_*.py)
+  if [[ -n ${GPU_CHECK_PYTEST_FILES:-} ]]; then
+    read -r -a files <<<"$GPU_CHECK_PYTEST_FILES"
+    ((n > ${#files[@]})) && n=${#files[@]}
+  else
+    mapfile -t files < <(cd "$ROOT/tests/python" && ls test_*.py jit/test_*.py)
+  fi
   for ((g = 0; g < n; g++)); do
     local group=()
     for ((k = g; k < ${#files[@]}; k += n)); do group+=("${files[k]}"); done
@@ -164,15 +170,18 @@ if [[ -d $ROOT/.deps/wheels ]]; then
   PYDEPS=$BUILD/pydeps
   python3 -m pip install -q --no-index --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" pytools cffi jinja2 >"$OUT/pydeps.log" 2>&1 || true
   python3 -m pip install -q --no-index --no-deps --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" ml_dtypes >>"$OUT/pydeps.log" 2>&1 || true
+  # numba-cuda's test harness (the reference column of the cudapy run) imports filecheck.
+  python3 -m pip install -q --no-index --no-deps --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" filecheck >>"$OUT/pydeps.log" 2>&1 || true
   # Dask apart: where its wheels are missing, the rest still installs.
   python3 -m pip install -q --no-index --find-links "$ROOT/.deps/wheels" --target "$PYDEPS" dask distributed >>"$OUT/pydeps.log" 2>&1 || true
   export PYTHONPATH=$PYTHONPATH:$PYDEPS
 fi
 if [[ ${GPU_CHECK_SKIP_PYTHON:-0} != 1 ]]; then
-  [[ ${GPU_CHECK_SKIP_PYTEST_GPU:-0} == 1 ]] || step pytest-gpu 150 pytest-gpu.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider -m gpu "$ROOT/tests/python"
+  # (the parallel groups run the GPU-marked tests too)
+  [[ ${GPU_CHECK_SKIP_PYTEST_GPU:-0} == 1 || ${GPU_CHECK_PARALLEL:-1} -gt 1 ]] || step pytest-gpu 150 pytest-gpu.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider -m gpu "$ROOT/tests/python"
   if ((${GPU_CHECK_PARALLEL:-1} > 1)); then
     # (a function: `timeout` runs programs, so it goes through bash -c)
-    step pytest-all 240 pytest-all.log bash -c "$(declare -f pytest_parallel); ROOT='$ROOT' OUT='$OUT' pytest_parallel $GPU_CHECK_PARALLEL"
+    step pytest-all 240 pytest-all.log bash -c "$(declare -f pytest_parallel); ROOT='$ROOT' OUT='$OUT' GPU_CHECK_PYTEST_FILES='${GPU_CHECK_PYTEST_FILES:-}' pytest_parallel $GPU_CHECK_PARALLEL"
   else
     step pytest-all 200 pytest-all.log env PYTHONUNBUFFERED=1 python3 -m pytest -q -rs -p no:cacheprovider --timeout=60 "$ROOT/tests/python"
   fi
@@ -208,23 +217,31 @@ fi
 # --- PyCUDA's test suite and Numba's doc examples (GPU_CHECK_COMPAT=1) -----------
 # Offline: the sdists and the wheels they need (pytools, cffi) come in .deps/
 # (scripts/fetch-gpu-deps.sh).
+# GPU_CHECK_COMPAT_PARTS: which of them (default all: pycuda pycuda-examples
+# numba numba-installed cudapy).
+compat_part() { [[ " ${GPU_CHECK_COMPAT_PARTS:-pycuda pycuda-examples numba numba-installed cudapy} " == *" $1 "* ]]; }
 if [[ ${GPU_CHECK_COMPAT:-0} == 1 && -d $ROOT/.deps/sdist ]]; then
   mkdir -p "$BUILD/compat-pycuda" "$BUILD/compat-numba"
   cp "$ROOT"/.deps/sdist/pycuda-*.tar.gz "$BUILD/compat-pycuda/" 2>/dev/null || true
   cp "$ROOT"/.deps/sdist/numba_cuda-*.tar.gz "$BUILD/compat-numba/" 2>/dev/null || true
-  step compat-pycuda 240 compat-pycuda.log env PYTEST_K="not big_array and not curand_wrappers_8gb and not curand_wrappers_16gb" \
+  compat_part pycuda && step compat-pycuda 240 compat-pycuda.log env PYTEST_K="not big_array and not curand_wrappers_8gb and not curand_wrappers_16gb" \
     bash "$ROOT/tests/python/compat/run_pycuda_suite.sh" python3 "$BUILD/compat-pycuda"
-  step compat-pycuda-examples 240 compat-pycuda-examples.log \
+  compat_part pycuda-examples && step compat-pycuda-examples 240 compat-pycuda-examples.log \
     python3 "$ROOT/tests/python/compat/run_pycuda_examples.py" --work "$BUILD/compat-pycuda-examples"
-  step compat-numba 120 compat-numba.log env CUDAKIT_BACKEND=cuda \
+  compat_part numba && step compat-numba 120 compat-numba.log env CUDAKIT_BACKEND=cuda \
     bash "$ROOT/tests/python/compat/run_numba_doc_examples.sh" python3 "$BUILD/compat-numba"
   # The examples of the numba-cuda installed there (newer than the last sdist).
-  step compat-numba-installed 120 compat-numba-installed.log env CUDAKIT_BACKEND=cuda NUMBA_DOCS_FROM=installed \
+  compat_part numba-installed && step compat-numba-installed 120 compat-numba-installed.log env CUDAKIT_BACKEND=cuda NUMBA_DOCS_FROM=installed \
     bash "$ROOT/tests/python/compat/run_numba_doc_examples.sh" python3 "$BUILD/compat-numba-installed"
-  # numba-cuda's own tests/cudapy files, with the installed numba-cuda's counts next to them.
-  step compat-numba-cudapy 300 compat-numba-cudapy.log env CUDAKIT_BACKEND=cuda \
-    python3 "$ROOT/tests/python/compat/run_numba_cudapy_tests.py" --numba --timeout 60 \
-    --work "$BUILD/compat-numba-cudapy"
+  # numba-cuda's own tests/cudapy files, with the installed numba-cuda's counts
+  # next to them, and the list of what it passes and cudakit does not.
+  compat_part cudapy && step compat-numba-cudapy ${GPU_CHECK_CUDAPY_LIMIT:-420} compat-numba-cudapy.log env CUDAKIT_BACKEND=cuda \
+    python3 "$ROOT/tests/python/compat/run_numba_cudapy_tests.py" --numba --timeout 150 \
+    --jobs "${GPU_CHECK_CUDAPY_JOBS:-8}" --work "$BUILD/compat-numba-cudapy"
+  [[ -f $BUILD/compat-numba-cudapy/numba-passes-cudakit-fails.txt ]] &&
+    cp "$BUILD/compat-numba-cudapy/numba-passes-cudakit-fails.txt" "$OUT/"
+  [[ -d $BUILD/compat-numba-cudapy/logs ]] &&
+    tar czf "$OUT/cudapy-logs.tgz" -C "$BUILD/compat-numba-cudapy" logs
 fi
 
 if [[ ${GPU_CHECK_SKIP_CLI:-0} != 1 ]]; then

@@ -22,7 +22,8 @@ cudakit_add_backend_test(host_memory_test
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/backends/host_memory_test.cpp)
 # Managed memory, its attachment to a stream, and address ranges.
 cudakit_add_backend_test(managed_memory_test
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/backends/managed_memory_test.cpp)
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/backends/managed_memory_test.cpp
+          ${CMAKE_CURRENT_SOURCE_DIR}/backends/ipc_memory_test.cpp)
 # Cooperative launches and the grid barrier (this_grid().sync()).
 cudakit_add_backend_test(cooperative_launch_test
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/backends/cooperative_launch_test.cpp)

@@ -10,3 +10,5 @@ foreach(comm_test comm_cpu_test comm_cpu_errors_test comm_process_test)
 endforeach()
 # On a GPU: a 1-rank round trip, and local() over every visible GPU.
 cudakit_add_test(comm_gpu_test SOURCES gpu/comm_gpu_test.cpp LABELS gpu)
+# The NCCL watchdog's bookkeeping, with fake events (no GPU needed).
+cudakit_add_test(nccl_watchdog_test SOURCES unit/nccl_watchdog_test.cpp LABELS unit)

@@ -7,7 +7,8 @@ cudakit_add_test(quasi_random_test SOURCES unit/quasi_random_test.cpp LABELS uni
 cudakit_add_test(cuda_compile_test SOURCES unit/cuda_compile_test.cpp LABELS unit)
 cudakit_add_test(cuda_ptx_parser_test SOURCES unit/cuda_ptx_parser_test.cpp LABELS unit)
 cudakit_add_test(cuda_error_test SOURCES unit/cuda_error_test.cpp LABELS unit)
-cudakit_add_test(cuda_backend_test SOURCES gpu/cuda_backend_test.cpp LABELS gpu)
+cudakit_add_test(cuda_backend_test SOURCES gpu/cuda_backend_test.cpp gpu/ipc_memory_gpu_test.cpp
+                 LABELS gpu)
 # Faults destroy the CUDA context: this one runs alone in its own process.
 cudakit_add_test(cuda_fault_test SOURCES gpu/cuda_fault_test.cpp LABELS gpu)
 

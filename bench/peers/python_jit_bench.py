@@ -198,7 +198,10 @@ def matmul_rows(kernels: Any, size: int, iters: int) -> list[tuple[str, str, str
     expected = A.astype(np.float64) @ B.astype(np.float64)
     dA, dB = cuda.to_device(A), cuda.to_device(B)
     grid = ((size + 15) // 16, (size + 15) // 16)
-    ptrs = [x.device_ctypes_pointer for x in (dA, dB)]
+    def address(array: Any) -> int:  # a ctypes c_void_p, as Numba's
+        return array.device_ctypes_pointer.value or 0
+
+    ptrs = [address(x) for x in (dA, dB)]
     # matmul_shared(A, B, C, M, N, K): C (M x N) = A (M x K) * B (K x N).
     dims = [size] * 3
     variants: dict[str, Callable[[Any], Any]] = {}
@@ -207,7 +210,7 @@ def matmul_rows(kernels: Any, size: int, iters: int) -> list[tuple[str, str, str
         variants[f"CUDA C, {accumulator} sum"] = (
             lambda out, kernel=kernel: kernel.launch(
                 (grid[0], grid[1], 1), (16, 16, 1), 0, 0,
-                tuple(ptrs + [out.device_ctypes_pointer] + dims)))
+                tuple(ptrs + [address(out)] + dims)))
     variants["Python, tmp = 0. (float64, as Numba)"] = (
         lambda out: kernels.matmul_shared_mem[grid, (16, 16)](dA, dB, out))
     variants["Python, tmp = np.float32(0.)"] = (
@@ -380,7 +383,7 @@ def main() -> None:
     c = cuda.device_array_like(a)
     n_launch = 2000 if args.quick else 20000
     ours_launch = per_call(lambda: kernel[1, 256](a, a, c), cuda.synchronize, n_launch)
-    spec = next(iter(kernel.specializations.values()))
+    spec = next(iter(kernel.overloads.values()))
     objects = (a, a, c)  # read by the one converter, as every launch is
     core_launch = per_call(lambda: spec.kernel.launch((1, 1, 1), (256, 1, 1), 0, 0, objects),
                            cuda.synchronize, n_launch)

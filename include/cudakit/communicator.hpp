@@ -78,8 +78,10 @@ CommBuffer comm_buffer(const Array& a, const char* role);
 // which must belong to the communicator's device; their errors (ranks that
 // disagree, a rank that never arrives within timeout()) surface when the
 // stream is synchronized, as a CommunicatorError naming the ranks (on the
-// CPU backend; NCCL checks neither, and a rank that never arrives blocks
-// the GPU's stream).
+// CPU backend; NCCL checks neither: on a GPU an operation not complete
+// within timeout() after it was queued gets the communicator aborted, and
+// the error, naming the operation, is raised by the synchronize of its
+// stream or device and by every later call on the aborted ranks).
 // Arguments are checked at the call: buffers on another device, a root or
 // peer outside 0..size()-1, an op a dtype does not have (avg of integers;
 // prod, max, min of complex numbers; any reduction of int16, uint16, bool)

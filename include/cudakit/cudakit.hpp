@@ -25,6 +25,7 @@
 #include "cudakit/event.hpp"
 #include "cudakit/host_registration.hpp"
 #include "cudakit/host_transfer.hpp"
+#include "cudakit/ipc_memory_handle.hpp"
 #include "cudakit/kernel.hpp"
 #include "cudakit/kernel_args.hpp"
 #include "cudakit/launch_config.hpp"

@@ -87,7 +87,25 @@ def _check_alloc_flags(mem_flags: int) -> None:
     # every context and mapped into the device's address space.
 
 
-class HostAllocation:
+class HostPointer:
+    """PyCUDA's base class of host memory a kernel can reach
+    (``HostAllocation`` and ``RegisteredHostMemory`` derive from it):
+    ``get_device_pointer()`` is the device address of the memory. Not made
+    directly (as in PyCUDA): ``pagelocked_empty`` and ``register_host_memory``
+    return arrays whose ``.base`` is one."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> HostPointer:
+        if cls is HostPointer:
+            raise TypeError(
+                "HostPointer cannot be made directly: it is the base class of the host "
+                "memory pagelocked_empty() and register_host_memory() return (array.base)")
+        return super().__new__(cls)
+
+    def get_device_pointer(self) -> int:
+        raise NotImplementedError  # each subclass has its own
+
+
+class HostAllocation(HostPointer):
     """Page-locked memory from ``pagelocked_empty`` and friends: ``array.base``.
 
     ``get_device_pointer()`` gives the address a kernel can read it through
@@ -133,7 +151,7 @@ class HostAllocation:
 PagelockedHostAllocation = HostAllocation  # PyCUDA's other name for it
 
 
-class RegisteredHostMemory:
+class RegisteredHostMemory(HostPointer):
     """A numpy array's memory, page-locked in place by ``register_host_memory``.
 
     ``base`` is the registered array. ``unregister()`` ends the registration

@@ -17,6 +17,7 @@ import warnings
 from typing import Any, Sequence
 
 from . import _core
+from ._kernel_macros import expand_kernel_macros
 from ._core import ArgumentError, CompileError, NotSupported  # noqa: F401
 from ._source_lines import source_line_directive
 from ._textures import texture_compile_error, uses_texture_references
@@ -279,6 +280,7 @@ def _compile_module(source: str, options: Sequence[str] | None, no_extern_c: boo
     target = arch or parsed.arch or code or ""
     if backend == "cpu":
         target = ""  # the CPU backend compiles for the host, whatever GPU arch was asked
+        source = expand_kernel_macros(source)  # its kernel scan does not expand macros
     else:
         if target.startswith("compute_") and code and code.startswith("sm_"):
             target = code

@@ -30,7 +30,9 @@ between virtual devices (``CUDAKIT_CPU_DEVICES=N``) and between processes
 through a hub in the process that made the id. Ranks that disagree (counts,
 dtypes, ops, roots) or never arrive are a ``CommunicatorError`` naming them,
 raised when the stream is synchronized, after the communicator's ``timeout``
-(seconds; ``CUDAKIT_COMM_TIMEOUT``, else 60). Guide: docs/guide/multi-gpu.md.
+(seconds; ``CUDAKIT_COMM_TIMEOUT``, else 60); on a GPU, a collective not done
+within it aborts the communicator (every later call on it raises too: make a
+new one). Guide: docs/guide/multi-gpu.md.
 """
 
 from __future__ import annotations

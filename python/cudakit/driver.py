@@ -42,6 +42,7 @@ from ._linker import (  # noqa: F401  (PyCUDA's names)
 )
 from ._host_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     HostAllocation,
+    HostPointer,
     PagelockedHostAllocation,
     RegisteredHostMemory,
     _as_shape,
@@ -57,6 +58,7 @@ from ._host_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     pagelocked_zeros_like,
     register_host_memory,
 )
+from ._ipc_memory import IPCMemoryHandle, mem_get_ipc_handle  # noqa: F401  (PyCUDA's names)
 from ._managed_memory import (  # noqa: F401  (re-exported: PyCUDA's names)
     ManagedAllocation,
     managed_empty,
@@ -144,8 +146,14 @@ __all__ = [
     "memset_d2d8_async", "memset_d2d16", "memset_d2d16_async", "memset_d2d32",
     "memset_d2d32_async", "set_debugging", "start_profiler", "stop_profiler", "bitlog2",
     "Module", "ManagedAllocation", "managed_empty", "managed_empty_like", "managed_zeros",
-    "managed_zeros_like", "mem_get_address_range",
+    "managed_zeros_like", "mem_get_address_range", "HostPointer", "have_gl_ext",
 ]
+
+def have_gl_ext() -> bool:
+    """PyCUDA's have_gl_ext: whether OpenGL interop (pycuda.gl) was built in.
+    Always False: cudakit has no OpenGL interop."""
+    return False
+
 
 # What module_from_buffer / module_from_file return (PyCUDA's _driver.Module).
 Module = _core._Module
@@ -261,8 +269,8 @@ def _retain_primary_context(self: Device) -> "Context":
 
 
 def _device_attribute_getattr(self: Device, name: str) -> int:
-    # PyCUDA: dev.MAX_THREADS_PER_BLOCK reads an attribute.
-    member = device_attribute.__members__.get(name)
+    # PyCUDA: dev.MAX_THREADS_PER_BLOCK (or dev.max_threads_per_block) reads an attribute.
+    member = device_attribute.__members__.get(name.upper())
     if member is None:
         raise AttributeError(name)
     return self.get_attribute(int(member))

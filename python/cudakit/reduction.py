@@ -13,7 +13,7 @@ from ._struct_reduction import StructReductionKernel
 from .elementwise import _arguments_text, _keep_source
 from .tools import dtype_to_ctype
 
-__all__ = ["ReductionKernel"]  # and the get_*_kernel builders, below
+__all__ = ["ReductionKernel"]  # and the get_* builders, below
 
 
 def _defines_from_options(options: Any, what: str) -> str:
@@ -108,5 +108,7 @@ class ReductionKernel(PicklesByArguments):
 
 from ._reduction_kernels import *  # noqa: E402,F401,F403
 from ._reduction_kernels import __all__ as _kernel_builders  # noqa: E402
+from ._two_stage_reduction import *  # noqa: E402,F401,F403
+from ._two_stage_reduction import __all__ as _module_builders  # noqa: E402
 
-__all__ += _kernel_builders
+__all__ += _kernel_builders + _module_builders

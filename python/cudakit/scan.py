@@ -13,9 +13,16 @@ from typing import Any
 
 from . import _core
 from ._pickling import PicklesByArguments
+from ._scan_sources import (  # noqa: F401  (PyCUDA's source templates)
+    EXCLUSIVE_UPDATE_SOURCE,
+    INCLUSIVE_UPDATE_SOURCE,
+    SCAN_INTERVALS_SOURCE,
+    SHARED_PREAMBLE,
+)
 from .reduction import _defines_from_options
 
-__all__ = ["InclusiveScanKernel", "ExclusiveScanKernel"]
+__all__ = ["InclusiveScanKernel", "ExclusiveScanKernel", "SHARED_PREAMBLE",
+           "SCAN_INTERVALS_SOURCE", "INCLUSIVE_UPDATE_SOURCE", "EXCLUSIVE_UPDATE_SOURCE"]
 
 
 class _Scan(PicklesByArguments):

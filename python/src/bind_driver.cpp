@@ -132,6 +132,7 @@ void bind_driver(nb::module_& m) {
   bind_memory(m);
   bind_host_memory(m);
   bind_managed_memory(m);
+  bind_ipc_memory(m);
   bind_streams(m);
   bind_graph(m);
 }

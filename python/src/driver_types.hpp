@@ -110,6 +110,7 @@ void bind_devices(nb::module_& m);
 void bind_memory(nb::module_& m);
 void bind_host_memory(nb::module_& m);
 void bind_managed_memory(nb::module_& m);
+void bind_ipc_memory(nb::module_& m);
 void bind_streams(nb::module_& m);
 void bind_graph(nb::module_& m);  // bind_graph.cpp: needs Stream bound first
 

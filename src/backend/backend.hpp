@@ -13,6 +13,7 @@
 // - Methods are thread-safe.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -46,6 +47,17 @@ using NativeStream = void*;       // CUstream, or the CPU backend's stream objec
 using NativeEvent = void*;        // CUevent, or the CPU backend's event object
 using NativeModule = void*;       // CUmodule, or the CPU backend's loaded shared object
 using NativeKernel = void*;       // CUfunction, or the CPU backend's kernel record
+using IpcHandleBytes = std::array<unsigned char, 64>;  // CUipcMemHandle's bytes
+
+// The refusal of CUDA IPC by the CPU backend, whose memory no other process can map.
+[[noreturn]] inline void throw_ipc_not_supported(const char* doing) {
+  throw NotSupported(doing,
+                     "CUDA IPC maps GPU memory into another process; the CPU backend's device "
+                     "memory is ordinary memory of one process, which no other process can map",
+                     "run on the CUDA backend (a GPU), or send the values instead: pickle the "
+                     "array (it travels as its values) or share host memory "
+                     "(multiprocessing.shared_memory)");
+}
 
 // What the compile stage is given: the final source (already wrapped in
 // extern "C" by the core when asked), options with the arch resolved, and
@@ -185,6 +197,26 @@ class Backend {
     (void)ptr;
     throw NotSupported("finding the allocation an address lies in",
                        "this backend does not track its allocations");
+  }
+  // Interprocess memory (cuIpcGetMemHandle / cuIpcOpenMemHandle_v2 /
+  // cuIpcCloseMemHandle): the handle of the allocation starting at `base`,
+  // its mapping in another process (`flags`: CU_IPC_MEM_*), and the unmapping.
+  // The CPU backend's memory lives in one process's address space: NotSupported.
+  virtual IpcHandleBytes ipc_get_handle(int ordinal, DevicePtr base) {
+    (void)ordinal;
+    (void)base;
+    throw_ipc_not_supported("exporting device memory to another process");
+  }
+  virtual DevicePtr ipc_open(int ordinal, const IpcHandleBytes& handle, unsigned flags) {
+    (void)ordinal;
+    (void)handle;
+    (void)flags;
+    throw_ipc_not_supported("opening device memory of another process");
+  }
+  virtual void ipc_close(int ordinal, DevicePtr ptr) {
+    (void)ordinal;
+    (void)ptr;
+    throw_ipc_not_supported("closing device memory of another process");
   }
   // Copies between any two of host / pinned / device memory (unified
   // addressing decides the direction). async=false returns when the copy is

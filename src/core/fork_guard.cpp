@@ -88,6 +88,13 @@ class ForkGuardBackend final : public ForwardingBackend {
   std::pair<DevicePtr, std::size_t> address_range(DevicePtr p) override {
     return enter().address_range(p);
   }
+  IpcHandleBytes ipc_get_handle(int o, DevicePtr p) override {
+    return enter().ipc_get_handle(o, p);
+  }
+  DevicePtr ipc_open(int o, const IpcHandleBytes& h, unsigned f) override {
+    return enter().ipc_open(o, h, f);
+  }
+  void ipc_close(int o, DevicePtr p) override { enter().ipc_close(o, p); }
   void copy(void* d, const void* s, std::size_t b, NativeStream st, bool a) override {
     enter().copy(d, s, b, st, a);
   }

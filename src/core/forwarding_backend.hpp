@@ -62,6 +62,13 @@ class ForwardingBackend : public Backend, public GraphBackend {
   std::pair<DevicePtr, std::size_t> address_range(DevicePtr p) override {
     return inner_->address_range(p);
   }
+  IpcHandleBytes ipc_get_handle(int o, DevicePtr p) override {
+    return inner_->ipc_get_handle(o, p);
+  }
+  DevicePtr ipc_open(int o, const IpcHandleBytes& h, unsigned f) override {
+    return inner_->ipc_open(o, h, f);
+  }
+  void ipc_close(int o, DevicePtr p) override { inner_->ipc_close(o, p); }
   void copy(void* d, const void* s, std::size_t b, NativeStream st, bool a) override {
     inner_->copy(d, s, b, st, a);
   }

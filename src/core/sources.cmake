@@ -40,6 +40,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fork_guard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_registration.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ipc_memory_handle.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_args.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_signature_scanner.cpp

@@ -101,7 +101,10 @@ namespace cudakit::detail {
   X(cuPointerGetAttributes)            \
   X(cuMemAllocManaged)                 \
   X(cuStreamAttachMemAsync)            \
-  X(cuMemGetAddressRange)
+  X(cuMemGetAddressRange)              \
+  X(cuIpcGetMemHandle)                 \
+  X(cuIpcOpenMemHandle)                \
+  X(cuIpcCloseMemHandle)
 
 struct CudaDriver {
 #define CUDAKIT_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

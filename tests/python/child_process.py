@@ -14,17 +14,18 @@ from pathlib import Path
 TWO_CPU_DEVICES = {"CUDAKIT_BACKEND": "cpu", "CUDAKIT_CPU_DEVICES": "2"}
 
 
-def run_python(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    """`python ARGS` with `env` added to this process's environment; the
-    cudakit imported here is the one the child imports. A PYTHONPATH in
-    `env` goes before this process's, which the child keeps (where the
-    optional packages may be)."""
+def run_python(args: list[str], timeout: float = 300,
+               **env: str) -> subprocess.CompletedProcess[str]:
+    """`python ARGS` with `env` added to this process's environment, killed
+    after `timeout` seconds; the cudakit imported here is the one the child
+    imports. A PYTHONPATH in `env` goes before this process's, which the
+    child keeps (where the optional packages may be)."""
     environment = {**os.environ, **env}
     package_root = str(Path(__import__("cudakit").__file__).parent.parent)
     environment["PYTHONPATH"] = os.pathsep.join(
         filter(None, [package_root, env.get("PYTHONPATH"), os.environ.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300,
-                          env=environment)
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                          timeout=timeout, env=environment)
 
 
 def run_code(code: str, **env: str) -> subprocess.CompletedProcess[str]:

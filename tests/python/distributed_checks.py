@@ -230,11 +230,96 @@ def two_processes(folder: str) -> None:
     print("ok")
 
 
+def _check_timeout_error(text: str, operation: str, took: float) -> None:
+    assert 1.5 <= took < 20, took
+    for part in (operation, "rank 0 of 1", "within 2 s", "did not arrive", "aborted",
+                 "create()", "CUDAKIT_COMM_TIMEOUT"):
+        assert part in text, (part, text)
+
+
+def _check_aborted_then_new_one_works(comm: Any) -> None:
+    x = ga.to_gpu(random((16,), np.float32))
+    try:
+        comm.all_reduce(x)
+        raise AssertionError("an aborted communicator took another collective")
+    except dist.CommunicatorError as e:
+        assert "aborted earlier" in str(e), str(e)
+    comm.synchronize()  # the error was raised once
+    fresh = dist.Communicator(1, dist.get_unique_id(), 0)
+    data = random((N,), np.float32)
+    y = ga.to_gpu(data)
+    fresh.all_reduce(y)
+    fresh.synchronize()
+    np.testing.assert_array_equal(y.get(), data)
+
+
+def late_collective() -> None:
+    """On a GPU: an all_reduce stuck behind a kernel spinning on a host flag
+    is not done within timeout=2; the watchdog aborts the communicator and
+    synchronize raises CommunicatorError once the stream moves again, as
+    does the next call; a new communicator on the same device works."""
+    import time
+
+    import cudakit.driver as drv
+    from cudakit.compiler import SourceModule
+
+    spin = SourceModule("""
+extern "C" __global__ void spin_until_set(volatile int* flag) {
+  while (*flag == 0) {
+  }
+}""", no_extern_c=True).get_function("spin_until_set")
+    flag = drv.pagelocked_zeros(1, np.int32, mem_flags=drv.host_alloc_flags.DEVICEMAP)
+    comm = dist.Communicator(1, dist.get_unique_id(), 0, timeout=2)
+    x = ga.to_gpu(random((N,), np.float32))
+    start = time.monotonic()
+    try:
+        spin(np.intp(flag.base.get_device_pointer()), block=(1, 1, 1), grid=(1, 1))
+        comm.all_reduce(x)  # the same (default) stream: behind the spinning kernel
+        time.sleep(4)  # the watchdog fires at 2 s
+    finally:
+        flag[0] = 1
+    try:
+        comm.synchronize()
+        raise AssertionError("the late all_reduce was not reported")
+    except dist.CommunicatorError as e:
+        _check_timeout_error(str(e), f"all_reduce of {N} float32", time.monotonic() - start)
+    _check_aborted_then_new_one_works(comm)
+    print("ok")
+
+
+def recv_timeout() -> None:
+    """On a GPU: a receive no rank sends to (a 1-rank communicator, from peer
+    0) would hang NCCL's kernel; with timeout=2 the watchdog aborts it and
+    synchronize raises CommunicatorError, as does the next call. Recent NCCL
+    refuses such a receive at the call instead: then this prints "refused"."""
+    import time
+
+    comm = dist.Communicator(1, dist.get_unique_id(), 0, timeout=2)
+    x = ga.to_gpu(random((16,), np.float32))
+    start = time.monotonic()
+    try:
+        comm.recv(x, peer=0)
+    except dist.CommunicatorError as e:
+        print("refused:", str(e).replace("\n", " "))
+        return
+    try:
+        comm.synchronize()
+        raise AssertionError("the receive with no sender completed: NCCL did not hang")
+    except dist.CommunicatorError as e:
+        _check_timeout_error(str(e), "recv of 16 float32 from peer 0", time.monotonic() - start)
+    _check_aborted_then_new_one_works(comm)
+    print("ok")
+
+
 if __name__ == "__main__":
     name, *args = sys.argv[1:]
     if name == "local_collectives":
         local_collectives(int(args[0]))
     elif name == "bad_input":
         bad_input()
+    elif name == "recv_timeout":
+        recv_timeout()
+    elif name == "late_collective":
+        late_collective()
     else:
         two_processes(args[0])

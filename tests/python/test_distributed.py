@@ -38,6 +38,21 @@ def test_bad_input_is_refused_with_the_reason() -> None:
     assert out.strip().endswith("ok")
 
 
+@pytest.mark.gpu
+def test_a_collective_not_done_within_the_timeout_is_aborted_and_raised() -> None:
+    # In a child process with a 60 s limit: a regression (a hang) fails here.
+    out = checked(run_python([CHECKS, "late_collective"], timeout=60))
+    assert out.strip().endswith("ok")
+
+
+@pytest.mark.gpu
+def test_a_recv_no_rank_sends_to_times_out_and_a_new_communicator_works() -> None:
+    out = checked(run_python([CHECKS, "recv_timeout"], timeout=60)).strip()
+    if out.startswith("refused:"):
+        pytest.skip(f"NCCL refuses a receive from self without a send (nothing hangs): {out}")
+    assert out.endswith("ok")
+
+
 def test_one_rank_round_trip() -> None:
     comm = dist.Communicator(1, dist.get_unique_id(), 0, timeout=30)
     assert (comm.rank, comm.size) == (0, 1) and comm.timeout == 30

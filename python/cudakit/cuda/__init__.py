@@ -33,6 +33,7 @@ from .api import (  # noqa: E402,F401
 from .device_array import (  # noqa: E402,F401
     DeviceNDArray, device_array, device_array_like, is_cuda_array, to_device)
 from .dispatcher import Dispatcher, NumbaPerformanceWarning  # noqa: E402,F401
+from .ipc import open_ipc_array  # noqa: E402,F401
 from .reduction import Reduce, reduce  # noqa: E402,F401
 from . import types  # noqa: E402,F401
 from .translate.errors import TranslationError, TypingError, UnsupportedError  # noqa: E402,F401

@@ -346,6 +346,12 @@ class _Context:
         return bool(current.can_access_peer(driver.Device(int(peer_device))))
 
 
+    def get_ipc_handle(self, memory: Any) -> Any:
+        """The IpcHandle of device memory (``array.gpu_data``), for another process."""
+        from .ipc import memory_ipc_handle
+        return memory_ipc_handle(memory)
+
+
 def current_context() -> _Context:
     return _Context()
 

@@ -281,8 +281,10 @@ class DeviceNDArray:
             raise ValueError("split works on 1-d arrays")
         return [self[i:i + section] for i in range(0, self.size, section)]
 
-    def get_ipc_handle(self) -> None:
-        raise NotImplementedError("IPC handles are not supported by cudakit.cuda")
+    def get_ipc_handle(self) -> Any:
+        """An IpcArrayHandle to send to another process (cuda/ipc.py)."""
+        from .ipc import array_ipc_handle
+        return array_ipc_handle(self)
 
     def __reduce_ex__(self, protocol: int) -> Any:
         """Pickled as its values (numpy's pickle of the host copy: out of

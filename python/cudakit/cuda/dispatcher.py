@@ -156,11 +156,11 @@ def _on_cpu_backend(measured: int, translated: int) -> int:
 
 
 def _warn_on_low_occupancy(grid: tuple[int, int, int]) -> None:
-    """Numba's NumbaPerformanceWarning for a grid of fewer blocks than twice
-    the device's multiprocessors (config.CUDA_LOW_OCCUPANCY_WARNINGS)."""
-    from .api import get_current_device
+    """Numba's NumbaPerformanceWarning for a grid of fewer than 128 blocks
+    (config.CUDA_LOW_OCCUPANCY_WARNINGS): Numba's fixed threshold, about
+    twice the multiprocessors of a large GPU, the same on every device."""
     blocks = grid[0] * grid[1] * grid[2]
-    if blocks < 2 * get_current_device().MULTIPROCESSOR_COUNT:
+    if blocks < 128:
         warnings.warn(NumbaPerformanceWarning(
             f"Grid size {blocks} will likely result in GPU under-utilization due to low "
             "occupancy."), stacklevel=3)  # (the kernel[grid, block] line)

@@ -1,6 +1,7 @@
 // Devices, contexts, memory, streams and events of the CUDA backend.
 #include "backend/cuda/cuda_backend.hpp"
 
+#include <cstdint>
 #include <cstdio>
 
 #include "backend/cuda/cuda_backend_impl.hpp"
@@ -174,6 +175,7 @@ void CudaBackend::synchronize(int ordinal) {
   CUresult result = driver_->cuCtxSynchronize();
   if (result != CUDA_SUCCESS)
     fail(result, "synchronizing device " + std::to_string(ordinal), nullptr, false);
+  stream_faults_.take_on_device(ordinal);
 }
 
 MemoryInfo CudaBackend::memory_info(int ordinal) {
@@ -396,16 +398,22 @@ void CudaBackend::destroy_stream(NativeStream stream) noexcept {
   // The launch history keeps the stream's kernels: a fault from them can
   // still surface after the stream is gone.
   if (stream && driver_) driver_->cuStreamDestroy(static_cast<CUstream>(stream));
+  stream_faults_.forget(stream);
 }
 
 void CudaBackend::synchronize_stream(NativeStream stream) {
   CUresult result = driver().cuStreamSynchronize(static_cast<CUstream>(stream));
   if (result != CUDA_SUCCESS) fail(result, "synchronizing a stream", stream, true);
+  if (stream_faults_.size() == 0) return;
+  // The default stream's handle (null, or the legacy / per-thread values)
+  // is the current device's; any other names one stream of one device.
+  const bool device_default = reinterpret_cast<std::uintptr_t>(stream) <= 2;
+  stream_faults_.take(stream, device_default ? current_device() : -1);
 }
 
 bool CudaBackend::query_stream(NativeStream stream) {
   CUresult result = driver().cuStreamQuery(static_cast<CUstream>(stream));
-  if (result == CUDA_SUCCESS) return true;
+  if (result == CUDA_SUCCESS) return true;  // a fault waits for synchronize, as on the CPU
   if (result == CUDA_ERROR_NOT_READY) return false;
   fail(result, "querying a stream", stream, true);
 }

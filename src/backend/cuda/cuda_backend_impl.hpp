@@ -9,6 +9,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -19,6 +20,7 @@
 #include "backend/comm_backend.hpp"
 #include "backend/cuda/launch_history.hpp"
 #include "backend/cuda/ptx_entry_parser.hpp"
+#include "backend/cuda/stream_faults.hpp"
 #include "backend/graph_backend.hpp"
 
 namespace cudakit::detail {
@@ -32,6 +34,13 @@ F require_driver_entry(F entry, const char* name, const std::string& doing, cons
   if (!entry)
     throw NotSupported(doing, std::string("the CUDA driver does not export ") + name, hint);
   return entry;
+}
+
+// "0x7f00..." for messages about an address.
+inline std::string hex_address(DevicePtr ptr) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(ptr));
+  return text;
 }
 
 // What NativeModule points to: the driver's module plus what was learned
@@ -86,6 +95,9 @@ class CudaBackend final : public Backend, public GraphBackend {
   void attach_managed(NativeStream stream, DevicePtr ptr, std::size_t bytes,
                       unsigned attach_flags) override;
   std::pair<DevicePtr, std::size_t> address_range(DevicePtr ptr) override;
+  IpcHandleBytes ipc_get_handle(int ordinal, DevicePtr base) override;  // cuda_ipc.cpp
+  DevicePtr ipc_open(int ordinal, const IpcHandleBytes& handle, unsigned flags) override;
+  void ipc_close(int ordinal, DevicePtr ptr) override;
   void copy(void* dst, const void* src, std::size_t bytes, NativeStream stream,
             bool async) override;
   void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
@@ -149,6 +161,8 @@ class CudaBackend final : public Backend, public GraphBackend {
   void gemm(int ordinal, NativeStream stream, const GemmRequest& request) override;
 
   CommBackend* collectives() override;  // cuda_collectives.cpp: NCCL
+  // Errors the NCCL watchdog filed for streams: synchronize throws them.
+  StreamFaults& stream_faults() noexcept { return stream_faults_; }
 
   // Throws the mapped exception for `result`; for kernel faults it names the
   // kernels recorded on `stream` (or, with no stream known, the latest ones).
@@ -182,6 +196,7 @@ class CudaBackend final : public Backend, public GraphBackend {
   // The bank size as set, for drivers that no longer export the call.
   std::atomic<SharedMemoryBankSize> bank_size_{SharedMemoryBankSize::default_size};
 
+  StreamFaults stream_faults_;
   std::once_flag collectives_once_;
   std::unique_ptr<CommBackend> collectives_;
 };

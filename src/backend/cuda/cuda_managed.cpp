@@ -1,7 +1,6 @@
 // The CUDA backend's managed (unified) memory: cuMemAllocManaged,
 // cuStreamAttachMemAsync, and the allocation an address lies in
 // (cuMemGetAddressRange).
-#include <cstdio>
 #include <string>
 
 #include "backend/cuda/cuda_backend_impl.hpp"
@@ -14,12 +13,6 @@ namespace cudakit::detail {
 namespace {
 
 constexpr const char* kUpdateDriver = "update the NVIDIA driver";
-
-std::string hex_address(DevicePtr ptr) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(ptr));
-  return text;
-}
 
 }  // namespace
 

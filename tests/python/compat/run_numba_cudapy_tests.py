@@ -19,9 +19,14 @@ files that also test what kernels do ("Class", "Class::test_name" or a bare
 
 Each file runs in its own pytest process with a timeout: a hang or a crash
 stops only that file, and its tests that did not report count as failed.
---numba also runs the installed numba-cuda's copies of the same files with
-the real numba-cuda (on a GPU machine) and prints its counts next to
-cudakit's. The backend is the CPU one unless CUDAKIT_BACKEND says otherwise.
+--numba also runs the same files with numba-cuda itself (the one installed
+in --numba-python, default this interpreter): on the GPU with the CUDA
+backend, in numba-cuda's simulator (NUMBA_ENABLE_CUDASIM=1) with the CPU
+backend. It prints numba-cuda's counts next to cudakit's and, test by test,
+the share of the tests numba-cuda passes that pass on cudakit (the issue's
+measure); the tests numba-cuda passes and cudakit does not are written to
+WORK/numba-passes-cudakit-fails.txt. --jobs runs that many files at once.
+The backend is the CPU one unless CUDAKIT_BACKEND says otherwise.
 This file is also the pytest plugin (-p) that records each test's outcome.
 """
 
@@ -38,6 +43,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Any
 import zipfile
 
 NUMBA_CUDA_VERSION = "0.30.4"
@@ -232,7 +239,26 @@ def unpack_tests(work: str) -> tuple[str, str]:
         path = os.path.join(target, init)
         if os.path.exists(path):
             os.remove(path)
+    # numba-cuda's own run (--numba) takes these copies as they are now.
+    reference = os.path.join(work, "numba_reference")
+    shutil.rmtree(reference, ignore_errors=True)
+    shutil.copytree(target, reference)
+    for path in glob.glob(os.path.join(target, "cudapy", "*.py")):
+        # The tests catch a failed driver call as cuda-python's CUDAError (the
+        # shim gives that name where cuda-python is absent); cudakit's driver
+        # error of the same role is CudaAPIError, also where cuda-python is installed.
+        with open(path, encoding="utf-8") as source:
+            text = source.read()
+        mapped = text.replace(CUDA_PYTHON_ERROR_IMPORT, CUDAKIT_ERROR_IMPORT)
+        if mapped != text:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(mapped)
     return os.path.join(target, "cudapy"), origin
+
+
+CUDA_PYTHON_ERROR_IMPORT = "from cuda.core._utils.cuda_utils import CUDAError\n"
+CUDAKIT_ERROR_IMPORT = ("from numba.cuda.cudadrv.driver import CudaAPIError as CUDAError"
+                        "  # cudakit's driver error (run_numba_cudapy_tests.py)\n")
 
 
 SITECUSTOMIZE = """\
@@ -250,21 +276,38 @@ if _other is not None and _other.loader is not None:
 """
 
 
-def write_sitecustomize(work: str) -> str:
-    folder = os.path.join(work, "shim_site")
+# For numba-cuda's own run: numba-cuda 0.30.4 reads numpy.row_stack at import,
+# which NumPy 2.4 removed; the alias lets it import on a newer NumPy.
+REFERENCE_SITECUSTOMIZE = """\
+import importlib.machinery, sys
+import numpy
+if not hasattr(numpy, "row_stack"):
+    numpy.row_stack = numpy.vstack
+_other = importlib.machinery.PathFinder.find_spec(
+    "sitecustomize", [p for p in sys.path if p != {folder!r}])
+if _other is not None and _other.loader is not None:
+    _other.loader.exec_module(type(sys)("_shadowed_sitecustomize"))
+"""
+
+
+def write_sitecustomize(work: str, name: str = "shim_site", text: str = SITECUSTOMIZE) -> str:
+    folder = os.path.join(work, name)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "sitecustomize.py"), "w", encoding="utf-8") as out:
-        out.write(SITECUSTOMIZE.format(here=HERE, folder=os.path.abspath(folder)))
+        out.write(text.format(here=HERE, folder=os.path.abspath(folder)))
     return folder
 
 
 # --- running one file ------------------------------------------------------------------
 
-def run_file(path: str, timeout: float, env: dict, cwd: str) -> tuple[int, int, int, str]:
-    """(passed, failed, skipped, note) of one test file in its own pytest."""
+def run_file(path: str, timeout: float, env: dict, cwd: str, python: str = sys.executable,
+             log: str | None = None) -> tuple[int, int, int, str, dict[str, str]]:
+    """(passed, failed, skipped, note, outcomes) of one test file in its own
+    pytest; outcomes maps "Class::test" (the node id less the file) to
+    passed / failed / skipped. pytest's output goes to `log` if given."""
     report = tempfile.NamedTemporaryFile("w+", suffix=".jsonl", delete=False)
     report.close()
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+    command = [python, "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider", "-p",
                "run_numba_cudapy_tests", "-o", "addopts=", "--rootdir", os.path.dirname(path),
                path]
     run_env = dict(env, NUMBA_CUDAPY_REPORT=report.name)
@@ -272,6 +315,9 @@ def run_file(path: str, timeout: float, env: dict, cwd: str) -> tuple[int, int, 
     try:
         completed = subprocess.run(command, env=run_env, cwd=cwd, timeout=timeout,
                                    capture_output=True, text=True)
+        if log:
+            with open(log, "w", encoding="utf-8") as out:
+                out.write(completed.stdout + completed.stderr)
         if completed.returncode not in (0, 1, 5):
             note = f"pytest exit {completed.returncode}"
             tail = (completed.stdout + completed.stderr).strip().splitlines()[-3:]
@@ -306,7 +352,8 @@ def run_file(path: str, timeout: float, env: dict, cwd: str) -> tuple[int, int, 
         expected = max(count_tests_in_source(path), len(outcomes))
         note = collect_error or note
     failed += max(0, expected - len(outcomes))  # never reported: crashed or hung
-    return passed, failed, skipped, note
+    by_test = {nodeid.split("::", 1)[-1]: outcome for nodeid, outcome in outcomes.items()}
+    return passed, failed, skipped, note, by_test
 
 
 # --- the pytest plugin half (loaded in each pytest process with -p) -------------------
@@ -371,13 +418,31 @@ if __name__ != "__main__" and os.environ.get("NUMBA_CUDAPY_REPORT"):
 
 # --- the command line ------------------------------------------------------------------
 
+def installed_tests_dir_of(python: str, env: dict) -> str | None:
+    """installed_tests_dir() as seen by another interpreter."""
+    if python == sys.executable:
+        return installed_tests_dir()
+    probe = subprocess.run(
+        [python, "-c", "import importlib.util, os, sys\n"
+         "spec = importlib.util.find_spec('numba_cuda')\n"
+         "for base in (spec.submodule_search_locations or []) if spec else []:\n"
+         "    folder = os.path.join(base, 'numba', 'cuda', 'tests')\n"
+         "    if os.path.isdir(os.path.join(folder, 'cudapy')): print(folder); break\n"],
+        capture_output=True, text=True, env=env)
+    return probe.stdout.strip() or None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--numba", action="store_true",
-                        help="also run the files with the installed numba-cuda (reference)")
+                        help="also run the files with numba-cuda itself (reference): on the GPU,"
+                             " or in its simulator with the CPU backend")
+    parser.add_argument("--numba-python", default=sys.executable,
+                        help="the interpreter with numba-cuda installed (default: this one)")
     parser.add_argument("--work", help="scratch folder (default: a new temporary one)")
     parser.add_argument("--timeout", type=float, default=180, help="seconds per file")
     parser.add_argument("--files", help="comma-separated test file names (default: all)")
+    parser.add_argument("--jobs", type=int, default=1, help="files run at once (default 1)")
     args = parser.parse_args()
     work = os.path.abspath(args.work or tempfile.mkdtemp(prefix="cudakit-numba-cudapy-"))
     os.makedirs(work, exist_ok=True)
@@ -399,51 +464,96 @@ def main() -> int:
     cudakit_env = dict(base_env, PYTHONPATH=os.pathsep.join(python_path),
                        NUMBA_CUDAPY_SHIM=os.pathsep.join([tests_dir, data_dir]))
     cudakit_env.pop("NUMBA_ENABLE_CUDASIM", None)
+    # This folder (the plugin) and the caller's PYTHONPATH (optional packages
+    # such as filecheck, which numba-cuda's harness imports), without the shim.
+    reference_site = write_sitecustomize(work, "reference_site", REFERENCE_SITECUSTOMIZE)
+    numba_env = dict(base_env, PYTHONPATH=os.pathsep.join([reference_site] + python_path[1:]))
+    numba_env.pop("NUMBA_CUDAPY_SHIM", None)
+    reference_name = "numba-cuda"
+    if backend == "cpu":
+        numba_env["NUMBA_ENABLE_CUDASIM"] = "1"  # the CPU backend's peer: numba-cuda's simulator
+        reference_name = "numba-cuda simulator"
     reference_dir = None
     if args.numba:
-        installed = installed_tests_dir()
-        reference_dir = os.path.join(installed, "cudapy") if installed else None
+        # numba-cuda runs copies of the same files (their relative imports
+        # made absolute resolve to its installed package): pytest run on the
+        # installed files would put numba_cuda/numba on sys.path, where
+        # `cuda` is numba.cuda and not the CUDA Python bindings.
+        installed = installed_tests_dir_of(args.numba_python, numba_env)
+        reference_dir = os.path.join(work, "numba_reference", "cudapy") if installed else None
         if reference_dir is None:
-            print("== --numba: no numba-cuda installed in this interpreter; its column stays empty")
+            print(f"== --numba: no numba-cuda installed in {args.numba_python}; "
+                  "its column stays empty")
         else:
             # Its harness needs the CUDA Python bindings and filecheck: without
             # them every file would fail to import, which measures nothing.
-            probe = subprocess.run([sys.executable, "-c", "import numba.cuda.testing"],
-                                   capture_output=True, text=True, env=base_env)
+            probe = subprocess.run([args.numba_python, "-c", "import numba.cuda.testing"],
+                                   capture_output=True, text=True, env=numba_env)
             if probe.returncode != 0:
                 reason = (probe.stderr.strip().splitlines() or ["?"])[-1]
                 print(f"== --numba: the installed numba-cuda's test harness does not import "
                       f"({reason}); its column stays empty")
                 reference_dir = None
-    numba_env = dict(base_env, PYTHONPATH=HERE)
-    numba_env.pop("NUMBA_CUDAPY_SHIM", None)
 
     print(f"== {origin}: {len(counted)} test files of tests/cudapy against cudakit "
           f"({backend} backend), {len(names) - len(counted)} excluded")
     header = f"   {'file':40} {'cudakit p/f/s':>16}"
     if reference_dir:
-        header += f" {'numba-cuda p/f/s':>18}"
-    print(header)
+        header += f" {reference_name + ' p/f/s':>24}"
+    print(header, flush=True)
+
+    logs = os.path.join(work, "logs")  # each file's pytest output
+    os.makedirs(logs, exist_ok=True)
+
+    def run_one(name: str, reference: bool):
+        stem = os.path.join(logs, name[:-3])
+        if not reference:
+            return run_file(os.path.join(tests_dir, name), args.timeout, cudakit_env, work,
+                            log=stem + ".cudakit.log")
+        if not reference_dir or not os.path.exists(os.path.join(reference_dir, name)):
+            return None
+        return run_file(os.path.join(reference_dir, name), args.timeout, numba_env, work,
+                        args.numba_python, log=stem + ".numba.log")
+
     totals = [0, 0, 0]
     reference_totals = [0, 0, 0]
     notes = []
-    for name in counted:
-        result = run_file(os.path.join(tests_dir, name), args.timeout, cudakit_env, work)
-        line = f"   {name:40} {'%d / %d / %d' % result[:3]:>16}"
-        totals = [t + r for t, r in zip(totals, result[:3])]
-        if result[3]:
-            notes.append(f"   {name}: {result[3]}")
-        if reference_dir:
-            path = os.path.join(reference_dir, name)
-            if os.path.exists(path):
-                reference = run_file(path, args.timeout, numba_env, work)
-                reference_totals = [t + r for t, r in zip(reference_totals, reference[:3])]
-                line += f" {'%d / %d / %d' % reference[:3]:>18}"
-                if reference[3]:
-                    notes.append(f"   {name} (numba-cuda): {reference[3]}")
-            else:
-                line += f" {'(not installed)':>18}"
-        print(line, flush=True)
+    numba_passed = 0
+    both_passed = 0
+    missed = []  # (file, test, cudakit's outcome) that numba-cuda passes
+    results: dict[tuple[str, bool], Any] = {}
+    # Both runs of every file at once, each file's line printed when both are
+    # done (so a run cut short still shows what finished).
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {pool.submit(run_one, name, reference): (name, reference)
+                   for name in counted for reference in (False, True)}
+        for future in as_completed(futures):
+            name, reference = futures[future]
+            results[name, reference] = future.result()
+            if (name, not reference) not in results:
+                continue
+            result, reference_result = results[name, False], results[name, True]
+            line = f"   {name:40} {'%d / %d / %d' % result[:3]:>16}"
+            totals = [t + r for t, r in zip(totals, result[:3])]
+            if result[3]:
+                notes.append(f"   {name}: {result[3]}")
+            if reference_result is not None:
+                reference_totals = [t + r for t, r in zip(reference_totals, reference_result[:3])]
+                line += f" {'%d / %d / %d' % reference_result[:3]:>24}"
+                if reference_result[3]:
+                    notes.append(f"   {name} ({reference_name}): {reference_result[3]}")
+                for test, outcome in sorted(reference_result[4].items()):
+                    if outcome != "passed":
+                        continue
+                    numba_passed += 1
+                    mine = result[4].get(test, "failed (not reported)")
+                    if mine == "passed":
+                        both_passed += 1
+                    else:
+                        missed.append((name, test, mine))
+            elif reference_dir:
+                line += f" {'(not installed)':>24}"
+            print(line, flush=True)
 
     def share(counts: list[int]) -> str:
         ran = counts[0] + counts[1]
@@ -459,12 +569,26 @@ def main() -> int:
         for test, reason in sorted(EXCLUDED_TESTS.get(name, {}).items()):
             if name not in EXCLUDED_FILES:
                 print(f"   {name}::{test}: {reason}")
+    if reference_dir:
+        listing = os.path.join(work, "numba-passes-cudakit-fails.txt")
+        with open(listing, "w", encoding="utf-8") as out:
+            for name, test, mine in sorted(missed):
+                out.write(f"{name}::{test}: {mine}\n")
+        by_file: dict[str, int] = {}
+        for name, _, _ in missed:
+            by_file[name] = by_file.get(name, 0) + 1
+        print(f"== passed by {reference_name}, not by cudakit ({len(missed)}; listed in {listing}):")
+        for name, count in sorted(by_file.items(), key=lambda item: -item[1]):
+            print(f"   {name}: {count}")
     # The totals last: gpu-check's summary shows the log's last lines.
     print(f"== total cudakit:    {totals[0]} passed / {totals[1]} failed / {totals[2]} skipped"
           f" ({share(totals)})")
     if reference_dir:
-        print(f"== total numba-cuda: {reference_totals[0]} passed / {reference_totals[1]} failed"
-              f" / {reference_totals[2]} skipped ({share(reference_totals)})")
+        print(f"== total {reference_name}: {reference_totals[0]} passed / {reference_totals[1]}"
+              f" failed / {reference_totals[2]} skipped ({share(reference_totals)})")
+        measure = f"{100.0 * both_passed / numba_passed:.1f}%" if numba_passed else "n/a"
+        print(f"== of the {numba_passed} tests {reference_name} passes, cudakit passes "
+              f"{both_passed}: {measure}")
     return 0
 
 

@@ -110,6 +110,20 @@ def test_grid_sync_in_a_device_function_makes_the_launch_cooperative():
     assert "cooperative_groups::this_grid().sync()" in spec.translation.source
 
 
+def test_taking_the_grid_group_makes_the_launch_cooperative_as_numba():
+    @cuda.jit
+    def takes_grid(x):
+        g = cuda.cg.this_grid()  # no sync: Numba still launches it cooperatively
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = 2 * i + 1
+
+    x = cuda.device_array(37, np.int32)
+    takes_grid[2, 32](x)
+    np.testing.assert_array_equal(x.copy_to_host(), 2 * np.arange(37) + 1)
+    assert next(iter(takes_grid.overloads.values())).cooperative
+
+
 def test_a_kernel_without_grid_sync_is_launched_as_before():
     @cuda.jit
     def plain(x):

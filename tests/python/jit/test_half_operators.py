@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from cudakit import cuda
+from cudakit import driver as drv
 
 from .interpreted import run_threads
 
@@ -50,7 +51,17 @@ def test_float16_operators_match_the_interpreter():
     half_operators[(N + BLOCK - 1) // BLOCK, BLOCK](*device)
     with np.errstate(all="ignore"):
         expected = run_threads(half_operators, N, *args)
-    np.testing.assert_array_equal(device[3].copy_to_host(), expected[3])
+    got = device[3].copy_to_host()
+    if drv.backend() == "cuda":
+        # x * y + x: the GPU contracts an f16 multiply and add into one
+        # fma.rn.f16 (as nvcc's and numba-cuda's code does): one rounding of
+        # the exact value (a product of two float16 is exact in float64).
+        fused = (a.astype(np.float64) * b + a).astype(np.float16)
+        once_or_twice = (got[:, 5] == expected[3][:, 5]) | (got[:, 5] == fused) | (
+            np.isnan(got[:, 5]) & np.isnan(fused))
+        assert once_or_twice.all(), (got[:, 5], expected[3][:, 5], fused)
+        got[:, 5] = expected[3][:, 5]
+    np.testing.assert_array_equal(got, expected[3])
     np.testing.assert_array_equal(device[4].copy_to_host(), expected[4])
 
 

@@ -64,9 +64,13 @@ def test_low_occupancy_warning_and_device_attributes():
                 kernel[1, 32]
             assert any("Grid size 1 will likely result in GPU under-utilization"
                        in str(w.message) for w in caught)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            kernel[(127, 1), 32]
+        assert any("Grid size 127" in str(w.message) for w in caught)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            kernel[2 * device.MULTIPROCESSOR_COUNT, 32]
+            kernel[(64, 2), 32]  # 128 blocks: Numba's threshold, on every device
     finally:
         cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS = old
 

@@ -219,11 +219,12 @@ for _name in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
 
 def _grid_group(tr: "FunctionTranslator", node: ast.AST, args: list["Val"], kw: dict) -> "Val":
     # cuda.cg.this_grid(): a compile-time handle; its sync() is the grid-wide
-    # barrier. A kernel that uses it is launched cooperatively (every block
-    # resident at once), as Numba does.
+    # barrier. A kernel that takes the handle is launched cooperatively (every
+    # block resident at once), as Numba decides, whether or not it syncs.
     from .values import Val
     if args or kw:
         raise tr.typing_error("cuda.cg.this_grid() takes no arguments", node)
+    tr.program.uses_grid_sync = True
     return Val(None, "", Intrinsic("cg.grid"))
 
 

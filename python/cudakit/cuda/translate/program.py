@@ -572,6 +572,20 @@ C_LIBRARY_NAMES = frozenset(
     "sqrt sqrtf strcmp strlen tan tanf tanh tanhf tgamma trunc truncf y0 y1 yn j0 j1 jn "
     "clock clock64 atomicAdd atomicSub atomicExch atomicMin atomicMax atomicCAS".split())
 
+
+def constant_float(value: float, dtype: t.Type) -> str:
+    """A floating value as a constant initializer C++ accepts in __constant__
+    memory on both backends: NVRTC has no INFINITY / NAN there, and
+    __int_as_float is not a constant expression; a bit cast is (and keeps a
+    NaN's payload)."""
+    if np.isfinite(value):
+        return repr(float(value))
+    if dtype == t.float32:
+        bits = int(np.array(value, np.float32).view(np.uint32))
+        return f"__builtin_bit_cast(float, {bits:#010x}u)"
+    bits = int(np.array(value, np.float64).view(np.uint64))
+    return f"__builtin_bit_cast(double, {bits:#018x}ULL)"
+
 class Program:
     """Collects the pieces of one translation unit."""
 
@@ -588,7 +602,7 @@ class Program:
         self.local_array_bytes = 0  # of the functions' cuda.local.array arrays, per thread
         self.names: set[str] = set()
         self.uses_barrier = False
-        self.uses_grid_sync = False  # this_grid().sync(): the kernel needs a cooperative launch
+        self.uses_grid_sync = False  # this_grid() (or its sync()): the kernel needs a cooperative launch
         # cuda.shared.array(0, ...): the kernel takes the launch's dynamic
         # shared bytes as a last, hidden parameter (DYNAMIC_SHARED_PARAM).
         self.uses_dynamic_shared = False
@@ -665,12 +679,11 @@ class Program:
             self.constant_names[id(array)] = (array, name)
             return name
         if dtype.kind == "c":
-            values = ", ".join(f"{{{float(v.real)!r}, {float(v.imag)!r}}}" for v in flat)
+            part = t.float32 if dtype == t.complex64 else t.float64
+            values = ", ".join(f"{{{constant_float(v.real, part)}, {constant_float(v.imag, part)}}}"
+                               for v in flat)
         elif dtype.kind == "f":
-            values = ", ".join(repr(float(v)) if np.isfinite(v) else (
-                "__int_as_float(0x7fc00000)" if np.isnan(v) else
-                ("__int_as_float(0x7f800000)" if v > 0 else "-__int_as_float(0x7f800000)"))
-                for v in flat)
+            values = ", ".join(constant_float(v, dtype) for v in flat)
         elif dtype.kind == "b":
             values = ", ".join("true" if v else "false" for v in flat)
         else:
