@@ -68,13 +68,26 @@ test: python-install
 	$(MAKE) --no-print-directory test-numpy1
 	$(MAKE) --no-print-directory compat
 
+# numba-cuda and its simulator in a venv of their own (the reference column of
+# numba-cuda's own kernel tests on the CPU backend).
+VENV_SIM ?= .venv-numba-sim
+$(VENV_SIM)/bin/python: python/requirements-numba-sim.txt
+	$(PYTHON) -m venv $(VENV_SIM)
+	$(VENV_SIM)/bin/python -m pip install -q -r python/requirements-numba-sim.txt
+	touch $(VENV_SIM)/bin/python
+
 # PyCUDA's current test suite and its example programs, `pycuda` renamed to
-# `cudakit`, on the CPU backend (on a GPU: the same scripts without
-# CUDAKIT_BACKEND). Each prints its counts; a failure not in its list of
-# known ones (each with its reason) fails the target.
-compat: python-install
+# `cudakit`, and numba-cuda's own kernel tests through its test shim, on the
+# CPU backend (on a GPU: the same scripts without CUDAKIT_BACKEND). Each
+# prints its counts; a PyCUDA failure not in its list of known ones (each
+# with its reason) fails the target, and so does passing fewer than 90% of
+# the cudapy tests numba-cuda's simulator passes.
+compat: python-install $(VENV_SIM)/bin/python
 	CUDAKIT_BACKEND=cpu tests/python/compat/run_pycuda_suite.sh $(abspath $(VENV_PY))
 	CUDAKIT_BACKEND=cpu $(VENV_PY) tests/python/compat/run_pycuda_examples.py
+	CUDAKIT_BACKEND=cpu $(VENV_PY) tests/python/compat/run_numba_cudapy_tests.py --jobs $(JOBS) \
+	  --timeout 600 --numba --numba-python $(abspath $(VENV_SIM))/bin/python --require 90
+
 
 # The oldest NumPy the package supports (1.24), in a venv of its own: the same
 # wheel installed, the whole Python suite again.
@@ -109,4 +122,4 @@ format:
 	git ls-files '*.hpp' '*.cpp' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR) $(VENV) $(VENV_NP1)
+	rm -rf $(BUILD_DIR) $(VENV) $(VENV_NP1) $(VENV_SIM)

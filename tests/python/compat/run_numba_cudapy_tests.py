@@ -443,6 +443,9 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=180, help="seconds per file")
     parser.add_argument("--files", help="comma-separated test file names (default: all)")
     parser.add_argument("--jobs", type=int, default=1, help="files run at once (default 1)")
+    parser.add_argument("--require", type=float, default=None, metavar="PERCENT",
+                        help="exit 1 below this share of numba-cuda's passing tests "
+                             "(with --numba; else of the tests that ran)")
     args = parser.parse_args()
     work = os.path.abspath(args.work or tempfile.mkdtemp(prefix="cudakit-numba-cudapy-"))
     os.makedirs(work, exist_ok=True)
@@ -589,6 +592,16 @@ def main() -> int:
         measure = f"{100.0 * both_passed / numba_passed:.1f}%" if numba_passed else "n/a"
         print(f"== of the {numba_passed} tests {reference_name} passes, cudakit passes "
               f"{both_passed}: {measure}")
+    if args.require is not None:
+        if reference_dir and numba_passed:
+            got, what = 100.0 * both_passed / numba_passed, f"of what {reference_name} passes"
+        else:
+            ran = totals[0] + totals[1]
+            got, what = (100.0 * totals[0] / ran if ran else 0.0), "of the tests that ran"
+        if got < args.require:
+            print(f"== FAILED: cudakit passes {got:.1f}% {what}, below the required "
+                  f"{args.require:g}%")
+            return 1
     return 0
 
 
