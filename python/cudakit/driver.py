@@ -19,18 +19,26 @@ import numpy as np
 from . import _core
 from ._pickling import refuse_pickle as _refuse_pickle
 from ._textures import (  # noqa: F401  (PyCUDA's names; each raises NotSupported)
+    TexturesNotSupported,
+    bind_array_to_texref,
+    matrix_to_texref,
+)
+from ._cuda_arrays import (  # noqa: F401  (PyCUDA's names)
     Array,
     ArrayDescriptor,
     ArrayDescriptor3D,
     Memcpy2D,
     Memcpy3D,
-    TexturesNotSupported,
-    bind_array_to_texref,
+    Memcpy3DPeer,
     dtype_to_array_format,
     gpuarray_to_array,
     make_multichannel_2d_array,
     matrix_to_array,
-    matrix_to_texref,
+    memcpy_atoa,
+    memcpy_atod,
+    memcpy_atoh,
+    memcpy_dtoa,
+    memcpy_htoa,
     np_to_array,
 )
 from ._linker import (  # noqa: F401  (PyCUDA's names)
