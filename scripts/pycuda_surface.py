@@ -107,16 +107,9 @@ DIFFERS: dict[str, str] = {
 # "missing": the name does not exist in cudakit, for this reason.
 _TEXTURES = "texture and surface references were removed in CUDA 12; cudakit has none"
 _GL = "OpenGL interop (pycuda.gl) is not provided"
-_ARRAYS = "CUDA arrays (driver.Array) go with texture references, which cudakit does not have"
 MISSING: dict[str, str] = {
     "driver.TextureReference": _TEXTURES,
     "driver.SurfaceReference": _TEXTURES,
-    "driver.Memcpy3DPeer": _ARRAYS,
-    "driver.memcpy_dtoa": _ARRAYS,
-    "driver.memcpy_atod": _ARRAYS,
-    "driver.memcpy_htoa": _ARRAYS,
-    "driver.memcpy_atoh": _ARRAYS,
-    "driver.memcpy_atoa": _ARRAYS,
     "driver.initialize_profiler": "cuProfilerInitialize was removed in CUDA 12; use "
                                   "start_profiler / stop_profiler",
 }
