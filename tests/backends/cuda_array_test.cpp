@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "backend/cpu/cpu_array.hpp"
 #include "backend_fixture.hpp"
 #include "cuda_array_test_util.hpp"
 #include "cudakit/device_buffer.hpp"
@@ -221,6 +222,25 @@ TEST_F(CudaArrays, ArrayToArrayAndMovesKeepTheData) {
     EXPECT_EQ(0, std::memcmp(got.data() + (3 + y) * 17 * 4 + 2 * 4,
                              in.data() + (1 + y) * 41 * 4 + 8 * 4, 12 * 4))
         << "row " << y;
+}
+
+// The CPU backend's record, which the texture code reads: dense, x fastest.
+TEST_F(CudaArrays, CpuRecordIsDenseXFastest) {
+  if (backend() != BackendKind::cpu) GTEST_SKIP() << "the record is the CPU backend's";
+  CudaArray array(device(), test::array_descriptor(9, 4, 3, ArrayFormat::uint16, 2));
+  const auto in = random_bytes(array.bytes(), 41);
+  array.copy_from_host(in.data());
+  const auto* record = static_cast<const detail::cpu::CpuArray*>(array.native());
+  EXPECT_EQ(record->element_bytes, 4u);
+  EXPECT_EQ(record->row_pitch, 9u * 4);
+  EXPECT_EQ(record->slice_pitch, 9u * 4 * 4);
+  EXPECT_EQ(record->rows, 4u);
+  EXPECT_EQ(record->slices, 3u);
+  EXPECT_EQ(record->descriptor.width, 9u);
+  // Element (x=5, y=2, z=1), channel 1.
+  const std::size_t at = 1 * record->slice_pitch + 2 * record->row_pitch + 5 * 4 + 2;
+  EXPECT_EQ(0, std::memcmp(static_cast<const char*>(record->data) + at, in.data() + at, 2));
+  EXPECT_EQ(0, std::memcmp(record->data, in.data(), in.size()));
 }
 
 }  // namespace
