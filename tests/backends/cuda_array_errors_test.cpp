@@ -122,12 +122,17 @@ TEST_F(CudaArrayErrors, BadHostAndDeviceLayouts) {
   copy.src.host = host.data();
   copy.dst.device = 0;
   expect_argument_error([&] { copy_3d(copy); }, "device address is 0");
-  // 24 x 14 rows x 3 slices = 1008 bytes > the buffer's 1000.
+  // 24 x 14 rows x 9 slices = 3024 bytes > the buffer's 1000 (and past any
+  // rounding a driver may report for the allocation).
   copy.dst.device = buffer.address();
   copy.height = 14;
-  copy.depth = 3;
-  expect_argument_error([&] { copy_3d(copy); }, "past the end of its allocation of 1000 bytes");
+  copy.depth = 9;
+  expect_argument_error([&] { copy_3d(copy); }, "past the end of its allocation of");
   copy.depth = 2;
+  copy.src.bytes = 500;  // the caller knows the host memory's size: 24 x 14 x 2 = 672 needed
+  expect_argument_error([&] { copy_3d(copy); },
+                        "source host memory's 500 bytes end before the box does (it needs 672");
+  copy.src.bytes = host.size();
   copy_3d(copy);  // fits
 }
 
