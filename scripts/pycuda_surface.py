@@ -52,6 +52,8 @@ DIFFERS: dict[str, str] = {
     "driver.jit_input_type": "a superset of PyCUDA's members, same values",
     "driver.mem_host_register_flags": "also IOMEMORY and READ_ONLY (cuda.h's values)",
     "driver.host_alloc_flags": "an IntFlag with cuda.h's values",
+    "driver.initialize_profiler": "raises NotSupported: cuProfilerInitialize was removed in "
+                                  "CUDA 12; use start_profiler / stop_profiler",
     "tools.DeviceMemoryPool": "allocations come from cudakit's own caching pool; bins are "
                               "that pool's size classes",
     "tools.PageLockedMemoryPool": "allocates page-locked arrays directly (no held blocks)",
@@ -110,8 +112,6 @@ _GL = "OpenGL interop (pycuda.gl) is not provided"
 MISSING: dict[str, str] = {
     "driver.TextureReference": _TEXTURES,
     "driver.SurfaceReference": _TEXTURES,
-    "driver.initialize_profiler": "cuProfilerInitialize was removed in CUDA 12; use "
-                                  "start_profiler / stop_profiler",
 }
 _REDUCTION = ("PyCUDA's source, but the last warp's steps read, sync the warp, then write "
               "(PyCUDA's volatile steps race without lockstep warps); a stage other than 1 "

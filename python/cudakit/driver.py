@@ -87,6 +87,7 @@ from ._driver_compat import (  # noqa: F401  (PyCUDA's names)
     memset_d2d16_async,
     memset_d2d32,
     memset_d2d32_async,
+    initialize_profiler,
     set_debugging,
     start_profiler,
     stop_profiler,
@@ -152,7 +153,8 @@ __all__ = [
     "profiler_output_mode", "ArgumentHandler", "CUDA_DEBUGGING", "PooledDeviceAllocation",
     "PooledHostAllocation", "memcpy_peer", "memcpy_peer_async", "memset_d2d8",
     "memset_d2d8_async", "memset_d2d16", "memset_d2d16_async", "memset_d2d32",
-    "memset_d2d32_async", "set_debugging", "start_profiler", "stop_profiler", "bitlog2",
+    "memset_d2d32_async", "set_debugging", "initialize_profiler", "start_profiler",
+    "stop_profiler", "bitlog2",
     "Module", "ManagedAllocation", "managed_empty", "managed_empty_like", "managed_zeros",
     "managed_zeros_like", "mem_get_address_range", "HostPointer", "have_gl_ext",
 ]
