@@ -145,6 +145,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, CUDAKIT_LIBCUDA=driver, CUDAKIT_BACKEND="cuda",
                    CUDAKIT_FAKE_ANY_KERNEL="1", CUDAKIT_CACHE_DIR=cache)
+        env.setdefault("OPENBLAS_NUM_THREADS", "1")  # no BLAS threads spinning beside the loop
         floor = floor_us(cli, env, args.launches)
         done = subprocess.run([sys.executable, __file__, "--child", "--launches",
                                str(args.launches), "--repeats", str(args.repeats),
