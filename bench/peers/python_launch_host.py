@@ -144,7 +144,8 @@ def main() -> None:
     cli = find("CUDAKIT_CLI", ROOT / "build" / "bin" / "cudakit")
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, CUDAKIT_LIBCUDA=driver, CUDAKIT_BACKEND="cuda",
-                   CUDAKIT_FAKE_ANY_KERNEL="1", CUDAKIT_CACHE_DIR=cache)
+                   CUDAKIT_FAKE_ANY_KERNEL="1", CUDAKIT_FAKE_DEVICE_COUNT="1",
+                   CUDAKIT_CACHE_DIR=cache)
         env.setdefault("OPENBLAS_NUM_THREADS", "1")  # no BLAS threads spinning beside the loop
         floor = floor_us(cli, env, args.launches)
         done = subprocess.run([sys.executable, __file__, "--child", "--launches",

@@ -90,6 +90,14 @@ extern "C" void fake_cuda_reset() {
   current = nullptr;
 }
 
+// CUDAKIT_FAKE_DEVICE_COUNT: the devices a process sees until a test resets
+// the control block (a benchmark imitating a one-GPU machine).
+[[maybe_unused]] const bool device_count_from_environment = [] {
+  if (const char* count = std::getenv("CUDAKIT_FAKE_DEVICE_COUNT"))
+    control.device_count = std::max(0, std::atoi(count));
+  return true;
+}();
+
 CUresult cuInit(unsigned int) { return static_cast<CUresult>(control.init_result); }
 CUresult cuDriverGetVersion(int* version) {
   *version = control.driver_version;
