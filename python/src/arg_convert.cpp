@@ -304,8 +304,13 @@ bool read_number(PyObject* obj, PyNumber& out, const Kernel* kernel, std::size_t
     return true;
   }
   NumpyTypes& np = numpy_types();
-  for (const NumpyScalar& s : np.scalars) {
-    if (s.type != type) continue;
+  // The type found last is looked at first (a loop passes the same ones).
+  static const NumpyScalar* last_found = nullptr;
+  if (last_found == nullptr || last_found->type != type)
+    for (const NumpyScalar& s : np.scalars)
+      if (s.type == type) last_found = &s;
+  if (last_found != nullptr && last_found->type == type) {
+    const NumpyScalar& s = *last_found;
     out.kind = PyNumber::Kind::typed;
     out.type = s.scalar;
     out.dtype = dtype_of(s.scalar);
@@ -796,6 +801,22 @@ void convert_jit(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel
                  const JitParam& p, PyTypeObject* gpuarray_type) {
   switch (p.kind) {
     case JitParam::Kind::scalar: {
+      // The common cases first: a Python int for an int64, a float for a
+      // float64 (what Numba's rules give them): nothing to convert.
+      if (Py_TYPE(obj) == &PyLong_Type && p.dtype == DType::int64) {
+        int overflow = 0;
+        const long long value = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (value == -1 && PyErr_Occurred()) throw nb::python_error();
+        if (overflow == 0) {
+          const std::int64_t bits = value;
+          out.scalar(ScalarType::i64, &bits);
+          return;
+        }
+      } else if (Py_TYPE(obj) == &PyFloat_Type && p.dtype == DType::float64) {
+        const double value = PyFloat_AS_DOUBLE(obj);
+        out.scalar(ScalarType::f64, &value);
+        return;
+      }
       alignas(16) unsigned char bytes[16] = {};
       store_number(kernel, index, obj, p, p.dtype, bytes);
       const ScalarType scalar = scalar_type_of(p.dtype);

@@ -129,27 +129,6 @@ void refuse_texrefs(PyObject* value) {
                        "read-only cache), or use a texture object");
 }
 
-// Reused per thread: a launch allocates nothing once warm. A launch started
-// while converting another (a __cuda_array_interface__ property launching
-// a kernel) gets its own.
-struct ArgsLease {
-  static thread_local KernelArgs shared;
-  static thread_local bool busy;
-  KernelArgs own;
-  KernelArgs* args;
-  bool leased;
-  ArgsLease() : leased(!busy) {
-    args = leased ? &shared : &own;
-    busy = true;
-    args->clear();
-  }
-  ~ArgsLease() {
-    if (leased) busy = false;
-  }
-};
-thread_local KernelArgs ArgsLease::shared;
-thread_local bool ArgsLease::busy = false;
-
 void after_launch(const Kernel& kernel, const LaunchConfig& config) {
   if (!debug_launches.load(std::memory_order_relaxed)) return;
   nb::gil_scoped_release unlocked;
@@ -247,11 +226,11 @@ bool is_launch_keyword(const std::string& name) {
 
 nb::object call_with(Function& f, PyObject* const* positional, std::size_t count,
                      const LaunchConfig& config, bool timed) {
-  ArgsLease lease;
+  KernelArgs args;  // on the stack: nothing allocated up to KernelArgs::inline_capacity
   ConvertMode mode;
   mode.pointees = &f.pointees;
-  convert_args(*lease.args, positional, count, f.kernel, mode);
-  return launch(f, *lease.args, config, timed);
+  convert_args(args, positional, count, f.kernel, mode);
+  return launch(f, args, config, timed);
 }
 
 nb::object call(Function& f, nb::args positional, nb::kwargs keywords) {
@@ -365,12 +344,12 @@ nb::object prepared(Function& f, PyObject* grid, PyObject* block, PyObject* stre
                             " arguments ('" + f.prepared_format + "'), the call passes " +
                             std::to_string(count),
                         "pass one argument per declared type");
-  ArgsLease lease;
+  KernelArgs args;
   ConvertMode mode;
   mode.ints_are_addresses = true;
   mode.pointees = &f.pointees;
-  convert_args(*lease.args, positional, count, f.kernel, mode);
-  return launch(f, *lease.args, config, timed);
+  convert_args(args, positional, count, f.kernel, mode);
+  return launch(f, args, config, timed);
 }
 
 // The prepared calls as METH_FASTCALL methods: like __call__'s vectorcall,
