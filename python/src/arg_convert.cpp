@@ -146,13 +146,15 @@ struct PyNumber {
     complex,
     typed
   };
+  // Each reader sets the fields its kind uses (and only those are read), so
+  // a number costs no clearing of the whole struct per argument.
   Kind kind = Kind::none;
-  long long i = 0;
-  unsigned long long u = 0;
-  double re = 0, im = 0;
-  ScalarType type = ScalarType::unknown;  // typed
-  std::uint64_t bits = 0;                 // typed: the value's bytes
-  std::optional<DType> dtype;             // a numpy scalar's (complex ones included)
+  long long i;                 // boolean, signed_int
+  unsigned long long u;        // unsigned_int
+  double re, im;               // floating (re), complex
+  ScalarType type;             // typed
+  std::uint64_t bits;          // typed: the value's bytes
+  std::optional<DType> dtype;  // a numpy scalar's (complex ones included)
 
   // The 64 bits of an integer that can be an address: a Python int
   // (negative ones in two's complement), or numpy.intp / numpy.uintp (an
@@ -314,6 +316,7 @@ bool read_number(PyObject* obj, PyNumber& out, const Kernel* kernel, std::size_t
     out.kind = PyNumber::Kind::typed;
     out.type = s.scalar;
     out.dtype = dtype_of(s.scalar);
+    out.bits = 0;
     if (s.read_in_place) {
       std::memcpy(&out.bits, reinterpret_cast<const char*>(obj) + sizeof(PyObject), s.size);
       return true;
