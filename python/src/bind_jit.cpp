@@ -228,7 +228,7 @@ class JitLauncher {
   }
 
   bool launch_fast(PyObject* const* items, std::size_t n) const {
-    std::array<const void*, max_jit_params> signature{};
+    std::array<const void*, max_jit_params> signature;  // the first n are set (no clearing)
     bool ok = true;
     bool same = n == last_count_ && last_kernel_ != nullptr;
     for (std::size_t i = 0; i < n && ok; ++i) {
