@@ -30,16 +30,9 @@ import tempfile
 import timeit
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from python_launch import N, SOURCE, touch_jit_kernel  # the kernel P2 and P2+ time
 
-SOURCE = r"""
-extern "C" __global__ void touch(float *data, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && data[i] == 12345.0f) data[i] = 0.0f;
-}
-"""
-N = 1024
+ROOT = Path(__file__).resolve().parents[2]
 
 # key -> (label, the statement timed; its objects come from setup_objects()).
 PATHS = {
@@ -69,12 +62,7 @@ def setup_objects() -> dict:
     f.prepare("Pi")
     data = drv.mem_alloc(N * 4)
 
-    @cuda.jit
-    def touch_jit(values, n):
-        i = cuda.grid(1)
-        if i < n and values[i] == 12345.0:
-            values[i] = 0.0
-
+    touch_jit = touch_jit_kernel()
     values = cuda.to_device(np.zeros(N, np.float32))
     touch_jit[4, 256](values, N)
     spec = next(iter(touch_jit.overloads.values()))
