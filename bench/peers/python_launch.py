@@ -73,6 +73,19 @@ def measure(methods: dict[str, Launcher], launches: int, repeats: int) -> dict[s
     return times
 
 
+def touch_jit_kernel():  # noqa: ANN201 (a cudakit.cuda Dispatcher)
+    """SOURCE's kernel as a @cuda.jit kernel."""
+    from cudakit import cuda
+
+    @cuda.jit
+    def touch(values, n):
+        i = cuda.grid(1)
+        if i < n and values[i] == 12345.0:
+            values[i] = 0.0
+
+    return touch
+
+
 def cudakit_methods() -> dict[str, Launcher]:
     import cudakit.autoinit  # noqa: F401
     import cudakit.driver as drv
@@ -87,12 +100,7 @@ def cudakit_methods() -> dict[str, Launcher]:
     grid, block = (4, 1), (256, 1, 1)
     from cudakit import cuda
 
-    @cuda.jit
-    def touch(values, n):
-        i = cuda.grid(1)
-        if i < n and values[i] == 12345.0:
-            values[i] = 0.0
-
+    touch = touch_jit_kernel()
     values = cuda.to_device(np.zeros(N, np.float32))
     jit_launch = touch[4, 256]  # (refers to `touch` weakly: the lambda keeps it alive)
     return {

@@ -8,6 +8,7 @@
 #include "arg_convert.hpp"
 
 #include <nanobind/stl/string.h>
+#include <structmember.h>
 
 #include <algorithm>
 #include <cmath>
@@ -145,13 +146,15 @@ struct PyNumber {
     complex,
     typed
   };
+  // Each reader sets the fields its kind uses (and only those are read), so
+  // a number costs no clearing of the whole struct per argument.
   Kind kind = Kind::none;
-  long long i = 0;
-  unsigned long long u = 0;
-  double re = 0, im = 0;
-  ScalarType type = ScalarType::unknown;  // typed
-  std::uint64_t bits = 0;                 // typed: the value's bytes
-  std::optional<DType> dtype;             // a numpy scalar's (complex ones included)
+  long long i;                 // boolean, signed_int
+  unsigned long long u;        // unsigned_int
+  double re, im;               // floating (re), complex
+  ScalarType type;             // typed
+  std::uint64_t bits;          // typed: the value's bytes
+  std::optional<DType> dtype;  // a numpy scalar's (complex ones included)
 
   // The 64 bits of an integer that can be an address: a Python int
   // (negative ones in two's complement), or numpy.intp / numpy.uintp (an
@@ -303,11 +306,17 @@ bool read_number(PyObject* obj, PyNumber& out, const Kernel* kernel, std::size_t
     return true;
   }
   NumpyTypes& np = numpy_types();
-  for (const NumpyScalar& s : np.scalars) {
-    if (s.type != type) continue;
+  // The type found last is looked at first (a loop passes the same ones).
+  static const NumpyScalar* last_found = nullptr;
+  if (last_found == nullptr || last_found->type != type)
+    for (const NumpyScalar& s : np.scalars)
+      if (s.type == type) last_found = &s;
+  if (last_found != nullptr && last_found->type == type) {
+    const NumpyScalar& s = *last_found;
     out.kind = PyNumber::Kind::typed;
     out.type = s.scalar;
     out.dtype = dtype_of(s.scalar);
+    out.bits = 0;
     if (s.read_in_place) {
       std::memcpy(&out.bits, reinterpret_cast<const char*>(obj) + sizeof(PyObject), s.size);
       return true;
@@ -389,17 +398,47 @@ bool append_gpuarray(KernelArgs& out, PyObject* obj, std::size_t index, const Ke
 }
 
 PyTypeObject* device_ndarray_type = nullptr;
+// Where DeviceNDArray's __slots__ `_array` and `_type` sit in an instance of
+// exactly that class (-1: unknown), so a launch reads them without an
+// attribute lookup.
+Py_ssize_t array_slot_offset = -1;
+Py_ssize_t type_slot_offset = -1;
 
-JitArray* jit_array_of(PyObject* obj) {
-  static PyObject* const array_name = PyUnicode_InternFromString("_array");
-  nb::object inner = nb::steal(PyObject_GetAttr(obj, array_name));
-  if (!inner.is_valid()) {
+// The object slot `name` of `type` (a member descriptor in its own dict), or -1.
+Py_ssize_t object_slot_offset(PyTypeObject* type, const char* name) {
+  PyObject* descriptor = PyDict_GetItemString(type->tp_dict, name);
+  if (descriptor == nullptr || Py_TYPE(descriptor) != &PyMemberDescr_Type) return -1;
+  const PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(descriptor)->d_member;
+  return member->type == T_OBJECT_EX ? member->offset : -1;
+}
+
+// A DeviceNDArray's slot at `offset` (borrowed), else its attribute `name`
+// (a subclass, an unset slot) as a new reference the caller drops at once:
+// the array holds the value.
+PyObject* device_ndarray_member(PyObject* obj, Py_ssize_t offset, PyObject* name) {
+  if (offset >= 0 && Py_TYPE(obj) == device_ndarray_type)
+    if (PyObject* value = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + offset))
+      return value;
+  PyObject* value = PyObject_GetAttr(obj, name);
+  if (value == nullptr) {
     PyErr_Clear();
     return nullptr;
   }
+  Py_DECREF(value);  // obj keeps it alive
+  return value;
+}
+
+JitArray* jit_array_of(PyObject* obj) {
+  static PyObject* const array_name = PyUnicode_InternFromString("_array");
+  static PyTypeObject* const jit_array_type =
+      reinterpret_cast<PyTypeObject*>(nb::type<JitArray>().ptr());
+  PyObject* inner = device_ndarray_member(obj, array_slot_offset, array_name);
+  if (inner == nullptr) return nullptr;
+  if (Py_TYPE(inner) == jit_array_type && nb::inst_ready(inner))
+    return nb::inst_ptr<JitArray>(inner);  // owned by the DeviceNDArray, which the caller holds
   JitArray* array = nullptr;
-  if (!nb::try_cast<JitArray*>(inner, array)) return nullptr;
-  return array;  // owned by the DeviceNDArray, which the caller holds
+  if (!nb::try_cast<JitArray*>(nb::handle(inner), array)) return nullptr;
+  return array;
 }
 
 // A cudakit.cuda DeviceNDArray, through its JitArray. Records (held as bytes
@@ -633,12 +672,52 @@ void store_number(const Kernel& kernel, std::size_t index, PyObject* obj, const 
   value.store(dtype, slot);
 }
 
+// Extents or strides of one array argument: inline up to the views' rank
+// limit (a launch allocates nothing), on the heap beyond it (refused later).
+class Dims {
+ public:
+  std::size_t size() const { return count_; }
+  long long& operator[](std::size_t d) { return count_ <= inline_dims ? inline_[d] : heap_[d]; }
+  long long operator[](std::size_t d) const {
+    return count_ <= inline_dims ? inline_[d] : heap_[d];
+  }
+  void push_back(long long value) {
+    if (count_ < inline_dims) {
+      inline_[count_++] = value;
+      return;
+    }
+    if (count_ == inline_dims) heap_.assign(inline_, inline_ + inline_dims);
+    heap_.push_back(value);
+    ++count_;
+  }
+  void pop_back() {
+    if (count_ > inline_dims) {
+      heap_.pop_back();
+      if (count_ - 1 == inline_dims) {  // back to inline
+        std::copy(heap_.begin(), heap_.end(), inline_);
+        heap_.clear();
+      }
+    }
+    --count_;
+  }
+  void resize(std::size_t n) {
+    while (count_ > n) pop_back();
+    while (count_ < n) push_back(0);
+  }
+
+ private:
+  static constexpr std::size_t inline_dims = max_view_ndim + 1;  // + a records' byte axis
+  long long inline_[inline_dims];
+  std::vector<long long> heap_;  // every value, once there are more than inline_dims
+  std::size_t count_ = 0;
+};
+
 // (address, extents, strides in bytes) of a device array argument.
 struct DeviceArrayParts {
   std::uint64_t address = 0;
-  std::vector<long long> shape;
-  std::vector<long long> strides;  // bytes
-  bool records = false;            // a DeviceNDArray of records (bytes on a last axis)
+  Dims shape;
+  Dims strides;          // bytes
+  bool records = false;  // a DeviceNDArray of records (bytes on a last axis)
 };
 
 bool device_array_parts(PyObject* obj, PyTypeObject* gpuarray_type, DeviceArrayParts& out) {
@@ -676,7 +755,7 @@ bool device_array_parts(PyObject* obj, PyTypeObject* gpuarray_type, DeviceArrayP
   nb::object strides =
       interface.contains("strides") ? nb::object(interface["strides"]) : nb::none();
   if (strides.is_none()) {
-    out.strides.assign(out.shape.size(), 0);
+    out.strides.resize(out.shape.size());
     long long step = item;
     for (std::size_t d = out.shape.size(); d-- > 0;) {
       out.strides[d] = step;
@@ -725,6 +804,22 @@ void convert_jit(KernelArgs& out, PyObject* obj, std::size_t index, const Kernel
                  const JitParam& p, PyTypeObject* gpuarray_type) {
   switch (p.kind) {
     case JitParam::Kind::scalar: {
+      // The common cases first: a Python int for an int64, a float for a
+      // float64 (what Numba's rules give them): nothing to convert.
+      if (Py_TYPE(obj) == &PyLong_Type && p.dtype == DType::int64) {
+        int overflow = 0;
+        const long long value = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (value == -1 && PyErr_Occurred()) throw nb::python_error();
+        if (overflow == 0) {
+          const std::int64_t bits = value;
+          out.scalar(ScalarType::i64, &bits);
+          return;
+        }
+      } else if (Py_TYPE(obj) == &PyFloat_Type && p.dtype == DType::float64) {
+        const double value = PyFloat_AS_DOUBLE(obj);
+        out.scalar(ScalarType::f64, &value);
+        return;
+      }
       alignas(16) unsigned char bytes[16] = {};
       store_number(kernel, index, obj, p, p.dtype, bytes);
       const ScalarType scalar = scalar_type_of(p.dtype);
@@ -856,6 +951,13 @@ std::optional<Scalar> number_argument(PyObject* obj) {
 void set_device_ndarray_type(PyObject* type) {
   Py_XINCREF(type);  // a class lives as long as the process here
   device_ndarray_type = reinterpret_cast<PyTypeObject*>(type);
+  array_slot_offset = type ? object_slot_offset(device_ndarray_type, "_array") : -1;
+  type_slot_offset = type ? object_slot_offset(device_ndarray_type, "_type") : -1;
+}
+
+PyObject* device_ndarray_type_key(PyObject* obj) {
+  static PyObject* const type_name = PyUnicode_InternFromString("_type");
+  return device_ndarray_member(obj, type_slot_offset, type_name);
 }
 
 }  // namespace cudakit::python

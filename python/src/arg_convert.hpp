@@ -79,5 +79,8 @@ std::optional<StructValue> struct_argument(PyObject* obj, const std::string& con
 // its arrays are then passed by their C++ object (`_array`), without building
 // the __cuda_array_interface__ dict on each launch.
 void set_device_ndarray_type(PyObject* type);
+// What identifies a DeviceNDArray's type for the launch tables: its
+// interned `_type` (borrowed; the array holds it), or nullptr.
+PyObject* device_ndarray_type_key(PyObject* obj);
 
 }  // namespace cudakit::python

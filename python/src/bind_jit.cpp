@@ -133,7 +133,9 @@ class JitKernel {
     return out;
   }
   // cuda.jit(shared_memory_carveout=...): percent of L1 / shared memory, -1 the default.
-  void set_shared_memory_carveout(int percent) const { kernel_.set_shared_memory_carveout(percent); }
+  void set_shared_memory_carveout(int percent) const {
+    kernel_.set_shared_memory_carveout(percent);
+  }
   int max_threads_per_block_cached() const {
     if (max_threads_ < 0) max_threads_ = max_threads_per_block();
     return max_threads_;
@@ -164,7 +166,7 @@ class JitKernel {
   Kernel kernel_;
   std::string name_;
   bool fault_connected_ = false;  // a GPU: ck_fault_text points at pinned memory
-  bool cooperative_ = false;  // launched with LaunchConfig::cooperative (it syncs the grid)
+  bool cooperative_ = false;      // launched with LaunchConfig::cooperative (it syncs the grid)
   std::vector<JitParam> params_;
   ConvertMode mode_;
   mutable int max_threads_ = -1;
@@ -190,8 +192,7 @@ class JitLauncher {
       : fallback_(std::move(fallback)),
         table_(std::move(table)),
         device_array_type_(nb::borrow(device_array_type)),
-        fast_type_ids_(std::move(fast_type_ids)),
-        type_name_(nb::steal(PyUnicode_InternFromString("_type"))) {
+        fast_type_ids_(std::move(fast_type_ids)) {
     config_.grid = to_dim3(grid);
     config_.block = to_dim3(block);
     config_.shared_bytes = shared;
@@ -221,18 +222,13 @@ class JitLauncher {
   // `_type`, else the Python type (numbers).
   const void* type_of(PyObject* a, bool& ok) const {
     if (Py_TYPE(a) != reinterpret_cast<PyTypeObject*>(device_array_type_.ptr())) return Py_TYPE(a);
-    PyObject* type = PyObject_GetAttr(a, type_name_.ptr());
-    if (type == nullptr) {
-      PyErr_Clear();
-      ok = false;
-      return nullptr;
-    }
-    Py_DECREF(type);  // interned: the type table keeps it alive
+    PyObject* type = device_ndarray_type_key(a);  // interned: the type table keeps it alive
+    ok = type != nullptr;
     return type;
   }
 
   bool launch_fast(PyObject* const* items, std::size_t n) const {
-    std::array<const void*, max_jit_params> signature{};
+    std::array<const void*, max_jit_params> signature;  // the first n are set (no clearing)
     bool ok = true;
     bool same = n == last_count_ && last_kernel_ != nullptr;
     for (std::size_t i = 0; i < n && ok; ++i) {
@@ -308,7 +304,6 @@ class JitLauncher {
   nb::dict table_;
   nb::object device_array_type_;
   nb::dict fast_type_ids_;
-  nb::object type_name_;
   LaunchConfig config_;
   unsigned long long threads_ = 0;
   mutable std::array<const void*, max_jit_params> last_signature_{};

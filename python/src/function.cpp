@@ -129,27 +129,6 @@ void refuse_texrefs(PyObject* value) {
                        "read-only cache), or use a texture object");
 }
 
-// Reused per thread: a launch allocates nothing once warm. A launch started
-// while converting another (a __cuda_array_interface__ property launching
-// a kernel) gets its own.
-struct ArgsLease {
-  static thread_local KernelArgs shared;
-  static thread_local bool busy;
-  KernelArgs own;
-  KernelArgs* args;
-  bool leased;
-  ArgsLease() : leased(!busy) {
-    args = leased ? &shared : &own;
-    busy = true;
-    args->clear();
-  }
-  ~ArgsLease() {
-    if (leased) busy = false;
-  }
-};
-thread_local KernelArgs ArgsLease::shared;
-thread_local bool ArgsLease::busy = false;
-
 void after_launch(const Kernel& kernel, const LaunchConfig& config) {
   if (!debug_launches.load(std::memory_order_relaxed)) return;
   nb::gil_scoped_release unlocked;
@@ -177,46 +156,59 @@ nb::object launch(const Function& f, KernelArgs& args, const LaunchConfig& confi
   return nb::none();
 }
 
-// The launch keywords of a call, looked up by interned name: from the
-// kwargs dict of a plain call, or from the keyword names of a vectorcall.
-// `unknown` is set when some of the `given` keywords are not launch keywords.
-template <class Lookup>
-LaunchConfig read_launch_keywords(const Function& f, Py_ssize_t given, Lookup lookup, bool& timed,
-                                  bool& unknown) {
+// The launch keywords, in the order they are read (and the index of each
+// in a call's LaunchKeywords).
+enum LaunchKey { key_block, key_grid, key_stream, key_shared, key_texrefs, key_time_kernel };
+constexpr std::size_t launch_key_count = 6;
+
+PyObject* launch_key_name(std::size_t key) {
   const Keys& k = keys();
+  PyObject* const names[launch_key_count] = {k.block,  k.grid,    k.stream,
+                                             k.shared, k.texrefs, k.time_kernel};
+  return names[key];
+}
+
+// The launch keywords of one call: each one's value (nullptr: not given),
+// how many keywords the call gave and how many of them are launch keywords.
+struct LaunchKeywords {
+  PyObject* values[launch_key_count] = {};
+  Py_ssize_t given = 0;
+  Py_ssize_t matched = 0;
+};
+
+// An extent object seen before is the extents read then: the cache holds
+// a reference, and an int or a tuple of ints cannot change.
+Dim3 cached_dims(PyObject* value, const char* what, ExtentsCache& cache) {
+  if (value == cache.object.ptr()) return cache.value;
+  const Dim3 d = dims(value, what);
+  bool immutable = PyLong_CheckExact(value);
+  if (PyTuple_CheckExact(value)) {
+    immutable = true;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); ++i)
+      immutable = immutable && PyLong_CheckExact(PyTuple_GET_ITEM(value, i));
+  }
+  if (immutable) {
+    cache.object = nb::borrow(value);
+    cache.value = d;
+  }
+  return d;
+}
+
+// `unknown` is set when some of the given keywords are not launch keywords.
+LaunchConfig read_launch_keywords(Function& f, const LaunchKeywords& kw, bool& timed,
+                                  bool& unknown) {
   LaunchConfig config;
-  Py_ssize_t used = 0;
   timed = false;
-  PyObject* block = lookup(k.block);
-  if (block) {
-    config.block = dims(block, "block");
-    ++used;
-  }
-  if (PyObject* v = lookup(k.grid)) {
-    config.grid = dims(v, "grid");
-    ++used;
-  }
-  if (PyObject* v = lookup(k.stream)) {
-    config.stream.native = native_stream(v);
-    ++used;
-  }
-  if (PyObject* v = lookup(k.shared)) {
-    config.shared_bytes = shared_bytes(v, "shared");
-    ++used;
-  } else {
-    config.shared_bytes = f.prepared_shared;
-  }
-  if (PyObject* v = lookup(k.texrefs)) {
-    refuse_texrefs(v);
-    ++used;
-  }
-  if (PyObject* v = lookup(k.time_kernel)) {
-    timed = PyObject_IsTrue(v) == 1;
-    ++used;
-  }
-  unknown = used != given;
+  PyObject* const* v = kw.values;
+  if (v[key_block]) config.block = cached_dims(v[key_block], "block", f.block_cache);
+  if (v[key_grid]) config.grid = cached_dims(v[key_grid], "grid", f.grid_cache);
+  if (v[key_stream]) config.stream.native = native_stream(v[key_stream]);
+  config.shared_bytes = v[key_shared] ? shared_bytes(v[key_shared], "shared") : f.prepared_shared;
+  if (v[key_texrefs]) refuse_texrefs(v[key_texrefs]);
+  if (v[key_time_kernel]) timed = PyObject_IsTrue(v[key_time_kernel]) == 1;
+  unknown = kw.matched != kw.given;
   if (unknown) return config;  // the caller names them
-  if (!block)
+  if (!v[key_block])
     throw ArgumentError("launching kernel " + f.kernel.name(), "no block= was given",
                         "pass block=(threads_x, threads_y, threads_z), e.g. block=(256, 1, 1)");
   return config;
@@ -234,24 +226,24 @@ bool is_launch_keyword(const std::string& name) {
 
 nb::object call_with(Function& f, PyObject* const* positional, std::size_t count,
                      const LaunchConfig& config, bool timed) {
-  ArgsLease lease;
+  KernelArgs args;  // on the stack: nothing allocated up to KernelArgs::inline_capacity
   ConvertMode mode;
   mode.pointees = &f.pointees;
-  convert_args(*lease.args, positional, count, f.kernel, mode);
-  return launch(f, *lease.args, config, timed);
+  convert_args(args, positional, count, f.kernel, mode);
+  return launch(f, args, config, timed);
 }
 
 nb::object call(Function& f, nb::args positional, nb::kwargs keywords) {
   PyObject* kw = keywords.ptr();
+  LaunchKeywords given;
+  given.given = PyDict_Size(kw);
+  for (std::size_t key = 0; key < launch_key_count; ++key) {
+    given.values[key] = PyDict_GetItemWithError(kw, launch_key_name(key));
+    if (!given.values[key] && PyErr_Occurred()) throw nb::python_error();
+    if (given.values[key]) ++given.matched;
+  }
   bool timed = false, has_unknown = false;
-  const LaunchConfig config = read_launch_keywords(
-      f, PyDict_Size(kw),
-      [&](PyObject* key) {
-        PyObject* v = PyDict_GetItemWithError(kw, key);
-        if (!v && PyErr_Occurred()) throw nb::python_error();
-        return v;
-      },
-      timed, has_unknown);
+  const LaunchConfig config = read_launch_keywords(f, given, timed, has_unknown);
   if (has_unknown) {
     std::string names;
     for (auto [key, value] : keywords) {
@@ -264,48 +256,54 @@ nb::object call(Function& f, nb::args positional, nb::kwargs keywords) {
                    static_cast<std::size_t>(PyTuple_GET_SIZE(positional.ptr())), config, timed);
 }
 
+// Where each launch keyword sits in a vectorcall's keyword names (-1: not
+// given). Names in a call are interned, as the keys are, so a pointer match
+// is the rule and the text comparison is for built-up names.
+void match_keyword_names(PyObject* kwnames, KeywordPositions& out) {
+  out.position.fill(-1);
+  out.matched = 0;
+  const Py_ssize_t given = PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t i = 0; i < given; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+    std::size_t found = launch_key_count;
+    for (std::size_t key = 0; key < launch_key_count && found == launch_key_count; ++key)
+      if (launch_key_name(key) == name) found = key;
+    for (std::size_t key = 0; key < launch_key_count && found == launch_key_count; ++key)
+      if (PyUnicode_Compare(name, launch_key_name(key)) == 0) found = key;
+    if (found != launch_key_count && out.position[found] < 0) {
+      out.position[found] = static_cast<std::int16_t>(i);
+      ++out.matched;
+    }
+  }
+}
+
 // f(*args, block=..., grid=...) through the vectorcall protocol: Python
 // hands over the arguments as an array and the keyword names as a tuple, so
-// a launch builds no argument tuple, no kwargs dict and no bound method.
+// a launch builds no argument tuple, no kwargs dict and no bound method. A
+// call site passes the same keyword-name tuple (a constant of its code) on
+// every call: its matching to the launch keywords is kept with the Function.
 PyObject* vectorcall_impl(PyObject* self, PyObject* const* args, std::size_t nargsf,
                           PyObject* kwnames) noexcept {
   try {
     Function& f = *nb::inst_ptr<Function>(self);
     const Py_ssize_t count = PyVectorcall_NARGS(nargsf);
-    const Py_ssize_t given = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    // Each keyword name, matched once to a launch keyword: names in a call
-    // are interned, as the keys are, so a pointer match is the rule and the
-    // text comparison is for built-up names.
-    const Keys& k = keys();
-    PyObject* const launch_keys[] = {k.block, k.grid, k.stream, k.shared, k.texrefs, k.time_kernel};
-    PyObject* matched_keys[std::size(launch_keys)];
-    PyObject* matched_values[std::size(launch_keys)];
-    std::size_t matched = 0;
-    for (Py_ssize_t i = 0; i < given && matched < std::size(launch_keys); ++i) {
-      PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-      PyObject* key = nullptr;
-      for (PyObject* candidate : launch_keys)
-        if (candidate == name) key = candidate;
-      if (!key)
-        for (PyObject* candidate : launch_keys)
-          if (PyUnicode_Compare(name, candidate) == 0) key = candidate;
-      if (key) {
-        matched_keys[matched] = key;
-        matched_values[matched++] = args[count + i];
+    LaunchKeywords given;
+    if (kwnames) {
+      KeywordPositions& positions = f.keyword_positions;
+      if (kwnames != positions.names.ptr()) {
+        match_keyword_names(kwnames, positions);
+        positions.names = nb::borrow(kwnames);
       }
+      given.given = PyTuple_GET_SIZE(kwnames);
+      given.matched = positions.matched;
+      for (std::size_t key = 0; key < launch_key_count; ++key)
+        if (positions.position[key] >= 0) given.values[key] = args[count + positions.position[key]];
     }
     bool timed = false, has_unknown = false;
-    const LaunchConfig config = read_launch_keywords(
-        f, given,
-        [&](PyObject* key) -> PyObject* {
-          for (std::size_t j = 0; j < matched; ++j)
-            if (matched_keys[j] == key) return matched_values[j];
-          return nullptr;
-        },
-        timed, has_unknown);
+    const LaunchConfig config = read_launch_keywords(f, given, timed, has_unknown);
     if (has_unknown) {
       std::string names;
-      for (Py_ssize_t i = 0; i < given; ++i) {
+      for (Py_ssize_t i = 0; i < given.given; ++i) {
         const std::string name = nb::cast<std::string>(nb::handle(PyTuple_GET_ITEM(kwnames, i)));
         if (!is_launch_keyword(name)) names += (names.empty() ? "" : ", ") + name;
       }
@@ -328,8 +326,8 @@ nb::object prepared(Function& f, PyObject* grid, PyObject* block, PyObject* stre
                     PyObject* const* positional, std::size_t count, Py_ssize_t keywords,
                     Keyword keyword, bool timed, const char* use) {
   LaunchConfig config;
-  config.grid = dims(grid, "grid");
-  config.block = dims(block, "block");
+  config.grid = cached_dims(grid, "grid", f.grid_cache);
+  config.block = cached_dims(block, "block", f.block_cache);
   config.stream.native = native_stream(stream);
   config.shared_bytes = f.prepared_shared;
   for (Py_ssize_t i = 0; i < keywords; ++i) {
@@ -346,12 +344,12 @@ nb::object prepared(Function& f, PyObject* grid, PyObject* block, PyObject* stre
                             " arguments ('" + f.prepared_format + "'), the call passes " +
                             std::to_string(count),
                         "pass one argument per declared type");
-  ArgsLease lease;
+  KernelArgs args;
   ConvertMode mode;
   mode.ints_are_addresses = true;
   mode.pointees = &f.pointees;
-  convert_args(*lease.args, positional, count, f.kernel, mode);
-  return launch(f, *lease.args, config, timed);
+  convert_args(args, positional, count, f.kernel, mode);
+  return launch(f, args, config, timed);
 }
 
 // The prepared calls as METH_FASTCALL methods: like __call__'s vectorcall,

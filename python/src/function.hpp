@@ -3,6 +3,8 @@
 // prepared_timed_call, and PyCUDA's attributes).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,20 @@ namespace cudakit::python {
 
 PyObject* function_vectorcall(PyObject* self, PyObject* const* args, std::size_t nargsf,
                               PyObject* kwnames) noexcept;
+
+// An extents object (block=, grid=) and what it was read as.
+struct ExtentsCache {
+  nb::object object;
+  Dim3 value;
+};
+
+// A vectorcall's keyword-name tuple and where each launch keyword (block,
+// grid, stream, shared, texrefs, time_kernel) sits in it (-1: absent).
+struct KeywordPositions {
+  nb::object names;
+  std::array<std::int16_t, 6> position{};
+  Py_ssize_t matched = 0;  // how many of the names are launch keywords
+};
 
 struct Function {
   explicit Function(Kernel k) : kernel(std::move(k)) {
@@ -37,6 +53,12 @@ struct Function {
   // this kernel's name, set by cudakit.compiler); None for kernels of modules
   // that cannot be rebuilt from source.
   nb::object pickle_origin = nb::none();
+  // The last launch's keyword names and extents, kept so a loop launching
+  // from one call site reads them once (a held int or tuple of ints cannot
+  // change, so the same object means the same extents).
+  KeywordPositions keyword_positions;
+  ExtentsCache block_cache;
+  ExtentsCache grid_cache;
 };
 
 void bind_function(nb::module_& m);

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct Kernel::State {
   // ("float32"; empty otherwise or when unknown): what a launch compares an
   // array argument's element type with, parsed once here.
   std::vector<std::string> view_dtypes;
+  // For each parameter, the argument type name (KernelArgs' static text,
+  // so one address is one text) last found to fit its ArrayView element
+  // type: a launch passing that name again skips the comparison.
+  mutable std::unique_ptr<std::atomic<const char*>[]> fitting_view_types;
 
   // Launch limits; 0 means the backend did not report the value (not checked).
   unsigned max_threads_per_block = 0;         // the device's

@@ -313,12 +313,15 @@ void check_arguments(const Kernel::State& k, const LaunchConfig& c, const Kernel
         // source did not name; a named struct takes a struct.
         if (a.kind == Kind::host || (a.kind != Kind::aggregate && !p.type.empty()))
           argument_error(k, c, i, a, bytes);
-        if (!p.type.empty())
+        if (const char* fitted = k.fitting_view_types[i].load(std::memory_order_relaxed);
+            !p.type.empty() && (fitted == nullptr || fitted != a.type_name)) {
           if (auto hint = array_view_element_mismatch(p.type, k.view_dtypes[i], a.type_name))
             throw ArgumentError(launch_context(k, c),
                                 p.describe(i) + ": passed " + describe_arg(a, bytes) +
                                     "; the kernel is " + k.name + k.params.signature(),
                                 *hint);
+          k.fitting_view_types[i].store(a.type_name, std::memory_order_relaxed);
+        }
         break;
     }
     values[i] = const_cast<void*>(value);

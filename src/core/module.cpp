@@ -141,6 +141,7 @@ std::shared_ptr<Kernel::State> make_kernel_state(const Module& module, Module::S
   for (const Param& p : k->params.params)
     k->view_dtypes.push_back(p.kind == ParamKind::aggregate ? detail::array_view_param_dtype(p.type)
                                                             : std::string());
+  k->fitting_view_types = std::make_unique<std::atomic<const char*>[]>(k->params.params.size());
   k->symbol = std::move(symbol);
 
   const auto& props = s.device.properties();

@@ -161,6 +161,22 @@ TEST_F(ArrayViewArg, ViewOfAnotherElementTypeAtLaunchIsAnError) {
   }
 }
 
+// A launch remembers the argument type that last fitted each parameter:
+// a later launch with another element type is still refused.
+TEST_F(ArrayViewArg, AnotherElementTypeAfterAFittingLaunchIsStillAnError) {
+  ck::Array in = random_array({5, 5});
+  ck::Array out = ck::empty({5, 5}, DType::float32);
+  ck::Kernel k = compile_with_views(kTransposeKernel).kernel("transpose");
+  k.launch(ck::grid_for_2d(5, 5), ck::view_arg<2>(in), ck::view_arg<2>(out));
+  ck::Array wider = random_array({5, 5}, DType::float64);
+  EXPECT_THROW(k.launch(ck::grid_for_2d(5, 5), ck::view_arg<2>(wider), ck::view_arg<2>(out)),
+               ck::ArgumentError);
+  k.launch(ck::grid_for_2d(5, 5), ck::view_arg<2>(in), ck::view_arg<2>(out));
+  const auto source = in.to_host<float>(), result = out.to_host<float>();
+  for (std::size_t i = 0; i < 5; ++i)
+    for (std::size_t j = 0; j < 5; ++j) EXPECT_EQ(result[i * 5 + j], source[j * 5 + i]);
+}
+
 TEST_F(ArrayViewArg, ViewArgOfAnArrayOfAnotherRankIsAnError) {
   EXPECT_THROW((void)ck::view_arg<2>(random_array({2, 3, 4})), ck::ArgumentError);
   EXPECT_THROW(((void)ck::view_arg<float, 1>(random_array({2, 3}))), ck::ArgumentError);

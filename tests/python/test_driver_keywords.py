@@ -99,3 +99,35 @@ def test_typed_pointer_check_and_its_deliberate_escape() -> None:
         kernel(arg, block=(n, 1, 1))
     kernel(np.intp(arg.gpudata), block=(n, 1, 1))
     np.testing.assert_array_equal(arg.get().view(np.int32), np.arange(n, dtype=np.int32))
+
+
+def test_a_call_site_reads_new_extents_and_keywords_on_every_call() -> None:
+    # A launch keeps the last keyword names and extents it read: a list
+    # changed between calls, a new tuple, other keywords must still be read
+    # (and refused) as on a first call.
+    kernel = SourceModule("""
+    __global__ void count(int *out) { atomicAdd(out, 1); }
+    """).get_function("count")
+    out = drv.mem_alloc(4)
+    rng = np.random.default_rng(5)
+    block = [int(rng.integers(2, 40)), 1, 1]
+    expected = 0
+    for grid in ((3, 1), (int(rng.integers(2, 9)), 1)):
+        for _ in range(2):
+            drv.memset_d32(out, 0, 1)
+            kernel(out, block=block, grid=grid)
+            host = np.empty(1, np.int32)
+            drv.memcpy_dtoh(host, out)
+            expected = block[0] * grid[0]
+            assert host[0] == expected
+            block[0] += 3  # a list: read anew on the next call
+            kernel.prepared_call(grid, tuple(block), out)
+    bad = (0, 1, 1)
+    with pytest.raises(drv.ArgumentError, match=r"block extent 0"):
+        kernel(out, block=bad, grid=(1, 1))
+    with pytest.raises(drv.ArgumentError, match=r"unknown keyword\(s\): blocks"):
+        kernel(out, blocks=(1, 1, 1), grid=(1, 1))
+    with pytest.raises(drv.ArgumentError, match="no block= was given"):
+        kernel(out, grid=(1, 1))
+    kernel(out, grid=(1, 1), block=(1, 1, 1))  # the same keywords in another order
+    kernel(out, **{"bl" + "ock": (1, 1, 1)})  # a name built at run time

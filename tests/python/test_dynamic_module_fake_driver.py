@@ -28,9 +28,9 @@ def _fake_driver() -> Path:
                 "set CUDAKIT_FAKE_LIBCUDA to it")
 
 
-def _run(program: str, tmp_path: Path) -> str:
+def _run(program: str, tmp_path: Path, **extra_env: str) -> str:
     env = dict(os.environ, CUDAKIT_LIBCUDA=str(_fake_driver()), CUDAKIT_BACKEND="cuda",
-               CUDAKIT_CACHE_DIR=str(tmp_path / "cache"))
+               CUDAKIT_CACHE_DIR=str(tmp_path / "cache"), **extra_env)
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(program)], env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -90,3 +90,49 @@ def test_link_errors_carry_the_linkers_log_and_a_missing_library_its_paths(tmp_p
     lib = next(line for line in out.splitlines() if line.startswith("LIB"))
     assert str(libdir / "nope" / "libcudadevrt.a") in lib and "cuda_libdir" in lib
     assert "TYPE" in out and "unknown input type 7" in out
+
+
+def test_python_launches_through_the_cuda_backend_keep_their_checks(tmp_path) -> None:
+    # The paths bench/peers/python_launch_host.py times, on the CUDA backend
+    # (the scripted driver finds the loaded kernels by name): repeated
+    # launches from one call site, then bad extents, are still checked.
+    out = _run("""
+        import numpy as np
+        import cudakit.autoinit
+        import cudakit.driver as drv
+        from cudakit import cuda
+        from cudakit.compiler import SourceModule
+        f = SourceModule('extern "C" __global__ void touch(float *d, int n) '
+                         '{ if (threadIdx.x < n) d[threadIdx.x] = 0.0f; }',
+                         no_extern_c=True).get_function("touch")
+        data = drv.mem_alloc(4096)
+        for block in ((256, 1, 1), (256, 1, 1), (128, 1, 1)):
+            f(data, np.int32(1024), block=block, grid=(4, 1))
+            f.prepared_call((4, 1), block, data, np.int32(1024))
+        for bad in ((2048, 1, 1), (0, 1, 1)):
+            try:
+                f(data, np.int32(1024), block=bad, grid=(4, 1))
+            except drv.Error as error:
+                print("REFUSED", type(error).__name__, " ".join(str(error).split()))
+
+        @cuda.jit
+        def fill(values, n):
+            i = cuda.grid(1)
+            if i < n:
+                values[i] = 1.0
+
+        values = cuda.to_device(np.zeros(1024, np.float32))
+        for _ in range(3):
+            fill[4, 256](values, 1024)
+        try:
+            fill[4, 256](values, 1024, 5)
+        except Exception as error:
+            print("REFUSED", type(error).__name__, " ".join(str(error).split()))
+        print("DONE")
+    """, tmp_path, CUDAKIT_FAKE_ANY_KERNEL="1")
+    assert "DONE" in out, out
+    refusals = [line for line in out.splitlines() if line.startswith("REFUSED")]
+    assert len(refusals) == 3, out
+    assert "LaunchConfigError" in refusals[0] and "max threads per block" in refusals[0], out
+    assert "block extent 0" in refusals[1], out
+    assert "takes 2 arguments, 3 given" in refusals[2], out

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <thread>
 
@@ -131,6 +132,22 @@ TEST(LaunchHistory, RepeatedKernelIsNamedOnce) {
   detail::LaunchHistory history;
   for (int i = 0; i < 3; ++i) history.record(nullptr, "step");
   EXPECT_EQ(history.on_stream(nullptr), (std::vector<std::string>{"step"}));
+}
+
+TEST(LaunchHistory, AKernelLaunchedAgainKeepsTheEarlierKernelsInView) {
+  detail::LaunchHistory history;
+  for (const char* name : {"prepare", "step"}) history.record(nullptr, name);
+  for (int i = 0; i < 10; ++i) history.record(nullptr, "step");
+  EXPECT_EQ(history.on_stream(nullptr), (std::vector<std::string>{"step", "prepare"}));
+}
+
+TEST(LaunchHistory, ANameAtTheAddressOfAnEarlierOneIsRecordedByItsText) {
+  detail::LaunchHistory history;
+  char name[8] = "first";
+  history.record(nullptr, name);
+  std::strcpy(name, "second");  // another kernel's name where the first one's was
+  history.record(nullptr, name);
+  EXPECT_EQ(history.on_stream(nullptr), (std::vector<std::string>{"second", "first"}));
 }
 
 TEST(LaunchHistory, StreamsAreKeptApart) {

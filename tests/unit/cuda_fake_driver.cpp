@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <new>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct CUctx_st {
@@ -41,6 +43,10 @@ struct CUlinkState_st {
 struct CUmod_st {
   CUfunc_st functions[3];
   int global;
+  // With CUDAKIT_FAKE_ANY_KERNEL set: the PTX image's own kernels (its
+  // .entry names) too (deques: their addresses stay put as more are added).
+  std::deque<std::string> entry_names;
+  std::deque<CUfunc_st> entries;
 };
 
 namespace {
@@ -83,6 +89,14 @@ extern "C" void fake_cuda_reset() {
   registered_host.clear();
   current = nullptr;
 }
+
+// CUDAKIT_FAKE_DEVICE_COUNT: the devices a process sees until a test resets
+// the control block (a benchmark imitating a one-GPU machine).
+[[maybe_unused]] const bool device_count_from_environment = [] {
+  if (const char* count = std::getenv("CUDAKIT_FAKE_DEVICE_COUNT"))
+    control.device_count = std::max(0, std::atoi(count));
+  return true;
+}();
 
 CUresult cuInit(unsigned int) { return static_cast<CUresult>(control.init_result); }
 CUresult cuDriverGetVersion(int* version) {
@@ -338,12 +352,49 @@ CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent stop) {
   *ms = 1.5f;
   return CUDA_SUCCESS;
 }
+namespace {
+// The kernels of an image: PTX names them after ".entry ", a cubin (ELF)
+// has a section ".text.NAME" for each (the section headers end the file).
+void add_entries(CUmod_st& module, const char* image) {
+  std::string_view text;
+  const char* marker = ".entry ";
+  if (std::memcmp(image,
+                  "\x7f"
+                  "ELF",
+                  4) == 0) {
+    std::uint64_t headers = 0;
+    std::uint16_t header_bytes = 0, header_count = 0;
+    std::memcpy(&headers, image + 0x28, sizeof headers);
+    std::memcpy(&header_bytes, image + 0x3a, sizeof header_bytes);
+    std::memcpy(&header_count, image + 0x3c, sizeof header_count);
+    text = std::string_view(image, headers + std::uint64_t(header_bytes) * header_count);
+    marker = ".text.";
+  } else {
+    text = image;
+  }
+  const std::string_view end_of_name("(\0 \t\n", 5);
+  for (std::size_t at = text.find(marker); at != std::string_view::npos;
+       at = text.find(marker, at + 1)) {
+    const std::size_t start = at + std::strlen(marker);
+    const std::size_t end = text.find_first_of(end_of_name, start);
+    const std::string name(text.substr(start, end - start));
+    if (name.empty() || std::find(module.entry_names.begin(), module.entry_names.end(), name) !=
+                            module.entry_names.end())
+      continue;
+    module.entry_names.push_back(name);
+    module.entries.push_back({module.entry_names.back().c_str(), 48 * 1024});
+  }
+}
+}  // namespace
+
 CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, CUjit_option*,
                             void**) {
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
   if (control.module_load_result) return static_cast<CUresult>(control.module_load_result);
   if (!image) return CUDA_ERROR_INVALID_VALUE;
   *module = new CUmod_st{{{"vec_add", 48 * 1024}, {"faulty", 48 * 1024}, {"busy", 48 * 1024}}, 0};
+  static const bool any_kernel = std::getenv("CUDAKIT_FAKE_ANY_KERNEL") != nullptr;
+  if (any_kernel) add_entries(**module, static_cast<const char*>(image));
   return CUDA_SUCCESS;
 }
 CUresult cuModuleUnload(CUmodule module) {
@@ -352,6 +403,11 @@ CUresult cuModuleUnload(CUmodule module) {
 }
 CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
   for (auto& candidate : module->functions)
+    if (std::strcmp(candidate.name, name) == 0) {
+      *function = &candidate;
+      return CUDA_SUCCESS;
+    }
+  for (auto& candidate : module->entries)
     if (std::strcmp(candidate.name, name) == 0) {
       *function = &candidate;
       return CUDA_SUCCESS;
@@ -438,12 +494,14 @@ CUresult cuLaunchCooperativeKernel(CUfunction function, unsigned int gx, unsigne
   if (result == CUDA_SUCCESS) control.cooperative_launches++;
   return result;
 }
-CUresult cuModuleGetFunctionCount(unsigned int* count, CUmodule) {
-  *count = 3;
+CUresult cuModuleGetFunctionCount(unsigned int* count, CUmodule module) {
+  *count = 3 + static_cast<unsigned>(module->entries.size());
   return CUDA_SUCCESS;
 }
 CUresult cuModuleEnumerateFunctions(CUfunction* functions, unsigned int count, CUmodule module) {
   for (unsigned i = 0; i < count && i < 3; ++i) functions[i] = &module->functions[i];
+  for (unsigned i = 3; i < count && i - 3 < module->entries.size(); ++i)
+    functions[i] = &module->entries[i - 3];
   return CUDA_SUCCESS;
 }
 CUresult cuFuncGetName(const char** name, CUfunction function) {

@@ -2,8 +2,11 @@
 // (context caching, error mapping, fault reports, launch diagnostics) is
 // tested on machines without a GPU. Device memory is host memory; kernels do
 // nothing except the one named "faulty", which leaves a sticky illegal-address
-// error as a real faulting kernel would. Tests reach this control block by
-// dlopen-ing the same file and calling fake_cuda_control().
+// error as a real faulting kernel would. Modules hold the kernels vec_add,
+// faulty and busy; with CUDAKIT_FAKE_ANY_KERNEL set, also the kernels of the PTX
+// loaded (so a benchmark measures the host side of launching its own). Tests
+// reach this control block by dlopen-ing the same file and calling
+// fake_cuda_control().
 #pragma once
 
 #include <atomic>

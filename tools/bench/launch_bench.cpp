@@ -20,15 +20,19 @@ __global__ void empty2(float *data, int n) {
 }
 )";
 
-// cuLaunchKernel and cuStreamSynchronize from the libcuda the backend has
-// already loaded (RTLD_NOLOAD: the same copy, nothing new is opened).
+// cuLaunchKernel from the libcuda the backend has already loaded
+// (RTLD_NOLOAD: the same copy, nothing new is opened): the file named by
+// CUDAKIT_LIBCUDA when that is set (a scripted driver measures the host
+// side alone), else libcuda.so.1.
 struct RawDriver {
   using LaunchFn = int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                            unsigned, void*, void**, void**);
   LaunchFn launch = nullptr;
   static RawDriver load() {
     RawDriver d;
-    void* handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    const char* chosen = std::getenv("CUDAKIT_LIBCUDA");
+    void* handle = chosen && *chosen ? dlopen(chosen, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+    if (!handle) handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (!handle) handle = dlopen("libcuda.so.1", RTLD_NOW);
     if (handle) {
       // The versioned symbol is what cuda.h maps cuLaunchKernel to.

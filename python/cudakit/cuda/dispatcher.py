@@ -304,6 +304,8 @@ class Dispatcher:
         # stream=, retr=) may replace each argument before a launch.
         self.extensions: list[Any] = list(options.get("extensions") or [])
         self._devices: dict[int, _OnDevice] = {}  # by device ordinal
+        # With one device: its launchers, which kernel[config] looks up first.
+        self._warm_launchers: dict[Any, Any] = {}
         self._translations: dict[tuple[t.Type, ...], KernelTranslation] = {}
         self._parsed: ParsedFunction | None = None
         # Numba's kernel.stats: disk cache hits and misses by argument types.
@@ -397,6 +399,17 @@ class Dispatcher:
 
     # ---- launch -----------------------------------------------------------------------
     def __getitem__(self, config: Any) -> Any:
+        # The warm path of kernel[grid, block](...) in a loop: a launcher made
+        # before, when nothing asks for more (extensions, occupancy warnings).
+        try:
+            launcher = self._warm_launchers[config]
+        except (KeyError, TypeError):  # (TypeError: an unhashable stream object)
+            return self._configured(config)
+        if self.extensions or cuda_config.CUDA_LOW_OCCUPANCY_WARNINGS:
+            return self._configured(config)
+        return launcher
+
+    def _configured(self, config: Any) -> Any:
         if cuda_config.CUDA_LOW_OCCUPANCY_WARNINGS and not self.device \
                 and not cuda_config.DISABLE_PERFORMANCE_WARNINGS \
                 and isinstance(config, tuple) and config:
@@ -416,6 +429,8 @@ class Dispatcher:
                 launchers[config] = launcher
             except TypeError:
                 pass
+        if not _several_devices():
+            self._warm_launchers = launchers
         return launcher
 
     def _configure(self, config: Any) -> Any:

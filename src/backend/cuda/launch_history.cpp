@@ -38,8 +38,12 @@ const LaunchHistory::Slot& LaunchHistory::slot_for(const void* stream) const noe
 }
 
 void LaunchHistory::record(const void* stream, const char* kernel_name) noexcept {
-  const std::uint64_t sequence = sequence_.fetch_add(1, std::memory_order_relaxed) + 1;
-  Slot& slot = slot_for(stream);
+  // Launches at the same moment from several threads have no order worth
+  // keeping: a plain load and store numbers them (no locked increment on
+  // every launch), and two of them may share a number.
+  const std::uint64_t sequence = sequence_.load(std::memory_order_relaxed) + 1;
+  sequence_.store(sequence, std::memory_order_relaxed);
+  Slot& slot = slots_[hash_stream(stream) % kStreams];
   SlotLock lock(slot);
   // Two streams hashing to one slot share it: the slot then holds the
   // newest launches of both, which is still the right set to report.
@@ -47,10 +51,23 @@ void LaunchHistory::record(const void* stream, const char* kernel_name) noexcept
     slot.stream = stream;
     slot.used = true;
   }
+  const char* name = kernel_name ? kernel_name : "(unnamed kernel)";
+  // The kernel launched last, again (a loop): its entry is renewed rather
+  // than copied again, so the entries hold the last distinct kernels (the
+  // reports name each kernel once anyway). The text is compared too: a
+  // kernel's name may sit where a freed one's did.
+  if (slot.next > 0) {
+    Entry& newest = slot.entries[(slot.next - 1) % kPerStream];
+    if (newest.sequence != 0 && newest.source == name &&
+        std::strncmp(newest.name, name, kNameBytes - 1) == 0) {
+      newest.sequence = sequence;
+      return;
+    }
+  }
   Entry& entry = slot.entries[slot.next % kPerStream];
   slot.next++;
   entry.sequence = sequence;
-  const char* name = kernel_name ? kernel_name : "(unnamed kernel)";
+  entry.source = name;
   std::size_t length = std::strlen(name);
   if (length >= kNameBytes) length = kNameBytes - 1;
   std::memcpy(entry.name, name, length);

@@ -1,7 +1,8 @@
 // The last few kernels launched on each stream, so that a fault surfacing
 // later (at a copy, a synchronize, the next launch) can name the kernels that
-// may have caused it. Recording costs a short copy under an uncontended
-// per-slot spin lock and never allocates: it sits on the launch path.
+// may have caused it. Recording costs a short copy (none when the kernel is
+// the stream's last one again) under an uncontended per-slot spin lock and
+// never allocates: it sits on the launch path.
 #pragma once
 
 #include <array>
@@ -29,7 +30,8 @@ class LaunchHistory {
 
  private:
   struct Entry {
-    std::uint64_t sequence = 0;  // 0: empty
+    std::uint64_t sequence = 0;    // 0: empty
+    const char* source = nullptr;  // the name's address when recorded (compared, never read)
     char name[kNameBytes] = {};
   };
   struct Slot {

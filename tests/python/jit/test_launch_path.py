@@ -79,3 +79,37 @@ def test_keyword_arguments_are_refused() -> None:
     out = cuda.device_array_like(x)
     with pytest.raises(TypeError, match="by position, not by keyword"):
         scaled[1, 32](out, x, factor=2)
+
+
+def test_a_warm_configuration_still_honours_settings_made_after_it() -> None:
+    # kernel[grid, block] hands back the launcher made before; occupancy
+    # warnings switched on and extensions added later still take effect.
+    import warnings
+
+    kernel = cuda.jit(scaled.py_func)
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal(77).astype(np.float32)
+    out = cuda.device_array_like(x)
+    kernel[1, 128](out, cuda.to_device(x), 2.0)
+    assert kernel[1, 128] is kernel[1, 128]
+    old = cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS
+    cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS = 1
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            kernel[1, 128]
+        assert any("Grid size 1" in str(w.message) for w in caught)
+    finally:
+        cuda.config.CUDA_LOW_OCCUPANCY_WARNINGS = old
+
+    seen = []
+
+    class Doubler:
+        def prepare_args(self, ty, val, stream=0, retr=None):
+            seen.append(ty)
+            return ty, val
+
+    kernel.extensions.append(Doubler())
+    kernel[1, 128](out, cuda.to_device(x), 3.0)
+    assert len(seen) == 3
+    np.testing.assert_allclose(out.copy_to_host(), x * 3.0, rtol=1e-6)
