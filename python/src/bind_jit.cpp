@@ -57,7 +57,13 @@ class JitKernel {
   // compiled code cannot tell a 64-bit integer from a pointer.
   JitKernel(const std::string& source, const std::string& name, std::vector<JitParam> params,
             bool debug, bool line_info, bool fast_math, int max_registers, bool cooperative)
-      : module_(compile_source(source, debug, line_info, fast_math, max_registers)),
+      : JitKernel(compile_source(source, debug, line_info, fast_math, max_registers), name,
+                  std::move(params), cooperative) {}
+
+  // The kernel `name` of a module already built: the translated kernel
+  // linked with compiled code (cuda.jit(link=[.ptx, .cubin, ...])).
+  JitKernel(Module module, const std::string& name, std::vector<JitParam> params, bool cooperative)
+      : module_(std::move(module)),
         kernel_(module_.kernel(name)),
         name_(name),
         cooperative_(cooperative),
@@ -133,7 +139,9 @@ class JitKernel {
     return out;
   }
   // cuda.jit(shared_memory_carveout=...): percent of L1 / shared memory, -1 the default.
-  void set_shared_memory_carveout(int percent) const { kernel_.set_shared_memory_carveout(percent); }
+  void set_shared_memory_carveout(int percent) const {
+    kernel_.set_shared_memory_carveout(percent);
+  }
   int max_threads_per_block_cached() const {
     if (max_threads_ < 0) max_threads_ = max_threads_per_block();
     return max_threads_;
@@ -164,7 +172,7 @@ class JitKernel {
   Kernel kernel_;
   std::string name_;
   bool fault_connected_ = false;  // a GPU: ck_fault_text points at pinned memory
-  bool cooperative_ = false;  // launched with LaunchConfig::cooperative (it syncs the grid)
+  bool cooperative_ = false;      // launched with LaunchConfig::cooperative (it syncs the grid)
   std::vector<JitParam> params_;
   ConvertMode mode_;
   mutable int max_threads_ = -1;
@@ -394,6 +402,14 @@ void bind_jit(nb::module_& m) {
            nb::arg("source"), nb::arg("name"), nb::arg("params"), nb::arg("debug") = false,
            nb::arg("line_info") = false, nb::arg("fast_math") = false, nb::arg("max_registers") = 0,
            nb::arg("cooperative") = false)
+      .def_static(
+          "from_module",
+          [](Module module, const std::string& name, std::vector<JitParam> params,
+             bool cooperative) {
+            return new JitKernel(std::move(module), name, std::move(params), cooperative);
+          },
+          nb::arg("module"), nb::arg("name"), nb::arg("params"), nb::arg("cooperative") = false,
+          nb::rv_policy::take_ownership)
       .def("max_cooperative_grid_blocks", &JitKernel::max_cooperative_grid_blocks,
            nb::arg("block_size"), nb::arg("shared_bytes") = 0)
       .def_prop_ro("cooperative", &JitKernel::cooperative)
