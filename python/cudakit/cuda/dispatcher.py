@@ -219,7 +219,7 @@ class _Specialization:
         if translation.takes_dynamic_shared_bytes:
             params.append(_core.JitParam.scalar("uint64"))
         compiled = compiled_inputs(translation.linked_files)
-        if compiled:  # (NotSupported on the CPU backend, and for LTO-IR)
+        if compiled:  # (NotSupported on the CPU backend)
             check_can_link(compiled, _core.jit_backend())
         try:
             if compiled:

@@ -8,8 +8,8 @@ Fatbin, Object, Archive in memory) is linked on a GPU: the translated
 kernel is compiled as relocatable code (-rdc=true) and the driver's linker
 (cudakit.driver.Linker) links it with those inputs into one module. The
 CPU backend cannot run compiled GPU code: such a kernel raises NotSupported
-when it is compiled. LTO-IR (.ltoir, LTOIR) needs nvJitLink, which cudakit
-does not load: NotSupported naming the input, on every backend.
+when it is compiled. A link holding LTO-IR (.ltoir, LTOIR) goes through
+nvJitLink (LibraryNotFound, with the fix, where there is none).
 
 Each in-memory object is a str (a name holding its data's digest: what
 messages and the disk cache's key show) that carries its data.
@@ -160,17 +160,8 @@ def compiled_inputs(linked: Any) -> list[str]:
     return [item for item in linked if compiled_kind(item)]
 
 
-def _refuse_lto(item: str) -> None:
-    raise NotSupported(
-        f"cuda.jit(link=...): cannot link {item}: it is LTO-IR, which needs nvJitLink, and "
-        "cudakit links with the driver's linker, which does not take LTO-IR; compile that "
-        "code to PTX or a cubin instead (relocatable: nvcc -rdc=true / -dc, or "
-        "cuda.compile(..., output='ptx')) and link that")
-
-
 def check_can_link(linked: Any, backend: str) -> None:
-    """NotSupported, naming the input, for compiled code the backend cannot
-    link: any on the CPU backend, LTO-IR on a GPU."""
+    """NotSupported, naming the input, for compiled code on the CPU backend."""
     for item in compiled_inputs(linked):
         if backend != "cuda":
             raise NotSupported(
@@ -178,8 +169,6 @@ def check_can_link(linked: Any, backend: str) -> None:
                 f"({compiled_kind(item)}), which the CPU backend cannot run (it compiles "
                 "kernels from CUDA C/C++ source); link CUDA C/C++ source (.cu, CUSource) "
                 "instead, or run on a GPU (CUDAKIT_BACKEND=cuda)")
-        if compiled_kind(item) == "ltoir":
-            _refuse_lto(item)
 
 
 def link_kernel(source: str, linked: Any, debug: bool, line_info: bool, fast_math: bool,
@@ -190,7 +179,7 @@ def link_kernel(source: str, linked: Any, debug: bool, line_info: bool, fast_mat
     check_can_link(linked, "cuda")
     input_types = {"ptx": jit_input_type.PTX, "cubin": jit_input_type.CUBIN,
                    "fatbin": jit_input_type.FATBINARY, "o": jit_input_type.OBJECT,
-                   "a": jit_input_type.LIBRARY}
+                   "a": jit_input_type.LIBRARY, "ltoir": jit_input_type.NVVM}
     linker = Linker(options={_debug_option(): True} if debug else None)
     flags = ["-rdc=true"]
     if max_registers > 0:
