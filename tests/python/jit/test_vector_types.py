@@ -96,3 +96,25 @@ def test_bad_construction_and_attributes_are_clear_errors():
                               (wrong_base, "takes float32 vectors")]:
         with pytest.raises(TypingError, match=message):
             cuda.jit(function)[1, 1](np.zeros(1, np.float32))
+
+
+@cuda.jit
+def tuple_loops(out, values):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        total = 0.0
+        for x in (values[i, 0], values[i, 1] * 2.0, values[i, 2]):  # numbers of one type
+            total += x
+            if total > 1.5:
+                break
+        out[i] = total
+
+
+def test_loops_over_a_tuple_of_one_type_match_the_interpreter():
+    n = 45
+    values = RNG.standard_normal((n, 3))
+    out = np.zeros(n)
+    expected = run_threads(tuple_loops, n, out, values)[0]
+    tuple_loops[2, 32](out, values)
+    np.testing.assert_allclose(out, expected, rtol=1e-12)
+    assert 0 < (expected != values.sum(axis=1) + values[:, 1]).sum() < n  # both exits taken
