@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csetjmp>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "backend/cpu/block_runner.hpp"
+#include "backend/cpu/cpu_array.hpp"
 #include "backend/cpu/cpu_collectives.hpp"
 #include "backend/cpu/cpu_devices.hpp"
 #include "backend/cpu/cpu_graph.hpp"
@@ -213,17 +215,9 @@ class CpuBackend final : public Backend, public GraphBackend {
             bool async) override {
     if (bytes == 0) return;
     const char* what = "copying memory";
-    const bool dst_known = known(dst, bytes, what);
-    const bool src_known = known(src, bytes, what);
-    if (!(dst_known && src_known) && stream_of(stream)->capturing())
-      throw CudaError("a copy to or from pageable host memory while a stream is being captured",
-                      "host memory that is not page-locked cannot be copied in a graph (reading "
-                      "results to the host waits for work that is only recorded)",
-                      "end the capture and replay the graph first; or copy from or to "
-                      "page-locked memory (PinnedBuffer, drv.pagelocked_empty)",
-                      900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+    const bool queueable = queueable_copy(dst, bytes, src, bytes, stream, what);
     run_on(
-        stream, async && dst_known && src_known,
+        stream, async && queueable,
         [dst, src, bytes, what] {
           guarded_host_access(what, dst, src, bytes, [&] { std::memmove(dst, src, bytes); });
         },
@@ -256,6 +250,31 @@ class CpuBackend final : public Backend, public GraphBackend {
         }
       });
     });
+  }
+
+  // ---- CUDA arrays: records over device memory (cpu_array.hpp) ------------------------
+  NativeArray create_array(int ordinal, const CudaArrayDescriptor& descriptor) override {
+    device(ordinal, "creating a CUDA array");
+    mark_used(ordinal);
+    return create_cpu_array(descriptor);
+  }
+  void destroy_array(NativeArray array) noexcept override {
+    if (backend_alive.load()) wait_all(-1, WaitMode::patient);  // queued copies may use it
+    destroy_cpu_array(static_cast<CpuArray*>(array));
+  }
+  // As copy(): queued only when both ends are memory the backend handed out.
+  void copy_3d(const BoxCopy& box, NativeStream stream, bool async) override {
+    const char* what = "copying a box (Memcpy3D)";
+    char* const src_first = box_row(box.src, 0, 0);
+    char* const dst_first = box_row(box.dst, 0, 0);
+    const std::size_t src_bytes = box_bytes(box, box.src), dst_bytes = box_bytes(box, box.dst);
+    const bool queueable = queueable_copy(dst_first, dst_bytes, src_first, src_bytes, stream, what);
+    run_on(
+        stream, async && queueable,
+        [box, what, src_first, dst_first, bytes = std::max(src_bytes, dst_bytes)] {
+          guarded_host_access(what, dst_first, src_first, bytes, [&] { copy_box(box); });
+        },
+        &kCopyOp);
   }
 
   // ---- streams and events -----------------------------------------------------------
@@ -610,6 +629,21 @@ class CpuBackend final : public Backend, public GraphBackend {
   // Whether the CPU backend handed out [p, p + bytes) (device or page-locked
   // memory, a registered range, a module's globals): ArgumentError when it
   // starts inside such memory and runs past its end.
+  // Whether a copy between the two ranges may be queued (both are memory the
+  // backend handed out); CudaError when not while `stream` is being captured.
+  bool queueable_copy(const void* dst, std::size_t dst_bytes, const void* src,
+                      std::size_t src_bytes, NativeStream stream, const char* what) {
+    const bool dst_known = known(dst, dst_bytes, what);
+    const bool src_known = known(src, src_bytes, what);
+    if (!(dst_known && src_known) && stream_of(stream)->capturing())
+      throw CudaError("a copy to or from pageable host memory while a stream is being captured",
+                      "host memory that is not page-locked cannot be copied in a graph (reading "
+                      "results to the host waits for work that is only recorded)",
+                      "end the capture and replay the graph first; or copy from or to "
+                      "page-locked memory (PinnedBuffer, drv.pagelocked_empty)",
+                      900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+    return dst_known && src_known;
+  }
   bool known(const void* p, std::size_t bytes, const char* what) {
     const auto address = reinterpret_cast<std::uintptr_t>(p);
     DeviceMemory& memory = DeviceMemory::instance();

@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import ast
 import glob
-import importlib.util
 import json
 import os
 import re
@@ -168,14 +167,21 @@ def count_tests_in_source(path: str) -> int:
 
 # --- where the tests come from -------------------------------------------------------
 
-def installed_tests_dir() -> str | None:
-    """numba_cuda's tests folder in this interpreter (found without importing it)."""
-    spec = importlib.util.find_spec("numba_cuda")
-    for base in (spec.submodule_search_locations or []) if spec else []:
-        folder = os.path.join(base, "numba", "cuda", "tests")
-        if os.path.isdir(os.path.join(folder, "cudapy")):
-            return folder
-    return None
+_FIND_TESTS = (
+    "import importlib.util, os\n"
+    "spec = importlib.util.find_spec('numba_cuda')\n"
+    "for base in (spec.submodule_search_locations or []) if spec else []:\n"
+    "    folder = os.path.join(base, 'numba', 'cuda', 'tests')\n"
+    "    if os.path.isdir(os.path.join(folder, 'cudapy')): print(folder); break\n")
+
+
+def installed_tests_dir(python: str = sys.executable, env: dict | None = None) -> str | None:
+    """numba_cuda's tests folder as the interpreter `python` sees it (found
+    without importing numba_cuda, in a child process so that any interpreter
+    and environment can be asked the same way)."""
+    probe = subprocess.run([python, "-c", _FIND_TESTS], capture_output=True, text=True,
+                           env=env)
+    return probe.stdout.strip() or None
 
 
 def find_wheel(work: str) -> str | None:
@@ -418,20 +424,6 @@ if __name__ != "__main__" and os.environ.get("NUMBA_CUDAPY_REPORT"):
 
 # --- the command line ------------------------------------------------------------------
 
-def installed_tests_dir_of(python: str, env: dict) -> str | None:
-    """installed_tests_dir() as seen by another interpreter."""
-    if python == sys.executable:
-        return installed_tests_dir()
-    probe = subprocess.run(
-        [python, "-c", "import importlib.util, os, sys\n"
-         "spec = importlib.util.find_spec('numba_cuda')\n"
-         "for base in (spec.submodule_search_locations or []) if spec else []:\n"
-         "    folder = os.path.join(base, 'numba', 'cuda', 'tests')\n"
-         "    if os.path.isdir(os.path.join(folder, 'cudapy')): print(folder); break\n"],
-        capture_output=True, text=True, env=env)
-    return probe.stdout.strip() or None
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--numba", action="store_true",
@@ -477,12 +469,15 @@ def main() -> int:
         numba_env["NUMBA_ENABLE_CUDASIM"] = "1"  # the CPU backend's peer: numba-cuda's simulator
         reference_name = "numba-cuda simulator"
     reference_dir = None
+    if os.sep in args.numba_python:
+        # the files run with their own working folders: a relative path would not resolve
+        args.numba_python = os.path.abspath(args.numba_python)
     if args.numba:
         # numba-cuda runs copies of the same files (their relative imports
         # made absolute resolve to its installed package): pytest run on the
         # installed files would put numba_cuda/numba on sys.path, where
         # `cuda` is numba.cuda and not the CUDA Python bindings.
-        installed = installed_tests_dir_of(args.numba_python, numba_env)
+        installed = installed_tests_dir(args.numba_python, numba_env)
         reference_dir = os.path.join(work, "numba_reference", "cudapy") if installed else None
         if reference_dir is None:
             print(f"== --numba: no numba-cuda installed in {args.numba_python}; "
