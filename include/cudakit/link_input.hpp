@@ -19,10 +19,11 @@ enum class LinkInputType : std::uint8_t {
   fatbin,   // a fat binary (several cubins / PTX)
   object,   // a host object file holding device code (nvcc -c -rdc=true)
   library,  // an archive of such objects (.a), e.g. libcudadevrt.a
+  ltoir,    // LTO-IR (NVRTC's or nvcc's -dlto): a link holding it goes through nvJitLink
 };
 
 std::string_view to_string(LinkInputType type) noexcept;
-// "cubin", "ptx", "fatbin", "object", "library" (any case); nullopt otherwise.
+// "cubin", "ptx", "fatbin", "object", "library", "ltoir" (any case); nullopt otherwise.
 std::optional<LinkInputType> parse_link_input_type(std::string_view name) noexcept;
 
 // One input: bytes in memory, or a file the linker reads (`path` set).

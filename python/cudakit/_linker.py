@@ -5,7 +5,8 @@ bytes and files (``driver.module_from_buffer`` / ``module_from_file``).
 The linker is the driver's JIT linker (cuLinkCreate ... cuLinkComplete),
 through cudakit::Linker: relocatable PTX and cubins, fatbins, objects and
 libraries (libcudadevrt.a for device-side launches) link into one cubin,
-loaded as a module. It needs a GPU; on the CPU backend it raises
+loaded as a module; a link holding LTO-IR (jit_input_type.NVVM) goes
+through nvJitLink. It needs a GPU; on the CPU backend it raises
 NotSupported.
 """
 
@@ -27,6 +28,7 @@ class jit_input_type(enum.IntEnum):
     FATBINARY = 2
     OBJECT = 3
     LIBRARY = 4
+    NVVM = 5  # LTO-IR: the link then goes through nvJitLink
 
 
 class jit_option(enum.IntEnum):

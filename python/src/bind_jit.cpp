@@ -57,7 +57,13 @@ class JitKernel {
   // compiled code cannot tell a 64-bit integer from a pointer.
   JitKernel(const std::string& source, const std::string& name, std::vector<JitParam> params,
             bool debug, bool line_info, bool fast_math, int max_registers, bool cooperative)
-      : module_(compile_source(source, debug, line_info, fast_math, max_registers)),
+      : JitKernel(compile_source(source, debug, line_info, fast_math, max_registers), name,
+                  std::move(params), cooperative) {}
+
+  // The kernel `name` of a module already built: the translated kernel
+  // linked with compiled code (cuda.jit(link=[.ptx, .cubin, ...])).
+  JitKernel(Module module, const std::string& name, std::vector<JitParam> params, bool cooperative)
+      : module_(std::move(module)),
         kernel_(module_.kernel(name)),
         name_(name),
         cooperative_(cooperative),
@@ -389,6 +395,14 @@ void bind_jit(nb::module_& m) {
            nb::arg("source"), nb::arg("name"), nb::arg("params"), nb::arg("debug") = false,
            nb::arg("line_info") = false, nb::arg("fast_math") = false, nb::arg("max_registers") = 0,
            nb::arg("cooperative") = false)
+      .def_static(
+          "from_module",
+          [](Module module, const std::string& name, std::vector<JitParam> params,
+             bool cooperative) {
+            return new JitKernel(std::move(module), name, std::move(params), cooperative);
+          },
+          nb::arg("module"), nb::arg("name"), nb::arg("params"), nb::arg("cooperative") = false,
+          nb::rv_policy::take_ownership)
       .def("max_cooperative_grid_blocks", &JitKernel::max_cooperative_grid_blocks,
            nb::arg("block_size"), nb::arg("shared_bytes") = 0)
       .def_prop_ro("cooperative", &JitKernel::cooperative)

@@ -22,9 +22,12 @@ namespace cudakit::python {
 namespace {
 
 LinkInputType input_type(int value) {
+  // CU_JIT_INPUT_NVVM (5), the driver's number for LTO-IR (numba-cuda's).
+  if (value == 5) return LinkInputType::ltoir;
   if (value < 0 || value > static_cast<int>(LinkInputType::library))
     throw ArgumentError("adding to a link", "unknown input type " + std::to_string(value),
-                        "use driver.jit_input_type.CUBIN, PTX, FATBINARY, OBJECT or LIBRARY");
+                        "use driver.jit_input_type.CUBIN, PTX, FATBINARY, OBJECT, LIBRARY or NVVM "
+                        "(LTO-IR)");
   return static_cast<LinkInputType>(value);
 }
 

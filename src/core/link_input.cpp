@@ -18,6 +18,8 @@ std::string_view to_string(LinkInputType type) noexcept {
       return "object";
     case LinkInputType::library:
       return "library";
+    case LinkInputType::ltoir:
+      return "ltoir";
   }
   return "unknown";
 }
@@ -27,7 +29,7 @@ std::optional<LinkInputType> parse_link_input_type(std::string_view name) noexce
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   for (LinkInputType type : {LinkInputType::cubin, LinkInputType::ptx, LinkInputType::fatbin,
-                             LinkInputType::object, LinkInputType::library})
+                             LinkInputType::object, LinkInputType::library, LinkInputType::ltoir})
     if (lower == to_string(type)) return type;
   if (lower == "fatbinary") return LinkInputType::fatbin;
   return std::nullopt;

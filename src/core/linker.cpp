@@ -101,10 +101,8 @@ Linker& Linker::add_code(const CompiledCode& code, std::string name) {
       return add_data(code.image, LinkInputType::fatbin, std::move(name));
     case CodeFormat::host_object:
       break;
-    case CodeFormat::ltoir:
-      throw NotSupported("adding '" + name + "' to a link",
-                         "the code is LTO-IR, which cudakit's linker (the driver's) cannot link",
-                         "compile the source to PTX or a cubin (relocatable: -rdc=true)");
+    case CodeFormat::ltoir:  // (the link then goes through nvJitLink)
+      return add_data(code.image, LinkInputType::ltoir, std::move(name));
   }
   throw NotSupported("adding '" + name + "' to a link",
                      "the code was built for the CPU backend (a host shared object)",

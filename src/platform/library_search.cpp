@@ -149,6 +149,19 @@ SearchPlan cublas_search_plan() {
   return plan;
 }
 
+const std::vector<std::string>& nvjitlink_sonames() {
+  static const std::vector<std::string> sonames = {"libnvJitLink.so.13", "libnvJitLink.so.12",
+                                                   "libnvJitLink.so"};
+  return sonames;
+}
+
+SearchPlan nvjitlink_search_plan() {
+  SearchPlan plan;
+  if (explicit_plan(plan, kNvJitLinkLocationVariable, nvjitlink_sonames())) return plan;
+  append_toolkit_locations(plan, nvjitlink_sonames());
+  return plan;
+}
+
 SearchPlan curand_search_plan() {
   SearchPlan plan;
   if (explicit_plan(plan, kCurandLocationVariable, curand_sonames())) return plan;

@@ -18,6 +18,7 @@ inline constexpr const char* kNvrtcLocationVariable = "CUDAKIT_NVRTC";
 inline constexpr const char* kCublasLocationVariable = "CUDAKIT_CUBLAS";
 inline constexpr const char* kCurandLocationVariable = "CUDAKIT_CURAND";
 inline constexpr const char* kNcclLocationVariable = "CUDAKIT_NCCL";
+inline constexpr const char* kNvJitLinkLocationVariable = "CUDAKIT_NVJITLINK";
 
 // The sonames tried in each location, newest first.
 const std::vector<std::string>& cuda_driver_sonames();
@@ -25,6 +26,7 @@ const std::vector<std::string>& nvrtc_sonames();
 const std::vector<std::string>& cublas_sonames();
 const std::vector<std::string>& curand_sonames();
 const std::vector<std::string>& nccl_sonames();
+const std::vector<std::string>& nvjitlink_sonames();
 
 // Where libcuda is looked for: CUDAKIT_LIBCUDA (a file or a directory; when
 // set, nothing else), then the dynamic loader's path, then the usual driver
@@ -45,6 +47,9 @@ SearchPlan curand_search_plan();
 // set, nothing else), then the same places as NVRTC (pip's nvidia-nccl and
 // distribution packages put it on the loader's path).
 SearchPlan nccl_search_plan();
+// Where libnvJitLink (the linker of LTO-IR) is looked for: CUDAKIT_NVJITLINK
+// (a file or a directory; when set, nothing else), then the same places as NVRTC.
+SearchPlan nvjitlink_search_plan();
 
 // The CUDA toolkit's root directories, in the order they are looked at:
 // $CUDA_PATH, $CUDA_HOME, $CUDA_ROOT, the toolkit of the nvcc on PATH (and

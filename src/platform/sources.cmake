@@ -6,6 +6,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/nvrtc_library.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cublas_library.cpp
   ${CMAKE_CURRENT_LIST_DIR}/curand_library.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nvjitlink_library.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_library.cpp
 )
 # cuda.h, nvrtc.h, cublas_api.h and nccl.h for their types; nothing is linked.

@@ -160,7 +160,47 @@ TEST_F(LinkerFake, AMissingLibraryNamesEveryPlaceLookedIn) {
   EXPECT_EQ(find_cuda_library("cudadevrt", {dir_ / "nowhere", dir_}), dir_ / "libcudadevrt.a");
 }
 
+TEST_F(LinkerFake, LtoIrIsLinkedByNvJitLinkWithTheOtherInputs) {
+  if (!gpu_compiler_info().lto_ir) GTEST_SKIP() << "this NVRTC has no nvrtcGetLTOIR";
+  CompileOptions lto;
+  lto.arch = "sm_90";
+  lto.lto_ir = true;
+  lto.extra_flags = {"-rdc=true"};
+  const CompiledCode inner = compile_only(kInner, lto);
+  ASSERT_EQ(inner.format, CodeFormat::ltoir);
+  Linker linker(*device_);
+  linker.add_source(kOuter, {}, "outer.cu").add_code(inner, "inner.ltoir");
+  EXPECT_EQ(linker.inputs()[1].type, LinkInputType::ltoir);
+  CompiledCode linked;
+  fake().last_link_inputs = -1;  // (what the driver's linker would set)
+  try {
+    linked = linker.link();
+  } catch (const LibraryNotFound& e) {
+    EXPECT_TRUE(contains(e.what(), "CUDAKIT_NVJITLINK")) << e.what();
+    GTEST_SKIP() << "no nvJitLink here: " << e.what();
+  }
+  // A real cubin from nvJitLink (scale resolved), not the driver's linker.
+  EXPECT_EQ(fake().last_link_inputs, -1);
+  EXPECT_EQ(linked.format, CodeFormat::cubin);
+  ASSERT_GT(linked.image.size(), 4u);
+  EXPECT_EQ(std::string(linked.image.begin(), linked.image.begin() + 4),
+            "\x7f"
+            "ELF");
+
+  Linker missing(*device_);
+  missing.add_source(kOuter, {}, "outer.cu")
+      .add_data(std::string_view("not LTO-IR"), LinkInputType::ltoir, "bad.ltoir");
+  try {
+    missing.link();
+    FAIL() << "expected CudaError";
+  } catch (const CudaError& e) {
+    EXPECT_TRUE(contains(e.context(), "bad.ltoir")) << e.what();
+    EXPECT_TRUE(contains(e.context(), "nvJitLink")) << e.what();
+  }
+}
+
 TEST(LinkInputTypes, ParseTheirNames) {
+  EXPECT_EQ(parse_link_input_type("LTOIR"), LinkInputType::ltoir);
   EXPECT_EQ(parse_link_input_type("PTX"), LinkInputType::ptx);
   EXPECT_EQ(parse_link_input_type("library"), LinkInputType::library);
   EXPECT_EQ(parse_link_input_type("fatbinary"), LinkInputType::fatbin);

@@ -75,7 +75,11 @@ from .vectorize import vectorize  # noqa: E402,F401
 from . import core  # noqa: E402,F401
 from .args import In, InOut, Out  # noqa: E402,F401
 from .api import ldca, ldcg, ldcs, ldcv, ldlu, stcg, stcs, stwb, stwt  # noqa: E402,F401
-from .foreign import CUSource, LinkableCode  # noqa: E402,F401
+from . import vector_types as _vector_types  # noqa: E402
+
+globals().update(_vector_types.exported())  # cuda.float32x4, cuda.float4, ...
+from .linked_code import (LTOIR, Archive, CUSource, Cubin, Fatbin,  # noqa: E402,F401
+                          LinkableCode, Object, PTXSource)
 from .compiler import (  # noqa: E402,F401
     compile, compile_all, compile_for_current_device, compile_ptx,
     compile_ptx_for_current_device)

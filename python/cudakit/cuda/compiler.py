@@ -232,10 +232,22 @@ def compile_all(pyfunc: Callable[..., Any], sig: Any, debug: bool | None = None,
     source, return_type, linked = _translate(pyfunc, sig, debug, lineinfo, device, fastmath,
                                              abi, abi_info, forceinline, launch_bounds, True)
     codes = [_nvrtc(source, cc, output, debug, lineinfo, fastmath)]
-    if linked:
-        from .foreign import linked_source
-        codes.extend(_nvrtc(linked_source(path), cc, output, debug, lineinfo, False)
-                     for path in linked)
+    from .foreign import linked_source
+    from .linked_code import LinkableCode, compiled_kind
+    for path in linked:
+        kind = compiled_kind(path)
+        if not kind:
+            codes.append(_nvrtc(linked_source(path), cc, output, debug, lineinfo, False))
+            continue
+        if kind != output:  # compiled code is returned as it is, in the kind asked for
+            raise ValueError(f"compile_all(output={output!r}): the function links {path}, "
+                             f"compiled code of kind {kind!r}, which is not {output!r}")
+        if isinstance(path, LinkableCode):
+            data = path.raw
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        codes.append(data.decode() if output == "ptx" else data)
     return codes, return_type
 
 

@@ -22,6 +22,7 @@ from .args import ArgHint
 from .cudadrv.driver import CudaAPIError
 from .device_array import (DeviceNDArray, from_cuda_array_interface, from_gpuarray, to_device,
                            wait_for_interface_stream)
+from .linked_code import check_can_link, compiled_inputs, link_kernel
 from .mapped_memory import MappedNDArray
 from .translate import types as t
 from .translate.errors import SourceLocation, TranslationError, TypingError
@@ -217,14 +218,25 @@ class _Specialization:
         params = [_param(leaf) for a in self.arg_types for _, leaf in t.tuple_leaves(a)]
         if translation.takes_dynamic_shared_bytes:
             params.append(_core.JitParam.scalar("uint64"))
+        compiled = compiled_inputs(translation.linked_files)
+        if compiled:  # (NotSupported on the CPU backend)
+            check_can_link(compiled, _core.jit_backend())
         try:
-            self.kernel = _core.JitKernel(
-                translation.source, translation.kernel_name, params,
-                debug=bool(options.get("debug")),
-                line_info=bool(options.get("lineinfo")),
-                fast_math=bool(options.get("fastmath")),
-                max_registers=int(options.get("max_registers") or 0),
-                cooperative=translation.cooperative)
+            if compiled:
+                module = link_kernel(translation.source, compiled, bool(options.get("debug")),
+                                     bool(options.get("lineinfo")),
+                                     bool(options.get("fastmath")),
+                                     int(options.get("max_registers") or 0))
+                self.kernel = _core.JitKernel.from_module(
+                    module, translation.kernel_name, params, translation.cooperative)
+            else:
+                self.kernel = _core.JitKernel(
+                    translation.source, translation.kernel_name, params,
+                    debug=bool(options.get("debug")),
+                    line_info=bool(options.get("lineinfo")),
+                    fast_math=bool(options.get("fastmath")),
+                    max_registers=int(options.get("max_registers") or 0),
+                    cooperative=translation.cooperative)
         except Exception as error:
             if "compil" not in str(error):
                 raise

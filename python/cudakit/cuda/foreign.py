@@ -3,19 +3,20 @@ declares a function written in CUDA C/C++ that kernels call.
 
 Numba's calling convention is kept: the function is `extern "C" __device__
 int name(T* result, args...)`, stores its result through the first pointer
-and returns 0. cudakit compiles from source, so a linked file is CUDA C/C++
-source (.cu): its text (with the local files it #includes) joins the
-kernel's translation unit, for NVRTC and for the CPU backend alike.
+and returns 0. A linked CUDA C/C++ source (.cu): its text (with the local
+files it #includes) joins the kernel's translation unit, for NVRTC and for
+the CPU backend alike; compiled code (.ptx, .cubin, .ltoir, ...) is linked
+with the kernel on a GPU (linked_code.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from typing import Any
 
 from . import config
+from .linked_code import COMPILED_SUFFIXES, CUSource, LinkableCode
 from .translate import types as t
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.MULTILINE)
@@ -46,66 +47,23 @@ class ForeignFunction:
         return f"<foreign device function {self.name}{self.signature}>"
 
 
-class LinkableCode:
-    """numba-cuda's base of code to link from memory. cudakit compiles
-    kernels from source, so the one kind it links is CUDA C/C++ source
-    (CUSource, kind "cu"); PTX, cubins, fatbins, objects, archives and
-    LTO-IR are not linked."""
-
-    kind = ""
-
-    @staticmethod
-    def from_path(path: str) -> "CUSource":
-        """The CUDA C/C++ source file `path` (.cu) as a CUSource."""
-        if os.path.splitext(os.fspath(path))[1] != ".cu":
-            raise ValueError(f"LinkableCode.from_path: cannot link {path}: cudakit compiles "
-                             "kernels from source, so it links CUDA C/C++ source (.cu) only")
-        with open(path, encoding="utf-8") as handle:
-            return CUSource(handle.read(), name=os.path.splitext(os.path.basename(path))[0])
-
-    @classmethod
-    def from_path_or_obj(cls, path_or_obj: Any) -> "LinkableCode":
-        if isinstance(path_or_obj, LinkableCode):
-            return path_or_obj
-        return cls.from_path(path_or_obj)
-
-
-class CUSource(str, LinkableCode):
-    """CUDA C/C++ source text to link (`link=[cuda.CUSource(text)]`), as
-    numba-cuda's: it joins the kernel's translation unit as a .cu file's
-    text does. As a string it is a name that holds the text's digest (what
-    messages and the disk cache's key show)."""
-
-    kind = "cu"
-
-    def __new__(cls, data: str | bytes, name: str | None = None) -> "CUSource":
-        text = data.decode() if isinstance(data, bytes) else data
-        if not isinstance(text, str):
-            raise TypeError(f"CUSource takes the CUDA C/C++ source as str or bytes, got "
-                            f"{type(data).__name__}")
-        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-        self = super().__new__(cls, f"<CUSource {name or 'source'} {digest}>")
-        self.data = text
-        self.name = name or "source"
-        return self
-
-
 def check_link_paths(link: Any, who: str) -> tuple[str, ...]:
     """The absolute paths of `link` (one path or a list), each an existing
-    CUDA C/C++ source file, or CUSource texts."""
+    CUDA C/C++ source or compiled code file, or in-memory code
+    (CUSource, PTXSource, Cubin, ...)."""
     if link is None:
         return ()
     paths = [link] if isinstance(link, (str, os.PathLike)) else list(link)
     out = []
     for path in paths:
-        if isinstance(path, CUSource):
+        if isinstance(path, LinkableCode):
             out.append(path)
             continue
         path = os.path.abspath(os.fspath(path))
-        if not path.endswith(_SOURCE_SUFFIXES):
-            raise ValueError(f"{who}: cannot link {path}: cudakit compiles kernels from source, "
-                             "so it links CUDA C/C++ source files (.cu) only, not PTX, "
-                             "LTO-IR, cubins, object files or libraries")
+        if not path.endswith((*_SOURCE_SUFFIXES, *COMPILED_SUFFIXES)):
+            raise ValueError(f"{who}: cannot link {path}: unknown kind of file; cudakit links "
+                             f"CUDA C/C++ source ({', '.join(_SOURCE_SUFFIXES)}) and compiled "
+                             f"code ({', '.join(COMPILED_SUFFIXES)})")
         if not os.path.isfile(path):
             raise FileNotFoundError(f"{who}: the file to link, {path}, does not exist")
         out.append(path)

@@ -1,7 +1,8 @@
 // Separate compilation on the CUDA backend: the driver's JIT linker
 // (cuLinkCreate / cuLinkAddData / cuLinkAddFile / cuLinkComplete) links
 // relocatable PTX and cubins, fatbins, objects and libraries (libcudadevrt.a
-// for device-side launches) into one cubin for the current context's arch.
+// for device-side launches) into one cubin for the current context's arch;
+// a link holding LTO-IR goes through nvJitLink instead (cuda_lto_linker.cpp).
 #include <cstring>
 #include <memory>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "backend/cuda/cuda_backend_impl.hpp"
 #include "backend/cuda/cuda_error.hpp"
+#include "backend/cuda/cuda_lto_linker.hpp"
 #include "cudakit/error.hpp"
 #include "platform/cuda_driver.hpp"
 
@@ -29,6 +31,8 @@ CUjitInputType jit_input_type(LinkInputType type) {
       return CU_JIT_INPUT_OBJECT;
     case LinkInputType::library:
       return CU_JIT_INPUT_LIBRARY;
+    case LinkInputType::ltoir:
+      break;  // (linked by nvJitLink: cuda_lto_linker.cpp)
   }
   throw ArgumentError("linking device code", "unknown link input type",
                       "use cubin, ptx, fatbin, object or library");
@@ -75,6 +79,7 @@ CompiledCode CudaBackend::link(int ordinal, const std::vector<LinkInput>& inputs
   if (inputs.empty())
     throw ArgumentError("linking device code for " + arch, "nothing was added to the link",
                         "add PTX, cubins or sources (compiled with -rdc=true) before linking");
+  if (holds_lto_ir(inputs)) return link_with_nvjitlink(inputs, options, arch);
 
   std::vector<char> error_log(kLogBytes, '\0'), info_log(kLogBytes, '\0');
   std::vector<CUjit_option> keys = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,

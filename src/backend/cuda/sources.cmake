@@ -10,6 +10,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cuda_launch.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_ipc.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_linker.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_lto_linker.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_managed.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_module.cpp
   ${CMAKE_CURRENT_LIST_DIR}/launch_history.cpp

@@ -61,7 +61,7 @@ def returns_a_value(out):
 
 @cuda.jit
 def iterates_over_a_tuple(out):
-    for v in (1, 2):
+    for v in (1, 2.5):  # (items of two types: literal_unroll's)
         out[0] = v
 
 

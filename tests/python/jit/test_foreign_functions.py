@@ -70,7 +70,9 @@ def test_jit_link_option_and_pointer_arguments(functions_cu):
 
 
 def test_declare_device_bad_input_is_a_clear_error(tmp_path):
-    with pytest.raises(ValueError, match="links CUDA C/C\\+\\+ source files"):
+    with pytest.raises(ValueError, match="unknown kind of file"):
+        cuda.declare_device("f", "float32(float32)", link=str(tmp_path / "f.txt"))
+    with pytest.raises(FileNotFoundError, match="does not exist"):
         cuda.declare_device("f", "float32(float32)", link=str(tmp_path / "f.ptx"))
     with pytest.raises(FileNotFoundError, match="does not exist"):
         cuda.declare_device("f", "float32(float32)", link=str(tmp_path / "missing.cu"))

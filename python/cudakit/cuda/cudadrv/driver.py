@@ -1,8 +1,8 @@
 """`numba.cuda.cudadrv.driver`: the driver-level names programs use:
 `CudaAPIError` (a failed driver call: its code and message), `Stream`, the
 `driver` object (`driver.get_device()`), and whether nvJitLink is used
-(`_have_nvjitlink()`: never; cudakit compiles kernels from CUDA C++ source
-and links no LTO-IR)."""
+(`_have_nvjitlink()`: no; cudakit compiles kernels from CUDA C++ source and
+uses nvJitLink only for a kernel that links LTO-IR)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ driver = _Driver()
 
 
 def _have_nvjitlink() -> bool:
-    """Whether kernels are linked with nvJitLink (LTO): never in cudakit."""
+    """Whether every kernel is linked with nvJitLink (numba-cuda's LTO mode):
+    no in cudakit (only a kernel that links LTO-IR is, linked_code.py)."""
     return False
 
 

@@ -12,6 +12,8 @@ import numpy as np
 from . import extensions, intrinsics, operators
 from . import types as t
 from .values import ArrayCtypes, Val
+from .vectors import VectorT
+from .vectors import attribute as vector_attribute
 
 if TYPE_CHECKING:
     from .codegen import FunctionTranslator
@@ -24,6 +26,8 @@ class AttributesMixin:
             impl = extensions.attribute_implementation(base.type, node.attr)
             if impl is not None:  # numba.cuda.extending.overload_attribute
                 return self.device_call(operators._device_dispatcher_for(impl), [base], node)
+        if isinstance(base.type, VectorT):
+            return vector_attribute(self, base, node)
         if isinstance(base.type, t.ArrayT):
             if node.attr == "ctypes":
                 return Val(None, "", ArrayCtypes(base))

@@ -29,6 +29,7 @@ from .parse import ParsedFunction
 from .program import Program
 from .recursion import PendingRecursion
 from .values import NO_VALUE, StaticArray, Val
+from .vectors import VectorT
 
 CPP_RESERVED = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
@@ -377,6 +378,8 @@ class FunctionTranslator(OperatorsMixin, AttributesMixin, ForeignCallsMixin, Agg
             return f"{ty.dtype.ctype}*"
         if isinstance(ty, t.NoneT):
             return "void"
+        if isinstance(ty, VectorT):
+            return ty.ctype
         if isinstance(ty, t.TupleT) and all(isinstance(i, t.Scalar) for i in ty.items):
             return self.program.tuple_struct(ty)
         raise self.unsupported(f"a value of type {ty} cannot be stored in a variable",

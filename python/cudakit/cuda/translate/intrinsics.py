@@ -682,3 +682,8 @@ array_reductions.register()
 from . import cache_hints  # noqa: E402
 
 cache_hints.register()
+
+# numba-cuda's vector types' constructors (cuda.float32x4, cuda.int2, ...).
+from . import vectors  # noqa: E402
+
+vectors.register()

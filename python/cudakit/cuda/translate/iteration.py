@@ -70,23 +70,46 @@ def sequence(tr: "FunctionTranslator", node: ast.expr) -> Sequence:
     if isinstance(value.type, t.ArrayT):
         length = _constant(tr, tr.extent(value, 0), "len")
         return Sequence(length, lambda k: tr.first_axis_item(value, k, node))
-    if value.items is not None and value.items and len({v.type for v in value.items}) == 1 \
-            and isinstance(value.items[0].type, t.Scalar):
-        items = value.items
-        names = []
-        for item in items:
-            names.append(tr.fresh("elt"))
-            tr.emit(f"const {item.type.ctype} {names[-1]} = {item.code};")  # type: ignore
-
-        def pick(k: str) -> Val:
-            code = names[-1]
-            for i in range(len(names) - 2, -1, -1):
-                code = f"({k} == {i} ? {names[i]} : {code})"
-            return Val(items[0].type, code)
-        return Sequence(f"{len(items)}LL", pick)
+    if is_uniform_tuple(value):
+        return tuple_sequence(tr, value)
     raise tr.typing_error(f"enumerate() and zip() in a kernel take 1-d arrays, range() "
                           f"objects and tuples of numbers of one type, got {value.describe()}",
                           node)
+
+
+def is_uniform_tuple(value: Val) -> bool:
+    """A tuple whose items are numbers (or vectors) of one type."""
+    from .vectors import VectorT
+    return bool(value.items) and len({v.type for v in value.items}) == 1 \
+        and isinstance(value.items[0].type, (t.Scalar, VectorT))  # type: ignore[index]
+
+
+def tuple_sequence(tr: "FunctionTranslator", value: Val) -> Sequence:
+    """A uniform tuple's items, each held once, picked by a run-time index."""
+    items = value.items
+    names = []
+    for item in items:
+        names.append(tr.fresh("elt"))
+        tr.emit(f"const {item.type.ctype} {names[-1]} = {item.code};")  # type: ignore
+
+    def pick(k: str) -> Val:
+        code = names[-1]
+        for i in range(len(names) - 2, -1, -1):
+            code = f"({k} == {i} ? {names[i]} : {code})"
+        return Val(items[0].type, code)
+    return Sequence(f"{len(items)}LL", pick)
+
+
+def tuple_loop(tr: "FunctionTranslator", node: ast.For, value: Val) -> None:
+    """for x in (a, b, c): over a tuple of numbers or vectors of one type."""
+    sequence = tuple_sequence(tr, value)
+    counter = tr.fresh("k")
+    tr.emit(f"for (long long {counter} = 0; {counter} < {sequence.length}; ++{counter}) {{")
+    tr.indent += 1
+    tr.assign(node.target, sequence.item(counter), node)
+    tr.indent -= 1
+    tr.block(node.body)
+    tr.emit("}")
 
 
 def range_arguments(tr: "FunctionTranslator", node: ast.Call) -> list[Val]:

@@ -145,6 +145,15 @@ class LoopsMixin:
     def for_over_array(self, node: ast.For) -> None:
         """`for x in a` over the first axis of an array (elements of a 1-d one)."""
         array = self.expr(node.iter)
+        if array.items is not None and iteration.is_uniform_tuple(array):
+            iteration.tuple_loop(self, node, array)
+            return
+        if array.items:
+            from .codegen import _construct
+            raise self.unsupported(
+                f"iterating over {_construct(node.iter)}, a tuple whose items differ in type "
+                "(for loops run over range(...), an array or a tuple of one type; use "
+                "cuda.literal_unroll(tup) for this one)", node)
         if not isinstance(array.type, t.ArrayT):
             from .codegen import _construct
             raise self.unsupported("for loops run over range(...) or an array (iterating "

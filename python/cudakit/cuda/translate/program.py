@@ -706,7 +706,10 @@ class Program:
         # (compile_all(link=...) compiles the linked files apart: link_separately)
         if self.linked_files and not self.options.get("link_separately"):
             from ..foreign import linked_source
-            linked = [linked_source(path) for path in self.linked_files]
+            from ..linked_code import compiled_kind
+            # (compiled code is linked with the compiled kernel: linked_code.py)
+            linked = [linked_source(path) for path in self.linked_files
+                      if not compiled_kind(path)]
         # The linked C/C++ comes first: a foreign function it defines needs no
         # declaration of ours, which would conflict with its own where the
         # types differ in C++ but not in the ABI (`unsigned int *out` for an
