@@ -95,8 +95,10 @@ struct CopyEnd {
   std::uint64_t device = 0;          // kind == device
   const CudaArray* array = nullptr;  // kind == array
   std::size_t x_bytes = 0, y = 0, z = 0;
-  std::size_t pitch = 0;   // host/device: bytes per row (0: width_bytes)
-  std::size_t height = 0;  // host/device: rows per slice (0: the box's height)
+  std::size_t pitch = 0;   // host/device: bytes per row (0: x_bytes + width_bytes)
+  std::size_t height = 0;  // host/device: rows per slice (0: y + the box's height)
+  // kind == device: the device the memory belongs to (-1: the current one).
+  int device_ordinal = -1;
 };
 
 // A box of width_bytes x height x depth (cuMemcpy3D / cuMemcpy3DPeer). Every

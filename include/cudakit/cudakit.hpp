@@ -19,6 +19,7 @@
 #include "cudakit/compile_options.hpp"
 #include "cudakit/compiled_code.hpp"
 #include "cudakit/device.hpp"
+#include "cudakit/cuda_array.hpp"
 #include "cudakit/device_buffer.hpp"
 #include "cudakit/elementwise_kernel.hpp"
 #include "cudakit/error.hpp"

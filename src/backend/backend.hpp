@@ -25,6 +25,7 @@
 #include "cudakit/cache_config.hpp"
 #include "cudakit/compile_options.hpp"
 #include "cudakit/compiled_code.hpp"
+#include "cudakit/cuda_array.hpp"
 #include "cudakit/device_attribute.hpp"
 #include "cudakit/device_properties.hpp"
 #include "cudakit/dim3.hpp"
@@ -48,6 +49,7 @@ using NativeEvent = void*;        // CUevent, or the CPU backend's event object
 using NativeModule = void*;       // CUmodule, or the CPU backend's loaded shared object
 using NativeKernel = void*;       // CUfunction, or the CPU backend's kernel record
 using IpcHandleBytes = std::array<unsigned char, 64>;  // CUipcMemHandle's bytes
+using NativeArray = void*;  // CUarray, or the CPU backend's CpuArray record (cpu/cpu_array.hpp)
 
 // The refusal of CUDA IPC by the CPU backend, whose memory no other process can map.
 [[noreturn]] inline void throw_ipc_not_supported(const char* doing) {
@@ -82,6 +84,27 @@ struct GemmRequest {
   std::int64_t batch = 1;
   std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
   bool allow_tf32 = false;  // f32 on tensor cores, with TF32 inputs
+};
+
+// One end of a box copy as the backend gets it: checked by the core
+// (src/core/copy_3d.cpp), with pitch and height resolved (never 0 for host
+// and device memory). `ordinal` is the device that device memory or an array
+// belongs to (-1 for host memory): ends of two devices copy as a peer copy.
+struct BoxCopyEnd {
+  CopyEnd::Kind kind = CopyEnd::Kind::host;
+  void* host = nullptr;
+  DevicePtr device = 0;
+  NativeArray array = nullptr;
+  int ordinal = -1;
+  std::size_t x_bytes = 0, y = 0, z = 0;
+  std::size_t pitch = 0;   // host / device: bytes per row
+  std::size_t height = 0;  // host / device: rows per slice
+};
+
+// A box of width_bytes x height x depth (every extent >= 1), as cuMemcpy3D.
+struct BoxCopy {
+  BoxCopyEnd src, dst;
+  std::size_t width_bytes = 0, height = 1, depth = 1;
 };
 
 class Backend {
@@ -226,6 +249,23 @@ class Backend {
   // Sets `count` elements of `element_bytes` (1, 2 or 4) to `value`.
   virtual void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
                     NativeStream stream, bool async) = 0;
+
+  // ---- CUDA arrays (cuArray3DCreate) and box copies (cuMemcpy3D) ----------------
+  // The core has checked the descriptor. OutOfMemory when the device is full.
+  virtual NativeArray create_array(int ordinal, const CudaArrayDescriptor& descriptor) {
+    (void)ordinal;
+    (void)descriptor;
+    throw NotSupported("creating a CUDA array", "this backend has no CUDA arrays");
+  }
+  virtual void destroy_array(NativeArray array) noexcept { (void)array; }
+  // The core has checked the box against both ends. async=false returns when
+  // the copy is complete; async=true is ordered on `stream`.
+  virtual void copy_3d(const BoxCopy& copy, NativeStream stream, bool async) {
+    (void)copy;
+    (void)stream;
+    (void)async;
+    throw NotSupported("a box copy (cuMemcpy3D)", "this backend has no box copies");
+  }
 
   // ---- streams and events ---------------------------------------------------
   virtual NativeStream create_stream(int ordinal, bool non_blocking) = 0;

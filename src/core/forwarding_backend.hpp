@@ -76,6 +76,11 @@ class ForwardingBackend : public Backend, public GraphBackend {
             bool a) override {
     inner_->fill(d, v, e, c, s, a);
   }
+  NativeArray create_array(int o, const CudaArrayDescriptor& d) override {
+    return inner_->create_array(o, d);
+  }
+  void destroy_array(NativeArray a) noexcept override { inner_->destroy_array(a); }
+  void copy_3d(const BoxCopy& c, NativeStream s, bool a) override { inner_->copy_3d(c, s, a); }
   NativeStream create_stream(int o, bool nb) override { return inner_->create_stream(o, nb); }
   void destroy_stream(NativeStream s) noexcept override { inner_->destroy_stream(s); }
   void synchronize_stream(NativeStream s) override { inner_->synchronize_stream(s); }

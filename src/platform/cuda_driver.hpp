@@ -104,7 +104,11 @@ namespace cudakit::detail {
   X(cuMemGetAddressRange)              \
   X(cuIpcGetMemHandle)                 \
   X(cuIpcOpenMemHandle)                \
-  X(cuIpcCloseMemHandle)
+  X(cuIpcCloseMemHandle)               \
+  X(cuArray3DCreate)                   \
+  X(cuArrayDestroy)                    \
+  X(cuMemcpy3DAsync)                   \
+  X(cuMemcpy3DPeerAsync)
 
 struct CudaDriver {
 #define CUDAKIT_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csetjmp>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "backend/cpu/block_runner.hpp"
+#include "backend/cpu/cpu_array.hpp"
 #include "backend/cpu/cpu_collectives.hpp"
 #include "backend/cpu/cpu_devices.hpp"
 #include "backend/cpu/cpu_graph.hpp"
@@ -256,6 +258,41 @@ class CpuBackend final : public Backend, public GraphBackend {
         }
       });
     });
+  }
+
+  // ---- CUDA arrays: records over device memory (cpu_array.hpp) ------------------------
+  NativeArray create_array(int ordinal, const CudaArrayDescriptor& descriptor) override {
+    device(ordinal, "creating a CUDA array");
+    mark_used(ordinal);
+    return create_cpu_array(descriptor);
+  }
+  void destroy_array(NativeArray array) noexcept override {
+    if (backend_alive.load()) wait_all(-1, WaitMode::patient);  // queued copies may use it
+    destroy_cpu_array(static_cast<CpuArray*>(array));
+  }
+  // As copy(): queued only when both ends are memory the backend handed out.
+  void copy_3d(const BoxCopy& box, NativeStream stream, bool async) override {
+    const char* what = "copying a box (Memcpy3D)";
+    const auto span = [&](const BoxCopyEnd& end, const char*& first) {
+      first = box_row(end, 0, 0);
+      return static_cast<std::size_t>(box_row(end, box.height - 1, box.depth - 1) - first) +
+             box.width_bytes;
+    };
+    const char *src_first = nullptr, *dst_first = nullptr;
+    const std::size_t src_bytes = span(box.src, src_first), dst_bytes = span(box.dst, dst_first);
+    const bool src_known = known(src_first, src_bytes, what);
+    const bool dst_known = known(dst_first, dst_bytes, what);
+    if (!(dst_known && src_known) && stream_of(stream)->capturing())
+      throw CudaError("a box copy to or from pageable host memory while a stream is being captured",
+                      "host memory that is not page-locked cannot be copied in a graph",
+                      "end the capture first, or copy from or to page-locked memory", 900,
+                      "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+    run_on(
+        stream, async && dst_known && src_known,
+        [box, what, src_first, dst_first, bytes = std::max(src_bytes, dst_bytes)] {
+          guarded_host_access(what, dst_first, src_first, bytes, [&] { copy_box(box); });
+        },
+        &kCopyOp);
   }
 
   // ---- streams and events -----------------------------------------------------------

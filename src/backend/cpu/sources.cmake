@@ -23,6 +23,7 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/block_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_hub.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_array.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_collectives.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_devices.cpp

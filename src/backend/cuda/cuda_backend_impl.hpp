@@ -103,6 +103,11 @@ class CudaBackend final : public Backend, public GraphBackend {
   void fill(DevicePtr dst, std::uint32_t value, unsigned element_bytes, std::size_t count,
             NativeStream stream, bool async) override;
 
+  NativeArray create_array(int ordinal,
+                           const CudaArrayDescriptor& descriptor) override;  // cuda_array.cpp
+  void destroy_array(NativeArray array) noexcept override;
+  void copy_3d(const BoxCopy& copy, NativeStream stream, bool async) override;
+
   NativeStream create_stream(int ordinal, bool non_blocking) override;
   void destroy_stream(NativeStream stream) noexcept override;
   void synchronize_stream(NativeStream stream) override;
