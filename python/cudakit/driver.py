@@ -25,13 +25,21 @@ from ._textures import (  # noqa: F401  (PyCUDA's names; each raises NotSupporte
     Memcpy2D,
     Memcpy3D,
     TexturesNotSupported,
-    bind_array_to_texref,
     dtype_to_array_format,
     gpuarray_to_array,
     make_multichannel_2d_array,
     matrix_to_array,
-    matrix_to_texref,
     np_to_array,
+)
+from ._texture_references import (  # noqa: F401  (PyCUDA's names)
+    TRSA_OVERRIDE_FORMAT,
+    TRSF_NORMALIZED_COORDINATES,
+    TRSF_READ_AS_INTEGER,
+    TRSF_SRGB,
+    SurfaceReference,
+    TextureReference,
+    bind_array_to_texref,
+    matrix_to_texref,
 )
 from ._linker import (  # noqa: F401  (PyCUDA's names)
     Linker,
@@ -221,14 +229,26 @@ def get_driver_version() -> int:
     """The driver's CUDA version (13000 = 13.0).
 
     The CPU backend has no driver; it answers the CUDA version whose device
-    code and API it implements, the toolkit's cudakit was built with: its
-    kernels follow that version's rules (no texture references since CUDA 12),
-    so a program that asks which CUDA it runs on gets the version that
-    describes what it will see.
+    code and API it implements, the toolkit's cudakit was built with, or the
+    version CUDAKIT_CPU_DRIVER_VERSION names (e.g. 11080: programs that
+    check for CUDA 11 before using texture references then use them, which
+    the CPU backend runs).
     """
     if backend() == "cpu":
-        return _core._toolkit_version()
+        return _cpu_driver_version()
     return _core._driver_version()
+
+
+def _cpu_driver_version() -> int:
+    import os
+    text = os.environ.get("CUDAKIT_CPU_DRIVER_VERSION", "").strip()
+    if not text:
+        return _core._toolkit_version()
+    if not text.isdigit() or not 9000 <= int(text) <= 99990:
+        raise _core.ArgumentError(
+            f"CUDAKIT_CPU_DRIVER_VERSION={text!r}: expected a CUDA version as the driver "
+            "reports it, 1000 * major + 10 * minor (e.g. 11080 for CUDA 11.8, 12040 for 12.4)")
+    return int(text)
 
 
 Device = _core.Device

@@ -62,7 +62,7 @@ struct TextureRecord {
   unsigned kind;                   // 1 linear memory, 2 pitch 2-D, 3 CUDA array
   float border_color[4];
   unsigned surface;  // 1: the memory may be written through a surface
-  unsigned reserved[3];
+  unsigned reserved[7];
 };
 static_assert(sizeof(TextureRecord) == 128, "the host packs 128 bytes");
 constexpr unsigned long long kTextureMagic = 0x3143455258544B43ull;  // "CKTXREC1"
