@@ -270,3 +270,53 @@ def bind_array_to_texref(ary: Any, texref: TextureReference) -> None:
     texref.set_address_mode(0, address_mode.CLAMP)
     texref.set_address_mode(1, address_mode.CLAMP)
     texref.set_filter_mode(filter_mode.POINT)
+
+
+_ARRAY_FORMATS = {np.dtype(np.uint8): 1, np.dtype(np.uint16): 2, np.dtype(np.uint32): 3,
+                  np.dtype(np.int8): 8, np.dtype(np.int16): 9, np.dtype(np.int32): 10,
+                  np.dtype(np.float16): 16, np.dtype(np.float32): 32}
+
+
+def _bind_to_texref(self: Any, texref: TextureReference, allow_offset: bool = False) -> int:
+    return texref.set_address(self.gpudata, self.nbytes, allow_offset=allow_offset) \
+        // self.dtype.itemsize
+
+
+def _bind_to_texref_ext(self: Any, texref: TextureReference, channels: int = 1,
+                        allow_double_hack: bool = False, allow_complex_hack: bool = False,
+                        allow_offset: bool = False) -> int:
+    """PyCUDA's GPUArray.bind_to_texref_ext: float64 as two int32 channels
+    (allow_double_hack), complex64 as two uint32, complex128 as four int32."""
+    if not (self.flags.c_contiguous or self.flags.f_contiguous):
+        raise ArgumentError("bind_to_texref_ext: only contiguous arrays may be bound")
+    dtype = np.dtype(self.dtype)
+    hacks = {(np.dtype(np.float64), True, False): (2, 10),
+             (np.dtype(np.complex64), False, True): (2, 3),
+             (np.dtype(np.complex128), False, True): (4, 10)}
+    key = (dtype, dtype == np.float64 and allow_double_hack,
+           dtype.kind == "c" and allow_complex_hack)
+    if key in hacks:
+        if channels != 1:
+            raise ArgumentError(f"bind_to_texref_ext: 'fake' {dtype} textures have one channel")
+        channels, fmt = hacks[key]
+        read_as_int = True
+    else:
+        if dtype not in _ARRAY_FORMATS:
+            raise ArgumentError(f"bind_to_texref_ext: no texture format holds {dtype} (pass "
+                                "allow_double_hack / allow_complex_hack for float64 / complex)")
+        fmt = _ARRAY_FORMATS[dtype]
+        read_as_int = dtype.kind in "iu"
+    offset = texref.set_address(self.gpudata, self.nbytes, allow_offset=allow_offset)
+    texref.set_format(array_format(fmt), channels)
+    if read_as_int:
+        texref.set_flags(texref.get_flags() | TRSF_READ_AS_INTEGER)
+    return offset // dtype.itemsize
+
+
+def _install_gpuarray_methods() -> None:
+    from . import _core
+    _core.GPUArray.bind_to_texref = _bind_to_texref
+    _core.GPUArray.bind_to_texref_ext = _bind_to_texref_ext
+
+
+_install_gpuarray_methods()
