@@ -41,6 +41,7 @@ from ._texture_references import (  # noqa: F401  (PyCUDA's names)
     bind_array_to_texref,
     matrix_to_texref,
 )
+from ._texture_objects import SurfaceObject, TextureObject  # noqa: F401
 from ._linker import (  # noqa: F401  (PyCUDA's names)
     Linker,
     jit_input_type,
