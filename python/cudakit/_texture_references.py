@@ -262,7 +262,8 @@ def check_texrefs(texrefs: Any, context: str) -> None:
 
 def matrix_to_texref(matrix: Any, texref: TextureReference, order: str = "C") -> None:
     from . import driver
-    texref.set_array(driver.matrix_to_array(matrix, order=order))
+    ary = driver.matrix_to_array(matrix, order=order)
+    texref.set_array(ary)
 
 
 def bind_array_to_texref(ary: Any, texref: TextureReference) -> None:

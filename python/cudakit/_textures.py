@@ -40,8 +40,9 @@ def uses_texture_references(source: str) -> bool:
 def texture_compile_error(error: BaseException) -> TexturesNotSupported:
     result = TexturesNotSupported(
         "SourceModule: the source declares texture or surface references "
-        "(texture<...> / surface<...>), which CUDA 12 removed: NVRTC cannot compile them and "
-        "cudakit does not support textures.\n" + _HINT + "\n  compiler output:\n" + str(error))
+        "(texture<...> / surface<...>), which CUDA 12 removed: NVRTC cannot compile them for a "
+        "GPU (the CPU backend, CUDAKIT_BACKEND=cpu, runs them).\n" + _HINT +
+        "; or use texture objects (cudaTextureObject_t)" + "\n  compiler output:\n" + str(error))
     for name in ("log", "stderr", "stdout"):
         if hasattr(error, name):
             setattr(result, name, getattr(error, name))
