@@ -24,6 +24,7 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/block_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_hub.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_array.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_texture.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_collectives.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_devices.cpp
