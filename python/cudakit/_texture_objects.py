@@ -108,6 +108,10 @@ class TextureObject:
 
     __index__ = __int__
 
+    @property
+    def _cudakit_object_handle(self) -> int:  # a launch passes this for the object
+        return self.handle
+
     def destroy(self) -> None:
         """Destroys the object now; a kernel launched afterwards with its handle faults."""
         if self._object is not None:
@@ -169,3 +173,7 @@ class SurfaceObject:
         return self.handle
 
     __index__ = __int__
+
+    @property
+    def _cudakit_object_handle(self) -> int:  # a launch passes this for the object
+        return self.handle

@@ -131,7 +131,7 @@ def test_linear_fetch_of_uchar4_reads_normalized_floats_and_integers():
                                bytes=data.nbytes, flags=drv.TRSF_READ_AS_INTEGER)
     got_f = np.zeros((304, 4), dtype=np.float32)
     got_u = np.zeros((304, 4), dtype=np.uint8)
-    f(drv.Out(got_f), drv.Out(got_u), np.uint64(int(as_float)), np.uint64(int(as_int)),
+    f(drv.Out(got_f), drv.Out(got_u), as_float, np.uint64(int(as_int)),  # the object itself
       np.int32(301), block=(128, 1, 1), grid=(3, 1))
     np.testing.assert_allclose(got_f[:301], data.astype(np.float32) / np.float32(255), rtol=1e-7)
     np.testing.assert_array_equal(got_u[:301], data)
