@@ -43,5 +43,6 @@
 #include "cudakit/stream.hpp"
 #include "cudakit/surface.hpp"
 #include "cudakit/texture.hpp"
+#include "cudakit/texture_reference.hpp"
 #include "cudakit/version.hpp"
 #include "cudakit/wait_interrupt.hpp"

@@ -296,6 +296,19 @@ class Backend {
     throw NotSupported("creating a surface object", "this backend has no surfaces");
   }
   virtual void destroy_surface_object(std::uint64_t handle) noexcept { (void)handle; }
+  // Writes the texture<>/surface<> reference at `record` (a module global):
+  // bound to `request`, or unbound when it is null. The CPU backend's only:
+  // CUDA 12 removed references.
+  virtual void bind_texture_reference(DevicePtr record, const TextureRequest* request,
+                                      bool surface) {
+    (void)record;
+    (void)request;
+    (void)surface;
+    throw NotSupported("binding a texture or surface reference",
+                       "CUDA 12 removed texture and surface references (NVRTC cannot compile "
+                       "them for a GPU); the CPU backend has them",
+                       "use a texture or surface object (TextureObject, cudaTextureObject_t)");
+  }
 
   // ---- streams and events ---------------------------------------------------
   virtual NativeStream create_stream(int ordinal, bool non_blocking) = 0;

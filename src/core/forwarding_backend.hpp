@@ -93,6 +93,9 @@ class ForwardingBackend : public Backend, public GraphBackend {
   void destroy_surface_object(std::uint64_t h) noexcept override {
     inner_->destroy_surface_object(h);
   }
+  void bind_texture_reference(DevicePtr r, const TextureRequest* q, bool s) override {
+    inner_->bind_texture_reference(r, q, s);
+  }
   NativeStream create_stream(int o, bool nb) override { return inner_->create_stream(o, nb); }
   void destroy_stream(NativeStream s) noexcept override { inner_->destroy_stream(s); }
   void synchronize_stream(NativeStream s) override { inner_->synchronize_stream(s); }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "backend/backend.hpp"
+#include "core/texture_request.hpp"
 #include "cudakit/error.hpp"
 #include "cudakit/surface.hpp"
 #include "cudakit/texture.hpp"
@@ -111,6 +112,15 @@ void check_descriptor(const TextureDescriptor& d, ArrayFormat format) {
 
 }  // namespace
 
+namespace detail {
+TextureRequest texture_request(const Device& device, const TextureResource& resource,
+                               const TextureDescriptor& descriptor) {
+  TextureRequest request = request_of(device, resource, descriptor);
+  check_descriptor(descriptor, request.layout.format);
+  return request;
+}
+}  // namespace detail
+
 TextureResource TextureResource::of_array(const CudaArray& array) {
   TextureResource r;
   r.kind = Kind::array;
@@ -146,8 +156,7 @@ TextureResource TextureResource::pitch_2d(std::uint64_t device, ArrayFormat form
 TextureObject::TextureObject(const Device& device, const TextureResource& resource,
                              const TextureDescriptor& descriptor)
     : descriptor_(descriptor) {
-  const detail::TextureRequest request = request_of(device, resource, descriptor);
-  check_descriptor(descriptor, request.layout.format);
+  const detail::TextureRequest request = detail::texture_request(device, resource, descriptor);
   handle_ = detail::backend_of(device).create_texture_object(device.ordinal(), request);
   device_ = new Device(device);
 }

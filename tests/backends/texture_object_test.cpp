@@ -167,5 +167,12 @@ TEST_F(TextureObjects, BadResourcesAndDescriptorsAreRefused) {
   EXPECT_THROW(TextureObject(device(), TextureResource::of_array(empty)), ArgumentError);
 }
 
+TEST_F(TextureObjects, ReferencesAreNotSupportedOnAGpu) {
+  if (backend() != BackendKind::cuda) GTEST_SKIP() << "the CPU backend has references";
+  Module module = compile("__device__ float plain;\n", {}, device());
+  EXPECT_THROW(module.texture_reference("plain"), NotSupported);
+  EXPECT_THROW(module.surface_reference("plain"), NotSupported);
+}
+
 }  // namespace
 }  // namespace cudakit

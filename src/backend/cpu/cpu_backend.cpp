@@ -288,6 +288,10 @@ class CpuBackend final : public Backend, public GraphBackend {
   void destroy_surface_object(std::uint64_t handle) noexcept override {
     destroy_texture_object(handle);
   }
+  void bind_texture_reference(DevicePtr record, const TextureRequest* request,
+                              bool surface) override {
+    if (record) write_cpu_reference(record, request, surface);
+  }
   // As copy(): queued only when both ends are memory the backend handed out.
   void copy_3d(const BoxCopy& box, NativeStream stream, bool async) override {
     const char* what = "copying a box (Memcpy3D)";

@@ -30,9 +30,7 @@ std::uint64_t publish(const TextureRecord& r) {
   return reinterpret_cast<std::uintptr_t>(record);
 }
 
-}  // namespace
-
-std::uint64_t create_cpu_texture(const TextureRequest& request) {
+TextureRecord texture_record(const TextureRequest& request) {
   TextureRecord r;
   std::memset(&r, 0, sizeof r);
   const CudaArrayDescriptor& layout = request.layout;
@@ -55,16 +53,34 @@ std::uint64_t create_cpu_texture(const TextureRequest& request) {
   r.filter = static_cast<unsigned>(d.filter);
   r.flags = (d.read_as_integer ? 1u : 0u) | (d.normalized_coordinates ? 2u : 0u);
   for (int i = 0; i < 4; ++i) r.border_color[i] = d.border_color[i];
-  return publish(r);
+  return r;
 }
 
-std::uint64_t create_cpu_surface(NativeArray array) {
+TextureRecord surface_record(NativeArray array) {
   TextureRecord r;
   std::memset(&r, 0, sizeof r);
   fill_from_array(r, *static_cast<const CpuArray*>(array));
   for (unsigned& mode : r.address_mode) mode = 1;
   r.flags = 1;  // surfaces read bytes as they are
-  return publish(r);
+  return r;
+}
+
+}  // namespace
+
+std::uint64_t create_cpu_texture(const TextureRequest& request) {
+  return publish(texture_record(request));
+}
+
+std::uint64_t create_cpu_surface(NativeArray array) { return publish(surface_record(array)); }
+
+void write_cpu_reference(DevicePtr address, const TextureRequest* request, bool surface) {
+  TextureRecord r;
+  std::memset(&r, 0, sizeof r);
+  if (request) {
+    r = surface ? surface_record(request->array) : texture_record(*request);
+    r.magic = cudakit_cpu::kTextureMagic;
+  }
+  std::memcpy(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)), &r, sizeof r);
 }
 
 void destroy_cpu_texture(std::uint64_t handle) noexcept {
