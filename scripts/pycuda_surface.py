@@ -52,6 +52,8 @@ DIFFERS: dict[str, str] = {
     "driver.jit_input_type": "a superset of PyCUDA's members, same values",
     "driver.mem_host_register_flags": "also IOMEMORY and READ_ONLY (cuda.h's values)",
     "driver.host_alloc_flags": "an IntFlag with cuda.h's values",
+    "driver.initialize_profiler": "raises NotSupported: cuProfilerInitialize was removed in "
+                                  "CUDA 12; use start_profiler / stop_profiler",
     "tools.DeviceMemoryPool": "allocations come from cudakit's own caching pool; bins are "
                               "that pool's size classes",
     "tools.PageLockedMemoryPool": "allocates page-locked arrays directly (no held blocks)",
@@ -107,18 +109,9 @@ DIFFERS: dict[str, str] = {
 # "missing": the name does not exist in cudakit, for this reason.
 _TEXTURES = "texture and surface references were removed in CUDA 12; cudakit has none"
 _GL = "OpenGL interop (pycuda.gl) is not provided"
-_ARRAYS = "CUDA arrays (driver.Array) go with texture references, which cudakit does not have"
 MISSING: dict[str, str] = {
     "driver.TextureReference": _TEXTURES,
     "driver.SurfaceReference": _TEXTURES,
-    "driver.Memcpy3DPeer": _ARRAYS,
-    "driver.memcpy_dtoa": _ARRAYS,
-    "driver.memcpy_atod": _ARRAYS,
-    "driver.memcpy_htoa": _ARRAYS,
-    "driver.memcpy_atoh": _ARRAYS,
-    "driver.memcpy_atoa": _ARRAYS,
-    "driver.initialize_profiler": "cuProfilerInitialize was removed in CUDA 12; use "
-                                  "start_profiler / stop_profiler",
 }
 _REDUCTION = ("PyCUDA's source, but the last warp's steps read, sync the warp, then write "
               "(PyCUDA's volatile steps race without lockstep warps); a stage other than 1 "

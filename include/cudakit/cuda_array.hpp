@@ -99,6 +99,10 @@ struct CopyEnd {
   std::size_t height = 0;  // host/device: rows per slice (0: y + the box's height)
   // kind == device: the device the memory belongs to (-1: the current one).
   int device_ordinal = -1;
+  // kind == host / device: bytes from `host` / `device` that belong to the
+  // memory, when the caller knows (0: unknown; device memory is then checked
+  // against its allocation where the backend can tell).
+  std::size_t bytes = 0;
 };
 
 // A box of width_bytes x height x depth (cuMemcpy3D / cuMemcpy3DPeer). Every

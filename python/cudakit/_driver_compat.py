@@ -120,6 +120,19 @@ def start_profiler() -> None:
     _profiler_call("start")
 
 
+def initialize_profiler(config_file: Any, output_file: Any, output_mode: Any) -> None:
+    """cuProfilerInitialize, which CUDA 12 removed (the Visual Profiler's
+    configuration file went with it): NotSupported with what replaces it."""
+    from ._core import NotSupported
+
+    raise NotSupported(
+        "initialize_profiler: cuProfilerInitialize was removed in CUDA 12 (with the Visual "
+        "Profiler's configuration and output files); there is nothing to initialize.\n"
+        "  hint: bracket the region with start_profiler() / stop_profiler() and run under "
+        "Nsight Systems (nsys profile --capture-range=cudaProfilerApi ...) or Nsight Compute, "
+        "or use cudakit.profiler.profile() for cudakit's own per-launch timings")
+
+
 def stop_profiler() -> None:
     """cuProfilerStop (see start_profiler)."""
     _profiler_call("stop")

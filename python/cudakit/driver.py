@@ -18,17 +18,23 @@ import numpy as np
 
 from . import _core
 from ._pickling import refuse_pickle as _refuse_pickle
-from ._textures import (  # noqa: F401  (PyCUDA's names; each raises NotSupported)
+from ._textures import TexturesNotSupported  # noqa: F401
+from ._cuda_arrays import (  # noqa: F401  (PyCUDA's names)
     Array,
     ArrayDescriptor,
     ArrayDescriptor3D,
     Memcpy2D,
     Memcpy3D,
-    TexturesNotSupported,
+    Memcpy3DPeer,
     dtype_to_array_format,
     gpuarray_to_array,
     make_multichannel_2d_array,
     matrix_to_array,
+    memcpy_atoa,
+    memcpy_atod,
+    memcpy_atoh,
+    memcpy_dtoa,
+    memcpy_htoa,
     np_to_array,
 )
 from ._texture_references import (  # noqa: F401  (PyCUDA's names)
@@ -88,6 +94,7 @@ from ._driver_compat import (  # noqa: F401  (PyCUDA's names)
     memset_d2d16_async,
     memset_d2d32,
     memset_d2d32_async,
+    initialize_profiler,
     set_debugging,
     start_profiler,
     stop_profiler,
@@ -153,7 +160,8 @@ __all__ = [
     "profiler_output_mode", "ArgumentHandler", "CUDA_DEBUGGING", "PooledDeviceAllocation",
     "PooledHostAllocation", "memcpy_peer", "memcpy_peer_async", "memset_d2d8",
     "memset_d2d8_async", "memset_d2d16", "memset_d2d16_async", "memset_d2d32",
-    "memset_d2d32_async", "set_debugging", "start_profiler", "stop_profiler", "bitlog2",
+    "memset_d2d32_async", "set_debugging", "initialize_profiler", "start_profiler",
+    "stop_profiler", "bitlog2",
     "Module", "ManagedAllocation", "managed_empty", "managed_empty_like", "managed_zeros",
     "managed_zeros_like", "mem_get_address_range", "HostPointer", "have_gl_ext",
 ]
@@ -432,6 +440,11 @@ class DeviceAddress(int):
 
     def get_pointer(self) -> int:
         return int(self)
+
+    def free(self) -> None:
+        """PyCUDA's ``gpudata.free()``: accepted; the memory belongs to the GPUArray and is
+        given back when that array is collected (cudakit frees nothing an array still
+        references)."""
 
     __reduce_ex__ = _refuse_pickle(
         "it is a device address only this process can use; pickle the GPUArray, which travels "

@@ -130,6 +130,7 @@ void bind_devices(nb::module_& m) {
 void bind_driver(nb::module_& m) {
   bind_devices(m);
   bind_memory(m);
+  bind_cuda_arrays(m);
   bind_host_memory(m);
   bind_managed_memory(m);
   bind_ipc_memory(m);

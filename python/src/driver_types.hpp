@@ -111,6 +111,7 @@ void bind_memory(nb::module_& m);
 void bind_host_memory(nb::module_& m);
 void bind_managed_memory(nb::module_& m);
 void bind_ipc_memory(nb::module_& m);
+void bind_cuda_arrays(nb::module_& m);  // bind_cuda_arrays.cpp
 void bind_streams(nb::module_& m);
 void bind_graph(nb::module_& m);  // bind_graph.cpp: needs Stream bound first
 

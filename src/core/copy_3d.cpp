@@ -79,6 +79,16 @@ detail::BoxCopyEnd check_end(const CopyEnd& end, const Copy3D& copy, const char*
                " rows per slice is less than the box's y + height (" + n(end.y) + " + " +
                n(copy.height) + "): its slices would run into each other",
            "give a height of at least y + height (the rows from one slice to the next)");
+  if (end.bytes) {
+    const std::size_t past =
+        ((end.z + copy.depth - 1) * out.height + rows_end - 1) * out.pitch + row_end;
+    if (past > end.bytes)
+      refuse(which,
+             std::string(memory) + " " + n(end.bytes) +
+                 " bytes end before the box does (it needs " + n(past) + " bytes: pitch " +
+                 n(out.pitch) + ", height " + n(out.height) + ", the offsets and the box)",
+             "pass more memory, or a smaller box, pitch or offsets");
+  }
   if (end.kind == CopyEnd::Kind::host) {
     if (!end.host) refuse(which, "host address is null", "pass the host memory to copy");
     out.host = end.host;

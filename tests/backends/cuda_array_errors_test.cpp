@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend_fixture.hpp"
+#include "cuda_array_test_util.hpp"
 #include "cudakit/cuda_array.hpp"
 #include "cudakit/device_buffer.hpp"
 #include "cudakit/error.hpp"
@@ -14,18 +15,6 @@ namespace cudakit {
 namespace {
 
 using CudaArrayErrors = test::OnBackend;
-
-CudaArrayDescriptor descriptor(std::size_t w, std::size_t h, std::size_t d, unsigned channels = 1,
-                               unsigned flags = 0, ArrayFormat format = ArrayFormat::float32) {
-  CudaArrayDescriptor desc;
-  desc.width = w;
-  desc.height = h;
-  desc.depth = d;
-  desc.channels = channels;
-  desc.flags = flags;
-  desc.format = format;
-  return desc;
-}
 
 template <class F>
 void expect_argument_error(F&& f, const std::string& needle) {
@@ -39,25 +28,44 @@ void expect_argument_error(F&& f, const std::string& needle) {
 
 TEST_F(CudaArrayErrors, BadDescriptors) {
   const Device& d = device();
-  expect_argument_error([&] { CudaArray(d, descriptor(0, 4, 0)); }, "width is 0");
-  expect_argument_error([&] { CudaArray(d, descriptor(8, 4, 0, 3)); }, "num_channels is 3");
-  expect_argument_error([&] { CudaArray(d, descriptor(8, 4, 0, 0)); }, "num_channels is 0");
+  expect_argument_error([&] { CudaArray(d, test::array_descriptor(0, 4, 0)); }, "width is 0");
   expect_argument_error(
-      [&] { CudaArray(d, descriptor(8, 4, 0, 1, 0, static_cast<ArrayFormat>(0x33))); },
+      [&] { CudaArray(d, test::array_descriptor(8, 4, 0, ArrayFormat::float32, 3)); },
+      "num_channels is 3");
+  expect_argument_error(
+      [&] { CudaArray(d, test::array_descriptor(8, 4, 0, ArrayFormat::float32, 0)); },
+      "num_channels is 0");
+  expect_argument_error(
+      [&] { CudaArray(d, test::array_descriptor(8, 4, 0, static_cast<ArrayFormat>(0x33), 1, 0)); },
       "format 51");
-  expect_argument_error([&] { CudaArray(d, descriptor(8, 4, 0, 1, 0x40)); }, "unknown flags 0x40");
-  expect_argument_error([&] { CudaArray(d, descriptor(8, 0, 5)); }, "has height 0");
-  expect_argument_error([&] { CudaArray(d, descriptor(8, 4, 0, 1, array_flags::layered)); },
-                        "layered array has depth 0");
-  expect_argument_error([&] { CudaArray(d, descriptor(8, 4, 6, 1, array_flags::cubemap)); },
-                        "six square faces");
-  expect_argument_error([&] { CudaArray(d, descriptor(8, 4, 3, 1, array_flags::texture_gather)); },
-                        "TEXTURE_GATHER");
-  expect_argument_error([&] { CudaArray(d, descriptor(SIZE_MAX / 2, 4, 4)); }, "more bytes");
+  expect_argument_error(
+      [&] { CudaArray(d, test::array_descriptor(8, 4, 0, ArrayFormat::float32, 1, 0x40)); },
+      "unknown flags 0x40");
+  expect_argument_error([&] { CudaArray(d, test::array_descriptor(8, 0, 5)); }, "has height 0");
+  expect_argument_error(
+      [&] {
+        CudaArray(d,
+                  test::array_descriptor(8, 4, 0, ArrayFormat::float32, 1, array_flags::layered));
+      },
+      "layered array has depth 0");
+  expect_argument_error(
+      [&] {
+        CudaArray(d,
+                  test::array_descriptor(8, 4, 6, ArrayFormat::float32, 1, array_flags::cubemap));
+      },
+      "six square faces");
+  expect_argument_error(
+      [&] {
+        CudaArray(d, test::array_descriptor(8, 4, 3, ArrayFormat::float32, 1,
+                                            array_flags::texture_gather));
+      },
+      "TEXTURE_GATHER");
+  expect_argument_error([&] { CudaArray(d, test::array_descriptor(SIZE_MAX / 2, 4, 4)); },
+                        "more bytes");
 }
 
 TEST_F(CudaArrayErrors, BoxOverrunningAnArray) {
-  CudaArray array(device(), descriptor(10, 6, 4));  // 40-byte rows
+  CudaArray array(device(), test::array_descriptor(10, 6, 4));  // 40-byte rows
   std::vector<unsigned char> host(4096);
   Copy3D copy;
   copy.src.host = host.data();
@@ -114,18 +122,25 @@ TEST_F(CudaArrayErrors, BadHostAndDeviceLayouts) {
   copy.src.host = host.data();
   copy.dst.device = 0;
   expect_argument_error([&] { copy_3d(copy); }, "device address is 0");
-  // 24 x 14 rows x 3 slices = 1008 bytes > the buffer's 1000.
+  // 24 x 14 rows x 9 slices = 3024 bytes > the buffer's 1000 (and past any
+  // rounding a driver may report for the allocation).
   copy.dst.device = buffer.address();
   copy.height = 14;
-  copy.depth = 3;
-  expect_argument_error([&] { copy_3d(copy); }, "past the end of its allocation of 1000 bytes");
+  copy.depth = 9;
+  expect_argument_error([&] { copy_3d(copy); }, "past the end of its allocation of");
   copy.depth = 2;
+  copy.src.bytes = 500;  // the caller knows the host memory's size: 24 x 14 x 2 = 672 needed
+  expect_argument_error([&] { copy_3d(copy); },
+                        "source host memory's 500 bytes end before the box does (it needs 672");
+  copy.src.bytes = host.size();
   copy_3d(copy);  // fits
 }
 
 TEST_F(CudaArrayErrors, ArraysOfDifferentElementSizes) {
-  CudaArray a(device(), descriptor(8, 2, 0, 1));  // 4-byte elements
-  CudaArray b(device(), descriptor(4, 2, 0, 2));  // 8-byte elements
+  CudaArray a(device(),
+              test::array_descriptor(8, 2, 0, ArrayFormat::float32, 1));  // 4-byte elements
+  CudaArray b(device(),
+              test::array_descriptor(4, 2, 0, ArrayFormat::float32, 2));  // 8-byte elements
   Copy3D copy;
   copy.src.kind = copy.dst.kind = CopyEnd::Kind::array;
   copy.src.array = &a;

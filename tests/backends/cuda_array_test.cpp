@@ -12,7 +12,9 @@
 #include <span>
 #include <vector>
 
+#include "backend/cpu/cpu_array.hpp"
 #include "backend_fixture.hpp"
+#include "cuda_array_test_util.hpp"
 #include "cudakit/device_buffer.hpp"
 #include "cudakit/stream.hpp"
 
@@ -29,18 +31,6 @@ std::vector<unsigned char> random_bytes(std::size_t count, unsigned seed) {
   return out;
 }
 
-CudaArrayDescriptor descriptor(std::size_t w, std::size_t h, std::size_t d, ArrayFormat format,
-                               unsigned channels, unsigned flags = 0) {
-  CudaArrayDescriptor desc;
-  desc.width = w;
-  desc.height = h;
-  desc.depth = d;
-  desc.format = format;
-  desc.channels = channels;
-  desc.flags = flags;
-  return desc;
-}
-
 TEST_F(CudaArrays, WholeArrayRoundTripsEveryFormatAndChannelCount) {
   const ArrayFormat formats[] = {ArrayFormat::uint8, ArrayFormat::uint16, ArrayFormat::uint32,
                                  ArrayFormat::int8,  ArrayFormat::int16,  ArrayFormat::int32,
@@ -48,7 +38,7 @@ TEST_F(CudaArrays, WholeArrayRoundTripsEveryFormatAndChannelCount) {
   unsigned seed = 1;
   for (ArrayFormat format : formats)
     for (unsigned channels : {1u, 2u, 4u}) {
-      CudaArray array(device(), descriptor(37, 5, 3, format, channels));
+      CudaArray array(device(), test::array_descriptor(37, 5, 3, format, channels));
       ASSERT_EQ(array.bytes(), 37u * 5 * 3 * array_format_bytes(format) * channels);
       const auto in = random_bytes(array.bytes(), seed++);
       array.copy_from_host(in.data());
@@ -60,12 +50,12 @@ TEST_F(CudaArrays, WholeArrayRoundTripsEveryFormatAndChannelCount) {
 
 TEST_F(CudaArrays, OneTwoThreeDimensionalAndLayeredRoundTrip) {
   const CudaArrayDescriptor shapes[] = {
-      descriptor(1001, 0, 0, ArrayFormat::float32, 1),
-      descriptor(33, 17, 0, ArrayFormat::int16, 2),
-      descriptor(13, 7, 5, ArrayFormat::uint8, 4),
-      descriptor(29, 0, 6, ArrayFormat::float32, 1, array_flags::layered),
-      descriptor(11, 9, 3, ArrayFormat::uint32, 2,
-                 array_flags::layered | array_flags::surface_ldst),
+      test::array_descriptor(1001, 0, 0, ArrayFormat::float32, 1),
+      test::array_descriptor(33, 17, 0, ArrayFormat::int16, 2),
+      test::array_descriptor(13, 7, 5, ArrayFormat::uint8, 4),
+      test::array_descriptor(29, 0, 6, ArrayFormat::float32, 1, array_flags::layered),
+      test::array_descriptor(11, 9, 3, ArrayFormat::uint32, 2,
+                             array_flags::layered | array_flags::surface_ldst),
   };
   unsigned seed = 100;
   for (const auto& shape : shapes) {
@@ -79,7 +69,7 @@ TEST_F(CudaArrays, OneTwoThreeDimensionalAndLayeredRoundTrip) {
 }
 
 TEST_F(CudaArrays, DeviceToArrayToDevice) {
-  CudaArray array(device(), descriptor(23, 11, 4, ArrayFormat::float32, 2));
+  CudaArray array(device(), test::array_descriptor(23, 11, 4, ArrayFormat::float32, 2));
   const std::size_t bytes = array.bytes();
   const auto in = random_bytes(bytes, 7);
   DeviceBuffer<unsigned char> src(device(), bytes), dst(device(), bytes);
@@ -116,7 +106,7 @@ void reference_box(const unsigned char* src, std::size_t src_pitch, std::size_t 
 TEST_F(CudaArrays, SubBoxesWithOffsetsAndPitches) {
   // Host (pitched, offset) -> array (offset) -> device (pitched, offset) -> host.
   const std::size_t element = 4 * 2;  // int16 x 4
-  CudaArray array(device(), descriptor(19, 13, 7, ArrayFormat::int16, 4));
+  CudaArray array(device(), test::array_descriptor(19, 13, 7, ArrayFormat::int16, 4));
   const auto initial = random_bytes(array.bytes(), 11);
   array.copy_from_host(initial.data());
 
@@ -208,8 +198,9 @@ TEST_F(CudaArrays, PitchedDeviceToDeviceWithoutArrays) {
 }
 
 TEST_F(CudaArrays, ArrayToArrayAndMovesKeepTheData) {
-  CudaArray a(device(), descriptor(41, 3, 0, ArrayFormat::half, 2));
-  CudaArray b(device(), descriptor(17, 5, 0, ArrayFormat::int32, 1));  // 4-byte elements too
+  CudaArray a(device(), test::array_descriptor(41, 3, 0, ArrayFormat::half, 2));
+  CudaArray b(device(),
+              test::array_descriptor(17, 5, 0, ArrayFormat::int32, 1));  // 4-byte elements too
   const auto in = random_bytes(a.bytes(), 31);
   a.copy_from_host(in.data());
   Copy3D copy;
@@ -231,6 +222,25 @@ TEST_F(CudaArrays, ArrayToArrayAndMovesKeepTheData) {
     EXPECT_EQ(0, std::memcmp(got.data() + (3 + y) * 17 * 4 + 2 * 4,
                              in.data() + (1 + y) * 41 * 4 + 8 * 4, 12 * 4))
         << "row " << y;
+}
+
+// The CPU backend's record, which the texture code reads: dense, x fastest.
+TEST_F(CudaArrays, CpuRecordIsDenseXFastest) {
+  if (backend() != BackendKind::cpu) GTEST_SKIP() << "the record is the CPU backend's";
+  CudaArray array(device(), test::array_descriptor(9, 4, 3, ArrayFormat::uint16, 2));
+  const auto in = random_bytes(array.bytes(), 41);
+  array.copy_from_host(in.data());
+  const auto* record = static_cast<const detail::cpu::CpuArray*>(array.native());
+  EXPECT_EQ(record->element_bytes, 4u);
+  EXPECT_EQ(record->row_pitch, 9u * 4);
+  EXPECT_EQ(record->slice_pitch, 9u * 4 * 4);
+  EXPECT_EQ(record->rows, 4u);
+  EXPECT_EQ(record->slices, 3u);
+  EXPECT_EQ(record->descriptor.width, 9u);
+  // Element (x=5, y=2, z=1), channel 1.
+  const std::size_t at = 1 * record->slice_pitch + 2 * record->row_pitch + 5 * 4 + 2;
+  EXPECT_EQ(0, std::memcmp(static_cast<const char*>(record->data) + at, in.data() + at, 2));
+  EXPECT_EQ(0, std::memcmp(record->data, in.data(), in.size()));
 }
 
 }  // namespace

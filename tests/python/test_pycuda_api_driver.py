@@ -150,6 +150,11 @@ def test_small_names() -> None:
     drv.stop_profiler()
 
 
+def test_initialize_profiler_says_cuda_12_removed_it() -> None:
+    with pytest.raises(drv.NotSupported, match=r"(?s)removed in CUDA 12.*start_profiler"):
+        drv.initialize_profiler("config.txt", "out.csv", drv.profiler_output_mode.CSV)
+
+
 def test_grid_and_block_take_numpy_integers() -> None:
     n = 1001
     kernel = SourceModule("__global__ void iota(float *a, int n) { int i = blockIdx.x * "

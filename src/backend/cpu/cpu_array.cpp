@@ -45,6 +45,12 @@ char* box_row(const BoxCopyEnd& end, std::size_t y, std::size_t z) {
   return static_cast<char*>(end.host) + (slice * end.height + row) * end.pitch + end.x_bytes;
 }
 
+std::size_t box_bytes(const BoxCopy& copy, const BoxCopyEnd& end) {
+  return static_cast<std::size_t>(box_row(end, copy.height - 1, copy.depth - 1) -
+                                  box_row(end, 0, 0)) +
+         copy.width_bytes;
+}
+
 void copy_box(const BoxCopy& copy) {
   for (std::size_t z = 0; z < copy.depth; ++z)
     for (std::size_t y = 0; y < copy.height; ++y)

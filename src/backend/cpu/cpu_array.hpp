@@ -29,6 +29,8 @@ void destroy_cpu_array(CpuArray* array) noexcept;
 
 // The first byte of row (y, z) of the box copy's end, x_bytes included.
 char* box_row(const BoxCopyEnd& end, std::size_t y, std::size_t z);
+// Bytes from the end's first row of the box to the end of its last.
+std::size_t box_bytes(const BoxCopy& copy, const BoxCopyEnd& end);
 // The box, row by row (memmove: the two ends may overlap).
 void copy_box(const BoxCopy& copy);
 

@@ -216,17 +216,9 @@ class CpuBackend final : public Backend, public GraphBackend {
             bool async) override {
     if (bytes == 0) return;
     const char* what = "copying memory";
-    const bool dst_known = known(dst, bytes, what);
-    const bool src_known = known(src, bytes, what);
-    if (!(dst_known && src_known) && stream_of(stream)->capturing())
-      throw CudaError("a copy to or from pageable host memory while a stream is being captured",
-                      "host memory that is not page-locked cannot be copied in a graph (reading "
-                      "results to the host waits for work that is only recorded)",
-                      "end the capture and replay the graph first; or copy from or to "
-                      "page-locked memory (PinnedBuffer, drv.pagelocked_empty)",
-                      900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+    const bool queueable = queueable_copy(dst, bytes, src, bytes, stream, what);
     run_on(
-        stream, async && dst_known && src_known,
+        stream, async && queueable,
         [dst, src, bytes, what] {
           guarded_host_access(what, dst, src, bytes, [&] { std::memmove(dst, src, bytes); });
         },
@@ -295,22 +287,12 @@ class CpuBackend final : public Backend, public GraphBackend {
   // As copy(): queued only when both ends are memory the backend handed out.
   void copy_3d(const BoxCopy& box, NativeStream stream, bool async) override {
     const char* what = "copying a box (Memcpy3D)";
-    const auto span = [&](const BoxCopyEnd& end, const char*& first) {
-      first = box_row(end, 0, 0);
-      return static_cast<std::size_t>(box_row(end, box.height - 1, box.depth - 1) - first) +
-             box.width_bytes;
-    };
-    const char *src_first = nullptr, *dst_first = nullptr;
-    const std::size_t src_bytes = span(box.src, src_first), dst_bytes = span(box.dst, dst_first);
-    const bool src_known = known(src_first, src_bytes, what);
-    const bool dst_known = known(dst_first, dst_bytes, what);
-    if (!(dst_known && src_known) && stream_of(stream)->capturing())
-      throw CudaError("a box copy to or from pageable host memory while a stream is being captured",
-                      "host memory that is not page-locked cannot be copied in a graph",
-                      "end the capture first, or copy from or to page-locked memory", 900,
-                      "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+    char* const src_first = box_row(box.src, 0, 0);
+    char* const dst_first = box_row(box.dst, 0, 0);
+    const std::size_t src_bytes = box_bytes(box, box.src), dst_bytes = box_bytes(box, box.dst);
+    const bool queueable = queueable_copy(dst_first, dst_bytes, src_first, src_bytes, stream, what);
     run_on(
-        stream, async && dst_known && src_known,
+        stream, async && queueable,
         [box, what, src_first, dst_first, bytes = std::max(src_bytes, dst_bytes)] {
           guarded_host_access(what, dst_first, src_first, bytes, [&] { copy_box(box); });
         },
@@ -669,6 +651,21 @@ class CpuBackend final : public Backend, public GraphBackend {
   // Whether the CPU backend handed out [p, p + bytes) (device or page-locked
   // memory, a registered range, a module's globals): ArgumentError when it
   // starts inside such memory and runs past its end.
+  // Whether a copy between the two ranges may be queued (both are memory the
+  // backend handed out); CudaError when not while `stream` is being captured.
+  bool queueable_copy(const void* dst, std::size_t dst_bytes, const void* src,
+                      std::size_t src_bytes, NativeStream stream, const char* what) {
+    const bool dst_known = known(dst, dst_bytes, what);
+    const bool src_known = known(src, src_bytes, what);
+    if (!(dst_known && src_known) && stream_of(stream)->capturing())
+      throw CudaError("a copy to or from pageable host memory while a stream is being captured",
+                      "host memory that is not page-locked cannot be copied in a graph (reading "
+                      "results to the host waits for work that is only recorded)",
+                      "end the capture and replay the graph first; or copy from or to "
+                      "page-locked memory (PinnedBuffer, drv.pagelocked_empty)",
+                      900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+    return dst_known && src_known;
+  }
   bool known(const void* p, std::size_t bytes, const char* what) {
     const auto address = reinterpret_cast<std::uintptr_t>(p);
     DeviceMemory& memory = DeviceMemory::instance();

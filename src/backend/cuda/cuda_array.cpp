@@ -26,28 +26,30 @@ CUmemorytype memory_type(CopyEnd::Kind kind) {
   return CU_MEMORYTYPE_HOST;
 }
 
+// One end's fields of CUDA_MEMCPY3D / CUDA_MEMCPY3D_PEER (srcHost is const).
+template <class HostPointer>
+void fill_end(const BoxCopyEnd& end, std::size_t& x, std::size_t& y, std::size_t& z,
+              CUmemorytype& type, HostPointer& host, CUdeviceptr& device, CUarray& array,
+              std::size_t& pitch, std::size_t& height) {
+  x = end.x_bytes;
+  y = end.y;
+  z = end.z;
+  type = memory_type(end.kind);
+  host = end.host;
+  device = end.device;
+  array = static_cast<CUarray>(end.array);
+  pitch = end.pitch;
+  height = end.height;
+}
+
 // Fills the fields CUDA_MEMCPY3D and CUDA_MEMCPY3D_PEER share.
 template <class Params>
 void fill_box(Params& p, const BoxCopy& box) {
   std::memset(&p, 0, sizeof p);
-  p.srcXInBytes = box.src.x_bytes;
-  p.srcY = box.src.y;
-  p.srcZ = box.src.z;
-  p.srcMemoryType = memory_type(box.src.kind);
-  p.srcHost = box.src.host;
-  p.srcDevice = box.src.device;
-  p.srcArray = static_cast<CUarray>(box.src.array);
-  p.srcPitch = box.src.pitch;
-  p.srcHeight = box.src.height;
-  p.dstXInBytes = box.dst.x_bytes;
-  p.dstY = box.dst.y;
-  p.dstZ = box.dst.z;
-  p.dstMemoryType = memory_type(box.dst.kind);
-  p.dstHost = box.dst.host;
-  p.dstDevice = box.dst.device;
-  p.dstArray = static_cast<CUarray>(box.dst.array);
-  p.dstPitch = box.dst.pitch;
-  p.dstHeight = box.dst.height;
+  fill_end(box.src, p.srcXInBytes, p.srcY, p.srcZ, p.srcMemoryType, p.srcHost, p.srcDevice,
+           p.srcArray, p.srcPitch, p.srcHeight);
+  fill_end(box.dst, p.dstXInBytes, p.dstY, p.dstZ, p.dstMemoryType, p.dstHost, p.dstDevice,
+           p.dstArray, p.dstPitch, p.dstHeight);
   p.WidthInBytes = box.width_bytes;
   p.Height = box.height;
   p.Depth = box.depth;
@@ -102,10 +104,18 @@ void CudaBackend::destroy_array(NativeArray array) noexcept {
 }
 
 void CudaBackend::copy_3d(const BoxCopy& box, NativeStream stream, bool async) {
-  ensure_context();
   auto stream_handle = static_cast<CUstream>(stream);
   const bool peer =
       box.src.ordinal >= 0 && box.dst.ordinal >= 0 && box.src.ordinal != box.dst.ordinal;
+  // An array belongs to its context: on the default stream, copy in the
+  // array's (a stream brings its own context).
+  const int array_ordinal = box.dst.kind == CopyEnd::Kind::array   ? box.dst.ordinal
+                            : box.src.kind == CopyEnd::Kind::array ? box.src.ordinal
+                                                                   : -1;
+  if (!stream && !peer && array_ordinal >= 0)
+    make_current(array_ordinal);
+  else
+    ensure_context();
   CUresult result = CUDA_SUCCESS;
   // As copy(): even the synchronous form is queued and waited for, so that
   // it is ordered after the stream's work and complete on return.
