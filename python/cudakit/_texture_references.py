@@ -260,13 +260,21 @@ def check_texrefs(texrefs: Any, context: str) -> None:
                                 f"get_texref, got {type(t).__name__}")
 
 
+def _check_texref(texref: Any, what: str) -> None:
+    if not isinstance(texref, TextureReference):
+        raise ArgumentError(f"{what}: texref must be a TextureReference (SourceModule."
+                            f"get_texref), got {type(texref).__name__}")
+
+
 def matrix_to_texref(matrix: Any, texref: TextureReference, order: str = "C") -> None:
     from . import driver
+    _check_texref(texref, "matrix_to_texref")
     ary = driver.matrix_to_array(matrix, order=order)
     texref.set_array(ary)
 
 
 def bind_array_to_texref(ary: Any, texref: TextureReference) -> None:
+    _check_texref(texref, "bind_array_to_texref")
     texref.set_array(ary)
     texref.set_address_mode(0, address_mode.CLAMP)
     texref.set_address_mode(1, address_mode.CLAMP)
