@@ -35,7 +35,29 @@ def _is_array(resource: Any) -> bool:
     return hasattr(resource, "handle")
 
 
-class TextureObject:
+class _Handle:
+    """What texture and surface objects share: the handle, as int() and for a launch."""
+
+    _object: Any = None
+    _record: Any = None
+
+    @property
+    def handle(self) -> int:
+        if self._record is not None:
+            return int(self._record)
+        return self._object.handle if self._object is not None else 0
+
+    def __int__(self) -> int:
+        return self.handle
+
+    __index__ = __int__
+
+    @property
+    def _cudakit_object_handle(self) -> int:  # a launch passes this for the object
+        return self.handle
+
+
+class TextureObject(_Handle):
     """A texture object (cuTexObjectCreate). ``resource``: a driver.Array, or
     device memory (a DeviceAllocation or address) with ``format``
     (array_format) and ``channels``: ``bytes`` of it for a linear texture
@@ -97,20 +119,6 @@ class TextureObject:
         self._object = _core._texture_object_memory(int(resource), int(format), int(channels),
                                                     size, w, h, p, *common)
 
-    @property
-    def handle(self) -> int:
-        if self._record is not None:
-            return int(self._record)
-        return self._object.handle if self._object is not None else 0
-
-    def __int__(self) -> int:
-        return self.handle
-
-    __index__ = __int__
-
-    @property
-    def _cudakit_object_handle(self) -> int:  # a launch passes this for the object
-        return self.handle
 
     def destroy(self) -> None:
         """Destroys the object now; a kernel launched afterwards with its handle faults."""
@@ -141,7 +149,7 @@ def _cpu_record(layout: Layout, common: tuple, what: str) -> Any:
     return record
 
 
-class SurfaceObject:
+class SurfaceObject(_Handle):
     """A surface object (cuSurfObjectCreate) over a driver.Array made with
     array3d_flags.SURFACE_LDST; ``int(obj)`` is the handle a kernel's
     cudaSurfaceObject_t takes."""
@@ -163,17 +171,3 @@ class SurfaceObject:
                 pack_record(layout, layout.format, layout.channels, [1, 1, 1], 0,
                             TRSF_READ_AS_INTEGER), dtype=np.uint8))
 
-    @property
-    def handle(self) -> int:
-        if self._record is not None:
-            return int(self._record)
-        return self._object.handle if self._object is not None else 0
-
-    def __int__(self) -> int:
-        return self.handle
-
-    __index__ = __int__
-
-    @property
-    def _cudakit_object_handle(self) -> int:  # a launch passes this for the object
-        return self.handle

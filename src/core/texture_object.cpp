@@ -110,9 +110,27 @@ void check_descriptor(const TextureDescriptor& d, ArrayFormat format) {
                         "use FilterMode::point, or an 8/16-bit format read as normalized floats");
 }
 
+// Gives the backend's object back and empties the handle.
+template <class Destroy>
+void release(Device*& device, std::uint64_t& handle, Destroy destroy) noexcept {
+  if (handle && device) destroy(detail::backend_of(*device), handle);
+  handle = 0;
+  delete device;
+  device = nullptr;
+}
+
 }  // namespace
 
 namespace detail {
+void check_surface_array(const CudaArray& array, const std::string& doing) {
+  if (array.empty())
+    throw ArgumentError(doing, "the CUDA array is empty (never created or freed)",
+                        "create the CudaArray first and keep it alive while the surface is");
+  if (!(array.descriptor().flags & array_flags::surface_ldst))
+    throw ArgumentError(doing, "the CUDA array was made without array_flags::surface_ldst",
+                        "create the array with flags |= array_flags::surface_ldst");
+}
+
 TextureRequest texture_request(const Device& device, const TextureResource& resource,
                                const TextureDescriptor& descriptor) {
   TextureRequest request = request_of(device, resource, descriptor);
@@ -179,21 +197,12 @@ TextureObject& TextureObject::operator=(TextureObject&& other) noexcept {
 TextureObject::~TextureObject() { reset(); }
 
 void TextureObject::reset() noexcept {
-  if (handle_ && device_) detail::backend_of(*device_).destroy_texture_object(handle_);
-  handle_ = 0;
-  delete device_;
-  device_ = nullptr;
+  release(device_, handle_,
+          [](detail::Backend& b, std::uint64_t h) { b.destroy_texture_object(h); });
 }
 
 SurfaceObject::SurfaceObject(const CudaArray& array) {
-  if (array.empty())
-    throw ArgumentError("creating a surface object",
-                        "the CUDA array is empty (never created or freed)",
-                        "create the CudaArray first and keep it alive while the surface is");
-  if (!(array.descriptor().flags & array_flags::surface_ldst))
-    throw ArgumentError("creating a surface object",
-                        "the CUDA array was made without array_flags::surface_ldst",
-                        "create the array with flags |= array_flags::surface_ldst");
+  detail::check_surface_array(array, "creating a surface object");
   const Device& device = array.device();
   handle_ = detail::backend_of(device).create_surface_object(device.ordinal(), array.native(),
                                                              array.descriptor());
@@ -215,10 +224,8 @@ SurfaceObject& SurfaceObject::operator=(SurfaceObject&& other) noexcept {
 SurfaceObject::~SurfaceObject() { reset(); }
 
 void SurfaceObject::reset() noexcept {
-  if (handle_ && device_) detail::backend_of(*device_).destroy_surface_object(handle_);
-  handle_ = 0;
-  delete device_;
-  device_ = nullptr;
+  release(device_, handle_,
+          [](detail::Backend& b, std::uint64_t h) { b.destroy_surface_object(h); });
 }
 
 }  // namespace cudakit

@@ -130,13 +130,7 @@ SurfaceReference::SurfaceReference(GlobalVariable global, std::string name)
 }
 
 void SurfaceReference::set_array(const CudaArray& array) {
-  if (array.empty())
-    throw ArgumentError("binding surface reference '" + name_ + "'", "the CUDA array is empty",
-                        "create the CudaArray first and keep it alive while it is bound");
-  if (!(array.descriptor().flags & array_flags::surface_ldst))
-    throw ArgumentError("binding surface reference '" + name_ + "'",
-                        "the CUDA array was made without array_flags::surface_ldst",
-                        "create the array with flags |= array_flags::surface_ldst");
+  detail::check_surface_array(array, "binding surface reference '" + name_ + "'");
   detail::TextureRequest request;
   request.kind = TextureResource::Kind::array;
   request.array = array.native();

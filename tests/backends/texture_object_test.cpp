@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend_fixture.hpp"
+#include "cuda_array_test_util.hpp"
 #include "cudakit/cudakit.hpp"
 
 namespace cudakit {
@@ -61,14 +62,7 @@ float reference_linear(const std::vector<float>& img, int w, int h, float x, flo
 
 CudaArrayDescriptor array_of(std::size_t w, std::size_t h, std::size_t d, ArrayFormat format,
                              unsigned channels, unsigned flags = 0) {
-  CudaArrayDescriptor desc;
-  desc.width = w;
-  desc.height = h;
-  desc.depth = d;
-  desc.format = format;
-  desc.channels = channels;
-  desc.flags = flags;
-  return desc;
+  return test::array_descriptor(w, h, d, format, channels, flags);
 }
 
 TEST_F(TextureObjects, LinearFilteringOfAnArrayMatchesTheGpuRules) {
