@@ -287,6 +287,7 @@ _ARRAY_FORMATS = {np.dtype(np.uint8): 1, np.dtype(np.uint16): 2, np.dtype(np.uin
 
 
 def _bind_to_texref(self: Any, texref: TextureReference, allow_offset: bool = False) -> int:
+    _check_texref(texref, "GPUArray.bind_to_texref")
     return texref.set_address(self.gpudata, self.nbytes, allow_offset=allow_offset) \
         // self.dtype.itemsize
 
@@ -296,6 +297,7 @@ def _bind_to_texref_ext(self: Any, texref: TextureReference, channels: int = 1,
                         allow_offset: bool = False) -> int:
     """PyCUDA's GPUArray.bind_to_texref_ext: float64 as two int32 channels
     (allow_double_hack), complex64 as two uint32, complex128 as four int32."""
+    _check_texref(texref, "GPUArray.bind_to_texref_ext")
     if not (self.flags.c_contiguous or self.flags.f_contiguous):
         raise ArgumentError("bind_to_texref_ext: only contiguous arrays may be bound")
     dtype = np.dtype(self.dtype)

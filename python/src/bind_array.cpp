@@ -673,12 +673,8 @@ void bind_gpuarray_class(nb::module_& m) {
                    "The truth value of an array with more than one element is ambiguous. Use "
                    "a.any() or a.all()");
              return a.item().as_bool();
-           })
-      .def("bind_to_texref", [](nb::args, nb::kwargs) {
-        throw nb::type_error(
-            "bind_to_texref: texture references are not supported by cudakit (NVRTC and the "
-            "CPU backend have no texture references); pass the array as a pointer");
-      });
+           });
+  // bind_to_texref / bind_to_texref_ext: python/cudakit/_texture_references.py.
 
   bind_gpuarray_operators(cls);
   bind_array_interop(m, cls);
