@@ -29,6 +29,7 @@ extern "C" __global__ void sample(float4* out, cudaTextureObject_t t, const floa
   float4 c = at[i];
   if (kind == 2) out[i] = tex2D<float4>(t, c.x, c.y);
   else if (kind == 3) out[i] = tex3D<float4>(t, c.x, c.y, c.z);
+  else if (kind == 5) out[i] = tex2Dgather<float4>(t, c.x, c.y, (int)c.z);
   else out[i] = tex2DLayered<float4>(t, c.x, c.y, (int)c.z);
 }
 )";
@@ -69,13 +70,14 @@ TEST(TextureParity, CpuSamplesAsTheGpuDoes) {
                         {ArrayFormat::uint8, 0, 0},
                         {ArrayFormat::int16, 0, 5},
                         {ArrayFormat::half, array_flags::layered, 4},
-                        {ArrayFormat::int8, array_flags::layered, 3}};
+                        {ArrayFormat::int8, array_flags::layered, 3},
+                        {ArrayFormat::float32, array_flags::texture_gather, 0}};
   const std::size_t w = 19, h = 11, n = 2000;
   for (const Case& c : cases) {
     CudaArrayDescriptor desc;
     desc.width = w, desc.height = h, desc.depth = c.depth;
     desc.format = c.format, desc.channels = 4, desc.flags = c.flags;
-    const int kind = c.flags ? 4 : (c.depth ? 3 : 2);
+    const int kind = (c.flags & array_flags::texture_gather) ? 5 : c.flags ? 4 : c.depth ? 3 : 2;
     std::vector<unsigned char> texels = random_texels(
         w * h * std::max<std::size_t>(c.depth, 1) * desc.element_bytes(), c.format, rng);
     for (const AddressMode mode :
@@ -89,7 +91,9 @@ TEST(TextureParity, CpuSamplesAsTheGpuDoes) {
           std::vector<float> at(4 * n);
           for (std::size_t i = 0; i < n; ++i) {
             at[4 * i] = coord(rng), at[4 * i + 1] = coord(rng);
-            at[4 * i + 2] = kind == 4 ? static_cast<float>(rng() % c.depth) : coord(rng);
+            at[4 * i + 2] = kind == 4   ? static_cast<float>(rng() % c.depth)
+                            : kind == 5 ? static_cast<float>(rng() % 4)  // the component
+                                        : coord(rng);
           }
           TextureDescriptor td;
           td.address_mode = {mode, mode, mode};

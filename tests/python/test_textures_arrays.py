@@ -182,3 +182,41 @@ def test_2d_reference_bound_to_an_array_with_normalized_clamp_and_linear_filter(
                           grid=(3, 1), texrefs=[ref])
     np.testing.assert_allclose(out, reference_2d(img, xs, ys, CLAMP, True, True), rtol=1e-6,
                                atol=1e-6)
+
+
+def test_gather_returns_the_bilinear_footprint_in_the_gpus_order():
+    rng = np.random.default_rng(35)
+    img = rng.standard_normal((8, 12)).astype(np.float32)
+    d, h, w = 1, 8, 12
+    descr = drv.ArrayDescriptor3D()
+    descr.width, descr.height, descr.depth = w, h, 0
+    descr.format, descr.num_channels = drv.array_format.FLOAT, 1
+    descr.flags = drv.array3d_flags.TEXTURE_GATHER
+    ary = drv.Array(descr)
+    copy = drv.Memcpy2D()
+    copy.set_src_host(img)
+    copy.set_dst_array(ary)
+    copy.width_in_bytes = copy.src_pitch = w * 4
+    copy.height = h
+    copy(aligned=True)
+    tex = drv.TextureObject(ary)  # clamp
+    n = 200
+    xs = rng.uniform(-2, w + 2, n).astype(np.float32)
+    ys = rng.uniform(-2, h + 2, n).astype(np.float32)
+    src = """
+    __global__ void k(float4* out, cudaTextureObject_t t, const float* xs, const float* ys,
+                      int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) out[i] = tex2Dgather<float4>(t, xs[i], ys[i], 0);
+    }"""
+    out = np.zeros((n, 4), dtype=np.float32)
+    SourceModule(src).get_function("k")(drv.Out(out), tex, drv.In(xs), drv.In(ys), np.int32(n),
+                                        block=(128, 1, 1), grid=(2, 1))
+    i = np.floor(xs - np.float32(0.5)).astype(int)
+    j = np.floor(ys - np.float32(0.5)).astype(int)
+
+    def at(ii, jj):
+        return img[np.clip(jj, 0, h - 1), np.clip(ii, 0, w - 1)]
+
+    want = np.stack([at(i, j + 1), at(i + 1, j + 1), at(i + 1, j), at(i, j)], axis=1)
+    np.testing.assert_array_equal(out, want)

@@ -269,6 +269,13 @@ __global__ void k(float* out, cudaTextureObject_t t, cudaSurfaceObject_t s) {
   }
 }
 
+TEST(CpuUnsupported, CubeMapTexturesAreRefused) {
+  expect_refused(
+      "__global__ void k(cudaTextureObject_t t, float* out) {\n  out[0] = texCubemap<float>(t, "
+      "0.f, 0.f, 1.f);\n}\n",
+      "cube map textures", 2);
+}
+
 TEST(CpuUnsupported, MultiGridCooperativeSyncIsRefused) {
   expect_refused(
       "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
