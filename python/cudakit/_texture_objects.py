@@ -10,41 +10,27 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
-
 from . import _core
 from ._core import ArgumentError
 from ._texture_references import (
     TRSF_NORMALIZED_COORDINATES,
     TRSF_READ_AS_INTEGER,
     TRSF_SRGB,
-    Layout,
-    array_layout,
+    _cuda_array,
     check_channels,
     format_bytes,
-    pack_record,
 )
 
 
-def _native_array(ary: Any) -> Any:
-    """The C++ CudaArray behind a driver.Array (the object itself or what it wraps)."""
-    return getattr(ary, "_array", ary)
-
-
-def _is_array(resource: Any) -> bool:
-    return hasattr(resource, "handle")
 
 
 class _Handle:
     """What texture and surface objects share: the handle, as int() and for a launch."""
 
     _object: Any = None
-    _record: Any = None
 
     @property
     def handle(self) -> int:
-        if self._record is not None:
-            return int(self._record)
         return self._object.handle if self._object is not None else 0
 
     def __int__(self) -> int:
@@ -92,13 +78,8 @@ class TextureObject(_Handle):
         common = (modes, int(filter_mode), bool(int(flags) & TRSF_READ_AS_INTEGER),
                   bool(int(flags) & TRSF_NORMALIZED_COORDINATES), border)
         self._resource = resource
-        self._record: Any = None
-        if format is None and _is_array(resource):
-            try:
-                self._object = _core._texture_object_array(_native_array(resource), *common)
-            except TypeError:
-                self._object = None
-                self._record = _cpu_record(array_layout(resource, what), common, what)
+        if format is None and isinstance(resource, _core.CudaArray):
+            self._object = _core._texture_object_array(resource, *common)
             return
         if format is None:
             raise ArgumentError(f"{what}: device memory needs format= (an array_format) and "
@@ -124,29 +105,6 @@ class TextureObject(_Handle):
         """Destroys the object now; a kernel launched afterwards with its handle faults."""
         if self._object is not None:
             self._object.reset()
-        if self._record is not None:
-            from .driver import memcpy_htod
-            memcpy_htod(self._record, np.zeros(128, dtype=np.uint8))
-            self._record.free()
-            self._record = None
-
-
-def _cpu_record(layout: Layout, common: tuple, what: str) -> Any:
-    """The CPU backend's record for an array the C++ binding does not know."""
-    from .driver import backend, mem_alloc, memcpy_htod
-    if backend() != "cpu":
-        raise ArgumentError(f"{what}: expected a driver.Array or device memory")
-    modes, filter_value, as_integer, normalized, border = common
-    flags = (TRSF_READ_AS_INTEGER if as_integer else 0) | \
-        (TRSF_NORMALIZED_COORDINATES if normalized else 0)
-    reads_float = layout.format in (16, 32) or (layout.format in (1, 2, 8, 9) and not as_integer)
-    if filter_value == 1 and not reads_float:
-        raise ArgumentError(f"{what}: linear filtering needs values read as floats")
-    record = mem_alloc(128)
-    memcpy_htod(record, np.frombuffer(pack_record(layout, layout.format, layout.channels, modes,
-                                                  filter_value, flags, tuple(border)),
-                                      dtype=np.uint8))
-    return record
 
 
 class SurfaceObject(_Handle):
@@ -156,18 +114,4 @@ class SurfaceObject(_Handle):
 
     def __init__(self, array: Any) -> None:
         self._resource = array
-        self._record: Any = None
-        try:
-            self._object = _core._surface_object(_native_array(array))
-        except TypeError:
-            self._object = None
-            layout = array_layout(array, "SurfaceObject")
-            if not layout.surface:
-                raise ArgumentError("SurfaceObject: the array was not made for surfaces; "
-                                    "create it with array3d_flags.SURFACE_LDST") from None
-            from .driver import mem_alloc, memcpy_htod
-            self._record = mem_alloc(128)
-            memcpy_htod(self._record, np.frombuffer(
-                pack_record(layout, layout.format, layout.channels, [1, 1, 1], 0,
-                            TRSF_READ_AS_INTEGER), dtype=np.uint8))
-
+        self._object = _core._surface_object(_cuda_array(array, "SurfaceObject"))

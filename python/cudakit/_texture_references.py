@@ -3,20 +3,18 @@
 Texture and surface *references* (``texture<float, 2> tex;``) were removed
 in CUDA 12: NVRTC cannot compile them for a GPU (SourceModule raises
 TexturesNotSupported there). The CPU backend compiles kernels with the host
-compiler and still has them: each reference is a 128-byte record in the
-module (the prelude's ``cudakit_cpu::TextureRecord``, which ``pack_record``
-writes byte for byte), bound by name through ``get_texref`` /
-``get_surfref`` and written at every ``set_*`` call.
+compiler and still has them: ``get_texref`` / ``get_surfref`` wrap the C++
+TextureReference / SurfaceReference (include/cudakit/texture_reference.hpp),
+which bind the module's reference at every ``set_*`` call.
 """
 
 from __future__ import annotations
 
-import ctypes
-import struct
 from typing import Any
 
 import numpy as np
 
+from . import _core
 from ._core import ArgumentError, NotSupported
 from ._driver_enums import address_mode, array_format, filter_mode
 
@@ -25,11 +23,6 @@ TRSF_NORMALIZED_COORDINATES = 0x02
 TRSF_SRGB = 0x10
 TRSA_OVERRIDE_FORMAT = 0x01
 
-# The prelude's TextureRecord (src/backend/cpu/prelude/cudakit_cpu_texture.h).
-_RECORD = struct.Struct("<4Q4I2I3I3I4fI7I")
-assert _RECORD.size == 128
-_MAGIC = 0x3143455258544B43  # "CKTXREC1"
-_KIND_LINEAR, _KIND_PITCH_2D, _KIND_ARRAY = 1, 2, 3
 _FORMAT_BYTES = {1: 1, 2: 2, 3: 4, 8: 1, 9: 2, 10: 4, 16: 2, 32: 4}
 
 
@@ -48,49 +41,10 @@ def check_channels(channels: Any, context: str) -> int:
     return int(channels)
 
 
-class Layout:
-    """Where the texels are and how they lie: what a record needs of the memory."""
-
-    def __init__(self, data: int, width: int, height: int = 1, depth: int = 1,
-                 pitch: int = 0, slice_pitch: int = 0, layered: bool = False,
-                 fmt: int = 32, channels: int = 1, kind: int = _KIND_LINEAR,
-                 surface: bool = False) -> None:
-        self.data, self.width, self.height, self.depth = data, width, height, depth
-        self.pitch, self.slice_pitch, self.layered = pitch, slice_pitch, layered
-        self.format, self.channels, self.kind, self.surface = fmt, channels, kind, surface
-
-
-def pack_record(layout: Layout | None, fmt: int, channels: int, modes: list[int],
-                filter_value: int, flags: int, border: tuple[float, ...] = (0, 0, 0, 0)) -> bytes:
-    if layout is None:
-        return bytes(_RECORD.size)
-    return _RECORD.pack(_MAGIC, layout.data, layout.pitch, layout.slice_pitch,
-                        layout.width, layout.height, layout.depth, int(layout.layered),
-                        fmt, channels, *modes, filter_value, flags, layout.kind,
-                        *[float(b) for b in border], int(layout.surface), *([0] * 7))
-
-
-def array_layout(ary: Any, context: str) -> Layout:
-    """The layout of a driver.Array on the CPU backend (backend/cpu/cpu_array.hpp:
-    the native handle points at a CpuArray whose fields are read here)."""
-    handle = getattr(ary, "handle", None)
-    if handle is None:
-        raise ArgumentError(f"{context}: expected a driver.Array, got {type(ary).__name__}")
-    address = int(handle)
-
-    class _CpuArray(ctypes.Structure):
-        _fields_ = [("data", ctypes.c_void_p), ("width", ctypes.c_size_t),
-                    ("height", ctypes.c_size_t), ("depth", ctypes.c_size_t),
-                    ("format", ctypes.c_uint), ("channels", ctypes.c_uint),
-                    ("flags", ctypes.c_uint), ("element_bytes", ctypes.c_size_t),
-                    ("row_pitch", ctypes.c_size_t), ("slice_pitch", ctypes.c_size_t),
-                    ("rows", ctypes.c_size_t), ("slices", ctypes.c_size_t)]
-
-    a = _CpuArray.from_address(address)
-    layered = bool(a.flags & 0x01)
-    return Layout(int(a.data or 0), int(a.width), int(a.rows), int(a.slices),
-                  int(a.row_pitch), int(a.slice_pitch), layered, int(a.format), int(a.channels),
-                  _KIND_ARRAY, surface=bool(a.flags & 0x02))
+def _cuda_array(ary: Any, what: str) -> Any:
+    if not isinstance(ary, _core.CudaArray):
+        raise ArgumentError(f"{what}: expected a driver.Array, got {type(ary).__name__}")
+    return ary
 
 
 def _require_cpu(what: str) -> None:
@@ -102,80 +56,52 @@ def _require_cpu(what: str) -> None:
             "  hint: on a GPU use texture objects (driver.TextureObject, cudaTextureObject_t)")
 
 
-class _Reference:
+class TextureReference:
+    """PyCUDA's TextureReference: a ``texture<...>`` of a module (CPU backend),
+    over the C++ TextureReference; every set_* binds it again at once."""
+
     _cudakit_texture_reference = True
 
-    def __init__(self, module: Any, name: str, address: int, size: int) -> None:
-        if size != _RECORD.size:
-            raise ArgumentError(f"{type(self).__name__} {name!r}: the module's {name} is not a "
-                                f"texture<>/surface<> declaration ({size} bytes)")
-        self._module, self._name, self._address = module, name, address
-        self._layout: Layout | None = None
+    def __init__(self, module: Any, name: str, native: Any) -> None:
+        self._module, self._name, self._native = module, name, native
         self._keep: Any = None
-
-    def _write(self) -> None:
-        from .driver import memcpy_htod
-        memcpy_htod(self._address, np.frombuffer(self._record(), dtype=np.uint8))
-
-
-class TextureReference(_Reference):
-    """PyCUDA's TextureReference: a ``texture<...>`` of a module (CPU backend)."""
-
-    def __init__(self, module: Any, name: str, address: int, size: int) -> None:
-        super().__init__(module, name, address, size)
-        self._format = int(array_format.FLOAT)
-        self._channels = 1
-        self._modes = [0, 0, 0]
+        self._array: Any = None
+        self._address = 0
+        self._format, self._channels = int(array_format.FLOAT), 1
+        self._modes = [int(address_mode.CLAMP)] * 3
         self._filter = int(filter_mode.POINT)
         self._flags = 0
-        self._bytes = 0
-
-    def _record(self) -> bytes:
-        layout = self._layout
-        if layout is not None and layout.kind == _KIND_LINEAR:
-            element = format_bytes(self._format, "TextureReference") * self._channels
-            layout.width = self._bytes // element
-        fmt, channels = self._format, self._channels
-        if layout is not None and layout.kind == _KIND_ARRAY:
-            fmt, channels = layout.format, layout.channels
-        return pack_record(layout, fmt, channels, self._modes, self._filter, self._flags)
 
     def set_array(self, ary: Any) -> None:
-        self._layout = array_layout(ary, "TextureReference.set_array")
-        self._keep = ary
-        self._write()
+        self._native.set_array(_cuda_array(ary, "TextureReference.set_array"))
+        self._keep = self._array = ary
+        self._address = 0
 
     def get_array(self) -> Any:
-        return self._keep if self._layout is not None and self._layout.kind == _KIND_ARRAY \
-            else None
+        return self._array
 
     def set_address(self, devptr: Any, bytes: int, allow_offset: bool = False) -> int:  # noqa: A002
         if int(bytes) < 0:
             raise ArgumentError(f"TextureReference.set_address: bytes must be >= 0, got {bytes}")
-        self._layout = Layout(int(devptr), 0, kind=_KIND_LINEAR)
-        self._bytes = int(bytes)
-        self._keep = devptr
-        self._write()
+        self._native.set_address(int(devptr), int(bytes))
+        self._keep, self._array, self._address = devptr, None, int(devptr)
         return 0
 
     def set_address_2d(self, devptr: Any, descr: Any, pitch: int) -> None:
+        what = "TextureReference.set_address_2d"
         fmt = int(descr.format)
-        channels = check_channels(descr.num_channels, "TextureReference.set_address_2d")
-        row = int(descr.width) * format_bytes(fmt, "TextureReference.set_address_2d") * channels
-        if int(pitch) < row:
-            raise ArgumentError(f"TextureReference.set_address_2d: pitch {pitch} is less than a "
-                                f"row of {row} bytes")
+        format_bytes(fmt, what)
+        channels = check_channels(descr.num_channels, what)
+        self._native.set_address_2d(int(devptr), fmt, channels, int(descr.width),
+                                    int(descr.height), int(pitch))
         self._format, self._channels = fmt, channels
-        self._layout = Layout(int(devptr), int(descr.width), int(descr.height), 1, int(pitch),
-                              int(pitch) * int(descr.height), kind=_KIND_PITCH_2D)
-        self._keep = devptr
-        self._write()
+        self._keep, self._array, self._address = devptr, None, int(devptr)
 
     def set_format(self, fmt: Any, num_components: int) -> None:
         format_bytes(fmt, "TextureReference.set_format")
-        self._format = int(fmt)
-        self._channels = check_channels(num_components, "TextureReference.set_format")
-        self._write()
+        channels = check_channels(num_components, "TextureReference.set_format")
+        self._native.set_format(int(fmt), channels)
+        self._format, self._channels = int(fmt), channels
 
     def set_address_mode(self, dim: int, am: Any) -> None:
         if dim not in (0, 1, 2):
@@ -184,23 +110,24 @@ class TextureReference(_Reference):
         if int(am) not in (0, 1, 2, 3):
             raise ArgumentError(f"TextureReference.set_address_mode: {am!r} is not an "
                                 "address_mode")
+        self._native.set_address_mode(dim, int(am))
         self._modes[dim] = int(am)
-        self._write()
 
     def set_filter_mode(self, fm: Any) -> None:
         if int(fm) not in (0, 1):
             raise ArgumentError(f"TextureReference.set_filter_mode: {fm!r} is not a filter_mode")
+        self._native.set_filter_mode(int(fm))
         self._filter = int(fm)
-        self._write()
 
     def set_flags(self, flags: int) -> None:
         if int(flags) & ~(TRSF_READ_AS_INTEGER | TRSF_NORMALIZED_COORDINATES | TRSF_SRGB):
             raise ArgumentError(f"TextureReference.set_flags: unknown flags {flags:#x} (TRSF_*)")
+        # sRGB conversion has no effect on the CPU backend (it applies to 8-bit RGBA reads).
+        self._native.set_flags(int(flags) & ~TRSF_SRGB)
         self._flags = int(flags)
-        self._write()
 
     def get_address(self) -> int:
-        return self._layout.data if self._layout is not None else 0
+        return self._address
 
     def get_address_mode(self, dim: int) -> address_mode:
         return address_mode(self._modes[dim])
@@ -209,48 +136,37 @@ class TextureReference(_Reference):
         return filter_mode(self._filter)
 
     def get_format(self) -> tuple[array_format, int]:
+        if self._array is not None:
+            descr = self._array.get_descriptor_3d()
+            return array_format(int(descr.format)), int(descr.num_channels)
         return array_format(self._format), self._channels
 
     def get_flags(self) -> int:
         return self._flags
 
 
-class SurfaceReference(_Reference):
+class SurfaceReference:
     """PyCUDA's SurfaceReference: a ``surface<void, ...>`` of a module (CPU backend)."""
 
-    def _record(self) -> bytes:
-        layout = self._layout
-        if layout is None:
-            return pack_record(None, 0, 0, [0, 0, 0], 0, 0)
-        return pack_record(layout, layout.format, layout.channels, [1, 1, 1], 0,
-                           TRSF_READ_AS_INTEGER)
+    def __init__(self, module: Any, name: str, native: Any) -> None:
+        self._module, self._name, self._native = module, name, native
+        self._array: Any = None
 
     def set_array(self, ary: Any, flags: int = 0) -> None:
-        layout = array_layout(ary, "SurfaceReference.set_array")
-        if not layout.surface:
-            raise ArgumentError(
-                "SurfaceReference.set_array: the array was not made for surfaces; create it "
-                "with array3d_flags.SURFACE_LDST (np_to_array/gpuarray_to_array: "
-                "allowSurfaceBind=True)")
-        self._layout = layout
-        self._keep = ary
-        self._write()
+        self._native.set_array(_cuda_array(ary, "SurfaceReference.set_array"))
+        self._array = ary
 
     def get_array(self) -> Any:
-        return self._keep
+        return self._array
 
 
 def texture_reference(module: Any, name: str, surface: bool = False) -> Any:
     what = "get_surfref" if surface else "get_texref"
     _require_cpu(f"SourceModule.{what}({name!r})")
-    try:
-        address, size = module.get_global(name)
-    except Exception as error:
-        raise ArgumentError(f"SourceModule.{what}({name!r}): the module declares no "
-                            f"{'surface' if surface else 'texture'} reference of that name "
-                            f"({error})") from None
+    make = _core._surface_reference if surface else _core._texture_reference
+    native = make(module._module, name)
     cls = SurfaceReference if surface else TextureReference
-    return cls(module, name, int(address), int(size))
+    return cls(module, name, native)
 
 
 def check_texrefs(texrefs: Any, context: str) -> None:

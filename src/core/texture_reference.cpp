@@ -61,8 +61,15 @@ TextureReference::TextureReference(GlobalVariable global, std::string name)
 
 void TextureReference::bind() {
   if (!bound_) return;
+  TextureResource resource = resource_;
+  // Linear memory covers the whole elements of its bytes, as the driver's
+  // references did: set_address may come before set_format.
+  if (resource.kind == TextureResource::Kind::linear) {
+    const std::size_t element = array_format_bytes(resource.format) * resource.channels;
+    resource.bytes -= resource.bytes % element;
+  }
   const detail::TextureRequest request =
-      detail::texture_request(global_.device, resource_, descriptor_);
+      detail::texture_request(global_.device, resource, descriptor_);
   detail::backend_of(global_.device).bind_texture_reference(global_.address, &request, false);
 }
 

@@ -96,11 +96,10 @@ struct ModuleInfo {
   ThreadStateLayout (*thread_state)();  // this OS thread's variables in the module
 };
 
-// A texture or surface as kernels read it (cudakit_cpu_texture.h): an
-// object's handle is its address (backend/cpu/cpu_texture.cpp fills it), a
-// texture<>/surface<> reference is one, which the host writes when it binds
-// the reference (python/cudakit/_texture_references.py packs the same 128
-// bytes).
+// A texture or surface as kernels read it (cudakit_cpu_texture.h), filled by
+// backend/cpu/cpu_texture.cpp: an object's handle is its address, a
+// texture<>/surface<> reference is one (a module global, written when the
+// host binds the reference).
 struct TextureRecord {
   unsigned long long magic;        // kTextureMagic once bound
   unsigned long long data;         // address of texel (0, 0, 0)
