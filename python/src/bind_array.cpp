@@ -665,15 +665,14 @@ void bind_gpuarray_class(nb::module_& m) {
                throw nb::type_error("only size-1 arrays can be converted to Python scalars");
              return a.item().as_complex();
            })
-      .def("__bool__",
-           [](GPUArrayObject& s) {
-             const Array& a = s.value();
-             if (a.size() != 1)
-               throw nb::value_error(
-                   "The truth value of an array with more than one element is ambiguous. Use "
-                   "a.any() or a.all()");
-             return a.item().as_bool();
-           });
+      .def("__bool__", [](GPUArrayObject& s) {
+        const Array& a = s.value();
+        if (a.size() != 1)
+          throw nb::value_error(
+              "The truth value of an array with more than one element is ambiguous. Use "
+              "a.any() or a.all()");
+        return a.item().as_bool();
+      });
   // bind_to_texref / bind_to_texref_ext: python/cudakit/_texture_references.py.
 
   bind_gpuarray_operators(cls);

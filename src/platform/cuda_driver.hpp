@@ -108,7 +108,7 @@ namespace cudakit::detail {
   X(cuArray3DCreate)                   \
   X(cuArrayDestroy)                    \
   X(cuMemcpy3DAsync)                   \
-  X(cuMemcpy3DPeerAsync)             \
+  X(cuMemcpy3DPeerAsync)               \
   X(cuTexObjectCreate)                 \
   X(cuTexObjectDestroy)                \
   X(cuSurfObjectCreate)                \
