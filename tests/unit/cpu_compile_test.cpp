@@ -258,6 +258,15 @@ __global__ void k(float* out, cudaTextureObject_t t, cudaSurfaceObject_t s) {
   out[0] = tex2D(tex, 0.5f, 0.5f) + tex1Dfetch(colors, 0).x + tex2D<float>(t, 0.f, 0.f);
   float4 v;
   tex2D(&v, t, 1.f, 1.f);
+  float l1, l3, g;
+  tex1DLod(&l1, t, 0.5f, 0.f);
+  tex3DLod(&l3, t, 0.5f, 0.5f, 0.5f, 0.f);
+  tex2DGrad(&g, t, 0.5f, 0.5f, make_float2(0.f, 0.f), make_float2(0.f, 0.f));
+  float4 four = tex2Dgather<float4>(t, 0.5f, 0.5f, 1);
+  out[1] = l1 + l3 + g + four.w + tex1DLayered<float>(t, 0.5f, 1) +
+           tex2DLayered<float>(t, 0.5f, 0.5f, 0) + tex1D<float>(t, 0.5f);
+  surf2DLayeredwrite(out[1], s, 0, 0, 0, cudaBoundaryModeClamp);
+  surf1DLayeredwrite(surf1Dread<float>(s, 0, cudaBoundaryModeZero), s, 0, 0);
   surf3Dwrite(v.x, volume, 0, 0, 0, cudaBoundaryModeZero);
   surf2Dwrite(out[0], s, 4, 1);
 }

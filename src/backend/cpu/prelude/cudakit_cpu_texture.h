@@ -391,6 +391,20 @@ static inline void tex2DLod(T* out, cudaTextureObject_t obj, float x, float y, f
   *out = tex2DLod<T>(obj, x, y, level);
 }
 template <class T>
+static inline void tex1DLod(T* out, cudaTextureObject_t obj, float x, float level) {
+  *out = tex1DLod<T>(obj, x, level);
+}
+template <class T>
+static inline void tex3DLod(T* out, cudaTextureObject_t obj, float x, float y, float z,
+                            float level) {
+  *out = tex3DLod<T>(obj, x, y, z, level);
+}
+template <class T>
+static inline void tex2DGrad(T* out, cudaTextureObject_t obj, float x, float y, float2 dx,
+                             float2 dy) {
+  *out = tex2DGrad<T>(obj, x, y, dx, dy);
+}
+template <class T>
 static inline void tex2Dgather(T* out, cudaTextureObject_t obj, float x, float y, int comp = 0) {
   *out = tex2Dgather<T>(obj, x, y, comp);
 }
