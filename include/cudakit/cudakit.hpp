@@ -41,5 +41,8 @@
 #include "cudakit/reduction_kernel.hpp"
 #include "cudakit/scan_kernel.hpp"
 #include "cudakit/stream.hpp"
+#include "cudakit/surface.hpp"
+#include "cudakit/texture.hpp"
+#include "cudakit/texture_reference.hpp"
 #include "cudakit/version.hpp"
 #include "cudakit/wait_interrupt.hpp"

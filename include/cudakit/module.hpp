@@ -16,6 +16,8 @@
 namespace cudakit {
 
 class Kernel;
+class TextureReference;
+class SurfaceReference;
 namespace detail {
 struct ModuleAccess;  // the core's own constructors (src/core/module_state.hpp)
 }
@@ -63,6 +65,12 @@ class Module {
   std::vector<std::string> kernel_names() const;
   // ArgumentError when there is no such variable.
   GlobalVariable get_global(std::string_view name) const;
+  // The source's `texture<...> name;` / `surface<void, ...> name;`
+  // (include/cudakit/texture_reference.hpp). NotSupported on a GPU: CUDA 12
+  // removed references; ArgumentError when the module declares none of that
+  // name.
+  TextureReference texture_reference(std::string_view name) const;
+  SurfaceReference surface_reference(std::string_view name) const;
 
   void* native() const;
 

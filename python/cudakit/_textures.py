@@ -1,18 +1,14 @@
-"""PyCUDA's texture API, present so that programs using it fail at the
-first texture call with a NotSupported that says why, instead of an
-AttributeError.
+"""The refusal of texture and surface references on a GPU.
 
-Texture and surface *references* (``texture<float, 2> tex;``,
-``get_texref``, ``matrix_to_texref``) were removed from CUDA in version 12:
-NVRTC no longer compiles them, on a GPU as on the CPU backend. CUDA arrays
-themselves (``Array``, ``Memcpy2D``/``Memcpy3D``, ``np_to_array``) are
-supported: _cuda_arrays.py.
+Texture and surface *references* (``texture<float, 2> tex;``) were removed
+from CUDA in version 12: NVRTC cannot compile them for a GPU, and a source
+that declares one raises TexturesNotSupported there. The CPU backend has
+them (_texture_references.py).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, NoReturn
 
 from ._core import CompileError, NotSupported
 
@@ -40,23 +36,10 @@ def uses_texture_references(source: str) -> bool:
 def texture_compile_error(error: BaseException) -> TexturesNotSupported:
     result = TexturesNotSupported(
         "SourceModule: the source declares texture or surface references "
-        "(texture<...> / surface<...>), which CUDA 12 removed: NVRTC cannot compile them and "
-        "cudakit does not support textures.\n" + _HINT + "\n  compiler output:\n" + str(error))
+        "(texture<...> / surface<...>), which CUDA 12 removed: NVRTC cannot compile them for a "
+        "GPU (the CPU backend, CUDAKIT_BACKEND=cpu, runs them).\n" + _HINT +
+        "; or use texture objects (cudaTextureObject_t)" + "\n  compiler output:\n" + str(error))
     for name in ("log", "stderr", "stdout"):
         if hasattr(error, name):
             setattr(result, name, getattr(error, name))
     return result
-
-
-def _refuse(what: str) -> NoReturn:
-    raise NotSupported(
-        f"{what}: texture references are not supported by cudakit (they were removed in "
-        "CUDA 12).\n" + _HINT)
-
-
-def matrix_to_texref(matrix: Any, texref: Any, order: str = "C") -> NoReturn:
-    _refuse("matrix_to_texref (binding a texture reference)")
-
-
-def bind_array_to_texref(array: Any, texref: Any) -> NoReturn:
-    _refuse("bind_array_to_texref (binding a texture reference)")

@@ -407,7 +407,7 @@ class SourceModule:
             self._module = _compile_marked(directive, source, options, no_extern_c, arch, code,
                                            cache_dir, include_dirs, source_name)
         except CompileError as error:
-            if uses_texture_references(source):
+            if uses_texture_references(source) and _core._backend() != "cpu":
                 raise texture_compile_error(error) from error
             raise
         self.source = source
@@ -437,15 +437,15 @@ class SourceModule:
         return self._module.get_global(name)
 
     def get_texref(self, name: str) -> Any:
-        raise NotSupported(
-            f"SourceModule.get_texref({name!r}): texture references are not supported: "
-            "CUDA 12 removed them from the driver API.\n"
-            "  hint: pass the data as a pointer (const T* __restrict__ reads through the "
-            "read-only cache)")
+        """The ``texture<...> name;`` of the source: a TextureReference (the CPU backend
+        only: CUDA 12 removed texture references)."""
+        from ._texture_references import texture_reference
+        return texture_reference(self, name)
 
     def get_surfref(self, name: str) -> Any:
-        raise NotSupported(f"SourceModule.get_surfref({name!r}): surface references are not "
-                           "supported (removed from the driver API in CUDA 12)")
+        """The ``surface<void, ...> name;`` of the source (the CPU backend only)."""
+        from ._texture_references import texture_reference
+        return texture_reference(self, name, surface=True)
 
     def kernel_names(self) -> list[str]:
         return self._module.kernel_names()

@@ -18,11 +18,7 @@ import numpy as np
 
 from . import _core
 from ._pickling import refuse_pickle as _refuse_pickle
-from ._textures import (  # noqa: F401  (PyCUDA's names; each raises NotSupported)
-    TexturesNotSupported,
-    bind_array_to_texref,
-    matrix_to_texref,
-)
+from ._textures import TexturesNotSupported  # noqa: F401
 from ._cuda_arrays import (  # noqa: F401  (PyCUDA's names)
     Array,
     ArrayDescriptor,
@@ -41,6 +37,17 @@ from ._cuda_arrays import (  # noqa: F401  (PyCUDA's names)
     memcpy_htoa,
     np_to_array,
 )
+from ._texture_references import (  # noqa: F401  (PyCUDA's names)
+    TRSA_OVERRIDE_FORMAT,
+    TRSF_NORMALIZED_COORDINATES,
+    TRSF_READ_AS_INTEGER,
+    TRSF_SRGB,
+    SurfaceReference,
+    TextureReference,
+    bind_array_to_texref,
+    matrix_to_texref,
+)
+from ._texture_objects import SurfaceObject, TextureObject  # noqa: F401
 from ._linker import (  # noqa: F401  (PyCUDA's names)
     Linker,
     jit_input_type,
@@ -231,14 +238,26 @@ def get_driver_version() -> int:
     """The driver's CUDA version (13000 = 13.0).
 
     The CPU backend has no driver; it answers the CUDA version whose device
-    code and API it implements, the toolkit's cudakit was built with: its
-    kernels follow that version's rules (no texture references since CUDA 12),
-    so a program that asks which CUDA it runs on gets the version that
-    describes what it will see.
+    code and API it implements, the toolkit's cudakit was built with, or the
+    version CUDAKIT_CPU_DRIVER_VERSION names (e.g. 11080: programs that
+    check for CUDA 11 before using texture references then use them, which
+    the CPU backend runs).
     """
     if backend() == "cpu":
-        return _core._toolkit_version()
+        return _cpu_driver_version()
     return _core._driver_version()
+
+
+def _cpu_driver_version() -> int:
+    import os
+    text = os.environ.get("CUDAKIT_CPU_DRIVER_VERSION", "").strip()
+    if not text:
+        return _core._toolkit_version()
+    if not text.isdigit() or not 9000 <= int(text) <= 99990:
+        raise _core.ArgumentError(
+            f"CUDAKIT_CPU_DRIVER_VERSION={text!r}: expected a CUDA version as the driver "
+            "reports it, 1000 * major + 10 * minor (e.g. 11080 for CUDA 11.8, 12040 for 12.4)")
+    return int(text)
 
 
 Device = _core.Device
@@ -421,6 +440,11 @@ class DeviceAddress(int):
 
     def get_pointer(self) -> int:
         return int(self)
+
+    def free(self) -> None:
+        """PyCUDA's ``gpudata.free()``: accepted; the memory belongs to the GPUArray and is
+        given back when that array is collected (cudakit frees nothing an array still
+        references)."""
 
     __reduce_ex__ = _refuse_pickle(
         "it is a device address only this process can use; pickle the GPUArray, which travels "

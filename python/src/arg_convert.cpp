@@ -637,6 +637,15 @@ void convert_pycuda(KernelArgs& out, PyObject* obj, std::size_t index, const Ker
       append_number(out, number);
     return;
   }
+  // driver.TextureObject / SurfaceObject: their handle, for a
+  // cudaTextureObject_t / cudaSurfaceObject_t parameter.
+  if (PyObject_HasAttrString(obj, "_cudakit_object_handle")) {
+    nb::object handle = nb::handle(obj).attr("_cudakit_object_handle");
+    if (read_number(handle.ptr(), number, &kernel, index, "any integer parameter")) {
+      append_number(out, number);
+      return;
+    }
+  }
   refuse(kernel, index, obj, "cannot be passed to a kernel",
          "pass device memory (DeviceAllocation, GPUArray, __cuda_array_interface__), "
          "cuda.In/Out/InOut(numpy array), a number, or a numpy scalar / record");

@@ -665,20 +665,15 @@ void bind_gpuarray_class(nb::module_& m) {
                throw nb::type_error("only size-1 arrays can be converted to Python scalars");
              return a.item().as_complex();
            })
-      .def("__bool__",
-           [](GPUArrayObject& s) {
-             const Array& a = s.value();
-             if (a.size() != 1)
-               throw nb::value_error(
-                   "The truth value of an array with more than one element is ambiguous. Use "
-                   "a.any() or a.all()");
-             return a.item().as_bool();
-           })
-      .def("bind_to_texref", [](nb::args, nb::kwargs) {
-        throw nb::type_error(
-            "bind_to_texref: texture references are not supported by cudakit (NVRTC and the "
-            "CPU backend have no texture references); pass the array as a pointer");
+      .def("__bool__", [](GPUArrayObject& s) {
+        const Array& a = s.value();
+        if (a.size() != 1)
+          throw nb::value_error(
+              "The truth value of an array with more than one element is ambiguous. Use "
+              "a.any() or a.all()");
+        return a.item().as_bool();
       });
+  // bind_to_texref / bind_to_texref_ext: python/cudakit/_texture_references.py.
 
   bind_gpuarray_operators(cls);
   bind_array_interop(m, cls);

@@ -23,6 +23,8 @@ void bind_array(nb::module_& m);
 void bind_jit(nb::module_& m);
 // ProfileSession and benchmark() (cudakit.profiler).
 void bind_profiler(nb::module_& m);
+// Texture and surface objects (driver.TextureObject / SurfaceObject).
+void bind_textures(nb::module_& m);
 // get_unique_id() and Communicator (the core of cudakit.distributed).
 void bind_communicator(nb::module_& m);
 

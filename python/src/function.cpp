@@ -120,13 +120,22 @@ Dim3 dims(PyObject* value, const char* what) {
                       std::string("pass e.g. ") + what + "=(256, 1, 1)");
 }
 
+// texrefs=: TextureReferences (the CPU backend's, the only ones there are:
+// CUDA 12 removed them) are bound already, through their module's record;
+// anything else is refused.
 void refuse_texrefs(PyObject* value) {
-  if (value && PyObject_IsTrue(value))
+  if (!value || value == Py_None || !PyObject_IsTrue(value)) return;
+  nb::handle list(value);
+  for (nb::handle item : list) {
+    if (nb::hasattr(item, "_cudakit_texture_reference")) continue;
     throw NotSupported("launching with texrefs",
-                       "texture references are not supported: CUDA 12 removed them from the "
-                       "driver API",
+                       "texrefs must hold the TextureReferences of SourceModule.get_texref "
+                       "(texture references exist on the CPU backend only: CUDA 12 removed "
+                       "them), got " +
+                           nb::cast<std::string>(nb::repr(item)),
                        "read the data through a pointer argument (const T* __restrict__ gets the "
                        "read-only cache), or use a texture object");
+  }
 }
 
 void after_launch(const Kernel& kernel, const LaunchConfig& config) {
@@ -526,6 +535,16 @@ void bind_function(nb::module_& m) {
             return nb::cpp_function([seconds]() { return seconds; });
           },
           nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("kwargs"))
+      .def(
+          "param_set_texref",
+          [](nb::handle, nb::handle texref) {
+            nb::list one;
+            one.append(texref);
+            refuse_texrefs(one.ptr());
+          },
+          nb::arg("texref"),
+          "PyCUDA's param_set_texref: the CPU backend's references are bound already; checks "
+          "that texref is one.")
       .def("get_attribute", &attribute, nb::arg("attribute"))
       .def(
           "set_attribute",

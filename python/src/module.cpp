@@ -13,4 +13,5 @@ NB_MODULE(_core, m) {
   cudakit::python::bind_jit(m);
   cudakit::python::bind_profiler(m);
   cudakit::python::bind_communicator(m);
+  cudakit::python::bind_textures(m);
 }

@@ -34,6 +34,7 @@
 #include "cudakit/kernel_attributes.hpp"
 #include "cudakit/link_input.hpp"
 #include "cudakit/param_layout.hpp"
+#include "cudakit/texture.hpp"
 
 namespace cudakit {
 class Device;
@@ -105,6 +106,18 @@ struct BoxCopyEnd {
 struct BoxCopy {
   BoxCopyEnd src, dst;
   std::size_t width_bytes = 0, height = 1, depth = 1;
+};
+
+// A texture object as the backend gets it, checked by the core
+// (src/core/texture_object.cpp). For an array, the array's descriptor.
+struct TextureRequest {
+  TextureResource::Kind kind = TextureResource::Kind::linear;
+  NativeArray array = nullptr;
+  DevicePtr device = 0;
+  CudaArrayDescriptor layout;  // format, channels, width (linear: elements), height, depth, flags
+  std::size_t bytes = 0;       // linear
+  std::size_t pitch = 0;       // pitch_2d
+  TextureDescriptor descriptor;
 };
 
 class Backend {
@@ -265,6 +278,36 @@ class Backend {
     (void)stream;
     (void)async;
     throw NotSupported("a box copy (cuMemcpy3D)", "this backend has no box copies");
+  }
+
+  // ---- texture and surface objects (cuTexObjectCreate, cuSurfObjectCreate) ------
+  // The core has checked the request; the handle is what a kernel takes.
+  virtual std::uint64_t create_texture_object(int ordinal, const TextureRequest& request) {
+    (void)ordinal;
+    (void)request;
+    throw NotSupported("creating a texture object", "this backend has no textures");
+  }
+  virtual void destroy_texture_object(std::uint64_t handle) noexcept { (void)handle; }
+  virtual std::uint64_t create_surface_object(int ordinal, NativeArray array,
+                                              const CudaArrayDescriptor& layout) {
+    (void)ordinal;
+    (void)array;
+    (void)layout;
+    throw NotSupported("creating a surface object", "this backend has no surfaces");
+  }
+  virtual void destroy_surface_object(std::uint64_t handle) noexcept { (void)handle; }
+  // Writes the texture<>/surface<> reference at `record` (a module global):
+  // bound to `request`, or unbound when it is null. The CPU backend's only:
+  // CUDA 12 removed references.
+  virtual void bind_texture_reference(DevicePtr record, const TextureRequest* request,
+                                      bool surface) {
+    (void)record;
+    (void)request;
+    (void)surface;
+    throw NotSupported("binding a texture or surface reference",
+                       "CUDA 12 removed texture and surface references (NVRTC cannot compile "
+                       "them for a GPU); the CPU backend has them",
+                       "use a texture or surface object (TextureObject, cudaTextureObject_t)");
   }
 
   // ---- streams and events ---------------------------------------------------

@@ -81,6 +81,21 @@ class ForwardingBackend : public Backend, public GraphBackend {
   }
   void destroy_array(NativeArray a) noexcept override { inner_->destroy_array(a); }
   void copy_3d(const BoxCopy& c, NativeStream s, bool a) override { inner_->copy_3d(c, s, a); }
+  std::uint64_t create_texture_object(int o, const TextureRequest& r) override {
+    return inner_->create_texture_object(o, r);
+  }
+  void destroy_texture_object(std::uint64_t h) noexcept override {
+    inner_->destroy_texture_object(h);
+  }
+  std::uint64_t create_surface_object(int o, NativeArray a, const CudaArrayDescriptor& d) override {
+    return inner_->create_surface_object(o, a, d);
+  }
+  void destroy_surface_object(std::uint64_t h) noexcept override {
+    inner_->destroy_surface_object(h);
+  }
+  void bind_texture_reference(DevicePtr r, const TextureRequest* q, bool s) override {
+    inner_->bind_texture_reference(r, q, s);
+  }
   NativeStream create_stream(int o, bool nb) override { return inner_->create_stream(o, nb); }
   void destroy_stream(NativeStream s) noexcept override { inner_->destroy_stream(s); }
   void synchronize_stream(NativeStream s) override { inner_->synchronize_stream(s); }

@@ -36,6 +36,8 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/device_attribute.cpp
   ${CMAKE_CURRENT_LIST_DIR}/copy_3d.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_array.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/texture_object.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/texture_reference.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_buffer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dim3.cpp
   ${CMAKE_CURRENT_LIST_DIR}/error.cpp

@@ -108,7 +108,11 @@ namespace cudakit::detail {
   X(cuArray3DCreate)                   \
   X(cuArrayDestroy)                    \
   X(cuMemcpy3DAsync)                   \
-  X(cuMemcpy3DPeerAsync)
+  X(cuMemcpy3DPeerAsync)               \
+  X(cuTexObjectCreate)                 \
+  X(cuTexObjectDestroy)                \
+  X(cuSurfObjectCreate)                \
+  X(cuSurfObjectDestroy)
 
 struct CudaDriver {
 #define CUDAKIT_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -241,9 +241,11 @@ def test_reverse_and_mul_add() -> None:
     assert_matches(ga.to_gpu(a).mul_add(2.0, ga.to_gpu(b), 3.0), 2 * a + 3 * b)
 
 
-def test_texture_binding_is_not_supported() -> None:
-    with pytest.raises(TypeError, match="texture"):
+def test_texture_binding_needs_a_texture_reference() -> None:
+    with pytest.raises(drv.ArgumentError, match="TextureReference"):
         ga.to_gpu(np.arange(3.0)).bind_to_texref(None)
+    with pytest.raises(drv.ArgumentError, match="TextureReference"):
+        ga.to_gpu(np.arange(3.0)).bind_to_texref_ext(None, allow_double_hack=True)
 
 
 def test_view_to_another_itemsize_rescales_the_last_axis() -> None:

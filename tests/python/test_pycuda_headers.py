@@ -121,26 +121,22 @@ class Case:
     message: str
 
 
-# The texture and surface helpers on the CPU backend: refused at compile
-# time, the helper named with the alternative.
-CPU_REFUSED = [
-    Case("fp_tex1Dfetch", "out[0] = fp_tex1Dfetch<double>(t, 0);",
-         r"fp_tex1Dfetch: the CPU backend has no textures"),
-    Case("fp_tex2D", "out[0] = fp_tex2D<double>(t, 0.f, 0.f);", r"fp_tex2D: .*through a pointer"),
-    Case("fp_tex3D", "out[0] = fp_tex3D<float>(t, 0.f, 0.f, 0.f);",
-         r"fp_tex3D: .*run the kernel on a GPU"),
-    Case("fp_surf3Dwrite", "fp_surf3Dwrite(out[0], t, 0, 0, 0, 0);",
-         r"fp_surf3Dwrite: the CPU backend has no surfaces"),
-]
-
-
-@pytest.mark.skipif(drv.backend() != "cpu", reason="the CPU backend's refusal")
-@pytest.mark.parametrize("case", CPU_REFUSED, ids=lambda c: c.name)
-def test_texture_helpers_refused_on_cpu(case: Case) -> None:
+@pytest.mark.skipif(drv.backend() != "cpu", reason="texture objects from the Python API: "
+                    "the CPU backend's")
+def test_fp_texture_object_helpers_on_cpu() -> None:
+    """fp_tex1Dfetch<double> reads doubles stored as int2 texels of a texture object."""
     source = ("#include <pycuda-helpers.hpp>\n"
-              f"__global__ void k(double* out, unsigned long long t) {{ {case.call} }}\n")
-    with pytest.raises(drv.CompileError, match=case.message):
-        compiler.SourceModule(source)
+              "__global__ void k(double* out, cudaTextureObject_t t, int n) {\n"
+              "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+              "  if (i < n) out[i] = fp_tex1Dfetch<double>(t, i);\n}\n")
+    f = compiler.SourceModule(source).get_function("k")
+    a = np.random.default_rng(5).standard_normal(333)
+    memory = drv.to_device(a)
+    tex = drv.TextureObject(memory, format=drv.array_format.SIGNED_INT32, channels=2,
+                            bytes=a.nbytes, flags=drv.TRSF_READ_AS_INTEGER)
+    out = np.zeros_like(a)
+    f(drv.Out(out), np.uint64(int(tex)), np.int32(a.size), block=(128, 1, 1), grid=(3, 1))
+    np.testing.assert_array_equal(out, a)
 
 
 ELEMENTWISE: list[tuple[str, Callable[[np.ndarray], np.ndarray]]] = [

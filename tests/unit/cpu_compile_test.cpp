@@ -247,16 +247,42 @@ TEST(CpuUnsupported, EmptyAssemblyBarrierRunsAndPtxConstraintsAreRefused) {
                  "inline assembly", 2);
 }
 
-TEST(CpuUnsupported, TextureFetchIsRefused) {
-  expect_refused(
-      "__global__ void k(cudaTextureObject_t t, float* out) {\n  out[0] = tex1Dfetch<float>(t, "
-      "0);\n}\n",
-      "texture", 1);
+// Texture and surface references are globals of the module (records the
+// host fills when it binds them by name); objects and their functions compile.
+TEST(CpuTextures, ReferencesAreGlobalsAndObjectsCompile) {
+  CpuModuleHandle m(R"(
+texture<float, 2> tex;
+texture<uchar4, 1, cudaReadModeNormalizedFloat> colors;
+surface<void, cudaSurfaceType3D> volume;
+__global__ void k(float* out, cudaTextureObject_t t, cudaSurfaceObject_t s) {
+  out[0] = tex2D(tex, 0.5f, 0.5f) + tex1Dfetch(colors, 0).x + tex2D<float>(t, 0.f, 0.f);
+  float4 v;
+  tex2D(&v, t, 1.f, 1.f);
+  float l1, l3, g;
+  tex1DLod(&l1, t, 0.5f, 0.f);
+  tex3DLod(&l3, t, 0.5f, 0.5f, 0.5f, 0.f);
+  tex2DGrad(&g, t, 0.5f, 0.5f, make_float2(0.f, 0.f), make_float2(0.f, 0.f));
+  float4 four = tex2Dgather<float4>(t, 0.5f, 0.5f, 1);
+  out[1] = l1 + l3 + g + four.w + tex1DLayered<float>(t, 0.5f, 1) +
+           tex2DLayered<float>(t, 0.5f, 0.5f, 0) + tex1D<float>(t, 0.5f);
+  surf2DLayeredwrite(out[1], s, 0, 0, 0, cudaBoundaryModeClamp);
+  surf1DLayeredwrite(surf1Dread<float>(s, 0, cudaBoundaryModeZero), s, 0, 0);
+  surf3Dwrite(v.x, volume, 0, 0, 0, cudaBoundaryModeZero);
+  surf2Dwrite(out[0], s, 4, 1);
+}
+)");
+  for (const char* name : {"tex", "colors", "volume"}) {
+    const auto [address, size] = cpu().get_global(m.native(), name);
+    EXPECT_NE(address, 0u) << name;
+    EXPECT_EQ(size, 128u) << name;
+  }
 }
 
-TEST(CpuUnsupported, SurfaceWriteIsRefused) {
-  expect_refused("__global__ void k(unsigned long long s) {\n\n  surf2Dwrite(1.0f, s, 0, 0);\n}\n",
-                 "surface access", 3);
+TEST(CpuUnsupported, CubeMapTexturesAreRefused) {
+  expect_refused(
+      "__global__ void k(cudaTextureObject_t t, float* out) {\n  out[0] = texCubemap<float>(t, "
+      "0.f, 0.f, 1.f);\n}\n",
+      "cube map textures", 2);
 }
 
 TEST(CpuUnsupported, MultiGridCooperativeSyncIsRefused) {

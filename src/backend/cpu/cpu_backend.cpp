@@ -30,6 +30,7 @@
 #include "backend/cpu/cpu_graph.hpp"
 #include "backend/cpu/cpu_module.hpp"
 #include "backend/cpu/cpu_stream.hpp"
+#include "backend/cpu/cpu_texture.hpp"
 #include "backend/cpu/device_memory.hpp"
 #include "backend/cpu/fault_guard.hpp"
 #include "backend/cpu/host_access.hpp"
@@ -261,6 +262,27 @@ class CpuBackend final : public Backend, public GraphBackend {
   void destroy_array(NativeArray array) noexcept override {
     if (backend_alive.load()) wait_all(-1, WaitMode::patient);  // queued copies may use it
     destroy_cpu_array(static_cast<CpuArray*>(array));
+  }
+  std::uint64_t create_texture_object(int ordinal, const TextureRequest& request) override {
+    device(ordinal, "creating a texture object");
+    return create_cpu_texture(request);
+  }
+  // Kernels queued before may still read it.
+  void destroy_texture_object(std::uint64_t handle) noexcept override {
+    if (backend_alive.load()) wait_all(-1, WaitMode::patient);
+    destroy_cpu_texture(handle);
+  }
+  std::uint64_t create_surface_object(int ordinal, NativeArray array,
+                                      const CudaArrayDescriptor&) override {
+    device(ordinal, "creating a surface object");
+    return create_cpu_surface(array);
+  }
+  void destroy_surface_object(std::uint64_t handle) noexcept override {
+    destroy_texture_object(handle);
+  }
+  void bind_texture_reference(DevicePtr record, const TextureRequest* request,
+                              bool surface) override {
+    if (record) write_cpu_reference(record, request, surface);
   }
   // As copy(): queued only when both ends are memory the backend handed out.
   void copy_3d(const BoxCopy& box, NativeStream stream, bool async) override {

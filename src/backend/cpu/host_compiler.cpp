@@ -113,6 +113,12 @@ constexpr const char* kStubHeaders[] = {"cuda_runtime.h",
                                         "device_functions.h",
                                         "sm_60_atomic_functions.h",
                                         "cooperative_groups.h",
+                                        "texture_types.h",
+                                        "surface_types.h",
+                                        "texture_fetch_functions.h",
+                                        "texture_indirect_functions.h",
+                                        "surface_functions.h",
+                                        "surface_indirect_functions.h",
                                         "cuda/std/cstdint"};
 
 std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }

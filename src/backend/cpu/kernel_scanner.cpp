@@ -195,27 +195,11 @@ const std::map<std::string_view, std::string_view>& unsupported_names() {
       {"asm", "inline assembly (asm)"},
       {"__asm__", "inline assembly (asm)"},
       {"__asm", "inline assembly (asm)"},
-      {"tex1Dfetch", "texture fetches"},
-      {"tex1D", "texture fetches"},
-      {"tex2D", "texture fetches"},
-      {"tex3D", "texture fetches"},
-      {"tex1DLayered", "texture fetches"},
-      {"tex2DLayered", "texture fetches"},
-      {"tex2Dgather", "texture fetches"},
-      {"tex1DLod", "texture fetches"},
-      {"tex2DLod", "texture fetches"},
-      {"tex3DLod", "texture fetches"},
-      {"texCubemap", "texture fetches"},
-      {"cudaTextureObject_t", "texture objects"},
-      {"surf1Dread", "surface access"},
-      {"surf1Dwrite", "surface access"},
-      {"surf2Dread", "surface access"},
-      {"surf2Dwrite", "surface access"},
-      {"surf3Dread", "surface access"},
-      {"surf3Dwrite", "surface access"},
-      {"surf2DLayeredread", "surface access"},
-      {"surf2DLayeredwrite", "surface access"},
-      {"cudaSurfaceObject_t", "surface objects"},
+      {"texCubemap", "cube map textures"},
+      {"texCubemapLayered", "cube map textures"},
+      {"texCubemapLod", "cube map textures"},
+      {"surfCubemapread", "cube map surfaces"},
+      {"surfCubemapwrite", "cube map surfaces"},
       {"this_multi_grid", "multi-grid cooperative synchronization"},
       {"wmma", "warp matrix multiply-accumulate (nvcuda::wmma, tensor cores)"},
       {"mma_sync", "warp matrix multiply-accumulate (nvcuda::wmma, tensor cores)"},
@@ -398,11 +382,6 @@ ScanResult scan_kernel_source(std::string_view source,
     bool hit =
         it != refused.end() && !(it->second == "inline assembly (asm)" && is_empty_asm(all, i));
     std::string_view construct = hit ? it->second : std::string_view{};
-    if (!hit && (is(t, "texture") || is(t, "surface")) && i + 1 < all.size() &&
-        is(all[i + 1], "<")) {
-      hit = true;
-      construct = is(t, "texture") ? "texture references" : "surface references";
-    }
     // grid.sync() on a grid_group named anything: the type gives it away above;
     // `nvcuda::` alone also names the wmma namespace.
     if (!hit && is(t, "nvcuda")) {
@@ -517,6 +496,27 @@ ScanResult scan_kernel_source(std::string_view source,
         result.repeated_kernels.push_back({qualified, t[k].line});
       earlier.push_back(where.branches);
       continue;
+    }
+
+    // `texture<T, dim, mode> name;` / `surface<void, type> name;` at namespace
+    // scope: references (records the prelude defines), bound by name.
+    if ((is(tok, "texture") || is(tok, "surface")) && i + 1 < t.size() && is(t[i + 1], "<") &&
+        all_namespace(scopes) &&
+        (i == 0 || is(t[i - 1], ";") || is(t[i - 1], "}") || is(t[i - 1], "{") ||
+         is(t[i - 1], "static"))) {
+      std::size_t k = i + 2;
+      int depth = 1;
+      for (; k < t.size() && depth > 0 && !is(t[k], ";"); ++k) {
+        if (is(t[k], "<")) ++depth;
+        if (is(t[k], ">")) --depth;
+      }
+      if (depth == 0 && k + 1 < t.size() && t[k].kind == TokenKind::identifier &&
+          is(t[k + 1], ";")) {
+        result.globals.push_back({std::string(t[k].text), qualify(scopes, t[k].text), tok.line,
+                                  context_of[k]->condition});
+        i = k + 1;
+        continue;
+      }
     }
 
     if ((is(tok, "__device__") || is(tok, "__constant__") || is(tok, "__managed__")) &&

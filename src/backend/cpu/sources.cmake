@@ -9,18 +9,22 @@ file(READ ${_cpu_prelude_dir}/cudakit_cpu_prelude.h CUDAKIT_CPU_PRELUDE_TEXT)
 # Appended to the prelude: the inverse error functions (a concept of their own).
 file(READ ${_cpu_prelude_dir}/cudakit_cpu_inverse_erf.h _cpu_inverse_erf_text)
 string(APPEND CUDAKIT_CPU_PRELUDE_TEXT "${_cpu_inverse_erf_text}")
+# And the texture and surface functions (objects and references).
+file(READ ${_cpu_prelude_dir}/cudakit_cpu_texture.h _cpu_texture_text)
+string(APPEND CUDAKIT_CPU_PRELUDE_TEXT "${_cpu_texture_text}")
 file(READ ${_cpu_prelude_dir}/cudakit_cpu_abi.h CUDAKIT_CPU_ABI_TEXT)
 configure_file(${_cpu_prelude_dir}/embedded_prelude.cpp.in
                ${CMAKE_CURRENT_BINARY_DIR}/backend_cpu_embedded_prelude.cpp @ONLY)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
   ${_cpu_prelude_dir}/cudakit_cpu_prelude.h ${_cpu_prelude_dir}/cudakit_cpu_abi.h
-  ${_cpu_prelude_dir}/cudakit_cpu_inverse_erf.h
+  ${_cpu_prelude_dir}/cudakit_cpu_inverse_erf.h ${_cpu_prelude_dir}/cudakit_cpu_texture.h
   ${_cpu_prelude_dir}/embedded_prelude.cpp.in)
 
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/block_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_hub.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_array.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_texture.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_collectives.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_devices.cpp

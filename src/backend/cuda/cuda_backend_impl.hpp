@@ -107,6 +107,12 @@ class CudaBackend final : public Backend, public GraphBackend {
                            const CudaArrayDescriptor& descriptor) override;  // cuda_array.cpp
   void destroy_array(NativeArray array) noexcept override;
   void copy_3d(const BoxCopy& copy, NativeStream stream, bool async) override;
+  std::uint64_t create_texture_object(int ordinal,
+                                      const TextureRequest& request) override;  // cuda_texture.cpp
+  void destroy_texture_object(std::uint64_t handle) noexcept override;
+  std::uint64_t create_surface_object(int ordinal, NativeArray array,
+                                      const CudaArrayDescriptor& layout) override;
+  void destroy_surface_object(std::uint64_t handle) noexcept override;
 
   NativeStream create_stream(int ordinal, bool non_blocking) override;
   void destroy_stream(NativeStream stream) noexcept override;

@@ -1,5 +1,6 @@
 list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cuda_array.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_texture.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_collectives.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_compiler.cpp

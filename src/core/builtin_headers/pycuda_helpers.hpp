@@ -1,14 +1,12 @@
 // <pycuda-helpers.hpp> (also <cudakit-helpers.hpp>): PyCUDA's "double
 // precision" texture helpers, built into cudakit for NVRTC and the CPU
-// backend. PyCUDA's fp_tex1Dfetch/fp_tex2D/fp_tex3D/fp_tex2DLayered and
-// fp_surf* overloads take texture and surface references, which CUDA 12
-// removed (PyCUDA's own header then defines only the fp_tex_* typedefs).
-// Here they take texture and surface objects, and the element type is the
-// template argument (texture objects come from a GPU program's own runtime
-// calls: cudakit itself creates none):
-// fp_tex1Dfetch<double>(tex, i) reads a double stored as
-// int2 texels, fp_tex2D<pycuda::complex<float> >(tex, x, y) a complex stored
-// as uint2, and float/int/... are read as they are.
+// backend. Texture and surface objects, on a GPU and on the CPU backend: the
+// element type is the template argument: fp_tex1Dfetch<double>(tex, i) reads
+// a double stored as int2 texels, fp_tex2D<pycuda::complex<float> >(tex, x, y)
+// a complex stored as uint2, and float/int/... are read as they are. PyCUDA's
+// own overloads on texture and surface references (texture<fp_tex_double, 2>
+// ...), which CUDA 12 removed, exist on the CPU backend only, where
+// references still compile.
 #ifndef CUDAKIT_PYCUDA_HELPERS_HPP
 #define CUDAKIT_PYCUDA_HELPERS_HPP
 
@@ -20,7 +18,6 @@ typedef int2 fp_tex_double;
 typedef uint2 fp_tex_cfloat;
 typedef int4 fp_tex_cdouble;
 
-#ifndef __CUDAKIT_CPU__
 namespace pycuda {
 namespace texel {
 // The texel type each element type is stored as, and the conversions.
@@ -111,41 +108,80 @@ __device__ void fp_surf3Dread(T* var, cudaSurfaceObject_t surf, int i, int j, in
   surf3Dread(&v, surf, int(i * sizeof(typename S::type)), j, k, mode);
   *var = S::decode(v);
 }
-#else
-// The CPU backend has no textures or surfaces: a kernel that calls these
-// stops at compile time with the alternative named.
+#ifdef __CUDAKIT_CPU__
+// PyCUDA's overloads on references: the texel type says what it holds.
 namespace pycuda {
-template <class T>
-struct no_texture_on_cpu {
-  static const bool value = false;
+namespace texel {
+template <class S>
+struct value_of {
+  typedef S type;
 };
+template <>
+struct value_of<fp_tex_double> {
+  typedef double type;
+};
+template <>
+struct value_of<fp_tex_cfloat> {
+  typedef complex<float> type;
+};
+template <>
+struct value_of<fp_tex_cdouble> {
+  typedef complex<double> type;
+};
+template <class S>
+__device__ typename value_of<S>::type decode(S v) {
+  return storage<typename value_of<S>::type>::decode(v);
+}
+}  // namespace texel
 }  // namespace pycuda
-#define CUDAKIT_FP_TEX_ON_CPU(NAME)                                                     \
-  template <class T, class... Args>                                                     \
-  T NAME(Args...) {                                                                     \
-    static_assert(pycuda::no_texture_on_cpu<T>::value,                                  \
-                  #NAME ": the CPU backend has no textures or surfaces; read the array " \
-                        "through a pointer (const T* __restrict__ or __ldg), or run the "  \
-                        "kernel on a GPU");                                             \
-    return T();                                                                         \
-  }
-CUDAKIT_FP_TEX_ON_CPU(fp_tex1Dfetch)
-CUDAKIT_FP_TEX_ON_CPU(fp_tex2D)
-CUDAKIT_FP_TEX_ON_CPU(fp_tex2DLayered)
-CUDAKIT_FP_TEX_ON_CPU(fp_tex3D)
-#undef CUDAKIT_FP_TEX_ON_CPU
-#define CUDAKIT_FP_SURF_ON_CPU(NAME)                                                    \
-  template <class T, class... Args>                                                     \
-  void NAME(T, Args...) {                                                               \
-    static_assert(pycuda::no_texture_on_cpu<T>::value,                                  \
-                  #NAME ": the CPU backend has no surfaces; write the array through a " \
-                        "pointer, or run the kernel on a GPU");                         \
-  }
-CUDAKIT_FP_SURF_ON_CPU(fp_surf2DLayeredwrite)
-CUDAKIT_FP_SURF_ON_CPU(fp_surf2DLayeredread)
-CUDAKIT_FP_SURF_ON_CPU(fp_surf3Dwrite)
-CUDAKIT_FP_SURF_ON_CPU(fp_surf3Dread)
-#undef CUDAKIT_FP_SURF_ON_CPU
+
+template <class S, enum cudaTextureReadMode M>
+__device__ typename pycuda::texel::value_of<S>::type fp_tex1Dfetch(texture<S, 1, M> tex, int i) {
+  return pycuda::texel::decode(tex1Dfetch(tex, i));
+}
+template <class S, enum cudaTextureReadMode M>
+__device__ typename pycuda::texel::value_of<S>::type fp_tex2D(texture<S, 2, M> tex, float i,
+                                                              float j) {
+  return pycuda::texel::decode(tex2D(tex, i, j));
+}
+template <class S, enum cudaTextureReadMode M>
+__device__ typename pycuda::texel::value_of<S>::type fp_tex2DLayered(
+    texture<S, cudaTextureType2DLayered, M> tex, float i, float j, int layer) {
+  return pycuda::texel::decode(tex2DLayered(tex, i, j, layer));
+}
+template <class S, enum cudaTextureReadMode M>
+__device__ typename pycuda::texel::value_of<S>::type fp_tex3D(texture<S, 3, M> tex, float i,
+                                                              float j, float k) {
+  return pycuda::texel::decode(tex3D(tex, i, j, k));
+}
+template <class T>
+__device__ void fp_surf2DLayeredwrite(T var, surface<void, cudaSurfaceType2DLayered> surf, int i,
+                                      int j, int layer, enum cudaSurfaceBoundaryMode mode) {
+  typedef pycuda::texel::storage<T> S;
+  surf2DLayeredwrite(S::encode(var), surf, int(i * sizeof(typename S::type)), j, layer, mode);
+}
+template <class T>
+__device__ void fp_surf2DLayeredread(T* var, surface<void, cudaSurfaceType2DLayered> surf, int i,
+                                     int j, int layer, enum cudaSurfaceBoundaryMode mode) {
+  typedef pycuda::texel::storage<T> S;
+  typename S::type v;
+  surf2DLayeredread(&v, surf, int(i * sizeof(typename S::type)), j, layer, mode);
+  *var = S::decode(v);
+}
+template <class T>
+__device__ void fp_surf3Dwrite(T var, surface<void, 3> surf, int i, int j, int k,
+                               enum cudaSurfaceBoundaryMode mode) {
+  typedef pycuda::texel::storage<T> S;
+  surf3Dwrite(S::encode(var), surf, int(i * sizeof(typename S::type)), j, k, mode);
+}
+template <class T>
+__device__ void fp_surf3Dread(T* var, surface<void, 3> surf, int i, int j, int k,
+                              enum cudaSurfaceBoundaryMode mode) {
+  typedef pycuda::texel::storage<T> S;
+  typename S::type v;
+  surf3Dread(&v, surf, int(i * sizeof(typename S::type)), j, k, mode);
+  *var = S::decode(v);
+}
 #endif
 }  // extern "C++"
 

@@ -96,6 +96,29 @@ struct ModuleInfo {
   ThreadStateLayout (*thread_state)();  // this OS thread's variables in the module
 };
 
+// A texture or surface as kernels read it (cudakit_cpu_texture.h), filled by
+// backend/cpu/cpu_texture.cpp: an object's handle is its address, a
+// texture<>/surface<> reference is one (a module global, written when the
+// host binds the reference).
+struct TextureRecord {
+  unsigned long long magic;        // kTextureMagic once bound
+  unsigned long long data;         // address of texel (0, 0, 0)
+  unsigned long long pitch;        // bytes from one row to the next
+  unsigned long long slice_pitch;  // bytes from one slice (or layer) to the next
+  unsigned width, height, depth;   // texels; depth counts layers when layered
+  unsigned layered;                // 1: the last dimension is the layer
+  unsigned format;                 // CUarray_format: 0x01 u8 ... 0x10 half, 0x20 float
+  unsigned channels;               // 1, 2 or 4
+  unsigned address_mode[3];        // 0 wrap, 1 clamp, 2 mirror, 3 border
+  unsigned filter;                 // 0 point, 1 linear
+  unsigned flags;                  // 1 read as integer, 2 normalized coordinates
+  unsigned kind;                   // 1 linear memory, 2 pitch 2-D, 3 CUDA array
+  float border_color[4];
+  unsigned surface;  // 1: the memory may be written through a surface
+  unsigned reserved[7];
+};
+static_assert(sizeof(TextureRecord) == 128, "the host packs 128 bytes");
+constexpr unsigned long long kTextureMagic = 0x3143455258544B43ull;  // "CKTXREC1"
 }  // namespace cudakit_cpu
 
 // Every module exports exactly this function.

@@ -1,0 +1,215 @@
+"""Texture and surface sampling on the CPU backend against numpy references
+that follow the GPU's rules (CUDA C Programming Guide, "Texture Fetching"):
+texel coordinates x*N for normalized coordinates, the linear filter's
+weights rounded to 8 fractional bits, wrap/mirror on normalized coordinates,
+clamp, border; texture references (texture<...>) bound by name."""
+
+import numpy as np
+import pytest
+
+import cudakit.driver as drv
+from cudakit.compiler import SourceModule
+
+# Texture references exist on the CPU backend only (CUDA 12 removed them);
+# the object tests run on whichever backend the suite runs on.
+cpu_only = pytest.mark.skipif(drv.backend() != "cpu",
+                              reason="texture references: the CPU backend's (CUDA 12 removed "
+                                     "them)")
+
+WRAP, CLAMP, MIRROR, BORDER = 0, 1, 2, 3
+
+
+def _address(i, n, mode, normalized):
+    inside = np.ones(i.shape, dtype=bool)
+    if mode == BORDER:
+        inside = (i >= 0) & (i < n)
+        return np.clip(i, 0, n - 1), inside
+    if normalized and mode == WRAP:
+        return np.mod(i, n), inside
+    if normalized and mode == MIRROR:
+        m = np.mod(i, 2 * n)
+        return np.where(m >= n, 2 * n - 1 - m, m), inside
+    return np.clip(i, 0, n - 1), inside
+
+
+def reference_2d(img, xs, ys, mode, linear, normalized, border=0.0):
+    h, w = img.shape
+    u = (xs * np.float32(w) if normalized else xs).astype(np.float32)
+    v = (ys * np.float32(h) if normalized else ys).astype(np.float32)
+
+    def texel(i, j):
+        ii, ini = _address(i, w, mode, normalized)
+        jj, inj = _address(j, h, mode, normalized)
+        return np.where(ini & inj, img[jj, ii], np.float32(border)).astype(np.float32)
+
+    if not linear:
+        return texel(np.floor(u).astype(np.int64), np.floor(v).astype(np.int64))
+    ub, vb = u - np.float32(0.5), v - np.float32(0.5)
+    i0, j0 = np.floor(ub), np.floor(vb)
+    a = (np.rint((ub - i0) * 256) / 256).astype(np.float32)
+    b = (np.rint((vb - j0) * 256) / 256).astype(np.float32)
+    i0, j0 = i0.astype(np.int64), j0.astype(np.int64)
+    one = np.float32(1)
+    return ((one - a) * (one - b) * texel(i0, j0) + a * (one - b) * texel(i0 + 1, j0)
+            + (one - a) * b * texel(i0, j0 + 1) + a * b * texel(i0 + 1, j0 + 1))
+
+
+_OBJECT_KERNEL = """
+__global__ void sample(float* out, cudaTextureObject_t tex, const float* xs, const float* ys,
+                       int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = tex2D<float>(tex, xs[i], ys[i]);
+}
+"""
+
+
+def _pitched(img):
+    h, w = img.shape
+    pitch = (w * 4 + 31) // 32 * 32
+    padded = np.zeros((h, pitch // 4), dtype=np.float32)
+    padded[:, :w] = img
+    return drv.to_device(padded), pitch
+
+
+def _run_sample(tex, xs, ys):
+    f = SourceModule(_OBJECT_KERNEL).get_function("sample")
+    out = np.zeros(xs.size, dtype=np.float32)
+    f(drv.Out(out), np.uint64(int(tex)), drv.In(xs), drv.In(ys), np.int32(xs.size),
+      block=(64, 1, 1), grid=((xs.size + 63) // 64, 1))
+    return out
+
+
+@pytest.mark.parametrize("mode", [WRAP, CLAMP, MIRROR, BORDER])
+@pytest.mark.parametrize("linear", [False, True])
+@pytest.mark.parametrize("normalized", [False, True])
+def test_2d_object_sampling_matches_the_gpu_rules(mode, linear, normalized):
+    rng = np.random.default_rng(7 + mode + 4 * linear + 8 * normalized)
+    img = rng.standard_normal((13, 19)).astype(np.float32)
+    memory, pitch = _pitched(img)
+    n = 777
+    if normalized:
+        xs = rng.uniform(-1.7, 2.6, n).astype(np.float32)
+        ys = rng.uniform(-1.7, 2.6, n).astype(np.float32)
+    else:
+        xs = rng.uniform(-5, 24, n).astype(np.float32)
+        ys = rng.uniform(-5, 18, n).astype(np.float32)
+    flags = drv.TRSF_NORMALIZED_COORDINATES if normalized else 0
+    tex = drv.TextureObject(memory, format=drv.array_format.FLOAT, channels=1, width=19,
+                            height=13, pitch=pitch, address_mode=mode,
+                            filter_mode=int(linear), flags=flags,
+                            border_color=(0.25, 0, 0, 0))
+    got = _run_sample(tex, xs, ys)
+    want = reference_2d(img, xs, ys, mode, linear, normalized, border=0.25)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_linear_filter_weights_have_8_fractional_bits():
+    img = np.array([[0.0, 1.0]], dtype=np.float32)
+    memory, pitch = _pitched(img)
+    tex = drv.TextureObject(memory, format=drv.array_format.FLOAT, width=2, height=1,
+                            pitch=pitch, filter_mode=drv.filter_mode.LINEAR)
+    xs = np.array([0.8, 0.5 + 1 / 3], dtype=np.float32)
+    got = _run_sample(tex, xs, np.full(2, 0.5, dtype=np.float32))
+    # 0.3 -> 77/256, 1/3 -> 85/256: not 0.3 and 1/3
+    np.testing.assert_array_equal(got, np.array([77 / 256, 85 / 256], dtype=np.float32))
+
+
+def test_linear_fetch_of_uchar4_reads_normalized_floats_and_integers():
+    rng = np.random.default_rng(3)
+    data = rng.integers(0, 256, (301, 4), dtype=np.uint8)
+    src = """
+    __global__ void fetch(float4* f, uchar4* u, cudaTextureObject_t asf, cudaTextureObject_t asi,
+                          int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n + 3) { f[i] = tex1Dfetch<float4>(asf, i); u[i] = tex1Dfetch<uchar4>(asi, i); }
+    }"""
+    f = SourceModule(src).get_function("fetch")
+    memory = drv.to_device(data)
+    as_float = drv.TextureObject(memory, format=drv.array_format.UNSIGNED_INT8, channels=4,
+                                 bytes=data.nbytes)
+    as_int = drv.TextureObject(memory, format=drv.array_format.UNSIGNED_INT8, channels=4,
+                               bytes=data.nbytes, flags=drv.TRSF_READ_AS_INTEGER)
+    got_f = np.zeros((304, 4), dtype=np.float32)
+    got_u = np.zeros((304, 4), dtype=np.uint8)
+    f(drv.Out(got_f), drv.Out(got_u), as_float, np.uint64(int(as_int)),  # the object itself
+      np.int32(301), block=(128, 1, 1), grid=(3, 1))
+    np.testing.assert_allclose(got_f[:301], data.astype(np.float32) / np.float32(255), rtol=1e-7)
+    np.testing.assert_array_equal(got_u[:301], data)
+    assert not got_f[301:].any() and not got_u[301:].any()  # out of range reads 0
+
+
+@cpu_only
+def test_2d_texture_reference_with_pitch_memory_and_signed_normalized_read():
+    rng = np.random.default_rng(11)
+    img = rng.integers(-128, 128, (7, 45), dtype=np.int8)
+    src = """
+    texture<signed char, 2, cudaReadModeNormalizedFloat> tex;
+    __global__ void copy(float* out, int w, int h) {
+      int x = threadIdx.x, y = blockIdx.x;
+      if (x < w && y < h) out[y * w + x] = tex2D(tex, x + 0.5f, y + 0.5f);
+    }"""
+    mod = SourceModule(src)
+    ref = mod.get_texref("tex")
+    pitch = 64
+    padded = np.zeros((7, pitch), dtype=np.int8)
+    padded[:, :45] = img
+    memory = drv.to_device(padded)
+    descr = drv.ArrayDescriptor()
+    descr.width, descr.height = 45, 7
+    descr.format, descr.num_channels = drv.array_format.SIGNED_INT8, 1
+    ref.set_address_2d(memory, descr, pitch)
+    assert ref.get_format() == (drv.array_format.SIGNED_INT8, 1)
+    out = np.zeros((7, 45), dtype=np.float32)
+    mod.get_function("copy")(drv.Out(out), np.int32(45), np.int32(7), block=(64, 1, 1),
+                             grid=(7, 1), texrefs=[ref])
+    want = np.maximum(img.astype(np.float32) / np.float32(127), np.float32(-1))
+    np.testing.assert_allclose(out, want, rtol=1e-7)
+
+
+@cpu_only
+def test_unbound_reference_faults_with_a_clear_message():
+    mod = SourceModule("""
+    texture<float, 1> tex;
+    __global__ void k(float* out) { out[0] = tex1Dfetch(tex, 0); }""")
+    with pytest.raises(drv.Error, match="not bound"):
+        mod.get_function("k")(drv.Out(np.zeros(1, np.float32)), block=(1, 1, 1))
+        drv.Context.synchronize()
+
+
+@cpu_only
+def test_reference_bad_input_is_refused_clearly():
+    mod = SourceModule("texture<float, 1> tex;\n__global__ void k(float* o) { o[0] = 1; }")
+    with pytest.raises(drv.ArgumentError, match="no texture reference"):
+        mod.get_texref("missing")
+    ref = mod.get_texref("tex")
+    with pytest.raises(drv.ArgumentError, match="1, 2 or 4"):
+        ref.set_format(drv.array_format.FLOAT, 3)
+    with pytest.raises(drv.ArgumentError, match="address_mode"):
+        ref.set_address_mode(0, 7)
+    with pytest.raises(drv.ArgumentError, match="TRSF"):
+        ref.set_flags(0x100)
+    with pytest.raises(drv.NotSupported, match="texrefs"):
+        mod.get_function("k")(drv.Out(np.zeros(1, np.float32)), block=(1, 1, 1),
+                              texrefs=["tex"])
+
+
+def test_object_bad_input_is_refused_clearly():
+    memory = drv.mem_alloc(1024)
+    with pytest.raises(drv.ArgumentError, match="linear filtering"):
+        drv.TextureObject(memory, format=drv.array_format.SIGNED_INT32, bytes=1024,
+                          filter_mode=drv.filter_mode.LINEAR, flags=drv.TRSF_READ_AS_INTEGER)
+    with pytest.raises(drv.ArgumentError, match="256-byte aligned"):
+        drv.TextureObject(int(memory) + 4, format=drv.array_format.FLOAT, bytes=64)
+    with pytest.raises(drv.ArgumentError, match="multiple"):
+        drv.TextureObject(memory, format=drv.array_format.FLOAT, bytes=10)
+    with pytest.raises(drv.ArgumentError, match="pitch"):
+        drv.TextureObject(memory, format=drv.array_format.FLOAT, width=10, height=2, pitch=20)
+
+
+@cpu_only
+def test_cpu_driver_version_knob(monkeypatch):
+    monkeypatch.setenv("CUDAKIT_CPU_DRIVER_VERSION", "11080")
+    assert drv.get_driver_version() == 11080
+    monkeypatch.setenv("CUDAKIT_CPU_DRIVER_VERSION", "eleven")
+    with pytest.raises(drv.ArgumentError, match="CUDAKIT_CPU_DRIVER_VERSION"):
+        drv.get_driver_version()
