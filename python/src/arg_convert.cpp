@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "arg_convert_numbers.hpp"
 #include "arg_records.hpp"
 #include "array_object.hpp"
 #include "cudakit/array_scalar.hpp"
@@ -28,80 +29,6 @@
 
 namespace cudakit::python {
 namespace {
-
-struct NumpyScalar {
-  PyTypeObject* type;
-  ScalarType scalar;
-  unsigned char size;
-  bool read_in_place;  // the value sits right after the object header
-};
-
-struct NumpyTypes {
-  bool loaded = false;
-  bool available = false;
-  std::vector<NumpyScalar> scalars;
-  PyTypeObject* ndarray = nullptr;
-  PyTypeObject* generic = nullptr;  // numpy.generic: any numpy scalar
-};
-
-ScalarType scalar_for(char kind, int size) {
-  switch (kind) {
-    case 'b':
-      return ScalarType::boolean;
-    case 'i':
-      return size == 1   ? ScalarType::i8
-             : size == 2 ? ScalarType::i16
-             : size == 4 ? ScalarType::i32
-                         : ScalarType::i64;
-    case 'u':
-      return size == 1   ? ScalarType::u8
-             : size == 2 ? ScalarType::u16
-             : size == 4 ? ScalarType::u32
-                         : ScalarType::u64;
-    case 'f':
-      return size == 2 ? ScalarType::f16 : size == 4 ? ScalarType::f32 : ScalarType::f64;
-    default:
-      return ScalarType::unknown;
-  }
-}
-
-// numpy's scalar types, found once. Each type's value is read in place
-// (numpy's Py<Type>ScalarObject: the header, then the value) when a probe
-// value reads back right, else through the buffer protocol.
-NumpyTypes& numpy_types() {
-  static NumpyTypes types;
-  if (types.loaded) return types;
-  types.loaded = true;
-  nb::object np;
-  try {
-    np = nb::module_::import_("numpy");
-  } catch (nb::python_error&) {
-    return types;
-  }
-  types.available = true;
-  types.ndarray = reinterpret_cast<PyTypeObject*>(np.attr("ndarray").ptr());
-  types.generic = reinterpret_cast<PyTypeObject*>(np.attr("generic").ptr());
-  nb::object seen = nb::steal(PySet_New(nullptr));
-  for (nb::handle t : nb::cast<nb::dict>(np.attr("sctypeDict")).values()) {
-    if (PySet_Contains(seen.ptr(), t.ptr())) continue;
-    PySet_Add(seen.ptr(), t.ptr());
-    nb::object dtype = np.attr("dtype")(t);
-    const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
-    const int size = nb::cast<int>(dtype.attr("itemsize"));
-    const ScalarType scalar = scalar_for(kind[0], size);
-    // (longdouble, 16 bytes, has no kernel type: it is passed by its bytes.)
-    if (scalar == ScalarType::unknown || size > 8) continue;
-    // Probe: 1 as this type; its bytes must equal the array element's.
-    nb::object probe = t(1);
-    nb::bytes expected = nb::cast<nb::bytes>(np.attr("array")(probe).attr("tobytes")());
-    const char* in_place = reinterpret_cast<const char*>(probe.ptr()) + sizeof(PyObject);
-    const bool ok = expected.size() == static_cast<std::size_t>(size) &&
-                    std::memcmp(in_place, expected.c_str(), size) == 0;
-    types.scalars.push_back(
-        {reinterpret_cast<PyTypeObject*>(t.ptr()), scalar, static_cast<unsigned char>(size), ok});
-  }
-  return types;
-}
 
 // A GPUArray's element type as __cuda_array_interface__'s typestr states it
 // (kind, size), so the pointee check treats both paths alike. bfloat16 has no
@@ -134,104 +61,7 @@ ElementType element_of(DType dtype) {
   return {'V', size};
 }
 
-// A Python number as a launch reads it: a literal (Python int, float, bool,
-// complex) or a value of a numpy scalar type, whose bytes are kept.
-struct PyNumber {
-  enum class Kind : std::uint8_t {
-    none,
-    boolean,
-    signed_int,
-    unsigned_int,
-    floating,
-    complex,
-    typed
-  };
-  // Each reader sets the fields its kind uses (and only those are read), so
-  // a number costs no clearing of the whole struct per argument.
-  Kind kind = Kind::none;
-  long long i;                 // boolean, signed_int
-  unsigned long long u;        // unsigned_int
-  double re, im;               // floating (re), complex
-  ScalarType type;             // typed
-  std::uint64_t bits;          // typed: the value's bytes
-  std::optional<DType> dtype;  // a numpy scalar's (complex ones included)
-
-  // The 64 bits of an integer that can be an address: a Python int
-  // (negative ones in two's complement), or numpy.intp / numpy.uintp (an
-  // 8-byte integer: PyCUDA's way to pass int(alloc) + offset); nullopt for
-  // any other number.
-  std::optional<std::uint64_t> integer_bits() const {
-    switch (kind) {
-      case Kind::signed_int:
-        return static_cast<std::uint64_t>(i);
-      case Kind::unsigned_int:
-        return u;
-      case Kind::typed:
-        if (type == ScalarType::i64 || type == ScalarType::u64) return bits;
-        break;
-      default:
-        break;
-    }
-    return std::nullopt;
-  }
-
-  // As the array layer's Scalar: Python's numbers weak (NEP 50), numpy's of
-  // their dtype.
-  Scalar scalar() const {
-    const Scalar value = untyped();
-    return dtype ? Scalar::typed(value, *dtype) : value;
-  }
-
- private:
-  Scalar untyped() const {
-    switch (kind) {
-      case Kind::boolean:
-        return Scalar(i != 0);
-      case Kind::signed_int:
-        return Scalar(static_cast<std::int64_t>(i));
-      case Kind::unsigned_int:
-        return Scalar(static_cast<std::uint64_t>(u));
-      case Kind::floating:
-        return Scalar(re);
-      case Kind::complex:
-        return Scalar(std::complex<double>(re, im));
-      default:
-        break;
-    }
-    auto as = [this](auto zero) {
-      std::memcpy(&zero, &bits, sizeof zero);
-      return zero;
-    };
-    switch (type) {
-      case ScalarType::boolean:
-        return Scalar(as(std::uint8_t{}) != 0);
-      case ScalarType::i8:
-        return Scalar(as(std::int8_t{}));
-      case ScalarType::u8:
-        return Scalar(as(std::uint8_t{}));
-      case ScalarType::i16:
-        return Scalar(as(std::int16_t{}));
-      case ScalarType::u16:
-        return Scalar(as(std::uint16_t{}));
-      case ScalarType::i32:
-        return Scalar(as(std::int32_t{}));
-      case ScalarType::u32:
-        return Scalar(as(std::uint32_t{}));
-      case ScalarType::i64:
-        return Scalar(as(std::int64_t{}));
-      case ScalarType::u64:
-        return Scalar(as(std::uint64_t{}));
-      case ScalarType::f16:
-        return Scalar(Half::from_bits(as(std::uint16_t{})));
-      case ScalarType::f32:
-        return Scalar(as(float{}));
-      case ScalarType::f64:
-        return Scalar(as(double{}));
-      default:
-        return Scalar(std::int64_t{0});
-    }
-  }
-};
+}  // namespace
 
 [[noreturn]] void refuse(const Kernel& kernel, std::size_t index, PyObject* obj,
                          const std::string& why, const std::string& hint) {
@@ -250,116 +80,7 @@ std::string repr_of(PyObject* obj) {
   return nb::cast<std::string>(text);
 }
 
-// A Python int of any size: signed, unsigned above INT64_MAX, or refused.
-bool read_python_int(PyObject* obj, PyNumber& out) {
-  int overflow = 0;
-  const long long value = PyLong_AsLongLongAndOverflow(obj, &overflow);
-  if (overflow == 0) {
-    if (value == -1 && PyErr_Occurred()) throw nb::python_error();
-    out.kind = PyNumber::Kind::signed_int;
-    out.i = value;
-    return true;
-  }
-  if (overflow > 0) {
-    const unsigned long long u = PyLong_AsUnsignedLongLong(obj);
-    if (!PyErr_Occurred()) {
-      out.kind = PyNumber::Kind::unsigned_int;
-      out.u = u;
-      return true;
-    }
-    PyErr_Clear();
-  }
-  return false;  // wider than 64 bits
-}
-
-// A Python int wider than 64 bits: the launch's refusal naming the
-// argument, or (no kernel: an ElementwiseKernel's number) numpy's.
-[[noreturn]] void refuse_wide_int(PyObject* obj, const Kernel* kernel, std::size_t index,
-                                  const char* target) {
-  if (kernel != nullptr)
-    refuse(*kernel, index, obj,
-           "the Python int " + repr_of(obj) + " does not fit " + target + " (64 bits)",
-           "pass a value that fits the parameter's type");
-  throw nb::value_error(("Python integer " + repr_of(obj) +
-                         " out of bounds: kernel arguments must fit in int64 or uint64")
-                            .c_str());
-}
-
-// Reads `obj` as a number: the one reader of Python numbers for every kernel
-// argument. Returns false when it is not one; throws the refusal for a
-// Python int wider than 64 bits.
-bool read_number(PyObject* obj, PyNumber& out, const Kernel* kernel, std::size_t index,
-                 const char* target) {
-  PyTypeObject* type = Py_TYPE(obj);
-  if (type == &PyLong_Type || type == &PyBool_Type) {
-    if (type == &PyBool_Type) {
-      out.kind = PyNumber::Kind::boolean;
-      out.i = obj == Py_True ? 1 : 0;
-      return true;
-    }
-    if (read_python_int(obj, out)) return true;
-    refuse_wide_int(obj, kernel, index, target);
-  }
-  if (type == &PyFloat_Type) {
-    out.kind = PyNumber::Kind::floating;
-    out.re = PyFloat_AS_DOUBLE(obj);
-    return true;
-  }
-  NumpyTypes& np = numpy_types();
-  // The type found last is looked at first (a loop passes the same ones).
-  static const NumpyScalar* last_found = nullptr;
-  if (last_found == nullptr || last_found->type != type)
-    for (const NumpyScalar& s : np.scalars)
-      if (s.type == type) last_found = &s;
-  if (last_found != nullptr && last_found->type == type) {
-    const NumpyScalar& s = *last_found;
-    out.kind = PyNumber::Kind::typed;
-    out.type = s.scalar;
-    out.dtype = dtype_of(s.scalar);
-    out.bits = 0;
-    if (s.read_in_place) {
-      std::memcpy(&out.bits, reinterpret_cast<const char*>(obj) + sizeof(PyObject), s.size);
-      return true;
-    }
-    Py_buffer view;
-    if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) == 0) {
-      std::memcpy(&out.bits, view.buf, s.size);
-      PyBuffer_Release(&view);
-      return true;
-    }
-    PyErr_Clear();
-    out.kind = PyNumber::Kind::none;
-  }
-  if (PyComplex_Check(obj)) {
-    out.kind = PyNumber::Kind::complex;
-    out.re = PyComplex_RealAsDouble(obj);
-    out.im = PyComplex_ImagAsDouble(obj);
-    return true;
-  }
-  if (PyLong_Check(obj)) {  // int subclasses (IntEnum, ...)
-    if (read_python_int(obj, out)) return true;
-    refuse_wide_int(obj, kernel, index, target);
-  }
-  if (PyFloat_Check(obj)) {
-    out.kind = PyNumber::Kind::floating;
-    out.re = PyFloat_AsDouble(obj);
-    return true;
-  }
-  // numpy complex scalars and other numbers that say what they are.
-  if (np.generic && PyObject_TypeCheck(obj, np.generic)) {
-    nb::object dtype = nb::handle(obj).attr("dtype");
-    if (nb::cast<std::string>(dtype.attr("kind")) == "c") {
-      const Py_complex c = PyComplex_AsCComplex(obj);
-      if (PyErr_Occurred()) throw nb::python_error();
-      out.kind = PyNumber::Kind::complex;
-      out.re = c.real;
-      out.im = c.imag;
-      out.dtype = nb::cast<int>(dtype.attr("itemsize")) == 8 ? DType::complex64 : DType::complex128;
-      return true;
-    }
-  }
-  return false;
-}
+namespace {
 
 // A device pointer whose elements are `element`: refused when the kernel
 // reads another arithmetic type through the parameter (ConvertMode::pointees).
@@ -949,12 +670,6 @@ JitParam JitParam::pointer() {
   p.size = sizeof(void*);
   p.type_name = "a pointer";
   return p;
-}
-
-std::optional<Scalar> number_argument(PyObject* obj) {
-  PyNumber number;
-  if (!read_number(obj, number, nullptr, 0, "int64 or uint64")) return std::nullopt;
-  return number.scalar();
 }
 
 void set_device_ndarray_type(PyObject* type) {

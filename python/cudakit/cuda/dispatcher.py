@@ -22,10 +22,11 @@ from .args import ArgHint
 from .cudadrv.driver import CudaAPIError
 from .device_array import (DeviceNDArray, from_cuda_array_interface, from_gpuarray, to_device,
                            wait_for_interface_stream)
-from .linked_code import check_can_link, compiled_inputs, link_kernel
+from .launch_parameters import _dim3, _shared_bytes, _stream_handle
 from .mapped_memory import MappedNDArray
+from .specialization import _Specialization
 from .translate import types as t
-from .translate.errors import SourceLocation, TranslationError, TypingError
+from .translate.errors import SourceLocation, TypingError
 from .translate.parse import ParsedFunction, parse_function
 from .translate.program import Program
 from .translate.typing import KernelTranslation, translate_device, translate_kernel
@@ -47,58 +48,6 @@ class BlockTooLarge(CudaAPIError, ValueError):
 
 class NumbaPerformanceWarning(UserWarning):
     """Work that runs but costs more than it needs to (Numba's name)."""
-
-
-def _dim3(value: Any, what: str) -> tuple[int, int, int]:
-    if isinstance(value, (int, np.integer)):
-        items = [int(value)]
-    elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
-        if not all(isinstance(v, (int, np.integer)) for v in value):
-            raise TypeError(f"{what} must be a sequence of integers, got {list(value)!r} "
-                            "(use // or math.ceil)")
-        items = [int(v) for v in value]
-    elif isinstance(value, float):
-        raise TypeError(f"{what} must be an integer, got the float {value!r} "
-                        f"({what} must be a sequence of integers, got [{value!r}]; use // or "
-                        "math.ceil)")
-    elif isinstance(value, (tuple, list)):
-        raise ValueError(f"{what} must be a sequence of 1, 2 or 3 integers, got "
-                         f"{list(value)!r}")
-    else:
-        raise ValueError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
-    if any(v <= 0 for v in items):
-        raise ValueError(f"{what} must be positive in every dimension, got {value!r}")
-    if any(v >= 2**32 for v in items):
-        raise ValueError(f"{what} {value!r} has an extent past 2**32 - 1; the device's limits "
-                         "are lower still (cuda.get_current_device().MAX_GRID_DIM_X, ...)")
-    items += [1] * (3 - len(items))
-    return items[0], items[1], items[2]
-
-
-def _stream_handle(stream: Any) -> int:
-    if stream is None or (isinstance(stream, int) and stream == 0):
-        return 0
-    handle = getattr(stream, "handle", None)
-    if handle is not None:
-        return int(handle)
-    if isinstance(stream, (int, np.integer)) and not isinstance(stream, bool):
-        if not 0 <= int(stream) < 2**64:
-            raise ValueError(f"stream handle {stream!r} is not a stream: pass a stream from "
-                             "cuda.stream(), or 0 for the default stream")
-        return int(stream)
-    raise TypeError(f"not a stream: {stream!r} (pass a stream from cuda.stream(), or 0 for "
-                    "the default stream)")
-
-
-def _shared_bytes(value: Any) -> int:
-    """kernel[grid, block, stream, sharedmem]'s dynamic shared memory in bytes."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"sharedmem must be an int (bytes of dynamic shared memory), got "
-                        f"{type(value).__name__} {value!r}")
-    if not 0 <= int(value) < 2**32:
-        raise ValueError(f"sharedmem={value!r} is not a number of bytes from 0 to 2**32 - 1: "
-                         "pass the bytes of dynamic shared memory the kernel uses")
-    return int(value)
 
 
 class _RecordCopyBack:
@@ -187,93 +136,6 @@ def _flattened(args: tuple[Any, ...], arg_types: tuple[t.Type, ...]
     for value, ty in zip(args, arg_types):
         add(value, ty)
     return tuple(values), tuple(types)
-
-
-def _param(ty: t.Type) -> Any:
-    """The declared type of one parameter, as the launch's converter reads it."""
-    if isinstance(ty, t.Scalar):
-        return _core.JitParam.scalar(ty.storage_name)
-    if isinstance(ty, t.TupleT):
-        return _core.JitParam.tuple([item.name for item in ty.items])  # type: ignore[union-attr]
-    if isinstance(ty, (t.PointerT, t.RecordT)):
-        return _core.JitParam.pointer()  # a record: the address of its device copy
-    assert isinstance(ty, t.ArrayT)
-    if isinstance(ty.dtype, t.RecordT):
-        # Records travel as their bytes: the view's element is the record.
-        return _core.JitParam.array("uint8", ty.ndim, ty.dtype.itemsize)
-    return _core.JitParam.array(ty.dtype.storage_name, ty.ndim, max(1, ty.dtype.bits // 8))
-
-
-class _Specialization:
-    """One compiled kernel for one tuple of argument types."""
-
-    # Compiled for one launch configuration only (launchconfig's
-    # mark_launch_config_sensitive() during its compilation).
-    launch_config_sensitive = False
-
-    def __init__(self, translation: KernelTranslation, options: dict[str, Any]) -> None:
-        self.translation = translation
-        self.arg_types = translation.arg_types
-        # A tuple argument (nested or not) is one parameter per item.
-        params = [_param(leaf) for a in self.arg_types for _, leaf in t.tuple_leaves(a)]
-        if translation.takes_dynamic_shared_bytes:
-            params.append(_core.JitParam.scalar("uint64"))
-        compiled = compiled_inputs(translation.linked_files)
-        if compiled:  # (NotSupported on the CPU backend)
-            check_can_link(compiled, _core.jit_backend())
-        try:
-            if compiled:
-                module = link_kernel(translation.source, compiled, bool(options.get("debug")),
-                                     bool(options.get("lineinfo")),
-                                     bool(options.get("fastmath")),
-                                     int(options.get("max_registers") or 0))
-                self.kernel = _core.JitKernel.from_module(
-                    module, translation.kernel_name, params, translation.cooperative)
-            else:
-                self.kernel = _core.JitKernel(
-                    translation.source, translation.kernel_name, params,
-                    debug=bool(options.get("debug")),
-                    line_info=bool(options.get("lineinfo")),
-                    fast_math=bool(options.get("fastmath")),
-                    max_registers=int(options.get("max_registers") or 0),
-                    cooperative=translation.cooperative)
-        except Exception as error:
-            if "compil" not in str(error):
-                raise
-            if translation.linked_files:
-                # The linked CUDA C/C++ is the user's: the likelier culprit.
-                raise TranslationError(
-                    "the kernel, with the CUDA C/C++ it links ("
-                    f"{', '.join(translation.linked_files)}), did not compile; check the "
-                    "linked source and its #includes (searched next to it and in "
-                    "cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS); the compiler said:\n"
-                    f"{error}") from error
-            # The translator should only emit C++ that compiles: a failure
-            # here is a cudakit bug, reported with the Python lines it names.
-            raise TranslationError(
-                "the CUDA C++ generated for this kernel did not compile (a cudakit bug: "
-                "please report it with this message); the compiler said, at the Python "
-                f"lines its #line directives point to:\n{error}") from error
-        if options.get("shared_memory_carveout") is not None:  # (a hint to the driver)
-            self.kernel.set_shared_memory_carveout(int(options["shared_memory_carveout"]))
-        self.max_threads = self.kernel.max_threads_per_block
-        bounds = options.get("launch_bounds")
-        if bounds:  # (the driver's limit on a GPU; the CPU backend ignores the bounds)
-            self.max_threads = min(self.max_threads or bounds[0], bounds[0])
-        # Numba launches a kernel that calls grid.sync() cooperatively.
-        self.cooperative = translation.cooperative
-
-    @property
-    def _type_annotation(self) -> SimpleNamespace:
-        """Numba's typing record of the kernel: typemap gives each argument's
-        and local variable's type by name (what inspect_types prints)."""
-        return SimpleNamespace(typemap=dict(self.translation.local_types))
-
-    def max_cooperative_grid_blocks(self, blockdim: Any, dynsmemsize: int = 0) -> int:
-        """The most blocks of `blockdim` a cooperative launch of this kernel
-        may have (all resident at once), as Numba's overload method."""
-        x, y, z = _dim3(blockdim, "blockdim")
-        return int(self.kernel.max_cooperative_grid_blocks(x * y * z, int(dynsmemsize)))
 
 
 _DEVICE_COUNT: list[int] = []

@@ -26,6 +26,8 @@ list(APPEND CUDAKIT_LAYER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cpu_array.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_texture.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_backend_arrays.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_backend_kernels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_collectives.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_devices.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_graph.cpp
