@@ -107,18 +107,18 @@ DIFFERS: dict[str, str] = {
 }
 
 # "missing": the name does not exist in cudakit, for this reason.
-_TEXTURES = "texture and surface references were removed in CUDA 12; cudakit has none"
+_TEXTURES = ("on the CPU backend (its kernels may declare texture<> / surface<>); on a GPU a "
+             "source declaring one is TexturesNotSupported, since CUDA 12 removed references")
 _GL = "OpenGL interop (pycuda.gl) is not provided"
-MISSING: dict[str, str] = {
-    "driver.TextureReference": _TEXTURES,
-    "driver.SurfaceReference": _TEXTURES,
-}
+MISSING: dict[str, str] = {}
 _REDUCTION = ("PyCUDA's source, but the last warp's steps read, sync the warp, then write "
               "(PyCUDA's volatile steps race without lockstep warps); a stage other than 1 "
               "or 2 is a ValueError")
 _SCAN = ("PyCUDA's text, a template rendered by cudakit's Mako subset (render(), source), "
          "so Mako need not be installed")
 DIFFERS.update({
+    "driver.TextureReference": _TEXTURES,
+    "driver.SurfaceReference": _TEXTURES,
     "driver.have_gl_ext": _GL + ": always False",
     "reduction.get_reduction_module": _REDUCTION,
     "reduction.get_reduction_kernel_and_types": _REDUCTION,
