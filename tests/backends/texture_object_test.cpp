@@ -7,6 +7,7 @@
 // descriptors are refused before the backend sees them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -50,8 +51,8 @@ float reference_linear(const std::vector<float>& img, int w, int h, float x, flo
   const float u = (normalized ? x * static_cast<float>(w) : x) - 0.5f;
   const float v = (normalized ? y * static_cast<float>(h) : y) - 0.5f;
   const float fu = std::floor(u), fv = std::floor(v);
-  const float a = std::nearbyint((u - fu) * 256.0f) / 256.0f;
-  const float b = std::nearbyint((v - fv) * 256.0f) / 256.0f;
+  const float a = std::floor((u - fu) * 256.0f + 0.5f) / 256.0f;
+  const float b = std::floor((v - fv) * 256.0f + 0.5f) / 256.0f;
   const int i = static_cast<int>(fu), j = static_cast<int>(fv);
   auto at = [&](int ii, int jj) {
     return img[wrap_or_clamp(jj, h, mode) * w + wrap_or_clamp(ii, w, mode)];
@@ -91,8 +92,14 @@ TEST_F(TextureObjects, LinearFilteringOfAnArrayMatchesTheGpuRules) {
     config.grid = Dim3((n + 127) / 128);
     config.block = Dim3(128);
     module.kernel("sample").launch(config, Out(out), tex.handle(), In(xs), In(ys), n);
+    // The CPU backend filters exactly as the reference; a GPU's texture unit
+    // may pick a neighbouring 1/256 weight for sizes that are not powers of
+    // two: one step per axis between texels up to 2 max|img| apart.
+    float largest = 0.0f;
+    for (float v : img) largest = std::max(largest, std::fabs(v));
+    const float tolerance = backend() == BackendKind::cuda ? 2 * 2 * largest / 256 + 2e-6f : 2e-6f;
     for (int i = 0; i < n; ++i)
-      ASSERT_NEAR(out[i], reference_linear(img, w, h, xs[i], ys[i], mode, normalized), 2e-6f)
+      ASSERT_NEAR(out[i], reference_linear(img, w, h, xs[i], ys[i], mode, normalized), tolerance)
           << "normalized " << normalized << " at (" << xs[i] << ", " << ys[i] << ")";
   }
 }

@@ -193,8 +193,19 @@ static inline Texel texel_at(const TextureRecord& r, unsigned flags, int dims, i
 static inline float scaled(float x, unsigned n, unsigned flags) {
   return (flags & kNormalizedCoordinates) ? x * static_cast<float>(n) : x;
 }
-// The linear filter's weight: 9-bit fixed point, 8 fractional bits.
-static inline float filter_weight(float fraction) { return rintf(fraction * 256.0f) / 256.0f; }
+// Where linear filtering and gather start: the GPU rounds the texel
+// coordinate to 8 fractional bits, halves up (measured on an H200: x = 0.5 +
+// 0.5/256 gives the weight 1/256, x = 1.5 - 0.5/256 the next texel), then
+// takes the lower texel of x - 0.5 and the weight of the upper one in 1/256.
+struct FilterStart {
+  int base;
+  float weight;
+};
+static inline FilterStart filter_start(float u) {
+  const long long q = static_cast<long long>(floor(static_cast<double>(u) * 256.0 + 0.5)) - 128;
+  const long long base = q >= 0 ? q / 256 : -((-q + 255) / 256);
+  return {static_cast<int>(base), static_cast<float>(q - base * 256) / 256.0f};
+}
 
 // Sampling at float coordinates: dims 1..3 (layer separate), point or linear.
 static inline Texel sample(const TextureRecord& r, unsigned flags, int dims, float x, float y,
@@ -209,10 +220,9 @@ static inline Texel sample(const TextureRecord& r, unsigned flags, int dims, flo
   int base[3] = {0, 0, 0};
   float weight[3] = {0, 0, 0};
   for (int d = 0; d < dims; ++d) {
-    const float b = u[d] - 0.5f;
-    const float f = floorf(b);
-    base[d] = static_cast<int>(f);
-    weight[d] = filter_weight(b - f);
+    const FilterStart start = filter_start(u[d]);
+    base[d] = start.base;
+    weight[d] = start.weight;
   }
   float acc[4] = {0, 0, 0, 0};
   const int corners = 1 << dims;
@@ -349,9 +359,8 @@ static inline T tex2DGrad(cudaTextureObject_t obj, float x, float y, float2, flo
 template <class T>
 static inline T tex2Dgather(cudaTextureObject_t obj, float x, float y, int comp = 0) {
   CUDAKIT_CPU_TEXTURE_RECORD("tex2Dgather");
-  const float bx = ::cudakit_cpu::scaled(x, r.width, r.flags) - 0.5f;
-  const float by = ::cudakit_cpu::scaled(y, r.height, r.flags) - 0.5f;
-  const int i = static_cast<int>(floorf(bx)), j = static_cast<int>(floorf(by));
+  const int i = ::cudakit_cpu::filter_start(::cudakit_cpu::scaled(x, r.width, r.flags)).base;
+  const int j = ::cudakit_cpu::filter_start(::cudakit_cpu::scaled(y, r.height, r.flags)).base;
   const int at[4][2] = {{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}};
   const int c = comp < 0 ? 0 : (comp > 3 ? 3 : comp);
   ::cudakit_cpu::Texel out;
