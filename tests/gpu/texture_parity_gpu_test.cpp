@@ -2,9 +2,9 @@
 // samples the same random 2-D, layered and 3-D arrays at the same random
 // coordinates on both backends, for every address mode, point and linear
 // filtering, normalized coordinates, and float / normalized 8- and 16-bit /
-// half texels. Point sampling must agree exactly; linear filtering within a
-// few float ulps of the range (the weights' 8 fractional bits are where the
-// two would part if the CPU rounded them otherwise). Needs a GPU.
+// half texels. Point sampling and gather must agree exactly, border colors
+// included; 2-D linear filtering within a few float ulps of the range. Needs
+// a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -117,18 +117,43 @@ TEST(TextureParity, CpuSamplesAsTheGpuDoes) {
           }
           float range = 0.0f;
           for (float v : results[1]) range = std::max(range, std::fabs(v));
-          // Point sampling is exact. Linear filtering: the CPU backend rounds
-          // the coordinate to 1/256 texel; the GPU's texture unit may pick a
-          // neighbouring 1/256 weight for sizes that are not powers of two,
-          // one step per axis between texels up to 2 range apart.
-          const float tolerance =
-              filter == FilterMode::point ? 0.0f : 3 * 2 * range / 256 + 4e-6f * (range + 1.0f);
-          for (std::size_t i = 0; i < 4 * n; ++i)
-            ASSERT_NEAR(results[0][i], results[1][i], tolerance)
-                << "format " << static_cast<unsigned>(c.format) << " kind " << kind << " mode "
-                << static_cast<unsigned>(mode) << " normalized " << normalized << " filter "
-                << static_cast<unsigned>(filter) << " at (" << at[4 * (i / 4)] << ", "
-                << at[4 * (i / 4) + 1] << ", " << at[4 * (i / 4) + 2] << ") channel " << i % 4;
+          // Point sampling and gather are exact, the border color included
+          // (held in the texel's format); 2-D and layered linear filtering to
+          // float rounding of the weighted sum. 3-D weights (products of
+          // three, not measured alone) are held to one 1/256 step per axis
+          // between texels up to 2 range apart.
+          const bool filtered = filter == FilterMode::linear && kind != 5;
+          // The GPU rounds a filtered signed 8-bit fetch to 1/32767 (the CPU
+          // backend blends the same widened values without that last
+          // rounding) and blends half texels in half precision (the CPU
+          // backend rounds its float blend to the nearest half): one step of
+          // each.
+          const float exact =
+              4e-6f * (range + 1.0f) + (filtered && c.format == ArrayFormat::int8   ? 1.0f / 32767
+                                        : filtered && c.format == ArrayFormat::half ? range / 1024
+                                                                                    : 0.0f);
+          const float step = filtered ? 3 * 2 * range / 256 + exact : 0.0f;
+          std::size_t inexact = 0, beyond = 0;
+          std::string first;
+          for (std::size_t i = 0; i < 4 * n; ++i) {
+            const float diff = std::fabs(results[0][i] - results[1][i]);
+            const bool off = filtered ? diff > exact : diff != 0.0f;
+            if (!off) continue;
+            ++inexact;
+            if (diff > step) ++beyond;
+            if (first.size() < 600)
+              first += " at (" + std::to_string(at[4 * (i / 4)]) + ", " +
+                       std::to_string(at[4 * (i / 4) + 1]) + ", " +
+                       std::to_string(at[4 * (i / 4) + 2]) + ") channel " + std::to_string(i % 4) +
+                       ": cpu " + std::to_string(results[0][i]) + " gpu " +
+                       std::to_string(results[1][i]) + ";";
+          }
+          const std::size_t allowed = filtered && kind == 3 ? 4 * n : 0;
+          EXPECT_TRUE(beyond == 0 && inexact <= allowed)
+              << "format " << static_cast<unsigned>(c.format) << " kind " << kind << " mode "
+              << static_cast<unsigned>(mode) << " normalized " << normalized << " filter "
+              << static_cast<unsigned>(filter) << ": " << inexact << " of " << 4 * n
+              << " values differ (" << beyond << " beyond one weight step);" << first;
         }
   }
 }

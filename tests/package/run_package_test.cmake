@@ -27,6 +27,11 @@ endif()
 if(BOOST_DIR)
   list(APPEND common_args -DBoost_DIR=${BOOST_DIR})
 endif()
+# Where Boost.Context's package configuration was found when it is not beside
+# Boost's own (a library unpacked outside the system prefix).
+if(BOOST_CONTEXT_DIR)
+  list(APPEND common_args -Dboost_context_DIR=${BOOST_CONTEXT_DIR})
+endif()
 # The kernels compiled while testing go to a private cache.
 set(run_env ${CMAKE_COMMAND} -E env CUDAKIT_CACHE_DIR=${WORK_DIR}/kernel-cache)
 

@@ -1,7 +1,8 @@
 """Texture and surface sampling on the CPU backend against numpy references
 that follow the GPU's rules (CUDA C Programming Guide, "Texture Fetching"):
 texel coordinates x*N for normalized coordinates, the linear filter's
-weights rounded to 8 fractional bits, wrap/mirror on normalized coordinates,
+weights rounded to 8 fractional bits (and their 2-D products to 1/256, as an
+H200 rounds them), wrap/mirror on normalized coordinates,
 clamp, border; texture references (texture<...>) bound by name."""
 
 import numpy as np
@@ -44,15 +45,21 @@ def reference_2d(img, xs, ys, mode, linear, normalized, border=0.0):
 
     if not linear:
         return texel(np.floor(u).astype(np.int64), np.floor(v).astype(np.int64))
-    # The coordinate rounded to 1/256 texel, halves up, as the GPU does.
+    # The coordinate rounded to 1/256 texel, halves up, as the GPU does; a
+    # normalized one first cut to 21 fractional bits and scaled exactly.
+    if normalized:
+        u = np.floor(xs.astype(np.float64) * 2.0 ** 21) / 2.0 ** 21 * w
+        v = np.floor(ys.astype(np.float64) * 2.0 ** 21) / 2.0 ** 21 * h
     qu = np.floor(u.astype(np.float64) * 256 + 0.5).astype(np.int64) - 128
     qv = np.floor(v.astype(np.float64) * 256 + 0.5).astype(np.int64) - 128
     i0, j0 = qu // 256, qv // 256
-    a = ((qu - i0 * 256) / 256).astype(np.float32)
-    b = ((qv - j0 * 256) / 256).astype(np.float32)
-    one = np.float32(1)
-    return ((one - a) * (one - b) * texel(i0, j0) + a * (one - b) * texel(i0 + 1, j0)
-            + (one - a) * b * texel(i0, j0 + 1) + a * b * texel(i0 + 1, j0 + 1))
+    a, b = qu - i0 * 256, qv - j0 * 256
+    # The upper-right texel's weight is a*b rounded to 1/256 (halves up); the
+    # others keep each axis's sum (as an H200 weighs them).
+    ab = (a * b + 128) >> 8
+    weights = [(256 - a - b + ab, texel(i0, j0)), (a - ab, texel(i0 + 1, j0)),
+               (b - ab, texel(i0, j0 + 1)), (ab, texel(i0 + 1, j0 + 1))]
+    return sum((w / 256).astype(np.float32) * t for w, t in weights)
 
 
 _OBJECT_KERNEL = """
@@ -65,13 +72,9 @@ __global__ void sample(float* out, cudaTextureObject_t tex, const float* xs, con
 
 
 def gpu_filter_tolerance(img, linear, dims):
-    """The CPU backend filters as the reference does (8-bit weights of the
-    coordinate rounded to 1/256 texel). A GPU's texture unit matches that for
-    power-of-two sizes but, for other sizes, may pick a neighbouring weight:
-    one 1/256 step per axis between texels up to 2 max|img| apart."""
-    if not linear or drv.backend() == "cpu":
-        return 1e-6
-    return dims * 2 * float(np.abs(img).max()) / 256 + 1e-6
+    """The CPU backend and a GPU (measured on an H200) filter as the reference
+    does: to float rounding of the weighted sum. ``dims`` is kept for callers."""
+    return 1e-6 * (1 + float(np.abs(img).max()))
 
 
 def _pitched(img):
@@ -123,6 +126,71 @@ def test_linear_filter_weights_have_8_fractional_bits():
     got = _run_sample(tex, xs, np.full(2, 0.5, dtype=np.float32))
     # 0.3 -> 77/256, 1/3 -> 85/256: not 0.3 and 1/3
     np.testing.assert_array_equal(got, np.array([77 / 256, 85 / 256], dtype=np.float32))
+
+
+_BORDER_KERNEL = """
+__global__ void border(float4* f, int4* i, cudaTextureObject_t as_float,
+                       cudaTextureObject_t as_int) {
+  if (as_float) f[0] = tex2D<float4>(as_float, -3.0f, -3.0f);
+  if (as_int) i[0] = tex2D<int4>(as_int, -3.0f, -3.0f);
+}"""
+
+# A border color as an H200 returns it (probed): held in the texel's format.
+# Normalized reads of 8/16-bit integers clamp it to the format's range, cut
+# its magnitude to 4 bits more than the format has and round to the format's
+# steps with halves going down; half cuts toward zero and saturates; integer
+# reads return the low bytes of the color's float bits, sign-extended.
+_BORDERS = [
+    ("UNSIGNED_INT8", (0.25, -0.5, 1.0, 2.0), (64 / 255, 0, 1, 1), (0, 0, 0, 0)),
+    ("UNSIGNED_INT8", (0.1, 0.2, 0.3, 0.4), (25 / 255, 51 / 255, 76 / 255, 102 / 255),
+     (0xcd, 0xcd, 0x9a, 0xcd)),
+    ("UNSIGNED_INT8", (1 / 3, 2 / 3, 0.5 / 255, 1.5 / 255), (85 / 255, 170 / 255, 0, 1 / 255),
+     (0xab, 0xab, 0x81, 0xc1)),
+    ("SIGNED_INT8", (0.25, -0.5, 1.0, -2.5), (32 / 127, -63 / 127, 1, -1), (0, 0, 0, 0)),
+    ("SIGNED_INT8", (1 / 3, -0.75, 0.7, -1e-3), (42 / 127, -95 / 127, 89 / 127, 0),
+     (-85, 0, 51, 111)),
+    ("UNSIGNED_INT16", (0.25, 0.001, 0.7, 1 / 3), (16384 / 65535, 65 / 65535, 45874 / 65535,
+                                                   21845 / 65535), (0, 0x126f, 0x3333, 0xaaab)),
+    ("SIGNED_INT16", (0.25, -0.5, -0.999, 0.001), (8192 / 32767, -16383 / 32767,
+                                                   -32734 / 32767, 33 / 32767),
+     (0, 0, -16777, 4719)),
+    ("HALF", (300.7, -2.5, 65536.9, 0.7), (300.5, -2.5, 65504.0, 0.69970703125), None),
+    ("FLOAT", (300.7, -2.5, 1e10, 0.1), (300.7, -2.5, 1e10, 0.1), None),
+    ("SIGNED_INT32", (0.25, -0.5, 1.0, 2.0), None,
+     tuple(int(v) for v in np.array([0.25, -0.5, 1.0, 2.0], np.float32).view(np.int32))),
+]
+
+
+@pytest.mark.parametrize("fmt, color, as_float, as_int", _BORDERS)
+def test_border_color_is_held_in_the_texel_format(fmt, color, as_float, as_int):
+    array_format = getattr(drv.array_format, fmt)
+    dtype = {"UNSIGNED_INT8": np.uint8, "SIGNED_INT8": np.int8, "UNSIGNED_INT16": np.uint16,
+             "SIGNED_INT16": np.int16, "HALF": np.float16, "FLOAT": np.float32,
+             "SIGNED_INT32": np.int32}[fmt]
+    host = np.ones((2, 8), dtype=dtype)
+    descr = drv.ArrayDescriptor()
+    descr.width, descr.height, descr.format, descr.num_channels = 2, 2, array_format, 4
+    ary = drv.Array(descr)
+    copy = drv.Memcpy2D()
+    copy.set_src_host(host)
+    copy.set_dst_array(ary)
+    copy.width_in_bytes = copy.src_pitch = host[0].nbytes
+    copy.height = 2
+    copy(aligned=True)
+    integer = fmt == "SIGNED_INT32"
+    as_f = drv.TextureObject(ary, address_mode=drv.address_mode.BORDER, border_color=color,
+                             flags=drv.TRSF_READ_AS_INTEGER if integer else 0)
+    as_i = drv.TextureObject(ary, address_mode=drv.address_mode.BORDER, border_color=color,
+                             flags=drv.TRSF_READ_AS_INTEGER) if as_int is not None else None
+    f = np.zeros(4, np.float32)
+    i = np.zeros(4, np.int32)
+    SourceModule(_BORDER_KERNEL).get_function("border")(
+        drv.Out(f), drv.Out(i), np.uint64(0 if integer else int(as_f)),
+        np.uint64(int(as_i) if as_i is not None else 0), block=(1, 1, 1), grid=(1, 1))
+    if as_float is not None:
+        np.testing.assert_array_equal(f, np.array(as_float, np.float32))
+    if as_int is not None:
+        np.testing.assert_array_equal(i, np.array(as_int, np.int32))
 
 
 def test_linear_fetch_of_uchar4_reads_normalized_floats_and_integers():

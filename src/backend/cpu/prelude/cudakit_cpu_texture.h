@@ -46,6 +46,8 @@ static inline int __double2loint(double d) {
 namespace cudakit_cpu {
 
 constexpr unsigned kReadAsInteger = 1, kNormalizedCoordinates = 2;
+// Internal: a texel fetched for the linear filter (see texel_at).
+constexpr unsigned kFilterFetch = 1u << 30;
 enum : unsigned { kWrap = 0, kClamp = 1, kMirror = 2, kBorder = 3 };
 
 [[noreturn]] static inline void texture_fault(const char* function, const char* what) {
@@ -157,6 +159,72 @@ static inline bool address(int& i, int n, unsigned mode, bool normalized) {
   return true;
 }
 
+// The border color as a fetch returns it (measured on an H200): the texture
+// holds it in the texel's format. Read as normalized floats, 8/16-bit
+// integers take the color clamped to [0, 1] (unsigned) or [-1, 1] (signed),
+// its magnitude cut to 4 bits more than the format has, then rounded to the
+// format's steps with halves going down; half cuts toward zero (saturating at
+// 65504); float is exact. Read as integers, each channel is the low bytes of
+// the color's float bits (sign-extended for signed formats).
+static inline double quantized_border(float color, unsigned bits, bool is_signed) {
+  if (!(color == color)) return 0.0;
+  const double lo = is_signed ? -1.0 : 0.0;
+  const double v = color < lo ? lo : (color > 1.0f ? 1.0 : static_cast<double>(color));
+  const double magnitude = v < 0 ? -v : v;
+  const double steps = static_cast<double>((1u << bits) - 1u);
+  const double cut = floor(ldexp(magnitude, static_cast<int>(bits) + 4));
+  const double q = ceil(ldexp(cut * steps, -static_cast<int>(bits) - 4) - 0.5);
+  if (q < 0.5) return 0.0;  // +0 either side (ceil gives -0 below a half)
+  const float value = static_cast<float>(q) / static_cast<float>(steps);
+  return v < 0 ? -static_cast<double>(value) : static_cast<double>(value);
+}
+static inline double half_toward_zero(float color) {
+  if (!(color == color) || color - color != 0.0f) return color;  // NaN and infinities stay
+  const double a = color < 0 ? -static_cast<double>(color) : static_cast<double>(color);
+  double q;
+  if (a >= 65504.0) {
+    q = 65504.0;
+  } else if (a < ldexp(1.0, -14)) {
+    q = ldexp(floor(ldexp(a, 24)), -24);  // subnormal halves: steps of 2^-24
+  } else {
+    int e = 0;
+    (void)frexp(a, &e);  // a in [2^(e-1), 2^e): 10 fraction bits below 2^(e-1)
+    q = ldexp(floor(ldexp(a, 11 - e)), e - 11);
+  }
+  return color < 0 ? -q : q;
+}
+static inline double border_value(const TextureRecord& r, unsigned k, bool normalize) {
+  const float color = r.border_color[k];
+  unsigned raw;
+  std::memcpy(&raw, &color, 4);
+  switch (r.format) {
+    case 0x01:
+      return normalize ? quantized_border(color, 8, false) : static_cast<double>(raw & 0xffu);
+    case 0x02:
+      return normalize ? quantized_border(color, 16, false) : static_cast<double>(raw & 0xffffu);
+    case 0x08:
+      return normalize ? quantized_border(color, 7, true)
+                       : static_cast<double>(static_cast<signed char>(raw & 0xffu));
+    case 0x09:
+      return normalize ? quantized_border(color, 15, true)
+                       : static_cast<double>(static_cast<short>(raw & 0xffffu));
+    case 0x03:
+      return static_cast<double>(raw);
+    case 0x0a:
+      return static_cast<double>(static_cast<int>(raw));
+    case 0x10:
+      return half_toward_zero(color);
+    default:
+      return color;
+  }
+}
+
+// What the linear filter blends of a signed 8-bit texel read as a normalized
+// float (measured on an H200): the texture unit widens v to the 16-bit v*258
+// and blends v*258/32767, -128 included (a point fetch reads max(v/127, -1)).
+static inline bool widen_signed_8(const TextureRecord& r, unsigned flags) {
+  return r.format == 0x08 && (flags & kFilterFetch) && !(flags & kReadAsInteger);
+}
 // The texel at integer coordinates (after addressing), or the border color.
 struct Texel {
   double v[4] = {0, 0, 0, 0};
@@ -172,7 +240,10 @@ static inline Texel texel_at(const TextureRecord& r, unsigned flags, int dims, i
   for (int d = 0; d < dims; ++d)
     inside = address(c[d], n[d], r.address_mode[d], normalized) && inside;
   if (!inside) {
-    for (unsigned k = 0; k < 4; ++k) t.v[k] = r.border_color[k];
+    const bool normalize = is_small_integer(r.format) && !(flags & kReadAsInteger);
+    for (unsigned k = 0; k < 4; ++k) t.v[k] = border_value(r, k, normalize);
+    if (widen_signed_8(r, flags))
+      for (unsigned k = 0; k < 4; ++k) t.v[k] = nearbyint(t.v[k] * 127.0) * 258.0 / 32767.0;
     return t;
   }
   long long plane = dims == 3 ? c[2] : 0;
@@ -184,14 +255,29 @@ static inline Texel texel_at(const TextureRecord& r, unsigned flags, int dims, i
                            plane * static_cast<long long>(r.slice_pitch) +
                            static_cast<long long>(dims >= 2 ? c[1] : 0) * r.pitch +
                            static_cast<long long>(c[0]) * channel_bytes(r.format) * r.channels;
+  if (widen_signed_8(r, flags)) {
+    for (unsigned k = 0; k < r.channels && k < 4; ++k)
+      t.v[k] = static_cast<signed char>(p[k]) * 258.0 / 32767.0;  // -128 stays below -1
+    return t;
+  }
   const bool normalize = is_small_integer(r.format) && !(flags & kReadAsInteger);
   for (unsigned k = 0; k < r.channels && k < 4; ++k) t.v[k] = channel_value(r, p, k, normalize);
   return t;
 }
 
-// The texel coordinate of a fetch coordinate along one dimension.
-static inline float scaled(float x, unsigned n, unsigned flags) {
-  return (flags & kNormalizedCoordinates) ? x * static_cast<float>(n) : x;
+// The texel coordinate of a fetch: a normalized coordinate is cut to 21
+// fractional bits (toward minus infinity) before it is scaled by the size,
+// exactly (measured on an H200, for point and linear fetches and gather).
+static inline double filter_coordinate(float x, unsigned n, unsigned flags) {
+  if (!(flags & kNormalizedCoordinates)) return x;
+  return ldexp(floor(ldexp(static_cast<double>(x), 21)), -21) * static_cast<double>(n);
+}
+// The texel a point fetch reads along one dimension (clamped far outside
+// any array, so that NaN and huge coordinates stay defined).
+static inline int texel_index(double u) {
+  const double i = floor(u);
+  if (!(i > -1073741824.0 && i < 1073741824.0)) return u < 0 ? -1073741824 : 1073741824;
+  return static_cast<int>(i);
 }
 // Where linear filtering and gather start: the GPU rounds the texel
 // coordinate to 8 fractional bits, halves up (measured on an H200: x = 0.5 +
@@ -199,46 +285,82 @@ static inline float scaled(float x, unsigned n, unsigned flags) {
 // takes the lower texel of x - 0.5 and the weight of the upper one in 1/256.
 struct FilterStart {
   int base;
-  float weight;
+  int weight;  // of the upper texel, in 1/256
 };
-static inline FilterStart filter_start(float u) {
-  const long long q = static_cast<long long>(floor(static_cast<double>(u) * 256.0 + 0.5)) - 128;
+static inline FilterStart filter_start(double u) {
+  const double fixed = floor(u * 256.0 + 0.5);
+  if (!(fixed > -1e15 && fixed < 1e15)) return {u < 0 ? -(1 << 30) : (1 << 30), 0};  // NaN, huge
+  const long long q = static_cast<long long>(fixed) - 128;
   const long long base = q >= 0 ? q / 256 : -((-q + 255) / 256);
-  return {static_cast<int>(base), static_cast<float>(q - base * 256) / 256.0f};
+  return {static_cast<int>(base), static_cast<int>(q - base * 256)};
+}
+// The weights of the 2^dims texels around a linear fetch, in 1/256 (corner k
+// takes the upper texel along dimension d where bit d of k is set). The GPU
+// rounds each product of two weights to 1/256, halves up, and keeps the sums
+// along each axis: with x weight a and y weight b (in 1/256) the upper-right
+// texel weighs ab = round(a * b / 256), the upper-left a - ab, the lower-right
+// b - ab (measured on an H200 for 2-D; a 3-D fetch splits each of those by
+// the z weight the same way).
+static inline void corner_weights(int dims, const int weight[3], int out[8]) {
+  if (dims == 1) {
+    out[0] = 256 - weight[0], out[1] = weight[0];
+    return;
+  }
+  const int a = weight[0], b = weight[1], ab = (a * b + 128) >> 8;
+  const int plane[4] = {256 - a - b + ab, a - ab, b - ab, ab};
+  if (dims == 2) {
+    for (int k = 0; k < 4; ++k) out[k] = plane[k];
+    return;
+  }
+  for (int k = 0; k < 4; ++k) {
+    const int upper = (plane[k] * weight[2] + 128) >> 8;
+    out[4 + k] = upper, out[k] = plane[k] - upper;
+  }
+}
+
+// A filtered half texture returns the blend rounded to the nearest half
+// (ties to even), as an H200 does.
+static inline double half_nearest(float value) {
+  if (!(value == value) || value - value != 0.0f) return value;
+  const double a = value < 0 ? -static_cast<double>(value) : static_cast<double>(value);
+  int e = 0;
+  (void)frexp(a, &e);
+  const int step = a < ldexp(1.0, -14) ? -24 : e - 11;
+  const double q = ldexp(nearbyint(ldexp(a, -step)), step);
+  return value < 0 ? -q : q;
 }
 
 // Sampling at float coordinates: dims 1..3 (layer separate), point or linear.
 static inline Texel sample(const TextureRecord& r, unsigned flags, int dims, float x, float y,
                            float z, int layer) {
-  const float u[3] = {scaled(x, r.width, flags), scaled(y, r.height, flags),
-                      scaled(z, r.depth, flags)};
+  const double at[3] = {filter_coordinate(x, r.width, flags), filter_coordinate(y, r.height, flags),
+                        filter_coordinate(z, r.depth, flags)};
   if (r.filter == 0 || !reads_float(r, flags)) {
     int i[3] = {0, 0, 0};
-    for (int d = 0; d < dims; ++d) i[d] = static_cast<int>(floorf(u[d]));
+    for (int d = 0; d < dims; ++d) i[d] = texel_index(at[d]);
     return texel_at(r, flags, dims, i[0], i[1], i[2], layer);
   }
   int base[3] = {0, 0, 0};
-  float weight[3] = {0, 0, 0};
+  int weight[3] = {0, 0, 0};
   for (int d = 0; d < dims; ++d) {
-    const FilterStart start = filter_start(u[d]);
+    const FilterStart start = filter_start(at[d]);
     base[d] = start.base;
     weight[d] = start.weight;
   }
+  int corner[8];
+  corner_weights(dims, weight, corner);
   float acc[4] = {0, 0, 0, 0};
   const int corners = 1 << dims;
   for (int k = 0; k < corners; ++k) {
-    float w = 1.0f;
+    const float w = static_cast<float>(corner[k]) / 256.0f;
     int i[3] = {base[0], base[1], base[2]};
-    for (int d = 0; d < dims; ++d) {
-      const bool high = (k >> d) & 1;
-      i[d] += high;
-      w *= high ? weight[d] : 1.0f - weight[d];
-    }
-    const Texel t = texel_at(r, flags, dims, i[0], i[1], i[2], layer);
+    for (int d = 0; d < dims; ++d) i[d] += (k >> d) & 1;
+    const Texel t = texel_at(r, flags | kFilterFetch, dims, i[0], i[1], i[2], layer);
     for (int c = 0; c < 4; ++c) acc[c] += w * static_cast<float>(t.v[c]);
   }
   Texel out;
-  for (int c = 0; c < 4; ++c) out.v[c] = acc[c];
+  for (int c = 0; c < 4; ++c)
+    out.v[c] = r.format == 0x10 ? half_nearest(acc[c]) : static_cast<double>(acc[c]);
   return out;
 }
 
@@ -359,8 +481,10 @@ static inline T tex2DGrad(cudaTextureObject_t obj, float x, float y, float2, flo
 template <class T>
 static inline T tex2Dgather(cudaTextureObject_t obj, float x, float y, int comp = 0) {
   CUDAKIT_CPU_TEXTURE_RECORD("tex2Dgather");
-  const int i = ::cudakit_cpu::filter_start(::cudakit_cpu::scaled(x, r.width, r.flags)).base;
-  const int j = ::cudakit_cpu::filter_start(::cudakit_cpu::scaled(y, r.height, r.flags)).base;
+  const int i =
+      ::cudakit_cpu::filter_start(::cudakit_cpu::filter_coordinate(x, r.width, r.flags)).base;
+  const int j =
+      ::cudakit_cpu::filter_start(::cudakit_cpu::filter_coordinate(y, r.height, r.flags)).base;
   const int at[4][2] = {{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}};
   const int c = comp < 0 ? 0 : (comp > 3 ? 3 : comp);
   ::cudakit_cpu::Texel out;
