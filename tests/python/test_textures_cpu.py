@@ -117,6 +117,28 @@ def test_2d_object_sampling_matches_the_gpu_rules(mode, linear, normalized):
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=gpu_filter_tolerance(img, linear, 2))
 
 
+@pytest.mark.skipif(drv.backend() != "cpu",
+                    reason="what a GPU's texture unit returns for NaN coordinates is its own")
+@pytest.mark.parametrize("mode", [WRAP, CLAMP, MIRROR, BORDER])
+@pytest.mark.parametrize("linear", [False, True])
+def test_nan_infinite_and_huge_coordinates_read_defined_texels(mode, linear):
+    rng = np.random.default_rng(11)
+    img = rng.standard_normal((5, 7)).astype(np.float32)
+    memory, pitch = _pitched(img)
+    tex = drv.TextureObject(memory, format=drv.array_format.FLOAT, channels=1, width=7,
+                            height=5, pitch=pitch, address_mode=mode,
+                            filter_mode=int(linear), flags=drv.TRSF_NORMALIZED_COORDINATES,
+                            border_color=(0.25, 0, 0, 0))
+    odd = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 3e9, -3e9, 0.5], dtype=np.float32)
+    xs, ys = np.meshgrid(odd, odd)
+    got = _run_sample(tex, xs.ravel().copy(), ys.ravel().copy())
+    # Each fetch reads texels of the image or the border color: nothing from
+    # outside the array, no fault. A blend of them stays within their range.
+    lo, hi = min(img.min(), 0.25), max(img.max(), 0.25)
+    assert np.all(np.isfinite(got))
+    assert np.all((got >= lo - 1e-6) & (got <= hi + 1e-6))
+
+
 def test_linear_filter_weights_have_8_fractional_bits():
     img = np.array([[0.0, 1.0]], dtype=np.float32)
     memory, pitch = _pitched(img)
