@@ -159,6 +159,12 @@ static inline bool address(int& i, int n, unsigned mode, bool normalized) {
   return true;
 }
 
+// What the linear filter blends of a signed 8-bit texel read as a normalized
+// float (measured on an H200): the texture unit widens v to the 16-bit v*258
+// and blends v*258/32767, -128 included (a point fetch reads max(v/127, -1)).
+static inline bool widen_signed_8(const TextureRecord& r, unsigned flags) {
+  return r.format == 0x08 && (flags & kFilterFetch) && !(flags & kReadAsInteger);
+}
 // The border color as a fetch returns it (measured on an H200): the texture
 // holds it in the texel's format. Read as normalized floats, 8/16-bit
 // integers take the color clamped to [0, 1] (unsigned) or [-1, 1] (signed),
@@ -166,7 +172,8 @@ static inline bool address(int& i, int n, unsigned mode, bool normalized) {
 // format's steps with halves going down; half cuts toward zero (saturating at
 // 65504); float is exact. Read as integers, each channel is the low bytes of
 // the color's float bits (sign-extended for signed formats).
-static inline double quantized_border(float color, unsigned bits, bool is_signed) {
+// The color in steps of an 8/16-bit normalized format (signed).
+static inline double border_steps(float color, unsigned bits, bool is_signed) {
   if (!(color == color)) return 0.0;
   const double lo = is_signed ? -1.0 : 0.0;
   const double v = color < lo ? lo : (color > 1.0f ? 1.0 : static_cast<double>(color));
@@ -175,38 +182,33 @@ static inline double quantized_border(float color, unsigned bits, bool is_signed
   const double cut = floor(ldexp(magnitude, static_cast<int>(bits) + 4));
   const double q = ceil(ldexp(cut * steps, -static_cast<int>(bits) - 4) - 0.5);
   if (q < 0.5) return 0.0;  // +0 either side (ceil gives -0 below a half)
-  const float value = static_cast<float>(q) / static_cast<float>(steps);
-  return v < 0 ? -static_cast<double>(value) : static_cast<double>(value);
+  return v < 0 ? -q : q;
 }
-static inline double half_toward_zero(float color) {
-  if (!(color == color) || color - color != 0.0f) return color;  // NaN and infinities stay
-  const double a = color < 0 ? -static_cast<double>(color) : static_cast<double>(color);
-  double q;
-  if (a >= 65504.0) {
-    q = 65504.0;
-  } else if (a < ldexp(1.0, -14)) {
-    q = ldexp(floor(ldexp(a, 24)), -24);  // subnormal halves: steps of 2^-24
-  } else {
-    int e = 0;
-    (void)frexp(a, &e);  // a in [2^(e-1), 2^e): 10 fraction bits below 2^(e-1)
-    q = ldexp(floor(ldexp(a, 11 - e)), e - 11);
-  }
-  return color < 0 ? -q : q;
+// The half next to the color toward zero: the nearest half, one step back
+// where that rounded away from zero (a finite color past 65504 saturates).
+static inline float half_toward_zero(float color) {
+  __half h(color);
+  if (fabsf(static_cast<float>(h)) > fabsf(color)) --h.x;
+  return h;
 }
-static inline double border_value(const TextureRecord& r, unsigned k, bool normalize) {
+// `widen`: the texel enters the linear filter (see widen_signed_8).
+static inline double border_value(const TextureRecord& r, unsigned k, bool normalize, bool widen) {
   const float color = r.border_color[k];
   unsigned raw;
   std::memcpy(&raw, &color, 4);
   switch (r.format) {
     case 0x01:
-      return normalize ? quantized_border(color, 8, false) : static_cast<double>(raw & 0xffu);
+      return normalize ? static_cast<float>(border_steps(color, 8, false)) / 255.0f
+                       : static_cast<double>(raw & 0xffu);
     case 0x02:
-      return normalize ? quantized_border(color, 16, false) : static_cast<double>(raw & 0xffffu);
+      return normalize ? static_cast<float>(border_steps(color, 16, false)) / 65535.0f
+                       : static_cast<double>(raw & 0xffffu);
     case 0x08:
-      return normalize ? quantized_border(color, 7, true)
-                       : static_cast<double>(static_cast<signed char>(raw & 0xffu));
+      if (!normalize) return static_cast<signed char>(raw & 0xffu);
+      return widen ? border_steps(color, 7, true) * 258.0 / 32767.0
+                   : static_cast<float>(border_steps(color, 7, true)) / 127.0f;
     case 0x09:
-      return normalize ? quantized_border(color, 15, true)
+      return normalize ? static_cast<float>(border_steps(color, 15, true)) / 32767.0f
                        : static_cast<double>(static_cast<short>(raw & 0xffffu));
     case 0x03:
       return static_cast<double>(raw);
@@ -219,12 +221,6 @@ static inline double border_value(const TextureRecord& r, unsigned k, bool norma
   }
 }
 
-// What the linear filter blends of a signed 8-bit texel read as a normalized
-// float (measured on an H200): the texture unit widens v to the 16-bit v*258
-// and blends v*258/32767, -128 included (a point fetch reads max(v/127, -1)).
-static inline bool widen_signed_8(const TextureRecord& r, unsigned flags) {
-  return r.format == 0x08 && (flags & kFilterFetch) && !(flags & kReadAsInteger);
-}
 // The texel at integer coordinates (after addressing), or the border color.
 struct Texel {
   double v[4] = {0, 0, 0, 0};
@@ -241,9 +237,8 @@ static inline Texel texel_at(const TextureRecord& r, unsigned flags, int dims, i
     inside = address(c[d], n[d], r.address_mode[d], normalized) && inside;
   if (!inside) {
     const bool normalize = is_small_integer(r.format) && !(flags & kReadAsInteger);
-    for (unsigned k = 0; k < 4; ++k) t.v[k] = border_value(r, k, normalize);
-    if (widen_signed_8(r, flags))
-      for (unsigned k = 0; k < 4; ++k) t.v[k] = nearbyint(t.v[k] * 127.0) * 258.0 / 32767.0;
+    for (unsigned k = 0; k < 4; ++k)
+      t.v[k] = border_value(r, k, normalize, widen_signed_8(r, flags));
     return t;
   }
   long long plane = dims == 3 ? c[2] : 0;
@@ -268,7 +263,7 @@ static inline Texel texel_at(const TextureRecord& r, unsigned flags, int dims, i
 // The texel coordinate of a fetch: a normalized coordinate is cut to 21
 // fractional bits (toward minus infinity) before it is scaled by the size,
 // exactly (measured on an H200, for point and linear fetches and gather).
-static inline double filter_coordinate(float x, unsigned n, unsigned flags) {
+static inline double texel_coordinate(float x, unsigned n, unsigned flags) {
   if (!(flags & kNormalizedCoordinates)) return x;
   return ldexp(floor(ldexp(static_cast<double>(x), 21)), -21) * static_cast<double>(n);
 }
@@ -318,23 +313,11 @@ static inline void corner_weights(int dims, const int weight[3], int out[8]) {
   }
 }
 
-// A filtered half texture returns the blend rounded to the nearest half
-// (ties to even), as an H200 does.
-static inline double half_nearest(float value) {
-  if (!(value == value) || value - value != 0.0f) return value;
-  const double a = value < 0 ? -static_cast<double>(value) : static_cast<double>(value);
-  int e = 0;
-  (void)frexp(a, &e);
-  const int step = a < ldexp(1.0, -14) ? -24 : e - 11;
-  const double q = ldexp(nearbyint(ldexp(a, -step)), step);
-  return value < 0 ? -q : q;
-}
-
 // Sampling at float coordinates: dims 1..3 (layer separate), point or linear.
 static inline Texel sample(const TextureRecord& r, unsigned flags, int dims, float x, float y,
                            float z, int layer) {
-  const double at[3] = {filter_coordinate(x, r.width, flags), filter_coordinate(y, r.height, flags),
-                        filter_coordinate(z, r.depth, flags)};
+  const double at[3] = {texel_coordinate(x, r.width, flags), texel_coordinate(y, r.height, flags),
+                        texel_coordinate(z, r.depth, flags)};
   if (r.filter == 0 || !reads_float(r, flags)) {
     int i[3] = {0, 0, 0};
     for (int d = 0; d < dims; ++d) i[d] = texel_index(at[d]);
@@ -360,7 +343,8 @@ static inline Texel sample(const TextureRecord& r, unsigned flags, int dims, flo
   }
   Texel out;
   for (int c = 0; c < 4; ++c)
-    out.v[c] = r.format == 0x10 ? half_nearest(acc[c]) : static_cast<double>(acc[c]);
+    out.v[c] = r.format == 0x10 ? static_cast<float>(__half(acc[c]))  // the nearest half, as
+                                : static_cast<double>(acc[c]);        // an H200 blends it
   return out;
 }
 
@@ -482,9 +466,9 @@ template <class T>
 static inline T tex2Dgather(cudaTextureObject_t obj, float x, float y, int comp = 0) {
   CUDAKIT_CPU_TEXTURE_RECORD("tex2Dgather");
   const int i =
-      ::cudakit_cpu::filter_start(::cudakit_cpu::filter_coordinate(x, r.width, r.flags)).base;
+      ::cudakit_cpu::filter_start(::cudakit_cpu::texel_coordinate(x, r.width, r.flags)).base;
   const int j =
-      ::cudakit_cpu::filter_start(::cudakit_cpu::filter_coordinate(y, r.height, r.flags)).base;
+      ::cudakit_cpu::filter_start(::cudakit_cpu::texel_coordinate(y, r.height, r.flags)).base;
   const int at[4][2] = {{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}};
   const int c = comp < 0 ? 0 : (comp > 3 ? 3 : comp);
   ::cudakit_cpu::Texel out;
