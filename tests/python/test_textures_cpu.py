@@ -215,6 +215,43 @@ def test_border_color_is_held_in_the_texel_format(fmt, color, as_float, as_int):
         np.testing.assert_array_equal(i, np.array(as_int, np.int32))
 
 
+# Linear fetches of a signed 8-bit texture as an H200 returns them (probed,
+# bit for bit): (a, b, weight of b in 1/256) -> value * 32767. The raw values
+# blend to R = a*(256-k) + b*k, then R + ((R + 64 + 16*(R >> 12)) >> 7),
+# clamped to +-32767 (not R * 32767/32512 rounded, nor a float blend).
+_SIGNED_8_BLENDS = [
+    (64, 64, 0, 16513), (-64, -64, 0, -16512), (127, 127, 0, 32767), (-128, -128, 0, -32767),
+    (-127, -127, 0, -32767), (121, 0, 0, 31219), (-121, 0, 0, -31219), (-1, 0, 0, -258),
+    (67, 66, 1, 17285), (-127, 127, 1, -32511), (64, -75, 1, 16372), (-128, 127, 128, -129),
+    (-128, 127, 64, -16577), (-60, 66, 1, -15354), (69, -63, 1, 17669), (46, 109, 165, 22345), (-22, 32, 121, 909),
+    (-81, 10, 239, 1021),
+]
+
+
+def test_linear_filter_of_signed_8_bit_texels_is_fixed_point():
+    n = len(_SIGNED_8_BLENDS)
+    host = np.zeros((1, 2 * n), dtype=np.int8)
+    host[0, 0::2] = [a for a, _, _, _ in _SIGNED_8_BLENDS]
+    host[0, 1::2] = [b for _, b, _, _ in _SIGNED_8_BLENDS]
+    descr = drv.ArrayDescriptor()
+    descr.width, descr.height = 2 * n, 1
+    descr.format, descr.num_channels = drv.array_format.SIGNED_INT8, 1
+    ary = drv.Array(descr)
+    copy = drv.Memcpy2D()
+    copy.set_src_host(host)
+    copy.set_dst_array(ary)
+    copy.width_in_bytes = copy.src_pitch = host[0].nbytes
+    copy.height = 1
+    copy(aligned=True)
+    tex = drv.TextureObject(ary, address_mode=drv.address_mode.CLAMP,
+                            filter_mode=drv.filter_mode.LINEAR)
+    xs = np.array([2 * i + 0.5 + k / 256 for i, (_, _, k, _) in enumerate(_SIGNED_8_BLENDS)],
+                  dtype=np.float32)
+    got = _run_sample(tex, xs, np.full(n, 0.5, dtype=np.float32))
+    want = np.array([g / 32767 for _, _, _, g in _SIGNED_8_BLENDS]).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+
+
 def test_linear_fetch_of_uchar4_reads_normalized_floats_and_integers():
     rng = np.random.default_rng(3)
     data = rng.integers(0, 256, (301, 4), dtype=np.uint8)

@@ -46,7 +46,7 @@ static inline int __double2loint(double d) {
 namespace cudakit_cpu {
 
 constexpr unsigned kReadAsInteger = 1, kNormalizedCoordinates = 2;
-// Internal: a texel fetched for the linear filter (see texel_at).
+// Internal: a texel fetched raw for the linear filter (see raw_signed_8).
 constexpr unsigned kFilterFetch = 1u << 30;
 enum : unsigned { kWrap = 0, kClamp = 1, kMirror = 2, kBorder = 3 };
 
@@ -159,11 +159,24 @@ static inline bool address(int& i, int n, unsigned mode, bool normalized) {
   return true;
 }
 
-// What the linear filter blends of a signed 8-bit texel read as a normalized
-// float (measured on an H200): the texture unit widens v to the 16-bit v*258
-// and blends v*258/32767, -128 included (a point fetch reads max(v/127, -1)).
-static inline bool widen_signed_8(const TextureRecord& r, unsigned flags) {
-  return r.format == 0x08 && (flags & kFilterFetch) && !(flags & kReadAsInteger);
+// What the linear filter does with signed 8-bit texels read as normalized
+// floats (measured bit for bit on an H200): it blends the raw values v with
+// the integer corner weights into R = sum(weight * v) (v in 1/256), turns R
+// into a 16-bit normalized value by R + (R + 64 + 16 * (R >> 12)) >> 7 (an
+// approximation of R * 32767 / 32512, arithmetic shifts), clamps that to
+// +-32767 and returns it / 32767 (-128 enters the blend as itself; a point
+// fetch reads max(v/127, -1)).
+static inline bool blends_signed_8_in_fixed_point(const TextureRecord& r, unsigned flags) {
+  return r.format == 0x08 && !(flags & kReadAsInteger);
+}
+static inline double signed_8_filter_result(long long blend) {
+  long long steps = blend + ((blend + 64 + ((blend >> 12) << 4)) >> 7);
+  steps = steps < -32767 ? -32767 : (steps > 32767 ? 32767 : steps);
+  return static_cast<double>(steps) / 32767.0;
+}
+// A texel fetched for that blend holds the raw value (kFilterFetch).
+static inline bool raw_signed_8(const TextureRecord& r, unsigned flags) {
+  return blends_signed_8_in_fixed_point(r, flags) && (flags & kFilterFetch);
 }
 // The border color as a fetch returns it (measured on an H200): the texture
 // holds it in the texel's format. Read as normalized floats, 8/16-bit
@@ -191,8 +204,9 @@ static inline float half_toward_zero(float color) {
   if (fabsf(static_cast<float>(h)) > fabsf(color)) --h.x;
   return h;
 }
-// `widen`: the texel enters the linear filter (see widen_signed_8).
-static inline double border_value(const TextureRecord& r, unsigned k, bool normalize, bool widen) {
+// `steps`: a signed 8-bit texel enters the linear filter in steps of 1/127
+// (see blends_signed_8_in_fixed_point).
+static inline double border_value(const TextureRecord& r, unsigned k, bool normalize, bool steps) {
   const float color = r.border_color[k];
   unsigned raw;
   std::memcpy(&raw, &color, 4);
@@ -205,7 +219,7 @@ static inline double border_value(const TextureRecord& r, unsigned k, bool norma
                        : static_cast<double>(raw & 0xffffu);
     case 0x08:
       if (!normalize) return static_cast<signed char>(raw & 0xffu);
-      return widen ? border_steps(color, 7, true) * 258.0 / 32767.0
+      return steps ? border_steps(color, 7, true)
                    : static_cast<float>(border_steps(color, 7, true)) / 127.0f;
     case 0x09:
       return normalize ? static_cast<float>(border_steps(color, 15, true)) / 32767.0f
@@ -237,8 +251,7 @@ static inline Texel texel_at(const TextureRecord& r, unsigned flags, int dims, i
     inside = address(c[d], n[d], r.address_mode[d], normalized) && inside;
   if (!inside) {
     const bool normalize = is_small_integer(r.format) && !(flags & kReadAsInteger);
-    for (unsigned k = 0; k < 4; ++k)
-      t.v[k] = border_value(r, k, normalize, widen_signed_8(r, flags));
+    for (unsigned k = 0; k < 4; ++k) t.v[k] = border_value(r, k, normalize, raw_signed_8(r, flags));
     return t;
   }
   long long plane = dims == 3 ? c[2] : 0;
@@ -250,9 +263,8 @@ static inline Texel texel_at(const TextureRecord& r, unsigned flags, int dims, i
                            plane * static_cast<long long>(r.slice_pitch) +
                            static_cast<long long>(dims >= 2 ? c[1] : 0) * r.pitch +
                            static_cast<long long>(c[0]) * channel_bytes(r.format) * r.channels;
-  if (widen_signed_8(r, flags)) {
-    for (unsigned k = 0; k < r.channels && k < 4; ++k)
-      t.v[k] = static_cast<signed char>(p[k]) * 258.0 / 32767.0;  // -128 stays below -1
+  if (raw_signed_8(r, flags)) {
+    for (unsigned k = 0; k < r.channels && k < 4; ++k) t.v[k] = static_cast<signed char>(p[k]);
     return t;
   }
   const bool normalize = is_small_integer(r.format) && !(flags & kReadAsInteger);
@@ -332,16 +344,27 @@ static inline Texel sample(const TextureRecord& r, unsigned flags, int dims, flo
   }
   int corner[8];
   corner_weights(dims, weight, corner);
-  float acc[4] = {0, 0, 0, 0};
   const int corners = 1 << dims;
+  Texel out;
+  if (blends_signed_8_in_fixed_point(r, flags)) {
+    long long blend[4] = {0, 0, 0, 0};
+    for (int k = 0; k < corners; ++k) {
+      int i[3] = {base[0], base[1], base[2]};
+      for (int d = 0; d < dims; ++d) i[d] += (k >> d) & 1;
+      const Texel t = texel_at(r, flags | kFilterFetch, dims, i[0], i[1], i[2], layer);
+      for (int c = 0; c < 4; ++c) blend[c] += corner[k] * static_cast<long long>(t.v[c]);
+    }
+    for (int c = 0; c < 4; ++c) out.v[c] = signed_8_filter_result(blend[c]);
+    return out;
+  }
+  float acc[4] = {0, 0, 0, 0};
   for (int k = 0; k < corners; ++k) {
     const float w = static_cast<float>(corner[k]) / 256.0f;
     int i[3] = {base[0], base[1], base[2]};
     for (int d = 0; d < dims; ++d) i[d] += (k >> d) & 1;
-    const Texel t = texel_at(r, flags | kFilterFetch, dims, i[0], i[1], i[2], layer);
+    const Texel t = texel_at(r, flags, dims, i[0], i[1], i[2], layer);
     for (int c = 0; c < 4; ++c) acc[c] += w * static_cast<float>(t.v[c]);
   }
-  Texel out;
   for (int c = 0; c < 4; ++c)
     out.v[c] = r.format == 0x10 ? static_cast<float>(__half(acc[c]))  // the nearest half, as
                                 : static_cast<double>(acc[c]);        // an H200 blends it
