@@ -77,6 +77,40 @@ def test_3d_point_sampling_from_an_array():
     np.testing.assert_array_equal(out, vol[k, j, i])
 
 
+# The eight weights (in 1/256, corner bit 0 = x, 1 = y, 2 = z) of a 3-D linear
+# fetch with x, y, z weights (a, b, c), as an H200 weighs them (probed): per
+# z layer L, A = round(a*L/256) upper x, round(A*b/256) upper x and y, and
+# round((L - A)*b/256), halves down, lower x upper y.
+_WEIGHTS_3D = [((52, 169, 148), (29, 7, 57, 15, 40, 10, 78, 20)),
+               ((3, 16, 169), (81, 1, 5, 0, 157, 2, 10, 0)),
+               ((6, 153, 65), (75, 2, 112, 2, 25, 1, 38, 1)),
+               ((226, 64, 37), (20, 145, 6, 48, 3, 25, 1, 8)),
+               ((0, 128, 1), None)]
+
+
+def test_3d_linear_filter_weights_as_an_h200_weighs_them():
+    abc = np.array([at for at, _ in _WEIGHTS_3D], dtype=np.float64).T
+    xs, ys, zs = [(0.5 + abc[d] / 256).astype(np.float32) for d in range(3)]
+    n = xs.size
+    got = np.zeros((8, n), dtype=np.int64)
+    sample = SourceModule(_SAMPLERS).get_function("sample3d")
+    for corner in range(8):  # one texel of 1.0 reads its weight / 256
+        vol = np.zeros((2, 2, 2), dtype=np.float32)
+        vol[corner >> 2, (corner >> 1) & 1, corner & 1] = 1.0
+        ary = _array(vol)
+        tex = drv.TextureObject(ary, address_mode=drv.address_mode.CLAMP,
+                                filter_mode=drv.filter_mode.LINEAR)
+        out = np.zeros(n, dtype=np.float32)
+        sample(drv.Out(out), tex, drv.In(xs), drv.In(ys), drv.In(zs), np.int32(n),
+               block=(32, 1, 1), grid=(1, 1))
+        got[corner] = np.round(out.astype(np.float64) * 256)
+    for i, (_, want) in enumerate(_WEIGHTS_3D):
+        if want is not None:
+            assert tuple(got[:, i]) == want
+    # a = 0, b = 128, c = 1: the lower x texels split 255 by y, 127.5 going down
+    assert tuple(got[:, -1]) == (128, 0, 127, 0, 1, 0, 0, 0)
+
+
 def test_layered_linear_filtering_per_layer():
     rng = np.random.default_rng(32)
     layers = rng.standard_normal((4, 6, 11)).astype(np.float32)

@@ -215,27 +215,54 @@ def test_border_color_is_held_in_the_texel_format(fmt, color, as_float, as_int):
         np.testing.assert_array_equal(i, np.array(as_int, np.int32))
 
 
-# Linear fetches of a signed 8-bit texture as an H200 returns them (probed,
-# bit for bit): (a, b, weight of b in 1/256) -> value * 32767. The raw values
-# blend to R = a*(256-k) + b*k, then R + ((R + 64 + 16*(R >> 12)) >> 7),
-# clamped to +-32767 (not R * 32767/32512 rounded, nor a float blend).
-_SIGNED_8_BLENDS = [
-    (64, 64, 0, 16513), (-64, -64, 0, -16512), (127, 127, 0, 32767), (-128, -128, 0, -32767),
-    (-127, -127, 0, -32767), (121, 0, 0, 31219), (-121, 0, 0, -31219), (-1, 0, 0, -258),
-    (67, 66, 1, 17285), (-127, 127, 1, -32511), (64, -75, 1, 16372), (-128, 127, 128, -129),
-    (-128, 127, 64, -16577), (-60, 66, 1, -15354), (69, -63, 1, 17669), (46, 109, 165, 22345), (-22, 32, 121, 909),
-    (-81, 10, 239, 1021),
-]
+# Linear fetches as an H200 returns them (probed, bit for bit): texels a and
+# b, the weight of b in 1/256, the value returned. 8/16-bit integers blend
+# the raw values in fixed point, R = a*(256-k) + b*k, rounded to 16 bits:
+# unsigned 8-bit R + ((R + 128) >> 8) over 65535, signed 8-bit
+# R + ((R + 64 + 16*(R >> 12)) >> 7) clamped to +-32767 over 32767, 16-bit
+# (R + 128) >> 8; float and half cut both texels to 4 bits more than the
+# format below the larger one's leading bit, blend exactly and round to
+# nearest, halves away from zero. None of these is a float blend rounded.
+_BLENDS = {
+    "SIGNED_INT8": [
+        (64, 64, 0, 16513 / 32767), (-64, -64, 0, -16512 / 32767), (127, 127, 0, 1.0),
+        (-128, -128, 0, -1.0), (-127, -127, 0, -1.0), (121, 0, 0, 31219 / 32767),
+        (-121, 0, 0, -31219 / 32767), (-1, 0, 0, -258 / 32767), (67, 66, 1, 17285 / 32767),
+        (-127, 127, 1, -32511 / 32767), (64, -75, 1, 16372 / 32767),
+        (-128, 127, 128, -129 / 32767), (-128, 127, 64, -16577 / 32767),
+        (-60, 66, 1, -15354 / 32767), (69, -63, 1, 17669 / 32767), (46, 109, 165, 22345 / 32767),
+        (-22, 32, 121, 909 / 32767), (-81, 10, 239, 1021 / 32767)],
+    "UNSIGNED_INT8": [(16, 171, 226, 0.5993590950965881), (242, 238, 216, 0.9357900619506836),
+                      (83, 233, 28, 0.38982224464416504)],
+    "UNSIGNED_INT16": [(42621, 21064, 81, 0.5462729930877686),
+                       (1975, 11190, 239, 0.16140992939472198),
+                       (19552, 30890, 236, 0.4578316807746887)],
+    "SIGNED_INT16": [(15000, 26367, 19, 0.4835352599620819),
+                     (10134, 15945, 201, 0.44853052496910095),
+                     (-5747, -25527, 198, -0.6422925591468811)],
+    "HALF": [(-1.34765625, -2.78125, 96, -1.8857421875), (2.08203125, 0.03082275390625, 240,
+                                                          0.158935546875),
+             (0.1478271484375, -5.234375, 17, -0.209716796875),
+             (0.50439453125, 0.0244903564453125, 212, 0.10693359375),
+             (0.0379943847656250, 4.515625, 2, 0.0728149414062500)],
+    "FLOAT": [(2.8268160820007324, -4.602869987487793, 94, 0.0987282320857048),
+              (-5.171889781951904, 6.1953864097595215, 122, 0.24532778561115265),
+              (-2.400911331176758, 3.333150863647461, 143, 0.8021000027656555)],
+}
+_BLEND_DTYPES = {"SIGNED_INT8": np.int8, "UNSIGNED_INT8": np.uint8, "UNSIGNED_INT16": np.uint16,
+                 "SIGNED_INT16": np.int16, "HALF": np.float16, "FLOAT": np.float32}
 
 
-def test_linear_filter_of_signed_8_bit_texels_is_fixed_point():
-    n = len(_SIGNED_8_BLENDS)
-    host = np.zeros((1, 2 * n), dtype=np.int8)
-    host[0, 0::2] = [a for a, _, _, _ in _SIGNED_8_BLENDS]
-    host[0, 1::2] = [b for _, b, _, _ in _SIGNED_8_BLENDS]
+@pytest.mark.parametrize("fmt", sorted(_BLENDS))
+def test_linear_filter_blends_as_an_h200_does(fmt):
+    blends = _BLENDS[fmt]
+    n = len(blends)
+    host = np.zeros((1, 2 * n), dtype=_BLEND_DTYPES[fmt])
+    host[0, 0::2] = [a for a, _, _, _ in blends]
+    host[0, 1::2] = [b for _, b, _, _ in blends]
     descr = drv.ArrayDescriptor()
     descr.width, descr.height = 2 * n, 1
-    descr.format, descr.num_channels = drv.array_format.SIGNED_INT8, 1
+    descr.format, descr.num_channels = getattr(drv.array_format, fmt), 1
     ary = drv.Array(descr)
     copy = drv.Memcpy2D()
     copy.set_src_host(host)
@@ -245,10 +272,10 @@ def test_linear_filter_of_signed_8_bit_texels_is_fixed_point():
     copy(aligned=True)
     tex = drv.TextureObject(ary, address_mode=drv.address_mode.CLAMP,
                             filter_mode=drv.filter_mode.LINEAR)
-    xs = np.array([2 * i + 0.5 + k / 256 for i, (_, _, k, _) in enumerate(_SIGNED_8_BLENDS)],
+    xs = np.array([2 * i + 0.5 + k / 256 for i, (_, _, k, _) in enumerate(blends)],
                   dtype=np.float32)
     got = _run_sample(tex, xs, np.full(n, 0.5, dtype=np.float32))
-    want = np.array([g / 32767 for _, _, _, g in _SIGNED_8_BLENDS]).astype(np.float32)
+    want = np.array([w for _, _, _, w in blends]).astype(np.float32)
     np.testing.assert_array_equal(got, want)
 
 

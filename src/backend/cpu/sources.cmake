@@ -9,7 +9,10 @@ file(READ ${_cpu_prelude_dir}/cudakit_cpu_prelude.h CUDAKIT_CPU_PRELUDE_TEXT)
 # Appended to the prelude: the inverse error functions (a concept of their own).
 file(READ ${_cpu_prelude_dir}/cudakit_cpu_inverse_erf.h _cpu_inverse_erf_text)
 string(APPEND CUDAKIT_CPU_PRELUDE_TEXT "${_cpu_inverse_erf_text}")
-# And the texture and surface functions (objects and references).
+# And the texture and surface functions (objects and references), the linear
+# filter's arithmetic first.
+file(READ ${_cpu_prelude_dir}/cudakit_cpu_texture_filter.h _cpu_texture_filter_text)
+string(APPEND CUDAKIT_CPU_PRELUDE_TEXT "${_cpu_texture_filter_text}")
 file(READ ${_cpu_prelude_dir}/cudakit_cpu_texture.h _cpu_texture_text)
 string(APPEND CUDAKIT_CPU_PRELUDE_TEXT "${_cpu_texture_text}")
 file(READ ${_cpu_prelude_dir}/cudakit_cpu_abi.h CUDAKIT_CPU_ABI_TEXT)
@@ -18,6 +21,7 @@ configure_file(${_cpu_prelude_dir}/embedded_prelude.cpp.in
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
   ${_cpu_prelude_dir}/cudakit_cpu_prelude.h ${_cpu_prelude_dir}/cudakit_cpu_abi.h
   ${_cpu_prelude_dir}/cudakit_cpu_inverse_erf.h ${_cpu_prelude_dir}/cudakit_cpu_texture.h
+  ${_cpu_prelude_dir}/cudakit_cpu_texture_filter.h
   ${_cpu_prelude_dir}/embedded_prelude.cpp.in)
 
 list(APPEND CUDAKIT_LAYER_SOURCES

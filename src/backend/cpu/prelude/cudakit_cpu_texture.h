@@ -46,7 +46,7 @@ static inline int __double2loint(double d) {
 namespace cudakit_cpu {
 
 constexpr unsigned kReadAsInteger = 1, kNormalizedCoordinates = 2;
-// Internal: a texel fetched raw for the linear filter (see raw_signed_8).
+// Internal: a texel fetched raw for the linear filter (see raw_integer_texel).
 constexpr unsigned kFilterFetch = 1u << 30;
 enum : unsigned { kWrap = 0, kClamp = 1, kMirror = 2, kBorder = 3 };
 
@@ -159,24 +159,14 @@ static inline bool address(int& i, int n, unsigned mode, bool normalized) {
   return true;
 }
 
-// What the linear filter does with signed 8-bit texels read as normalized
-// floats (measured bit for bit on an H200): it blends the raw values v with
-// the integer corner weights into R = sum(weight * v) (v in 1/256), turns R
-// into a 16-bit normalized value by R + (R + 64 + 16 * (R >> 12)) >> 7 (an
-// approximation of R * 32767 / 32512, arithmetic shifts), clamps that to
-// +-32767 and returns it / 32767 (-128 enters the blend as itself; a point
-// fetch reads max(v/127, -1)).
-static inline bool blends_signed_8_in_fixed_point(const TextureRecord& r, unsigned flags) {
-  return r.format == 0x08 && !(flags & kReadAsInteger);
+// Whether the linear filter blends a texture's raw integers (the 8/16-bit
+// integer formats read as normalized floats: cudakit_cpu_texture_filter.h).
+static inline bool blends_in_fixed_point(const TextureRecord& r, unsigned flags) {
+  return is_small_integer(r.format) && !(flags & kReadAsInteger);
 }
-static inline double signed_8_filter_result(long long blend) {
-  long long steps = blend + ((blend + 64 + ((blend >> 12) << 4)) >> 7);
-  steps = steps < -32767 ? -32767 : (steps > 32767 ? 32767 : steps);
-  return static_cast<double>(steps) / 32767.0;
-}
-// A texel fetched for that blend holds the raw value (kFilterFetch).
-static inline bool raw_signed_8(const TextureRecord& r, unsigned flags) {
-  return blends_signed_8_in_fixed_point(r, flags) && (flags & kFilterFetch);
+// A texel fetched for that blend holds the raw integer (kFilterFetch).
+static inline bool raw_integer_texel(const TextureRecord& r, unsigned flags) {
+  return blends_in_fixed_point(r, flags) && (flags & kFilterFetch);
 }
 // The border color as a fetch returns it (measured on an H200): the texture
 // holds it in the texel's format. Read as normalized floats, 8/16-bit
@@ -204,17 +194,19 @@ static inline float half_toward_zero(float color) {
   if (fabsf(static_cast<float>(h)) > fabsf(color)) --h.x;
   return h;
 }
-// `steps`: a signed 8-bit texel enters the linear filter in steps of 1/127
-// (see blends_signed_8_in_fixed_point).
+// `steps`: an 8/16-bit integer texel enters the linear filter as the raw
+// integer (see blends_in_fixed_point).
 static inline double border_value(const TextureRecord& r, unsigned k, bool normalize, bool steps) {
   const float color = r.border_color[k];
   unsigned raw;
   std::memcpy(&raw, &color, 4);
   switch (r.format) {
     case 0x01:
+      if (normalize && steps) return border_steps(color, 8, false);
       return normalize ? static_cast<float>(border_steps(color, 8, false)) / 255.0f
                        : static_cast<double>(raw & 0xffu);
     case 0x02:
+      if (normalize && steps) return border_steps(color, 16, false);
       return normalize ? static_cast<float>(border_steps(color, 16, false)) / 65535.0f
                        : static_cast<double>(raw & 0xffffu);
     case 0x08:
@@ -222,6 +214,7 @@ static inline double border_value(const TextureRecord& r, unsigned k, bool norma
       return steps ? border_steps(color, 7, true)
                    : static_cast<float>(border_steps(color, 7, true)) / 127.0f;
     case 0x09:
+      if (normalize && steps) return border_steps(color, 15, true);
       return normalize ? static_cast<float>(border_steps(color, 15, true)) / 32767.0f
                        : static_cast<double>(static_cast<short>(raw & 0xffffu));
     case 0x03:
@@ -251,7 +244,8 @@ static inline Texel texel_at(const TextureRecord& r, unsigned flags, int dims, i
     inside = address(c[d], n[d], r.address_mode[d], normalized) && inside;
   if (!inside) {
     const bool normalize = is_small_integer(r.format) && !(flags & kReadAsInteger);
-    for (unsigned k = 0; k < 4; ++k) t.v[k] = border_value(r, k, normalize, raw_signed_8(r, flags));
+    for (unsigned k = 0; k < 4; ++k)
+      t.v[k] = border_value(r, k, normalize, raw_integer_texel(r, flags));
     return t;
   }
   long long plane = dims == 3 ? c[2] : 0;
@@ -263,11 +257,8 @@ static inline Texel texel_at(const TextureRecord& r, unsigned flags, int dims, i
                            plane * static_cast<long long>(r.slice_pitch) +
                            static_cast<long long>(dims >= 2 ? c[1] : 0) * r.pitch +
                            static_cast<long long>(c[0]) * channel_bytes(r.format) * r.channels;
-  if (raw_signed_8(r, flags)) {
-    for (unsigned k = 0; k < r.channels && k < 4; ++k) t.v[k] = static_cast<signed char>(p[k]);
-    return t;
-  }
-  const bool normalize = is_small_integer(r.format) && !(flags & kReadAsInteger);
+  const bool normalize =
+      is_small_integer(r.format) && !(flags & kReadAsInteger) && !raw_integer_texel(r, flags);
   for (unsigned k = 0; k < r.channels && k < 4; ++k) t.v[k] = channel_value(r, p, k, normalize);
   return t;
 }
@@ -286,45 +277,6 @@ static inline int texel_index(double u) {
   if (!(i > -1073741824.0 && i < 1073741824.0)) return u < 0 ? -1073741824 : 1073741824;
   return static_cast<int>(i);
 }
-// Where linear filtering and gather start: the GPU rounds the texel
-// coordinate to 8 fractional bits, halves up (measured on an H200: x = 0.5 +
-// 0.5/256 gives the weight 1/256, x = 1.5 - 0.5/256 the next texel), then
-// takes the lower texel of x - 0.5 and the weight of the upper one in 1/256.
-struct FilterStart {
-  int base;
-  int weight;  // of the upper texel, in 1/256
-};
-static inline FilterStart filter_start(double u) {
-  const double fixed = floor(u * 256.0 + 0.5);
-  if (!(fixed > -1e15 && fixed < 1e15)) return {u < 0 ? -(1 << 30) : (1 << 30), 0};  // NaN, huge
-  const long long q = static_cast<long long>(fixed) - 128;
-  const long long base = q >= 0 ? q / 256 : -((-q + 255) / 256);
-  return {static_cast<int>(base), static_cast<int>(q - base * 256)};
-}
-// The weights of the 2^dims texels around a linear fetch, in 1/256 (corner k
-// takes the upper texel along dimension d where bit d of k is set). The GPU
-// rounds each product of two weights to 1/256, halves up, and keeps the sums
-// along each axis: with x weight a and y weight b (in 1/256) the upper-right
-// texel weighs ab = round(a * b / 256), the upper-left a - ab, the lower-right
-// b - ab (measured on an H200 for 2-D; a 3-D fetch splits each of those by
-// the z weight the same way).
-static inline void corner_weights(int dims, const int weight[3], int out[8]) {
-  if (dims == 1) {
-    out[0] = 256 - weight[0], out[1] = weight[0];
-    return;
-  }
-  const int a = weight[0], b = weight[1], ab = (a * b + 128) >> 8;
-  const int plane[4] = {256 - a - b + ab, a - ab, b - ab, ab};
-  if (dims == 2) {
-    for (int k = 0; k < 4; ++k) out[k] = plane[k];
-    return;
-  }
-  for (int k = 0; k < 4; ++k) {
-    const int upper = (plane[k] * weight[2] + 128) >> 8;
-    out[4 + k] = upper, out[k] = plane[k] - upper;
-  }
-}
-
 // Sampling at float coordinates: dims 1..3 (layer separate), point or linear.
 static inline Texel sample(const TextureRecord& r, unsigned flags, int dims, float x, float y,
                            float z, int layer) {
@@ -345,29 +297,24 @@ static inline Texel sample(const TextureRecord& r, unsigned flags, int dims, flo
   int corner[8];
   corner_weights(dims, weight, corner);
   const int corners = 1 << dims;
-  Texel out;
-  if (blends_signed_8_in_fixed_point(r, flags)) {
-    long long blend[4] = {0, 0, 0, 0};
-    for (int k = 0; k < corners; ++k) {
-      int i[3] = {base[0], base[1], base[2]};
-      for (int d = 0; d < dims; ++d) i[d] += (k >> d) & 1;
-      const Texel t = texel_at(r, flags | kFilterFetch, dims, i[0], i[1], i[2], layer);
-      for (int c = 0; c < 4; ++c) blend[c] += corner[k] * static_cast<long long>(t.v[c]);
-    }
-    for (int c = 0; c < 4; ++c) out.v[c] = signed_8_filter_result(blend[c]);
-    return out;
-  }
-  float acc[4] = {0, 0, 0, 0};
+  Texel t[8];
   for (int k = 0; k < corners; ++k) {
-    const float w = static_cast<float>(corner[k]) / 256.0f;
     int i[3] = {base[0], base[1], base[2]};
     for (int d = 0; d < dims; ++d) i[d] += (k >> d) & 1;
-    const Texel t = texel_at(r, flags, dims, i[0], i[1], i[2], layer);
-    for (int c = 0; c < 4; ++c) acc[c] += w * static_cast<float>(t.v[c]);
+    t[k] = texel_at(r, flags | kFilterFetch, dims, i[0], i[1], i[2], layer);
   }
-  for (int c = 0; c < 4; ++c)
-    out.v[c] = r.format == 0x10 ? static_cast<float>(__half(acc[c]))  // the nearest half, as
-                                : static_cast<double>(acc[c]);        // an H200 blends it
+  Texel out;
+  for (int c = 0; c < 4; ++c) {
+    if (blends_in_fixed_point(r, flags)) {
+      long long blend = 0;
+      for (int k = 0; k < corners; ++k) blend += corner[k] * static_cast<long long>(t[k].v[c]);
+      out.v[c] = fixed_point_filter_result(r.format, blend);
+    } else {
+      double texel[8];
+      for (int k = 0; k < corners; ++k) texel[k] = t[k].v[c];
+      out.v[c] = float_filter_result(texel, corner, corners, r.format == 0x10);
+    }
+  }
   return out;
 }
 
