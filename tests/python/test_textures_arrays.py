@@ -111,6 +111,51 @@ def test_3d_linear_filter_weights_as_an_h200_weighs_them():
     assert tuple(got[:, -1]) == (128, 0, 127, 0, 1, 0, 0, 0)
 
 
+def _weights_3d(a, b, c):
+    """The corner weights of _WEIGHTS_3D's rule, keyed (x, y, z)."""
+    def rounded(x, y):
+        return (x * y + 128) >> 8
+    weights = {}
+    for z in (0, 1):
+        layer = c if z else 256 - c
+        upper_x = rounded(a, layer)
+        upper_xy, lower_x_upper_y = rounded(upper_x, b), ((layer - upper_x) * b + 127) >> 8
+        weights[(1, 1, z)], weights[(1, 0, z)] = upper_xy, upper_x - upper_xy
+        weights[(0, 1, z)] = lower_x_upper_y
+        weights[(0, 0, z)] = layer - upper_x - lower_x_upper_y
+    return weights
+
+
+def test_3d_clamp_filters_from_the_coordinate_clamped_to_the_outer_texels():
+    # Measured on an H200: a clamped dimension filters from the texel
+    # coordinate clamped to [0.5, size - 0.5] (its weight 0 past the edge),
+    # which moves 3-D weights between layers. Unsigned 16-bit texels blend
+    # exactly: (sum(w * v) + 128) >> 8 over 65535.
+    rng = np.random.default_rng(41)
+    vol = rng.integers(0, 65536, (5, 6, 7)).astype(np.uint16)
+    tex = drv.TextureObject(_array(vol), address_mode=drv.address_mode.CLAMP,
+                            filter_mode=drv.filter_mode.LINEAR)
+    n = 3001
+    q = rng.integers(-4 * 256, 12 * 256, (3, n))  # texel coordinates in 1/256
+    xs, ys, zs = [(q[d] / 256).astype(np.float32) for d in range(3)]
+    out = np.zeros(n, dtype=np.float32)
+    SourceModule(_SAMPLERS).get_function("sample3d")(
+        drv.Out(out), tex, drv.In(xs), drv.In(ys), drv.In(zs), np.int32(n),
+        block=(128, 1, 1), grid=((n + 127) // 128, 1))
+    sizes = (7, 6, 5)
+    base, frac = [], []
+    for d in range(3):
+        clamped = np.clip(q[d], 128, sizes[d] * 256 - 128) - 128
+        base.append(clamped >> 8)
+        frac.append(clamped & 255)
+    blend = 0
+    for (dx, dy, dz), w in _weights_3d(*frac).items():
+        blend = blend + w * vol[np.minimum(base[2] + dz, 4), np.minimum(base[1] + dy, 5),
+                                np.minimum(base[0] + dx, 6)].astype(np.int64)
+    want = (((blend + 128) >> 8) / 65535).astype(np.float32)
+    np.testing.assert_array_equal(out, want)
+
+
 def test_layered_linear_filtering_per_layer():
     rng = np.random.default_rng(32)
     layers = rng.standard_normal((4, 6, 11)).astype(np.float32)

@@ -289,8 +289,18 @@ static inline Texel sample(const TextureRecord& r, unsigned flags, int dims, flo
   }
   int base[3] = {0, 0, 0};
   int weight[3] = {0, 0, 0};
+  const unsigned sizes[3] = {r.width, r.height, r.depth};
+  const bool normalized = flags & kNormalizedCoordinates;
   for (int d = 0; d < dims; ++d) {
-    const FilterStart start = filter_start(at[d]);
+    // A clamped dimension filters from the coordinate clamped to the outer
+    // texels' centers (measured on an H200: it weighs 3-D corners apart).
+    const unsigned mode = r.address_mode[d];
+    double u = at[d];
+    if (mode == kClamp || (!normalized && (mode == kWrap || mode == kMirror))) {
+      const double last = static_cast<double>(sizes[d]) - 0.5;
+      u = u < 0.5 ? 0.5 : (u > last ? last : u);  // NaN stays NaN
+    }
+    const FilterStart start = filter_start(u);
     base[d] = start.base;
     weight[d] = start.weight;
   }
