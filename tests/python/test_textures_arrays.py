@@ -243,6 +243,26 @@ def test_surface_trap_mode_faults_naming_the_access():
         drv.Context.synchronize()
 
 
+@cpu_only
+def test_2d_fetch_from_a_3d_array_is_refused_with_what_to_do():
+    # An H200 reads 0 from tex2D on a 3-D array (even of depth 1): the CPU
+    # backend stops with the way out instead of reading plausible texels.
+    vol = np.arange(12, dtype=np.float32).reshape(1, 3, 4)
+    tex = drv.TextureObject(_array(vol), filter_mode=drv.filter_mode.LINEAR)
+    src = """
+    __global__ void two(float* out, cudaTextureObject_t t) { out[0] = tex2D<float>(t, 1.5f, 1.5f); }
+    __global__ void three(float* out, cudaTextureObject_t t) {
+      out[0] = tex3D<float>(t, 1.5f, 1.5f, 0.5f);
+    }"""
+    mod = SourceModule(src)
+    out = np.zeros(1, dtype=np.float32)
+    with pytest.raises(drv.Error, match="tex2D: the texture is a 3-D array.*tex3D.*depth 0"):
+        mod.get_function("two")(drv.Out(out), tex, block=(1, 1, 1))
+        drv.Context.synchronize()
+    mod.get_function("three")(drv.Out(out), tex, block=(1, 1, 1))
+    assert out[0] == vol[0, 1, 1]
+
+
 def test_surface_object_needs_the_surface_flag():
     ary = _array(np.zeros((2, 2, 5), dtype=np.float32))
     with pytest.raises(drv.ArgumentError, match="surface"):

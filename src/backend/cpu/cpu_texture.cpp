@@ -22,6 +22,7 @@ void fill_from_array(TextureRecord& r, const CpuArray& a) {
   r.channels = a.descriptor.channels;
   r.kind = 3;
   r.surface = (a.descriptor.flags & array_flags::surface_ldst) ? 1u : 0u;
+  r.array_3d = a.descriptor.depth > 0 && !r.layered ? 1u : 0u;
 }
 
 std::uint64_t publish(const TextureRecord& r) {

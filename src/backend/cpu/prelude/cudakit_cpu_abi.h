@@ -114,8 +114,9 @@ struct TextureRecord {
   unsigned flags;                  // 1 read as integer, 2 normalized coordinates
   unsigned kind;                   // 1 linear memory, 2 pitch 2-D, 3 CUDA array
   float border_color[4];
-  unsigned surface;  // 1: the memory may be written through a surface
-  unsigned reserved[7];
+  unsigned surface;   // 1: the memory may be written through a surface
+  unsigned array_3d;  // 1: a 3-D CUDA array (made with a depth, even of 1)
+  unsigned reserved[6];
 };
 static_assert(sizeof(TextureRecord) == 128, "the host packs 128 bytes");
 constexpr unsigned long long kTextureMagic = 0x3143455258544B43ull;  // "CKTXREC1"

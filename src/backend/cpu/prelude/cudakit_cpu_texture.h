@@ -390,6 +390,17 @@ static inline T value_from(const Texel& t) {
 #define CUDAKIT_CPU_TEXTURE_RECORD(NAME) \
   const ::cudakit_cpu::TextureRecord& r = ::cudakit_cpu::record_of(obj, NAME)
 
+namespace cudakit_cpu {
+// A 1-D or 2-D fetch from a 3-D array (one made with a depth, even of 1):
+// an H200 reads 0 there, which no program means; stop with what to do.
+static inline void refuse_3d_array(const TextureRecord& r, const char* function) {
+  if (r.array_3d)
+    texture_fault(function,
+                  "the texture is a 3-D array (made with a depth; a GPU reads 0 here): sample "
+                  "it with tex3D, or make the array 2-D (depth 0)");
+}
+}  // namespace cudakit_cpu
+
 template <class T>
 static inline T tex1Dfetch(cudaTextureObject_t obj, int x) {
   CUDAKIT_CPU_TEXTURE_RECORD("tex1Dfetch");
@@ -401,11 +412,13 @@ static inline T tex1Dfetch(cudaTextureObject_t obj, int x) {
 template <class T>
 static inline T tex1D(cudaTextureObject_t obj, float x) {
   CUDAKIT_CPU_TEXTURE_RECORD("tex1D");
+  ::cudakit_cpu::refuse_3d_array(r, "tex1D");
   return ::cudakit_cpu::value_from<T>(::cudakit_cpu::sample(r, r.flags, 1, x, 0, 0, 0));
 }
 template <class T>
 static inline T tex2D(cudaTextureObject_t obj, float x, float y) {
   CUDAKIT_CPU_TEXTURE_RECORD("tex2D");
+  ::cudakit_cpu::refuse_3d_array(r, "tex2D");
   return ::cudakit_cpu::value_from<T>(::cudakit_cpu::sample(r, r.flags, 2, x, y, 0, 0));
 }
 template <class T>
@@ -445,6 +458,7 @@ static inline T tex2DGrad(cudaTextureObject_t obj, float x, float y, float2, flo
 template <class T>
 static inline T tex2Dgather(cudaTextureObject_t obj, float x, float y, int comp = 0) {
   CUDAKIT_CPU_TEXTURE_RECORD("tex2Dgather");
+  ::cudakit_cpu::refuse_3d_array(r, "tex2Dgather");
   const int i =
       ::cudakit_cpu::filter_start(::cudakit_cpu::texel_coordinate(x, r.width, r.flags)).base;
   const int j =
