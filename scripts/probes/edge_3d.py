@@ -2,16 +2,7 @@
 import os, sys
 import numpy as np
 import cudakit.driver as drv
-from cudakit.compiler import SourceModule
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "python"))
-from test_textures_arrays import _array
-
-K = SourceModule("""
-__global__ void s3(float* out, cudaTextureObject_t t, const float* xs, const float* ys,
-                   const float* zs, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = tex3D<float>(t, xs[i], ys[i], zs[i]);
-}""").get_function("s3")
+from probe_common import array_3d as _array, sample
 rng = np.random.default_rng(9)
 res = {}
 n = 1 << 16
@@ -30,9 +21,7 @@ for name, dtype in [("u", np.uint16), ("f", np.float32)]:
             sizes = np.array([W, H, D])[:, None]
             coords = (q / 256.0) / (sizes if normalized else 1)
             coords = coords.astype(np.float32)
-            out = np.zeros(n, np.float32)
-            K(drv.Out(out), np.uint64(int(tex)), drv.In(coords[0]), drv.In(coords[1]), drv.In(coords[2]),
-              np.int32(n), block=(256, 1, 1), grid=(n // 256, 1))
+            out = sample(tex, *coords)
             key = "%s_%s_%d" % (name, mode, normalized)
             res[key + "_c"], res[key + "_out"] = coords, out
 np.savez_compressed(os.path.join(sys.argv[1], "edge_3d_%s.npz" % drv.backend()), **res)

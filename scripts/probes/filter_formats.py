@@ -2,41 +2,10 @@
 import os, sys
 import numpy as np
 import cudakit.driver as drv
-from cudakit.compiler import SourceModule
+from probe_common import sample, texture_2d
 
-KERNEL = """
-__global__ void sample(float* out, cudaTextureObject_t tex, const float* xs, const float* ys,
-                       int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = tex2D<float>(tex, xs[i], ys[i]);
-}"""
-f = SourceModule(KERNEL).get_function("sample")
 FORMATS = {"UNSIGNED_INT8": np.uint8, "SIGNED_INT16": np.int16, "UNSIGNED_INT16": np.uint16,
            "HALF": np.float16, "SIGNED_INT8": np.int8, "FLOAT": np.float32}
-
-
-def texture(host, fmt):
-    h, w = host.shape
-    descr = drv.ArrayDescriptor()
-    descr.width, descr.height, descr.format, descr.num_channels = w, h, getattr(drv.array_format, fmt), 1
-    ary = drv.Array(descr)
-    copy = drv.Memcpy2D()
-    copy.set_src_host(host)
-    copy.set_dst_array(ary)
-    copy.width_in_bytes = copy.src_pitch = host[0].nbytes
-    copy.height = h
-    copy(aligned=True)
-    tex = drv.TextureObject(ary, address_mode=drv.address_mode.CLAMP,
-                            filter_mode=drv.filter_mode.LINEAR)
-    return ary, tex
-
-
-def run(tex, xs, ys):
-    out = np.zeros(xs.size, np.float32)
-    f(drv.Out(out), np.uint64(int(tex)), drv.In(xs.astype(np.float32)), drv.In(ys.astype(np.float32)),
-      np.int32(xs.size), block=(256, 1, 1), grid=((xs.size + 255) // 256, 1))
-    return out
-
 
 def values(dtype, rng, shape):
     if dtype in (np.float16, np.float32):
@@ -50,7 +19,7 @@ res = {}
 for fmt, dtype in FORMATS.items():
     H, P = 64, 256
     pairs = values(dtype, rng, (H, 2 * P))
-    ary2, tex2 = texture(pairs, fmt)
+    ary2, tex2 = texture_2d(pairs, fmt)
     ks = rng.integers(0, 256, (H, P, 8))
     j = np.arange(P)[None, :, None]
     r = np.arange(H)[:, None, None]
@@ -58,15 +27,15 @@ for fmt, dtype in FORMATS.items():
     ys = (r + 0.5) + 0 * xs
     res[fmt + "_pairs"] = pairs
     res[fmt + "_k"] = ks.astype(np.int16)
-    res[fmt + "_out"] = run(tex2, xs.ravel(), ys.ravel()).reshape(ks.shape)
+    res[fmt + "_out"] = sample(tex2, xs.ravel(), ys.ravel()).reshape(ks.shape)
     img = values(dtype, rng, (64, 64))
-    ary3, tex3 = texture(img, fmt)
+    ary3, tex3 = texture_2d(img, fmt)
     n = 1 << 17
     qx = rng.integers(256, 63 * 256, n)
     qy = rng.integers(256, 63 * 256, n)
     res[fmt + "_img"] = img
     res[fmt + "_q"] = np.stack([qx, qy]).astype(np.int32)
-    res[fmt + "_out2d"] = run(tex3, qx / 256.0, qy / 256.0)
+    res[fmt + "_out2d"] = sample(tex3, qx / 256.0, qy / 256.0)
 out = sys.argv[1] if len(sys.argv) > 1 else "."
 np.savez_compressed(os.path.join(out, "filter_formats_%s.npz" % drv.backend()), **res)
 print("done", drv.backend())

@@ -2,16 +2,7 @@
 import os, sys
 import numpy as np
 import cudakit.driver as drv
-from cudakit.compiler import SourceModule
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "python"))
-from test_textures_arrays import _array
-
-K = SourceModule("""
-__global__ void s3(float* out, cudaTextureObject_t t, const float* xs, const float* ys,
-                   const float* zs, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = tex3D<float>(t, xs[i], ys[i], zs[i]);
-}""").get_function("s3")
+from probe_common import array_3d as _array, sample
 rng = np.random.default_rng(5)
 A, B = np.meshgrid(np.arange(256), np.arange(256), indexing="ij")
 parts = [np.stack([A.ravel(), B.ravel(), np.full(A.size, cz)]) for cz in (1, 37, 128, 200, 255)]
@@ -27,9 +18,7 @@ for p in range(4):
         img[k >> 2, (k >> 1) & 1, k & 1] = v
     ary = _array(img)
     tex = drv.TextureObject(ary, address_mode=drv.address_mode.CLAMP, filter_mode=drv.filter_mode.LINEAR)
-    out = np.zeros(n, np.float32)
-    K(drv.Out(out), np.uint64(int(tex)), drv.In(xs), drv.In(ys), drv.In(zs), np.int32(n),
-      block=(256, 1, 1), grid=((n + 255) // 256, 1))
+    out = sample(tex, xs, ys, zs)
     r = np.round(out.astype(np.float64) * 256).astype(np.int64)
     weights[hi] = r // 4096
     weights[lo] = r % 4096

@@ -150,6 +150,21 @@ def test_linear_filter_weights_have_8_fractional_bits():
     np.testing.assert_array_equal(got, np.array([77 / 256, 85 / 256], dtype=np.float32))
 
 
+def _array_2d(host, array_format, channels=1):
+    """A 2-D driver.Array holding `host` (rows of channels * width values)."""
+    descr = drv.ArrayDescriptor()
+    descr.width, descr.height = host.shape[1] // channels, host.shape[0]
+    descr.format, descr.num_channels = array_format, channels
+    ary = drv.Array(descr)
+    copy = drv.Memcpy2D()
+    copy.set_src_host(host)
+    copy.set_dst_array(ary)
+    copy.width_in_bytes = copy.src_pitch = host[0].nbytes
+    copy.height = host.shape[0]
+    copy(aligned=True)
+    return ary
+
+
 _BORDER_KERNEL = """
 __global__ void border(float4* f, int4* i, cudaTextureObject_t as_float,
                        cudaTextureObject_t as_int) {
@@ -189,16 +204,7 @@ def test_border_color_is_held_in_the_texel_format(fmt, color, as_float, as_int):
     dtype = {"UNSIGNED_INT8": np.uint8, "SIGNED_INT8": np.int8, "UNSIGNED_INT16": np.uint16,
              "SIGNED_INT16": np.int16, "HALF": np.float16, "FLOAT": np.float32,
              "SIGNED_INT32": np.int32}[fmt]
-    host = np.ones((2, 8), dtype=dtype)
-    descr = drv.ArrayDescriptor()
-    descr.width, descr.height, descr.format, descr.num_channels = 2, 2, array_format, 4
-    ary = drv.Array(descr)
-    copy = drv.Memcpy2D()
-    copy.set_src_host(host)
-    copy.set_dst_array(ary)
-    copy.width_in_bytes = copy.src_pitch = host[0].nbytes
-    copy.height = 2
-    copy(aligned=True)
+    ary = _array_2d(np.ones((2, 8), dtype=dtype), array_format, channels=4)
     integer = fmt == "SIGNED_INT32"
     as_f = drv.TextureObject(ary, address_mode=drv.address_mode.BORDER, border_color=color,
                              flags=drv.TRSF_READ_AS_INTEGER if integer else 0)
@@ -260,17 +266,7 @@ def test_linear_filter_blends_as_an_h200_does(fmt):
     host = np.zeros((1, 2 * n), dtype=_BLEND_DTYPES[fmt])
     host[0, 0::2] = [a for a, _, _, _ in blends]
     host[0, 1::2] = [b for _, b, _, _ in blends]
-    descr = drv.ArrayDescriptor()
-    descr.width, descr.height = 2 * n, 1
-    descr.format, descr.num_channels = getattr(drv.array_format, fmt), 1
-    ary = drv.Array(descr)
-    copy = drv.Memcpy2D()
-    copy.set_src_host(host)
-    copy.set_dst_array(ary)
-    copy.width_in_bytes = copy.src_pitch = host[0].nbytes
-    copy.height = 1
-    copy(aligned=True)
-    tex = drv.TextureObject(ary, address_mode=drv.address_mode.CLAMP,
+    tex = drv.TextureObject(_array_2d(host, getattr(drv.array_format, fmt)), address_mode=drv.address_mode.CLAMP,
                             filter_mode=drv.filter_mode.LINEAR)
     xs = np.array([2 * i + 0.5 + k / 256 for i, (_, _, k, _) in enumerate(blends)],
                   dtype=np.float32)
