@@ -8,7 +8,8 @@ import pytest
 
 import cudakit.driver as drv
 from cudakit.compiler import SourceModule
-from test_textures_cpu import CLAMP, WRAP, cpu_only, gpu_filter_tolerance, reference_2d
+from test_textures_cpu import (CLAMP, WRAP, corner_weights, cpu_only, gpu_filter_tolerance,
+                               reference_2d)
 
 
 def _array(host, layered=False, surface=False):
@@ -58,6 +59,15 @@ __global__ void sample_layered(float* out, cudaTextureObject_t t, const float* x
 """
 
 
+def _sample_3d(tex, xs, ys, zs):
+    """tex3D<float> of `tex` at each (xs, ys, zs) (float32 arrays)."""
+    out = np.zeros(xs.size, dtype=np.float32)
+    SourceModule(_SAMPLERS).get_function("sample3d")(
+        drv.Out(out), tex, drv.In(xs), drv.In(ys), drv.In(zs), np.int32(xs.size),
+        block=(128, 1, 1), grid=((xs.size + 127) // 128, 1))
+    return out
+
+
 def test_3d_point_sampling_from_an_array():
     rng = np.random.default_rng(31)
     vol = rng.standard_normal((5, 7, 9)).astype(np.float32)
@@ -67,10 +77,7 @@ def test_3d_point_sampling_from_an_array():
     xs = rng.uniform(-2, 11, n).astype(np.float32)
     ys = rng.uniform(-2, 9, n).astype(np.float32)
     zs = rng.uniform(-2, 7, n).astype(np.float32)
-    out = np.zeros(n, dtype=np.float32)
-    SourceModule(_SAMPLERS).get_function("sample3d")(
-        drv.Out(out), tex, drv.In(xs), drv.In(ys), drv.In(zs), np.int32(n),
-        block=(128, 1, 1), grid=(4, 1))
+    out = _sample_3d(tex, xs, ys, zs)
     i = np.clip(np.floor(xs).astype(int), 0, 8)
     j = np.clip(np.floor(ys).astype(int), 0, 6)
     k = np.clip(np.floor(zs).astype(int), 0, 4)
@@ -78,9 +85,8 @@ def test_3d_point_sampling_from_an_array():
 
 
 # The eight weights (in 1/256, corner bit 0 = x, 1 = y, 2 = z) of a 3-D linear
-# fetch with x, y, z weights (a, b, c), as an H200 weighs them (probed): per
-# z layer L, A = round(a*L/256) upper x, round(A*b/256) upper x and y, and
-# round((L - A)*b/256), halves down, lower x upper y.
+# fetch with x, y, z weights (a, b, c), as an H200 weighs them (probed; the
+# rule: test_textures_cpu.corner_weights).
 _WEIGHTS_3D = [((52, 169, 148), (29, 7, 57, 15, 40, 10, 78, 20)),
                ((3, 16, 169), (81, 1, 5, 0, 157, 2, 10, 0)),
                ((6, 153, 65), (75, 2, 112, 2, 25, 1, 38, 1)),
@@ -93,37 +99,18 @@ def test_3d_linear_filter_weights_as_an_h200_weighs_them():
     xs, ys, zs = [(0.5 + abc[d] / 256).astype(np.float32) for d in range(3)]
     n = xs.size
     got = np.zeros((8, n), dtype=np.int64)
-    sample = SourceModule(_SAMPLERS).get_function("sample3d")
     for corner in range(8):  # one texel of 1.0 reads its weight / 256
         vol = np.zeros((2, 2, 2), dtype=np.float32)
         vol[corner >> 2, (corner >> 1) & 1, corner & 1] = 1.0
         ary = _array(vol)
         tex = drv.TextureObject(ary, address_mode=drv.address_mode.CLAMP,
                                 filter_mode=drv.filter_mode.LINEAR)
-        out = np.zeros(n, dtype=np.float32)
-        sample(drv.Out(out), tex, drv.In(xs), drv.In(ys), drv.In(zs), np.int32(n),
-               block=(32, 1, 1), grid=(1, 1))
-        got[corner] = np.round(out.astype(np.float64) * 256)
+        got[corner] = np.round(_sample_3d(tex, xs, ys, zs).astype(np.float64) * 256)
     for i, (_, want) in enumerate(_WEIGHTS_3D):
         if want is not None:
             assert tuple(got[:, i]) == want
     # a = 0, b = 128, c = 1: the lower x texels split 255 by y, 127.5 going down
     assert tuple(got[:, -1]) == (128, 0, 127, 0, 1, 0, 0, 0)
-
-
-def _weights_3d(a, b, c):
-    """The corner weights of _WEIGHTS_3D's rule, keyed (x, y, z)."""
-    def rounded(x, y):
-        return (x * y + 128) >> 8
-    weights = {}
-    for z in (0, 1):
-        layer = c if z else 256 - c
-        upper_x = rounded(a, layer)
-        upper_xy, lower_x_upper_y = rounded(upper_x, b), ((layer - upper_x) * b + 127) >> 8
-        weights[(1, 1, z)], weights[(1, 0, z)] = upper_xy, upper_x - upper_xy
-        weights[(0, 1, z)] = lower_x_upper_y
-        weights[(0, 0, z)] = layer - upper_x - lower_x_upper_y
-    return weights
 
 
 def test_3d_clamp_filters_from_the_coordinate_clamped_to_the_outer_texels():
@@ -138,10 +125,7 @@ def test_3d_clamp_filters_from_the_coordinate_clamped_to_the_outer_texels():
     n = 3001
     q = rng.integers(-4 * 256, 12 * 256, (3, n))  # texel coordinates in 1/256
     xs, ys, zs = [(q[d] / 256).astype(np.float32) for d in range(3)]
-    out = np.zeros(n, dtype=np.float32)
-    SourceModule(_SAMPLERS).get_function("sample3d")(
-        drv.Out(out), tex, drv.In(xs), drv.In(ys), drv.In(zs), np.int32(n),
-        block=(128, 1, 1), grid=((n + 127) // 128, 1))
+    out = _sample_3d(tex, xs, ys, zs)
     sizes = (7, 6, 5)
     base, frac = [], []
     for d in range(3):
@@ -149,7 +133,7 @@ def test_3d_clamp_filters_from_the_coordinate_clamped_to_the_outer_texels():
         base.append(clamped >> 8)
         frac.append(clamped & 255)
     blend = 0
-    for (dx, dy, dz), w in _weights_3d(*frac).items():
+    for (dx, dy, dz), w in corner_weights(*frac).items():
         blend = blend + w * vol[np.minimum(base[2] + dz, 4), np.minimum(base[1] + dy, 5),
                                 np.minimum(base[0] + dx, 6)].astype(np.int64)
     want = (((blend + 128) >> 8) / 65535).astype(np.float32)

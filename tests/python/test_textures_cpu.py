@@ -33,6 +33,27 @@ def _address(i, n, mode, normalized):
     return np.clip(i, 0, n - 1), inside
 
 
+def corner_weights(a, b, c=0):
+    """The weights in 1/256 of a linear fetch's corners, keyed (x, y, z), from
+    the x, y, z weights a, b, c (c = 0: a 2-D fetch), as an H200 weighs them:
+    per z layer L (256 - c or c), A = round(a*L/256) for the upper x texels,
+    which split it by y into round(A*b/256) and the rest; the lower x texels
+    split L - A into round((L - A)*b/256), halves going down, and the rest
+    (2-D: the upper-right texel a*b rounded to 1/256, the others keeping each
+    axis's sum)."""
+    def rounded(x, y):
+        return (x * y + 128) >> 8
+    weights = {}
+    for z in (0, 1):
+        layer = c if z else 256 - c
+        upper_x = rounded(a, layer)
+        upper_xy, lower_x_upper_y = rounded(upper_x, b), ((layer - upper_x) * b + 127) >> 8
+        weights[(1, 1, z)], weights[(1, 0, z)] = upper_xy, upper_x - upper_xy
+        weights[(0, 1, z)] = lower_x_upper_y
+        weights[(0, 0, z)] = layer - upper_x - lower_x_upper_y
+    return weights
+
+
 def reference_2d(img, xs, ys, mode, linear, normalized, border=0.0):
     h, w = img.shape
     u = (xs * np.float32(w) if normalized else xs).astype(np.float32)
@@ -53,13 +74,9 @@ def reference_2d(img, xs, ys, mode, linear, normalized, border=0.0):
     qu = np.floor(u.astype(np.float64) * 256 + 0.5).astype(np.int64) - 128
     qv = np.floor(v.astype(np.float64) * 256 + 0.5).astype(np.int64) - 128
     i0, j0 = qu // 256, qv // 256
-    a, b = qu - i0 * 256, qv - j0 * 256
-    # The upper-right texel's weight is a*b rounded to 1/256 (halves up); the
-    # others keep each axis's sum (as an H200 weighs them).
-    ab = (a * b + 128) >> 8
-    weights = [(256 - a - b + ab, texel(i0, j0)), (a - ab, texel(i0 + 1, j0)),
-               (b - ab, texel(i0, j0 + 1)), (ab, texel(i0 + 1, j0 + 1))]
-    return sum((w / 256).astype(np.float32) * t for w, t in weights)
+    weights = corner_weights(qu - i0 * 256, qv - j0 * 256)
+    return sum((weights[(dx, dy, 0)] / 256).astype(np.float32) * texel(i0 + dx, j0 + dy)
+               for dx in (0, 1) for dy in (0, 1))
 
 
 _OBJECT_KERNEL = """
@@ -150,6 +167,12 @@ def test_linear_filter_weights_have_8_fractional_bits():
     np.testing.assert_array_equal(got, np.array([77 / 256, 85 / 256], dtype=np.float32))
 
 
+# The numpy type of each texel format the tests use.
+_DTYPES = {"UNSIGNED_INT8": np.uint8, "SIGNED_INT8": np.int8, "UNSIGNED_INT16": np.uint16,
+           "SIGNED_INT16": np.int16, "HALF": np.float16, "FLOAT": np.float32,
+           "SIGNED_INT32": np.int32}
+
+
 def _array_2d(host, array_format, channels=1):
     """A 2-D driver.Array holding `host` (rows of channels * width values)."""
     descr = drv.ArrayDescriptor()
@@ -200,11 +223,8 @@ _BORDERS = [
 
 @pytest.mark.parametrize("fmt, color, as_float, as_int", _BORDERS)
 def test_border_color_is_held_in_the_texel_format(fmt, color, as_float, as_int):
-    array_format = getattr(drv.array_format, fmt)
-    dtype = {"UNSIGNED_INT8": np.uint8, "SIGNED_INT8": np.int8, "UNSIGNED_INT16": np.uint16,
-             "SIGNED_INT16": np.int16, "HALF": np.float16, "FLOAT": np.float32,
-             "SIGNED_INT32": np.int32}[fmt]
-    ary = _array_2d(np.ones((2, 8), dtype=dtype), array_format, channels=4)
+    ary = _array_2d(np.ones((2, 8), dtype=_DTYPES[fmt]), getattr(drv.array_format, fmt),
+                    channels=4)
     integer = fmt == "SIGNED_INT32"
     as_f = drv.TextureObject(ary, address_mode=drv.address_mode.BORDER, border_color=color,
                              flags=drv.TRSF_READ_AS_INTEGER if integer else 0)
@@ -255,18 +275,17 @@ _BLENDS = {
               (-5.171889781951904, 6.1953864097595215, 122, 0.24532778561115265),
               (-2.400911331176758, 3.333150863647461, 143, 0.8021000027656555)],
 }
-_BLEND_DTYPES = {"SIGNED_INT8": np.int8, "UNSIGNED_INT8": np.uint8, "UNSIGNED_INT16": np.uint16,
-                 "SIGNED_INT16": np.int16, "HALF": np.float16, "FLOAT": np.float32}
 
 
 @pytest.mark.parametrize("fmt", sorted(_BLENDS))
 def test_linear_filter_blends_as_an_h200_does(fmt):
     blends = _BLENDS[fmt]
     n = len(blends)
-    host = np.zeros((1, 2 * n), dtype=_BLEND_DTYPES[fmt])
+    host = np.zeros((1, 2 * n), dtype=_DTYPES[fmt])
     host[0, 0::2] = [a for a, _, _, _ in blends]
     host[0, 1::2] = [b for _, b, _, _ in blends]
-    tex = drv.TextureObject(_array_2d(host, getattr(drv.array_format, fmt)), address_mode=drv.address_mode.CLAMP,
+    tex = drv.TextureObject(_array_2d(host, getattr(drv.array_format, fmt)),
+                            address_mode=drv.address_mode.CLAMP,
                             filter_mode=drv.filter_mode.LINEAR)
     xs = np.array([2 * i + 0.5 + k / 256 for i, (_, _, k, _) in enumerate(blends)],
                   dtype=np.float32)

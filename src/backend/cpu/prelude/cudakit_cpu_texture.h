@@ -85,11 +85,15 @@ static inline unsigned channel_bytes(unsigned format) {
 static inline bool is_small_integer(unsigned format) {
   return format == 0x01 || format == 0x02 || format == 0x08 || format == 0x09;
 }
+// Whether fetches read 8/16-bit integers as normalized floats (which the
+// linear filter blends in fixed point: cudakit_cpu_texture_filter.h).
+static inline bool reads_normalized(const TextureRecord& r, unsigned flags) {
+  return is_small_integer(r.format) && !(flags & kReadAsInteger);
+}
 // Whether fetches return floats (and may be filtered): float and half
 // formats, and 8/16-bit integers read as normalized floats.
 static inline bool reads_float(const TextureRecord& r, unsigned flags) {
-  return r.format == 0x10 || r.format == 0x20 ||
-         (is_small_integer(r.format) && !(flags & kReadAsInteger));
+  return r.format == 0x10 || r.format == 0x20 || reads_normalized(r, flags);
 }
 
 // Channel c of the texel at p, as the fetch returns it (exact for 32-bit
@@ -139,34 +143,36 @@ static inline double channel_value(const TextureRecord& r, const unsigned char* 
   }
 }
 
+// The address mode a dimension works under: wrap and mirror need normalized
+// coordinates (the GPU clamps otherwise).
+static inline unsigned effective_mode(unsigned mode, bool normalized) {
+  return !normalized && (mode == kWrap || mode == kMirror) ? kClamp : mode;
+}
 // One texel index along a dimension of n texels, under an address mode;
 // false when it falls on the border.
 static inline bool address(int& i, int n, unsigned mode, bool normalized) {
   if (n <= 0) return false;
+  mode = effective_mode(mode, normalized);
   if (mode == kBorder) return i >= 0 && i < n;
-  if (normalized && mode == kWrap) {
+  if (mode == kWrap) {
     i %= n;
     if (i < 0) i += n;
     return true;
   }
-  if (normalized && mode == kMirror) {
+  if (mode == kMirror) {
     int m = i % (2 * n);
     if (m < 0) m += 2 * n;
     i = m >= n ? 2 * n - 1 - m : m;
     return true;
   }
-  i = i < 0 ? 0 : (i >= n ? n - 1 : i);  // clamp, and wrap/mirror on unnormalized coordinates
+  i = i < 0 ? 0 : (i >= n ? n - 1 : i);  // clamp
   return true;
 }
 
-// Whether the linear filter blends a texture's raw integers (the 8/16-bit
-// integer formats read as normalized floats: cudakit_cpu_texture_filter.h).
-static inline bool blends_in_fixed_point(const TextureRecord& r, unsigned flags) {
-  return is_small_integer(r.format) && !(flags & kReadAsInteger);
-}
-// A texel fetched for that blend holds the raw integer (kFilterFetch).
+// A normalized texel fetched for the linear filter's blend holds the raw
+// integer (kFilterFetch).
 static inline bool raw_integer_texel(const TextureRecord& r, unsigned flags) {
-  return blends_in_fixed_point(r, flags) && (flags & kFilterFetch);
+  return reads_normalized(r, flags) && (flags & kFilterFetch);
 }
 // The border color as a fetch returns it (measured on an H200): the texture
 // holds it in the texel's format. Read as normalized floats, 8/16-bit
@@ -194,29 +200,27 @@ static inline float half_toward_zero(float color) {
   if (fabsf(static_cast<float>(h)) > fabsf(color)) --h.x;
   return h;
 }
-// `steps`: an 8/16-bit integer texel enters the linear filter as the raw
-// integer (see blends_in_fixed_point).
+// `normalize`: an 8/16-bit integer read as a normalized float; `steps`: one
+// that enters the linear filter as the raw integer (see raw_integer_texel).
 static inline double border_value(const TextureRecord& r, unsigned k, bool normalize, bool steps) {
   const float color = r.border_color[k];
+  if (normalize) {
+    const bool is_signed = r.format == 0x08 || r.format == 0x09;
+    const unsigned bits = 8 * channel_bytes(r.format) - (is_signed ? 1 : 0);
+    const double q = border_steps(color, bits, is_signed);
+    return steps ? q : static_cast<float>(q) / static_cast<float>((1u << bits) - 1u);
+  }
   unsigned raw;
   std::memcpy(&raw, &color, 4);
   switch (r.format) {
     case 0x01:
-      if (normalize && steps) return border_steps(color, 8, false);
-      return normalize ? static_cast<float>(border_steps(color, 8, false)) / 255.0f
-                       : static_cast<double>(raw & 0xffu);
+      return raw & 0xffu;
     case 0x02:
-      if (normalize && steps) return border_steps(color, 16, false);
-      return normalize ? static_cast<float>(border_steps(color, 16, false)) / 65535.0f
-                       : static_cast<double>(raw & 0xffffu);
+      return raw & 0xffffu;
     case 0x08:
-      if (!normalize) return static_cast<signed char>(raw & 0xffu);
-      return steps ? border_steps(color, 7, true)
-                   : static_cast<float>(border_steps(color, 7, true)) / 127.0f;
+      return static_cast<signed char>(raw & 0xffu);
     case 0x09:
-      if (normalize && steps) return border_steps(color, 15, true);
-      return normalize ? static_cast<float>(border_steps(color, 15, true)) / 32767.0f
-                       : static_cast<double>(static_cast<short>(raw & 0xffffu));
+      return static_cast<short>(raw & 0xffffu);
     case 0x03:
       return static_cast<double>(raw);
     case 0x0a:
@@ -243,9 +247,8 @@ static inline Texel texel_at(const TextureRecord& r, unsigned flags, int dims, i
   for (int d = 0; d < dims; ++d)
     inside = address(c[d], n[d], r.address_mode[d], normalized) && inside;
   if (!inside) {
-    const bool normalize = is_small_integer(r.format) && !(flags & kReadAsInteger);
     for (unsigned k = 0; k < 4; ++k)
-      t.v[k] = border_value(r, k, normalize, raw_integer_texel(r, flags));
+      t.v[k] = border_value(r, k, reads_normalized(r, flags), raw_integer_texel(r, flags));
     return t;
   }
   long long plane = dims == 3 ? c[2] : 0;
@@ -257,8 +260,7 @@ static inline Texel texel_at(const TextureRecord& r, unsigned flags, int dims, i
                            plane * static_cast<long long>(r.slice_pitch) +
                            static_cast<long long>(dims >= 2 ? c[1] : 0) * r.pitch +
                            static_cast<long long>(c[0]) * channel_bytes(r.format) * r.channels;
-  const bool normalize =
-      is_small_integer(r.format) && !(flags & kReadAsInteger) && !raw_integer_texel(r, flags);
+  const bool normalize = reads_normalized(r, flags) && !raw_integer_texel(r, flags);
   for (unsigned k = 0; k < r.channels && k < 4; ++k) t.v[k] = channel_value(r, p, k, normalize);
   return t;
 }
@@ -294,9 +296,8 @@ static inline Texel sample(const TextureRecord& r, unsigned flags, int dims, flo
   for (int d = 0; d < dims; ++d) {
     // A clamped dimension filters from the coordinate clamped to the outer
     // texels' centers (measured on an H200: it weighs 3-D corners apart).
-    const unsigned mode = r.address_mode[d];
     double u = at[d];
-    if (mode == kClamp || (!normalized && (mode == kWrap || mode == kMirror))) {
+    if (effective_mode(r.address_mode[d], normalized) == kClamp) {
       const double last = static_cast<double>(sizes[d]) - 0.5;
       u = u < 0.5 ? 0.5 : (u > last ? last : u);  // NaN stays NaN
     }
@@ -314,8 +315,9 @@ static inline Texel sample(const TextureRecord& r, unsigned flags, int dims, flo
     t[k] = texel_at(r, flags | kFilterFetch, dims, i[0], i[1], i[2], layer);
   }
   Texel out;
+  const bool fixed_point = reads_normalized(r, flags);
   for (int c = 0; c < 4; ++c) {
-    if (blends_in_fixed_point(r, flags)) {
+    if (fixed_point) {
       long long blend = 0;
       for (int k = 0; k < corners; ++k) blend += corner[k] * static_cast<long long>(t[k].v[c]);
       out.v[c] = fixed_point_filter_result(r.format, blend);
