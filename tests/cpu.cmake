@@ -4,6 +4,8 @@ cudakit_add_test(cpu_compile_test SOURCES unit/cpu_compile_test.cpp LABELS unit)
 # Sources with #if regions: what the preprocessor drops is not scanned.
 cudakit_add_test(cpu_conditional_test SOURCES unit/cpu_conditional_test.cpp LABELS unit)
 cudakit_add_test(cpu_execution_test SOURCES unit/cpu_execution_test.cpp LABELS unit)
+# The GPU's approximate sine, cosine and 2^x tables and the rules around them.
+cudakit_add_test(cpu_approx_tables_test SOURCES unit/cpu_approx_tables_test.cpp LABELS unit)
 # The tutorials' kernels, as the examples and the demo use them.
 target_include_directories(cpu_execution_test PRIVATE ${PROJECT_SOURCE_DIR}/tools)
 cudakit_add_test(cpu_streams_test SOURCES unit/cpu_streams_test.cpp LABELS unit)

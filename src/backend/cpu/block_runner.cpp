@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/cpu/approx_tables.hpp"
 #include "backend/cpu/fault_guard.hpp"
 #include "backend/cpu/fiber_stack.hpp"
 #include "backend/cpu/grid_barrier.hpp"
@@ -371,7 +372,8 @@ const cudakit_cpu::RuntimeTable kRuntime = {cudakit_cpu::kAbiVersion,
                                             &rt_yield,
                                             &rt_trap,
                                             &rt_grid_sync,
-                                            &rt_printf_output};
+                                            &rt_printf_output,
+                                            &approx_table_for_module};
 
 void ensure_dynamic_shared(Worker& w, std::size_t bytes) {
   if (bytes <= w.dynamic_capacity && w.dynamic_shared) return;

@@ -6,14 +6,14 @@
 // skipahead_sequence compute the same state and the same 32-bit outputs as
 // the GPU; the uniform functions are exact transformations of those bits, so
 // they match the GPU bit for bit too, and so do the double normals (the GPU's
-// log and sincospi are reproduced step for step below). The float normal and
-// log-normal functions use the GPU's formulas (with its fused multiply-adds),
-// but the GPU's __sincosf is a hardware approximation: they differ from the
-// GPU's by up to about 2.5e-6. Poisson draws take the GPU's paths; the
-// rejection method for 64 <= lambda <= 4000 compares the GPU's approximate
-// rsqrt/exp/log with a uniform, and about 4 draws in 10,000 go the other way
-// (measured on an H200; Knuth's method below 64 and the normal approximation
-// above 4000 matched every draw).
+// log and sincospi are reproduced step for step below), and so do the float
+// normals and log-normals: the GPU's formulas with its fused multiply-adds,
+// its logf and expf, and its hardware __sincosf from the tables measured on
+// an H200 (the prelude's cudakit_cpu_approx_math.h). Poisson draws take the
+// GPU's paths; the rejection method for 64 <= lambda <= 4000 compares the
+// GPU's approximate rsqrt/rcp/log (its SFU's, not reproduced) with a uniform,
+// and about 4 draws in 10,000 go the other way (measured on an H200; Knuth's
+// method below 64 and the normal approximation above 4000 matched every draw).
 // The skip-ahead matrices (the toolkit's curand_precalc.h and
 // curand_mrg32k3a.h tables) are computed once, on first use, from the
 // generators' recurrences.
@@ -101,8 +101,8 @@ typedef struct curandStateMRG32k3a curandStateMRG32k3a_t;
 // ---- what the CPU backend does not provide ------------------------------------
 // Declared so that a kernel naming them compiles up to the use, which then
 // stops the compile with this message.
-#define CUDAKIT_CURAND_UNSUPPORTED(what)                                                         \
-  __attribute__((error(what " is not available on cudakit's CPU backend (its <curand_kernel.h> " \
+#define CUDAKIT_CURAND_UNSUPPORTED(what)                                                           \
+  __attribute__((error(what " is not available on cudakit's CPU backend (its <curand_kernel.h> "   \
                             "provides the XORWOW, Philox4_32_10, MRG32k3a and Sobol states): use " \
                             "one of those, or run this kernel on a GPU")))
 struct curandStateMtgp32 {
@@ -241,9 +241,24 @@ inline void mrg_skip(const MrgPowers& powers, unsigned long long m, unsigned lon
 // The GPU contracts a * b + c into one fused multiply-add; so does this.
 inline float fmul_add(float a, float b, float c) { return fmaf(a, b, c); }
 inline double fmul_add(double a, double b, double c) { return fma(a, b, c); }
-// logf, expf: rounded from double precision (the GPU's are within 1-2 ulp).
-inline float log_float(float x) { return (float)log((double)x); }
-inline float exp_float(float x) { return (float)exp((double)x); }
+// logf and expf as the GPU computes them (the CUDA math library's, with the
+// SFU's ex2.approx: the prelude's cudakit_cpu_approx_math.h); expf is the
+// host's where the runtime has no tables.
+inline float log_float(float x) { return ::cudakit_approx::gpu_logf(x); }
+inline float exp_float(float x) {
+  const unsigned* fraction = ::cudakit_cpu::approx_table(1);
+  return fraction ? ::cudakit_approx::gpu_expf(fraction, x) : (float)exp((double)x);
+}
+// The Poisson rejection method's __cr_exp (ex2.approx of x log2(e), the
+// product in double) and __cr_log (lg2.approx times ln 2: not reproduced, the
+// host's log).
+inline float approx_exp(float x) {
+  const unsigned* fraction = ::cudakit_cpu::approx_table(1);
+  return fraction
+             ? ::cudakit_approx::ex2_approx(fraction, (float)((double)x * 1.4426950408889634074))
+             : (float)exp((double)x);
+}
+inline float approx_log(float x) { return (float)log((double)x); }
 // The GPU's double log and sincospi (the CUDA math library's algorithms,
 // step for step), so the double normals are the GPU's.
 inline double from_words(unsigned int hi, unsigned int lo) {

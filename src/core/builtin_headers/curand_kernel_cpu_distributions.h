@@ -55,14 +55,14 @@ CUDAKIT_CURAND_FN float2 _curand_box_muller(unsigned int x, unsigned int y) {
   const float u = fmul_add((float)x, CURAND_2POW32_INV, CURAND_2POW32_INV / 2);
   const float v = fmul_add((float)y, CURAND_2POW32_INV_2PI, CURAND_2POW32_INV_2PI / 2);
   const float s = sqrtf(-2.0f * cudakit_curand::log_float(u));
-  return make_float2(sinf(v) * s, cosf(v) * s);
+  return make_float2(::cudakit_cpu::gpu_sinf(v) * s, ::cudakit_cpu::gpu_cosf(v) * s);
 }
 
 CUDAKIT_CURAND_FN float2 curand_box_muller_mrg(curandStateMRG32k3a_t* state) {
   const float x = curand_uniform(state);
   const float y = curand_uniform(state) * CURAND_2PI;
   const float s = sqrtf(-2.0f * cudakit_curand::log_float(x));
-  return make_float2(sinf(y) * s, cosf(y) * s);
+  return make_float2(::cudakit_cpu::gpu_sinf(y) * s, ::cudakit_cpu::gpu_cosf(y) * s);
 }
 
 CUDAKIT_CURAND_FN double2 _curand_box_muller_double(unsigned int x0, unsigned int x1,
@@ -235,7 +235,7 @@ inline float pgammainc(float a, float x) {
   const float beta =
       pgamma_parameter(a, 0.21096734870196546f, 1.97381164089999420f, 0.94201734077887530f);
   float t = fmul_add(alpha, a - x, -beta);
-  t = 1.0f + exp_float(t);
+  t = 1.0f + approx_exp(t);
   return 1.0f / (t * t);
 }
 inline float pgammaincinv(float a, float y) {
@@ -244,7 +244,7 @@ inline float pgammaincinv(float a, float y) {
   const float beta =
       pgamma_parameter(a, 0.21096734870196546f, 1.97381164089999420f, 0.94201734077887530f);
   float t = 1.0f / sqrtf(y) - 1.0f;
-  t = beta + log_float(t);
+  t = beta + approx_log(t);
   return fmul_add(-t, 1.0f / alpha, a);
 }
 inline double lgamma_integer(int a) {
@@ -279,7 +279,7 @@ inline double lgamma_integer(int a) {
 template <typename State>
 CUDAKIT_CURAND_FN unsigned int curand_poisson_gammainc(State* state, float lambda) {
   using namespace cudakit_curand;
-  const float logl = log_float(lambda);
+  const float logl = approx_log(lambda);
   float x;
   while (true) {
     const float y = curand_uniform(state);
@@ -287,7 +287,7 @@ CUDAKIT_CURAND_FN unsigned int curand_poisson_gammainc(State* state, float lambd
     float z = curand_uniform(state);
     const float v = (pgammainc(lambda, x + 1.0f) - pgammainc(lambda, x)) * 1.3f;
     z = z * v;
-    const float t = exp_float(fmul_add(x, logl, -lambda) - (float)lgamma_integer((int)(1.0f + x)));
+    const float t = approx_exp(fmul_add(x, logl, -lambda) - (float)lgamma_integer((int)(1.0f + x)));
     if ((z < t) && (v >= 1e-20)) break;
   }
   return (unsigned int)x;

@@ -12,7 +12,7 @@
 
 namespace cudakit_cpu {
 
-constexpr unsigned kAbiVersion = 4;
+constexpr unsigned kAbiVersion = 5;
 
 // Per OS thread: where the coordinates of the CUDA thread running now live.
 // The module owns the storage (its thread_local threadIdx, blockIdx,
@@ -58,6 +58,10 @@ struct RuntimeTable {
   // launch's printf buffer (printf_fifo_size), else counted as lost.
   // Returns `length`, or -1 when lost.
   int (*printf_output)(const char* text, size_t length);
+  // The measured tables of the GPU's approximate functions
+  // (cudakit_cpu_approx_math.h): 0 MUFU.SIN's half turn, 1 MUFU.EX2's
+  // fraction; null where the runtime could not decode them.
+  const unsigned* (*approx_table)(int which);
 };
 
 // One parameter as the compiled code declares it. scalar_kind numbers

@@ -528,11 +528,12 @@ static inline constexpr std::common_type_t<A, B> max(A a, B b) {
 #define __logf(x) logf(x)
 #define __log2f(x) log2f(x)
 #define __log10f(x) log10f(x)
-#define __sinf(x) sinf(x)
-#define __cosf(x) cosf(x)
+// The GPU's own approximations (cudakit_cpu_approx_math.h): the same bits.
+#define __sinf(x) ::cudakit_cpu::gpu_sinf(x)
+#define __cosf(x) ::cudakit_cpu::gpu_cosf(x)
 #define __tanf(x) tanf(x)
 #define __powf(x, y) powf((x), (y))
-#define __sincosf(x, s, c) sincosf((x), (s), (c))
+#define __sincosf(x, s, c) ::cudakit_cpu::gpu_sincosf((x), (s), (c))
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 static inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }

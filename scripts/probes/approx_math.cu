@@ -1,0 +1,167 @@
+// Measures the tables of src/backend/cpu/prelude/cudakit_cpu_approx_math.h on
+// the GPU and checks that header's rules against the GPU on every one of the
+// 2^32 inputs of sin.approx.f32, cos.approx.f32, ex2.approx.ftz.f32, expf and
+// logf. Build and run (on the GPU machine):
+//   nvcc -arch=sm_90 -O3 -I src/backend/cpu/prelude -o approx_math scripts/probes/approx_math.cu
+//   ./approx_math DIR    (writes DIR/half_turn.u32 and DIR/fraction.u32)
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+#define CUDAKIT_APPROX_FN __host__ __device__ inline
+#include "cudakit_cpu_approx_math.h"
+
+using namespace cudakit_approx;
+constexpr unsigned kEmpty = 0xffffffffu;
+
+__device__ unsigned long long g_conflicts;
+
+__device__ void record(unsigned* table, unsigned q, unsigned value) {
+  unsigned index = q, out = value;
+  if (q >= kHalfTurnEntries) {
+    index = q - kHalfTurnEntries;
+    out ^= 0x80000000u;
+  }
+  const unsigned old = atomicCAS(&table[index], kEmpty, out);
+  if (old != kEmpty && old != out) atomicAdd(&g_conflicts, 1ull);
+}
+
+// Every finite non-negative float x: MUFU.SIN and MUFU.COS of its turns
+// recorded at their grid points of the half turn.
+__global__ void measure_half_turn(unsigned* table) {
+  const unsigned x_bits = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x_bits >= 0x7f800000u) return;
+  const float x = __uint_as_float(x_bits);
+  const float turns = __fmul_rz(x, 0.15915494f);
+  double magnitude = (double)turns;
+  magnitude -= floor(magnitude);
+  const unsigned q = (unsigned)(magnitude * 0x1p25);
+  float s, c;
+  asm("sin.approx.f32 %0, %1;" : "=f"(s) : "f"(x));
+  asm("cos.approx.f32 %0, %1;" : "=f"(c) : "f"(x));
+  record(table, q, __float_as_uint(s));
+  record(table, (q + (1u << 23)) & ((1u << 25) - 1), __float_as_uint(c));
+}
+
+__global__ void measure_fraction(unsigned* table) {
+  const unsigned f = blockIdx.x * blockDim.x + threadIdx.x;
+  if (f >= kFractionEntries) return;
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"((float)f * 0x1p-23f));
+  table[f] = __float_as_uint(y);
+}
+
+constexpr int kOps = 5;
+constexpr int kKept = 8;
+__device__ unsigned long long g_mismatches[kOps], g_holes;
+__device__ unsigned g_examples[kOps][kKept][3];
+
+__device__ float gpu_op(int op, float x) {
+  float y = 0.0f;
+  switch (op) {
+    case 0:
+      asm("sin.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
+    case 1:
+      asm("cos.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
+    case 2:
+      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
+    case 3:
+      y = expf(x);
+      break;
+    case 4:
+      y = logf(x);
+      break;
+  }
+  return y;
+}
+__device__ float model_op(int op, float x, const unsigned* half_turn, const unsigned* fraction) {
+  switch (op) {
+    case 0:
+      return sin_approx(half_turn, x);
+    case 1:
+      return cos_approx(half_turn, x);
+    case 2:
+      return ex2_approx(fraction, x);
+    case 3:
+      return gpu_expf(fraction, x);
+    default:
+      return gpu_logf(x);
+  }
+}
+
+// All 2^32 inputs: `first` is the upper half's offset (two launches).
+__global__ void check_all(int op, unsigned first, const unsigned* half_turn,
+                          const unsigned* fraction) {
+  const unsigned x_bits = first + blockIdx.x * blockDim.x + threadIdx.x;
+  const float x = __uint_as_float(x_bits);
+  const unsigned gpu = __float_as_uint(gpu_op(op, x));
+  const unsigned model = __float_as_uint(model_op(op, x, half_turn, fraction));
+  if (gpu == model) return;
+  if (model == kEmpty) {
+    atomicAdd(&g_holes, 1ull);
+    return;
+  }
+  const unsigned long long n = atomicAdd(&g_mismatches[op], 1ull);
+  if (n < kKept) {
+    g_examples[op][n][0] = x_bits;
+    g_examples[op][n][1] = gpu;
+    g_examples[op][n][2] = model;
+  }
+}
+
+static void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+static void save(const std::string& path, const unsigned* device, size_t n) {
+  std::vector<unsigned> host(n);
+  check(cudaMemcpy(host.data(), device, n * 4, cudaMemcpyDeviceToHost), "copy back");
+  FILE* f = std::fopen(path.c_str(), "wb");
+  std::fwrite(host.data(), 4, n, f);
+  std::fclose(f);
+  size_t empty = 0;
+  for (unsigned v : host) empty += v == kEmpty;
+  std::printf("%s: %zu entries, %zu never reached\n", path.c_str(), n, empty);
+}
+
+int main(int argc, char** argv) {
+  const std::string dir = argc > 1 ? argv[1] : ".";
+  unsigned *half_turn, *fraction;
+  check(cudaMalloc(&half_turn, kHalfTurnEntries * 4), "malloc");
+  check(cudaMalloc(&fraction, kFractionEntries * 4), "malloc");
+  check(cudaMemset(half_turn, 0xff, kHalfTurnEntries * 4), "memset");
+  measure_half_turn<<<0x7f800000u / 256, 256>>>(half_turn);
+  measure_fraction<<<kFractionEntries / 256, 256>>>(fraction);
+  check(cudaDeviceSynchronize(), "measure");
+  unsigned long long conflicts = 0;
+  check(cudaMemcpyFromSymbol(&conflicts, g_conflicts, sizeof conflicts), "symbol");
+  std::printf("half turn: %llu conflicting measurements\n", conflicts);
+  save(dir + "/half_turn.u32", half_turn, kHalfTurnEntries);
+  save(dir + "/fraction.u32", fraction, kFractionEntries);
+  const char* names[kOps] = {"sin.approx.f32", "cos.approx.f32", "ex2.approx.ftz.f32", "expf",
+                             "logf"};
+  for (int op = 0; op < kOps; ++op) {
+    for (unsigned half = 0; half < 2; ++half)
+      check_all<<<(1u << 31) / 256, 256>>>(op, half << 31, half_turn, fraction);
+    check(cudaDeviceSynchronize(), "check");
+  }
+  unsigned long long mismatches[kOps], holes;
+  unsigned examples[kOps][kKept][3];
+  check(cudaMemcpyFromSymbol(mismatches, g_mismatches, sizeof mismatches), "symbol");
+  check(cudaMemcpyFromSymbol(&holes, g_holes, sizeof holes), "symbol");
+  check(cudaMemcpyFromSymbol(examples, g_examples, sizeof examples), "symbol");
+  std::printf("inputs reaching an unmeasured grid point: %llu\n", holes);
+  for (int op = 0; op < kOps; ++op) {
+    std::printf("%-20s %llu of 2^32 inputs differ from the model\n", names[op], mismatches[op]);
+    for (unsigned long long k = 0; k < mismatches[op] && k < kKept; ++k)
+      std::printf("    x=%08x gpu=%08x model=%08x\n", examples[op][k][0], examples[op][k][1],
+                  examples[op][k][2]);
+  }
+  return 0;
+}

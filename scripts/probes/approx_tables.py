@@ -1,0 +1,74 @@
+"""Writes the tables of src/backend/cpu/prelude/cudakit_cpu_approx_math.h, as
+approx_math.cu measured them on the GPU, into the files the CPU backend carries
+(src/backend/cpu/approx_tables/*.bin). Usage: approx_tables.py MEASURED_DIR
+[DEST_DIR] (MEASURED_DIR with half_turn.u32 and fraction.u32).
+
+File format (little-endian): "CKAT", u32 version (1), u32 entries, u32 length
+of the difference stream, then that stream zlib-compressed. The stream holds
+each entry's second difference d = t[i] - 2 t[i-1] + t[i-2] (mod 2^32, with
+t[-1] = t[-2] = 0) as one signed byte, or as the byte 0x80 and four bytes when
+it does not fit in -127..127. Grid points that no float input reaches were
+never measured (0xffffffff); they take the value that makes d = 0."""
+import os, struct, sys, zlib
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEST = os.path.join(HERE, "..", "..", "src", "backend", "cpu", "approx_tables")
+
+
+def fill_unmeasured(table):
+    t = table.astype(np.int64)
+    for i in np.where(table == 0xFFFFFFFF)[0]:
+        t[i] = 2 * t[i - 1] - t[i - 2] if i >= 2 else 0
+    return (t & 0xFFFFFFFF).astype(np.uint32)
+
+
+def encode(table):
+    t = table.astype(np.int64)
+    prev = np.concatenate([[0, 0], t])
+    d = (t - 2 * prev[1:-1] + prev[:-2]) & 0xFFFFFFFF
+    d = np.where(d >= 1 << 31, d - (1 << 32), d)
+    small = np.abs(d) <= 127
+    out = bytearray()
+    if small.all():
+        out = d.astype(np.int8).tobytes()
+    else:
+        for value, fits in zip(d.tolist(), small.tolist()):
+            out += struct.pack("<b", value) if fits else b"\x80" + struct.pack("<i", value)
+    out = bytes(out)
+    return b"CKAT" + struct.pack("<III", 1, t.size, len(out)) + zlib.compress(out, 9)
+
+
+def decode(blob):
+    assert blob[:4] == b"CKAT"
+    _, n, length = struct.unpack("<III", blob[4:16])
+    stream = zlib.decompress(blob[16:])
+    assert len(stream) == length
+    t = np.zeros(n, np.uint32)
+    a = b = 0
+    i = pos = 0
+    while i < n:  # only for checks: slow where escapes are many
+        if stream[pos] == 0x80:
+            d = struct.unpack("<i", stream[pos + 1:pos + 5])[0]
+            pos += 5
+        else:
+            d = struct.unpack("<b", stream[pos:pos + 1])[0]
+            pos += 1
+        v = (d + 2 * b - a) & 0xFFFFFFFF
+        t[i] = v
+        a, b = b, v
+        i += 1
+    return t
+
+
+def main(measured, dest=DEST):
+    for name in ["half_turn", "fraction"]:
+        table = fill_unmeasured(np.fromfile(os.path.join(measured, name + ".u32"), np.uint32))
+        blob = encode(table)
+        with open(os.path.join(dest, name + ".bin"), "wb") as f:
+            f.write(blob)
+        print(name, table.size, "entries,", len(blob), "bytes")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
