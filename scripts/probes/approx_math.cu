@@ -1,9 +1,11 @@
 // Measures the tables of src/backend/cpu/prelude/cudakit_cpu_approx_math.h on
 // the GPU and checks that header's rules against the GPU on every one of the
-// 2^32 inputs of sin.approx.f32, cos.approx.f32, ex2.approx.ftz.f32, expf and
-// logf. Build and run (on the GPU machine):
+// 2^32 inputs of sin.approx.f32, cos.approx.f32, ex2.approx.ftz.f32, expf,
+// logf, lg2.approx.ftz.f32, rsqrt.approx.ftz.f32 and rcp.approx.ftz.f32.
+// Build and run (on the GPU machine):
 //   nvcc -arch=sm_90 -O3 -I src/backend/cpu/prelude -o approx_math scripts/probes/approx_math.cu
-//   ./approx_math DIR    (writes DIR/half_turn.u32 and DIR/fraction.u32)
+//   ./approx_math DIR   (the tables as DIR/<name>.u32; scripts/probes/approx_tables.py
+//   DIR then puts them into the source tree)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -51,7 +53,26 @@ __global__ void measure_fraction(unsigned* table) {
   table[f] = __float_as_uint(y);
 }
 
-constexpr int kOps = 5;
+// lg2 of every float in [0.5, 2), rsqrt of [1, 4), rcp of [1, 2).
+__global__ void measure_floats(int op, float first, unsigned* table, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float x = __uint_as_float(__float_as_uint(first) + i);
+  float y;
+  if (op == 0)
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  else if (op == 1)
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  else
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  table[i] = __float_as_uint(y);
+}
+
+struct Tables {
+  const unsigned *half_turn, *fraction, *log2_below, *log2_above, *rsqrt, *reciprocal;
+};
+
+constexpr int kOps = 8;
 constexpr int kKept = 8;
 __device__ unsigned long long g_mismatches[kOps], g_holes;
 __device__ unsigned g_examples[kOps][kKept][3];
@@ -74,31 +95,45 @@ __device__ float gpu_op(int op, float x) {
     case 4:
       y = logf(x);
       break;
+    case 5:
+      asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
+    case 6:
+      asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
+    case 7:
+      asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
   }
   return y;
 }
-__device__ float model_op(int op, float x, const unsigned* half_turn, const unsigned* fraction) {
+__device__ float model_op(int op, float x, const Tables& t) {
   switch (op) {
     case 0:
-      return sin_approx(half_turn, x);
+      return sin_approx(t.half_turn, x);
     case 1:
-      return cos_approx(half_turn, x);
+      return cos_approx(t.half_turn, x);
     case 2:
-      return ex2_approx(fraction, x);
+      return ex2_approx(t.fraction, x);
     case 3:
-      return gpu_expf(fraction, x);
-    default:
+      return gpu_expf(t.fraction, x);
+    case 4:
       return gpu_logf(x);
+    case 5:
+      return lg2_approx(t.log2_below, t.log2_above, x);
+    case 6:
+      return rsqrt_approx(t.rsqrt, x);
+    default:
+      return rcp_approx(t.reciprocal, x);
   }
 }
 
 // All 2^32 inputs: `first` is the upper half's offset (two launches).
-__global__ void check_all(int op, unsigned first, const unsigned* half_turn,
-                          const unsigned* fraction) {
+__global__ void check_all(int op, unsigned first, Tables tables) {
   const unsigned x_bits = first + blockIdx.x * blockDim.x + threadIdx.x;
   const float x = __uint_as_float(x_bits);
   const unsigned gpu = __float_as_uint(gpu_op(op, x));
-  const unsigned model = __float_as_uint(model_op(op, x, half_turn, fraction));
+  const unsigned model = __float_as_uint(model_op(op, x, tables));
   if (gpu == model) return;
   if (model == kEmpty) {
     atomicAdd(&g_holes, 1ull);
@@ -144,11 +179,30 @@ int main(int argc, char** argv) {
   std::printf("half turn: %llu conflicting measurements\n", conflicts);
   save(dir + "/half_turn.u32", half_turn, kHalfTurnEntries);
   save(dir + "/fraction.u32", fraction, kFractionEntries);
-  const char* names[kOps] = {"sin.approx.f32", "cos.approx.f32", "ex2.approx.ftz.f32", "expf",
-                             "logf"};
+  unsigned* measured[4];
+  const struct {
+    int op;
+    float first;
+    unsigned n;
+    const char* name;
+  } direct[4] = {{0, 0.5f, 1u << 23, "log2_below"},
+                 {0, 1.0f, 1u << 23, "log2_above"},
+                 {1, 1.0f, 1u << 24, "rsqrt"},
+                 {2, 1.0f, 1u << 23, "reciprocal"}};
+  for (int k = 0; k < 4; ++k) {
+    check(cudaMalloc(&measured[k], direct[k].n * 4), "malloc");
+    measure_floats<<<direct[k].n / 256, 256>>>(direct[k].op, direct[k].first, measured[k],
+                                               direct[k].n);
+    check(cudaDeviceSynchronize(), "measure");
+    save(dir + "/" + direct[k].name + ".u32", measured[k], direct[k].n);
+  }
+  const Tables tables = {half_turn, fraction, measured[0], measured[1], measured[2], measured[3]};
+  const char* names[kOps] = {
+      "sin.approx.f32", "cos.approx.f32",     "ex2.approx.ftz.f32",   "expf",
+      "logf",           "lg2.approx.ftz.f32", "rsqrt.approx.ftz.f32", "rcp.approx.ftz.f32"};
   for (int op = 0; op < kOps; ++op) {
     for (unsigned half = 0; half < 2; ++half)
-      check_all<<<(1u << 31) / 256, 256>>>(op, half << 31, half_turn, fraction);
+      check_all<<<(1u << 31) / 256, 256>>>(op, half << 31, tables);
     check(cudaDeviceSynchronize(), "check");
   }
   unsigned long long mismatches[kOps], holes;

@@ -1,7 +1,8 @@
 """Writes the tables of src/backend/cpu/prelude/cudakit_cpu_approx_math.h, as
 approx_math.cu measured them on the GPU, into the files the CPU backend carries
 (src/backend/cpu/approx_tables/*.bin). Usage: approx_tables.py MEASURED_DIR
-[DEST_DIR] (MEASURED_DIR with half_turn.u32 and fraction.u32).
+[DEST_DIR] (MEASURED_DIR with half_turn.u32, fraction.u32, log2_below.u32,
+log2_above.u32, rsqrt.u32 and reciprocal.u32).
 
 File format (little-endian): "CKAT", u32 version (1), u32 entries, u32 length
 of the difference stream, then that stream zlib-compressed. The stream holds
@@ -62,8 +63,11 @@ def decode(blob):
 
 
 def main(measured, dest=DEST):
-    for name in ["half_turn", "fraction"]:
-        table = fill_unmeasured(np.fromfile(os.path.join(measured, name + ".u32"), np.uint32))
+    for name in ["half_turn", "fraction", "log2_below", "log2_above", "rsqrt", "reciprocal"]:
+        path = os.path.join(measured, name + ".u32")
+        if not os.path.exists(path):  # keep that table as it is
+            continue
+        table = fill_unmeasured(np.fromfile(path, np.uint32))
         blob = encode(table)
         with open(os.path.join(dest, name + ".bin"), "wb") as f:
             f.write(blob)

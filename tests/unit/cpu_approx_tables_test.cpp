@@ -1,8 +1,8 @@
-// The tables of the GPU's approximate sine/cosine and 2^x that the CPU
-// backend carries (src/backend/cpu/approx_tables/*.bin) decode to what the
-// H200 measured, and the rules of prelude/cudakit_cpu_approx_math.h built on
-// them give the H200's bits at inputs read there. (All 2^32 inputs were
-// compared on the H200 itself: scripts/probes/approx_math.cu.)
+// The tables of the GPU's approximate functions (sine/cosine, 2^x, log2,
+// rsqrt, reciprocal) that the CPU backend carries (src/backend/cpu/approx_tables/*.bin) decode to
+// what the H200 measured, and the rules of prelude/cudakit_cpu_approx_math.h built on them give the
+// H200's bits at inputs read there. (All 2^32 inputs were compared on the H200 itself:
+// scripts/probes/approx_math.cu.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -63,6 +63,25 @@ TEST(CpuApproxTables, RulesGiveTheH200sBits) {
                        Case{0x7fc00000u, 0x7fffffffu}})
     EXPECT_EQ(bits_of(cudakit_approx::ex2_approx(fraction, cudakit_approx::from_bits(c.x))), c.y)
         << std::hex << "ex2.approx of 0x" << c.x;
+  // lg2.approx.ftz, rsqrt.approx.ftz, rcp.approx.ftz (the H200's bits).
+  const unsigned* below = approx_table(ApproxTable::kLog2Below);
+  const unsigned* above = approx_table(ApproxTable::kLog2Above);
+  const unsigned* rsqrt = approx_table(ApproxTable::kRsqrt);
+  const unsigned* reciprocal = approx_table(ApproxTable::kReciprocal);
+  ASSERT_TRUE(below && above && rsqrt && reciprocal);
+  EXPECT_EQ(bits_of(cudakit_approx::lg2_approx(below, above, 300.0f)), 0x4103a93du)
+      << "the SFU's, not log2(300) rounded (0x4103a93e)";
+  EXPECT_EQ(cudakit_approx::lg2_approx(below, above, 1.0f), 0.0f);
+  EXPECT_EQ(cudakit_approx::lg2_approx(below, above, 0.0f), -INFINITY);
+  EXPECT_EQ(cudakit_approx::lg2_approx(below, above, 1e-40f), -INFINITY) << "flushed subnormal";
+  EXPECT_TRUE(std::isnan(cudakit_approx::lg2_approx(below, above, -2.0f)));
+  EXPECT_EQ(cudakit_approx::rsqrt_approx(rsqrt, 4.0f), 0.5f);
+  EXPECT_EQ(cudakit_approx::rsqrt_approx(rsqrt, -0.0f), -INFINITY);
+  EXPECT_EQ(cudakit_approx::rsqrt_approx(rsqrt, INFINITY), 0.0f);
+  EXPECT_TRUE(std::isnan(cudakit_approx::rsqrt_approx(rsqrt, -1.0f)));
+  EXPECT_EQ(cudakit_approx::rcp_approx(reciprocal, -2.0f), -0.5f);
+  EXPECT_EQ(cudakit_approx::rcp_approx(reciprocal, 0.0f), INFINITY);
+  EXPECT_EQ(bits_of(cudakit_approx::rcp_approx(reciprocal, -3e38f)), 0x80000000u) << "flushed";
   // logf is the CUDA math library's, step for step (no table).
   EXPECT_EQ(cudakit_approx::gpu_logf(1.0f), 0.0f);
   EXPECT_TRUE(std::isnan(cudakit_approx::gpu_logf(-1.0f)));

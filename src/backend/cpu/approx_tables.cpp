@@ -13,10 +13,11 @@
 namespace cudakit::detail::cpu {
 
 // backend_cpu_approx_tables_data.cpp, generated from approx_tables/*.bin.
-extern const unsigned char approx_half_turn_data[];
-extern const std::size_t approx_half_turn_size;
-extern const unsigned char approx_fraction_data[];
-extern const std::size_t approx_fraction_size;
+extern const unsigned char approx_half_turn_data[], approx_fraction_data[],
+    approx_log2_below_data[], approx_log2_above_data[], approx_rsqrt_data[],
+    approx_reciprocal_data[];
+extern const std::size_t approx_half_turn_size, approx_fraction_size, approx_log2_below_size,
+    approx_log2_above_size, approx_rsqrt_size, approx_reciprocal_size;
 
 namespace {
 
@@ -74,34 +75,38 @@ std::vector<unsigned> decode(Uncompress uncompress, const unsigned char* blob, s
   return pos == stream.size() ? table : std::vector<unsigned>{};
 }
 
-struct Tables {
-  std::vector<unsigned> half_turn, fraction;
+struct Embedded {
+  const unsigned char* data;
+  std::size_t size;
+  std::uint32_t entries;
 };
 
-const Tables& tables() {
-  static std::once_flag once;
-  static Tables decoded;
-  std::call_once(once, [] {
-    const Uncompress uncompress = find_uncompress();
-    if (!uncompress) return;
-    decoded.half_turn = decode(uncompress, approx_half_turn_data, approx_half_turn_size);
-    decoded.fraction = decode(uncompress, approx_fraction_data, approx_fraction_size);
-    if (decoded.half_turn.size() != (1u << 24) || decoded.fraction.size() != (1u << 23))
-      decoded = {};
+// Each table decoded on its first use (the sine's takes about 0.1 s).
+const unsigned* decoded(int which) {
+  static const Uncompress uncompress = find_uncompress();
+  static std::once_flag once[kApproxTables];
+  static std::vector<unsigned> tables[kApproxTables];
+  static const Embedded embedded[kApproxTables] = {
+      {approx_half_turn_data, approx_half_turn_size, 1u << 24},
+      {approx_fraction_data, approx_fraction_size, 1u << 23},
+      {approx_log2_below_data, approx_log2_below_size, 1u << 23},
+      {approx_log2_above_data, approx_log2_above_size, 1u << 23},
+      {approx_rsqrt_data, approx_rsqrt_size, 1u << 24},
+      {approx_reciprocal_data, approx_reciprocal_size, 1u << 23}};
+  if (!uncompress) return nullptr;
+  std::call_once(once[which], [which] {
+    tables[which] = decode(uncompress, embedded[which].data, embedded[which].size);
+    if (tables[which].size() != embedded[which].entries) tables[which].clear();
   });
-  return decoded;
+  return tables[which].empty() ? nullptr : tables[which].data();
 }
 
 }  // namespace
 
-const unsigned* approx_table(ApproxTable which) {
-  const Tables& t = tables();
-  const std::vector<unsigned>& table = which == ApproxTable::kHalfTurn ? t.half_turn : t.fraction;
-  return table.empty() ? nullptr : table.data();
-}
+const unsigned* approx_table(ApproxTable which) { return decoded(static_cast<int>(which)); }
 
 const unsigned* approx_table_for_module(int which) {
-  if (which != 0 && which != 1) return nullptr;
+  if (which < 0 || which >= kApproxTables) return nullptr;
   return approx_table(static_cast<ApproxTable>(which));
 }
 

@@ -15,8 +15,7 @@ file(READ ${_cpu_prelude_dir}/cudakit_cpu_texture_filter.h _cpu_texture_filter_t
 string(APPEND CUDAKIT_CPU_PRELUDE_TEXT "${_cpu_texture_filter_text}")
 file(READ ${_cpu_prelude_dir}/cudakit_cpu_texture.h _cpu_texture_text)
 string(APPEND CUDAKIT_CPU_PRELUDE_TEXT "${_cpu_texture_text}")
-# And the GPU's approximate sine, cosine and exponential (the tables come
-# from the runtime).
+# And the GPU's approximate functions (the tables come from the runtime).
 file(READ ${_cpu_prelude_dir}/cudakit_cpu_approx_math.h _cpu_approx_math_text)
 string(APPEND CUDAKIT_CPU_PRELUDE_TEXT "${_cpu_approx_math_text}")
 file(READ ${_cpu_prelude_dir}/cudakit_cpu_abi.h CUDAKIT_CPU_ABI_TEXT)
@@ -31,7 +30,7 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
 # The GPU's approximate-function tables (prelude/cudakit_cpu_approx_math.h),
 # measured on an H200 by scripts/probes/approx_math.cu, as bytes in the library.
 set(_approx_tables_text "// Generated from src/backend/cpu/approx_tables/*.bin.\n#include <cstddef>\nnamespace cudakit::detail::cpu {\n")
-foreach(_table half_turn fraction)
+foreach(_table half_turn fraction log2_below log2_above rsqrt reciprocal)
   file(READ ${CMAKE_CURRENT_LIST_DIR}/approx_tables/${_table}.bin _table_hex HEX)
   string(LENGTH "${_table_hex}" _table_size)
   math(EXPR _table_size "${_table_size} / 2")

@@ -7,13 +7,12 @@
 // the GPU; the uniform functions are exact transformations of those bits, so
 // they match the GPU bit for bit too, and so do the double normals (the GPU's
 // log and sincospi are reproduced step for step below), and so do the float
-// normals and log-normals: the GPU's formulas with its fused multiply-adds,
-// its logf and expf, and its hardware __sincosf from the tables measured on
-// an H200 (the prelude's cudakit_cpu_approx_math.h). Poisson draws take the
-// GPU's paths; the rejection method for 64 <= lambda <= 4000 compares the
-// GPU's approximate rsqrt/rcp/log (its SFU's, not reproduced) with a uniform,
-// and about 4 draws in 10,000 go the other way (measured on an H200; Knuth's
-// method below 64 and the normal approximation above 4000 matched every draw).
+// normals, log-normals and Poisson draws: the GPU's formulas with its fused
+// multiply-adds, its logf and expf, and its hardware approximations
+// (__sincosf; ex2, lg2, rsqrt and rcp in the Poisson rejection method) from
+// the tables measured on an H200 (the prelude's cudakit_cpu_approx_math.h).
+// (Where lambda is a compile-time constant, ptxas evaluates the rejection
+// method's lambda-only approximations exactly instead, and a draw can differ.)
 // The skip-ahead matrices (the toolkit's curand_precalc.h and
 // curand_mrg32k3a.h tables) are computed once, on first use, from the
 // generators' recurrences.
@@ -249,16 +248,29 @@ inline float exp_float(float x) {
   const unsigned* fraction = ::cudakit_cpu::approx_table(1);
   return fraction ? ::cudakit_approx::gpu_expf(fraction, x) : (float)exp((double)x);
 }
-// The Poisson rejection method's __cr_exp (ex2.approx of x log2(e), the
-// product in double) and __cr_log (lg2.approx times ln 2: not reproduced, the
-// host's log).
+// The Poisson rejection method's __cr_exp, __cr_log, __cr_rsqrt and __cr_rcp:
+// the SFU's ex2/lg2 (scaled by log2(e) and ln 2 in double), rsqrt and rcp
+// approximations; the host's functions where the runtime has no tables.
 inline float approx_exp(float x) {
   const unsigned* fraction = ::cudakit_cpu::approx_table(1);
   return fraction
              ? ::cudakit_approx::ex2_approx(fraction, (float)((double)x * 1.4426950408889634074))
              : (float)exp((double)x);
 }
-inline float approx_log(float x) { return (float)log((double)x); }
+inline float approx_log(float x) {
+  const unsigned *below = ::cudakit_cpu::approx_table(2), *above = ::cudakit_cpu::approx_table(3);
+  return below ? (float)((double)::cudakit_approx::lg2_approx(below, above, x) *
+                         0.69314718055994530942)
+               : (float)log((double)x);
+}
+inline float approx_rsqrt(float x) {
+  const unsigned* table = ::cudakit_cpu::approx_table(4);
+  return table ? ::cudakit_approx::rsqrt_approx(table, x) : 1.0f / sqrtf(x);
+}
+inline float approx_rcp(float x) {
+  const unsigned* table = ::cudakit_cpu::approx_table(5);
+  return table ? ::cudakit_approx::rcp_approx(table, x) : 1.0f / x;
+}
 // The GPU's double log and sincospi (the CUDA math library's algorithms,
 // step for step), so the double normals are the GPU's.
 inline double from_words(unsigned int hi, unsigned int lo) {

@@ -227,7 +227,7 @@ CUDAKIT_CURAND_FN unsigned int curand_poisson_knuth(State* state, float lambda) 
 // function (the toolkit's __cr_* helpers, in their exact forms).
 namespace cudakit_curand {
 inline float pgamma_parameter(float a, float m1, float m2, float m3) {
-  return fmul_add(m1, 1.0f / sqrtf(a - m2), m3);
+  return fmul_add(m1, approx_rsqrt(a - m2), m3);
 }
 inline float pgammainc(float a, float x) {
   const float alpha =
@@ -236,16 +236,16 @@ inline float pgammainc(float a, float x) {
       pgamma_parameter(a, 0.21096734870196546f, 1.97381164089999420f, 0.94201734077887530f);
   float t = fmul_add(alpha, a - x, -beta);
   t = 1.0f + approx_exp(t);
-  return 1.0f / (t * t);
+  return approx_rcp(t * t);
 }
 inline float pgammaincinv(float a, float y) {
   const float alpha =
       pgamma_parameter(a, 1.43248035075540910f, 0.12400979329415655f, 0.00025361074907033f);
   const float beta =
       pgamma_parameter(a, 0.21096734870196546f, 1.97381164089999420f, 0.94201734077887530f);
-  float t = 1.0f / sqrtf(y) - 1.0f;
+  float t = approx_rsqrt(y) - 1.0f;
   t = beta + approx_log(t);
-  return fmul_add(-t, 1.0f / alpha, a);
+  return a - t * approx_rcp(alpha);  // not fused: the GPU multiplies, then adds
 }
 inline double lgamma_integer(int a) {
   // log((a - 1)!) for a = 1...9; a rejected candidate (x not finite) may ask

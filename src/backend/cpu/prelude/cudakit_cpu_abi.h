@@ -60,7 +60,8 @@ struct RuntimeTable {
   int (*printf_output)(const char* text, size_t length);
   // The measured tables of the GPU's approximate functions
   // (cudakit_cpu_approx_math.h): 0 MUFU.SIN's half turn, 1 MUFU.EX2's
-  // fraction; null where the runtime could not decode them.
+  // fraction, 2 and 3 MUFU.LG2's [0.5, 1) and [1, 2), 4 MUFU.RSQ's [1, 4),
+  // 5 MUFU.RCP's [1, 2); null where the runtime could not decode them.
   const unsigned* (*approx_table)(int which);
 };
 

@@ -1,12 +1,14 @@
-// The GPU's approximate sine, cosine and base-2 exponential (the SFU's
-// MUFU.SIN, MUFU.COS and MUFU.EX2 behind sin.approx.f32, cos.approx.f32 and
-// ex2.approx.ftz.f32) and the CUDA math library's expf and logf built on
-// them, bit for bit as an H200 computes them (checked there on all 2^32
-// inputs, scripts/probes/approx_math.cu). The SFU interpolates in tables of
-// its own; cudakit carries their outputs, measured on the GPU:
+// The GPU's approximate functions (the SFU's MUFU.SIN, COS, EX2, LG2, RSQ
+// and RCP behind sin.approx.f32, cos.approx.f32 and the .ftz forms of
+// ex2.approx, lg2.approx, rsqrt.approx and rcp.approx) and the CUDA math
+// library's expf and logf, bit for bit as an H200 computes them (checked
+// there on all 2^32 inputs, scripts/probes/approx_math.cu). The SFU
+// interpolates in tables of its own; cudakit carries their outputs, measured
+// on the GPU:
 //   half_turn[q], q < 2^24: sin(2 pi q 2^-25) as MUFU.SIN gives it, for the
 //     first half turn (the input in turns, cut to 25 fraction bits);
-//   fraction[f], f < 2^23: 2^(f 2^-23) as MUFU.EX2 gives it.
+//   fraction[f], f < 2^23: 2^(f 2^-23) as MUFU.EX2 gives it;
+//   lg2 of [0.5, 1) and of [1, 2), rsqrt of [1, 4), rcp of [1, 2): every float.
 // The rules around the tables were measured the same way: sin.approx.f32
 // first multiplies by 1/(2 pi) rounding toward zero; MUFU.SIN takes the
 // fraction of |turns|, negates the second half turn and follows the input's
@@ -47,12 +49,15 @@ constexpr unsigned kGpuNan = 0x7fffffffu;
 constexpr unsigned kHalfTurnEntries = 1u << 24;
 constexpr unsigned kFractionEntries = 1u << 23;
 
+// A double rounded toward zero to a float.
+CUDAKIT_APPROX_FN float toward_zero(double exact) {
+  float rounded = (float)exact;
+  if (fabs((double)rounded) > fabs(exact)) rounded = from_bits(to_bits(rounded) - 1);
+  return rounded;
+}
 // a * b rounded toward zero (FMUL.RZ): the product is exact in double.
 CUDAKIT_APPROX_FN float mul_toward_zero(float a, float b) {
-  const double product = (double)a * (double)b;
-  float rounded = (float)product;
-  if (fabs((double)rounded) > fabs(product)) rounded = from_bits(to_bits(rounded) - 1);
-  return rounded;
+  return toward_zero((double)a * (double)b);
 }
 // a * b + c rounded toward minus infinity (FFMA.RM), for operands whose
 // exact result fits a double and is positive (as expf's is).
@@ -103,6 +108,52 @@ CUDAKIT_APPROX_FN float ex2_approx(const unsigned* fraction, float x) {
   return result < 0x1p-126 ? 0.0f : (float)result;
 }
 
+// The exponent and the 23 mantissa bits of a normal float.
+CUDAKIT_APPROX_FN int exponent_of(unsigned bits) { return (int)((bits >> 23) & 0xffu) - 127; }
+
+// lg2.approx.ftz.f32. The SFU's log2 of the mantissa m (a fixed-point value
+// finer than a float holds) plus the exponent, cut toward zero to a float:
+// the tables hold it for x in [1, 2) (e = 0) and [0.5, 1) (e = -1); for
+// e >= 1 the cut of e + F is that of F, for e <= -2 that of F - 1.
+CUDAKIT_APPROX_FN float lg2_approx(const unsigned* below_one, const unsigned* from_one, float x) {
+  const unsigned bits = to_bits(x);
+  if (x != x) return from_bits(kGpuNan);
+  if ((bits & 0x7f800000u) == 0) return -from_bits(0x7f800000u);  // zero, flushed subnormal
+  if (bits >> 31) return from_bits(kGpuNan);
+  if (bits == 0x7f800000u) return x;
+  const int e = exponent_of(bits);
+  const unsigned m = bits & 0x7fffffu;
+  if (e == 0) return from_bits(from_one[m]);
+  if (e == -1) return from_bits(below_one[m]);
+  const double f = e > 0 ? (double)from_bits(from_one[m]) : (double)from_bits(below_one[m]) + 1.0;
+  return toward_zero((double)e + f);
+}
+
+// rsqrt.approx.ftz.f32: a table over [1, 4) (mantissa and the exponent's
+// parity) and the halved exponent.
+CUDAKIT_APPROX_FN float rsqrt_approx(const unsigned* one_to_four, float x) {
+  const unsigned bits = to_bits(x);
+  if (x != x) return from_bits(kGpuNan);
+  if ((bits & 0x7f800000u) == 0) return from_bits((bits & 0x80000000u) | 0x7f800000u);
+  if (bits >> 31) return from_bits(kGpuNan);
+  if (bits == 0x7f800000u) return 0.0f;
+  const int e = exponent_of(bits);
+  const int odd = e & 1;
+  const float y = from_bits(one_to_four[(bits & 0x7fffffu) | ((unsigned)odd << 23)]);
+  return (float)ldexp((double)y, -(e - odd) / 2);
+}
+
+// rcp.approx.ftz.f32: a table over [1, 2) and the negated exponent; results
+// below 2^-126 flush to zero.
+CUDAKIT_APPROX_FN float rcp_approx(const unsigned* one_to_two, float x) {
+  const unsigned bits = to_bits(x), sign = bits & 0x80000000u;
+  if (x != x) return from_bits(kGpuNan);
+  if ((bits & 0x7f800000u) == 0) return from_bits(sign | 0x7f800000u);
+  if ((bits & 0x7fffffffu) == 0x7f800000u) return from_bits(sign);
+  const double y = ldexp((double)from_bits(one_to_two[bits & 0x7fffffu]), -exponent_of(bits));
+  return y < 0x1p-126 ? from_bits(sign) : from_bits(to_bits((float)y) | sign);
+}
+
 // The CUDA math library's expf (without fast math): a split of x log2(e)
 // into an integer and a fraction, ex2.approx of the fraction.
 CUDAKIT_APPROX_FN float gpu_expf(const unsigned* fraction, float x) {
@@ -145,10 +196,7 @@ CUDAKIT_APPROX_FN float gpu_logf(float x) {
 // from the runtime's tables (the host's sinf/cosf where the runtime could not
 // decode them: no libz.so.1 on the system).
 namespace cudakit_cpu {
-static inline const unsigned* approx_table(int which) {
-  static const unsigned* const tables[2] = {runtime->approx_table(0), runtime->approx_table(1)};
-  return tables[which];
-}
+static inline const unsigned* approx_table(int which) { return runtime->approx_table(which); }
 static inline float gpu_sinf(float x) {
   const unsigned* half_turn = approx_table(0);
   return half_turn ? ::cudakit_approx::sin_approx(half_turn, x) : sinf(x);
