@@ -28,100 +28,89 @@ __device__ void record(unsigned* table, unsigned q, unsigned value) {
   if (old != kEmpty && old != out) atomicAdd(&g_conflicts, 1ull);
 }
 
+// The GPU's functions, numbered as the checks count them.
+enum Op { kSin, kCos, kEx2, kExpf, kLogf, kLg2, kRsqrt, kRcp, kOps };
+
+__device__ float gpu_op(int op, float x) {
+  float y = 0.0f;
+  switch (op) {
+    case kSin:
+      asm("sin.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
+    case kCos:
+      asm("cos.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
+    case kEx2:
+      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
+    case kExpf:
+      y = expf(x);
+      break;
+    case kLogf:
+      y = logf(x);
+      break;
+    case kLg2:
+      asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
+    case kRsqrt:
+      asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
+    case kRcp:
+      asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+      break;
+  }
+  return y;
+}
 // Every finite non-negative float x: MUFU.SIN and MUFU.COS of its turns
 // recorded at their grid points of the half turn.
 __global__ void measure_half_turn(unsigned* table) {
   const unsigned x_bits = blockIdx.x * blockDim.x + threadIdx.x;
   if (x_bits >= 0x7f800000u) return;
   const float x = __uint_as_float(x_bits);
-  const float turns = __fmul_rz(x, 0.15915494f);
+  const float turns = __fmul_rz(x, kTurnsPerRadian);
   double magnitude = (double)turns;
   magnitude -= floor(magnitude);
   const unsigned q = (unsigned)(magnitude * 0x1p25);
-  float s, c;
-  asm("sin.approx.f32 %0, %1;" : "=f"(s) : "f"(x));
-  asm("cos.approx.f32 %0, %1;" : "=f"(c) : "f"(x));
-  record(table, q, __float_as_uint(s));
-  record(table, (q + (1u << 23)) & ((1u << 25) - 1), __float_as_uint(c));
+  record(table, q, __float_as_uint(gpu_op(kSin, x)));
+  record(table, (q + (1u << 23)) & ((1u << 25) - 1), __float_as_uint(gpu_op(kCos, x)));
 }
 
 __global__ void measure_fraction(unsigned* table) {
   const unsigned f = blockIdx.x * blockDim.x + threadIdx.x;
   if (f >= kFractionEntries) return;
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"((float)f * 0x1p-23f));
-  table[f] = __float_as_uint(y);
+  table[f] = __float_as_uint(gpu_op(kEx2, (float)f * 0x1p-23f));
 }
 
 // lg2 of every float in [0.5, 2), rsqrt of [1, 4), rcp of [1, 2).
 __global__ void measure_floats(int op, float first, unsigned* table, unsigned n) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const float x = __uint_as_float(__float_as_uint(first) + i);
-  float y;
-  if (op == 0)
-    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  else if (op == 1)
-    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  else
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  table[i] = __float_as_uint(y);
+  table[i] = __float_as_uint(gpu_op(op, __uint_as_float(__float_as_uint(first) + i)));
 }
 
 struct Tables {
   const unsigned *half_turn, *fraction, *log2_below, *log2_above, *rsqrt, *reciprocal;
 };
 
-constexpr int kOps = 8;
 constexpr int kKept = 8;
 __device__ unsigned long long g_mismatches[kOps], g_holes;
 __device__ unsigned g_examples[kOps][kKept][3];
 
-__device__ float gpu_op(int op, float x) {
-  float y = 0.0f;
-  switch (op) {
-    case 0:
-      asm("sin.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-      break;
-    case 1:
-      asm("cos.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-      break;
-    case 2:
-      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-      break;
-    case 3:
-      y = expf(x);
-      break;
-    case 4:
-      y = logf(x);
-      break;
-    case 5:
-      asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-      break;
-    case 6:
-      asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-      break;
-    case 7:
-      asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-      break;
-  }
-  return y;
-}
 __device__ float model_op(int op, float x, const Tables& t) {
   switch (op) {
-    case 0:
+    case kSin:
       return sin_approx(t.half_turn, x);
-    case 1:
+    case kCos:
       return cos_approx(t.half_turn, x);
-    case 2:
+    case kEx2:
       return ex2_approx(t.fraction, x);
-    case 3:
+    case kExpf:
       return gpu_expf(t.fraction, x);
-    case 4:
+    case kLogf:
       return gpu_logf(x);
-    case 5:
+    case kLg2:
       return lg2_approx(t.log2_below, t.log2_above, x);
-    case 6:
+    case kRsqrt:
       return rsqrt_approx(t.rsqrt, x);
     default:
       return rcp_approx(t.reciprocal, x);
@@ -185,10 +174,10 @@ int main(int argc, char** argv) {
     float first;
     unsigned n;
     const char* name;
-  } direct[4] = {{0, 0.5f, 1u << 23, "log2_below"},
-                 {0, 1.0f, 1u << 23, "log2_above"},
-                 {1, 1.0f, 1u << 24, "rsqrt"},
-                 {2, 1.0f, 1u << 23, "reciprocal"}};
+  } direct[4] = {{kLg2, 0.5f, 1u << 23, "log2_below"},
+                 {kLg2, 1.0f, 1u << 23, "log2_above"},
+                 {kRsqrt, 1.0f, 1u << 24, "rsqrt"},
+                 {kRcp, 1.0f, 1u << 23, "reciprocal"}};
   for (int k = 0; k < 4; ++k) {
     check(cudaMalloc(&measured[k], direct[k].n * 4), "malloc");
     measure_floats<<<direct[k].n / 256, 256>>>(direct[k].op, direct[k].first, measured[k],

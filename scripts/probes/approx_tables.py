@@ -40,28 +40,6 @@ def encode(table):
     return b"CKAT" + struct.pack("<III", 1, t.size, len(out)) + zlib.compress(out, 9)
 
 
-def decode(blob):
-    assert blob[:4] == b"CKAT"
-    _, n, length = struct.unpack("<III", blob[4:16])
-    stream = zlib.decompress(blob[16:])
-    assert len(stream) == length
-    t = np.zeros(n, np.uint32)
-    a = b = 0
-    i = pos = 0
-    while i < n:  # only for checks: slow where escapes are many
-        if stream[pos] == 0x80:
-            d = struct.unpack("<i", stream[pos + 1:pos + 5])[0]
-            pos += 5
-        else:
-            d = struct.unpack("<b", stream[pos:pos + 1])[0]
-            pos += 1
-        v = (d + 2 * b - a) & 0xFFFFFFFF
-        t[i] = v
-        a, b = b, v
-        i += 1
-    return t
-
-
 def main(measured, dest=DEST):
     for name in ["half_turn", "fraction", "log2_below", "log2_above", "rsqrt", "reciprocal"]:
         path = os.path.join(measured, name + ".u32")

@@ -15,7 +15,6 @@ namespace cudakit::test {
 namespace {
 
 using detail::cpu::approx_table;
-using detail::cpu::ApproxTable;
 
 unsigned bits_of(float f) {
   unsigned b;
@@ -24,14 +23,14 @@ unsigned bits_of(float f) {
 }
 
 TEST(CpuApproxTables, DecodeWithTheirKnownPoints) {
-  const unsigned* half_turn = approx_table(ApproxTable::kHalfTurn);
-  const unsigned* fraction = approx_table(ApproxTable::kFraction);
+  const unsigned* half_turn = approx_table(cudakit_cpu::kApproxHalfTurn);
+  const unsigned* fraction = approx_table(cudakit_cpu::kApproxFraction);
   ASSERT_NE(half_turn, nullptr) << "no libz.so.1, or the tables in the library are damaged";
   ASSERT_NE(fraction, nullptr);
   EXPECT_EQ(half_turn[0], 0u);                  // sin(0)
   EXPECT_EQ(half_turn[1u << 23], 0x3f800000u);  // sin(a quarter turn) = 1
   EXPECT_EQ(fraction[0], 0x3f800000u);          // 2^0 = 1
-  EXPECT_EQ(approx_table(ApproxTable::kHalfTurn), half_turn) << "decoded once";
+  EXPECT_EQ(approx_table(cudakit_cpu::kApproxHalfTurn), half_turn) << "decoded once";
   // Every entry within the hardware's documented error.
   double worst_sine = 0, worst_exp2 = 0;
   for (unsigned q = 0; q < cudakit_approx::kHalfTurnEntries; q += 7) {
@@ -48,8 +47,8 @@ TEST(CpuApproxTables, DecodeWithTheirKnownPoints) {
 }
 
 TEST(CpuApproxTables, RulesGiveTheH200sBits) {
-  const unsigned* half_turn = approx_table(ApproxTable::kHalfTurn);
-  const unsigned* fraction = approx_table(ApproxTable::kFraction);
+  const unsigned* half_turn = approx_table(cudakit_cpu::kApproxHalfTurn);
+  const unsigned* fraction = approx_table(cudakit_cpu::kApproxFraction);
   ASSERT_NE(half_turn, nullptr);
   ASSERT_NE(fraction, nullptr);
   // ex2.approx.ftz.f32 (x, H200 result): both signs, off the 2^-23 grid,
@@ -64,10 +63,10 @@ TEST(CpuApproxTables, RulesGiveTheH200sBits) {
     EXPECT_EQ(bits_of(cudakit_approx::ex2_approx(fraction, cudakit_approx::from_bits(c.x))), c.y)
         << std::hex << "ex2.approx of 0x" << c.x;
   // lg2.approx.ftz, rsqrt.approx.ftz, rcp.approx.ftz (the H200's bits).
-  const unsigned* below = approx_table(ApproxTable::kLog2Below);
-  const unsigned* above = approx_table(ApproxTable::kLog2Above);
-  const unsigned* rsqrt = approx_table(ApproxTable::kRsqrt);
-  const unsigned* reciprocal = approx_table(ApproxTable::kReciprocal);
+  const unsigned* below = approx_table(cudakit_cpu::kApproxLog2Below);
+  const unsigned* above = approx_table(cudakit_cpu::kApproxLog2Above);
+  const unsigned* rsqrt = approx_table(cudakit_cpu::kApproxRsqrt);
+  const unsigned* reciprocal = approx_table(cudakit_cpu::kApproxReciprocal);
   ASSERT_TRUE(below && above && rsqrt && reciprocal);
   EXPECT_EQ(bits_of(cudakit_approx::lg2_approx(below, above, 300.0f)), 0x4103a93du)
       << "the SFU's, not log2(300) rounded (0x4103a93e)";

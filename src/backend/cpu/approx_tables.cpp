@@ -81,12 +81,14 @@ struct Embedded {
   std::uint32_t entries;
 };
 
-// Each table decoded on its first use (the sine's takes about 0.1 s).
+// Each table decoded on its first use (the sine's takes about 0.1 s), in
+// ApproxTableId's order.
 const unsigned* decoded(int which) {
+  constexpr int kCount = cudakit_cpu::kApproxTableCount;
   static const Uncompress uncompress = find_uncompress();
-  static std::once_flag once[kApproxTables];
-  static std::vector<unsigned> tables[kApproxTables];
-  static const Embedded embedded[kApproxTables] = {
+  static std::once_flag once[kCount];
+  static std::vector<unsigned> tables[kCount];
+  static const Embedded embedded[kCount] = {
       {approx_half_turn_data, approx_half_turn_size, 1u << 24},
       {approx_fraction_data, approx_fraction_size, 1u << 23},
       {approx_log2_below_data, approx_log2_below_size, 1u << 23},
@@ -103,11 +105,11 @@ const unsigned* decoded(int which) {
 
 }  // namespace
 
-const unsigned* approx_table(ApproxTable which) { return decoded(static_cast<int>(which)); }
+const unsigned* approx_table(cudakit_cpu::ApproxTableId which) { return decoded(which); }
 
 const unsigned* approx_table_for_module(int which) {
-  if (which < 0 || which >= kApproxTables) return nullptr;
-  return approx_table(static_cast<ApproxTable>(which));
+  if (which < 0 || which >= cudakit_cpu::kApproxTableCount) return nullptr;
+  return decoded(which);
 }
 
 }  // namespace cudakit::detail::cpu

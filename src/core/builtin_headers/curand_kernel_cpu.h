@@ -245,30 +245,31 @@ inline double fmul_add(double a, double b, double c) { return fma(a, b, c); }
 // host's where the runtime has no tables.
 inline float log_float(float x) { return ::cudakit_approx::gpu_logf(x); }
 inline float exp_float(float x) {
-  const unsigned* fraction = ::cudakit_cpu::approx_table(1);
+  const unsigned* fraction = ::cudakit_cpu::approx_table(::cudakit_cpu::kApproxFraction);
   return fraction ? ::cudakit_approx::gpu_expf(fraction, x) : (float)exp((double)x);
 }
 // The Poisson rejection method's __cr_exp, __cr_log, __cr_rsqrt and __cr_rcp:
 // the SFU's ex2/lg2 (scaled by log2(e) and ln 2 in double), rsqrt and rcp
 // approximations; the host's functions where the runtime has no tables.
 inline float approx_exp(float x) {
-  const unsigned* fraction = ::cudakit_cpu::approx_table(1);
+  const unsigned* fraction = ::cudakit_cpu::approx_table(::cudakit_cpu::kApproxFraction);
   return fraction
              ? ::cudakit_approx::ex2_approx(fraction, (float)((double)x * 1.4426950408889634074))
              : (float)exp((double)x);
 }
 inline float approx_log(float x) {
-  const unsigned *below = ::cudakit_cpu::approx_table(2), *above = ::cudakit_cpu::approx_table(3);
-  return below ? (float)((double)::cudakit_approx::lg2_approx(below, above, x) *
-                         0.69314718055994530942)
-               : (float)log((double)x);
+  const unsigned* below = ::cudakit_cpu::approx_table(::cudakit_cpu::kApproxLog2Below);
+  const unsigned* above = ::cudakit_cpu::approx_table(::cudakit_cpu::kApproxLog2Above);
+  return below && above ? (float)((double)::cudakit_approx::lg2_approx(below, above, x) *
+                                  0.69314718055994530942)
+                        : (float)log((double)x);
 }
 inline float approx_rsqrt(float x) {
-  const unsigned* table = ::cudakit_cpu::approx_table(4);
+  const unsigned* table = ::cudakit_cpu::approx_table(::cudakit_cpu::kApproxRsqrt);
   return table ? ::cudakit_approx::rsqrt_approx(table, x) : 1.0f / sqrtf(x);
 }
 inline float approx_rcp(float x) {
-  const unsigned* table = ::cudakit_cpu::approx_table(5);
+  const unsigned* table = ::cudakit_cpu::approx_table(::cudakit_cpu::kApproxReciprocal);
   return table ? ::cudakit_approx::rcp_approx(table, x) : 1.0f / x;
 }
 // The GPU's double log and sincospi (the CUDA math library's algorithms,

@@ -58,11 +58,21 @@ struct RuntimeTable {
   // launch's printf buffer (printf_fifo_size), else counted as lost.
   // Returns `length`, or -1 when lost.
   int (*printf_output)(const char* text, size_t length);
-  // The measured tables of the GPU's approximate functions
-  // (cudakit_cpu_approx_math.h): 0 MUFU.SIN's half turn, 1 MUFU.EX2's
-  // fraction, 2 and 3 MUFU.LG2's [0.5, 1) and [1, 2), 4 MUFU.RSQ's [1, 4),
-  // 5 MUFU.RCP's [1, 2); null where the runtime could not decode them.
+  // The measured table `which` (an ApproxTableId) of the GPU's approximate
+  // functions; null where the runtime could not decode it.
   const unsigned* (*approx_table)(int which);
+};
+
+// The measured tables of the GPU's approximate functions
+// (cudakit_cpu_approx_math.h), as RuntimeTable::approx_table numbers them.
+enum ApproxTableId : int {
+  kApproxHalfTurn = 0,    // MUFU.SIN over half a turn, 2^24 entries
+  kApproxFraction = 1,    // MUFU.EX2 over [0, 1), 2^23
+  kApproxLog2Below = 2,   // MUFU.LG2 over [0.5, 1), 2^23
+  kApproxLog2Above = 3,   // MUFU.LG2 over [1, 2), 2^23
+  kApproxRsqrt = 4,       // MUFU.RSQ over [1, 4), 2^24
+  kApproxReciprocal = 5,  // MUFU.RCP over [1, 2), 2^23
+  kApproxTableCount = 6
 };
 
 // One parameter as the compiled code declares it. scalar_kind numbers

@@ -59,14 +59,8 @@ CUDAKIT_APPROX_FN float toward_zero(double exact) {
 CUDAKIT_APPROX_FN float mul_toward_zero(float a, float b) {
   return toward_zero((double)a * (double)b);
 }
-// a * b + c rounded toward minus infinity (FFMA.RM), for operands whose
-// exact result fits a double and is positive (as expf's is).
-CUDAKIT_APPROX_FN float fma_down(float a, float b, float c) {
-  const double exact = (double)a * (double)b + (double)c;
-  float rounded = (float)exact;
-  if ((double)rounded > exact) rounded = from_bits(to_bits(rounded) - 1);
-  return rounded;
-}
+// 1/(2 pi) as sin.approx.f32 and cos.approx.f32 multiply by it.
+constexpr float kTurnsPerRadian = 0.15915494f;
 
 // MUFU.SIN of `turns` (cosine: quarter_turns = 1, and the input's sign is dropped).
 CUDAKIT_APPROX_FN float sine_of_turns(const unsigned* half_turn, float turns,
@@ -83,10 +77,10 @@ CUDAKIT_APPROX_FN float sine_of_turns(const unsigned* half_turn, float turns,
 }
 // sin.approx.f32 and cos.approx.f32 (__sinf, __cosf, __sincosf).
 CUDAKIT_APPROX_FN float sin_approx(const unsigned* half_turn, float x) {
-  return sine_of_turns(half_turn, mul_toward_zero(x, 0.15915494f), 0);
+  return sine_of_turns(half_turn, mul_toward_zero(x, kTurnsPerRadian), 0);
 }
 CUDAKIT_APPROX_FN float cos_approx(const unsigned* half_turn, float x) {
-  return sine_of_turns(half_turn, mul_toward_zero(x, 0.15915494f), 1);
+  return sine_of_turns(half_turn, mul_toward_zero(x, kTurnsPerRadian), 1);
 }
 
 // ex2.approx.ftz.f32.
@@ -108,7 +102,7 @@ CUDAKIT_APPROX_FN float ex2_approx(const unsigned* fraction, float x) {
   return result < 0x1p-126 ? 0.0f : (float)result;
 }
 
-// The exponent and the 23 mantissa bits of a normal float.
+// The unbiased exponent of a normal float's bits.
 CUDAKIT_APPROX_FN int exponent_of(unsigned bits) { return (int)((bits >> 23) & 0xffu) - 127; }
 
 // lg2.approx.ftz.f32. The SFU's log2 of the mantissa m (a fixed-point value
@@ -159,7 +153,9 @@ CUDAKIT_APPROX_FN float rcp_approx(const unsigned* one_to_two, float x) {
 CUDAKIT_APPROX_FN float gpu_expf(const unsigned* fraction, float x) {
   float t = fmaf(x, from_bits(0x3bbb989du), 0.5f);                // x log2(e) / 252 + 1/2
   t = t != t ? 0.0f : (t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t));  // saturate
-  const float scaled = fma_down(t, from_bits(0x437c0000u), from_bits(0x4b400001u));
+  // FFMA.RM: the exact result is positive, so toward minus infinity is toward zero.
+  const float scaled =
+      toward_zero((double)t * from_bits(0x437c0000u) + (double)from_bits(0x4b400001u));
   const float whole = scaled + from_bits(0xcb40007fu);
   float reduced = fmaf(x, from_bits(0x3fb8aa3bu), -whole);
   reduced = fmaf(x, from_bits(0x32a57060u), reduced);
@@ -196,13 +192,15 @@ CUDAKIT_APPROX_FN float gpu_logf(float x) {
 // from the runtime's tables (the host's sinf/cosf where the runtime could not
 // decode them: no libz.so.1 on the system).
 namespace cudakit_cpu {
-static inline const unsigned* approx_table(int which) { return runtime->approx_table(which); }
+static inline const unsigned* approx_table(ApproxTableId which) {
+  return runtime->approx_table(which);
+}
 static inline float gpu_sinf(float x) {
-  const unsigned* half_turn = approx_table(0);
+  const unsigned* half_turn = approx_table(kApproxHalfTurn);
   return half_turn ? ::cudakit_approx::sin_approx(half_turn, x) : sinf(x);
 }
 static inline float gpu_cosf(float x) {
-  const unsigned* half_turn = approx_table(0);
+  const unsigned* half_turn = approx_table(kApproxHalfTurn);
   return half_turn ? ::cudakit_approx::cos_approx(half_turn, x) : cosf(x);
 }
 static inline void gpu_sincosf(float x, float* sine, float* cosine) {
