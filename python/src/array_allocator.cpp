@@ -12,6 +12,15 @@ std::shared_ptr<void> keep_alive(nb::handle object) {
   PyObject* o = object.ptr();
   Py_INCREF(o);
   return std::shared_ptr<void>(o, [](void* p) {
+    // After nanobind's teardown (static destructors at exit) nothing may be released.
+    if (!nb::is_alive()) return;
+    // Released from Python, or while the interpreter clears the modules at
+    // exit (Py_IsInitialized() is false by then, but this thread holds the
+    // GIL): drop the reference, so the owner goes too and no leak is reported.
+    if (PyGILState_Check()) {
+      Py_DECREF(static_cast<PyObject*>(p));
+      return;
+    }
     if (!Py_IsInitialized()) return;
     nb::gil_scoped_acquire gil;
     Py_DECREF(static_cast<PyObject*>(p));

@@ -466,6 +466,7 @@ def profile_stop() -> None:
 
 # ---- host memory ------------------------------------------------------------------------------
 
+from .device_array import contiguous_strides_like  # noqa: E402
 from .mapped_memory import mapped_array, pinned_array  # noqa: E402,F401
 
 managed_array = mapped_array
@@ -477,15 +478,18 @@ def _like_order(ary: Any) -> str:
 
 
 def pinned_array_like(ary: Any) -> np.ndarray:
-    """An empty host array with `ary`'s shape, dtype and order."""
-    return pinned_array(ary.shape, ary.dtype, order=_like_order(ary))
+    """An empty host array with `ary`'s shape and dtype, contiguous, its axes
+    in `ary`'s order (a view's too)."""
+    return pinned_array(ary.shape, ary.dtype, strides=contiguous_strides_like(ary),
+                        order=_like_order(ary))
 
 
 def mapped_array_like(ary: Any, stream: Any = 0, portable: bool = False,
                       wc: bool = False) -> np.ndarray:
-    """An empty mapped host array with `ary`'s shape, dtype and order."""
-    return mapped_array(ary.shape, ary.dtype, order=_like_order(ary), stream=stream,
-                        portable=portable, wc=wc)
+    """An empty mapped host array with `ary`'s shape and dtype, contiguous,
+    its axes in `ary`'s order (a view's too)."""
+    return mapped_array(ary.shape, ary.dtype, strides=contiguous_strides_like(ary),
+                        order=_like_order(ary), stream=stream, portable=portable, wc=wc)
 
 
 class pinned:  # noqa: N801 (Numba's name)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import ctypes
 import math
+import operator
 from typing import Any
 
 import numpy as np
 
 from .. import _core
+from .._host_memory import _strides
 from .._layout import memory_order
 from .._pickling import host_values, refuse_pickle
 from .translate import types as t
@@ -363,14 +365,68 @@ def _kernel_dtype(dt: np.dtype) -> None:
         raise TypeError(t.from_dtype(dt).misaligned)
 
 
+def contiguous_strides_like(ary: Any) -> tuple[int, ...] | None:
+    """Byte strides of a new contiguous array that keeps `ary`'s axis order
+    (Numba's and NumPy's `*_like` rule: the axes sorted by `ary`'s strides),
+    or None where C or F order says it (`ary` contiguous, or 1-d)."""
+    flags = getattr(ary, "flags", None)
+    shape, strides = tuple(ary.shape), tuple(getattr(ary, "strides", ()) or ())
+    if (len(shape) <= 1 or len(strides) != len(shape) or flags is None
+            or flags["C_CONTIGUOUS"] or flags["F_CONTIGUOUS"]):
+        return None
+    order = sorted(range(len(shape)), key=lambda axis: strides[axis])
+    new = [0] * len(shape)
+    step = np.dtype(ary.dtype).itemsize
+    for axis in order:
+        new[axis] = step
+        step *= shape[axis]
+    return tuple(new)
+
+
+def _strided_extent(shape: tuple[int, ...], strides: Any, itemsize: int, what: str
+                    ) -> tuple[tuple[int, ...], int]:
+    """`strides` as a tuple of ints checked against `shape`, and the bytes an
+    array of that shape and those strides spans."""
+    try:
+        strides = tuple(operator.index(st) for st in
+                        ((strides,) if isinstance(strides, (int, np.integer)) else strides))
+    except TypeError:
+        raise TypeError(f"{what}: strides must be integers (bytes per step along each "
+                        f"axis), got {strides!r}") from None
+    if len(strides) != len(shape):
+        raise ValueError(f"{what}: {len(strides)} strides {strides} for a "
+                         f"{len(shape)}-d shape {shape}: give one stride (in bytes) per axis")
+    if any(st < 0 for st in strides):
+        raise ValueError(f"{what}: negative strides {strides} reach before the allocation; "
+                         "make the array with positive strides and take a reversed view of it")
+    if 0 in shape:
+        return strides, 0
+    return strides, sum((n - 1) * st for n, st in zip(shape, strides)) + itemsize
+
+
 def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
                  stream: Any = 0) -> DeviceNDArray:
-    """Uninitialised device memory (Numba's cuda.device_array)."""
+    """Uninitialised device memory (Numba's cuda.device_array); `strides`
+    (bytes per step along each axis) wins over `order`, as in Numba."""
     dt = np.dtype(dtype)
     _kernel_dtype(dt)
     shape = _shape_tuple(shape)
     if any(n < 0 for n in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")
+    if strides is not None:
+        strides, extent = _strided_extent(shape, strides, dt.itemsize, "device_array")
+        size = math.prod(shape)
+        if size and strides == _strides(shape, dt.itemsize, "C"):
+            order = "C"
+        elif size and strides == _strides(shape, dt.itemsize, "F"):
+            order = "F"
+        else:
+            if dt.names is not None:
+                raise NotImplementedError("device arrays of records take C-order strides only")
+            memory = _core.JitArray.empty([max(extent, 1)], "uint8", False)
+            array = _core.JitArray.from_pointer(memory.address, list(shape), list(strides),
+                                                _storage(dt), memory)
+            return DeviceNDArray(array, dt, stream)
     if dt.names is not None:  # records: their bytes on a last axis
         if order == "F":
             raise NotImplementedError("device arrays of records are C-ordered")
@@ -380,11 +436,15 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
 
 
 def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
+    """An uninitialised device array of `ary`'s shape and dtype, contiguous,
+    its axes in `ary`'s order (a view's too, as NumPy's empty_like)."""
     order = "F" if (getattr(ary, "flags", None) is not None and ary.flags.f_contiguous
                     and not ary.flags.c_contiguous) else "C"
     if np.dtype(ary.dtype).names is not None:
-        order = "C"  # record arrays on the device are C-ordered (same shape and values)
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+        # record arrays on the device are C-ordered (same shape and values)
+        return device_array(ary.shape, ary.dtype, order="C", stream=stream)
+    return device_array(ary.shape, ary.dtype, strides=contiguous_strides_like(ary), order=order,
+                        stream=stream)
 
 
 def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | None = None

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .._host_memory import HostAllocation
-from .device_array import _interface_stream
+from .._host_memory import HostAllocation, _as_shape
+from .device_array import _interface_stream, _strided_extent
 
 
 def _allocation(array: np.ndarray) -> HostAllocation | None:
@@ -51,17 +51,29 @@ class MappedNDArray(np.ndarray):
         return interface
 
 
+def _page_locked(shape: Any, dtype: Any, strides: Any, order: str, what: str) -> np.ndarray:
+    """An empty page-locked array; `strides` (bytes per step along each axis)
+    win over `order`, as NumPy's ndarray(..., strides=) and Numba take them."""
+    if strides is None:
+        return np.asarray(HostAllocation(shape, dtype, order))
+    dt = np.dtype(dtype)
+    shape = _as_shape(shape)
+    strides, extent = _strided_extent(shape, strides, dt.itemsize, what)
+    memory = np.asarray(HostAllocation(max(extent, 1), np.uint8))
+    return np.ndarray(shape, dt, buffer=memory, strides=strides)
+
+
 def pinned_array(shape: Any, dtype: Any = np.float64, strides: Any = None,
                  order: str = "C") -> np.ndarray:
     """An empty array in page-locked host memory (its copies to and from the
     device can overlap kernels)."""
-    return np.asarray(HostAllocation(shape, dtype, order))
+    return _page_locked(shape, dtype, strides, order, "pinned_array")
 
 
 def mapped_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order: str = "C",
                  stream: Any = 0, portable: bool = False, wc: bool = False) -> MappedNDArray:
     """An empty array in page-locked host memory mapped into the device's
     address space: kernels take it without a copy."""
-    array = np.asarray(HostAllocation(shape, dtype, order)).view(MappedNDArray)
+    array = _page_locked(shape, dtype, strides, order, "mapped_array").view(MappedNDArray)
     array._stream = stream
     return array

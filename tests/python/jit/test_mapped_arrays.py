@@ -1,12 +1,15 @@
 """cuda.mapped_array: host memory kernels address in place (no copy), with
 __cuda_array_interface__ naming the stream it was made for; cuda.pinned_array
-in page-locked memory; Numba's device attributes and low-occupancy warning."""
+in page-locked memory; Numba's device attributes and low-occupancy warning;
+the `*_like` constructors' layout (NumPy's empty_like rule) and explicit
+strides."""
 
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
+import pytest
 
 from cudakit import cuda
 
@@ -103,3 +106,73 @@ def test_consumers_wait_for_the_producers_stream(monkeypatch):
     finally:
         cuda.config.CUDA_ARRAY_INTERFACE_SYNC = old
     assert len(waited) == 3
+
+
+LIKE_FUNCTIONS = [cuda.device_array_like, cuda.pinned_array_like, cuda.mapped_array_like]
+
+
+def like_sources(shape, order, key):
+    """The same view of a host array and of a device array."""
+    host = np.zeros(shape, order=order)
+    device = cuda.device_array(shape, order=order)
+    if key == "permuted":
+        return [host.transpose(1, 0, 2)]  # (device arrays transpose all axes only)
+    return [host[key], device[key]] if key is not None else [host, device]
+
+
+@pytest.mark.parametrize("like", LIKE_FUNCTIONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("shape,order,key", [
+    ((10, 12), "F", np.s_[::2, ::2]), ((10, 12), "C", np.s_[::2, ::2]),
+    ((7, 9), "F", None), ((4, 5, 6), "C", np.s_[:, ::2, 1:]), ((4, 5, 6), "F", np.s_[::3]),
+    ((3, 4, 5), "C", "permuted"), ((9,), "C", np.s_[::2])])
+def test_like_keeps_the_axis_order_of_views_as_numpy(like, shape, order, key):
+    for source in like_sources(shape, order, key):
+        made = like(source)
+        expected = np.empty_like(like_sources(shape, order, key)[0])
+        assert made.shape == expected.shape and made.dtype == expected.dtype
+        assert made.strides == expected.strides, (type(source), made.strides, expected.strides)
+        assert bool(made.flags["C_CONTIGUOUS"]) == bool(expected.flags["C_CONTIGUOUS"])
+        assert bool(made.flags["F_CONTIGUOUS"]) == bool(expected.flags["F_CONTIGUOUS"])
+
+
+@pytest.mark.parametrize("like", LIKE_FUNCTIONS, ids=lambda f: f.__name__)
+def test_like_of_an_empty_view(like):
+    for source in like_sources((0, 4), "F", np.s_[:, ::2]):
+        made = like(source)
+        assert made.shape == (0, 2) and made.size == 0 and made.dtype == np.float64
+
+
+def offset_sum(a, out):
+    i, j, k = cuda.grid(3)
+    if i < a.shape[0] and j < a.shape[1] and k < a.shape[2]:
+        out[i, j, k] = a[i, j, k] * 2 + i - j + k
+
+
+def test_an_array_with_permuted_strides_runs_in_kernels_and_copies():
+    host = RNG.standard_normal((3, 4, 5)).transpose(1, 0, 2)  # strides neither C nor F
+    device = cuda.device_array_like(host)
+    assert device.strides == host.strides
+    device.copy_to_device(host)
+    np.testing.assert_array_equal(device.copy_to_host(), host)
+    out = cuda.device_array_like(host)
+    cuda.jit(offset_sum)[(1, 1, 1), (4, 3, 5)](device, out)
+    i, j, k = np.indices(host.shape)
+    np.testing.assert_array_equal(out.copy_to_host(), host * 2 + i - j + k)
+    pinned = cuda.pinned_array_like(host)
+    pinned[...] = host
+    np.testing.assert_array_equal(cuda.to_device(pinned).copy_to_host(), host)
+
+
+@pytest.mark.parametrize("make", [cuda.device_array, cuda.pinned_array, cuda.mapped_array],
+                         ids=lambda f: f.__name__)
+def test_explicit_strides(make):
+    a = make((3, 4), np.float32, strides=(4, 12))  # Fortran order, given as strides
+    assert a.strides == (4, 12) and a.flags["F_CONTIGUOUS"]
+    b = make((2, 3), np.float64, strides=(8, 16))  # spread: every other element
+    assert b.strides == (8, 16) and not b.flags["C_CONTIGUOUS"]
+    with pytest.raises(ValueError, match="one stride .in bytes. per axis"):
+        make((3, 4), np.float32, strides=(4,))
+    with pytest.raises(ValueError, match="negative strides"):
+        make((3, 4), np.float32, strides=(-4, 12))
+    with pytest.raises(TypeError):
+        make((3, 4), np.float32, strides=(4.5, 12))
