@@ -466,22 +466,18 @@ def profile_stop() -> None:
 
 # ---- host memory ------------------------------------------------------------------------------
 
+from .._layout import memory_order  # noqa: E402
 from .device_array import contiguous_strides_like  # noqa: E402
 from .mapped_memory import mapped_array, pinned_array  # noqa: E402,F401
 
 managed_array = mapped_array
 
 
-def _like_order(ary: Any) -> str:
-    flags = getattr(ary, "flags", None)
-    return "F" if flags is not None and flags.f_contiguous and not flags.c_contiguous else "C"
-
-
 def pinned_array_like(ary: Any) -> np.ndarray:
     """An empty host array with `ary`'s shape and dtype, contiguous, its axes
     in `ary`'s order (a view's too)."""
     return pinned_array(ary.shape, ary.dtype, strides=contiguous_strides_like(ary),
-                        order=_like_order(ary))
+                        order=memory_order(ary))
 
 
 def mapped_array_like(ary: Any, stream: Any = 0, portable: bool = False,
@@ -489,7 +485,7 @@ def mapped_array_like(ary: Any, stream: Any = 0, portable: bool = False,
     """An empty mapped host array with `ary`'s shape and dtype, contiguous,
     its axes in `ary`'s order (a view's too)."""
     return mapped_array(ary.shape, ary.dtype, strides=contiguous_strides_like(ary),
-                        order=_like_order(ary), stream=stream, portable=portable, wc=wc)
+                        order=memory_order(ary), stream=stream, portable=portable, wc=wc)
 
 
 class pinned:  # noqa: N801 (Numba's name)

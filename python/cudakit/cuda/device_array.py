@@ -438,13 +438,11 @@ def device_array(shape: Any, dtype: Any = np.float64, strides: Any = None, order
 def device_array_like(ary: Any, stream: Any = 0) -> DeviceNDArray:
     """An uninitialised device array of `ary`'s shape and dtype, contiguous,
     its axes in `ary`'s order (a view's too, as NumPy's empty_like)."""
-    order = "F" if (getattr(ary, "flags", None) is not None and ary.flags.f_contiguous
-                    and not ary.flags.c_contiguous) else "C"
     if np.dtype(ary.dtype).names is not None:
         # record arrays on the device are C-ordered (same shape and values)
         return device_array(ary.shape, ary.dtype, order="C", stream=stream)
-    return device_array(ary.shape, ary.dtype, strides=contiguous_strides_like(ary), order=order,
-                        stream=stream)
+    return device_array(ary.shape, ary.dtype, strides=contiguous_strides_like(ary),
+                        order=memory_order(ary), stream=stream)
 
 
 def to_device(obj: Any, stream: Any = 0, copy: bool = True, to: DeviceNDArray | None = None
