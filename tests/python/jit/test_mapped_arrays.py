@@ -176,3 +176,26 @@ def test_explicit_strides(make):
         make((3, 4), np.float32, strides=(-4, 12))
     with pytest.raises(TypeError):
         make((3, 4), np.float32, strides=(4.5, 12))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "uint64", "float16", "float32",
+                                   "float64", "complex64", "complex128", "bool",
+                                   "datetime64[ns]", "timedelta64[s]"])
+def test_like_with_permuted_strides_for_every_dtype(dtype):
+    for _ in range(2):  # a second call behaves as the first
+        host = RNG.integers(0, 100, (3, 4, 5)).astype(dtype).transpose(1, 0, 2)
+        for like in LIKE_FUNCTIONS:
+            made = like(host)
+            assert made.dtype == host.dtype and made.strides == np.empty_like(host).strides
+        device = cuda.device_array_like(host)
+        device.copy_to_device(host)
+        np.testing.assert_array_equal(device.copy_to_host(), host)
+
+
+def test_records_take_c_order_strides_only():
+    record = np.dtype([("a", "i4"), ("b", "f8")], align=True)
+    assert cuda.device_array((2, 3), record, strides=(48, 16)).strides == (48, 16)
+    with pytest.raises(NotImplementedError, match="records are C-ordered"):
+        cuda.device_array((2, 3), record, strides=(16, 32))  # Fortran order
+    with pytest.raises(NotImplementedError, match="records take C-order strides only"):
+        cuda.device_array((2, 3), record, strides=(96, 32))  # spread out
